@@ -1,0 +1,3 @@
+module github.com/kubeloop/kubeloop
+
+go 1.25
