@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package kube talks to a Kubernetes API server over HTTP and JSON with the
+// standard library alone: configuration (kubeconfig, in-cluster, exec
+// credential plugins), the object model, REST calls, watch streams,
+// discovery, errors and label and field selectors.
+//
+// Guarantees:
+//   - Objects are plain Go structs. A type satisfies [Object] by embedding
+//     [ObjectMeta] (tagged `json:"metadata"`) and [TypeMeta], and by stating
+//     its identity once with a GroupVersionKind method. Fields a type does not
+//     declare are dropped when decoding, which is what keeps caches small.
+//   - Every error the server returns as a Status body is a [*StatusError];
+//     [IsNotFound], [IsConflict] and friends look through wrapping.
+//   - A watch is decoded event by event as the server flushes it; the body is
+//     never buffered whole. Garbage on the stream ends the watch with an
+//     error that quotes what was read.
+//   - Nothing here starts a goroutine that outlives the call that started it,
+//     except a watch, whose goroutine ends when the watch is stopped or its
+//     context is done.
+//
+// Usage:
+//  1. Load a [Config] with [LoadConfig] (or build one by hand, or take one
+//     from kube/kubetest).
+//  2. Make a [Client] with [NewClient].
+//  3. Call Get, List, Create, Update, Patch, Apply, Delete and Watch with
+//     your own types, [Unstructured] or [PartialObjectMetadata].
+package kube

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Reasons the server puts in a Status, as the wire carries them.
+const (
+	ReasonNotFound           = "NotFound"
+	ReasonAlreadyExists      = "AlreadyExists"
+	ReasonConflict           = "Conflict"
+	ReasonInvalid            = "Invalid"
+	ReasonForbidden          = "Forbidden"
+	ReasonUnauthorized       = "Unauthorized"
+	ReasonGone               = "Gone"
+	ReasonExpired            = "Expired"
+	ReasonTooManyRequests    = "TooManyRequests"
+	ReasonBadRequest         = "BadRequest"
+	ReasonMethodNotAllowed   = "MethodNotAllowed"
+	ReasonNotAcceptable      = "NotAcceptable"
+	ReasonUnsupportedMedia   = "UnsupportedMediaType"
+	ReasonInternalError      = "InternalError"
+	ReasonServiceUnavailable = "ServiceUnavailable"
+	ReasonTimeout            = "Timeout"
+	ReasonServerTimeout      = "ServerTimeout"
+	ReasonRequestEntityLarge = "RequestEntityTooLarge"
+	ReasonUnknown            = ""
+)
+
+// Status is the server's answer to a failed call (and to a delete), as in
+// shared/wire/07-create-conflict-exists.txt.
+type Status struct {
+	TypeMeta
+	ListMeta `json:"metadata"`
+	// Status is "Success" or "Failure".
+	Status  string         `json:"status,omitempty"`
+	Message string         `json:"message,omitempty"`
+	Reason  string         `json:"reason,omitempty"`
+	Details *StatusDetails `json:"details,omitempty"`
+	Code    int32          `json:"code,omitempty"`
+}
+
+// StatusDetails names the object a Status is about and, for Invalid, the
+// fields at fault.
+type StatusDetails struct {
+	Name              string        `json:"name,omitempty"`
+	Group             string        `json:"group,omitempty"`
+	Kind              string        `json:"kind,omitempty"`
+	UID               string        `json:"uid,omitempty"`
+	Causes            []StatusCause `json:"causes,omitempty"`
+	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty"`
+}
+
+// StatusCause is one reason an object is invalid.
+type StatusCause struct {
+	Type    string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	Field   string `json:"field,omitempty"`
+}
+
+// StatusError is an error the server reported. Compare with the Is
+// functions ([IsNotFound], ...), which look through wrapping.
+type StatusError struct {
+	Status Status
+	// RetryAfter is the server's Retry-After header or retryAfterSeconds,
+	// zero when it gave none.
+	RetryAfter time.Duration
+}
+
+// Error returns the server's message, or a description built from the
+// code and reason when the message is empty.
+func (e *StatusError) Error() string {
+	if e.Status.Message != "" {
+		return e.Status.Message
+	}
+	if e.Status.Reason != "" {
+		return fmt.Sprintf("%s (%d)", e.Status.Reason, e.Status.Code)
+	}
+	return fmt.Sprintf("the server answered %d %s", e.Status.Code, http.StatusText(int(e.Status.Code)))
+}
+
+// NewStatusError builds a StatusError with a code, a reason and a message,
+// as a fake server or a test needs.
+func NewStatusError(code int, reason, message string) *StatusError {
+	return &StatusError{Status: Status{
+		TypeMeta: TypeMeta{APIVersion: "v1", Kind: "Status"},
+		Status:   "Failure", Code: int32(code), Reason: reason, Message: message,
+	}}
+}
+
+// maxErrorBody bounds how much of a non-Status error body is quoted.
+const maxErrorBody = 512
+
+// errorFromResponse turns a failed response (code >= 400) with its body into
+// a *StatusError. A body that is not a Status still gives a useful error:
+// the code, a reason derived from it, and the start of the body.
+func errorFromResponse(code int, header http.Header, body []byte) *StatusError {
+	var st Status
+	if err := json.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
+		msg := strings.TrimSpace(string(body))
+		if len(msg) > maxErrorBody {
+			msg = msg[:maxErrorBody] + "..."
+		}
+		if msg == "" {
+			msg = http.StatusText(code)
+		}
+		st = Status{
+			TypeMeta: TypeMeta{APIVersion: "v1", Kind: "Status"},
+			Status:   "Failure",
+			Reason:   reasonForCode(code),
+			Message:  fmt.Sprintf("the server answered %d: %s", code, msg),
+		}
+	}
+	if st.Code == 0 {
+		st.Code = int32(code)
+	}
+	e := &StatusError{Status: st}
+	if secs, err := strconv.Atoi(header.Get("Retry-After")); err == nil && secs > 0 {
+		e.RetryAfter = time.Duration(secs) * time.Second
+	} else if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		e.RetryAfter = time.Duration(st.Details.RetryAfterSeconds) * time.Second
+	}
+	return e
+}
+
+// reasonForCode is the reason the server would give for a bare HTTP code.
+func reasonForCode(code int) string {
+	switch code {
+	case http.StatusBadRequest:
+		return ReasonBadRequest
+	case http.StatusUnauthorized:
+		return ReasonUnauthorized
+	case http.StatusForbidden:
+		return ReasonForbidden
+	case http.StatusNotFound:
+		return ReasonNotFound
+	case http.StatusMethodNotAllowed:
+		return ReasonMethodNotAllowed
+	case http.StatusNotAcceptable:
+		return ReasonNotAcceptable
+	case http.StatusConflict:
+		return ReasonConflict
+	case http.StatusGone:
+		return ReasonGone
+	case http.StatusRequestEntityTooLarge:
+		return ReasonRequestEntityLarge
+	case http.StatusUnsupportedMediaType:
+		return ReasonUnsupportedMedia
+	case http.StatusUnprocessableEntity:
+		return ReasonInvalid
+	case http.StatusTooManyRequests:
+		return ReasonTooManyRequests
+	case http.StatusInternalServerError:
+		return ReasonInternalError
+	case http.StatusServiceUnavailable:
+		return ReasonServiceUnavailable
+	case http.StatusGatewayTimeout:
+		return ReasonTimeout
+	}
+	return ReasonUnknown
+}
+
+// AsStatusError returns the *StatusError in err's chain, if any.
+func AsStatusError(err error) (*StatusError, bool) {
+	var se *StatusError
+	ok := errors.As(err, &se)
+	return se, ok
+}
+
+func hasReason(err error, reason string, code int32) bool {
+	se, ok := AsStatusError(err)
+	if !ok {
+		return false
+	}
+	if se.Status.Reason != ReasonUnknown {
+		return se.Status.Reason == reason
+	}
+	return se.Status.Code == code
+}
+
+// IsNotFound reports whether err says the object does not exist.
+func IsNotFound(err error) bool { return hasReason(err, ReasonNotFound, http.StatusNotFound) }
+
+// IsAlreadyExists reports whether a create found the name taken.
+func IsAlreadyExists(err error) bool {
+	return hasReason(err, ReasonAlreadyExists, http.StatusConflict)
+}
+
+// IsConflict reports whether a write lost an optimistic-concurrency race
+// (stale resourceVersion). Retry it after reading the object again; see
+// [RetryOnConflict].
+func IsConflict(err error) bool { return hasReason(err, ReasonConflict, http.StatusConflict) }
+
+// IsInvalid reports whether the server rejected the object's content.
+func IsInvalid(err error) bool {
+	return hasReason(err, ReasonInvalid, http.StatusUnprocessableEntity)
+}
+
+// IsForbidden reports whether authorization denied the call.
+func IsForbidden(err error) bool { return hasReason(err, ReasonForbidden, http.StatusForbidden) }
+
+// IsUnauthorized reports whether the server did not accept the credentials.
+func IsUnauthorized(err error) bool {
+	return hasReason(err, ReasonUnauthorized, http.StatusUnauthorized)
+}
+
+// IsGone reports whether a resourceVersion or continue token is too old
+// (HTTP 410, reason Gone or Expired). A reflector relists on it.
+func IsGone(err error) bool {
+	se, ok := AsStatusError(err)
+	return ok && (se.Status.Code == http.StatusGone || se.Status.Reason == ReasonGone || se.Status.Reason == ReasonExpired)
+}
+
+// IsExpired is [IsGone]: the server says Expired for the same condition.
+func IsExpired(err error) bool { return IsGone(err) }
+
+// IsTooManyRequests reports whether the server asked the client to slow
+// down (HTTP 429).
+func IsTooManyRequests(err error) bool {
+	return hasReason(err, ReasonTooManyRequests, http.StatusTooManyRequests)
+}
+
+// IsInternalError reports whether the server failed (HTTP 500).
+func IsInternalError(err error) bool {
+	return hasReason(err, ReasonInternalError, http.StatusInternalServerError)
+}
