@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package integration runs kubeloop's scenarios against a real kube-apiserver
+// backed by etcd, started on loopback by testdata/kube-apiserver/harness.sh.
+//
+// The tests carry the build tag "integration", so `go test ./...` needs no
+// server and compiles only this file. With the tag they read the server from
+// the environment the harness writes, and fail (never skip) when it is
+// missing:
+//
+//   - KUBELOOP_KUBECONFIG: kubeconfig of user admin, in group system:masters
+//   - KUBELOOP_DENIED_KUBECONFIG: kubeconfig of user denied, whom RBAC denies everything
+//   - KUBELOOP_SERVER: the server URL, https://127.0.0.1:PORT
+//   - KUBELOOP_TOKEN, KUBELOOP_DENIED_TOKEN: the two users' bearer tokens
+//   - KUBELOOP_CA_FILE: PEM bundle that verifies the server's certificate
+//
+// Usage, from the repository root:
+//
+//  1. testdata/kube-apiserver/harness.sh run -- go test -tags integration ./internal/integration/
+//
+// The first run builds kube-apiserver (minutes); later runs reuse the Go
+// build cache and start a fresh server with empty etcd in about 15 seconds.
+package integration
