@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package queue is the work queue of a controller: event handlers add items
+// (usually object keys), workers take them with [Queue.Get], process them and
+// hand them back with [Queue.Done].
+//
+// A [Queue] guarantees:
+//
+//   - Fair: items of one priority are handed out in the order they were
+//     queued (FIFO).
+//   - Stingy: an item added many times before it is handed out is handed out
+//     once.
+//   - Never processed concurrently: an item is handed to at most one worker
+//     at a time. An item added while it is being processed is queued again
+//     when [Queue.Done] is called for it, not before.
+//   - Prioritised: an item with a higher priority is handed out before one
+//     with a lower priority, so a resync or an initial list of many objects,
+//     added with a low priority, does not delay a real change. Adding a
+//     queued item again with a higher priority raises it.
+//   - Never starved: a low-priority item waits at most
+//     [Config.MaxPriorityWait] before it takes every other hand-out from
+//     newer items of higher priority (the aging rule, below).
+//   - Delays: [Queue.AddAfter] adds an item once its delay has passed; for an
+//     item that is already waiting, the earlier deadline wins. A zero or
+//     negative delay adds now.
+//   - Shutdown notifications: [Queue.ShutDown] wakes every waiting
+//     [Queue.Get], which returns ok = false, as does every later Get.
+//   - Goroutines: [New] starts none and does no I/O. The first delayed add
+//     ([Queue.AddAfter], [Queue.AddRateLimited]) starts one goroutine, which
+//     owns the waiting items and one timer; ShutDown stops it and waits for it.
+//
+// # Aging rule
+//
+// An item is overdue once it has been queued for at least MaxPriorityWait
+// (default [DefaultMaxPriorityWait], 5s). Get takes the oldest queued item
+// (by the time it entered the queue) if it is overdue and the previous Get
+// did not take an item by this rule; otherwise it takes the first item of
+// the highest priority. So while items are overdue, at least every other
+// Get hands out the oldest of them: an overdue item waits for at most two
+// Gets per item older than itself, whatever arrives after it. The other
+// half of the hand-outs still follow priority, so even when a large backlog
+// of low-priority items is overdue, a new high-priority item waits for at
+// most one of them. "Entered the queue" is the first Add, or, for an item
+// added while it was being processed, its Done; raising a priority keeps it.
+//
+// # Rate limiting
+//
+// [Queue.AddRateLimited] asks the queue's [RateLimiter] how long the item
+// should wait. [NewDefaultRateLimiter] is the longer of a per-item
+// exponential backoff ([NewExponentialRateLimiter], 5ms doubling to 1000s)
+// and an overall token bucket ([NewBucketRateLimiter], 10 qps, burst 100).
+// Call [Queue.Forget] when an item succeeds, so its backoff starts over.
+//
+// # Metrics
+//
+// [Queue.Metrics] returns a snapshot of counters and histograms named after
+// the workqueue_* metrics the manager exports. They are kept under the
+// queue's lock without allocation; [Config.DisableMetrics] drops the
+// time-based ones.
+//
+// # Cost
+//
+// Add, Get and Done are amortised O(1) (O(b) for b distinct priorities
+// queued at once, in practice a handful) and allocate only when the queue
+// grows past its largest size so far; memory is kept at that high-water
+// mark. Delayed adds are O(log n) for n waiting items.
+//
+// # Usage
+//
+//  1. Create a queue with [New] and a [Config].
+//  2. From event handlers, call [Queue.Add] (or [Queue.AddWithOptions] with a
+//     priority).
+//  3. In each worker, loop on [Queue.Get] until it returns ok = false; after
+//     processing call [Queue.Done], and either [Queue.Forget] on success or
+//     [Queue.AddRateLimited] to retry.
+//  4. To stop, call [Queue.ShutDown], or [Queue.ShutDownWithDrain] to wait
+//     for the workers' current items.
+package queue

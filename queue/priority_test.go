@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package queue
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+type add struct {
+	item string
+	prio int
+}
+
+func TestPriorityOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		adds []add
+		want []string
+	}{
+		{"higher first", []add{{"low", -1}, {"mid", 0}, {"high", 5}}, []string{"high", "mid", "low"}},
+		{"fifo within a priority", []add{{"a", 1}, {"x", 0}, {"b", 1}, {"y", 0}, {"c", 1}}, []string{"a", "b", "c", "x", "y"}},
+		{"re-add raises", []add{{"a", 0}, {"b", 0}, {"c", 0}, {"c", 3}}, []string{"c", "a", "b"}},
+		{"raise goes to the back of the higher priority", []add{{"h", 3}, {"a", 0}, {"a", 3}, {"i", 3}}, []string{"h", "a", "i"}},
+		{"re-add with lower priority keeps the higher", []add{{"a", 3}, {"b", 2}, {"a", 0}}, []string{"a", "b"}},
+		{"raised twice", []add{{"a", 0}, {"b", 1}, {"a", 1}, {"c", 2}, {"a", 2}}, []string{"c", "a", "b"}},
+		{"many priorities", func() []add {
+			var adds []add
+			for p := range 20 {
+				adds = append(adds, add{strconv.Itoa(p), p})
+			}
+			return adds
+		}(), []string{"19", "18", "17", "16", "15", "14", "13", "12", "11", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1", "0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newQueue(t, Config[string]{})
+			for _, a := range tt.adds {
+				q.AddWithOptions(a.item, AddOptions{Priority: a.prio})
+			}
+			if got := drain(q); !slices.Equal(got, tt.want) {
+				t.Errorf("Get order after AddWithOptions(%v) = %q, want %q", tt.adds, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPriorityOfRequeue(t *testing.T) {
+	tests := []struct {
+		name     string
+		readds   []int // priorities of the adds of "a" while it is processing
+		wantList []string
+	}{
+		{"first re-add sets the priority", []int{-5}, []string{"b", "a"}},
+		{"highest re-add wins", []int{-5, 5, 0}, []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newQueue(t, Config[string]{})
+			q.AddWithOptions("a", AddOptions{Priority: 10})
+			item, _ := q.Get()
+			for _, p := range tt.readds {
+				q.AddWithOptions("a", AddOptions{Priority: p})
+			}
+			q.Add("b")
+			q.Done(item)
+			if got := drain(q); !slices.Equal(got, tt.wantList) {
+				t.Errorf("Get order after re-adds of a with priorities %v = %q, want %q", tt.readds, got, tt.wantList)
+			}
+		})
+	}
+}
+
+// TestAgingUnderSteadyHighPriorityStream adds one low-priority item and then,
+// every 100ms, one high-priority item, and a worker that takes one item per
+// 100ms: without aging the low item would wait forever.
+func TestAgingUnderSteadyHighPriorityStream(t *testing.T) {
+	for _, wait := range []time.Duration{0, time.Second, 30 * time.Second} {
+		t.Run("MaxPriorityWait="+wait.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := newQueue(t, Config[string]{MaxPriorityWait: wait})
+				bound := wait
+				if bound == 0 {
+					bound = DefaultMaxPriorityWait
+				}
+				start := time.Now()
+				q.AddWithOptions("low", AddOptions{Priority: -1})
+				q.Add("h0") // the worker is never idle
+				for i := 1; ; i++ {
+					time.Sleep(100 * time.Millisecond)
+					q.Add("h" + strconv.Itoa(i))
+					item, _ := q.Get()
+					q.Done(item)
+					waited := time.Since(start)
+					if item == "low" {
+						if waited < bound {
+							t.Errorf("low-priority item handed out after %v, want >= %v (MaxPriorityWait)", waited, bound)
+						}
+						if waited > bound+200*time.Millisecond {
+							t.Errorf("low-priority item handed out after %v, want <= %v", waited, bound+200*time.Millisecond)
+						}
+						break
+					}
+					if waited > 2*bound {
+						t.Fatalf("low-priority item still not handed out after %v, want by %v", waited, bound)
+					}
+				}
+				q.ShutDown()
+			})
+		})
+	}
+}
+
+// TestOverdueBacklogDoesNotDelayRealChange checks the other half of the
+// aging rule: when a large low-priority backlog is overdue, a new
+// high-priority item waits for at most one of its items, and the backlog
+// takes every other hand-out in age order.
+func TestOverdueBacklogDoesNotDelayRealChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		const backlog = 1000
+		for i := range backlog {
+			q.AddWithOptions("list"+strconv.Itoa(i), AddOptions{Priority: -100})
+		}
+		time.Sleep(2 * time.Second) // the whole backlog is overdue
+		for _, c := range []string{"change0", "change1", "change2"} {
+			q.Add(c)
+		}
+		var got []string
+		for range 7 {
+			item, _ := q.Get()
+			q.Done(item)
+			got = append(got, item)
+		}
+		want := []string{"list0", "change0", "list1", "change1", "list2", "change2", "list3"}
+		if !slices.Equal(got, want) {
+			t.Errorf("Get order with an overdue backlog = %q, want %q", got, want)
+		}
+	})
+}
+
+func TestAgingOldestFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		q.AddWithOptions("old-low", AddOptions{Priority: -2})
+		time.Sleep(100 * time.Millisecond)
+		q.AddWithOptions("mid", AddOptions{Priority: -1})
+		time.Sleep(100 * time.Millisecond)
+		q.AddWithOptions("raised", AddOptions{Priority: -2})
+		q.AddWithOptions("raised", AddOptions{Priority: 1}) // keeps its age
+		time.Sleep(2 * time.Second)
+		q.AddWithOptions("new-high", AddOptions{Priority: 5})
+		q.AddWithOptions("new-high2", AddOptions{Priority: 5})
+		// Aged, priority, aged, priority, ...
+		want := []string{"old-low", "new-high", "mid", "new-high2", "raised"}
+		if got := drain(q); !slices.Equal(got, want) {
+			t.Errorf("Get order = %q, want %q", got, want)
+		}
+	})
+}
+
+func TestNotOverdueKeepsPriority(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		q.AddWithOptions("low", AddOptions{Priority: -1})
+		time.Sleep(999 * time.Millisecond)
+		q.Add("high")
+		if got := drain(q); !slices.Equal(got, []string{"high", "low"}) {
+			t.Errorf("Get order 1ms before the low item is overdue = %q, want %q", got, []string{"high", "low"})
+		}
+	})
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package queue
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// RateLimiter decides how long a failed item waits before it is retried.
+// Implementations must be safe for concurrent use.
+type RateLimiter[K comparable] interface {
+	// When records an attempt for item and returns how long to wait before
+	// the item is added again.
+	When(item K) time.Duration
+	// Forget clears item's history; call it when the item succeeded.
+	Forget(item K)
+	// NumRequeues returns the number of attempts recorded for item.
+	NumRequeues(item K) int
+}
+
+// NewDefaultRateLimiter returns the limiter controllers use by default: the
+// longer of a per-item exponential backoff from 5ms to 1000s and an overall
+// token bucket of 10 qps with a burst of 100 (controller-runtime's defaults).
+func NewDefaultRateLimiter[K comparable]() *MaxOfRateLimiter[K] {
+	return NewMaxOfRateLimiter(
+		NewExponentialRateLimiter[K](5*time.Millisecond, 1000*time.Second),
+		NewBucketRateLimiter[K](10, 100),
+	)
+}
+
+// ExponentialRateLimiter delays an item by base·2^n after its n-th recorded
+// attempt (n counted from 0), capped at max. It keeps one counter per item
+// until Forget; When and Forget are O(1).
+type ExponentialRateLimiter[K comparable] struct {
+	base, max time.Duration
+
+	mu       sync.Mutex
+	failures map[K]int // attempts since the last Forget; absent means 0; saturates at math.MaxInt
+}
+
+// NewExponentialRateLimiter returns a limiter whose delays go base, 2·base,
+// 4·base, ... up to max. It panics unless 0 < base <= max.
+func NewExponentialRateLimiter[K comparable](base, max time.Duration) *ExponentialRateLimiter[K] {
+	if base <= 0 || max < base {
+		panic(fmt.Sprintf("queue: NewExponentialRateLimiter(%v, %v): want 0 < base <= max", base, max))
+	}
+	return &ExponentialRateLimiter[K]{base: base, max: max, failures: make(map[K]int)}
+}
+
+// When returns min(base·2^n, max) for the item's n-th attempt.
+func (r *ExponentialRateLimiter[K]) When(item K) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.failures[item]
+	if n < math.MaxInt {
+		r.failures[item] = n + 1
+	}
+	return backoff(r.base, r.max, n)
+}
+
+// Forget clears item's attempt count.
+func (r *ExponentialRateLimiter[K]) Forget(item K) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.failures, item)
+}
+
+// NumRequeues returns item's attempt count.
+func (r *ExponentialRateLimiter[K]) NumRequeues(item K) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[item]
+}
+
+// backoff returns min(base·2^n, max) for 0 < base <= max and n >= 0, without
+// overflow: base·2^n > max exactly when base > max>>n, which is also true for
+// every n >= 63.
+func backoff(base, max time.Duration, n int) time.Duration {
+	if n >= 63 || base > max>>n {
+		return max
+	}
+	return base << n
+}
+
+// BucketRateLimiter is a token bucket shared by all items: it holds up to
+// burst tokens and gains qps tokens per second. Each When takes a token,
+// reserving one that is not there yet if it must, and returns how long until
+// that token is available. It keeps no per-item state: Forget does nothing
+// and NumRequeues is 0.
+type BucketRateLimiter[K comparable] struct {
+	qps   float64
+	burst float64
+
+	mu     sync.Mutex
+	tokens float64   // tokens at last; negative when tokens are reserved ahead
+	last   time.Time // when tokens was computed; zero before the first When
+}
+
+// NewBucketRateLimiter returns a full bucket of burst tokens refilled at qps
+// tokens per second. It panics unless qps > 0 and burst >= 1.
+func NewBucketRateLimiter[K comparable](qps float64, burst int) *BucketRateLimiter[K] {
+	if !(qps > 0) || math.IsInf(qps, 1) || burst < 1 {
+		panic(fmt.Sprintf("queue: NewBucketRateLimiter(%v, %v): want qps > 0 and burst >= 1", qps, burst))
+	}
+	return &BucketRateLimiter[K]{qps: qps, burst: float64(burst)}
+}
+
+// When takes a token and returns the time until it is available: 0 while the
+// bucket has tokens, then 1/qps, 2/qps, ... for the reservations behind it.
+func (r *BucketRateLimiter[K]) When(K) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now() // under the lock, so successive calls see time move forward
+	if r.last.IsZero() {
+		r.tokens = r.burst
+	} else {
+		r.tokens = min(r.burst, r.tokens+now.Sub(r.last).Seconds()*r.qps)
+	}
+	r.last = now
+	r.tokens--
+	if r.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(-r.tokens * float64(time.Second) / r.qps))
+}
+
+// Forget does nothing: the bucket is shared.
+func (r *BucketRateLimiter[K]) Forget(K) {}
+
+// NumRequeues returns 0: the bucket counts no items.
+func (r *BucketRateLimiter[K]) NumRequeues(K) int { return 0 }
+
+// MaxOfRateLimiter combines limiters: When asks each of them (so each records
+// the attempt) and returns the longest delay; NumRequeues is the largest
+// count; Forget forgets in all of them.
+type MaxOfRateLimiter[K comparable] struct {
+	limiters []RateLimiter[K] // not changed after construction
+}
+
+// NewMaxOfRateLimiter returns the combination of limiters.
+func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) *MaxOfRateLimiter[K] {
+	return &MaxOfRateLimiter[K]{limiters: append([]RateLimiter[K](nil), limiters...)}
+}
+
+func (r *MaxOfRateLimiter[K]) When(item K) time.Duration {
+	var d time.Duration
+	for _, l := range r.limiters {
+		d = max(d, l.When(item))
+	}
+	return d
+}
+
+func (r *MaxOfRateLimiter[K]) Forget(item K) {
+	for _, l := range r.limiters {
+		l.Forget(item)
+	}
+}
+
+func (r *MaxOfRateLimiter[K]) NumRequeues(item K) int {
+	n := 0
+	for _, l := range r.limiters {
+		n = max(n, l.NumRequeues(item))
+	}
+	return n
+}
+
+// FastSlowRateLimiter delays an item by fast for its first fastAttempts
+// attempts and by slow after that. It keeps one counter per item until
+// Forget; When and Forget are O(1).
+type FastSlowRateLimiter[K comparable] struct {
+	fast, slow   time.Duration
+	fastAttempts int
+
+	mu       sync.Mutex
+	failures map[K]int // attempts since the last Forget; absent means 0; saturates at math.MaxInt
+}
+
+// NewFastSlowRateLimiter returns a limiter that waits fast for the first
+// fastAttempts attempts of an item and slow after. It panics unless
+// 0 <= fast <= slow and fastAttempts >= 0.
+func NewFastSlowRateLimiter[K comparable](fast, slow time.Duration, fastAttempts int) *FastSlowRateLimiter[K] {
+	if fast < 0 || slow < fast || fastAttempts < 0 {
+		panic(fmt.Sprintf("queue: NewFastSlowRateLimiter(%v, %v, %d): want 0 <= fast <= slow and fastAttempts >= 0", fast, slow, fastAttempts))
+	}
+	return &FastSlowRateLimiter[K]{fast: fast, slow: slow, fastAttempts: fastAttempts, failures: make(map[K]int)}
+}
+
+func (r *FastSlowRateLimiter[K]) When(item K) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.failures[item]
+	if n < math.MaxInt {
+		n++
+		r.failures[item] = n
+	}
+	if n <= r.fastAttempts {
+		return r.fast
+	}
+	return r.slow
+}
+
+func (r *FastSlowRateLimiter[K]) Forget(item K) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.failures, item)
+}
+
+func (r *FastSlowRateLimiter[K]) NumRequeues(item K) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[item]
+}
