@@ -3,6 +3,7 @@
 package kube
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -224,7 +225,9 @@ func unmarshalTime(b []byte, t *time.Time) error {
 		return nil
 	}
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b[1:len(b)-1], '\\') < 0 {
+		s = string(b[1 : len(b)-1]) // the common case: no escapes to undo
+	} else if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
 	if s == "" {
