@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Mapping is where the objects of a kind live: the resource's plural name
+// and whether it is namespaced.
+type Mapping struct {
+	GVK        GroupVersionKind
+	Resource   string
+	Namespaced bool
+}
+
+// NoKindMatchError says discovery does not know a kind.
+type NoKindMatchError struct{ GVK GroupVersionKind }
+
+func (e *NoKindMatchError) Error() string {
+	return fmt.Sprintf("no matches for kind %q in version %q", e.GVK.Kind, e.GVK.APIVersion())
+}
+
+// mapper caches discovery. The first lookup reads the whole API surface
+// through aggregated discovery (two requests: /api and /apis) when the
+// server offers it; a server without it is asked per group and version
+// (/api/v1, /apis/GROUP/VERSION) as kinds are needed. A miss refreshes once,
+// so a kind from a CRD installed after start becomes usable; a kind still
+// missing after the refresh is a [*NoKindMatchError].
+type mapper struct {
+	c *Client
+
+	mu         sync.Mutex // held across refreshes: one refresh at a time
+	kinds      map[GroupVersionKind]Mapping
+	aggregated bool // the server answered aggregated discovery
+	loaded     bool // the first full load was tried
+}
+
+func newMapper(c *Client) *mapper { return &mapper{c: c, kinds: map[GroupVersionKind]Mapping{}} }
+
+// Mapping returns where objects of kind gvk live, from discovery.
+func (c *Client) Mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, error) {
+	return c.mapper.mapping(ctx, gvk)
+}
+
+func (m *mapper) mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if mp, ok := m.kinds[gvk]; ok {
+		return mp, nil
+	}
+	if err := m.refresh(ctx, gvk); err != nil {
+		return Mapping{}, fmt.Errorf("discover %s: %w", gvk.APIVersion(), err)
+	}
+	if mp, ok := m.kinds[gvk]; ok {
+		return mp, nil
+	}
+	return Mapping{}, &NoKindMatchError{GVK: gvk}
+}
+
+// refresh reloads discovery after a miss for gvk.
+func (m *mapper) refresh(ctx context.Context, gvk GroupVersionKind) error {
+	if !m.loaded || m.aggregated {
+		m.loaded = true
+		ok, err := m.loadAggregated(ctx)
+		if err != nil {
+			return err
+		}
+		m.aggregated = ok
+		if ok {
+			return nil
+		}
+	}
+	return m.loadGroupVersion(ctx, gvk.Group, gvk.Version)
+}
+
+// aggregatedAccept asks for aggregated discovery, falling back to the
+// legacy documents on servers that lack it.
+const aggregatedAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+
+type aggregatedList struct {
+	Kind  string `json:"kind"`
+	Items []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Versions []struct {
+			Version   string `json:"version"`
+			Resources []struct {
+				Resource     string `json:"resource"`
+				Scope        string `json:"scope"`
+				ResponseKind struct {
+					Kind string `json:"kind"`
+				} `json:"responseKind"`
+			} `json:"resources"`
+		} `json:"versions"`
+	} `json:"items"`
+}
+
+// loadAggregated reads /api and /apis as APIGroupDiscoveryLists. It
+// reports false when the server answered with the legacy documents.
+func (m *mapper) loadAggregated(ctx context.Context) (bool, error) {
+	kinds := map[GroupVersionKind]Mapping{}
+	for _, path := range []string{"/api", "/apis"} {
+		var list aggregatedList
+		r := &request{method: http.MethodGet, path: path, accept: aggregatedAccept, safe: true}
+		if err := m.c.call(ctx, r, &list); err != nil {
+			return false, err
+		}
+		if list.Kind != "APIGroupDiscoveryList" {
+			return false, nil
+		}
+		for _, g := range list.Items {
+			for _, v := range g.Versions {
+				for _, res := range v.Resources {
+					gvk := GroupVersionKind{Group: g.Metadata.Name, Version: v.Version, Kind: res.ResponseKind.Kind}
+					if gvk.Kind == "" || strings.Contains(res.Resource, "/") {
+						continue
+					}
+					kinds[gvk] = Mapping{GVK: gvk, Resource: res.Resource, Namespaced: res.Scope == "Namespaced"}
+				}
+			}
+		}
+	}
+	m.kinds = kinds
+	m.c.log.Debug("loaded aggregated discovery", "kinds", len(kinds))
+	return true, nil
+}
+
+// loadGroupVersion reads the legacy APIResourceList of one group version.
+// A group version the server does not serve leaves the cache as it was.
+func (m *mapper) loadGroupVersion(ctx context.Context, group, version string) error {
+	path := "/apis/" + group + "/" + version
+	if group == "" {
+		path = "/api/" + version
+	}
+	var list struct {
+		Resources []struct {
+			Name       string `json:"name"`
+			Namespaced bool   `json:"namespaced"`
+			Kind       string `json:"kind"`
+		} `json:"resources"`
+	}
+	r := &request{method: http.MethodGet, path: path, safe: true}
+	if err := m.c.call(ctx, r, &list); err != nil {
+		if IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	for gvk := range m.kinds {
+		if gvk.Group == group && gvk.Version == version {
+			delete(m.kinds, gvk)
+		}
+	}
+	for _, res := range list.Resources {
+		if strings.Contains(res.Name, "/") {
+			continue // a subresource
+		}
+		gvk := GroupVersionKind{Group: group, Version: version, Kind: res.Kind}
+		m.kinds[gvk] = Mapping{GVK: gvk, Resource: res.Name, Namespaced: res.Namespaced}
+	}
+	return nil
+}

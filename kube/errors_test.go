@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestErrorsFromCaptures(t *testing.T) {
+	tests := []struct {
+		capture string
+		is      func(error) bool
+		isName  string
+		message string
+	}{
+		{"07-create-conflict-exists.txt", IsAlreadyExists, "IsAlreadyExists", `configmaps "created" already exists`},
+		{"08-get-notfound.txt", IsNotFound, "IsNotFound", `configmaps "nope" not found`},
+		{"13-update-stale-rv.txt", IsConflict, "IsConflict", "the object has been modified"},
+		{"14-invalid-name.txt", IsInvalid, "IsInvalid", `ConfigMap "Bad_Name" is invalid`},
+		{"17-json-patch-test-fails.txt", IsInvalid, "IsInvalid", "the server rejected our request"},
+		{"27-list-exact-compacted.txt", IsGone, "IsGone", "too old"},
+	}
+	all := map[string]func(error) bool{
+		"IsNotFound": IsNotFound, "IsAlreadyExists": IsAlreadyExists, "IsConflict": IsConflict,
+		"IsInvalid": IsInvalid, "IsForbidden": IsForbidden, "IsUnauthorized": IsUnauthorized,
+		"IsGone": IsGone, "IsTooManyRequests": IsTooManyRequests, "IsInternalError": IsInternalError,
+	}
+	for _, tt := range tests {
+		t.Run(tt.capture, func(t *testing.T) {
+			c := readCapture(t, tt.capture)
+			se := errorFromResponse(c.code, c.header, c.body)
+			err := fmt.Errorf("get ConfigMap default/x: %w", se)
+			if !tt.is(err) {
+				t.Errorf("%s(%v) = false, want true", tt.isName, err)
+			}
+			for name, is := range all {
+				if name != tt.isName && is(err) {
+					t.Errorf("%s(%v) = true, want false", name, err)
+				}
+			}
+			if !strings.Contains(err.Error(), tt.message) {
+				t.Errorf("error %q does not contain %q", err, tt.message)
+			}
+			if se.Status.Code != int32(c.code) {
+				t.Errorf("Code = %d, want %d", se.Status.Code, c.code)
+			}
+		})
+	}
+}
+
+func TestInvalidCauses(t *testing.T) {
+	c := readCapture(t, "14-invalid-name.txt")
+	se := errorFromResponse(c.code, c.header, c.body)
+	if se.Status.Details == nil || len(se.Status.Details.Causes) != 1 {
+		t.Fatalf("Details = %+v, want one cause", se.Status.Details)
+	}
+	cause := se.Status.Details.Causes[0]
+	if cause.Field != "metadata.name" || cause.Type != "FieldValueInvalid" {
+		t.Errorf("cause = %+v, want field metadata.name, reason FieldValueInvalid", cause)
+	}
+}
+
+func TestErrorFromNonStatusBody(t *testing.T) {
+	tests := []struct {
+		code    int
+		body    string
+		is      func(error) bool
+		message string
+	}{
+		{404, "404 page not found\n", IsNotFound, "404: 404 page not found"},
+		{500, "<html>proxy error</html>", IsInternalError, "500: <html>proxy error</html>"},
+		{403, "", IsForbidden, "403: Forbidden"},
+		{401, `{"kind":"Other"}`, IsUnauthorized, `401: {"kind":"Other"}`},
+		{429, strings.Repeat("x", 2000), IsTooManyRequests, "..."},
+	}
+	for _, tt := range tests {
+		se := errorFromResponse(tt.code, http.Header{}, []byte(tt.body))
+		if !tt.is(se) {
+			t.Errorf("errorFromResponse(%d, %q): predicate false; status %+v", tt.code, tt.body, se.Status)
+		}
+		if !strings.Contains(se.Error(), tt.message) {
+			t.Errorf("errorFromResponse(%d, %q).Error() = %q, want it to contain %q", tt.code, tt.body, se.Error(), tt.message)
+		}
+		if len(se.Error()) > maxErrorBody+100 {
+			t.Errorf("errorFromResponse(%d, ...) message is %d bytes, want it bounded", tt.code, len(se.Error()))
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	h := http.Header{}
+	h.Set("Retry-After", "7")
+	se := errorFromResponse(429, h, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":3}}`))
+	if se.RetryAfter != 7*time.Second {
+		t.Errorf("RetryAfter = %v, want 7s (the header wins)", se.RetryAfter)
+	}
+	se = errorFromResponse(429, http.Header{}, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":3}}`))
+	if se.RetryAfter != 3*time.Second {
+		t.Errorf("RetryAfter = %v, want 3s from details", se.RetryAfter)
+	}
+}

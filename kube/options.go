@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"net/url"
+	"strconv"
+)
+
+// ListOptions select what List and Watch return. The zero value lists every
+// object of the kind in every namespace, at the most recent version.
+type ListOptions struct {
+	// Namespace limits the call to one namespace; empty means all
+	// namespaces (and is the only choice for cluster-scoped kinds).
+	Namespace     string
+	LabelSelector Selector
+	FieldSelector FieldSelector
+	// Limit asks for at most this many items; the server returns a
+	// Continue token in the list's metadata when there are more.
+	Limit    int64
+	Continue string
+	// ResourceVersion and ResourceVersionMatch say how fresh the result
+	// must be: "" is the most recent (a consistent read), "0" any version
+	// the server has cached; with ResourceVersionMatch "NotOlderThan" or
+	// "Exact" the version given.
+	ResourceVersion      string
+	ResourceVersionMatch string
+
+	// The rest applies to Watch only.
+
+	// TimeoutSeconds asks the server to end the watch after this long.
+	TimeoutSeconds int64
+	// AllowWatchBookmarks asks for BOOKMARK events.
+	AllowWatchBookmarks bool
+	// SendInitialEvents asks for the current state as ADDED events first,
+	// ended by a bookmark annotated k8s.io/initial-events-end (WatchList).
+	// It needs ResourceVersionMatch "NotOlderThan" and AllowWatchBookmarks.
+	SendInitialEvents bool
+	// MetadataOnly asks for the PartialObjectMetadata projection of every
+	// event's object.
+	MetadataOnly bool
+}
+
+// The values of ListOptions.ResourceVersionMatch.
+const (
+	MatchNotOlderThan = "NotOlderThan"
+	MatchExact        = "Exact"
+)
+
+func (o *ListOptions) query(watch bool) url.Values {
+	q := url.Values{}
+	if !o.LabelSelector.Empty() {
+		q.Set("labelSelector", o.LabelSelector.String())
+	}
+	if !o.FieldSelector.Empty() {
+		q.Set("fieldSelector", o.FieldSelector.String())
+	}
+	if o.Limit > 0 {
+		q.Set("limit", strconv.FormatInt(o.Limit, 10))
+	}
+	if o.Continue != "" {
+		q.Set("continue", o.Continue)
+	}
+	if o.ResourceVersion != "" {
+		q.Set("resourceVersion", o.ResourceVersion)
+	}
+	if o.ResourceVersionMatch != "" {
+		q.Set("resourceVersionMatch", o.ResourceVersionMatch)
+	}
+	if !watch {
+		return q
+	}
+	q.Set("watch", "true")
+	if o.TimeoutSeconds > 0 {
+		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
+	}
+	if o.AllowWatchBookmarks {
+		q.Set("allowWatchBookmarks", "true")
+	}
+	if o.SendInitialEvents {
+		q.Set("sendInitialEvents", "true")
+	}
+	return q
+}
+
+// DeleteOptions refine a delete.
+type DeleteOptions struct {
+	// Preconditions make the delete fail with a Conflict unless the object
+	// still has this uid and resourceVersion.
+	Preconditions *Preconditions `json:"preconditions,omitempty"`
+	// PropagationPolicy is "Orphan", "Background" or "Foreground".
+	PropagationPolicy  string `json:"propagationPolicy,omitempty"`
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+}
+
+// Preconditions must hold for a delete to proceed.
+type Preconditions struct {
+	UID             *string `json:"uid,omitempty"`
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+}
+
+// The values of DeleteOptions.PropagationPolicy.
+const (
+	PropagationOrphan     = "Orphan"
+	PropagationBackground = "Background"
+	PropagationForeground = "Foreground"
+)
+
+// DeleteAllOfOptions select the objects DeleteAllOf deletes.
+type DeleteAllOfOptions struct {
+	Namespace     string
+	LabelSelector Selector
+	FieldSelector FieldSelector
+	DeleteOptions
+}
+
+// PatchType is the media type of a patch.
+type PatchType string
+
+// The patch types the server accepts.
+const (
+	MergePatch          PatchType = "application/merge-patch+json"
+	JSONPatch           PatchType = "application/json-patch+json"
+	StrategicMergePatch PatchType = "application/strategic-merge-patch+json"
+	ApplyPatch          PatchType = "application/apply-patch+yaml"
+)
+
+// Patch is a patch document and its type.
+type Patch struct {
+	Type PatchType
+	Data []byte
+}
+
+// ApplyOptions refine a server-side apply.
+type ApplyOptions struct {
+	// FieldManager names the owner of the applied fields; required (the
+	// client's default field manager is used when empty).
+	FieldManager string
+	// Force takes ownership of fields other managers own instead of
+	// failing with a conflict.
+	Force bool
+}

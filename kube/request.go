@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+)
+
+// request is one call to the server before it is sent.
+type request struct {
+	method      string
+	path        string
+	query       url.Values
+	body        []byte
+	contentType string
+	accept      string
+	// safe marks reads: they are retried after a connection error and
+	// after 429 Too Many Requests.
+	safe bool
+}
+
+// Retry bounds. Reads are retried after a dropped connection and after
+// 429 Too Many Requests (waiting the server's Retry-After, at most
+// maxRetryAfter); writes are never retried, since the server may have
+// applied them.
+const (
+	maxConnRetries  = 3
+	maxThrottled    = 10
+	maxRetryAfter   = time.Minute
+	connRetryBase   = 200 * time.Millisecond
+	maxResponseBody = 1 << 30 // a list of a very large kind fits; garbage does not
+)
+
+// call sends r and decodes a successful answer into out (ignored when nil),
+// within the configured per-request timeout.
+func (c *Client) call(ctx context.Context, r *request, out any) error {
+	if c.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		return fmt.Errorf("read response: %w", err)
+	}
+	if out == nil {
+		return nil
+	}
+	resetObject(out)
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("decode response (%s): %w", quote(body), err)
+	}
+	return nil
+}
+
+// do sends r, waiting for the rate limit first and retrying safe requests
+// as the constants above say. A response with status >= 400 becomes a
+// *StatusError; a successful response is the caller's to close.
+func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
+	u := *c.base
+	u.Path += r.path
+	u.RawQuery = r.query.Encode()
+	target := u.String()
+	connFailures, throttled := 0, 0
+	for {
+		if err := c.limiter.wait(ctx); err != nil {
+			return nil, err
+		}
+		req, err := http.NewRequestWithContext(ctx, r.method, target, bytes.NewReader(r.body))
+		if err != nil {
+			return nil, err
+		}
+		if r.contentType != "" {
+			req.Header.Set("Content-Type", r.contentType)
+		}
+		accept := r.accept
+		if accept == "" {
+			accept = "application/json"
+		}
+		req.Header.Set("Accept", accept)
+
+		resp, err := c.http.Do(req)
+		if err != nil {
+			if r.safe && connFailures < maxConnRetries && ctx.Err() == nil && isConnectionError(err) {
+				delay := connRetryBase << connFailures
+				connFailures++
+				c.log.Debug("retrying after connection error", "method", r.method, "path", r.path, "err", err, "delay", delay)
+				if err := sleep(ctx, delay); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, err
+		}
+		if resp.StatusCode < 400 {
+			return resp, nil
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		se := errorFromResponse(resp.StatusCode, resp.Header, body)
+		if r.safe && resp.StatusCode == http.StatusTooManyRequests && throttled < maxThrottled {
+			throttled++
+			delay := min(max(se.RetryAfter, time.Second), maxRetryAfter)
+			c.log.Debug("server throttled request", "method", r.method, "path", r.path, "delay", delay)
+			if err := sleep(ctx, delay); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return nil, se
+	}
+}
+
+// isConnectionError reports errors where the request most likely never
+// reached the server or its answer was cut: worth retrying a read.
+func isConnectionError(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		(errors.As(err, &ne) && ne.Timeout())
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// quote returns the start of b for an error message.
+func quote(b []byte) string {
+	const n = 200
+	if len(b) > n {
+		return fmt.Sprintf("%q...", b[:n])
+	}
+	return fmt.Sprintf("%q", b)
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// EventType is the type of a watch event.
+type EventType string
+
+// The event types of a watch stream.
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+	Bookmark EventType = "BOOKMARK"
+	Error    EventType = "ERROR"
+)
+
+// InitialEventsEndAnnotation marks the bookmark that ends the initial
+// state of a WatchList stream.
+const InitialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// WatchEvent is one event of a watch stream.
+type WatchEvent struct {
+	Type EventType
+	// Object is the event's object as the server sent it. It points into
+	// the watcher's read buffer: it is valid until the next call to Next,
+	// so decode or copy it before then.
+	Object json.RawMessage
+	// ResourceVersion is set for bookmarks: the version the stream has
+	// reached.
+	ResourceVersion string
+	// InitialEventsEnd is set on the bookmark that ends the initial state
+	// of a WatchList (SendInitialEvents) stream.
+	InitialEventsEnd bool
+}
+
+// Decode decodes the event's object into obj.
+func (e *WatchEvent) Decode(obj any) error {
+	resetObject(obj)
+	if err := json.Unmarshal(e.Object, obj); err != nil {
+		return fmt.Errorf("decode %s event (%s): %w", e.Type, quote(e.Object), err)
+	}
+	return nil
+}
+
+// Watcher reads a watch stream event by event, as the server flushes it.
+// It holds one event at a time (bounded by [MaxWatchEventSize]), never the
+// whole stream. Next is for one goroutine; Stop may be called from any.
+type Watcher struct {
+	body   io.ReadCloser
+	r      *bufio.Reader
+	line   []byte // reused between events when an event spans buffers
+	stop   sync.Once
+	cancel context.CancelFunc
+}
+
+// MaxWatchEventSize bounds one event of a watch stream. The server's own
+// limit on an object is about 1.5 MiB; a line longer than this is garbage.
+const MaxWatchEventSize = 16 << 20
+
+// Watch opens a watch on objects of kind gvk. The stream ends when ctx is
+// done, when [Watcher.Stop] is called, or when the server closes it (Next
+// then returns [io.EOF]); the caller must call Stop in every case.
+func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptions) (*Watcher, error) {
+	m, err := c.Mapping(ctx, gvk)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
+	}
+	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(true), safe: true}
+	if opts.MetadataOnly {
+		r.accept = acceptMetadata
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
+	}
+	return NewWatcher(resp.Body, cancel), nil
+}
+
+// NewWatcher reads a watch stream from body. cancel, if not nil, is called
+// by Stop (to end the request the body belongs to).
+func NewWatcher(body io.ReadCloser, cancel context.CancelFunc) *Watcher {
+	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel}
+}
+
+// Stop ends the stream and releases the connection. It is safe to call
+// more than once and concurrently with Next, which then returns an error.
+func (w *Watcher) Stop() {
+	w.stop.Do(func() {
+		if w.cancel != nil {
+			w.cancel()
+		}
+		w.body.Close()
+	})
+}
+
+// Next returns the next event. It returns io.EOF when the server ended the
+// stream cleanly, a [*StatusError] for an ERROR event (for example a 410
+// Expired: [IsGone]), and an error that quotes what was read when the
+// stream holds something that is not an event.
+func (w *Watcher) Next() (WatchEvent, error) {
+	line, err := w.readLine()
+	if err != nil {
+		return WatchEvent{}, err
+	}
+	ev, err := parseEvent(line)
+	if err != nil {
+		return WatchEvent{}, err
+	}
+	switch ev.Type {
+	case Added, Modified, Deleted:
+		return ev, nil
+	case Bookmark:
+		var b struct {
+			Metadata struct {
+				ResourceVersion string            `json:"resourceVersion"`
+				Annotations     map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(ev.Object, &b); err != nil {
+			return WatchEvent{}, fmt.Errorf("watch: decode bookmark (%s): %w", quote(ev.Object), err)
+		}
+		ev.ResourceVersion = b.Metadata.ResourceVersion
+		ev.InitialEventsEnd = b.Metadata.Annotations[InitialEventsEndAnnotation] == "true"
+		return ev, nil
+	case Error:
+		var st Status
+		if err := json.Unmarshal(ev.Object, &st); err != nil || st.Code == 0 && st.Reason == "" {
+			return WatchEvent{}, fmt.Errorf("watch: ERROR event without a Status: %s", quote(ev.Object))
+		}
+		return WatchEvent{}, &StatusError{Status: st}
+	default:
+		return WatchEvent{}, fmt.Errorf("watch: unknown event type %q in %s", ev.Type, quote(line))
+	}
+}
+
+// readLine returns the next non-empty line without its newline. The slice
+// is valid until the next call.
+func (w *Watcher) readLine() ([]byte, error) {
+	for {
+		b, err := w.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			w.line = append(w.line[:0], b...)
+			for err == bufio.ErrBufferFull {
+				if len(w.line) > MaxWatchEventSize {
+					return nil, fmt.Errorf("watch: event larger than %d bytes (%s)", MaxWatchEventSize, quote(w.line))
+				}
+				b, err = w.r.ReadSlice('\n')
+				w.line = append(w.line, b...)
+			}
+			b = w.line
+		}
+		if err != nil && !(err == io.EOF && len(bytes.TrimSpace(b)) > 0) {
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("watch: stream cut: %w", err)
+			}
+			return nil, fmt.Errorf("watch: read stream: %w", err)
+		}
+		if b = bytes.TrimSpace(b); len(b) > 0 {
+			return b, nil
+		}
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+	}
+}
+
+// eventPrefix is how the server starts every event line; parseEvent takes
+// the event apart without decoding the object when the line has that shape.
+var (
+	eventPrefix = []byte(`{"type":"`)
+	objectKey   = []byte(`","object":`)
+)
+
+// parseEvent splits a line into type and raw object. The common shape
+// {"type":"T","object":{...}} is split in place; anything else goes through
+// encoding/json, and a line that is not an event is an error quoting it.
+// The object itself is not validated here: [WatchEvent.Decode] reports a
+// malformed one, quoting it, and that is where it is decoded anyway.
+func parseEvent(line []byte) (WatchEvent, error) {
+	if rest, ok := bytes.CutPrefix(line, eventPrefix); ok {
+		if typ, obj, ok := bytes.Cut(rest, objectKey); ok && bytes.IndexByte(typ, '"') < 0 &&
+			len(obj) >= 3 && obj[0] == '{' && bytes.HasSuffix(obj, []byte("}}")) {
+			return WatchEvent{Type: EventType(typ), Object: obj[:len(obj)-1]}, nil
+		}
+	}
+	var env struct {
+		Type   EventType       `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		return WatchEvent{}, fmt.Errorf("watch: not an event: %s: %w", quote(line), err)
+	}
+	if env.Type == "" || len(env.Object) == 0 {
+		return WatchEvent{}, fmt.Errorf("watch: not an event (no type or object): %s", quote(line))
+	}
+	return WatchEvent{Type: env.Type, Object: env.Object}, nil
+}
