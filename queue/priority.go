@@ -148,7 +148,15 @@ func (q *Queue[K]) nextLocked(now *int64) int32 {
 		if *now-q.nodes[oldest.node].queuedAt >= q.maxWait {
 			o.agedLast = true
 			o.age.pop()
-			if b := q.bucketLocked(q.nodes[oldest.node].prio); b.entries.front() == oldest {
+			// The oldest item is normally at the front of its bucket once
+			// stale entries are dropped (only a raise can put a younger
+			// item ahead of it); pop it there too so that buckets below
+			// the top do not fill with stale entries.
+			b := q.bucketLocked(q.nodes[oldest.node].prio)
+			for !q.liveIn(b, b.entries.front()) {
+				b.entries.pop()
+			}
+			if b.entries.front() == oldest {
 				b.entries.pop()
 			}
 			return q.takeLocked(oldest.node)

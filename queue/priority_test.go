@@ -173,3 +173,41 @@ func TestNotOverdueKeepsPriority(t *testing.T) {
 		}
 	})
 }
+
+// TestStaleEntriesStayBounded runs a queue that never empties (its depth is
+// held at 250), with a steady high-priority stream, low-priority items that
+// age out and raises, and checks that the stale entries left in the rings
+// (beyond the two live entries of each queued item) stay bounded instead of
+// growing with the number of items processed.
+func TestStaleEntriesStayBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		const steps, depth, bound = 10000, 250, 1000
+		for j := range depth {
+			q.AddWithOptions("init"+strconv.Itoa(j), AddOptions{Priority: -1})
+		}
+		worst := 0
+		for i := range steps {
+			time.Sleep(10 * time.Millisecond)
+			q.Add("h" + strconv.Itoa(i))
+			if i%2 == 0 {
+				q.AddWithOptions("l"+strconv.Itoa(i), AddOptions{Priority: -1})
+			}
+			if i%5 == 0 {
+				q.AddWithOptions("l"+strconv.Itoa(i-20), AddOptions{Priority: 0}) // raise, or add again
+			}
+			for q.Len() > depth {
+				item, _ := q.Get()
+				q.Done(item)
+			}
+			n := q.order.age.n
+			for _, b := range q.order.buckets {
+				n += b.entries.n
+			}
+			worst = max(worst, n-2*q.depth)
+		}
+		if worst > bound {
+			t.Errorf("stale ring entries after %d steps peaked at %d, want <= %d", steps, worst, bound)
+		}
+	})
+}
