@@ -17,14 +17,17 @@
 //     with a lower priority, so a resync or an initial list of many objects,
 //     added with a low priority, does not delay a real change. Adding a
 //     queued item again with a higher priority raises it.
-//   - Never starved: a low-priority item waits at most
-//     [Config.MaxPriorityWait] before it takes every other hand-out from
-//     newer items of higher priority (the aging rule, below).
+//   - Never starved: once a low-priority item has waited
+//     [Config.MaxPriorityWait], newer items of higher priority can no longer
+//     hold it back: the oldest overdue item gets at least every other
+//     hand-out (the aging rule, below).
 //   - Delays: [Queue.AddAfter] adds an item once its delay has passed; for an
 //     item that is already waiting, the earlier deadline wins. A zero or
 //     negative delay adds now.
 //   - Shutdown notifications: [Queue.ShutDown] wakes every waiting
-//     [Queue.Get], which returns ok = false, as does every later Get.
+//     [Queue.Get], which returns ok = false, as does every later Get. Items
+//     still queued or delayed are dropped; items being processed may still
+//     be passed to Done, and [Queue.ShutDownWithDrain] waits for them.
 //   - Goroutines: [New] starts none and does no I/O. The first delayed add
 //     ([Queue.AddAfter], [Queue.AddRateLimited]) starts one goroutine, which
 //     owns the waiting items and one timer; ShutDown stops it and waits for it.
@@ -32,16 +35,21 @@
 // # Aging rule
 //
 // An item is overdue once it has been queued for at least MaxPriorityWait
-// (default [DefaultMaxPriorityWait], 5s). Get takes the oldest queued item
-// (by the time it entered the queue) if it is overdue and the previous Get
-// did not take an item by this rule; otherwise it takes the first item of
-// the highest priority. So while items are overdue, at least every other
-// Get hands out the oldest of them: an overdue item waits for at most two
-// Gets per item older than itself, whatever arrives after it. The other
-// half of the hand-outs still follow priority, so even when a large backlog
-// of low-priority items is overdue, a new high-priority item waits for at
-// most one of them. "Entered the queue" is the first Add, or, for an item
-// added while it was being processed, its Done; raising a priority keeps it.
+// (default [DefaultMaxPriorityWait], 5s). Each Get chooses:
+//
+//  1. the oldest queued item (by the time it entered the queue), if it is
+//     overdue, it is not the item of rule 2, and the previous Get did not
+//     choose by this rule;
+//  2. otherwise the first item of the highest queued priority.
+//
+// So while items are overdue, at least every other Get hands out the oldest
+// of them: an item that is overdue is handed out within 2(k+1) Gets, where k
+// is the number of items that entered the queue before it and are still
+// queued, however many items of higher priority arrive. The other Gets still
+// follow priority, so when a large backlog of low-priority items is overdue,
+// a new high-priority item waits for at most one of them. An item enters the
+// queue at its first Add, or, if it was added while being processed, at its
+// Done; raising its priority does not change that time.
 //
 // # Rate limiting
 //
