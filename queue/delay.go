@@ -138,14 +138,14 @@ func (w *waiting[K]) insert(e waitEntry[K]) {
 		w.free = w.nodes[i].pos
 		w.nodes[i] = waitNode[K]{item: e.item, prio: e.prio}
 	} else {
-		w.nodes = append(w.nodes, waitNode[K]{item: e.item, prio: e.prio})
+		w.nodes = appendDoubling(w.nodes, waitNode[K]{item: e.item, prio: e.prio})
 		i = int32(len(w.nodes) - 1)
 	}
 	w.index[e.item] = i
 	// Append and fix rather than heap.Push, whose any argument would
 	// allocate for every item.
 	w.nodes[i].pos = int32(len(w.heap))
-	w.heap = append(w.heap, waitSlot{readyAt: e.readyAt, node: i})
+	w.heap = appendDoubling(w.heap, waitSlot{readyAt: e.readyAt, node: i})
 	heap.Fix(w, len(w.heap)-1)
 }
 

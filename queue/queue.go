@@ -367,7 +367,7 @@ func (q *Queue[K]) allocLocked(item K) int32 {
 		q.nodes[i].item = item
 		return i
 	}
-	q.nodes = append(q.nodes, node[K]{item: item})
+	q.nodes = appendDoubling(q.nodes, node[K]{item: item})
 	return int32(len(q.nodes) - 1)
 }
 
