@@ -186,7 +186,7 @@ func TestKubeObjects(t *testing.T) {
 	cm := &kube.ConfigMap{
 		TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: kube.ObjectMeta{Name: "a", Namespace: "default", Labels: map[string]string{"app": "x"},
-			OwnerReferences: []kube.OwnerReference{{Name: "o", Controller: new(bool)}},
+			OwnerReferences:   []kube.OwnerReference{{Name: "o", Controller: new(bool)}},
 			CreationTimestamp: kube.Now(), ManagedFields: json.RawMessage(`[{}]`)},
 		Data: map[string]string{"k": "v"},
 	}
