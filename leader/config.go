@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package leader
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Defaults, as controller-runtime sets them.
+const (
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+)
+
+// JitterFactor stretches each wait of a candidate that is not leading to a
+// random length in [RetryPeriod, (1+JitterFactor)×RetryPeriod), as client-go
+// does, so that candidates started together do not poll in step.
+const JitterFactor = 1.2
+
+// Config says which Lease to contend for, as whom, and how often.
+type Config struct {
+	// Client reads and writes the Lease. Required.
+	Client *kube.Client
+	// Namespace and Name name the Lease. Required.
+	Namespace, Name string
+	// Identity is written into holderIdentity while this candidate leads. It
+	// must be unique among the candidates. Empty means [DefaultIdentity].
+	Identity string
+
+	// LeaseDuration is written into the Lease (leaseDurationSeconds, so whole
+	// seconds). Other candidates wait that long, on their own clocks, after
+	// they last saw the record change before they take it over. Zero means
+	// [DefaultLeaseDuration].
+	LeaseDuration time.Duration
+	// RenewDeadline is how long the leader keeps leading without a
+	// successful renew. It must be shorter than LeaseDuration: the
+	// difference is the margin that keeps two leaders apart. Zero means
+	// [DefaultRenewDeadline].
+	RenewDeadline time.Duration
+	// RetryPeriod is the wait between renewals of the leader, and the base
+	// of the jittered wait between attempts of the other candidates. Zero
+	// means [DefaultRetryPeriod].
+	RetryPeriod time.Duration
+
+	// ReleaseOnCancel makes the leader clear holderIdentity when Run's
+	// context is done, after OnStartedLeading has returned, so that a
+	// successor takes over within one poll instead of waiting out the lease.
+	// Set it only if the work OnStartedLeading does has stopped by the time
+	// it returns.
+	ReleaseOnCancel bool
+
+	// Logger receives transitions at info level and failed API calls at
+	// debug level. Nil discards them.
+	Logger *slog.Logger
+
+	// OnStartedLeading runs on its own goroutine when this candidate becomes
+	// leader. Its ctx is cancelled the moment leadership ends: lost, renew
+	// deadline passed, or Run's context done.
+	OnStartedLeading func(ctx context.Context)
+	// OnStoppedLeading runs on its own goroutine when leadership ends, if
+	// this candidate led. It does not wait for OnStartedLeading to return.
+	OnStoppedLeading func()
+	// OnNewLeader runs when the holder this candidate observes changes,
+	// including to itself, and to "" when the Lease is released. Calls are
+	// made one at a time, in order, from one goroutine; if the holder changes
+	// again while a call runs, only the latest holder is reported next.
+	OnNewLeader func(identity string)
+}
+
+// DefaultIdentity returns the hostname, "_" and a random UUID, as
+// controller-runtime builds a leader election identity. It reads the
+// hostname and the random source and fails only if they do.
+func DefaultIdentity() (string, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("default identity: %w", err)
+	}
+	var u [16]byte
+	if _, err := rand.Read(u[:]); err != nil {
+		return "", fmt.Errorf("default identity: %w", err)
+	}
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	return fmt.Sprintf("%s_%x-%x-%x-%x-%x", host, u[0:4], u[4:6], u[6:8], u[8:10], u[10:16]), nil
+}
+
+// withDefaults returns c with zero durations and the empty identity filled.
+func (c Config) withDefaults() (Config, error) {
+	if c.LeaseDuration == 0 {
+		c.LeaseDuration = DefaultLeaseDuration
+	}
+	if c.RenewDeadline == 0 {
+		c.RenewDeadline = DefaultRenewDeadline
+	}
+	if c.RetryPeriod == 0 {
+		c.RetryPeriod = DefaultRetryPeriod
+	}
+	if c.Identity == "" {
+		id, err := DefaultIdentity()
+		if err != nil {
+			return c, fmt.Errorf("Identity is empty and %w", err)
+		}
+		c.Identity = id
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}
+
+// validate checks a configuration with defaults filled. Every error names
+// the field and its value.
+func (c *Config) validate() error {
+	var errs []error
+	if c.Client == nil {
+		errs = append(errs, errors.New("Client is nil"))
+	}
+	if msg := checkName(c.Namespace, 63, false); msg != "" {
+		errs = append(errs, fmt.Errorf("Namespace %q %s", c.Namespace, msg))
+	}
+	if msg := checkName(c.Name, 253, true); msg != "" {
+		errs = append(errs, fmt.Errorf("Name %q %s", c.Name, msg))
+	}
+	if c.Identity == "" {
+		errs = append(errs, errors.New(`Identity "" must not be empty`))
+	}
+	switch {
+	case c.LeaseDuration < time.Second:
+		errs = append(errs, fmt.Errorf("LeaseDuration %v must be at least 1s", c.LeaseDuration))
+	case c.LeaseDuration%time.Second != 0:
+		errs = append(errs, fmt.Errorf("LeaseDuration %v must be whole seconds (the Lease stores leaseDurationSeconds)", c.LeaseDuration))
+	case c.LeaseDuration > time.Duration(1<<31-1)*time.Second:
+		errs = append(errs, fmt.Errorf("LeaseDuration %v does not fit leaseDurationSeconds (int32)", c.LeaseDuration))
+	}
+	if c.RetryPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("RetryPeriod %v must be positive", c.RetryPeriod))
+	}
+	if c.RenewDeadline <= 0 {
+		errs = append(errs, fmt.Errorf("RenewDeadline %v must be positive", c.RenewDeadline))
+	} else {
+		if c.LeaseDuration <= c.RenewDeadline {
+			errs = append(errs, fmt.Errorf("LeaseDuration %v must be longer than RenewDeadline %v", c.LeaseDuration, c.RenewDeadline))
+		}
+		if jittered := time.Duration(JitterFactor * float64(c.RetryPeriod)); c.RetryPeriod > 0 && c.RenewDeadline <= jittered {
+			errs = append(errs, fmt.Errorf("RenewDeadline %v must be longer than RetryPeriod %v × JitterFactor %v = %v", c.RenewDeadline, c.RetryPeriod, JitterFactor, jittered))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkName returns why s is not a DNS-1123 label (at most max bytes) or,
+// with dots, subdomain; "" if it is one.
+func checkName(s string, max int, dots bool) string {
+	what := "a DNS-1123 label"
+	if dots {
+		what = "a DNS-1123 subdomain"
+	}
+	switch {
+	case s == "":
+		return "must not be empty"
+	case len(s) > max:
+		return fmt.Sprintf("must be at most %d characters", max)
+	}
+	for _, part := range strings.Split(s, ".") {
+		if !dots && part != s {
+			return "must be " + what + " (lower case letters, digits and '-')"
+		}
+		if part == "" || !isAlnum(part[0]) || !isAlnum(part[len(part)-1]) {
+			return "must be " + what + " (start and end with a lower case letter or digit)"
+		}
+		for i := range len(part) {
+			if !isAlnum(part[i]) && part[i] != '-' {
+				return "must be " + what + " (lower case letters, digits, '-' and '.')"
+			}
+		}
+	}
+	return ""
+}
+
+func isAlnum(b byte) bool { return 'a' <= b && b <= 'z' || '0' <= b && b <= '9' }
