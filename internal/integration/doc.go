@@ -19,5 +19,5 @@
 //  1. testdata/kube-apiserver/harness.sh run -- go test -tags integration ./internal/integration/
 //
 // The first run builds kube-apiserver (minutes); later runs reuse the Go
-// build cache and start a fresh server with empty etcd in about 15 seconds.
+// build cache and start a fresh server with an empty etcd in a few seconds.
 package integration

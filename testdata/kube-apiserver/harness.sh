@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Builds, starts and stops a real kube-apiserver (with an embedded etcd) on
+# loopback for kubeloop's integration tests.
+#
+#   harness.sh build              build .bin/kube-apiserver (Go caches make rebuilds fast)
+#   harness.sh start DIR [-- ARG...]  start it with state in DIR, wait for /readyz,
+#                                 write DIR/admin.kubeconfig, DIR/denied.kubeconfig, DIR/env;
+#                                 ARGs go to kube-apiserver after the defaults
+#   harness.sh stop DIR           stop the process recorded in DIR/pid
+#   harness.sh run -- CMD ARG...  build, start in a temporary DIR, run CMD with DIR/env
+#                                 exported, stop; exits with CMD's status
+#
+# Environment: KUBELOOP_HARNESS_READY_TIMEOUT (seconds to wait for /readyz,
+# default 120), KUBELOOP_HARNESS_KEEP=1 (run keeps its DIR; it always keeps it
+# when CMD fails).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BIN=$HERE/.bin/kube-apiserver
+READY_TIMEOUT=${KUBELOOP_HARNESS_READY_TIMEOUT:-120}
+STOP_TIMEOUT=30
+
+log() { printf 'harness: %s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+
+usage() {
+	sed -n '4,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+cmd_build() {
+	(($# == 0)) || usage
+	local start=$SECONDS version minor pkg ldflags=""
+	# /version reports what the linker stamps: take it from go.mod so the two
+	# never disagree.
+	version=$(cd "$HERE" && GOWORK=off go list -m -f '{{.Version}}' k8s.io/kubernetes)
+	minor=${version#v1.}
+	minor=${minor%%.*}
+	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+	done
+	log "building $BIN ($version)"
+	(cd "$HERE" && GOWORK=off go build -buildvcs=false -ldflags="$ldflags" -o "$BIN" .)
+	log "built in $((SECONDS - start))s"
+}
+
+# running PID: true while PID is a live (not zombie) kube-apiserver, so that
+# a stale pid file never makes us signal an unrelated process.
+running() {
+	local pid=$1 state argv0
+	[[ $pid =~ ^[0-9]+$ && -r /proc/$pid/stat ]] || return 1
+	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+	[[ -n $state && $state != Z ]] || return 1
+	argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n 1)
+	[[ $argv0 == */kube-apiserver ]]
+}
+
+token() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
+
+# kubeconfig FILE SERVER CA USER TOKEN
+kubeconfig() {
+	cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: harness
+  cluster:
+    server: $2
+    certificate-authority: $3
+users:
+- name: $4
+  user:
+    token: $5
+contexts:
+- name: harness
+  context:
+    cluster: harness
+    user: $4
+    namespace: default
+current-context: harness
+EOF
+}
+
+# launch DIR ARG...: start the binary in the background on fresh ports and
+# wait until it is ready. Returns 3 if it died because a port was taken.
+launch() {
+	local dir=$1
+	shift
+	local ports secure etcd peer admin denied pid server
+	# Called in an `||` list, where set -e is off: check each step.
+	ports=$("$BIN" -pick-ports 3) || return 1
+	{ read -r secure && read -r etcd && read -r peer; } <<<"$ports" || return 1
+	admin=$(token) && denied=$(token) || return 1
+	server=https://127.0.0.1:$secure
+
+	rm -rf "$dir/etcd" "$dir/certs" || return 1
+	nohup "$BIN" -dir "$dir" -secure-port "$secure" -etcd-port "$etcd" -etcd-peer-port "$peer" \
+		-admin-token "$admin" -denied-token "$denied" -- "$@" \
+		>"$dir/apiserver.log" 2>&1 </dev/null &
+	pid=$!
+	echo "$pid" >"$dir/pid"
+
+	local start=$SECONDS
+	until curl -skf --max-time 5 -H "Authorization: Bearer $admin" "$server/readyz" >/dev/null 2>&1; do
+		if ! running "$pid"; then
+			grep -q 'address already in use' "$dir/apiserver.log" && return 3
+			log "kube-apiserver exited before it was ready; last lines of $dir/apiserver.log:"
+			tail -n 50 "$dir/apiserver.log" >&2
+			return 1
+		fi
+		if ((SECONDS - start >= READY_TIMEOUT)); then
+			log "kube-apiserver not ready after ${READY_TIMEOUT}s; last lines of $dir/apiserver.log:"
+			tail -n 50 "$dir/apiserver.log" >&2
+			cmd_stop "$dir"
+			return 1
+		fi
+		sleep 0.5
+	done
+	log "ready in $((SECONDS - start))s at $server (pid $pid)"
+
+	local ca=$dir/certs/apiserver.crt
+	kubeconfig "$dir/admin.kubeconfig" "$server" "$ca" admin "$admin" &&
+		kubeconfig "$dir/denied.kubeconfig" "$server" "$ca" denied "$denied" &&
+		cat >"$dir/env" <<EOF || return 1
+export KUBELOOP_KUBECONFIG='$dir/admin.kubeconfig'
+export KUBELOOP_DENIED_KUBECONFIG='$dir/denied.kubeconfig'
+export KUBELOOP_SERVER='$server'
+export KUBELOOP_TOKEN='$admin'
+export KUBELOOP_DENIED_TOKEN='$denied'
+export KUBELOOP_CA_FILE='$ca'
+EOF
+}
+
+cmd_start() {
+	(($# >= 1)) || usage
+	local dir=$1
+	shift
+	if (($# > 0)); then
+		[[ $1 == -- ]] || usage
+		shift
+	fi
+	[[ -x $BIN ]] || die "$BIN is missing: run $0 build"
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	if [[ -f $dir/pid ]] && running "$(cat "$dir/pid")"; then
+		die "already running in $dir (pid $(cat "$dir/pid"))"
+	fi
+
+	local attempt rc
+	for attempt in 1 2 3; do
+		rc=0
+		launch "$dir" "$@" || rc=$?
+		((rc == 3)) || break
+		log "a picked port was taken before kube-apiserver bound it; retrying ($attempt)"
+	done
+	if ((rc != 0)); then
+		((rc != 3)) || tail -n 50 "$dir/apiserver.log" >&2
+		rm -f "$dir/pid"
+		exit 1
+	fi
+	log "kubeconfigs: $dir/admin.kubeconfig $dir/denied.kubeconfig"
+	log "environment: . $dir/env"
+}
+
+cmd_stop() {
+	(($# == 1)) || usage
+	local dir=$1 pid
+	[[ -f $dir/pid ]] || { log "nothing to stop in $dir"; return 0; }
+	pid=$(cat "$dir/pid")
+	if running "$pid"; then
+		kill -TERM "$pid" 2>/dev/null || true
+		local start=$SECONDS
+		while running "$pid" && ((SECONDS - start < STOP_TIMEOUT)); do
+			sleep 0.2
+		done
+		if running "$pid"; then
+			log "pid $pid still running after ${STOP_TIMEOUT}s; killing it"
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	fi
+	wait "$pid" 2>/dev/null || true # reap it when it is our child (run)
+	rm -f "$dir/pid"
+	log "stopped (pid $pid)"
+}
+
+cmd_run() {
+	[[ ${1:-} == -- ]] || usage
+	shift
+	(($# >= 1)) || usage
+	cmd_build
+	RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kubeloop-apiserver.XXXXXX")
+	# EXIT covers normal ends and errors; INT and TERM become exits so that
+	# the EXIT trap runs for them too.
+	trap 'cleanup $?' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	cmd_start "$RUN_DIR"
+	# shellcheck source=/dev/null
+	. "$RUN_DIR/env"
+	# In the background so that a TERM sent to this script alone runs the
+	# traps now rather than after CMD ends; <&0 keeps CMD's stdin.
+	local status=0
+	"$@" <&0 &
+	CMD_PID=$!
+	wait "$CMD_PID" || status=$?
+	CMD_PID=
+	exit "$status"
+}
+
+# cleanup STATUS: stop CMD if a signal cut it short, and the server; keep the
+# directory for a look at apiserver.log when something failed.
+cleanup() {
+	if [[ -n ${CMD_PID:-} ]]; then
+		kill -TERM "$CMD_PID" 2>/dev/null || true
+		wait "$CMD_PID" 2>/dev/null || true
+	fi
+	cmd_stop "$RUN_DIR" || true
+	if [[ $1 == 0 && ${KUBELOOP_HARNESS_KEEP:-} != 1 ]]; then
+		rm -rf "$RUN_DIR"
+	else
+		log "kept $RUN_DIR (apiserver.log, kubeconfigs, env)"
+	fi
+}
+
+case ${1:-} in
+build) shift; cmd_build "$@" ;;
+start) shift; cmd_start "$@" ;;
+stop) shift; cmd_stop "$@" ;;
+run) shift; cmd_run "$@" ;;
+*) usage ;;
+esac
