@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package scenario holds the wire scenarios that kubeloop's client must get
+// right against any API server. The same code runs against kube/kubetest in
+// `go test ./...` and against a real kube-apiserver in the integration suite
+// (internal/integration): where the two disagree, the real server is right
+// and the fake is fixed.
+//
+// Every scenario works in a namespace of its own, so runs do not disturb
+// each other and a real server can be reused.
+package scenario
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Env is the server under test.
+type Env struct {
+	// Config reaches the server as a user allowed everything.
+	Config *kube.Config
+	// DeniedConfig reaches it as a user that authorization denies.
+	DeniedConfig *kube.Config
+	// Compact makes the server forget history up to now, so that reads at
+	// older resourceVersions answer 410. On a real server it waits for
+	// etcd's compaction; it returns when a list at rv is refused.
+	Compact func(ctx context.Context, t *testing.T, c *kube.Client, rv string)
+	// Wait bounds how long a scenario waits for the server to act on its
+	// own (a CRD to be served, compaction): short for the fake, longer for a
+	// real server.
+	Wait time.Duration
+}
+
+// Run runs every scenario as a subtest of t.
+func Run(t *testing.T, env Env) {
+	for _, s := range []struct {
+		name string
+		run  func(*testing.T, *fixture)
+	}{
+		{"CRUD", testCRUD},
+		{"GenerateName", testGenerateName},
+		{"Invalid", testInvalid},
+		{"MissingNamespace", testMissingNamespace},
+		{"Finalizers", testFinalizers},
+		{"DeletePreconditions", testDeletePreconditions},
+		{"DeleteAllOf", testDeleteAllOf},
+		{"Paging", testPaging},
+		{"Selectors", testSelectors},
+		{"PartialObjectMetadata", testPartialObjectMetadata},
+		{"Patches", testPatches},
+		{"Apply", testApply},
+		{"Watch", testWatch},
+		{"WatchSelectorLeaves", testWatchSelectorLeaves},
+		{"WatchList", testWatchList},
+		{"Gone", testGone},
+		{"CustomResource", testCustomResource},
+		{"Forbidden", testForbidden},
+		{"Lease", testLease},
+		{"Event", testEvent},
+		{"DryRun", testDryRun},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			s.run(t, newFixture(t, env))
+		})
+	}
+}
+
+// fixture is one scenario's client, context and namespace.
+type fixture struct {
+	env Env
+	ctx context.Context
+	c   *kube.Client
+	ns  string
+}
+
+func newFixture(t *testing.T, env Env) *fixture {
+	t.Helper()
+	wait := env.Wait
+	if wait == 0 {
+		wait = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*wait+time.Minute)
+	t.Cleanup(cancel)
+	c, err := kube.NewClient(env.Config, kube.ClientOptions{FieldManager: "kubeloop-scenario"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{env: env, ctx: ctx, c: c, ns: "sc-" + randomSuffix()}
+	ns := &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: f.ns}}
+	if err := c.Create(ctx, ns); err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		// A real server without kube-controller-manager keeps the
+		// namespace Terminating; that is fine for a throwaway server.
+		_ = c.Delete(context.Background(), ns, kube.DeleteOptions{})
+	})
+	f.env.Wait = wait
+	return f
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// configMap returns a ConfigMap in the fixture's namespace.
+func (f *fixture) configMap(name string, labels map[string]string, data map[string]string) *kube.ConfigMap {
+	return &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: f.ns, Name: name, Labels: labels}, Data: data}
+}
+
+func (f *fixture) mustCreate(t *testing.T, obj kube.Object) {
+	t.Helper()
+	if err := f.c.Create(f.ctx, obj); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+}
+
+// eventually calls check until it returns nil or the fixture's wait is
+// over, then fails with check's last error. Only for what a server does on
+// its own time (serving a new CRD, compacting); never for the client's own
+// results.
+func (f *fixture) eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(f.env.Wait)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still failing after %v: %v", what, f.env.Wait, err)
+		}
+		select {
+		case <-f.ctx.Done():
+			t.Fatalf("%s: %v (last: %v)", what, f.ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
