@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+func cm(ns, name, rv string, labels map[string]string) *kube.ConfigMap {
+	return &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv, Labels: labels}}
+}
+
+// byApp files objects under their "app" label.
+func byApp(obj kube.Object) []string {
+	if v, ok := obj.GetObjectMeta().Labels["app"]; ok {
+		return []string{v}
+	}
+	return nil
+}
+
+func indexed(t *testing.T, s *store, name, value string) []string {
+	t.Helper()
+	var out []string
+	if err := s.byIndex(name, value, func(o kube.Object) bool {
+		out = append(out, o.GetObjectMeta().Key().String())
+		return true
+	}); err != nil {
+		t.Fatalf("byIndex(%q, %q): %v", name, value, err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func listed(s *store, ns string, all bool) []string {
+	var out []string
+	s.each(ns, all, func(o kube.Object) bool {
+		out = append(out, o.GetObjectMeta().Key().String()+"@"+o.GetObjectMeta().ResourceVersion)
+		return true
+	})
+	slices.Sort(out)
+	return out
+}
+
+func TestStorePutRemoveIndex(t *testing.T) {
+	s := newStore()
+	if err := s.addIndex("app", byApp); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.addIndex("app", byApp); err == nil {
+		t.Errorf("addIndex twice = nil, want an error")
+	}
+	s.put(cm("a", "1", "1", map[string]string{"app": "x"}), 10)
+	s.put(cm("a", "2", "2", map[string]string{"app": "y"}), 20)
+	s.put(cm("b", "1", "3", map[string]string{"app": "x"}), 30)
+
+	if got, want := indexed(t, s, "app", "x"), []string{"a/1", "b/1"}; !slices.Equal(got, want) {
+		t.Errorf("byIndex(app, x) = %v, want %v", got, want)
+	}
+	// Moving a/1 from x to y refiles it.
+	old, ok := s.put(cm("a", "1", "4", map[string]string{"app": "y"}), 5)
+	if !ok || old.GetObjectMeta().ResourceVersion != "1" {
+		t.Errorf("put over a/1 returned (%v, %v), want the rv 1 object", old, ok)
+	}
+	if got, want := indexed(t, s, "app", "x"), []string{"b/1"}; !slices.Equal(got, want) {
+		t.Errorf("after update byIndex(app, x) = %v, want %v", got, want)
+	}
+	if got, want := indexed(t, s, "app", "y"), []string{"a/1", "a/2"}; !slices.Equal(got, want) {
+		t.Errorf("after update byIndex(app, y) = %v, want %v", got, want)
+	}
+	if n, b := s.size(); n != 3 || b != 55 {
+		t.Errorf("size() = %d, %d, want 3, 55", n, b)
+	}
+	if got, want := listed(s, "a", false), []string{"a/1@4", "a/2@2"}; !slices.Equal(got, want) {
+		t.Errorf("each(a) = %v, want %v", got, want)
+	}
+
+	if _, ok := s.remove(kube.Key{Namespace: "a", Name: "2"}); !ok {
+		t.Errorf("remove(a/2) found nothing")
+	}
+	if _, ok := s.remove(kube.Key{Namespace: "a", Name: "2"}); ok {
+		t.Errorf("remove(a/2) twice found something")
+	}
+	if got, want := indexed(t, s, "app", "y"), []string{"a/1"}; !slices.Equal(got, want) {
+		t.Errorf("after remove byIndex(app, y) = %v, want %v", got, want)
+	}
+	if _, ok := s.get(kube.Key{Namespace: "b", Name: "1"}); !ok {
+		t.Errorf("get(b/1) found nothing")
+	}
+	keys := s.keys()
+	slices.SortFunc(keys, func(a, b kube.Key) int { return cmp.Compare(a.String(), b.String()) })
+	if want := []kube.Key{{Namespace: "a", Name: "1"}, {Namespace: "b", Name: "1"}}; !slices.Equal(keys, want) {
+		t.Errorf("keys() = %v, want %v", keys, want)
+	}
+	if err := s.byIndex("missing", "x", func(kube.Object) bool { return true }); err == nil {
+		t.Errorf("byIndex(missing) = nil, want an error")
+	}
+}
+
+func TestStoreAddIndexLate(t *testing.T) {
+	s := newStore()
+	s.put(cm("a", "1", "1", map[string]string{"app": "x"}), 1)
+	if err := s.addIndex("app", byApp); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := indexed(t, s, "app", "x"), []string{"a/1"}; !slices.Equal(got, want) {
+		t.Errorf("byIndex after late addIndex = %v, want %v", got, want)
+	}
+}
+
+func TestStoreReplace(t *testing.T) {
+	s := newStore()
+	if err := s.addIndex("app", byApp); err != nil {
+		t.Fatal(err)
+	}
+	s.put(cm("a", "1", "1", map[string]string{"app": "x"}), 1)
+	next := newState()
+	next.add(cm("a", "2", "2", map[string]string{"app": "x"}), 2)
+	next.add(cm("c", "3", "3", nil), 3)
+	old := s.replace(next)
+	if old.count != 1 {
+		t.Errorf("replace returned a state of %d objects, want 1", old.count)
+	}
+	if got, want := listed(s, "", true), []string{"a/2@2", "c/3@3"}; !slices.Equal(got, want) {
+		t.Errorf("after replace each = %v, want %v", got, want)
+	}
+	if got, want := indexed(t, s, "app", "x"), []string{"a/2"}; !slices.Equal(got, want) {
+		t.Errorf("after replace byIndex(app, x) = %v, want %v", got, want)
+	}
+	if n, b := s.size(); n != 2 || b != 5 {
+		t.Errorf("size() = %d, %d, want 2, 5", n, b)
+	}
+}
+
+// TestStoreReplaceIsAtomic checks that a reader never sees a mix of two
+// states: every list holds all objects of one generation.
+func TestStoreReplaceIsAtomic(t *testing.T) {
+	s := newStore()
+	const n = 50
+	gen := func(rv string) *state {
+		st := newState()
+		for i := range n {
+			st.add(cm("ns", string(rune('a'+i%26))+string(rune('a'+i/26)), rv, nil), 1)
+		}
+		return st
+	}
+	s.replace(gen("0"))
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	wg.Go(func() {
+		for i := 1; i < 200; i++ {
+			s.replace(gen(string(rune('0' + i%10))))
+		}
+		close(done)
+	})
+	for {
+		select {
+		case <-done:
+			wg.Wait()
+			return
+		default:
+		}
+		rvs := map[string]int{}
+		s.each("", true, func(o kube.Object) bool { rvs[o.GetObjectMeta().ResourceVersion]++; return true })
+		if len(rvs) != 1 {
+			t.Fatalf("a reader saw a mix of states: %v", rvs)
+		}
+	}
+}
