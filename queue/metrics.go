@@ -90,8 +90,8 @@ func (h *histogram) snapshot() Histogram {
 // startLocked records that Get handed out node i at now.
 func (q *Queue[K]) startLocked(i int32, now int64) {
 	n := &q.nodes[i]
-	q.m.queueDuration.observe(now - n.queuedAt)
-	n.startedAt = now
+	q.m.queueDuration.observe(now - n.at)
+	n.at = now
 	n.prev, n.next = q.m.tail, -1
 	if q.m.tail >= 0 {
 		q.nodes[q.m.tail].next = i
@@ -104,7 +104,7 @@ func (q *Queue[K]) startLocked(i int32, now int64) {
 // finishLocked records that node i was passed to Done at now.
 func (q *Queue[K]) finishLocked(i int32, now int64) {
 	n := &q.nodes[i]
-	q.m.workDuration.observe(now - n.startedAt)
+	q.m.workDuration.observe(now - n.at)
 	if n.prev >= 0 {
 		q.nodes[n.prev].next = n.next
 	} else {
@@ -137,9 +137,9 @@ func (q *Queue[K]) Metrics() Metrics {
 	now := q.now()
 	var sum int64
 	for i := q.m.head; i >= 0; i = q.nodes[i].next {
-		sum += now - q.nodes[i].startedAt
+		sum += now - q.nodes[i].at
 	}
 	s.UnfinishedWorkSeconds = float64(sum) / 1e9
-	s.LongestRunningProcessorSeconds = float64(now-q.nodes[q.m.head].startedAt) / 1e9
+	s.LongestRunningProcessorSeconds = float64(now-q.nodes[q.m.head].at) / 1e9
 	return s
 }

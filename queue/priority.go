@@ -87,7 +87,7 @@ type bucket struct {
 // its priority and exactly one live entry in age; no other node has any.
 type order struct {
 	buckets  []bucket    // sorted by priority, highest first; may be empty
-	age      ring[entry] // queued nodes oldest first by queuedAt; may hold stale entries
+	age      ring[entry] // queued nodes oldest first by the time they entered the queue; may hold stale entries
 	agedLast bool        // the previous hand-out was an overdue item taken by the aging rule
 }
 
@@ -113,7 +113,7 @@ func (q *Queue[K]) bucketLocked(prio int) *bucket {
 func (q *Queue[K]) enqueueLocked(i int32, now int64) {
 	n := &q.nodes[i]
 	n.state = stateQueued
-	n.queuedAt = now
+	n.at = now
 	e := entry{node: i, gen: n.gen}
 	q.bucketLocked(n.prio).entries.push(e)
 	q.order.age.push(e)
@@ -156,7 +156,7 @@ func (q *Queue[K]) nextLocked(now *int64) int32 {
 		if *now < 0 {
 			*now = q.now()
 		}
-		if *now-q.nodes[oldest.node].queuedAt >= q.maxWait {
+		if *now-q.nodes[oldest.node].at >= q.maxWait {
 			o.agedLast = true
 			o.age.pop()
 			// The oldest item is normally at the front of its bucket once

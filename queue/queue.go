@@ -64,14 +64,17 @@ const (
 // live in a slab (Queue.nodes) and are reused through a free list, so the
 // steady state allocates nothing per item.
 type node[K comparable] struct {
-	item      K      // zeroed when free, so the slab keeps nothing alive
-	queuedAt  int64  // clock reading (see Queue.now) when it entered the queue; set while queued
-	startedAt int64  // clock reading when Get handed it out; set while processing and metrics are on
-	prio      int    // priority while queued; while stateRequeue, the priority to queue it with
-	gen       uint32 // changes whenever the node leaves stateQueued; see entry
-	state     uint8
-	prev      int32 // processing list (metrics.go), -1 at the ends
-	next      int32 // processing list, or the free list while free; -1 at the end
+	item K // zeroed when free, so the slab keeps nothing alive
+	// at is a clock reading (see Queue.now): while queued, when the item
+	// entered the queue; while processing, when Get handed it out (kept only
+	// when metrics are on). One field serves both: Done reads the second
+	// before it queues an item again.
+	at    int64
+	prio  int    // priority while queued; while stateRequeue, the priority to queue it with
+	gen   uint32 // changes whenever the node leaves stateQueued; see entry
+	state uint8
+	prev  int32 // processing list (metrics.go), -1 at the ends
+	next  int32 // processing list, or the free list while free; -1 at the end
 }
 
 // Queue is a deduplicating, prioritised work queue with delays and rate
