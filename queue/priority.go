@@ -203,7 +203,6 @@ func (q *Queue[K]) resetOrderLocked() {
 		o.buckets[i].entries.reset()
 	}
 	o.age.reset()
-	o.agedLast = false
 }
 
 func (q *Queue[K]) live(e entry) bool {

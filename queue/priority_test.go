@@ -3,6 +3,7 @@
 package queue
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
@@ -210,4 +211,117 @@ func TestStaleEntriesStayBounded(t *testing.T) {
 			t.Errorf("stale ring entries after %d steps peaked at %d, want <= %d", steps, worst, bound)
 		}
 	})
+}
+
+// model is the hand-out rule of the package doc written as plainly as
+// possible, to check the queue against under random operations.
+type model struct {
+	maxWait  time.Duration
+	queued   map[string]*modelItem
+	busy     map[string]bool // being processed
+	requeue  map[string]int  // busy and added since: the priority to queue it with
+	seq      int
+	agedLast bool
+	aged     int // Gets that chose by the aging rule
+}
+
+type modelItem struct {
+	prio    int
+	entered time.Time
+	ageSeq  int // order of entering the queue (ties in entered)
+	prioSeq int // order of taking its current priority
+}
+
+func (m *model) add(item string, prio int, now time.Time) {
+	m.seq++
+	switch {
+	case m.queued[item] != nil:
+		if it := m.queued[item]; prio > it.prio {
+			it.prio, it.prioSeq = prio, m.seq
+		}
+	case m.busy[item]:
+		if p, ok := m.requeue[item]; !ok || prio > p {
+			m.requeue[item] = prio
+		}
+	default:
+		m.queued[item] = &modelItem{prio: prio, entered: now, ageSeq: m.seq, prioSeq: m.seq}
+	}
+}
+
+func (m *model) get(now time.Time) string {
+	var oldest, pick string
+	for k, it := range m.queued {
+		if o := m.queued[oldest]; o == nil || it.ageSeq < o.ageSeq {
+			oldest = k
+		}
+		if p := m.queued[pick]; p == nil || it.prio > p.prio || (it.prio == p.prio && it.prioSeq < p.prioSeq) {
+			pick = k
+		}
+	}
+	aged := oldest != pick && !m.agedLast && now.Sub(m.queued[oldest].entered) >= m.maxWait
+	got := pick
+	if aged {
+		got = oldest
+	}
+	m.agedLast = aged
+	if aged {
+		m.aged++
+	}
+	delete(m.queued, got)
+	m.busy[got] = true
+	return got
+}
+
+func (m *model) done(item string, now time.Time) {
+	delete(m.busy, item)
+	if p, ok := m.requeue[item]; ok {
+		delete(m.requeue, item)
+		m.seq++
+		m.queued[item] = &modelItem{prio: p, entered: now, ageSeq: m.seq, prioSeq: m.seq}
+	}
+}
+
+func TestAgainstModel(t *testing.T) {
+	for seed := range uint64(20) {
+		t.Run("seed="+strconv.FormatUint(seed, 10), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, 1))
+				const wait = time.Second
+				q := newQueue(t, Config[string]{MaxPriorityWait: wait})
+				m := &model{maxWait: wait, queued: map[string]*modelItem{}, busy: map[string]bool{}, requeue: map[string]int{}}
+				var busy []string
+				for op := range 5000 {
+					now := time.Now()
+					switch r := rng.IntN(100); {
+					case r < 50:
+						item := "i" + strconv.Itoa(rng.IntN(40))
+						prio := rng.IntN(4) - 1
+						q.AddWithOptions(item, AddOptions{Priority: prio})
+						m.add(item, prio, now)
+					case r < 75 && len(m.queued) > 0:
+						want := m.get(now)
+						got, _ := q.Get()
+						if got != want {
+							t.Fatalf("op %d: Get() = %q, want %q", op, got, want)
+						}
+						busy = append(busy, got)
+					case r < 90 && len(busy) > 0:
+						j := rng.IntN(len(busy))
+						item := busy[j]
+						busy = slices.Delete(busy, j, j+1)
+						q.Done(item)
+						m.done(item, now)
+					default:
+						time.Sleep(time.Duration(rng.IntN(600)) * time.Millisecond)
+					}
+					if got, want := q.Len(), len(m.queued); got != want {
+						t.Fatalf("op %d: Len() = %d, want %d", op, got, want)
+					}
+				}
+				if m.aged < 10 {
+					t.Errorf("only %d Gets chose by the aging rule, want >= 10 for a useful test", m.aged)
+				}
+			})
+		})
+	}
 }
