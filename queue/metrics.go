@@ -118,8 +118,8 @@ func (q *Queue[K]) finishLocked(i int32, now int64) {
 	n.prev, n.next = -1, -1
 }
 
-// Metrics returns a snapshot of the queue's metrics. It is O(p) for p items
-// being processed and allocates nothing.
+// Metrics returns a snapshot of the queue's metrics, a copy the caller owns.
+// It is O(p) for p items being processed and allocates nothing.
 func (q *Queue[K]) Metrics() Metrics {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -32,25 +32,25 @@ func NewDefaultRateLimiter[K comparable]() *MaxOfRateLimiter[K] {
 }
 
 // ExponentialRateLimiter delays an item by base·2^n after its n-th recorded
-// attempt (n counted from 0), capped at max. It keeps one counter per item
+// attempt (n counted from 0), capped at maxDelay. It keeps one counter per item
 // until Forget; When and Forget are O(1).
 type ExponentialRateLimiter[K comparable] struct {
-	base, max time.Duration
+	base, maxDelay time.Duration
 
 	mu       sync.Mutex
 	failures map[K]int // attempts since the last Forget; absent means 0; saturates at math.MaxInt
 }
 
 // NewExponentialRateLimiter returns a limiter whose delays go base, 2·base,
-// 4·base, ... up to max. It panics unless 0 < base <= max.
-func NewExponentialRateLimiter[K comparable](base, max time.Duration) *ExponentialRateLimiter[K] {
-	if base <= 0 || max < base {
-		panic(fmt.Sprintf("queue: NewExponentialRateLimiter(%v, %v): want 0 < base <= max", base, max))
+// 4·base, ... up to maxDelay. It panics unless 0 < base <= maxDelay.
+func NewExponentialRateLimiter[K comparable](base, maxDelay time.Duration) *ExponentialRateLimiter[K] {
+	if base <= 0 || maxDelay < base {
+		panic(fmt.Sprintf("queue: NewExponentialRateLimiter(%v, %v): want 0 < base <= maxDelay", base, maxDelay))
 	}
-	return &ExponentialRateLimiter[K]{base: base, max: max, failures: make(map[K]int)}
+	return &ExponentialRateLimiter[K]{base: base, maxDelay: maxDelay, failures: make(map[K]int)}
 }
 
-// When returns min(base·2^n, max) for the item's n-th attempt.
+// When returns min(base·2^n, maxDelay) for the item's n-th attempt.
 func (r *ExponentialRateLimiter[K]) When(item K) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -58,7 +58,7 @@ func (r *ExponentialRateLimiter[K]) When(item K) time.Duration {
 	if n < math.MaxInt {
 		r.failures[item] = n + 1
 	}
-	return backoff(r.base, r.max, n)
+	return backoff(r.base, r.maxDelay, n)
 }
 
 // Forget clears item's attempt count.
@@ -75,12 +75,12 @@ func (r *ExponentialRateLimiter[K]) NumRequeues(item K) int {
 	return r.failures[item]
 }
 
-// backoff returns min(base·2^n, max) for 0 < base <= max and n >= 0, without
-// overflow: base·2^n > max exactly when base > max>>n, which is also true for
-// every n >= 63.
-func backoff(base, max time.Duration, n int) time.Duration {
-	if n >= 63 || base > max>>n {
-		return max
+// backoff returns min(base·2^n, maxDelay) for 0 < base <= maxDelay and
+// n >= 0, without overflow: base·2^n > maxDelay exactly when
+// base > maxDelay>>n, which is also true for every n >= 63.
+func backoff(base, maxDelay time.Duration, n int) time.Duration {
+	if n >= 63 || base > maxDelay>>n {
+		return maxDelay
 	}
 	return base << n
 }
@@ -145,6 +145,7 @@ func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) *MaxOfRateLim
 	return &MaxOfRateLimiter[K]{limiters: append([]RateLimiter[K](nil), limiters...)}
 }
 
+// When returns the longest delay of the limiters.
 func (r *MaxOfRateLimiter[K]) When(item K) time.Duration {
 	var d time.Duration
 	for _, l := range r.limiters {
@@ -153,12 +154,14 @@ func (r *MaxOfRateLimiter[K]) When(item K) time.Duration {
 	return d
 }
 
+// Forget forgets item in every limiter.
 func (r *MaxOfRateLimiter[K]) Forget(item K) {
 	for _, l := range r.limiters {
 		l.Forget(item)
 	}
 }
 
+// NumRequeues returns the largest count of the limiters.
 func (r *MaxOfRateLimiter[K]) NumRequeues(item K) int {
 	n := 0
 	for _, l := range r.limiters {
@@ -188,6 +191,7 @@ func NewFastSlowRateLimiter[K comparable](fast, slow time.Duration, fastAttempts
 	return &FastSlowRateLimiter[K]{fast: fast, slow: slow, fastAttempts: fastAttempts, failures: make(map[K]int)}
 }
 
+// When returns fast for the item's first fastAttempts attempts, then slow.
 func (r *FastSlowRateLimiter[K]) When(item K) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -202,12 +206,14 @@ func (r *FastSlowRateLimiter[K]) When(item K) time.Duration {
 	return r.slow
 }
 
+// Forget clears item's attempt count.
 func (r *FastSlowRateLimiter[K]) Forget(item K) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.failures, item)
 }
 
+// NumRequeues returns item's attempt count.
 func (r *FastSlowRateLimiter[K]) NumRequeues(item K) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
