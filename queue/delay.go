@@ -9,7 +9,7 @@ import (
 
 // waitBuffer is the capacity of the channel that hands delayed adds to the
 // delay goroutine, so that a burst of AddAfter calls does not wait for it.
-const waitBuffer = 1024
+const waitBuffer = 256
 
 // waitEntry is one delayed add on its way to the delay goroutine.
 type waitEntry[K comparable] struct {
