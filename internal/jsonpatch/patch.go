@@ -64,6 +64,9 @@ type TestFailedError struct {
 }
 
 func (e *TestFailedError) Error() string {
+	if pe, ok := e.Err.(*PathError); ok {
+		return fmt.Sprintf("test %q failed: %s", e.Path, pe.Reason)
+	}
 	if e.Err != nil {
 		return fmt.Sprintf("test %q failed: %v", e.Path, e.Err)
 	}

@@ -117,6 +117,7 @@ func TestApply(t *testing.T) {
 		{"empty patch", `{"a":1}`, `[]`, `{"a":1}`, ""},
 		{"test object, members in any order", `{"a":{"x":1,"y":[1,2]}}`, `[{"op":"test","path":"/a","value":{"y":[1,2.0],"x":1e0}}]`, `{"a":{"x":1,"y":[1,2]}}`, ""},
 		{"test the root", `[1]`, `[{"op":"test","path":"","value":[1]}]`, `[1]`, ""},
+		{"test a missing member", `{"a":{}}`, `[{"op":"test","path":"/a/b","value":1}]`, "", `apply json patch: operation 0: test "/a/b" failed: the object at "/a" has no member "b"`},
 		{"test null", `{"a":null}`, `[{"op":"test","path":"/a","value":null}]`, `{"a":null}`, ""},
 		{"big integers keep their digits", `{"n":12345678901234567890}`, `[{"op":"add","path":"/m","value":98765432109876543210}]`, `{"m":98765432109876543210,"n":12345678901234567890}`, ""},
 		{"no HTML escaping", `{}`, `[{"op":"add","path":"/a","value":"<&>"}]`, `{"a":"<&>"}`, ""},
