@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import "github.com/kubeloop/kubeloop/kube"
+
+// Handler receives the changes an informer sees, in the order it sees
+// them, from one goroutine of its own (see [Registration]). O is *T for an
+// [Informer] of T and [kube.Object] for a [Source].
+//
+// The objects passed are the informer's stored objects, shared with every
+// other handler and reader: a handler must not modify them (copy first).
+type Handler[O any] interface {
+	// OnAdd is called for an object the informer did not have.
+	// isInInitialList is true for the objects of the first list and for
+	// the objects already cached when the handler was added; false for
+	// objects created later and for objects a relist found new.
+	OnAdd(obj O, isInInitialList bool)
+	// OnUpdate is called when an object changed, with the version the
+	// informer had and the new one. A resync calls it with oldObj ==
+	// newObj (the same pointer) for every object.
+	OnUpdate(oldObj, newObj O)
+	// OnDelete is called when an object went. obj is its final state as
+	// the server sent it, or, when finalStateUnknown is set, the last
+	// state the informer had: the deletion happened while the watch was
+	// broken and a relist found the object gone (as client-go's
+	// DeletedFinalStateUnknown).
+	OnDelete(obj O, finalStateUnknown bool)
+}
+
+// HandlerFuncs is a [Handler] made of funcs; nil funcs ignore their events.
+type HandlerFuncs[O any] struct {
+	AddFunc    func(obj O, isInInitialList bool)
+	UpdateFunc func(oldObj, newObj O)
+	DeleteFunc func(obj O, finalStateUnknown bool)
+}
+
+// OnAdd implements [Handler].
+func (f HandlerFuncs[O]) OnAdd(obj O, isInInitialList bool) {
+	if f.AddFunc != nil {
+		f.AddFunc(obj, isInInitialList)
+	}
+}
+
+// OnUpdate implements [Handler].
+func (f HandlerFuncs[O]) OnUpdate(oldObj, newObj O) {
+	if f.UpdateFunc != nil {
+		f.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete implements [Handler].
+func (f HandlerFuncs[O]) OnDelete(obj O, finalStateUnknown bool) {
+	if f.DeleteFunc != nil {
+		f.DeleteFunc(obj, finalStateUnknown)
+	}
+}
+
+// objectHandler adapts a Handler[*T] to the informer's kube.Object events.
+// Every object an Informer[T] stores is a *T, so the assertions hold.
+type objectHandler[T any] struct{ h Handler[*T] }
+
+func (a objectHandler[T]) OnAdd(obj kube.Object, initial bool) { a.h.OnAdd(typed[T](obj), initial) }
+func (a objectHandler[T]) OnUpdate(oldObj, newObj kube.Object) {
+	a.h.OnUpdate(typed[T](oldObj), typed[T](newObj))
+}
+func (a objectHandler[T]) OnDelete(obj kube.Object, unknown bool) {
+	a.h.OnDelete(typed[T](obj), unknown)
+}
+
+// typed returns the *T in obj: a pointer comparison, no copy.
+func typed[T any](obj kube.Object) *T { return any(obj).(*T) }
+
+// notification is one event on its way to one handler.
+type notification struct {
+	kind     notificationKind
+	old, obj kube.Object // old is set for updates only
+	// flag is isInInitialList for adds and finalStateUnknown for deletes.
+	flag bool
+}
+
+type notificationKind uint8
+
+const (
+	notifyAdd notificationKind = iota
+	notifyUpdate
+	notifyDelete
+)
+
+func (n notification) deliver(h Handler[kube.Object]) {
+	switch n.kind {
+	case notifyAdd:
+		h.OnAdd(n.obj, n.flag)
+	case notifyUpdate:
+		h.OnUpdate(n.old, n.obj)
+	case notifyDelete:
+		h.OnDelete(n.obj, n.flag)
+	}
+}
