@@ -10,8 +10,8 @@ import "slices"
 // rule it implements.
 
 // maxIdleBuckets bounds how many priority buckets are kept, with their ring
-// capacity, while the queue is empty. A queue that sees more distinct
-// priorities drops all buckets when it empties.
+// capacity, while they are empty. Past that, empty buckets are dropped as
+// Get passes them, and all buckets when the queue empties.
 const maxIdleBuckets = 8
 
 // ring is a FIFO in a power-of-two circular buffer. The zero value is empty
@@ -91,18 +91,25 @@ type order struct {
 	agedLast bool        // the previous hand-out was an overdue item taken by the aging rule
 }
 
-// bucketLocked returns the bucket for prio, creating it if needed. O(b) for b
-// buckets (in practice a handful).
+// bucketLocked returns the bucket for prio, creating it if needed. O(log b)
+// for b buckets (in practice a handful), plus O(b) to create one.
 func (q *Queue[K]) bucketLocked(prio int) *bucket {
 	bs := q.order.buckets
-	i := 0
-	for ; i < len(bs); i++ {
-		if bs[i].prio == prio {
-			return &bs[i]
+	if len(bs) > 0 && bs[0].prio == prio { // the usual case: one priority
+		return &bs[0]
+	}
+	// First bucket whose priority is <= prio; buckets are highest first.
+	i, j := 0, len(bs)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if bs[h].prio > prio {
+			i = h + 1
+		} else {
+			j = h
 		}
-		if bs[i].prio < prio {
-			break
-		}
+	}
+	if i < len(bs) && bs[i].prio == prio {
+		return &bs[i]
 	}
 	q.order.buckets = slices.Insert(bs, i, bucket{prio: prio})
 	return &q.order.buckets[i]
@@ -138,7 +145,7 @@ func (q *Queue[K]) nextLocked(now *int64) int32 {
 	// Drop stale fronts. The highest bucket with a live front holds the
 	// priority pick; the front of age is the oldest queued item.
 	top := 0
-	for ; ; top++ {
+	for {
 		b := &o.buckets[top]
 		for b.entries.n > 0 && !q.liveIn(b, b.entries.front()) {
 			b.entries.pop()
@@ -146,6 +153,13 @@ func (q *Queue[K]) nextLocked(now *int64) int32 {
 		if b.entries.n > 0 {
 			break
 		}
+		if len(o.buckets) > maxIdleBuckets {
+			// Many priorities in use: drop empty buckets so that b stays
+			// the number of priorities queued.
+			o.buckets = slices.Delete(o.buckets, top, top+1)
+			continue
+		}
+		top++
 	}
 	for !q.live(o.age.front()) {
 		o.age.pop()

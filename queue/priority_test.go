@@ -325,3 +325,24 @@ func TestAgainstModel(t *testing.T) {
 		})
 	}
 }
+
+// TestManyDistinctPriorities uses a different priority for every item, so
+// that empty buckets must be dropped to keep Get cheap.
+func TestManyDistinctPriorities(t *testing.T) {
+	q := newQueue(t, Config[int]{})
+	const n = 5000
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, p := range rng.Perm(n) {
+		q.AddWithOptions(p, AddOptions{Priority: p})
+	}
+	for want := n - 1; want >= 0; want-- {
+		got, _ := q.Get()
+		q.Done(got)
+		if got != want {
+			t.Fatalf("Get() = %d, want %d (highest priority first)", got, want)
+		}
+		if b := len(q.order.buckets); b > want+maxIdleBuckets {
+			t.Fatalf("after Get() = %d: %d priority buckets, want <= %d", got, b, want+maxIdleBuckets)
+		}
+	}
+}
