@@ -304,7 +304,9 @@ func (s Selector) SelectsNothing() bool {
 // String renders s canonically: requirements sorted by key, then operator,
 // then values, joined by ",", each value list sorted. The result parses
 // back with [ParseSelector] to an equal selector and is what the server
-// accepts as ?labelSelector=. The zero Selector renders as "".
+// accepts as ?labelSelector=, provided every requirement is valid (only
+// [Selector.Add] takes requirements unchecked). The zero Selector renders
+// as "".
 func (s Selector) String() string {
 	var b strings.Builder
 	for i, r := range s.reqs {

@@ -211,12 +211,10 @@ func (p *selectorParser) requirement() (Requirement, error) {
 		r.Operator = OpLessThan
 	case op.kind == selTokIdent && (op.text == OpIn || op.text == OpNotIn):
 		r.Operator = op.text
-		r.Values, err = p.valueSet(r.Key)
-		if err != nil {
+		if r.Values, err = p.valueSet(r.Key); err != nil {
 			return r, err
 		}
-		r = normalRequirement(r)
-		return r, nil
+		return normalRequirement(r), nil
 	default:
 		return r, selUnexpected(op, "an operator (=, ==, !=, in, notin, >, <), ',' or end of input")
 	}
