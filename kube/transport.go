@@ -2,31 +2,211 @@
 
 package kube
 
-import "net/http"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
 
-// HTTPClient returns the HTTP client for c.
+// Transport timeouts. There is no overall request timeout: watches last as
+// long as their context; Config.Timeout is applied per request by [Client].
+const (
+	dialTimeout         = 30 * time.Second
+	tcpKeepAlive        = 30 * time.Second
+	tlsHandshakeTimeout = 10 * time.Second
+	idleConnTimeout     = 90 * time.Second
+	// HTTP/2 health checks: ping a connection that has been silent for
+	// sendPingTimeout, and close it when the ping is not answered within
+	// pingTimeout, so a watch on a dead connection fails instead of hanging.
+	sendPingTimeout = 30 * time.Second
+	pingTimeout     = 15 * time.Second
+)
+
+// defaultUserAgent is sent when Config.UserAgent is empty.
+const defaultUserAgent = "kubeloop"
+
+// HTTPClient returns the HTTP client that carries requests to c.Host:
+// TLS from c.TLS (minimum TLS 1.2), the proxy c.ProxyURL, HTTP/2 with
+// health pings, the User-Agent, and the credentials of c (see [Config]).
+// When c.Transport is set it carries the requests instead of a transport
+// built from TLS and ProxyURL; credentials are still added on top, except
+// client certificates, which only a built transport can present.
 //
-// Placeholder until the TLS and authentication transport lands: it honours
-// Config.Transport and the bearer token only. The transport's author
-// replaces this file.
+// Each call reads the CA and client certificate files (to fail early when
+// they are wrong) and builds a new connection pool: call it once per
+// server and reuse the client, which is safe for concurrent use. It starts
+// no goroutine. The client has no timeout: bound each request with its
+// context.
+//
+// On each request the client:
+//   - leaves a request that already has an Authorization header as it is,
+//     and never modifies the caller's request (it sends a clone);
+//   - sends the bearer token, re-reading BearerTokenFile when it changes
+//     and at least every minute (one stat per request);
+//   - with Exec, runs the plugin when there is no credential yet or it has
+//     expired (one run at a time, shared by concurrent requests), and caches
+//     what it returns. On a 401 answer it forgets the credential, runs the
+//     plugin again, and, when that gives a new credential and the request
+//     body can be replayed (no body, or req.GetBody set), sends the request
+//     once more; otherwise it returns the 401.
 func (c *Config) HTTPClient() (*http.Client, error) {
-	rt := c.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	if c.BearerToken != "" {
-		rt = &bearer{token: c.BearerToken, next: rt}
+	rt, err := c.roundTripper()
+	if err != nil {
+		return nil, fmt.Errorf("build http client: %w", err)
 	}
 	return &http.Client{Transport: rt}, nil
 }
 
-type bearer struct {
-	token string
-	next  http.RoundTripper
+// roundTripper builds the transport and the authentication on top of it.
+func (c *Config) roundTripper() (http.RoundTripper, error) {
+	hasToken := c.BearerToken != "" || c.BearerTokenFile != ""
+	hasBasic := c.Username != "" || c.Password != ""
+	hasCert := c.TLS.CertFile != "" || c.TLS.CertData != nil || c.TLS.KeyFile != "" || c.TLS.KeyData != nil
+	if hasToken && hasBasic {
+		return nil, errors.New("config: a bearer token and a username/password are both set: pick one")
+	}
+	var ex *execAuth
+	if c.Exec != nil && !hasToken && !hasBasic && !hasCert {
+		var err error
+		if ex, err = newExecAuth(c); err != nil {
+			return nil, err
+		}
+	}
+	next := c.Transport
+	if next == nil {
+		tr, err := c.newTransport(ex)
+		if err != nil {
+			return nil, err
+		}
+		next = tr
+	}
+	return newAuthTransport(c, next, ex), nil
 }
 
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
+// newTransport builds the HTTP transport from c's TLS and proxy settings.
+// With ex, the transport presents the plugin's client certificate and
+// tracks its connections so that they can be closed when the certificate
+// changes.
+func (c *Config) newTransport(ex *execAuth) (*http.Transport, error) {
+	proxy, err := proxyFunc(c.ProxyURL)
+	if err != nil {
+		return nil, err
+	}
+	tlsCfg, err := newTLSSource(c, ex).config()
+	if err != nil {
+		return nil, err
+	}
+	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: tcpKeepAlive}
+	dial := dialer.DialContext
+	if ex != nil {
+		ex.conns = &connTracker{}
+		dial = ex.conns.wrap(dial)
+	}
+	return &http.Transport{
+		Proxy:                 proxy,
+		DialContext:           dial,
+		TLSClientConfig:       tlsCfg,
+		TLSHandshakeTimeout:   tlsHandshakeTimeout,
+		IdleConnTimeout:       idleConnTimeout,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   25,
+		ExpectContinueTimeout: time.Second,
+		ForceAttemptHTTP2:     true,
+		HTTP2: &http.HTTP2Config{
+			SendPingTimeout: sendPingTimeout,
+			PingTimeout:     pingTimeout,
+		},
+	}, nil
+}
+
+// proxyFunc returns the Proxy function of a transport for raw: nil (no
+// proxy at all, not even the environment's) when raw is empty. Errors never
+// quote the URL: it may hold a password.
+func proxyFunc(raw string) (func(*http.Request) (*url.URL, error), error) {
+	if raw == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("config: parse ProxyURL: %w", err)
+	}
+	switch u.Scheme {
+	case "http", "https", "socks5", "socks5h":
+	default:
+		return nil, fmt.Errorf("config: ProxyURL scheme %q: want http, https or socks5", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, errors.New("config: ProxyURL has no host")
+	}
+	return http.ProxyURL(u), nil
+}
+
+// connTracker remembers the open connections of a transport so that they
+// can all be closed when the client certificate they were opened with is
+// no longer good (an exec plugin rotated it). Closing a connection fails
+// the requests in flight on it, watches included; their callers retry on a
+// new connection, which presents the new certificate.
+type connTracker struct {
+	mu    sync.Mutex
+	conns map[*trackedConn]struct{} // the connections not yet closed
+}
+
+// trackedConn removes itself from its tracker when closed.
+type trackedConn struct {
+	net.Conn
+	tracker *connTracker
+	once    sync.Once
+}
+
+// Close closes the connection and forgets it.
+func (c *trackedConn) Close() error {
+	c.once.Do(func() {
+		c.tracker.mu.Lock()
+		delete(c.tracker.conns, c)
+		c.tracker.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// dialFunc is the signature of net.Dialer.DialContext.
+type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// wrap returns a dial function that tracks the connections dial opens.
+func (t *connTracker) wrap(dial dialFunc) dialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		tc := &trackedConn{Conn: conn, tracker: t}
+		t.mu.Lock()
+		if t.conns == nil {
+			t.conns = make(map[*trackedConn]struct{})
+		}
+		t.conns[tc] = struct{}{}
+		t.mu.Unlock()
+		return tc, nil
+	}
+}
+
+// closeAll closes every tracked connection. It costs O(open connections).
+func (t *connTracker) closeAll() {
+	t.mu.Lock()
+	conns := make([]*trackedConn, 0, len(t.conns))
+	for c := range t.conns {
+		conns = append(conns, c)
+	}
+	t.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
 }
