@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file creates objects (POST, and PUT or apply of a missing object)
+// and holds the low-level commit that every write goes through.
+
+// write describes one write: who makes it and where.
+type write struct {
+	res       *resource
+	col       *collection
+	namespace string // of the request; empty for cluster-scoped kinds
+	name      string // from the URL; empty for POST
+	sub       string // "" or "status"
+	manager   string
+	apply     bool // server-side apply: managedFields record operation Apply
+	force     bool // apply with force=true
+	dryRun    bool
+}
+
+// makeRecord encodes o, whose resourceVersion is set, into a record.
+func makeRecord(res *resource, o obj) *record {
+	meta := metaOf(o)
+	raw, tm := encodeObjectTM(o)
+	labels, _ := stringMap(meta, "labels")
+	ns, name := str(meta, "namespace"), str(meta, "name")
+	fields := map[string]string{"metadata.name": name, "metadata.namespace": ns}
+	for _, f := range res.Fields {
+		if v, ok := path(o, f); ok {
+			fields[f] = fieldString(v)
+		}
+	}
+	rv, _ := strconv.ParseUint(str(meta, "resourceVersion"), 10, 64)
+	return &record{key: objectKey(ns, name), namespace: ns, name: name, uid: str(meta, "uid"), rv: rv,
+		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm}
+}
+
+// commitLocked stores o as the new state of its key with the next
+// resourceVersion and tells the watchers.
+func (s *Server) commitLocked(res *resource, col *collection, typ string, o obj, prev *record) *record {
+	rv := s.nextRV()
+	metaOf(o)["resourceVersion"] = formatRV(rv)
+	rec := makeRecord(res, o)
+	s.dispatchLocked(col, &event{typ: typ, rv: rv, obj: rec, prev: prev})
+	return rec
+}
+
+// removeLocked deletes prev. The DELETED event (and the answer) carries the
+// last stored state with the deletion's resourceVersion, as etcd's
+// previous key-value does.
+func (s *Server) removeLocked(res *resource, col *collection, prev *record) *record {
+	rv := s.nextRV()
+	o := mustDecode(prev.raw)
+	metaOf(o)["resourceVersion"] = formatRV(rv)
+	rec := makeRecord(res, o)
+	s.dispatchLocked(col, &event{typ: "DELETED", rv: rv, obj: rec, prev: prev})
+	s.afterRemoveLocked(res, rec)
+	return rec
+}
+
+// dispatchLocked applies e to the collection and offers it to its watchers.
+func (s *Server) dispatchLocked(col *collection, e *event) {
+	col.apply(e)
+	for w := range col.watchers {
+		s.offerLocked(w, e)
+	}
+}
+
+// ensureNamespace reconciles the namespace of the body with the request's,
+// as rest.EnsureObjectNamespaceMatchesRequestNamespace does.
+func ensureNamespace(meta obj, requestNS string) *kube.StatusError {
+	bodyNS := str(meta, "namespace")
+	switch {
+	case bodyNS == requestNS:
+	case bodyNS == "":
+		meta["namespace"] = requestNS
+	case requestNS == "":
+		delete(meta, "namespace")
+	default:
+		return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if requestNS == "" {
+		delete(meta, "namespace")
+	}
+	return nil
+}
+
+// checkNamespaceLocked refuses writes into a missing namespace (404) and
+// creates in a terminating one (403), as the NamespaceLifecycle admission
+// plugin does.
+func (s *Server) checkNamespaceLocked(wr *write, name string, create bool) *kube.StatusError {
+	if !wr.res.Namespaced {
+		return nil
+	}
+	ns := s.cols["/namespaces"].objects[wr.namespace]
+	if ns == nil {
+		return errNamespaceNotFound(wr.namespace)
+	}
+	if create && ns.deleting {
+		e := errForbidden(wr.res.Group, wr.res.Plural, name,
+			"unable to create new content in namespace "+wr.namespace+" because it is being terminated")
+		e.Status.Details.Causes = []kube.StatusCause{{Type: "NamespaceTerminating",
+			Message: "namespace " + wr.namespace + " is terminating", Field: "metadata.namespace"}}
+		return e
+	}
+	return nil
+}
+
+// createLocked creates o. It answers the stored record, or for a dry run
+// the record that would have been stored (without a resourceVersion).
+func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
+	res, col := wr.res, wr.col
+	meta := metaOf(o)
+	if err := ensureNamespace(meta, wr.namespace); err != nil {
+		return nil, err
+	}
+	if rv := str(meta, "resourceVersion"); rv != "" && rv != "0" {
+		return nil, statusError(http.StatusInternalServerError, kube.ReasonUnknown,
+			"resourceVersion should not be set on objects to be created", nil)
+	}
+	name := str(meta, "name")
+	if name == "" && str(meta, "generateName") != "" {
+		for range 8 { // the real server retries generated names that are taken
+			name = generateName(str(meta, "generateName"))
+			if col.objects[objectKey(wr.namespace, name)] == nil {
+				break
+			}
+		}
+		meta["name"] = name
+	}
+	if errs := validateMeta(res, meta, name); len(errs) > 0 {
+		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
+	}
+	if err := s.checkNamespaceLocked(wr, name, true); err != nil {
+		return nil, err
+	}
+	if res.CRD != "" && s.crdTerminatingLocked(res.CRD) {
+		return nil, statusError(http.StatusMethodNotAllowed, kube.ReasonMethodNotAllowed,
+			"create not allowed while custom resource definition is terminating", &kube.StatusDetails{})
+	}
+	if col.objects[objectKey(wr.namespace, name)] != nil {
+		return nil, errAlreadyExists(res, name)
+	}
+	for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
+		"deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"} {
+		delete(meta, k)
+	}
+	now := nowString()
+	meta["uid"] = newUID()
+	meta["creationTimestamp"] = now
+	if res.Generation {
+		meta["generation"] = float64(1)
+	}
+	if res.Status {
+		if res.InitStatus != nil {
+			o["status"] = res.InitStatus()
+		} else {
+			delete(o, "status")
+		}
+	}
+	if err := s.prepareCreateLocked(res, o); err != nil {
+		return nil, err
+	}
+	if wr.apply {
+		recordApply(meta, applySet(res, "", o), wr.manager, res.apiVersion(), "", now)
+	} else {
+		recordUpdate(res, meta, nil, o, wr.manager, res.apiVersion(), "", now)
+	}
+	o["apiVersion"] = res.storageAPIVersion()
+	if wr.dryRun {
+		return makeRecord(res, o), nil
+	}
+	rec := s.commitLocked(res, col, "ADDED", o, nil)
+	s.afterCreateLocked(res, rec)
+	return rec, nil
+}
+
+func (s *Server) serveCreate(c *call) {
+	if c.info.Name != "" {
+		writeError(c.w, errMethodNotAllowed())
+		return
+	}
+	o, err := c.decodeBody()
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	wr := c.write()
+	s.mu.Lock()
+	rec, err := s.createLocked(wr, o)
+	s.mu.Unlock()
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	c.respond(http.StatusCreated, rec.raw)
+}
+
+// write describes the call's write.
+func (c *call) write() *write {
+	ns := c.info.Namespace
+	if !c.res.Namespaced {
+		ns = ""
+	}
+	return &write{res: c.res, col: c.col, namespace: ns, name: c.info.Name, sub: c.info.Subresource,
+		manager: c.manager, dryRun: c.dryRun}
+}

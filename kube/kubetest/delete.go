@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file serves DELETE of one object and of a collection: DeleteOptions
+// (preconditions, propagationPolicy, dryRun), finalizers, and the answers
+// of the real server (a Success Status for an immediate delete, the object
+// for one that waits on finalizers).
+
+// deleteOptions is the part of DeleteOptions the fake acts on.
+type deleteOptions struct {
+	Preconditions *struct {
+		UID             *string `json:"uid"`
+		ResourceVersion *string `json:"resourceVersion"`
+	} `json:"preconditions"`
+	PropagationPolicy  *string  `json:"propagationPolicy"`
+	GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
+	DryRun             []string `json:"dryRun"`
+}
+
+// parseDeleteOptions reads DeleteOptions from the body and the query.
+func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
+	var o deleteOptions
+	body, err := c.readBody()
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &o); err != nil {
+			return nil, errBadRequest("error decoding DeleteOptions: " + err.Error())
+		}
+	}
+	if p := c.q.Get("propagationPolicy"); p != "" {
+		o.PropagationPolicy = &p
+	}
+	if slices.Contains(o.DryRun, "All") {
+		c.dryRun = true
+	}
+	if p := o.PropagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
+		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{{Type: "FieldValueNotSupported",
+			Field: "propagationPolicy", Value: *p, Detail: notSupportedDetail("Foreground", "Background", "Orphan", "nil")}})
+	}
+	return &o, nil
+}
+
+// deleteLocked deletes prev, or marks it deleting when finalizers hold it.
+// It answers the record to show the client and whether the object is gone.
+func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.StatusError) {
+	res := wr.res
+	if res.Group == "" && res.Plural == "namespaces" {
+		switch prev.name {
+		case "default", "kube-system", "kube-public":
+			return nil, false, errForbidden("", "namespaces", prev.name, "this namespace may not be deleted")
+		}
+	}
+	if prev.deleting {
+		return prev, false, nil
+	}
+	o := mustDecode(prev.raw)
+	s.prepareDeleteKind(res, o)
+	if !hasFinalizers(o) {
+		if wr.dryRun {
+			return prev, true, nil
+		}
+		return s.removeLocked(res, wr.col, prev), true, nil
+	}
+	meta := metaOf(o)
+	meta["deletionTimestamp"] = nowString()
+	meta["deletionGracePeriodSeconds"] = float64(0)
+	if wr.dryRun {
+		return makeRecord(res, o), false, nil
+	}
+	rec := s.commitLocked(res, wr.col, "MODIFIED", o, prev)
+	s.afterMarkDeletingLocked(res, rec)
+	return rec, false, nil
+}
+
+func (s *Server) serveDelete(c *call) {
+	opts, err := c.parseDeleteOptions()
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	wr := c.write()
+	s.mu.Lock()
+	prev := c.col.objects[c.key()]
+	var rec *record
+	var gone bool
+	switch {
+	case prev == nil:
+		err = errNotFound(c.res, c.info.Name)
+	case opts.Preconditions != nil && opts.Preconditions.UID != nil && *opts.Preconditions.UID != prev.uid:
+		err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v",
+			*opts.Preconditions.UID, prev.uid))
+	case opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil &&
+		*opts.Preconditions.ResourceVersion != formatRV(prev.rv):
+		err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+			*opts.Preconditions.ResourceVersion, formatRV(prev.rv)))
+	default:
+		rec, gone, err = s.deleteLocked(wr, prev)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	if gone && !c.res.ReturnDeleted {
+		st := kube.Status{Status: "Success", Details: &kube.StatusDetails{Name: rec.name, Group: c.res.Group,
+			Kind: c.res.Plural, UID: rec.uid}}
+		writeJSON(c.w, http.StatusOK, encodeStatus(&st))
+		return
+	}
+	c.respond(http.StatusOK, rec.raw)
+}
+
+func (s *Server) serveDeleteCollection(c *call) {
+	opts, err := c.parseListOptions(false)
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	if _, err := c.parseDeleteOptions(); err != nil {
+		writeError(c.w, err)
+		return
+	}
+	wr := c.write()
+	s.mu.Lock()
+	var deleted []*record
+	for _, k := range slices.Clone(c.col.keys()) {
+		r := c.col.objects[k]
+		if r == nil || !opts.filter.matches(r) {
+			continue
+		}
+		if _, _, err := s.deleteLocked(wr, r); err != nil {
+			continue
+		}
+		deleted = append(deleted, r)
+	}
+	page := &listPage{items: deleted, rv: s.rv}
+	s.mu.Unlock()
+	writeJSON(c.w, http.StatusOK, c.encodeList(page))
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file is fault injection and observation for tests: failing and
+// delaying requests, cutting watches, writing garbage into them, compacting
+// the history, and counting requests.
+
+// failRule fails the next n requests its match accepts.
+type failRule struct {
+	n     int
+	match func(RequestInfo) bool
+	err   *kube.StatusError
+}
+
+// delayRule holds requests its match accepts for d.
+type delayRule struct {
+	match func(RequestInfo) bool
+	d     time.Duration
+}
+
+// FailNext makes the next n requests that match accepts (every request
+// when match is nil) fail with err, written as a Status with err's code; a
+// non-zero err.RetryAfter is sent as the Retry-After header (rounded up to
+// seconds) and details.retryAfterSeconds. Rules apply in the order they
+// were added; a request consumes at most one. Requests refused by
+// authentication are not counted against n.
+func (s *Server) FailNext(n int, match func(RequestInfo) bool, err *kube.StatusError) {
+	if n <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures = append(s.failures, &failRule{n: n, match: match, err: err})
+}
+
+// Delay holds every request that match accepts (every request when match
+// is nil) for d before serving it, until the returned function is called.
+// The wait uses a timer, so inside a synctest bubble it takes no real
+// time; a request whose client goes away stops waiting.
+func (s *Server) Delay(match func(RequestInfo) bool, d time.Duration) (undo func()) {
+	rule := &delayRule{match: match, d: d}
+	s.mu.Lock()
+	s.delays = append(s.delays, rule)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i, r := range s.delays {
+			if r == rule {
+				s.delays = append(s.delays[:i:i], s.delays[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// injectFaults delays and fails r as the rules say.
+func (s *Server) injectFaults(r *http.Request, info RequestInfo) *kube.StatusError {
+	s.mu.Lock()
+	var wait time.Duration
+	for _, d := range s.delays {
+		if d.match == nil || d.match(info) {
+			wait += d.d
+		}
+	}
+	s.mu.Unlock()
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		case <-s.done:
+			t.Stop()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.failures {
+		if f.match != nil && !f.match(info) {
+			continue
+		}
+		f.n--
+		if f.n == 0 {
+			s.failures = append(s.failures[:i:i], s.failures[i+1:]...)
+		}
+		e := *f.err
+		if e.Status.Details != nil {
+			d := *e.Status.Details
+			e.Status.Details = &d
+		}
+		return &e
+	}
+	return nil
+}
+
+// CutWatches ends every open watch now, as a server restart or a load
+// balancer would: each stream ends cleanly after the events already
+// queued for it.
+func (s *Server) CutWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.cols {
+		for w := range c.watchers {
+			s.stopWatcherLocked(w)
+		}
+	}
+}
+
+// InjectWatchGarbage writes line (and a newline) into every open watch
+// stream, after the events already queued, to test how clients survive a
+// corrupt stream.
+func (s *Server) InjectWatchGarbage(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.cols {
+		for w := range c.watchers {
+			w.queue = append(w.queue, watchItem{garbage: []byte(line)})
+			select {
+			case w.notify <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// Compact drops the event history of every resource, as etcd compaction
+// and a watch cache restart do: from now on a watch or an Exact list from
+// an older resourceVersion, and a continue token of an older list, answer
+// 410 Expired. Open watches are not affected.
+func (s *Server) Compact() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.cols {
+		c.compact(s.rv)
+	}
+}
+
+// count records a request.
+func (s *Server) count(info RequestInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts[info.String()]++
+}
+
+// Counts returns how many requests the server received, keyed as
+// [RequestInfo.String] makes them: "list configmaps", "watch
+// leases.coordination.k8s.io", "update deployments.apps/status", "get
+// /apis". The map is a copy.
+func (s *Server) Counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.counts)
+}
+
+// Count returns how many requests of verb on resource (as keyed by
+// [Server.Counts]) the server received.
+func (s *Server) Count(verb, resource string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[verb+" "+resource]
+}
+
+// ResetCounts sets every count back to zero.
+func (s *Server) ResetCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.counts)
+}

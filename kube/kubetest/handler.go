@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file routes a resource request to its verb: it resolves the
+// resource, checks scope, subresource and authorization, negotiates the
+// response form, and reads the body.
+
+// maxBodyBytes is the real server's request size limit (3 MiB).
+const maxBodyBytes = 3 << 20
+
+// call is one resource request being served.
+type call struct {
+	info RequestInfo
+	res  *resource
+	col  *collection
+	q    url.Values
+	r    *http.Request
+	w    http.ResponseWriter
+	// partial says the client asked for PartialObjectMetadata(List).
+	partial bool
+	// dryRun says dryRun=All: validate and answer, change nothing.
+	dryRun bool
+	// manager is the field manager of a write: ?fieldManager= or the
+	// first segment of the User-Agent.
+	manager string
+}
+
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
+	s.mu.Lock()
+	res := s.reg.lookup(info.Group, info.Version, info.Resource)
+	var col *collection
+	if res != nil {
+		col = s.cols[res.colKey()]
+	}
+	s.mu.Unlock()
+	if res == nil {
+		writeError(w, errResourceNotFound())
+		return
+	}
+	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w}
+	if err := c.checkRoute(); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := s.authorize(info); err != nil {
+		writeError(w, err)
+		return
+	}
+	partial, ok := negotiate(r.Header.Get("Accept"), info.Verb == "list" || info.Verb == "deletecollection", info.Verb == "watch")
+	if !ok {
+		writeError(w, errNotAcceptable())
+		return
+	}
+	c.partial = partial
+	if dr := c.q["dryRun"]; len(dr) > 0 {
+		for _, v := range dr {
+			if v != "All" {
+				writeError(w, errInvalid("meta.k8s.io", "CreateOptions", "", []fieldError{{
+					Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: notSupportedDetail("All")}}))
+				return
+			}
+		}
+		c.dryRun = true
+	}
+	c.manager = c.q.Get("fieldManager")
+	if c.manager == "" {
+		c.manager, _, _ = strings.Cut(r.UserAgent(), "/")
+		if len(c.manager) > 128 {
+			c.manager = c.manager[:128]
+		}
+	}
+	switch info.Verb {
+	case "get":
+		s.serveGet(c)
+	case "list":
+		s.serveList(c)
+	case "watch":
+		s.serveWatch(c)
+	case "create":
+		s.serveCreate(c)
+	case "update":
+		s.serveUpdate(c)
+	case "patch":
+		s.servePatch(c)
+	case "delete":
+		s.serveDelete(c)
+	case "deletecollection":
+		s.serveDeleteCollection(c)
+	default:
+		writeError(w, errMethodNotAllowed())
+	}
+}
+
+// key is the storage key of the object the call names.
+func (c *call) key() string {
+	if c.res.Namespaced {
+		return objectKey(c.info.Namespace, c.info.Name)
+	}
+	return c.info.Name
+}
+
+// checkRoute refuses what the real server has no route for: a subresource
+// other than status, a namespace for a cluster-scoped kind, a named request
+// without a namespace for a namespaced kind, and verbs the route lacks.
+func (c *call) checkRoute() *kube.StatusError {
+	info, res := c.info, c.res
+	if info.Subresource != "" {
+		if info.Subresource != "status" || !res.Status || info.Name == "" {
+			return errResourceNotFound()
+		}
+		if info.Verb != "get" && info.Verb != "update" && info.Verb != "patch" {
+			return errMethodNotAllowed()
+		}
+	}
+	if !res.Namespaced && info.Namespace != "" && info.Resource != "namespaces" {
+		return errResourceNotFound()
+	}
+	if res.Namespaced && info.Namespace == "" {
+		if info.Name != "" {
+			return errResourceNotFound()
+		}
+		if info.Verb != "list" && info.Verb != "watch" {
+			return errMethodNotAllowed()
+		}
+	}
+	if info.Verb == "deletecollection" && res.NoDeleteCollection {
+		return errMethodNotAllowed()
+	}
+	return nil
+}
+
+// negotiate picks the response form from the Accept header: plain JSON or
+// the metadata-only projection. ok is false when nothing acceptable is
+// offered.
+func negotiate(accept string, list, watch bool) (partial, ok bool) {
+	if strings.TrimSpace(accept) == "" {
+		return false, true
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "application/json", "*/*", "application/*":
+		default:
+			continue
+		}
+		as := params["as"]
+		if as == "" {
+			return false, true
+		}
+		if params["g"] != "meta.k8s.io" || params["v"] != "v1" {
+			continue
+		}
+		switch {
+		case as == "PartialObjectMetadataList" && (list || watch):
+			return true, true
+		case as == "PartialObjectMetadata" && (!list || watch):
+			return true, true
+		}
+	}
+	return false, false
+}
+
+// readBody reads a JSON request body, refusing other content types (the
+// listed ones are what the route accepts) and bodies over the size limit.
+func (c *call) readBody() ([]byte, *kube.StatusError) {
+	body, err := io.ReadAll(io.LimitReader(c.r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, errBadRequest("read the request body: " + err.Error())
+	}
+	if len(body) > maxBodyBytes {
+		return nil, statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
+			"Request entity too large: limit is 3145728", nil)
+	}
+	return body, nil
+}
+
+// decodeBody reads a create or update body: a JSON object of the call's
+// kind.
+func (c *call) decodeBody() (obj, *kube.StatusError) {
+	if ct := c.r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return nil, errUnsupportedMedia("application/json")
+		}
+	}
+	body, serr := c.readBody()
+	if serr != nil {
+		return nil, serr
+	}
+	o, err := decodeObject(body)
+	if err != nil {
+		return nil, errBadRequest("the object provided could not be decoded: " + err.Error())
+	}
+	if err := checkKind(c.res, o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// checkKind checks (and fills) apiVersion and kind of a body.
+func checkKind(res *resource, o obj) *kube.StatusError {
+	av, kind := str(o, "apiVersion"), str(o, "kind")
+	if kind != "" && kind != res.Kind {
+		return errBadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
+	}
+	if av != "" && av != res.apiVersion() {
+		return errBadRequest("the API version in the data (" + av + ") does not match the expected API version (" + res.apiVersion() + ")")
+	}
+	if _, isMap := o["metadata"]; isMap {
+		if _, ok := o["metadata"].(obj); !ok && o["metadata"] != nil {
+			return errBadRequest("metadata must be an object")
+		}
+	}
+	m := metaOf(o)
+	for _, k := range []string{"labels", "annotations"} {
+		if _, ok := stringMap(m, k); !ok {
+			return errBadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
+		}
+	}
+	o["apiVersion"], o["kind"] = res.apiVersion(), res.Kind
+	return nil
+}
+
+// respond writes an object (as the call's version, projected when asked).
+func (c *call) respond(code int, raw []byte) {
+	writeJSON(c.w, code, c.render(raw))
+}
+
+// render turns stored bytes into what the client asked for: the request's
+// version, and PartialObjectMetadata when projected.
+func (c *call) render(raw []byte) []byte {
+	return renderAs(raw, c.res, c.partial)
+}
+
+// renderAs rewrites apiVersion when res is not the storage version, and
+// projects to PartialObjectMetadata when partial.
+func renderAs(raw []byte, res *resource, partial bool) []byte {
+	if !partial && !res.MultiVersion {
+		return raw
+	}
+	o := mustDecode(raw)
+	if partial {
+		return encodeObject(obj{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]})
+	}
+	o["apiVersion"] = res.apiVersion()
+	return encodeObject(o)
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Listener is the server on a loopback socket, made by [Server.Listen], as
+// [net/http/httptest.Server] is for a handler.
+type Listener struct {
+	// URL is the base URL, "http://127.0.0.1:PORT" or
+	// "https://127.0.0.1:PORT".
+	URL string
+	// CAData is the PEM certificate of the self-signed CA that signed the
+	// server's certificate (valid for 127.0.0.1, ::1 and localhost); nil
+	// for plain HTTP.
+	CAData []byte
+
+	s       *Server
+	srv     *http.Server
+	served  chan struct{}
+	closing sync.Once
+}
+
+// Listen serves the server on a new loopback port, over TLS with a freshly
+// generated CA when useTLS is set. The listener runs until [Listener.Close]
+// or [Server.Close].
+func (s *Server) Listen(useTLS bool) (*Listener, error) {
+	return s.ListenAddr("127.0.0.1:0", useTLS)
+}
+
+// ListenAddr is [Server.Listen] on addr ("127.0.0.1:0" picks a free port).
+func (s *Server) ListenAddr(addr string, useTLS bool) (*Listener, error) {
+	l := &Listener{s: s, served: make(chan struct{})}
+	l.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	if useTLS {
+		ca, cert, err := selfSignedCert()
+		if err != nil {
+			return nil, fmt.Errorf("listen: make certificates: %w", err)
+		}
+		l.CAData = ca
+		l.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	l.URL = scheme + "://" + ln.Addr().String()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = ln.Close()
+		return nil, ErrClosed
+	}
+	s.listeners = append(s.listeners, l)
+	s.mu.Unlock()
+	go func() {
+		defer close(l.served)
+		var err error
+		if useTLS {
+			err = l.srv.ServeTLS(ln, "", "")
+		} else {
+			err = l.srv.Serve(ln)
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Warn("listener stopped", "addr", l.URL, "err", err)
+		}
+	}()
+	return l, nil
+}
+
+// Config returns a client configuration for the listener: its URL, its CA
+// and, when tokens are configured, the token [Server.Config] uses.
+func (l *Listener) Config() *kube.Config {
+	return &kube.Config{Host: l.URL, Namespace: "default", BearerToken: l.s.defaultToken(),
+		TLS: kube.TLSConfig{CAData: l.CAData}}
+}
+
+// Close stops the listener, ends its connections (and so its watches) and
+// waits for it to stop serving.
+func (l *Listener) Close() {
+	l.closing.Do(func() {
+		_ = l.srv.Close()
+		<-l.served
+	})
+}
+
+// selfSignedCert makes a CA and a server certificate it signs, for
+// loopback. It returns the CA in PEM and the server's key pair.
+func selfSignedCert() (caPEM []byte, cert tls.Certificate, err error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, cert, err
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "kubetest-ca"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, cert, err
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, cert, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, cert, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "kubetest"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default.svc"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, cert, err
+	}
+	cert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), cert, nil
+}

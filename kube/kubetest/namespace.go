@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file holds what is special about some kinds (namespaces here, CRDs
+// in crd.go) behind hooks the generic write paths call.
+//
+// Namespaces get the label kubernetes.io/metadata.name and the spec
+// finalizer "kubernetes" on create. Deleting one marks it Terminating; the
+// real server then needs kube-controller-manager's namespace controller to
+// delete its content and finalize it (without one, the namespace stays
+// Terminating forever). The fake does that work itself, synchronously, in
+// the DELETE request: it deletes every object in the namespace (objects
+// with finalizers are marked deleting and keep the namespace Terminating
+// until they are gone) and then removes the namespace.
+
+const labelNamespaceName = "kubernetes.io/metadata.name"
+
+func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == "namespaces" }
+
+// seedNamespaces creates the namespaces a fresh cluster has.
+func (s *Server) seedNamespaces() {
+	res := s.reg.lookup("", "v1", "namespaces")
+	wr := &write{res: res, col: s.cols[res.colKey()], manager: "kube-apiserver"}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, name := range []string{"kube-system", "kube-public", "default", "kube-node-lease"} {
+		o := obj{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": name}}
+		if _, err := s.createLocked(wr, o); err != nil {
+			panic("kubetest: seed namespace " + name + ": " + err.Error())
+		}
+	}
+}
+
+// prepareCreateLocked applies a kind's create strategy to o.
+func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
+	switch {
+	case isNamespaces(res):
+		meta := metaOf(o)
+		labels, _ := meta["labels"].(obj)
+		if labels == nil {
+			labels = obj{}
+			meta["labels"] = labels
+		}
+		labels[labelNamespaceName] = str(meta, "name")
+		spec, _ := o["spec"].(obj)
+		if spec == nil {
+			spec = obj{}
+			o["spec"] = spec
+		}
+		fins, _ := spec["finalizers"].([]any)
+		if !containsString(stringList(spec, "finalizers"), "kubernetes") {
+			spec["finalizers"] = append(fins, "kubernetes")
+		}
+	case isCRDs(res):
+		return s.prepareCRDCreate(o)
+	}
+	return nil
+}
+
+// prepareUpdateKind applies a kind's update strategy to next.
+func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
+	switch {
+	case isNamespaces(res):
+		if spec, ok := old["spec"]; ok {
+			next["spec"] = deepCopy(spec)
+		}
+		labels, _ := metaOf(next)["labels"].(obj)
+		if labels == nil {
+			labels = obj{}
+			metaOf(next)["labels"] = labels
+		}
+		labels[labelNamespaceName] = str(metaOf(next), "name")
+	case isCRDs(res):
+		prepareCRDUpdate(next)
+	}
+}
+
+// validateUpdateLocked refuses changes a kind does not allow.
+func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.StatusError {
+	if isCRDs(res) {
+		return validateCRDUpdate(next, old)
+	}
+	return nil
+}
+
+// prepareDeleteKind changes the state an object is left in when deletion
+// waits for finalizers.
+func (s *Server) prepareDeleteKind(res *resource, o obj) {
+	if isNamespaces(res) {
+		st, _ := o["status"].(obj)
+		if st == nil {
+			st = obj{}
+			o["status"] = st
+		}
+		st["phase"] = "Terminating"
+	}
+}
+
+// afterCreateLocked runs what the real cluster does after a create.
+func (s *Server) afterCreateLocked(res *resource, rec *record) {
+	if isCRDs(res) {
+		s.establishCRDLocked(rec)
+	}
+}
+
+// afterUpdateLocked runs what the real cluster does after an update.
+func (s *Server) afterUpdateLocked(res *resource, rec *record) {
+	if isCRDs(res) {
+		s.registerCRDLocked(mustDecode(rec.raw))
+	}
+}
+
+// afterMarkDeletingLocked runs the controllers that act on an object marked
+// deleting: namespace content deletion and CRD instance cleanup.
+func (s *Server) afterMarkDeletingLocked(res *resource, rec *record) {
+	switch {
+	case isNamespaces(res):
+		s.deleteNamespaceContentLocked(rec.name)
+	case isCRDs(res):
+		s.deleteCRDInstancesLocked(rec.name)
+	}
+}
+
+// afterRemoveLocked runs what the removal of rec finishes: a terminating
+// namespace or CRD whose last object went away, a CRD's resources.
+func (s *Server) afterRemoveLocked(res *resource, rec *record) {
+	switch {
+	case isCRDs(res):
+		s.unregisterCRDLocked(rec.name)
+	case res.CRD != "":
+		s.finishCRDLocked(res.CRD)
+	}
+	if res.Namespaced && !s.cascading[rec.namespace] {
+		s.finishNamespaceLocked(rec.namespace)
+	}
+}
+
+// deleteNamespaceContentLocked deletes everything in namespace ns, as the
+// namespace controller does, then finishes the namespace if it is empty.
+func (s *Server) deleteNamespaceContentLocked(ns string) {
+	s.cascading[ns] = true
+	for key, res := range s.storedResourcesLocked() {
+		col := s.cols[key]
+		if !res.Namespaced || col == nil {
+			continue
+		}
+		wr := &write{res: res, col: col, namespace: ns, manager: "kube-controller-manager"}
+		for _, k := range append([]string(nil), col.keys()...) {
+			if r := col.objects[k]; r != nil && r.namespace == ns {
+				_, _, _ = s.deleteLocked(wr, r)
+			}
+		}
+	}
+	delete(s.cascading, ns)
+	s.finishNamespaceLocked(ns)
+}
+
+// storedResourcesLocked returns one served resource per collection,
+// preferring the storage version.
+func (s *Server) storedResourcesLocked() map[string]*resource {
+	out := map[string]*resource{}
+	for _, list := range s.reg.byGV {
+		for _, r := range list {
+			if cur := out[r.colKey()]; cur == nil || r.Version == r.StorageVersion {
+				out[r.colKey()] = r
+			}
+		}
+	}
+	return out
+}
+
+// finishNamespaceLocked removes namespace ns when it is terminating and
+// holds nothing any more.
+func (s *Server) finishNamespaceLocked(ns string) {
+	nsCol := s.cols["/namespaces"]
+	rec := nsCol.objects[ns]
+	if rec == nil || !rec.deleting {
+		return
+	}
+	for _, col := range s.cols {
+		for _, r := range col.objects {
+			if r.namespace == ns {
+				return
+			}
+		}
+	}
+	res := s.reg.lookup("", "v1", "namespaces")
+	o := mustDecode(rec.raw)
+	if len(stringList(metaOf(o), "finalizers")) == 0 {
+		s.removeLocked(res, nsCol, rec)
+		return
+	}
+	if spec, ok := o["spec"].(obj); ok && len(stringList(spec, "finalizers")) > 0 {
+		spec["finalizers"] = []any{}
+		s.commitLocked(res, nsCol, "MODIFIED", o, rec)
+	}
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"encoding/json"
+	"mime"
+	"net/http"
+
+	"github.com/kubeloop/kubeloop/internal/jsonpatch"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file serves PATCH: JSON merge patch (RFC 7386), JSON patch (RFC
+// 6902), strategic merge patch (treated as a merge patch: the fake has no
+// schemas to know list merge keys) and server-side apply (apply.go). The
+// patched object then goes through the update rules of update.go.
+
+const (
+	mediaJSONPatch  = "application/json-patch+json"
+	mediaMergePatch = "application/merge-patch+json"
+	mediaStrategic  = "application/strategic-merge-patch+json"
+	mediaApply      = "application/apply-patch+yaml"
+)
+
+// patchTypes are the media types a resource accepts for PATCH, in the real
+// server's order; custom resources have no strategic merge patch.
+func patchTypes(res *resource) []string {
+	if res.CRD != "" {
+		return []string{mediaJSONPatch, mediaMergePatch, mediaApply}
+	}
+	return []string{mediaJSONPatch, mediaMergePatch, mediaStrategic, mediaApply}
+}
+
+func (s *Server) servePatch(c *call) {
+	mt, _, err := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
+	supported := patchTypes(c.res)
+	ok := false
+	for _, t := range supported {
+		ok = ok || (err == nil && mt == t)
+	}
+	if !ok {
+		writeError(c.w, errUnsupportedMedia(supported...))
+		return
+	}
+	body, serr := c.readBody()
+	if serr != nil {
+		writeError(c.w, serr)
+		return
+	}
+	if mt == mediaApply {
+		s.serveApply(c, body)
+		return
+	}
+	var ops []jsonpatch.Operation
+	var merge any
+	switch mt {
+	case mediaJSONPatch:
+		if ops, err = jsonpatch.ParseOperations(body); err != nil {
+			writeError(c.w, errBadRequest(err.Error()))
+			return
+		}
+	default:
+		if err := json.Unmarshal(body, &merge); err != nil {
+			writeError(c.w, errBadRequest("error decoding patch: "+err.Error()))
+			return
+		}
+		if _, isObj := merge.(obj); !isObj {
+			writeError(c.w, errBadRequest("the patch is not a JSON object"))
+			return
+		}
+	}
+	wr := c.write()
+	s.mu.Lock()
+	out, serr := s.patchLocked(wr, func(cur obj) (obj, *kube.StatusError) {
+		if mt == mediaJSONPatch {
+			patched, err := jsonpatch.ApplyValue(cur, ops)
+			if err != nil {
+				// A failed test, a missing path: the real server answers
+				// every failure to apply a JSON patch this way (wire 17).
+				return nil, statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid,
+					"the server rejected our request due to an error in our request", &kube.StatusDetails{})
+			}
+			o, isObj := patched.(obj)
+			if !isObj {
+				return nil, errBadRequest("the patched document is not a JSON object")
+			}
+			return o, nil
+		}
+		o, _ := jsonpatch.MergeValue(cur, merge).(obj)
+		if o == nil {
+			return nil, errBadRequest("the patched document is not a JSON object")
+		}
+		return o, nil
+	})
+	s.mu.Unlock()
+	if serr != nil {
+		writeError(c.w, serr)
+		return
+	}
+	c.respond(http.StatusOK, out.raw)
+}
+
+// patchLocked reads the object wr names, patches it with fn and stores the
+// result as an update by wr.manager.
+func (s *Server) patchLocked(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*record, *kube.StatusError) {
+	prev := wr.col.objects[objectKey(wr.namespace, wr.name)]
+	if prev == nil {
+		return nil, errNotFound(wr.res, wr.name)
+	}
+	cur := mustDecode(prev.raw)
+	cur["apiVersion"] = wr.res.apiVersion()
+	patched, err := fn(cur)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKind(wr.res, patched); err != nil {
+		return nil, err
+	}
+	out, err := s.updateLocked(wr, patched, nil)
+	return out.rec, err
+}

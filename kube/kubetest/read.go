@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file serves get and list: resourceVersion semantics, selectors,
+// paging with continue tokens, and the list body.
+
+const (
+	msgListTooOld      = "The resourceVersion for the provided list is too old."
+	msgContinueExpired = "The provided continue parameter is too old to display a consistent list result. " +
+		"You can start a new list without the continue parameter, or use the continue token in this response to " +
+		"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
+		"objects that were created, modified, or deleted between the time the first chunk was returned and now may " +
+		"show up in the list."
+)
+
+// parseRV parses a resourceVersion parameter; "" and "0" are 0.
+func parseRV(s string) (uint64, *kube.StatusError) {
+	if s == "" {
+		return 0, nil
+	}
+	rv, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, errBadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", s, err))
+	}
+	return rv, nil
+}
+
+func (s *Server) serveGet(c *call) {
+	want, err := parseRV(c.q.Get("resourceVersion"))
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	s.mu.Lock()
+	cur := s.rv
+	rec := c.col.objects[c.key()]
+	s.mu.Unlock()
+	switch {
+	case want > cur:
+		writeError(c.w, errTooLargeRV(want, cur))
+	case rec == nil:
+		writeError(c.w, errNotFound(c.res, c.info.Name))
+	default:
+		c.respond(http.StatusOK, rec.raw)
+	}
+}
+
+// listOpts are the parsed query parameters of a list or watch.
+type listOpts struct {
+	rv, match, cont   string
+	limit             int64
+	filter            filter
+	sendInitialEvents *bool
+	bookmarks         bool
+	timeoutSeconds    int64
+}
+
+// parseListOptions reads and validates list or watch parameters as
+// ValidateListOptions does, after the WatchList defaulting of a legacy
+// watch (resourceVersion "" or "0") to sendInitialEvents=true.
+func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
+	q := c.q
+	o := &listOpts{rv: q.Get("resourceVersion"), match: q.Get("resourceVersionMatch"), cont: q.Get("continue"),
+		bookmarks: queryBool(q, "allowWatchBookmarks")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, errBadRequest(fmt.Sprintf("invalid limit %q: %v", v, err))
+		}
+		o.limit = max(n, 0)
+	}
+	if v := q.Get("timeoutSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, errBadRequest(fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err))
+		}
+		o.timeoutSeconds = n
+	}
+	if _, ok := q["sendInitialEvents"]; ok {
+		b := queryBool(q, "sendInitialEvents")
+		o.sendInitialEvents = &b
+	}
+	if err := c.parseSelectors(o); err != nil {
+		return nil, err
+	}
+	var errs []fieldError
+	forbid := func(field, detail string) {
+		errs = append(errs, fieldError{Type: "FieldValueForbidden", Field: field, Detail: detail})
+	}
+	if watch {
+		if o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
+			t := true
+			o.sendInitialEvents, o.match = &t, "NotOlderThan"
+		}
+		if o.sendInitialEvents != nil && o.match != "NotOlderThan" {
+			forbid("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+		}
+		if o.match != "" {
+			if o.sendInitialEvents == nil {
+				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+			}
+			if o.match != "NotOlderThan" {
+				errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
+					Value: o.match, Detail: notSupportedDetail("NotOlderThan")})
+			}
+			if o.cont != "" {
+				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
+			}
+		}
+	} else {
+		if o.match != "" {
+			if o.rv == "" {
+				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")
+			}
+			if o.cont != "" {
+				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
+			}
+			if o.match != "Exact" && o.match != "NotOlderThan" {
+				errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
+					Value: o.match, Detail: notSupportedDetail("Exact", "NotOlderThan", "")})
+			}
+			if o.match == "Exact" && o.rv == "0" {
+				forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
+			}
+		}
+		if o.sendInitialEvents != nil {
+			forbid("sendInitialEvents", "sendInitialEvents is forbidden for list")
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errInvalidListOptions(errs)
+	}
+	return o, nil
+}
+
+// parseSelectors reads labelSelector and fieldSelector; a field the kind
+// does not support is refused as the real server refuses it.
+func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
+	o.filter.namespace = c.info.Namespace
+	if c.info.Resource == "namespaces" {
+		o.filter.namespace = ""
+	}
+	if v := c.q.Get("labelSelector"); v != "" {
+		sel, err := kube.ParseSelector(v)
+		if err != nil {
+			return errBadRequest("unable to parse requirement: " + err.Error())
+		}
+		o.filter.labels = sel
+	}
+	fs := c.q.Get("fieldSelector")
+	if c.info.Name != "" { // legacy watch of one object: /watch/.../NAME
+		if fs != "" {
+			fs += ","
+		}
+		fs += "metadata.name=" + c.info.Name
+	}
+	if fs != "" {
+		sel, err := kube.ParseFieldSelector(fs)
+		if err != nil {
+			return errBadRequest(err.Error())
+		}
+		for _, r := range sel.Requirements() {
+			if !c.res.supportsField(r.Field) {
+				return errBadRequest("field label not supported: " + r.Field)
+			}
+		}
+		o.filter.fields = sel
+	}
+	return nil
+}
+
+// continueToken is the real server's continue token, base64 (URL alphabet,
+// no padding) of this JSON. RV -1 continues at the latest version.
+type continueToken struct {
+	APIVersion string `json:"v"`
+	RV         int64  `json:"rv"`
+	Start      string `json:"start"`
+}
+
+func encodeContinue(rv int64, start string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: "/" + start + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(s string) (continueToken, *kube.StatusError) {
+	var t continueToken
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	if err == nil {
+		err = json.Unmarshal(b, &t)
+	}
+	if err == nil && (t.APIVersion != "meta.k8s.io/v1" || !strings.HasPrefix(t.Start, "/") || t.RV == 0) {
+		err = fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if err != nil {
+		return t, errBadRequest("invalid continue token: " + err.Error())
+	}
+	t.Start = strings.TrimSuffix(t.Start[1:], "\x00")
+	return t, nil
+}
+
+// listPage is one page of a list, read under s.mu.
+type listPage struct {
+	items     []*record
+	rv        uint64
+	cont      string
+	remaining *int64
+}
+
+// readList selects a page of objects as the options ask. It holds s.mu.
+func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
+	var want uint64
+	if o.rv != "" {
+		if o.cont != "" {
+			return nil, errBadRequest("specifying resource version is not allowed when using continue")
+		}
+		var err *kube.StatusError
+		if want, err = parseRV(o.rv); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.rv
+	if want > cur {
+		return nil, errTooLargeRV(want, cur)
+	}
+	page := &listPage{rv: cur}
+	var all []*record
+	start := ""
+	switch {
+	case o.cont != "":
+		tok, err := decodeContinue(o.cont)
+		if err != nil {
+			return nil, err
+		}
+		start = tok.Start
+		if c.info.Namespace != "" && c.res.Namespaced {
+			start = c.info.Namespace + "/" + start
+		}
+		if tok.RV > 0 {
+			var ok bool
+			if all, ok = c.col.at(uint64(tok.RV), cur); !ok {
+				e := errExpired(msgContinueExpired)
+				e.Status.Continue = encodeContinue(-1, tok.Start)
+				return nil, e
+			}
+			page.rv = uint64(tok.RV)
+		}
+	case o.match == "Exact":
+		var ok bool
+		if all, ok = c.col.at(want, cur); !ok {
+			return nil, errExpired(msgListTooOld)
+		}
+		page.rv = want
+	}
+	if all == nil {
+		all = make([]*record, 0, len(c.col.objects))
+		for _, k := range c.col.keys() {
+			all = append(all, c.col.objects[k])
+		}
+	}
+	for _, r := range all {
+		if start != "" && r.key <= start {
+			continue
+		}
+		if !o.filter.matches(r) {
+			continue
+		}
+		if o.limit > 0 && int64(len(page.items)) == o.limit {
+			last := page.items[len(page.items)-1]
+			next := last.key
+			if c.info.Namespace != "" && c.res.Namespaced {
+				next = last.name
+			}
+			page.cont = encodeContinue(int64(page.rv), next)
+			if o.filter.empty() {
+				var n int64
+				for _, rest := range all {
+					if rest.key > last.key && o.filter.matches(rest) {
+						n++
+					}
+				}
+				page.remaining = &n
+			}
+			break
+		}
+		page.items = append(page.items, r)
+	}
+	return page, nil
+}
+
+func (s *Server) serveList(c *call) {
+	o, err := c.parseListOptions(false)
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	page, err := s.readList(c, o)
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	writeJSON(c.w, http.StatusOK, c.encodeList(page))
+}
+
+// encodeList renders a list body: "XList" (or PartialObjectMetadataList)
+// with ListMeta and items; items of built-in kinds carry no kind and
+// apiVersion, as typed lists are served.
+func (c *call) encodeList(page *listPage) []byte {
+	var b bytes.Buffer
+	kind, av := c.res.ListKind, c.res.apiVersion()
+	if kind == "" {
+		kind = c.res.Kind + "List"
+	}
+	if c.partial {
+		kind, av = "PartialObjectMetadataList", "meta.k8s.io/v1"
+	}
+	meta, _ := json.Marshal(kube.ListMeta{ResourceVersion: formatRV(page.rv), Continue: page.cont,
+		RemainingItemCount: page.remaining})
+	fmt.Fprintf(&b, `{"kind":%q,"apiVersion":%q,"metadata":%s,"items":[`, kind, av, meta)
+	for i, r := range page.items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case c.partial || c.res.CRD != "":
+			b.Write(c.render(r.raw))
+		default:
+			b.WriteByte('{')
+			b.Write(r.raw[r.tm:])
+		}
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}

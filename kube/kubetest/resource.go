@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"slices"
+)
+
+// This file describes the kinds the server serves: the built-in table and
+// the registry that CustomResourceDefinitions add to and remove from.
+
+// nameRule is how a kind's names are validated.
+type nameRule uint8
+
+const (
+	nameSubdomain nameRule = iota // DNS-1123 subdomain, most kinds
+	nameLabel                     // DNS-1123 label: namespaces
+	nameDNS1035                   // DNS-1035 label: services
+)
+
+// resource is one served group/version/resource. It is immutable once
+// registered; a CRD update registers new values.
+type resource struct {
+	Group, Version, Plural, Singular, Kind, ListKind string
+	Namespaced                                       bool
+	ShortNames, Categories                           []string
+	// Status says the kind has a /status subresource: writes to the main
+	// resource keep the stored status, writes to /status keep the rest.
+	Status bool
+	// Generation says metadata.generation is kept (set to 1 on create,
+	// incremented when anything but metadata and status changes).
+	Generation bool
+	Names      nameRule
+	// CreateOnUpdate says a PUT of a missing object creates it.
+	CreateOnUpdate bool
+	// ConditionalUpdate says a PUT must carry metadata.resourceVersion
+	// (custom resources and CRDs).
+	ConditionalUpdate bool
+	// ReturnDeleted says DELETE answers with the object instead of a
+	// Success Status (pods).
+	ReturnDeleted bool
+	// NoDeleteCollection drops the deletecollection verb (namespaces).
+	NoDeleteCollection bool
+	// Fields are the field selectors supported beyond metadata.name and
+	// metadata.namespace, as dotted paths into the object.
+	Fields []string
+	// InitStatus, when set, is the status a create stores (the kind's
+	// PrepareForCreate); kinds with Status and no InitStatus drop it.
+	InitStatus func() map[string]any
+	// CRD is the name of the CustomResourceDefinition that serves the kind,
+	// empty for built-ins.
+	CRD string
+	// StorageVersion is the version objects are stored at; reads at another
+	// version only rewrite apiVersion (conversion strategy None).
+	StorageVersion string
+	// MultiVersion says objects may be stored at another version than the
+	// one requested (a CRD with several versions): reads rewrite apiVersion.
+	MultiVersion bool
+}
+
+// apiVersion is the resource's group/version as objects carry it.
+func (r *resource) apiVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// kindGroup is the group Invalid errors qualify the kind with. Events of
+// events.k8s.io are core Events inside the real server, and their
+// validation errors say so ("Event", not "Event.events.k8s.io").
+func (r *resource) kindGroup() string {
+	if r.Group == "events.k8s.io" {
+		return ""
+	}
+	return r.Group
+}
+
+// storageAPIVersion is the apiVersion objects are stored with.
+func (r *resource) storageAPIVersion() string {
+	if r.Group == "" {
+		return r.StorageVersion
+	}
+	return r.Group + "/" + r.StorageVersion
+}
+
+// colKey names the storage of the resource: one per group and plural,
+// shared by all versions.
+func (r *resource) colKey() string { return r.Group + "/" + r.Plural }
+
+// verbs are the verbs discovery lists for the resource.
+func (r *resource) verbs() []string {
+	if r.NoDeleteCollection {
+		return []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	}
+	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+}
+
+// storageVersionHash is what discovery reports: the first 8 bytes of the
+// SHA-256 of "group/version/kind" at the storage version, in base64.
+func (r *resource) storageVersionHash() string {
+	sum := sha256.Sum256([]byte(r.Group + "/" + r.StorageVersion + "/" + r.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// supportsField reports whether f may be used in a field selector.
+func (r *resource) supportsField(f string) bool {
+	return f == "metadata.name" || f == "metadata.namespace" || slices.Contains(r.Fields, f)
+}
+
+// builtins returns the built-in kinds, in discovery order within each
+// group version. Each call returns fresh values.
+func builtins() []*resource {
+	core := func(r resource) *resource { r.Version, r.StorageVersion = "v1", "v1"; return &r }
+	group := func(g string, r resource) *resource {
+		r.Group, r.Version, r.StorageVersion = g, "v1", "v1"
+		return &r
+	}
+	return []*resource{
+		core(resource{Plural: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
+			ShortNames: []string{"cm"}}),
+		core(resource{Plural: "events", Singular: "event", Kind: "Event", Namespaced: true,
+			ShortNames: []string{"ev"}, CreateOnUpdate: true,
+			Fields: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+				"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}}),
+		core(resource{Plural: "namespaces", Singular: "namespace", Kind: "Namespace",
+			ShortNames: []string{"ns"}, Status: true, Names: nameLabel, NoDeleteCollection: true,
+			Fields:     []string{"status.phase"},
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Active"} }}),
+		core(resource{Plural: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
+			ShortNames: []string{"po"}, Categories: []string{"all"}, Status: true, Generation: true,
+			ReturnDeleted: true,
+			Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+				"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+				"status.nominatedNodeName"},
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
+		core(resource{Plural: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
+			Fields: []string{"type"}}),
+		core(resource{Plural: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
+			Namespaced: true, ShortNames: []string{"sa"}, CreateOnUpdate: true}),
+		core(resource{Plural: "services", Singular: "service", Kind: "Service", Namespaced: true,
+			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: nameDNS1035,
+			CreateOnUpdate: true,
+			InitStatus:     func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
+		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
+			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
+			Status: true, Generation: true,
+			InitStatus: func() map[string]any { return map[string]any{} }}),
+		group("events.k8s.io", resource{Plural: "events", Singular: "event", Kind: "Event",
+			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true}),
+		group("apiextensions.k8s.io", resource{Plural: "customresourcedefinitions",
+			Singular: "customresourcedefinition", Kind: "CustomResourceDefinition",
+			ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
+			Status: true, Generation: true, ConditionalUpdate: true}),
+		group("coordination.k8s.io", resource{Plural: "leases", Singular: "lease", Kind: "Lease",
+			Namespaced: true, CreateOnUpdate: true}),
+	}
+}
+
+// builtinGroups returns the built-in groups in the order /apis lists them,
+// as the real server does (by priority); CRD groups follow, sorted.
+func builtinGroups() []string {
+	return []string{"apps", "events.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"}
+}
+
+// registry holds the served resources. It is guarded by Server.mu.
+type registry struct {
+	// byGV maps "group/version" to its resources in discovery order.
+	byGV map[string][]*resource
+	// groups lists groups with at least one served version: built-ins in
+	// builtinGroups order, then CRD groups in order of name.
+	crdGroups []string
+}
+
+func newRegistry() *registry {
+	reg := &registry{byGV: map[string][]*resource{}}
+	for _, r := range builtins() {
+		reg.add(r)
+	}
+	return reg
+}
+
+func gvKey(group, version string) string { return group + "/" + version }
+
+// add registers r, replacing a resource of the same group, version and
+// plural.
+func (g *registry) add(r *resource) {
+	k := gvKey(r.Group, r.Version)
+	list := g.byGV[k]
+	for i, old := range list {
+		if old.Plural == r.Plural {
+			list[i] = r
+			return
+		}
+	}
+	g.byGV[k] = append(list, r)
+	if r.CRD != "" && !slices.Contains(g.crdGroups, r.Group) && !slices.Contains(builtinGroups(), r.Group) {
+		g.crdGroups = append(g.crdGroups, r.Group)
+		slices.Sort(g.crdGroups)
+	}
+}
+
+// removeCRD unregisters every resource served by the CRD named crd.
+func (g *registry) removeCRD(crd string) {
+	for k, list := range g.byGV {
+		list = slices.DeleteFunc(list, func(r *resource) bool { return r.CRD == crd })
+		if len(list) == 0 {
+			delete(g.byGV, k)
+		} else {
+			g.byGV[k] = list
+		}
+	}
+	g.crdGroups = slices.DeleteFunc(g.crdGroups, func(group string) bool { return len(g.versions(group)) == 0 })
+}
+
+// lookup finds a served resource by group, version and plural.
+func (g *registry) lookup(group, version, plural string) *resource {
+	for _, r := range g.byGV[gvKey(group, version)] {
+		if r.Plural == plural {
+			return r
+		}
+	}
+	return nil
+}
+
+// byKind finds a served resource by group, version and kind.
+func (g *registry) byKind(group, version, kind string) *resource {
+	for _, r := range g.byGV[gvKey(group, version)] {
+		if r.Kind == kind {
+			return r
+		}
+	}
+	return nil
+}
+
+// groups returns the non-core groups in the order /apis lists them.
+func (g *registry) groups() []string {
+	var out []string
+	for _, grp := range builtinGroups() {
+		if len(g.versions(grp)) > 0 {
+			out = append(out, grp)
+		}
+	}
+	return append(out, g.crdGroups...)
+}
+
+// versions returns the served versions of group, preferred first: the
+// Kubernetes version order (v2 before v1, v1 before v1beta1).
+func (g *registry) versions(group string) []string {
+	var out []string
+	for k := range g.byGV {
+		if grp, v := splitGV(k); grp == group {
+			out = append(out, v)
+		}
+	}
+	slices.SortFunc(out, compareKubeVersions)
+	return out
+}
+
+func splitGV(k string) (group, version string) {
+	for i := len(k) - 1; i >= 0; i-- {
+		if k[i] == '/' {
+			return k[:i], k[i+1:]
+		}
+	}
+	return "", k
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"encoding/json"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file holds the conveniences that let a test seed and inspect the
+// server without HTTP. They go through the same validation, storage and
+// watch notification as requests do, but skip authentication, fault
+// injection and request counting. Objects come back as fresh maps the
+// caller owns; errors are *kube.StatusError as a client would get them.
+
+// seedManager is the field manager of writes made through these methods.
+const seedManager = "kubetest"
+
+// resolve finds the storage of gvr.
+func (s *Server) resolveLocked(gvr kube.GroupVersionResource) (*resource, *collection, *kube.StatusError) {
+	res := s.reg.lookup(gvr.Group, gvr.Version, gvr.Resource)
+	if res == nil {
+		return nil, nil, errResourceNotFound()
+	}
+	return res, s.cols[res.colKey()], nil
+}
+
+// toObject turns raw JSON ([]byte, json.RawMessage) or any value that
+// encodes to a JSON object (a map, a kube type) into a fresh map.
+func toObject(object any) (obj, *kube.StatusError) {
+	var raw []byte
+	switch v := object.(type) {
+	case []byte:
+		raw = v
+	case json.RawMessage:
+		raw = v
+	case string:
+		raw = []byte(v)
+	default:
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, errBadRequest("encode the object: " + err.Error())
+		}
+	}
+	o, err := decodeObject(raw)
+	if err != nil {
+		return nil, errBadRequest("decode the object: " + err.Error())
+	}
+	return o, nil
+}
+
+// seedWrite describes a write of o to gvr by the seeding manager.
+func (s *Server) seedWriteLocked(gvr kube.GroupVersionResource, o obj) (*write, *kube.StatusError) {
+	res, col, err := s.resolveLocked(gvr)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKind(res, o); err != nil {
+		return nil, err
+	}
+	ns := ""
+	if res.Namespaced {
+		if ns = str(metaOf(o), "namespace"); ns == "" {
+			ns = "default"
+		}
+	}
+	return &write{res: res, col: col, namespace: ns, name: str(metaOf(o), "name"), manager: seedManager}, nil
+}
+
+// Create stores object in the resource gvr as a POST would (into its
+// metadata.namespace, "default" when empty) and returns what was stored.
+func (s *Server) Create(gvr kube.GroupVersionResource, object any) (map[string]any, error) {
+	o, err := toObject(object)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wr, err := s.seedWriteLocked(gvr, o)
+	if err != nil {
+		return nil, err
+	}
+	wr.name = ""
+	rec, err := s.createLocked(wr, o)
+	if err != nil {
+		return nil, err
+	}
+	return mustDecode(rec.raw), nil
+}
+
+// Update replaces the object as a PUT would (without a resourceVersion
+// in the object, unconditionally for kinds that allow it).
+func (s *Server) Update(gvr kube.GroupVersionResource, object any) (map[string]any, error) {
+	o, err := toObject(object)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wr, err := s.seedWriteLocked(gvr, o)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.updateLocked(wr, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	return mustDecode(out.rec.raw), nil
+}
+
+// UpdateStatus replaces the status of the object as a PUT to /status
+// would.
+func (s *Server) UpdateStatus(gvr kube.GroupVersionResource, object any) (map[string]any, error) {
+	o, err := toObject(object)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wr, err := s.seedWriteLocked(gvr, o)
+	if err != nil {
+		return nil, err
+	}
+	if !wr.res.Status {
+		return nil, errResourceNotFound()
+	}
+	wr.sub = "status"
+	out, err := s.updateLocked(wr, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	return mustDecode(out.rec.raw), nil
+}
+
+// Get returns the object namespace/name of gvr (namespace is ignored for
+// cluster-scoped resources).
+func (s *Server) Get(gvr kube.GroupVersionResource, namespace, name string) (map[string]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res, col, err := s.resolveLocked(gvr)
+	if err != nil {
+		return nil, err
+	}
+	if !res.Namespaced {
+		namespace = ""
+	}
+	rec := col.objects[objectKey(namespace, name)]
+	if rec == nil {
+		return nil, errNotFound(res, name)
+	}
+	return mustDecode(renderAs(rec.raw, res, false)), nil
+}
+
+// List returns the objects of gvr in namespace (all namespaces when
+// empty), sorted by namespace and name.
+func (s *Server) List(gvr kube.GroupVersionResource, namespace string) ([]map[string]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res, col, err := s.resolveLocked(gvr)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, k := range col.keys() {
+		if r := col.objects[k]; namespace == "" || r.namespace == namespace {
+			out = append(out, mustDecode(renderAs(r.raw, res, false)))
+		}
+	}
+	return out, nil
+}
+
+// Delete deletes the object as a DELETE would: at once, or by marking it
+// deleting when finalizers hold it.
+func (s *Server) Delete(gvr kube.GroupVersionResource, namespace, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res, col, err := s.resolveLocked(gvr)
+	if err != nil {
+		return err
+	}
+	if !res.Namespaced {
+		namespace = ""
+	}
+	prev := col.objects[objectKey(namespace, name)]
+	if prev == nil {
+		return errNotFound(res, name)
+	}
+	_, _, err = s.deleteLocked(&write{res: res, col: col, namespace: namespace, name: name, manager: seedManager}, prev)
+	if err != nil {
+		return err
+	}
+	return nil
+}

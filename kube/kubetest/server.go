@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Options configures a [Server]. The zero value is ready to use.
+type Options struct {
+	// HistorySize is how many events each resource keeps for watches that
+	// resume from a resourceVersion and for Exact lists at a past version;
+	// older versions answer 410 Expired. Zero means 1000; negative keeps
+	// none.
+	HistorySize int
+	// BookmarkInterval is how often a watch that allows bookmarks gets one.
+	// Zero means one minute, roughly what the real server does.
+	BookmarkInterval time.Duration
+	// WatchBufferSize bounds the events queued for one watch that its
+	// client has not read yet. A watch that overflows it is closed, as the
+	// real watch cache closes slow watchers. Zero means 1000.
+	WatchBufferSize int
+	// Tokens maps bearer tokens to user names. When it is empty there is no
+	// authentication and every request is made by user "admin"; otherwise a
+	// request needs one of the tokens (health and /version excepted).
+	Tokens map[string]string
+	// Logger receives one record per request at debug level and failures
+	// at warn level; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server is an in-process Kubernetes API server speaking the real wire
+// protocol. Serve it with [Server.Transport] (in-process, for synctest
+// bubbles), [Server.Listen] (a loopback socket), or as an [http.Handler].
+//
+// All methods are safe for concurrent use. The server holds everything in
+// memory behind one mutex: a write costs O(log n) plus the encoding of the
+// object and O(watchers) to dispatch; a list costs O(n).
+type Server struct {
+	opts Options
+	log  *slog.Logger
+
+	// done is closed by Close; every request and watch ends when it is.
+	done chan struct{}
+	// inflight counts handlers running; Close waits for them.
+	inflight sync.WaitGroup
+
+	mu sync.Mutex
+	// closed is set by Close, after which no handler starts.
+	closed bool
+	// rv is the last resourceVersion handed out: one counter for every
+	// resource, as etcd's revision.
+	rv   uint64
+	reg  *registry
+	cols map[string]*collection // by resource.colKey()
+	// cascading holds the namespaces whose content is being deleted, so
+	// that each removal does not look for the namespace's end.
+	cascading map[string]bool
+	// faults, denials and counts are the test hooks of faults.go.
+	failures  []*failRule
+	delays    []*delayRule
+	denials   map[denial]bool
+	counts    map[string]int
+	listeners []*Listener
+}
+
+// New returns a server holding the namespaces default, kube-system,
+// kube-public and kube-node-lease. It does no I/O and starts no goroutine.
+func New(opts Options) *Server {
+	if opts.HistorySize == 0 {
+		opts.HistorySize = 1000
+	} else if opts.HistorySize < 0 {
+		opts.HistorySize = 0
+	}
+	if opts.BookmarkInterval <= 0 {
+		opts.BookmarkInterval = time.Minute
+	}
+	if opts.WatchBufferSize <= 0 {
+		opts.WatchBufferSize = 1000
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		opts:      opts,
+		log:       log,
+		done:      make(chan struct{}),
+		reg:       newRegistry(),
+		cols:      map[string]*collection{},
+		cascading: map[string]bool{},
+		denials:   map[denial]bool{},
+		counts:    map[string]int{},
+	}
+	for _, group := range append([]string{""}, s.reg.groups()...) {
+		for _, v := range s.reg.versions(group) {
+			for _, r := range s.reg.byGV[gvKey(group, v)] {
+				if s.cols[r.colKey()] == nil {
+					s.cols[r.colKey()] = newCollection(opts.HistorySize, 0)
+				}
+			}
+		}
+	}
+	s.seedNamespaces()
+	return s
+}
+
+// Close ends every watch and in-process request, closes the listeners made
+// by [Server.Listen], and waits for all handlers to return. Requests after
+// Close fail. Close is idempotent.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.inflight.Wait()
+		return
+	}
+	s.closed = true
+	for _, c := range s.cols {
+		for w := range c.watchers {
+			s.stopWatcherLocked(w)
+		}
+	}
+	listeners := s.listeners
+	s.listeners = nil
+	s.mu.Unlock()
+	close(s.done)
+	for _, l := range listeners {
+		l.Close()
+	}
+	s.inflight.Wait()
+}
+
+// enter registers a handler; false when the server is closed.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+// ServeHTTP serves the Kubernetes API. Server is an [http.Handler].
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.enter() {
+		writeError(w, statusError(http.StatusServiceUnavailable, kube.ReasonServiceUnavailable,
+			"the kubetest server is closed", nil))
+		return
+	}
+	defer s.inflight.Done()
+	info := parseRequestInfo(r)
+	user, authErr := s.authenticate(r, info)
+	info.User = user
+	s.count(info)
+	s.log.Debug("request", "verb", info.Verb, "path", r.URL.Path, "user", user)
+	if authErr != nil {
+		writeError(w, authErr)
+		return
+	}
+	if err := s.injectFaults(r, info); err != nil {
+		writeError(w, err)
+		return
+	}
+	if !info.IsResourceRequest {
+		s.serveNonResource(w, r)
+		return
+	}
+	s.serveResource(w, r, info)
+}
+
+// nextRV hands out the next resourceVersion. The caller holds s.mu.
+func (s *Server) nextRV() uint64 {
+	s.rv++
+	return s.rv
+}
+
+// CurrentResourceVersion returns the latest resourceVersion handed out.
+func (s *Server) CurrentResourceVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return formatRV(s.rv)
+}

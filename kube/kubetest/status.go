@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file builds the Status errors the server answers with, word for word
+// as kube-apiserver builds them (k8s.io/apimachinery/pkg/api/errors and
+// pkg/util/validation/field), and writes them.
+
+// wireStatus is a Status in the real server's field order (kind first).
+type wireStatus struct {
+	Kind       string              `json:"kind"`
+	APIVersion string              `json:"apiVersion"`
+	Metadata   kube.ListMeta       `json:"metadata"`
+	Status     string              `json:"status,omitempty"`
+	Message    string              `json:"message,omitempty"`
+	Reason     string              `json:"reason,omitempty"`
+	Details    *kube.StatusDetails `json:"details,omitempty"`
+	Code       int32               `json:"code,omitempty"`
+}
+
+// encodeStatus renders st as the server does.
+func encodeStatus(st *kube.Status) []byte {
+	b, err := json.Marshal(wireStatus{
+		Kind: "Status", APIVersion: "v1", Metadata: st.ListMeta,
+		Status: st.Status, Message: st.Message, Reason: st.Reason,
+		Details: st.Details, Code: st.Code,
+	})
+	if err != nil { // cannot happen: every field is plain data
+		panic("kubetest: encode status: " + err.Error())
+	}
+	return b
+}
+
+// writeError writes err as a Status body with its code, and a Retry-After
+// header when the error carries one.
+func writeError(w http.ResponseWriter, err *kube.StatusError) {
+	st := err.Status
+	if err.RetryAfter > 0 {
+		secs := int32((err.RetryAfter + 999_999_999) / 1_000_000_000)
+		w.Header().Set("Retry-After", strconv.Itoa(int(secs)))
+		if st.Details == nil {
+			st.Details = &kube.StatusDetails{}
+		} else {
+			d := *st.Details
+			st.Details = &d
+		}
+		if st.Details.RetryAfterSeconds == 0 {
+			st.Details.RetryAfterSeconds = secs
+		}
+	}
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	if st.Status == "" {
+		st.Status = "Failure"
+	}
+	writeJSON(w, code, encodeStatus(&st))
+}
+
+// writeJSON writes body with the headers every API answer carries.
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache, private")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// statusError builds a Failure Status error.
+func statusError(code int, reason, message string, details *kube.StatusDetails) *kube.StatusError {
+	e := kube.NewStatusError(code, reason, message)
+	e.Status.Details = details
+	return e
+}
+
+// qualified is a resource as errors name it: "configmaps" or
+// "deployments.apps".
+func qualified(group, plural string) string {
+	if group == "" {
+		return plural
+	}
+	return plural + "." + group
+}
+
+func errNotFound(res *resource, name string) *kube.StatusError {
+	return statusError(http.StatusNotFound, kube.ReasonNotFound,
+		fmt.Sprintf("%s %q not found", qualified(res.Group, res.Plural), name),
+		&kube.StatusDetails{Name: name, Group: res.Group, Kind: res.Plural})
+}
+
+func errNamespaceNotFound(ns string) *kube.StatusError {
+	return statusError(http.StatusNotFound, kube.ReasonNotFound,
+		fmt.Sprintf("namespaces %q not found", ns), &kube.StatusDetails{Name: ns, Kind: "namespaces"})
+}
+
+func errAlreadyExists(res *resource, name string) *kube.StatusError {
+	return statusError(http.StatusConflict, kube.ReasonAlreadyExists,
+		fmt.Sprintf("%s %q already exists", qualified(res.Group, res.Plural), name),
+		&kube.StatusDetails{Name: name, Group: res.Group, Kind: res.Plural})
+}
+
+// errConflict is an optimistic-concurrency or precondition failure.
+func errConflict(res *resource, name, msg string) *kube.StatusError {
+	return statusError(http.StatusConflict, kube.ReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", qualified(res.Group, res.Plural), name, msg),
+		&kube.StatusDetails{Name: name, Group: res.Group, Kind: res.Plural})
+}
+
+const msgModified = "the object has been modified; please apply your changes to the latest version and try again"
+
+func errForbidden(group, plural, name, msg string) *kube.StatusError {
+	var message string
+	if name == "" {
+		message = fmt.Sprintf("%s is forbidden: %s", qualified(group, plural), msg)
+	} else {
+		message = fmt.Sprintf("%s %q is forbidden: %s", qualified(group, plural), name, msg)
+	}
+	return statusError(http.StatusForbidden, kube.ReasonForbidden, message,
+		&kube.StatusDetails{Name: name, Group: group, Kind: plural})
+}
+
+func errBadRequest(msg string) *kube.StatusError {
+	return statusError(http.StatusBadRequest, kube.ReasonBadRequest, msg, nil)
+}
+
+func errExpired(msg string) *kube.StatusError {
+	return statusError(http.StatusGone, kube.ReasonExpired, msg, nil)
+}
+
+func errInternal(msg string) *kube.StatusError {
+	return statusError(http.StatusInternalServerError, kube.ReasonInternalError,
+		"Internal error occurred: "+msg, &kube.StatusDetails{Causes: []kube.StatusCause{{Message: msg}}})
+}
+
+// errResourceNotFound is the answer for a path the server does not serve.
+func errResourceNotFound() *kube.StatusError {
+	return statusError(http.StatusNotFound, kube.ReasonNotFound,
+		"the server could not find the requested resource", &kube.StatusDetails{})
+}
+
+func errMethodNotAllowed() *kube.StatusError {
+	return statusError(http.StatusMethodNotAllowed, kube.ReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource", &kube.StatusDetails{})
+}
+
+func errUnsupportedMedia(accepted ...string) *kube.StatusError {
+	return statusError(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(accepted, ", "), nil)
+}
+
+func errNotAcceptable() *kube.StatusError {
+	return statusError(http.StatusNotAcceptable, kube.ReasonNotAcceptable,
+		"only the following media types are accepted: application/json", nil)
+}
+
+// errTooLargeRV is the answer for a resourceVersion the server has not
+// reached yet (storage.NewTooLargeResourceVersionError).
+func errTooLargeRV(want, current uint64) *kube.StatusError {
+	return statusError(http.StatusGatewayTimeout, kube.ReasonTimeout,
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", want, current),
+		&kube.StatusDetails{
+			Causes:            []kube.StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}},
+			RetryAfterSeconds: 1,
+		})
+}
+
+// fieldError is one validation failure, as field.Error.
+type fieldError struct {
+	Type   string // "FieldValueInvalid", "FieldValueRequired", "FieldValueForbidden", "FieldValueNotSupported"
+	Field  string
+	Value  any // for Invalid and NotSupported
+	Detail string
+}
+
+// body renders the error without its field, as field.Error.ErrorBody.
+func (e fieldError) body() string {
+	var s string
+	switch e.Type {
+	case "FieldValueRequired":
+		s = "Required value"
+	case "FieldValueForbidden":
+		s = "Forbidden"
+	case "FieldValueNotSupported":
+		s = "Unsupported value: " + formatBadValue(e.Value)
+	default:
+		s = "Invalid value: " + formatBadValue(e.Value)
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// formatBadValue formats a bad value as field.Error does: strings quoted,
+// simple numbers and bools plain, anything else with %#v.
+func formatBadValue(v any) string {
+	if v == nil || (reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
+		return "null"
+	}
+	switch t := v.(type) {
+	case string:
+		return strconv.Quote(t)
+	case int64, int32, float64, float32, bool:
+		return fmt.Sprint(t)
+	}
+	return fmt.Sprintf("%#v", v)
+}
+
+// notSupportedDetail is the detail field.NotSupported writes.
+func notSupportedDetail(values ...string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return "supported values: " + strings.Join(q, ", ")
+}
+
+// errInvalid is a 422 Invalid naming the kind ("ConfigMap",
+// "Deployment.apps") and the object, with one cause per field error.
+func errInvalid(group, kind, name string, errs []fieldError) *kube.StatusError {
+	qkind := kind
+	if group != "" {
+		qkind = kind + "." + group
+	}
+	causes := make([]kube.StatusCause, len(errs))
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		causes[i] = kube.StatusCause{Type: e.Type, Message: e.body(), Field: e.Field}
+		msgs[i] = e.Field + ": " + e.body()
+	}
+	agg := strings.Join(msgs, ", ")
+	if len(msgs) > 1 {
+		agg = "[" + agg + "]"
+	}
+	return statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid,
+		fmt.Sprintf("%s %q is invalid: %s", qkind, name, agg),
+		&kube.StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes})
+}
+
+// errInvalidListOptions is the answer to a bad combination of list or watch
+// parameters.
+func errInvalidListOptions(errs []fieldError) *kube.StatusError {
+	return errInvalid("meta.k8s.io", "ListOptions", "", errs)
+}

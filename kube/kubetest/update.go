@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file updates objects: PUT, and the second half of every patch and
+// apply. The rules are the generic registry's: optimistic concurrency on
+// metadata.resourceVersion, system fields kept, the status subresource
+// split, generation, finalizers of deleting objects, and no write at all
+// when nothing changes.
+
+// updateResult is what an update did.
+type updateResult struct {
+	rec     *record
+	created bool // the object did not exist and was created (201)
+}
+
+// updateLocked replaces the object named by wr with o. managed records the
+// write in managedFields (nil: an Update by wr.manager).
+func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next obj, now string)) (updateResult, *kube.StatusError) {
+	res, col := wr.res, wr.col
+	meta := metaOf(o)
+	if name := str(meta, "name"); name != wr.name {
+		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
+	}
+	if err := ensureNamespace(meta, wr.namespace); err != nil {
+		return updateResult{}, err
+	}
+	prev := col.objects[objectKey(wr.namespace, wr.name)]
+	if prev == nil {
+		if !res.CreateOnUpdate || wr.sub != "" {
+			return updateResult{}, errNotFound(res, wr.name)
+		}
+		delete(meta, "resourceVersion")
+		rec, err := s.createLocked(wr, o)
+		return updateResult{rec: rec, created: true}, err
+	}
+	if err := s.checkNamespaceLocked(wr, wr.name, false); err != nil {
+		return updateResult{}, err
+	}
+	switch rv := str(meta, "resourceVersion"); {
+	case rv == "" && res.ConditionalUpdate:
+		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fieldError{{Type: "FieldValueInvalid",
+			Field: "metadata.resourceVersion", Value: uint64(0), Detail: "must be specified for an update"}})
+	case rv != "" && rv != formatRV(prev.rv):
+		return updateResult{}, errConflict(res, wr.name, msgModified)
+	}
+	old := mustDecode(prev.raw)
+	next := s.prepareUpdate(res, wr.sub, o, old)
+	nextMeta := metaOf(next)
+	if errs := validateMeta(res, nextMeta, wr.name); len(errs) > 0 {
+		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
+	}
+	if err := s.validateUpdateLocked(res, next, old); err != nil {
+		return updateResult{}, err
+	}
+	if prev.deleting {
+		if extra := newFinalizers(stringList(metaOf(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
+			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fieldError{{Type: "FieldValueForbidden",
+				Field:  "metadata.finalizers",
+				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
+		}
+	}
+	if sameObject(old, next) {
+		return updateResult{rec: prev}, nil
+	}
+	if res.Generation && specChanged(res, old, next) {
+		g, _ := metaOf(old)["generation"].(float64)
+		nextMeta["generation"] = g + 1
+	}
+	now := nowString()
+	if managed == nil {
+		recordUpdate(res, nextMeta, old, next, wr.manager, res.apiVersion(), wr.sub, now)
+	} else {
+		managed(nextMeta, old, next, now)
+	}
+	next["apiVersion"] = res.storageAPIVersion()
+	if prev.deleting && !hasFinalizers(next) {
+		if wr.dryRun {
+			return updateResult{rec: prev}, nil
+		}
+		return updateResult{rec: s.removeLocked(res, col, prev)}, nil
+	}
+	if wr.dryRun {
+		return updateResult{rec: makeRecord(res, next)}, nil
+	}
+	rec := s.commitLocked(res, col, "MODIFIED", next, prev)
+	s.afterUpdateLocked(res, rec)
+	return updateResult{rec: rec}, nil
+}
+
+// prepareUpdate builds the object to store from the body o and the stored
+// old, keeping what the client may not change through this endpoint.
+func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
+	oldMeta := metaOf(old)
+	if sub == "status" {
+		next := deepCopy(old).(obj)
+		if st, ok := o["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+		return next
+	}
+	next := o
+	meta := metaOf(next)
+	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp",
+		"deletionGracePeriodSeconds", "managedFields", "resourceVersion"} {
+		if v, ok := oldMeta[k]; ok {
+			meta[k] = v
+		} else {
+			delete(meta, k)
+		}
+	}
+	if str(meta, "generateName") == "" {
+		if gn, ok := oldMeta["generateName"]; ok {
+			meta["generateName"] = gn
+		}
+	}
+	if res.Status {
+		if st, ok := old["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+	}
+	s.prepareUpdateKind(res, next, old)
+	return next
+}
+
+// sameObject reports whether an update changes nothing but bookkeeping, in
+// which case the real server writes nothing.
+func sameObject(old, next obj) bool {
+	om, nm := metaOf(old), metaOf(next)
+	omf, nmf := om["managedFields"], nm["managedFields"]
+	orv, nrv := om["resourceVersion"], nm["resourceVersion"]
+	delete(om, "managedFields")
+	delete(nm, "managedFields")
+	delete(om, "resourceVersion")
+	delete(nm, "resourceVersion")
+	oav, nav := old["apiVersion"], next["apiVersion"]
+	next["apiVersion"] = oav
+	same := reflect.DeepEqual(old, next)
+	next["apiVersion"] = nav
+	restore := func(m obj, k string, v any) {
+		if v != nil {
+			m[k] = v
+		}
+	}
+	restore(om, "managedFields", omf)
+	restore(nm, "managedFields", nmf)
+	restore(om, "resourceVersion", orv)
+	restore(nm, "resourceVersion", nrv)
+	return same
+}
+
+// specChanged reports whether anything but metadata (and status, for kinds
+// with the status subresource) differs: what bumps metadata.generation.
+func specChanged(res *resource, old, next obj) bool {
+	for k, v := range next {
+		if k == "metadata" || k == "apiVersion" || (k == "status" && res.Status) {
+			continue
+		}
+		if ov, ok := old[k]; !ok || !reflect.DeepEqual(ov, v) {
+			return true
+		}
+	}
+	for k := range old {
+		if k == "metadata" || k == "apiVersion" || (k == "status" && res.Status) {
+			continue
+		}
+		if _, ok := next[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFinalizers reports whether o still waits for a finalizer: one in
+// metadata.finalizers, or for a namespace in spec.finalizers.
+func hasFinalizers(o obj) bool {
+	if len(stringList(metaOf(o), "finalizers")) > 0 {
+		return true
+	}
+	if str(o, "kind") == "Namespace" {
+		if spec, ok := o["spec"].(obj); ok && len(stringList(spec, "finalizers")) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) serveUpdate(c *call) {
+	o, err := c.decodeBody()
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	s.mu.Lock()
+	out, err := s.updateLocked(c.write(), o, nil)
+	s.mu.Unlock()
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	code := http.StatusOK
+	if out.created {
+		code = http.StatusCreated
+	}
+	c.respond(code, out.rec.raw)
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// This file serves watches: a chunked JSON stream of one event per line,
+// flushed as each happens. A watch starts from the current state (initial
+// ADDED events, then a bookmark annotated k8s.io/initial-events-end when
+// bookmarks are allowed), or resumes after a resourceVersion from the
+// history (or gets an ERROR event with a 410 Expired Status when the
+// version is too old). It ends on timeoutSeconds, when the client goes, when
+// it falls more than Options.WatchBufferSize events behind, on
+// [Server.CutWatches] and on [Server.Close].
+
+// watchItem is one queued line of a watch.
+type watchItem struct {
+	typ string // "ADDED", "MODIFIED", "DELETED"; "" for garbage
+	rec *record
+	// rv, when not zero, replaces rec's resourceVersion: an object leaving
+	// the watch's selection is DELETED with its previous state at the
+	// event's resourceVersion.
+	rv      uint64
+	garbage []byte
+}
+
+// watcher is one open watch.
+type watcher struct {
+	res     *resource
+	col     *collection
+	filter  filter
+	partial bool
+
+	// queue, stopped and overflowed are guarded by Server.mu.
+	queue      []watchItem
+	stopped    bool
+	overflowed bool
+	// notify has room for one wake-up; stop is closed when the server ends
+	// the watch.
+	notify chan struct{}
+	stop   chan struct{}
+}
+
+// itemFor turns an event into what the watcher sees of it, as the watch
+// cache does for selections: an object entering the selection is ADDED, one
+// leaving it DELETED.
+func (w *watcher) itemFor(e *event) (watchItem, bool) {
+	switch e.typ {
+	case "ADDED":
+		if w.filter.matches(e.obj) {
+			return watchItem{typ: "ADDED", rec: e.obj}, true
+		}
+	case "MODIFIED":
+		cur, old := w.filter.matches(e.obj), w.filter.matches(e.prev)
+		switch {
+		case cur && old:
+			return watchItem{typ: "MODIFIED", rec: e.obj}, true
+		case cur:
+			return watchItem{typ: "ADDED", rec: e.obj}, true
+		case old:
+			return watchItem{typ: "DELETED", rec: e.prev, rv: e.rv}, true
+		}
+	case "DELETED":
+		if w.filter.matches(e.prev) {
+			return watchItem{typ: "DELETED", rec: e.obj}, true
+		}
+	}
+	return watchItem{}, false
+}
+
+// offerLocked queues e for w, closing w when its queue is full.
+func (s *Server) offerLocked(w *watcher, e *event) {
+	it, ok := w.itemFor(e)
+	if !ok || w.stopped {
+		return
+	}
+	if len(w.queue) >= s.opts.WatchBufferSize {
+		w.overflowed = true
+		s.log.Warn("watch closed: client too slow", "kind", w.res.Kind, "rv", e.rv)
+		s.stopWatcherLocked(w)
+		return
+	}
+	w.queue = append(w.queue, it)
+	select {
+	case w.notify <- struct{}{}:
+	default:
+	}
+}
+
+// stopWatcherLocked ends w: its handler returns and the stream ends.
+func (s *Server) stopWatcherLocked(w *watcher) {
+	if w.stopped {
+		return
+	}
+	w.stopped = true
+	close(w.stop)
+	delete(w.col.watchers, w)
+}
+
+func (s *Server) serveWatch(c *call) {
+	o, serr := c.parseListOptions(true)
+	if serr != nil {
+		writeError(c.w, serr)
+		return
+	}
+	want, serr := parseRV(o.rv)
+	if serr != nil {
+		writeError(c.w, serr)
+		return
+	}
+	w := &watcher{res: c.res, col: c.col, filter: o.filter, partial: c.partial,
+		notify: make(chan struct{}, 1), stop: make(chan struct{})}
+	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents
+	var start []watchItem
+	var tooOld string
+	s.mu.Lock()
+	cur := s.rv
+	switch {
+	case want > cur:
+		s.mu.Unlock()
+		writeError(c.w, errTooLargeRV(want, cur))
+		return
+	case initialEvents:
+		for _, k := range c.col.keys() {
+			if r := c.col.objects[k]; w.filter.matches(r) {
+				start = append(start, watchItem{typ: "ADDED", rec: r})
+			}
+		}
+	case want > 0:
+		evs, ok := c.col.since(want, cur)
+		if !ok {
+			tooOld = fmt.Sprintf("too old resource version: %d (%d)", want, c.col.oldest(cur))
+			break
+		}
+		for _, e := range evs {
+			if it, ok := w.itemFor(e); ok {
+				start = append(start, it)
+			}
+		}
+	}
+	if tooOld == "" && !s.closed {
+		c.col.watchers[w] = struct{}{}
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.stopWatcherLocked(w)
+		s.mu.Unlock()
+	}()
+
+	h := c.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache, private")
+	c.w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(c.w)
+	var buf bytes.Buffer
+	send := func() bool {
+		if buf.Len() == 0 {
+			return rc.Flush() == nil
+		}
+		_, err := c.w.Write(buf.Bytes())
+		buf.Reset()
+		return err == nil && rc.Flush() == nil
+	}
+	if tooOld != "" {
+		st := errExpired(tooOld).Status
+		fmt.Fprintf(&buf, `{"type":"ERROR","object":%s}`+"\n", encodeStatus(&st))
+		send()
+		return
+	}
+	for _, it := range start {
+		w.writeItem(&buf, it)
+	}
+	if initialEvents && o.bookmarks {
+		w.writeBookmark(&buf, cur, true)
+	}
+	if !send() {
+		return
+	}
+	s.runWatch(c, w, o, send, &buf)
+}
+
+// runWatch streams w's events until the watch ends.
+func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, buf *bytes.Buffer) {
+	interval := s.opts.BookmarkInterval
+	var bookmarks, timeout <-chan time.Time
+	var bookmarkTimer *time.Timer
+	if o.bookmarks {
+		bookmarkTimer = time.NewTimer(interval)
+		defer bookmarkTimer.Stop()
+		bookmarks = bookmarkTimer.C
+	}
+	if o.timeoutSeconds > 0 {
+		t := time.NewTimer(time.Duration(o.timeoutSeconds) * time.Second)
+		defer t.Stop()
+		timeout = t.C
+	}
+	// drain writes the queued items and, with bookmark, a bookmark at the
+	// current resourceVersion, which no queued event can be newer than.
+	drain := func(bookmark bool) bool {
+		s.mu.Lock()
+		q := w.queue
+		w.queue = nil
+		rv := s.rv
+		s.mu.Unlock()
+		for _, it := range q {
+			w.writeItem(buf, it)
+		}
+		if bookmark {
+			w.writeBookmark(buf, rv, false)
+		}
+		return send()
+	}
+	ctx := c.r.Context()
+	for {
+		select {
+		case <-w.notify:
+			if !drain(false) {
+				return
+			}
+		case <-bookmarks:
+			if !drain(true) {
+				return
+			}
+			bookmarkTimer.Reset(interval)
+		case <-timeout:
+			drain(o.bookmarks)
+			return
+		case <-w.stop:
+			s.mu.Lock()
+			overflowed := w.overflowed
+			s.mu.Unlock()
+			if !overflowed {
+				drain(false) // events queued before the end, such as a CRD's last deletes
+			}
+			return
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// writeItem appends one event line.
+func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
+	if it.typ == "" {
+		buf.Write(it.garbage)
+		buf.WriteByte('\n')
+		return
+	}
+	raw := it.rec.raw
+	if it.rv != 0 && it.rv != it.rec.rv {
+		o := mustDecode(raw)
+		metaOf(o)["resourceVersion"] = formatRV(it.rv)
+		raw = encodeObject(o)
+	}
+	buf.WriteString(`{"type":"`)
+	buf.WriteString(it.typ)
+	buf.WriteString(`","object":`)
+	buf.Write(renderAs(raw, w.res, w.partial))
+	buf.WriteString("}\n")
+}
+
+// writeBookmark appends a BOOKMARK carrying only kind, apiVersion and the
+// resourceVersion (and, ending the initial events of a WatchList, the
+// k8s.io/initial-events-end annotation).
+func (w *watcher) writeBookmark(buf *bytes.Buffer, rv uint64, initialEnd bool) {
+	kind, av := w.res.Kind, w.res.apiVersion()
+	if w.partial {
+		kind, av = "PartialObjectMetadata", "meta.k8s.io/v1"
+	}
+	fmt.Fprintf(buf, `{"type":"BOOKMARK","object":{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"%d"`, kind, av, rv)
+	if initialEnd {
+		buf.WriteString(`,"annotations":{"k8s.io/initial-events-end":"true"}`)
+	}
+	buf.WriteString("}}}\n")
+}
