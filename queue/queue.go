@@ -178,6 +178,14 @@ func (q *Queue[K]) AddRateLimited(item K) {
 func (q *Queue[K]) AddWithOptions(item K, opts AddOptions) {
 	d := opts.After
 	if opts.RateLimited {
+		// Ask the limiter outside the lock, and not at all once shut down,
+		// so that it does not count attempts that are ignored.
+		q.mu.Lock()
+		down := q.shuttingDown
+		q.mu.Unlock()
+		if down {
+			return
+		}
 		d = max(d, q.limiter.When(item))
 	}
 	q.mu.Lock()

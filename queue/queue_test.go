@@ -172,6 +172,9 @@ func TestShutDownDropsAndIgnores(t *testing.T) {
 	q.Add("c")
 	q.AddAfter("d", time.Hour)
 	q.AddRateLimited("e")
+	if got := q.NumRequeues("e"); got != 0 {
+		t.Errorf("NumRequeues(%q) after AddRateLimited on a shut down queue = %d, want 0", "e", got)
+	}
 	if got := q.Len(); got != 0 {
 		t.Errorf("Len() after ShutDown = %d, want 0", got)
 	}
