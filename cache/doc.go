@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package cache keeps in-memory copies of the objects of a Kubernetes API
+// server, up to date through list and watch, and tells handlers about
+// their changes: the reflector, the indexed store, the informer, and the
+// multi-kind [Cache] that serves a controller's reads.
+//
+// Guarantees:
+//   - Consistent: after every list and every watch event, the store holds
+//     exactly the server's state at one resourceVersion. A relist builds
+//     the new state apart and swaps it in whole; readers never see a mix.
+//   - Nothing lost: a watch that ends (timeout, cut, garbage on the
+//     stream, an object that does not decode) resumes from the last
+//     resourceVersion seen, bookmarks included. Only a 410 (the version
+//     left the server's history, during a watch or a paged list) makes the
+//     reflector read the whole state again, at once, one relist per 410;
+//     objects that vanished in the gap get OnDelete(last known state,
+//     finalStateUnknown=true).
+//   - Exact notifications: handlers see every change once, in order:
+//     adds, updates (old and new) and deletes; a relist notifies only
+//     what differs from the cache.
+//   - Isolated handlers: each handler has its own unbounded queue and
+//     goroutine (see [Registration]). A slow handler delays only itself;
+//     the reflector never waits for a handler and no event is dropped.
+//   - Bounded retries: failures back off exponentially from 800ms to 30s
+//     with jitter, reset after two quiet minutes; watches ask for a random
+//     5 to 10 minute timeout, so that clients do not reconnect together;
+//     resyncs (OnUpdate(obj, obj) for every object, default every 10h)
+//     are jittered ±10%.
+//   - Lean: the raw JSON is not kept; at most one page of a list is held
+//     besides the state being built; the kind's strings are shared by
+//     every object, and the metadata strings that repeat (namespaces,
+//     label keys and values, owner kinds, finalizers) are interned.
+//   - Owned objects: stored objects are never modified. Reads return deep
+//     copies the caller owns, except through [ReadOnly], the zero-copy
+//     path, whose objects must not be modified. Handlers get the stored
+//     objects: they must not modify them either.
+//   - Clean shutdown: constructors do no I/O and start nothing; Start
+//     blocks until its context is done and returns only after every
+//     goroutine it started has ended.
+//
+// Usage:
+//  1. Make a [kube.Client].
+//  2. For one kind, make an [Informer] with [NewInformer]; for a
+//     controller's reads of many kinds, make a [Cache] with [New].
+//  3. Add handlers with AddEventHandler and indexes with AddIndex or
+//     [Cache.IndexField].
+//  4. Run Start(ctx) in a goroutine; WaitForSync(ctx) before trusting
+//     reads.
+//  5. Read with Get and List (copies) or [ReadOnly] (no copies).
+package cache

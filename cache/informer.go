@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// InformerOptions configure an informer. Only Kind may be required; the
+// zero value of everything else is a good default.
+type InformerOptions struct {
+	// Kind is the kind to watch. Typed objects state their own kind and
+	// may leave it empty (if set, it must agree); [kube.Unstructured] and
+	// [kube.PartialObjectMetadata] need it.
+	Kind kube.GroupVersionKind
+	// Namespace limits the informer to one namespace; empty means all.
+	Namespace string
+	// LabelSelector and FieldSelector limit the objects the server sends.
+	LabelSelector kube.Selector
+	FieldSelector kube.FieldSelector
+	// Transform is applied to every object the server sends, before it is
+	// stored or handed to a handler; it changes the object in place. See
+	// [DropManagedFields].
+	Transform func(obj kube.Object)
+	// ResyncPeriod is how often every handler gets OnUpdate(obj, obj) for
+	// every cached object, each period drawn within ±10%. Zero means
+	// [DefaultResyncPeriod]; negative turns resyncs off.
+	ResyncPeriod time.Duration
+	// DisableWatchList makes the informer read the initial state with
+	// paged lists. By default it asks for a WatchList stream
+	// (sendInitialEvents=true), as client-go 1.36 does, and falls back to
+	// lists for good when the server refuses it (400, 403, 405, 406, 415
+	// or 422).
+	DisableWatchList bool
+	// PageSize is the limit of each page of a list; zero means
+	// [kube.DefaultPageSize].
+	PageSize int64
+	// Logger receives list and watch failures (warn), relists (info) and
+	// resumed watches (debug); nil discards them.
+	Logger *slog.Logger
+}
+
+// informer is the kind-agnostic engine behind [Informer] and the [Cache]:
+// a reflector that keeps a store equal to the server's state, and the
+// fan-out of changes to handlers. It implements [Source].
+type informer struct {
+	client *kube.Client
+	gvk    kube.GroupVersionKind
+	opts   InformerOptions
+	log    *slog.Logger
+	// newObj returns an empty object of the stored Go type.
+	newObj func() kube.Object
+	// metadataOnly is set when the stored type is
+	// kube.PartialObjectMetadata: lists and watches ask for the metadata
+	// projection.
+	metadataOnly bool
+	intern       *interner
+	store        *store
+
+	// mu orders every change to the store with the notifications it
+	// causes and with handler registration, so that a handler sees each
+	// change exactly once, after the objects it was given when added.
+	mu sync.Mutex
+	// regs are the live registrations, in order of addition.
+	regs []*Registration
+	// initialRegs are the registrations there were when the first state
+	// was stored; HasSynced waits for them.
+	initialRegs []*Registration
+	// isSynced is set (and synced closed) once the first state is stored
+	// and queued to the handlers.
+	isSynced bool
+	synced   chan struct{}
+	// phase moves from idle to running (Start) to stopped (Start returned).
+	phase phase
+	// done is closed when Start's context is done, ending deliveries.
+	done chan struct{}
+	// deliveries counts the registrations' goroutines; Start waits for it.
+	deliveries sync.WaitGroup
+
+	counters counters
+	// lastErr is the last list or watch failure, cleared by a success.
+	lastErr atomic.Pointer[error]
+}
+
+type phase uint8
+
+const (
+	idle phase = iota
+	running
+	stopped
+)
+
+// counters are the informer's request and event counts.
+type counters struct {
+	lists, pages, watches, relists, events atomic.Uint64
+}
+
+// ErrStopped is returned when a handler is added to an informer whose
+// Start has returned.
+var ErrStopped = errors.New("informer stopped")
+
+func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() kube.Object, opts InformerOptions, in *interner) (*informer, error) {
+	if client == nil {
+		return nil, errors.New("new informer: client is nil")
+	}
+	if gvk.Kind == "" || gvk.Version == "" {
+		return nil, fmt.Errorf("new informer: kind %q is incomplete: set InformerOptions.Kind", gvk)
+	}
+	if opts.PageSize < 0 {
+		return nil, fmt.Errorf("new informer: PageSize %d is negative", opts.PageSize)
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = kube.DefaultPageSize
+	}
+	if opts.ResyncPeriod == 0 {
+		opts.ResyncPeriod = DefaultResyncPeriod
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	_, meta := newObj().(*kube.PartialObjectMetadata)
+	return &informer{
+		client:       client,
+		gvk:          gvk,
+		opts:         opts,
+		log:          log.With("kind", gvk.Kind),
+		newObj:       newObj,
+		metadataOnly: meta,
+		intern:       in,
+		store:        newStore(),
+		synced:       make(chan struct{}),
+		done:         make(chan struct{}),
+	}, nil
+}
+
+// Kind implements [Source].
+func (i *informer) Kind() kube.GroupVersionKind { return i.gvk }
+
+// Start runs the reflector, the resyncs and the handlers' deliveries until
+// ctx is done, then waits for all of them to end. It returns an error only
+// if the informer was started before.
+func (i *informer) Start(ctx context.Context) error {
+	i.mu.Lock()
+	if i.phase != idle {
+		i.mu.Unlock()
+		return fmt.Errorf("start informer for %s: started before", i.gvk.Kind)
+	}
+	i.phase = running
+	for _, r := range i.regs {
+		i.deliveries.Go(func() { r.run(i.done) })
+	}
+	i.mu.Unlock()
+
+	var wg sync.WaitGroup
+	wg.Go(func() { newReflector(i).run(ctx) })
+	wg.Go(func() { i.resyncLoop(ctx) })
+	wg.Wait() // both end when ctx is done
+
+	i.mu.Lock()
+	i.phase = stopped
+	close(i.done)
+	i.mu.Unlock()
+	i.deliveries.Wait()
+	return nil
+}
+
+// AddEventHandler implements [Source]. A handler added after the informer
+// synced first gets an OnAdd(obj, true) for every cached object. The cost
+// is O(cached objects), under the lock that orders changes.
+func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error) {
+	if h == nil {
+		return nil, errors.New("add event handler: handler is nil")
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.phase == stopped {
+		return nil, fmt.Errorf("add event handler for %s: %w", i.gvk.Kind, ErrStopped)
+	}
+	r := newRegistration(h)
+	i.regs = append(i.regs, r)
+	if i.isSynced {
+		i.store.each("", true, func(obj kube.Object) bool {
+			r.push(notification{kind: notifyAdd, obj: obj, flag: true})
+			return true
+		})
+		r.markSynced()
+	}
+	if i.phase == running {
+		i.deliveries.Go(func() { r.run(i.done) })
+	}
+	return r, nil
+}
+
+// RemoveEventHandler implements [Source]. Notifications not yet delivered
+// are dropped; a call of the handler in progress is not waited for.
+func (i *informer) RemoveEventHandler(r *Registration) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	n := slices.Index(i.regs, r)
+	if n < 0 {
+		return fmt.Errorf("remove event handler for %s: not registered", i.gvk.Kind)
+	}
+	i.regs = slices.Delete(i.regs, n, n+1)
+	r.remove()
+	return nil
+}
+
+// HasSynced implements [Source]: the first state is in the store, and the
+// handlers there were at that time have been given all of it.
+func (i *informer) HasSynced() bool {
+	i.mu.Lock()
+	regs := i.initialRegs
+	synced := i.isSynced
+	i.mu.Unlock()
+	if !synced {
+		return false
+	}
+	for _, r := range regs {
+		if !r.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// WaitForSync implements [Source]. When ctx ends first the error is a
+// [*NotSyncedError] naming the kind and the last list or watch failure.
+func (i *informer) WaitForSync(ctx context.Context) error {
+	select {
+	case <-i.synced:
+	case <-ctx.Done():
+		return i.notSynced(ctx.Err())
+	}
+	i.mu.Lock()
+	regs := i.initialRegs
+	i.mu.Unlock()
+	for _, r := range regs {
+		if err := r.WaitForSync(ctx); err != nil {
+			return i.notSynced(err)
+		}
+	}
+	return nil
+}
+
+func (i *informer) storeSynced() bool {
+	select {
+	case <-i.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+func (i *informer) notSynced(cause error) error {
+	e := &NotSyncedError{Kind: i.gvk, Cause: cause}
+	if p := i.lastErr.Load(); p != nil {
+		e.LastError = *p
+	}
+	return e
+}
+
+// notifyLocked queues n to every handler. Call with i.mu held.
+func (i *informer) notifyLocked(n notification) {
+	for _, r := range i.regs {
+		r.push(n)
+	}
+}
+
+// resyncLoop gives every handler OnUpdate(obj, obj) for every object, every
+// resync period (±10%), once the informer has synced.
+func (i *informer) resyncLoop(ctx context.Context) {
+	if i.opts.ResyncPeriod < 0 {
+		return
+	}
+	select {
+	case <-i.synced:
+	case <-ctx.Done():
+		return
+	}
+	for sleep(ctx, resyncDelay(i.opts.ResyncPeriod, jitter())) {
+		i.mu.Lock()
+		if len(i.regs) > 0 {
+			i.store.each("", true, func(obj kube.Object) bool {
+				i.notifyLocked(notification{kind: notifyUpdate, old: obj, obj: obj})
+				return true
+			})
+		}
+		i.mu.Unlock()
+	}
+}

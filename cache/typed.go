@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/kubeloop/kubeloop/internal/deepcopy"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Informer keeps an up-to-date, indexed cache of the objects of one kind
+// and tells handlers about their changes. T is the stored type, for
+// example kube.ConfigMap, your own struct, [kube.Unstructured] or
+// [kube.PartialObjectMetadata] (metadata only); *T must implement
+// [kube.Object].
+//
+// Reads from the store (Get, List) return deep copies the caller owns;
+// [Informer.ReadOnly] reads without copying. Reads do not wait for the
+// informer to sync: before it has, they see an empty store.
+type Informer[T any] struct {
+	inf  *informer
+	copy func(dst, src *T)
+}
+
+// NewInformer makes an informer. It does no I/O and starts nothing; call
+// [Informer.Start]. It fails when *T does not implement [kube.Object],
+// when the kind is unknown (T is Unstructured or PartialObjectMetadata
+// and opts.Kind is empty) or disagrees with T's, or when client is nil.
+func NewInformer[T any](client *kube.Client, opts InformerOptions) (*Informer[T], error) {
+	gvk, err := kindOf(reflect.TypeFor[T](), opts.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("new informer: %w", err)
+	}
+	inf, err := newInformer(client, gvk, func() kube.Object { return any(new(T)).(kube.Object) }, opts, newInterner())
+	if err != nil {
+		return nil, err
+	}
+	return &Informer[T]{inf: inf, copy: deepcopy.For[T]()}, nil
+}
+
+// kindOf returns the kind objects of type t are: their own, if their
+// GroupVersionKind method names one, else given.
+func kindOf(t reflect.Type, given kube.GroupVersionKind) (kube.GroupVersionKind, error) {
+	obj, ok := reflect.New(t).Interface().(kube.Object)
+	if !ok {
+		return kube.GroupVersionKind{}, fmt.Errorf("*%s does not implement kube.Object", t)
+	}
+	own := obj.GroupVersionKind()
+	switch {
+	case own.Kind == "":
+		return given, nil
+	case given != (kube.GroupVersionKind{}) && given != own:
+		return kube.GroupVersionKind{}, fmt.Errorf("kind %q given for *%s, whose kind is %q", given, t, own)
+	}
+	return own, nil
+}
+
+// Start runs the informer until ctx is done, then waits for every
+// goroutine it started (the reflector, resyncs, handler deliveries). It
+// returns an error only when called twice.
+func (i *Informer[T]) Start(ctx context.Context) error { return i.inf.Start(ctx) }
+
+// AddEventHandler registers h. It may be called before or after Start: a
+// handler added after the informer synced first gets OnAdd(obj, true) for
+// every cached object. It fails once Start has returned.
+func (i *Informer[T]) AddEventHandler(h Handler[*T]) (*Registration, error) {
+	if h == nil {
+		return i.inf.AddEventHandler(nil)
+	}
+	return i.inf.AddEventHandler(objectHandler[T]{h})
+}
+
+// RemoveEventHandler stops deliveries to the handler of r.
+func (i *Informer[T]) RemoveEventHandler(r *Registration) error {
+	return i.inf.RemoveEventHandler(r)
+}
+
+// AddIndex registers an index under the name field: List answers the
+// field selector "field=value" with the objects for which fn returns
+// value. fn must be a pure function of the object. It may be called at
+// any time; the cost is one call of fn per cached object.
+func (i *Informer[T]) AddIndex(field string, fn func(obj *T) []string) error {
+	if fn == nil {
+		return i.inf.store.addIndex(field, nil)
+	}
+	return i.inf.store.addIndex(field, func(obj kube.Object) []string { return fn(typed[T](obj)) })
+}
+
+// HasSynced reports whether the first state is stored and has been
+// delivered to the handlers registered before that.
+func (i *Informer[T]) HasSynced() bool { return i.inf.HasSynced() }
+
+// WaitForSync waits until HasSynced or ctx is done; the error is then a
+// [*NotSyncedError].
+func (i *Informer[T]) WaitForSync(ctx context.Context) error { return i.inf.WaitForSync(ctx) }
+
+// Source returns the informer as a [Source], for code that handles many
+// kinds.
+func (i *Informer[T]) Source() Source { return i.inf }
+
+// Stats returns the informer's counters.
+func (i *Informer[T]) Stats() Stats { return i.inf.stats() }
+
+// Get returns a deep copy of the object at key.
+func (i *Informer[T]) Get(key kube.Key) (*T, bool) {
+	obj, ok := i.ReadOnly().Get(key)
+	if !ok {
+		return nil, false
+	}
+	out := new(T)
+	i.copy(out, obj)
+	return out, true
+}
+
+// List returns deep copies of the objects opts select, in no particular
+// order. See [ReadOnly.List] for the options it supports.
+func (i *Informer[T]) List(opts kube.ListOptions) ([]*T, error) {
+	objs, err := i.ReadOnly().List(opts)
+	for j, obj := range objs {
+		out := new(T)
+		i.copy(out, obj)
+		objs[j] = out
+	}
+	return objs, err
+}
+
+// ReadOnly returns the zero-copy view of the store.
+func (i *Informer[T]) ReadOnly() ReadOnly[T] { return ReadOnly[T]{s: i.inf.store} }
+
+// ReadOnly reads an informer's store without copying, for hot loops: the
+// objects returned are the store's own, shared with every reader and
+// handler, and must not be modified (the cache never modifies them either:
+// a change replaces the stored object, so an object read stays a
+// consistent, if stale, snapshot).
+type ReadOnly[T any] struct {
+	s *store
+}
+
+// Get returns the stored object at key.
+func (r ReadOnly[T]) Get(key kube.Key) (*T, bool) {
+	obj, ok := r.s.get(key)
+	if !ok {
+		return nil, false
+	}
+	return typed[T](obj), true
+}
+
+// List returns the stored objects opts select, in no particular order:
+// opts.Namespace, opts.LabelSelector, and opts.FieldSelector terms
+// "field=value" on fields with an index (see [Informer.AddIndex]) or on
+// metadata.name and metadata.namespace ("!=" only on those two).
+// opts.Limit caps the number returned; opts.Continue is refused. The
+// slice is the caller's; the objects are not.
+func (r ReadOnly[T]) List(opts kube.ListOptions) ([]*T, error) {
+	q, err := r.s.compile(opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []*T
+	r.s.run(q, func(obj kube.Object) { out = append(out, typed[T](obj)) })
+	return out, nil
+}
