@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package scenario_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/scenario"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// TestKubetest runs the wire scenarios against the in-process fake; the
+// integration suite runs the same against a real kube-apiserver.
+func TestKubetest(t *testing.T) {
+	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "denied-token": "denied"}})
+	t.Cleanup(srv.Close)
+	srv.Deny("denied", "*", "*")
+	scenario.Run(t, scenario.Env{
+		Config:       srv.ConfigFor("admin"),
+		DeniedConfig: srv.ConfigFor("denied"),
+		Compact: func(ctx context.Context, t *testing.T, c *kube.Client, rv string) {
+			srv.Compact()
+		},
+	})
+}
