@@ -239,13 +239,20 @@ func (c *Client) PatchStatus(ctx context.Context, obj Object, patch Patch) error
 // obj's JSON become owned by opts.FieldManager, the server creates the
 // object if it does not exist, and the result is read back into obj.
 // Declare apply types with omitempty on every optional field: a zero field
-// that is encoded is a field you claim.
+// that is encoded is a field you claim. obj's managedFields are not sent
+// (the server refuses them), so an object read back can be applied again.
 func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
 	gvk := obj.GroupVersionKind()
 	if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 		s.SetGroupVersionKind(gvk)
 	}
+	// The server refuses an apply configuration that carries
+	// managedFields; an object read back from an earlier apply does.
+	meta := obj.GetObjectMeta()
+	managed := meta.ManagedFields
+	meta.ManagedFields = nil
 	body, err := json.Marshal(obj)
+	meta.ManagedFields = managed
 	if err != nil {
 		return fmt.Errorf("apply %s %s: %w", gvk.Kind, describe(obj.GetObjectMeta()), err)
 	}
