@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// modes runs a test with WatchList and with paged lists.
+var modes = []struct {
+	name string
+	opts InformerOptions
+}{
+	{"watchlist", InformerOptions{}},
+	{"list", InformerOptions{DisableWatchList: true, PageSize: 3}},
+}
+
+func TestInformerFollowsServer(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				for n := range 10 {
+					createCM(t, srv, "default", fmt.Sprintf("cm%d", n), map[string]string{"n": "0"})
+				}
+				createCM(t, srv, "kube-system", "x", nil)
+				inf := newCMInformer(t, c, mode.opts)
+				early := newRecorder(t)
+				reg, err := inf.AddEventHandler(early)
+				if err != nil {
+					t.Fatal(err)
+				}
+				startInformer(t, inf)
+				waitSynced(t, inf)
+				if !reg.HasSynced() || !inf.HasSynced() {
+					t.Errorf("after WaitForSync: registration synced %v, informer synced %v", reg.HasSynced(), inf.HasSynced())
+				}
+				checkConsistent(t, srv, inf, early)
+				if early.initialAdds != 11 || early.adds != 11 {
+					t.Errorf("initial adds = %d of %d, want 11 of 11", early.initialAdds, early.adds)
+				}
+
+				createCM(t, srv, "default", "new", nil)
+				updateCM(t, srv, "default", "cm1", map[string]string{"n": "1"})
+				deleteCM(t, srv, "default", "cm2")
+				synctest.Wait()
+				checkConsistent(t, srv, inf, early)
+				if early.adds != 12 || early.initialAdds != 11 || early.updates != 1 || early.deletes != 1 || early.unknownDeletes != 0 {
+					t.Errorf("events: %d adds (%d initial), %d updates, %d deletes (%d unknown); want 12 (11), 1, 1 (0)\n%v",
+						early.adds, early.initialAdds, early.updates, early.deletes, early.unknownDeletes, early.log)
+				}
+
+				// A handler added late gets the cached objects as initial adds.
+				late := newRecorder(t)
+				lreg, err := inf.AddEventHandler(late)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := lreg.WaitForSync(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if late.initialAdds != 11 {
+					t.Errorf("late handler: %d initial adds, want 11", late.initialAdds)
+				}
+				updateCM(t, srv, "kube-system", "x", map[string]string{"a": "b"})
+				synctest.Wait()
+				checkConsistent(t, srv, inf, early, late)
+
+				// A removed handler hears nothing more.
+				if err := inf.RemoveEventHandler(lreg); err != nil {
+					t.Fatal(err)
+				}
+				if err := inf.RemoveEventHandler(lreg); err == nil {
+					t.Errorf("second RemoveEventHandler = nil, want an error")
+				}
+				before := late.snapshot()
+				deleteCM(t, srv, "default", "cm3")
+				synctest.Wait()
+				checkConsistent(t, srv, inf, early)
+				if after := late.snapshot(); len(after) != len(before) {
+					t.Errorf("removed handler got events: %d objects, had %d", len(after), len(before))
+				}
+				if st := inf.stats(); st.Objects != 10 || st.Bytes <= 0 || !st.Synced || st.Handlers != 1 {
+					t.Errorf("stats = %+v, want 10 objects, some bytes, synced, 1 handler", st)
+				}
+			})
+		})
+	}
+}
+
+func TestInformerSlowHandlerDoesNotBlockOthers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newServer(t, kubetest.Options{})
+		createCM(t, srv, "default", "first", nil)
+		inf := newCMInformer(t, c, InformerOptions{})
+		release := make(chan struct{})
+		slowSeen := 0
+		slow := HandlerFuncs[kube.Object]{AddFunc: func(kube.Object, bool) {
+			<-release
+			slowSeen++
+		}}
+		fast := newRecorder(t)
+		if _, err := inf.AddEventHandler(slow); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inf.AddEventHandler(fast); err != nil {
+			t.Fatal(err)
+		}
+		startInformer(t, inf)
+		synctest.Wait()
+		for n := range 100 {
+			createCM(t, srv, "default", fmt.Sprintf("cm%d", n), nil)
+		}
+		synctest.Wait()
+		if got := len(fast.snapshot()); got != 101 {
+			t.Errorf("fast handler has %d objects while the slow one is stuck, want 101", got)
+		}
+		if inf.HasSynced() {
+			t.Errorf("HasSynced = true while a handler registered before sync has not had the initial state")
+		}
+		st := inf.stats()
+		if st.Queued != 100 || st.PeakQueued < 100 {
+			t.Errorf("stats while stuck: queued %d, peak %d; want 100, ≥ 100", st.Queued, st.PeakQueued)
+		}
+		close(release)
+		synctest.Wait()
+		if slowSeen != 101 {
+			t.Errorf("slow handler saw %d adds after release, want 101", slowSeen)
+		}
+		if !inf.HasSynced() {
+			t.Errorf("HasSynced = false after the slow handler caught up")
+		}
+		checkConsistent(t, srv, inf, fast)
+	})
+}
+
+func TestInformerKinds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newServer(t, kubetest.Options{})
+		createCM(t, srv, "default", "a", map[string]string{"k": "v"})
+		cmKind := kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+
+		meta, err := NewInformer[kube.PartialObjectMetadata](c, InformerOptions{Kind: cmKind, Transform: DropManagedFields})
+		if err != nil {
+			t.Fatal(err)
+		}
+		unst, err := NewInformer[kube.Unstructured](c, InformerOptions{Kind: cmKind, DisableWatchList: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		startInformer(t, meta.Source())
+		startInformer(t, unst.Source())
+		waitSynced(t, meta.Source())
+		waitSynced(t, unst.Source())
+
+		m, ok := meta.Get(kube.Key{Namespace: "default", Name: "a"})
+		if !ok || m.GroupVersionKind() != cmKind || m.UID == "" || m.ManagedFields != nil {
+			t.Errorf("metadata-only Get = %+v, %v; want kind %v, a uid, no managedFields", m, ok, cmKind)
+		}
+		u, ok := unst.Get(kube.Key{Namespace: "default", Name: "a"})
+		if !ok || u.GroupVersionKind() != cmKind {
+			t.Fatalf("unstructured Get = %+v, %v; want kind %v", u, ok, cmKind)
+		}
+		if v, _ := u.Field("data", "k"); v != "v" {
+			t.Errorf("unstructured data.k = %v, want v", v)
+		}
+		createCM(t, srv, "default", "b", nil)
+		synctest.Wait()
+		if m, ok := meta.Get(kube.Key{Namespace: "default", Name: "b"}); !ok || m.GroupVersionKind() != cmKind {
+			t.Errorf("metadata-only object from a watch = %+v, %v; want kind %v", m, ok, cmKind)
+		}
+	})
+}
+
+func TestNewInformerErrors(t *testing.T) {
+	_, c := newServer(t, kubetest.Options{})
+	tests := []struct {
+		name string
+		make func() error
+	}{
+		{"not an object", func() error { _, err := NewInformer[struct{}](c, InformerOptions{}); return err }},
+		{"unstructured without kind", func() error { _, err := NewInformer[kube.Unstructured](c, InformerOptions{}); return err }},
+		{"kind disagrees", func() error {
+			_, err := NewInformer[kube.ConfigMap](c, InformerOptions{Kind: kube.GroupVersionKind{Version: "v1", Kind: "Secret"}})
+			return err
+		}},
+		{"nil client", func() error { _, err := NewInformer[kube.ConfigMap](nil, InformerOptions{}); return err }},
+		{"negative page size", func() error { _, err := NewInformer[kube.ConfigMap](c, InformerOptions{PageSize: -1}); return err }},
+	}
+	for _, tt := range tests {
+		if err := tt.make(); err == nil {
+			t.Errorf("%s: NewInformer = nil error, want one", tt.name)
+		}
+	}
+}
+
+func TestInformerStartTwiceAndAfterStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, c := newServer(t, kubetest.Options{})
+		inf := newCMInformer(t, c, InformerOptions{})
+		stop := startInformer(t, inf)
+		synctest.Wait()
+		if err := inf.Start(context.Background()); err == nil {
+			t.Errorf("second Start = nil, want an error")
+		}
+		stop()
+		if _, err := inf.AddEventHandler(newRecorder(t)); err == nil {
+			t.Errorf("AddEventHandler after stop = nil, want ErrStopped")
+		}
+	})
+}
+
+func TestWaitForSyncNamesKindAndLastError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newServer(t, kubetest.Options{})
+		srv.FailNext(1000, func(ri kubetest.RequestInfo) bool { return ri.Resource == "configmaps" },
+			kube.NewStatusError(500, kube.ReasonInternalError, "etcd is down"))
+		inf := newCMInformer(t, c, InformerOptions{})
+		startInformer(t, inf)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := inf.WaitForSync(ctx)
+		if err == nil || !errorsIs(err, ErrNotSynced) || !errorsIs(err, context.DeadlineExceeded) ||
+			!contains(err.Error(), "ConfigMap") || !contains(err.Error(), "etcd is down") {
+			t.Errorf("WaitForSync = %v, want ErrNotSynced naming ConfigMap and the last error", err)
+		}
+	})
+}
