@@ -43,11 +43,16 @@ type observation struct {
 
 // observe returns o updated with what a read at now returned: rec, or
 // nothing when present is false. The observation time moves only when the
-// record changes (or appears), so a holder that stops renewing ages.
+// record changes, appears or disappears, so a holder that stops renewing
+// ages. A Lease that disappears keeps its last record: its holder may have
+// renewed it until the moment it was deleted, so it is given a whole lease
+// duration from now.
 func (o observation) observe(present bool, rec record, now time.Time) observation {
 	switch {
 	case !present:
-		o.present = false // keep the last record: its holder may still lead
+		if o.present {
+			o.present, o.at = false, now
+		}
 	case !o.present || !o.rec.equal(rec):
 		o = observation{present: true, rec: rec, at: now}
 	}

@@ -106,8 +106,11 @@ func TestObserve(t *testing.T) {
 		{"same times in another zone are unchanged", observation{present: true, rec: a, at: t0}, true,
 			record{holder: "a", duration: 15 * time.Second, acquire: t0.In(time.FixedZone("x", 3600)), renew: t0.In(time.FixedZone("x", 3600)), transitions: 3},
 			t0.Add(9 * time.Second), observation{present: true, rec: a, at: t0}},
-		{"gone keeps the last record", observation{present: true, rec: a, at: t0}, false, record{}, t0.Add(3 * time.Second),
-			observation{rec: a, at: t0}},
+		{"gone keeps the last record and counts as a change", observation{present: true, rec: a, at: t0}, false, record{}, t0.Add(3 * time.Second),
+			observation{rec: a, at: t0.Add(3 * time.Second)}},
+		{"still gone is no change", observation{rec: a, at: t0.Add(3 * time.Second)}, false, record{}, t0.Add(9 * time.Second),
+			observation{rec: a, at: t0.Add(3 * time.Second)}},
+		{"never seen", observation{}, false, record{}, t0, observation{}},
 		{"back after gone is a change", observation{rec: a, at: t0}, true, a, t0.Add(3 * time.Second),
 			observation{present: true, rec: a, at: t0.Add(3 * time.Second)}},
 	}
