@@ -53,7 +53,9 @@ const defaultUserAgent = "kubeloop"
 //     what it returns. On a 401 answer it forgets the credential, runs the
 //     plugin again, and, when that gives a new credential and the request
 //     body can be replayed (no body, or req.GetBody set), sends the request
-//     once more; otherwise it returns the 401.
+//     once more; otherwise it returns the 401. When the plugin's client
+//     certificate changes, every open connection is closed: requests in
+//     flight on them, watches included, fail and must be retried.
 func (c *Config) HTTPClient() (*http.Client, error) {
 	rt, err := c.roundTripper()
 	if err != nil {
