@@ -158,6 +158,14 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if res.Generation {
 		meta["generation"] = float64(1)
 	}
+	// managedFields see the request after defaulting (the namespace label)
+	// and before the create strategy, whose fields nobody manages.
+	defaultKind(res, o)
+	if wr.apply {
+		recordApply(meta, applySet(res, "", o), wr.manager, res.apiVersion(), "", now)
+	} else {
+		recordUpdate(res, meta, nil, o, wr.manager, res.apiVersion(), "", now)
+	}
 	if res.Status {
 		if res.InitStatus != nil {
 			o["status"] = res.InitStatus()
@@ -168,11 +176,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if err := s.prepareCreateLocked(res, o); err != nil {
 		return nil, err
 	}
-	if wr.apply {
-		recordApply(meta, applySet(res, "", o), wr.manager, res.apiVersion(), "", now)
-	} else {
-		recordUpdate(res, meta, nil, o, wr.manager, res.apiVersion(), "", now)
-	}
+	pruneManagedFields(meta, o)
 	o["apiVersion"] = res.storageAPIVersion()
 	if wr.dryRun {
 		return makeRecord(res, o), nil

@@ -319,3 +319,12 @@ func recordUpdate(res *resource, meta obj, prev, next obj, manager, apiVersion, 
 	}
 	setManagedFields(meta, entries)
 }
+
+// pruneManagedFields drops from every entry the fields o does not have.
+func pruneManagedFields(meta, o obj) {
+	entries := parseManagedFields(meta)
+	for _, e := range entries {
+		e.Fields.prune(o)
+	}
+	setManagedFields(meta, entries)
+}

@@ -36,17 +36,25 @@ func (s *Server) seedNamespaces() {
 	}
 }
 
+// defaultKind applies the defaults a kind's decoding applies, before
+// managedFields are computed: the namespace name label.
+func defaultKind(res *resource, o obj) {
+	if !isNamespaces(res) {
+		return
+	}
+	meta := metaOf(o)
+	labels, _ := meta["labels"].(obj)
+	if labels == nil {
+		labels = obj{}
+		meta["labels"] = labels
+	}
+	labels[labelNamespaceName] = str(meta, "name")
+}
+
 // prepareCreateLocked applies a kind's create strategy to o.
 func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 	switch {
 	case isNamespaces(res):
-		meta := metaOf(o)
-		labels, _ := meta["labels"].(obj)
-		if labels == nil {
-			labels = obj{}
-			meta["labels"] = labels
-		}
-		labels[labelNamespaceName] = str(meta, "name")
 		spec, _ := o["spec"].(obj)
 		if spec == nil {
 			spec = obj{}
@@ -69,12 +77,7 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 		if spec, ok := old["spec"]; ok {
 			next["spec"] = deepCopy(spec)
 		}
-		labels, _ := metaOf(next)["labels"].(obj)
-		if labels == nil {
-			labels = obj{}
-			metaOf(next)["labels"] = labels
-		}
-		labels[labelNamespaceName] = str(metaOf(next), "name")
+		defaultKind(res, next)
 	case isCRDs(res):
 		prepareCRDUpdate(next)
 	}
