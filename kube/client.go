@@ -58,12 +58,17 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 	if cfg == nil {
 		return nil, errors.New("new client: config is nil")
 	}
+	// Errors here do not quote Host: a URL may carry a password.
 	base, err := url.Parse(cfg.Host)
 	if err != nil {
-		return nil, fmt.Errorf("new client: parse host %q: %w", cfg.Host, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("new client: host is not a URL: %w", err)
 	}
 	if base.Scheme != "https" && base.Scheme != "http" || base.Host == "" {
-		return nil, fmt.Errorf("new client: host %q: want https://host:port", cfg.Host)
+		return nil, fmt.Errorf("new client: host %s: want https://host:port", base.Redacted())
 	}
 	base.Path = strings.TrimSuffix(base.Path, "/")
 	hc, err := cfg.HTTPClient()

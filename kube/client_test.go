@@ -345,3 +345,16 @@ func TestRetryOnConflict(t *testing.T) {
 		}
 	})
 }
+
+func TestNewClientBadHostKeepsSecrets(t *testing.T) {
+	for _, host := range []string{"https://user:s3cret@exa mple.com", "ftp://user:s3cret@example.com", ""} {
+		_, err := NewClient(&Config{Host: host}, ClientOptions{})
+		if err == nil {
+			t.Errorf("NewClient(%q) succeeded, want an error", host)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("NewClient(%q) error %q shows the password", host, err)
+		}
+	}
+}
