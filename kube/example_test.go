@@ -35,7 +35,7 @@ func Example() {
 	if err := c.Create(ctx, w); err != nil {
 		panic(err)
 	}
-	err = c.Create(ctx, w)
+	err = c.Create(ctx, &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "hello"}})
 	fmt.Println("create again:", kube.IsAlreadyExists(err))
 
 	var list kube.List[Widget]
