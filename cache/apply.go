@@ -44,12 +44,19 @@ func (i *informer) applyEvent(typ kube.EventType, obj kube.Object, size int32) {
 //   - an object that is gone: OnDelete(last known state, true);
 //   - an object at the same resourceVersion: nothing.
 //
-// The first replace marks the informer synced. The cost is O(old + new).
-func (i *informer) replace(next *state) {
+// ns is the namespace the reflector covers ("" for all): only its objects
+// are replaced. initial is set for the reflector's first state, and marks
+// the adds isInInitialList; the informer is synced once every reflector
+// has stored its first state. The cost is O(old + new).
+func (i *informer) replace(next *state, ns string, initial bool) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	prev := i.store.replace(next)
-	initial := !i.isSynced
+	var prev *state
+	if ns == "" {
+		prev = i.store.replace(next)
+	} else {
+		prev = &state{objects: map[string]map[string]entry{ns: i.store.replaceNamespace(ns, next)}}
+	}
 	for ns, names := range next.objects {
 		for name, e := range names {
 			old, ok := prev.get(kube.Key{Namespace: ns, Name: name})
@@ -72,6 +79,9 @@ func (i *informer) replace(next *state) {
 		}
 	}
 	if initial {
+		i.unsynced--
+	}
+	if initial && i.unsynced == 0 {
 		i.isSynced = true
 		i.initialRegs = append([]*Registration(nil), i.regs...)
 		for _, r := range i.regs {

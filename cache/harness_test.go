@@ -161,7 +161,13 @@ func (r *recorder) snapshot() map[string]string {
 // server's state.
 func checkConsistent(t *testing.T, srv *kubetest.Server, i *informer, recs ...*recorder) {
 	t.Helper()
-	want := serverState(t, srv, i.opts.Namespace)
+	want := map[string]string{}
+	if len(i.opts.Namespaces) == 0 {
+		want = serverState(t, srv, "")
+	}
+	for _, ns := range i.opts.Namespaces {
+		maps.Copy(want, serverState(t, srv, ns))
+	}
 	if got := storeState(i); !maps.Equal(got, want) {
 		t.Errorf("store = %v\nserver = %v", sorted(got), sorted(want))
 	}

@@ -22,8 +22,10 @@ type InformerOptions struct {
 	// may leave it empty (if set, it must agree); [kube.Unstructured] and
 	// [kube.PartialObjectMetadata] need it.
 	Kind kube.GroupVersionKind
-	// Namespace limits the informer to one namespace; empty means all.
-	Namespace string
+	// Namespaces limits the informer to these namespaces, with one list
+	// and watch for each (into one store); empty means all namespaces, with
+	// one list and watch. Cluster-scoped kinds must leave it empty.
+	Namespaces []string
 	// LabelSelector and FieldSelector limit the objects the server sends.
 	LabelSelector kube.Selector
 	FieldSelector kube.FieldSelector
@@ -75,8 +77,10 @@ type informer struct {
 	// initialRegs are the registrations there were when the first state
 	// was stored; HasSynced waits for them.
 	initialRegs []*Registration
-	// isSynced is set (and synced closed) once the first state is stored
-	// and queued to the handlers.
+	// unsynced counts the reflectors (one per namespace, or one) that have
+	// not stored their first state. isSynced is set (and synced closed)
+	// when it reaches zero, after the states are queued to the handlers.
+	unsynced int
 	isSynced bool
 	synced   chan struct{}
 	// phase moves from idle to running (Start) to stopped (Start returned).
@@ -115,6 +119,11 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	if gvk.Kind == "" || gvk.Version == "" {
 		return nil, fmt.Errorf("new informer: kind %q is incomplete: set InformerOptions.Kind", gvk)
 	}
+	for _, ns := range opts.Namespaces {
+		if ns == "" {
+			return nil, errors.New("new informer: Namespaces holds an empty namespace: leave Namespaces empty for all")
+		}
+	}
 	if opts.PageSize < 0 {
 		return nil, fmt.Errorf("new informer: PageSize %d is negative", opts.PageSize)
 	}
@@ -138,6 +147,7 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		metadataOnly: meta,
 		intern:       in,
 		store:        newStore(),
+		unsynced:     max(len(opts.Namespaces), 1),
 		synced:       make(chan struct{}),
 		done:         make(chan struct{}),
 	}, nil
@@ -162,9 +172,14 @@ func (i *informer) Start(ctx context.Context) error {
 	i.mu.Unlock()
 
 	var wg sync.WaitGroup
-	wg.Go(func() { newReflector(i).run(ctx) })
+	if len(i.opts.Namespaces) == 0 {
+		wg.Go(func() { newReflector(i, "").run(ctx) })
+	}
+	for _, ns := range i.opts.Namespaces {
+		wg.Go(func() { newReflector(i, ns).run(ctx) })
+	}
 	wg.Go(func() { i.resyncLoop(ctx) })
-	wg.Wait() // both end when ctx is done
+	wg.Wait() // all end when ctx is done
 
 	i.mu.Lock()
 	i.phase = stopped
@@ -174,9 +189,9 @@ func (i *informer) Start(ctx context.Context) error {
 	return nil
 }
 
-// AddEventHandler implements [Source]. A handler added after the informer
-// synced first gets an OnAdd(obj, true) for every cached object. The cost
-// is O(cached objects), under the lock that orders changes.
+// AddEventHandler implements [Source]. A handler added to an informer that
+// holds objects first gets an OnAdd(obj, true) for each. The cost is
+// O(cached objects), under the lock that orders changes.
 func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error) {
 	if h == nil {
 		return nil, errors.New("add event handler: handler is nil")
@@ -188,11 +203,11 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	}
 	r := newRegistration(h)
 	i.regs = append(i.regs, r)
+	i.store.each("", true, func(obj kube.Object) bool {
+		r.push(notification{kind: notifyAdd, obj: obj, flag: true})
+		return true
+	})
 	if i.isSynced {
-		i.store.each("", true, func(obj kube.Object) bool {
-			r.push(notification{kind: notifyAdd, obj: obj, flag: true})
-			return true
-		})
 		r.markSynced()
 	}
 	if i.phase == running {

@@ -233,3 +233,54 @@ func TestWaitForSyncNamesKindAndLastError(t *testing.T) {
 		}
 	})
 }
+
+func TestInformerNamespaces(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				for _, ns := range []string{"default", "kube-system", "kube-public"} {
+					for n := range 4 {
+						createCM(t, srv, ns, fmt.Sprintf("cm%d", n), nil)
+					}
+				}
+				opts := mode.opts
+				opts.Namespaces = []string{"default", "kube-system"}
+				inf := newCMInformer(t, c, opts)
+				rec := newRecorder(t)
+				if _, err := inf.AddEventHandler(rec); err != nil {
+					t.Fatal(err)
+				}
+				startInformer(t, inf)
+				waitSynced(t, inf)
+				synctest.Wait()
+				checkConsistent(t, srv, inf, rec)
+				if rec.initialAdds != 8 {
+					t.Errorf("%d initial adds, want 8 (two namespaces of 4)", rec.initialAdds)
+				}
+				createCM(t, srv, "kube-public", "ignored", nil)
+				deleteCM(t, srv, "kube-system", "cm0")
+				synctest.Wait()
+				checkConsistent(t, srv, inf, rec)
+
+				// A 410 in one namespace relists that namespace only.
+				srv.ResetCounts()
+				srv.FailNext(1, func(ri kubetest.RequestInfo) bool { return isWatch(ri) && ri.Namespace == "default" }, expired)
+				undo := srv.Delay(isWatch, time.Second)
+				srv.CutWatches()
+				deleteCM(t, srv, "default", "cm1")
+				deleteCM(t, srv, "kube-system", "cm1")
+				undo()
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				checkConsistent(t, srv, inf, rec)
+				if rec.unknownDeletes != 1 || rec.deletes != 3 {
+					t.Errorf("%d deletes (%d unknown), want 3 (1: only default relisted)\n%v", rec.deletes, rec.unknownDeletes, rec.log)
+				}
+				if st := inf.stats(); st.Relists != 1 || st.Objects != 5 {
+					t.Errorf("stats = %+v, want 1 relist, 5 objects", st)
+				}
+			})
+		})
+	}
+}

@@ -20,7 +20,7 @@ import (
 func (r *reflector) list(ctx context.Context) error {
 	i := r.i
 	next := newState()
-	opts := i.listOptions()
+	opts := i.listOptions(r.ns)
 	opts.Limit = i.opts.PageSize
 	for {
 		meta, err := r.page(ctx, next, opts)
@@ -36,7 +36,7 @@ func (r *reflector) list(ctx context.Context) error {
 			continue
 		}
 		if meta.Continue == "" {
-			i.replace(next)
+			i.replace(next, r.ns, !r.relisting)
 			r.rv, r.relisting = meta.ResourceVersion, true
 			return nil
 		}
@@ -79,9 +79,9 @@ func (r *reflector) page(ctx context.Context, next *state, opts kube.ListOptions
 }
 
 // listOptions are the options every list and watch of the informer shares.
-func (i *informer) listOptions() kube.ListOptions {
+func (i *informer) listOptions(ns string) kube.ListOptions {
 	return kube.ListOptions{
-		Namespace:     i.opts.Namespace,
+		Namespace:     ns,
 		LabelSelector: i.opts.LabelSelector,
 		FieldSelector: i.opts.FieldSelector,
 		MetadataOnly:  i.metadataOnly,

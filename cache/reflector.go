@@ -31,6 +31,8 @@ import (
 //     server that closes every watch at once must not be hammered).
 type reflector struct {
 	i *informer
+	// ns is the namespace the reflector covers; empty for all.
+	ns string
 	// rv is the resourceVersion to resume from; empty means read the
 	// whole state again.
 	rv string
@@ -42,8 +44,8 @@ type reflector struct {
 	b         backoff
 }
 
-func newReflector(i *informer) *reflector {
-	return &reflector{i: i, watchList: !i.opts.DisableWatchList}
+func newReflector(i *informer, ns string) *reflector {
+	return &reflector{i: i, ns: ns, watchList: !i.opts.DisableWatchList}
 }
 
 // minHealthyWatch is how long a watch that delivered nothing must last for

@@ -31,9 +31,9 @@ var _ Source = (*informer)(nil)
 // Stats are an informer's counters at one moment, for metrics.
 type Stats struct {
 	Kind kube.GroupVersionKind
-	// Namespace is the namespace the informer is limited to; empty for
+	// Namespaces are the namespaces the informer is limited to; empty for
 	// all.
-	Namespace string
+	Namespaces []string
 	// Objects is the number of objects cached.
 	Objects int
 	// Bytes approximates the memory they take: the size of the JSON they
@@ -58,7 +58,7 @@ func (i *informer) stats() Stats {
 	objects, bytes := i.store.size()
 	st := Stats{
 		Kind:          i.gvk,
-		Namespace:     i.opts.Namespace,
+		Namespaces:    i.opts.Namespaces,
 		Objects:       objects,
 		Bytes:         bytes,
 		Synced:        i.HasSynced(),

@@ -204,6 +204,38 @@ func (s *store) replace(next *state) *state {
 	return old
 }
 
+// replaceNamespace swaps the objects of namespace ns for those next holds
+// there (next must hold no other namespace) and returns the objects it
+// replaced, which the caller then owns. Readers see either the old objects
+// or the new, never a mix. The cost under the lock is O(1) without
+// indexes, else O(old + new objects of ns · index funcs).
+func (s *store) replaceNamespace(ns string, next *state) map[string]entry {
+	names := next.objects[ns]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.cur.objects[ns]
+	for _, e := range old {
+		for name, fn := range s.indexers {
+			s.cur.unindex(name, fn, e.obj)
+		}
+		s.cur.count--
+		s.cur.bytes -= int64(e.size)
+	}
+	if len(names) == 0 {
+		delete(s.cur.objects, ns)
+	} else {
+		s.cur.objects[ns] = names
+	}
+	for _, e := range names {
+		for name, fn := range s.indexers {
+			s.cur.index(name, fn, e.obj)
+		}
+	}
+	s.cur.count += next.count
+	s.cur.bytes += next.bytes
+	return old
+}
+
 // buildIndexes fills the indexes of st that it lacks.
 func buildIndexes(st *state, indexers map[string]IndexFunc) {
 	for name, fn := range indexers {

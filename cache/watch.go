@@ -28,7 +28,7 @@ import (
 // initial state, meaning that r.rv has left the server's history.
 func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err error) {
 	i := r.i
-	opts := i.listOptions()
+	opts := i.listOptions(r.ns)
 	opts.AllowWatchBookmarks = true
 	opts.TimeoutSeconds = watchTimeout(jitter())
 	var next *state // the state being built, while initial events flow
@@ -64,7 +64,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err e
 		events++
 		if ev.Type == kube.Bookmark {
 			if next != nil && ev.InitialEventsEnd {
-				i.replace(next)
+				i.replace(next, r.ns, !r.relisting)
 				next = nil
 				r.relisting = true
 			}

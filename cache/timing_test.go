@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// Time behaviour under synctest: resync periods, the backoff against a
+// failing server, watch timeouts (see also TestBookmarksOnly).
+
+func TestResync(t *testing.T) {
+	tests := []struct {
+		name   string
+		period time.Duration
+		// at are the times since sync to look at, want the resyncs each
+		// handler has seen by then (per object).
+		at   []time.Duration
+		want []int
+	}{
+		{"one hour ±10%", time.Hour, []time.Duration{53 * time.Minute, 67 * time.Minute, 107 * time.Minute, 133 * time.Minute}, []int{0, 1, 1, 2}},
+		{"default 10h", 0, []time.Duration{8*time.Hour + 59*time.Minute, 11*time.Hour + time.Minute}, []int{0, 1}},
+		{"off", -1, []time.Duration{48 * time.Hour}, []int{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				inf, rec := syncedInformer(t, srv, c, InformerOptions{ResyncPeriod: tt.period}, 3)
+				other := newRecorder(t)
+				if _, err := inf.AddEventHandler(other); err != nil {
+					t.Fatal(err)
+				}
+				start := time.Now()
+				for n, at := range tt.at {
+					time.Sleep(at - time.Since(start))
+					synctest.Wait()
+					for h, r := range []*recorder{rec, other} {
+						r.mu.Lock()
+						got := r.resyncs
+						r.mu.Unlock()
+						if got != 3*tt.want[n] {
+							t.Errorf("handler %d at %v: %d resync updates, want %d", h, at, got, 3*tt.want[n])
+						}
+					}
+				}
+				checkConsistent(t, srv, inf, rec, other)
+			})
+		})
+	}
+}
+
+// TestBackoffAgainstFailingServer: with every request failing, the
+// reflector's retries slow to one per 15-30s, not one per second.
+func TestBackoffAgainstFailingServer(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				srv.FailNext(1<<30, func(ri kubetest.RequestInfo) bool { return ri.Resource == "configmaps" },
+					kube.NewStatusError(503, kube.ReasonServiceUnavailable, "unavailable"))
+				inf := newCMInformer(t, c, mode.opts)
+				startInformer(t, inf)
+				time.Sleep(10 * time.Minute)
+				synctest.Wait()
+				n := srv.Count("list", "configmaps") + srv.Count("watch", "configmaps")
+				// At most: 6 growing delays of at least half their nominal
+				// value (12.4s), then 15s each: 6 + 587/15 ≈ 46. At least:
+				// 6 delays of at most 51s, then 30s each: 6 + 549/30 ≈ 24.
+				if n < 24 || n > 47 {
+					t.Errorf("%d requests in 10 minutes against a failing server, want 24 to 47", n)
+				}
+				if inf.HasSynced() {
+					t.Errorf("HasSynced = true against a failing server")
+				}
+			})
+		})
+	}
+}
+
+// TestWatchTimeoutsAreSpread: watches end after 5 to 10 minutes, so that
+// in an hour an informer opens 6 to 13 of them.
+func TestWatchTimeoutsAreSpread(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newServer(t, kubetest.Options{})
+		inf, _ := syncedInformer(t, srv, c, InformerOptions{DisableWatchList: true}, 1)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if n := inf.stats().WatchRequests; n < 6 || n > 13 {
+			t.Errorf("%d watches in an hour, want 6 to 13", n)
+		}
+		if n := srv.Count("list", "configmaps"); n != 1 {
+			t.Errorf("%d lists in an hour, want 1", n)
+		}
+	})
+}
