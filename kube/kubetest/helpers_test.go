@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 // client talks to a server in-process, as a test's user agent.
@@ -211,3 +213,6 @@ func newTestServer(t testing.TB, opts Options) (*Server, *client) {
 	t.Cleanup(s.Close)
 	return s, newClient(t, s)
 }
+
+// gvrConfigMaps names core configmaps for the seeding methods.
+var gvrConfigMaps = kube.GroupVersionResource{Version: "v1", Resource: "configmaps"}
