@@ -128,7 +128,7 @@ func (i *Informer[T]) List(opts kube.ListOptions) ([]*T, error) {
 }
 
 // ReadOnly returns the zero-copy view of the store.
-func (i *Informer[T]) ReadOnly() ReadOnly[T] { return ReadOnly[T]{s: i.inf.store} }
+func (i *Informer[T]) ReadOnly() ReadOnly[T] { return ReadOnly[T]{inf: i.inf} }
 
 // ReadOnly reads an informer's store without copying, for hot loops: the
 // objects returned are the store's own, shared with every reader and
@@ -136,12 +136,12 @@ func (i *Informer[T]) ReadOnly() ReadOnly[T] { return ReadOnly[T]{s: i.inf.store
 // a change replaces the stored object, so an object read stays a
 // consistent, if stale, snapshot).
 type ReadOnly[T any] struct {
-	s *store
+	inf *informer
 }
 
 // Get returns the stored object at key.
 func (r ReadOnly[T]) Get(key kube.Key) (*T, bool) {
-	obj, ok := r.s.get(key)
+	obj, ok := r.inf.store.get(key)
 	if !ok {
 		return nil, false
 	}
@@ -152,14 +152,11 @@ func (r ReadOnly[T]) Get(key kube.Key) (*T, bool) {
 // opts.Namespace, opts.LabelSelector, and opts.FieldSelector terms
 // "field=value" on fields with an index (see [Informer.AddIndex]) or on
 // metadata.name and metadata.namespace ("!=" only on those two).
-// opts.Limit caps the number returned; opts.Continue is refused. The
-// slice is the caller's; the objects are not.
+// opts.Limit caps the number returned; opts.Continue is refused, and so is
+// a namespace outside the informer's. The slice is the caller's; the
+// objects are not.
 func (r ReadOnly[T]) List(opts kube.ListOptions) ([]*T, error) {
-	q, err := r.s.compile(opts)
-	if err != nil {
-		return nil, err
-	}
 	var out []*T
-	r.s.run(q, func(obj kube.Object) { out = append(out, typed[T](obj)) })
-	return out, nil
+	err := r.inf.list(opts, func(obj kube.Object) { out = append(out, typed[T](obj)) })
+	return out, err
 }

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kubeloop/kubeloop/internal/deepcopy"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Options configure a [Cache]. The zero value caches every kind it is
+// asked for, in every namespace.
+type Options struct {
+	// Namespaces limits the namespaced kinds to these namespaces; empty
+	// means all. A kind's own KindOptions.Namespaces win.
+	Namespaces []string
+	// Kinds declares kinds up front, with their own scoping; their
+	// informers start with the cache. Other kinds get an informer on
+	// first use (unless DeclaredOnly).
+	Kinds []KindOptions
+	// DeclaredOnly makes reads of kinds not in Kinds fail with
+	// [ErrNotAllowed] instead of starting an informer for them.
+	DeclaredOnly bool
+	// Transform is applied to the objects of every kind without a
+	// Transform of its own; see [DropManagedFields].
+	Transform func(obj kube.Object)
+	// SyncPeriod is the resync period of every informer; see
+	// [InformerOptions.ResyncPeriod] (zero means 10h).
+	SyncPeriod time.Duration
+	// DisableWatchList and PageSize apply to every informer; see
+	// [InformerOptions].
+	DisableWatchList bool
+	PageSize         int64
+	// Logger receives the informers' logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// KindOptions scope the cache of one kind.
+type KindOptions struct {
+	// Object names the kind: a typed object (&kube.ConfigMap{}), or a
+	// kube.Unstructured or kube.PartialObjectMetadata with apiVersion and
+	// kind set. The options apply to every Go type the kind is read as.
+	Object kube.Object
+	// Namespaces, when set, replaces Options.Namespaces for this kind.
+	Namespaces []string
+	// LabelSelector and FieldSelector limit the objects cached.
+	LabelSelector kube.Selector
+	FieldSelector kube.FieldSelector
+	// Transform, when set, replaces Options.Transform for this kind.
+	Transform func(obj kube.Object)
+}
+
+// Cache serves reads of many kinds from informers: one per kind and Go
+// type (a typed, an unstructured and a metadata-only read of the same
+// kind are three informers), made on first use or declared up front.
+// Reads return deep copies the caller owns; [View] reads without copying.
+// A Cache is safe for concurrent use.
+type Cache struct {
+	client *kube.Client
+	opts   Options
+	log    *slog.Logger
+	intern *interner
+	// declared maps each kind of opts.Kinds to its options.
+	declared map[kube.GroupVersionKind]KindOptions
+
+	mu sync.Mutex
+	// kinds holds every informer made, by kind and Go type.
+	kinds map[kindKey]*kind
+	// phase moves from idle to running (Start) to stopped (Start's
+	// context done); no informer is made once stopped.
+	phase phase
+	// pending are informers made but not started; Start's loop starts
+	// them, woken through wake (room for one token).
+	pending []*informer
+	wake    chan struct{}
+}
+
+type kindKey struct {
+	gvk kube.GroupVersionKind
+	typ reflect.Type // the stored type (not the pointer)
+}
+
+// kind is one informer of the cache and what reads need to serve it.
+type kind struct {
+	inf     *informer
+	mapping kube.Mapping
+	copy    func(dst, src reflect.Value)
+}
+
+// New makes a cache. It does no I/O and starts nothing; call
+// [Cache.Start]. It fails when client is nil or a declared kind is
+// incomplete or declared twice.
+func New(client *kube.Client, opts Options) (*Cache, error) {
+	if client == nil {
+		return nil, errors.New("new cache: client is nil")
+	}
+	declared := map[kube.GroupVersionKind]KindOptions{}
+	for n, k := range opts.Kinds {
+		if k.Object == nil {
+			return nil, fmt.Errorf("new cache: Kinds[%d].Object is nil", n)
+		}
+		gvk := k.Object.GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" {
+			return nil, fmt.Errorf("new cache: Kinds[%d].Object (%T) has no apiVersion and kind", n, k.Object)
+		}
+		if _, ok := declared[gvk]; ok {
+			return nil, fmt.Errorf("new cache: kind %s declared twice", gvk)
+		}
+		declared[gvk] = k
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Cache{client: client, opts: opts, log: log, intern: newInterner(), declared: declared,
+		kinds: map[kindKey]*kind{}, wake: make(chan struct{}, 1)}, nil
+}
+
+// Start starts the informers of the declared kinds, and of every kind
+// first read after, and runs them until ctx is done; it then waits for all
+// of them to end. It fails when called twice, and when discovery of a
+// declared kind fails (then before starting anything).
+func (c *Cache) Start(ctx context.Context) error {
+	c.mu.Lock()
+	if c.phase != idle {
+		c.mu.Unlock()
+		return errors.New("start cache: started before")
+	}
+	c.phase = running
+	c.mu.Unlock()
+	var err error
+	for _, k := range c.opts.Kinds {
+		if _, err = c.kindFor(ctx, k.Object.GroupVersionKind(), reflect.TypeOf(k.Object).Elem()); err != nil {
+			break
+		}
+	}
+	var wg sync.WaitGroup
+	for err == nil {
+		c.mu.Lock()
+		pending := c.pending
+		c.pending = nil
+		c.mu.Unlock()
+		for _, inf := range pending {
+			wg.Go(func() { _ = inf.Start(ctx) }) // fails only when started twice
+		}
+		select {
+		case <-c.wake:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	c.mu.Lock()
+	c.phase = stopped
+	c.mu.Unlock()
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("start cache: %w", err)
+}
+
+// kindFor returns the informer for kind gvk stored as type typ, making it
+// (and, in a running cache, starting it) on first use. Making it asks
+// discovery where the kind lives.
+func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type) (*kind, error) {
+	key := kindKey{gvk: gvk, typ: typ}
+	c.mu.Lock()
+	k, ph := c.kinds[key], c.phase
+	c.mu.Unlock()
+	if k != nil {
+		return k, nil
+	}
+	if gvk.Kind == "" || gvk.Version == "" {
+		return nil, fmt.Errorf("object of type *%s has no apiVersion and kind", typ)
+	}
+	ko, ok := c.declared[gvk]
+	if !ok && c.opts.DeclaredOnly {
+		return nil, &NotAllowedError{Kind: gvk, Reason: "the cache serves declared kinds only (Options.Kinds)"}
+	}
+	if ph == stopped {
+		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, ErrStopped)
+	}
+	m, err := c.client.Mapping(ctx, gvk)
+	if err != nil {
+		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, err)
+	}
+	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
+		Transform: ko.Transform, ResyncPeriod: c.opts.SyncPeriod,
+		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Logger: c.opts.Logger}
+	if ko.Transform == nil {
+		opts.Transform = c.opts.Transform
+	}
+	if m.Namespaced {
+		opts.Namespaces = c.opts.Namespaces
+		if ko.Namespaces != nil {
+			opts.Namespaces = ko.Namespaces
+		}
+	}
+	newObj := func() kube.Object { return reflect.New(typ).Interface().(kube.Object) }
+	if _, ok := reflect.New(typ).Interface().(kube.Object); !ok {
+		return nil, fmt.Errorf("*%s does not implement kube.Object", typ)
+	}
+	inf, err := newInformer(c.client, gvk, newObj, opts, c.intern)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k := c.kinds[key]; k != nil {
+		return k, nil // made meanwhile by another reader
+	}
+	k = &kind{inf: inf, mapping: m, copy: deepcopy.Of(typ)}
+	c.kinds[key] = k
+	c.pending = append(c.pending, inf)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	return k, nil
+}
+
+// Source returns the informer of obj's kind and Go type, for adding
+// handlers, making it on first use as reads do.
+func (c *Cache) Source(ctx context.Context, obj kube.Object) (Source, error) {
+	k, err := c.kindFor(ctx, obj.GroupVersionKind(), reflect.TypeOf(obj).Elem())
+	if err != nil {
+		return nil, err
+	}
+	return k.inf, nil
+}
+
+// IndexField registers an index on obj's kind and Go type under the name
+// field, so that List answers the field selector "field=value" with the
+// objects for which fn returns value (controller-runtime's
+// MatchingFields). fn must be a pure function of the object. It may be
+// called at any time; the cost is one call of fn per cached object.
+func (c *Cache) IndexField(ctx context.Context, obj kube.Object, field string, fn IndexFunc) error {
+	k, err := c.kindFor(ctx, obj.GroupVersionKind(), reflect.TypeOf(obj).Elem())
+	if err != nil {
+		return err
+	}
+	if err := k.inf.store.addIndex(field, fn); err != nil {
+		return fmt.Errorf("index %s: %w", obj.GroupVersionKind().Kind, err)
+	}
+	return nil
+}
+
+// informers returns the informers made so far, by kind.
+func (c *Cache) informers() []*informer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*informer, 0, len(c.kinds))
+	for _, k := range c.kinds {
+		out = append(out, k.inf)
+	}
+	slices.SortFunc(out, func(a, b *informer) int {
+		return cmp.Compare(a.gvk.String(), b.gvk.String())
+	})
+	return out
+}
+
+// WaitForSync waits until every informer made so far has synced, or ctx
+// is done (the error is then a [*NotSyncedError]).
+func (c *Cache) WaitForSync(ctx context.Context) error {
+	for _, inf := range c.informers() {
+		if err := inf.WaitForSync(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HasSynced reports whether every informer made so far has synced.
+func (c *Cache) HasSynced() bool {
+	for _, inf := range c.informers() {
+		if !inf.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// Stats returns the counters of every informer, sorted by kind: the
+// objects and approximate bytes cached per kind, for metrics.
+func (c *Cache) Stats() []Stats {
+	infs := c.informers()
+	out := make([]Stats, len(infs))
+	for n, inf := range infs {
+		out[n] = inf.stats()
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file is the read side of the Cache: Get and List with deep copies,
+// View without. Each read finds (or makes and starts) the informer of the
+// object's kind and Go type, and waits for it to sync, bounded by ctx.
+
+// Get reads the cached object at key into obj, whose kind and Go type pick
+// the informer; obj is overwritten with a deep copy the caller owns. The
+// error is one [kube.IsNotFound] reports when the object is not cached (a
+// 404 Status as the server's: `configmaps "x" not found`), a
+// [*NotSyncedError] when the informer has not synced (at once if the cache
+// is not started, else when ctx ends first), and a [*NotAllowedError] for
+// a namespace or kind outside the cache's scope. The namespace of a
+// cluster-scoped kind is ignored.
+func (c *Cache) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
+	gvk := obj.GroupVersionKind()
+	k, err := c.readable(ctx, gvk, reflect.TypeOf(obj).Elem(), &key.Namespace)
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", gvk.Kind, key, err)
+	}
+	stored, ok := k.inf.store.get(key)
+	if !ok {
+		return fmt.Errorf("get %s %s: %w", gvk.Kind, key, notFound(k.mapping, key.Name))
+	}
+	k.copy(reflect.ValueOf(obj).Elem(), reflect.ValueOf(stored).Elem())
+	return nil
+}
+
+// List reads the cached objects opts select into list (a *kube.List[T]),
+// whose item kind and Go type pick the informer; the items are deep copies
+// the caller owns, in no particular order, and the list's metadata is
+// cleared. opts are answered as [ReadOnly.List] says: namespace, label
+// selector, field selector terms on indexed fields (see
+// [Cache.IndexField]) and on metadata.name and metadata.namespace, and
+// Limit. Errors are as for [Cache.Get].
+func (c *Cache) List(ctx context.Context, list kube.ObjectList, opts kube.ListOptions) error {
+	gvk := list.ItemGroupVersionKind()
+	items, err := itemsOf(list)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", gvk.Kind, err)
+	}
+	k, err := c.readable(ctx, gvk, items.Type().Elem(), &opts.Namespace)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", gvk.Kind, err)
+	}
+	var found []kube.Object
+	if err := k.inf.list(opts, func(obj kube.Object) { found = append(found, obj) }); err != nil {
+		return err
+	}
+	out := reflect.MakeSlice(items.Type(), len(found), len(found))
+	for n, obj := range found {
+		k.copy(out.Index(n), reflect.ValueOf(obj).Elem())
+	}
+	items.Set(out)
+	*list.GetListMeta() = kube.ListMeta{}
+	return nil
+}
+
+// View returns the zero-copy view of the cached objects of like's kind
+// and Go type (like only names them: a typed object such as
+// &kube.ConfigMap{}, or an Unstructured or PartialObjectMetadata with
+// apiVersion and kind set), making the informer and waiting for it to
+// sync as [Cache.Get] does. The objects it returns are the cache's own and
+// must not be modified. The view stays valid: keep it for a hot loop.
+func View[T any](ctx context.Context, c *Cache, like *T) (ReadOnly[T], error) {
+	obj, ok := any(like).(kube.Object)
+	if !ok {
+		return ReadOnly[T]{}, fmt.Errorf("view: *%s does not implement kube.Object", reflect.TypeFor[T]())
+	}
+	k, err := c.readable(ctx, obj.GroupVersionKind(), reflect.TypeFor[T](), nil)
+	if err != nil {
+		return ReadOnly[T]{}, fmt.Errorf("view %s: %w", obj.GroupVersionKind().Kind, err)
+	}
+	return ReadOnly[T]{inf: k.inf}, nil
+}
+
+// readable returns the informer of gvk and typ once it has synced. When ns
+// is not nil it is the namespace read: cleared for a cluster-scoped kind,
+// and checked against the informer's scope.
+func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type, ns *string) (*kind, error) {
+	k, err := c.kindFor(ctx, gvk, typ)
+	if err != nil {
+		return nil, err
+	}
+	if ns != nil && !k.mapping.Namespaced {
+		*ns = ""
+	}
+	if ns != nil && !k.inf.allows(*ns) {
+		return nil, &NotAllowedError{Kind: gvk, Namespace: *ns,
+			Reason: fmt.Sprintf("the cache holds namespaces %q only", k.inf.opts.Namespaces)}
+	}
+	if k.inf.storeSynced() {
+		return k, nil
+	}
+	c.mu.Lock()
+	ph := c.phase
+	c.mu.Unlock()
+	if ph != running {
+		return nil, k.inf.notSynced(errNotRunning)
+	}
+	select {
+	case <-k.inf.synced:
+		return k, nil
+	case <-ctx.Done():
+		return nil, k.inf.notSynced(ctx.Err())
+	}
+}
+
+// errNotRunning is the cause of a NotSyncedError from a cache that is not
+// started or has stopped.
+var errNotRunning = errors.New("the cache is not running")
+
+// itemsOf returns the settable Items slice of list, which must point to a
+// struct with one (as kube.List does).
+func itemsOf(list kube.ObjectList) (reflect.Value, error) {
+	v := reflect.ValueOf(list)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, fmt.Errorf("%T is not a pointer to a list struct", list)
+	}
+	items := v.Elem().FieldByName("Items")
+	if !items.IsValid() || items.Kind() != reflect.Slice || !items.CanSet() {
+		return reflect.Value{}, fmt.Errorf("%T has no Items slice", list)
+	}
+	return items, nil
+}
+
+// notFound is the error the server gives for a missing object.
+func notFound(m kube.Mapping, name string) *kube.StatusError {
+	se := kube.NewStatusError(http.StatusNotFound, kube.ReasonNotFound, fmt.Sprintf("%s %q not found", qualified(m), name))
+	se.Status.Details = &kube.StatusDetails{Name: name, Group: m.GVK.Group, Kind: m.Resource}
+	return se
+}
+
+// qualified is "resource" in the core group and "resource.group" otherwise,
+// as the server names resources in its messages.
+func qualified(m kube.Mapping) string {
+	if m.GVK.Group == "" {
+		return m.Resource
+	}
+	return m.Resource + "." + m.GVK.Group
+}
