@@ -82,6 +82,10 @@ type Cache struct {
 	// them, woken through wake (room for one token).
 	pending []*informer
 	wake    chan struct{}
+	// started is closed when Start has made the informers of the
+	// declared kinds, or failed to (startErr, set before).
+	started  chan struct{}
+	startErr error
 }
 
 type kindKey struct {
@@ -122,7 +126,7 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Cache{client: client, opts: opts, log: log, intern: newInterner(), declared: declared,
-		kinds: map[kindKey]*kind{}, wake: make(chan struct{}, 1)}, nil
+		kinds: map[kindKey]*kind{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
 }
 
 // Start starts the informers of the declared kinds, and of every kind
@@ -143,6 +147,8 @@ func (c *Cache) Start(ctx context.Context) error {
 			break
 		}
 	}
+	c.startErr = err
+	close(c.started)
 	var wg sync.WaitGroup
 	for err == nil {
 		c.mu.Lock()
@@ -268,9 +274,18 @@ func (c *Cache) informers() []*informer {
 	return out
 }
 
-// WaitForSync waits until every informer made so far has synced, or ctx
-// is done (the error is then a [*NotSyncedError]).
+// WaitForSync waits until the cache is started and every informer made
+// so far (those of the declared kinds at least) has synced, or ctx is
+// done (the error is then ctx's or a [*NotSyncedError]).
 func (c *Cache) WaitForSync(ctx context.Context) error {
+	select {
+	case <-c.started:
+	case <-ctx.Done():
+		return fmt.Errorf("wait for the cache to start: %w", ctx.Err())
+	}
+	if c.startErr != nil {
+		return fmt.Errorf("start cache: %w", c.startErr)
+	}
 	for _, inf := range c.informers() {
 		if err := inf.WaitForSync(ctx); err != nil {
 			return err

@@ -27,6 +27,9 @@ func startCache(t *testing.T, c *Cache) {
 			t.Errorf("Cache.Start = %v, want nil", err)
 		}
 	})
+	if err := c.WaitForSync(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func names[T any](items []T, meta func(*T) *kube.ObjectMeta) []string {
@@ -289,4 +292,26 @@ func TestNewCacheErrors(t *testing.T) {
 	if _, err := New(nil, Options{}); err == nil {
 		t.Errorf("New(nil client) = nil error, want one")
 	}
+}
+
+func TestCacheStartFailsOnUnknownDeclaredKind(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, client := newServer(t, kubetest.Options{})
+		widget := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"}}
+		c, err := New(client, Options{Kinds: []KindOptions{{Object: widget}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Start(context.Background()) }()
+		if err := c.WaitForSync(context.Background()); err == nil || !contains(err.Error(), "Widget") {
+			t.Errorf("WaitForSync = %v, want the discovery error naming Widget", err)
+		}
+		if err := <-done; err == nil {
+			t.Errorf("Start = nil, want the discovery error")
+		}
+		if err := c.Start(context.Background()); err == nil {
+			t.Errorf("second Start = nil, want an error")
+		}
+	})
 }
