@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package controller runs reconcile loops: sources turn cache events (and
+// events from outside the cluster) into requests, a work queue holds
+// them, and workers call a [Reconciler] for each, retrying failures with
+// backoff. It also holds the [Builder] that wires a controller to a
+// manager, and the helpers reconcilers use: owner references and
+// create-or-update.
+//
+// A [Controller] guarantees:
+//   - One at a time per object: a request is reconciled by at most one
+//     worker at a time (the queue hands it to one worker until Done); up
+//     to [Options.MaxConcurrentReconciles] different requests run at once,
+//     so a slow reconcile holds up only its own object.
+//   - Level-triggered: a request is an object's key, not an event. Events
+//     for an object queued many times before a worker takes it make one
+//     reconcile; an event during a reconcile makes one more after it.
+//   - Results as controller-runtime: an error is retried with the rate
+//     limiter's backoff (5ms doubling to 1000s per request by default) and
+//     its Result is ignored; a [TerminalError] is not retried;
+//     RequeueAfter resets the backoff and requeues after exactly that
+//     long; Requeue retries with backoff; success resets the backoff.
+//   - Panics are errors: a panic in Reconcile is recovered, counted,
+//     logged with its stack and retried like an error, unless
+//     [Options.RecoverPanic] says to re-raise it.
+//   - Changes first: events for the initial list and for resyncs are
+//     queued with [LowPriority], real changes with priority 0, so a
+//     change is reconciled at once even while thousands of objects of the
+//     initial list wait; the queue's aging rule keeps the backlog moving
+//     (see [Event.Priority] and package queue).
+//   - Synced before working: Start waits, within
+//     [Options.CacheSyncTimeout], until every source has delivered its
+//     initial state; a timeout fails Start with an error naming the kind.
+//   - Clean shutdown: [New] does no I/O and starts nothing. Start blocks
+//     until its context is done, then stops taking work, waits for the
+//     reconciles in flight and for its sources, and only then returns.
+//   - No global state: controllers share nothing; the uniqueness of names
+//     within a manager is the manager's concern (see [Manager]).
+//   - Counted: [Controller.Metrics] is a snapshot of controller-runtime's
+//     controller_runtime_* metrics and of the queue's workqueue_* ones.
+//
+// Events, predicates and handlers: a source makes an [Event] (create,
+// update, delete or generic) for each change it sees, hands it on if all
+// its [Predicate]s allow it, and an [EventHandler] turns it into requests:
+// [EnqueueObject] for the kind reconciled, [EnqueueOwner] for the kinds it
+// owns, [EnqueueMapped] for other relations.
+//
+// Usage:
+//  1. Write a [Reconciler]: read the object the [Request] names, act,
+//     return a [Result] or an error.
+//  2. With a manager, build and register the controller in one chain:
+//     NewBuilder(mgr).For(&Widget{}).Owns(&kube.ConfigMap{}).Complete(r).
+//  3. Without one, make it with [New], add sources with [Controller.Watch]
+//     ([Kind] over an informer's [cache.Source], [Channel] for outside
+//     events), run the informers, and run [Controller.Start] until your
+//     context is done.
+package controller

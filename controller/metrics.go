@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package controller
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubeloop/kubeloop/queue"
+)
+
+// ReconcileTimeBuckets is the number of finite buckets of the reconcile
+// time [Histogram]: controller-runtime's, from 5ms to 60s.
+const ReconcileTimeBuckets = 40
+
+// reconcileTimeBounds returns the upper bounds of the reconcile time
+// buckets, in seconds (controller-runtime's
+// controller_runtime_reconcile_time_seconds buckets).
+func reconcileTimeBounds() [ReconcileTimeBuckets]float64 {
+	return [ReconcileTimeBuckets]float64{
+		0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
+		1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+	}
+}
+
+// Metrics is a snapshot of a controller's metrics. Each field is named
+// after the metric a manager exports it as (in its comment), with the
+// label controller="<Name>" (name="<Name>" for the queue's).
+type Metrics struct {
+	Name string // the controller label
+
+	ReconcileTotal ReconcileTotal // controller_runtime_reconcile_total{result}
+
+	ReconcileErrorsTotal         uint64 // controller_runtime_reconcile_errors_total: every error, terminal ones included
+	TerminalReconcileErrorsTotal uint64 // controller_runtime_terminal_reconcile_errors_total
+	ReconcilePanicsTotal         uint64 // controller_runtime_reconcile_panics_total: recovered or not
+
+	ReconcileTimeSeconds Histogram // controller_runtime_reconcile_time_seconds
+
+	ActiveWorkers           int // controller_runtime_active_workers: reconciles running now
+	MaxConcurrentReconciles int // controller_runtime_max_concurrent_reconciles
+
+	Queue queue.Metrics // workqueue_*{name}: the controller's queue, named after the controller
+}
+
+// ReconcileTotal counts finished reconciles by result, the values of the
+// label "result" of controller_runtime_reconcile_total.
+type ReconcileTotal struct {
+	Success      uint64 // result="success": no error, no requeue
+	Error        uint64 // result="error" (terminal errors included)
+	Requeue      uint64 // result="requeue": Result.Requeue
+	RequeueAfter uint64 // result="requeue_after": Result.RequeueAfter > 0
+}
+
+// Histogram is a snapshot of a Prometheus-style histogram of durations in
+// seconds.
+type Histogram struct {
+	// UpperBounds are the inclusive upper bounds of the buckets, ascending.
+	UpperBounds [ReconcileTimeBuckets]float64
+	// Counts[i] is the number of observations <= UpperBounds[i] (cumulative).
+	Counts [ReconcileTimeBuckets]uint64
+	// Count is the number of observations (the +Inf bucket).
+	Count uint64
+	// Sum is the sum of the observations in seconds.
+	Sum float64
+}
+
+// metrics is a controller's bookkeeping. Recording a reconcile costs one
+// uncontended lock and a binary search over 40 bounds; no allocation.
+type metrics struct {
+	bounds [ReconcileTimeBuckets]float64 // immutable
+
+	active atomic.Int64
+	panics atomic.Uint64
+
+	mu       sync.Mutex
+	total    ReconcileTotal
+	errors   uint64
+	terminal uint64
+	counts   [ReconcileTimeBuckets]uint64 // not cumulative: counts[i] holds (bounds[i-1], bounds[i]]
+	count    uint64
+	sum      float64
+}
+
+func newMetrics() *metrics { return &metrics{bounds: reconcileTimeBounds()} }
+
+// outcome is how a reconcile ended, for the counters.
+type outcome uint8
+
+const (
+	outcomeSuccess outcome = iota
+	outcomeError
+	outcomeTerminal
+	outcomeRequeue
+	outcomeRequeueAfter
+)
+
+func (m *metrics) record(o outcome, d time.Duration) {
+	s := d.Seconds()
+	lo, hi := 0, ReconcileTimeBuckets // first bound >= s
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if m.bounds[mid] < s {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch o {
+	case outcomeSuccess:
+		m.total.Success++
+	case outcomeTerminal:
+		m.terminal++
+		fallthrough
+	case outcomeError:
+		m.errors++
+		m.total.Error++
+	case outcomeRequeue:
+		m.total.Requeue++
+	case outcomeRequeueAfter:
+		m.total.RequeueAfter++
+	}
+	if lo < ReconcileTimeBuckets {
+		m.counts[lo]++
+	}
+	m.count++
+	m.sum += s
+}
+
+func (m *metrics) snapshot() Metrics {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := Metrics{
+		ReconcileTotal:               m.total,
+		ReconcileErrorsTotal:         m.errors,
+		TerminalReconcileErrorsTotal: m.terminal,
+		ReconcilePanicsTotal:         m.panics.Load(),
+		ActiveWorkers:                int(m.active.Load()),
+	}
+	h := &s.ReconcileTimeSeconds
+	h.UpperBounds, h.Count, h.Sum = m.bounds, m.count, m.sum
+	var cum uint64
+	for i, n := range m.counts {
+		cum += n
+		h.Counts[i] = cum
+	}
+	return s
+}

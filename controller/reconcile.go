@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package controller
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Request names the object a reconcile is about: its namespace (empty for
+// a cluster-scoped kind) and name. It is the controller's queue key, so a
+// request queued many times is reconciled once.
+type Request struct {
+	kube.Key
+}
+
+// Result says whether and when a request is to be reconciled again. The
+// zero Result means "done until something changes".
+type Result struct {
+	// Requeue queues the request again after its rate limiter's delay
+	// (exponential per request), as an error does, without counting as
+	// an error.
+	Requeue bool
+	// RequeueAfter, when positive, queues the request again once it has
+	// passed, and resets the request's backoff. It wins over Requeue.
+	RequeueAfter time.Duration
+}
+
+// IsZero reports whether r is the zero Result.
+func (r Result) IsZero() bool { return r == Result{} }
+
+// Reconciler brings the world in line with the object a [Request] names.
+// It is called with the object's key only: read the object (from a cache)
+// and act on what is there now, not on the event that queued the request.
+//
+// What the controller does with the outcome (controller-runtime's rules):
+//   - a non-nil error: the request is queued again after the rate
+//     limiter's delay and the Result is ignored (a warning is logged when
+//     it is not zero); a [TerminalError] is logged and counted but not
+//     retried;
+//   - Result.RequeueAfter > 0: the backoff is reset and the request is
+//     queued again after RequeueAfter;
+//   - Result.Requeue: queued again after the rate limiter's delay;
+//   - otherwise success: the backoff is reset.
+//
+// ctx is done when the controller stops, or when
+// [Options.ReconcileTimeout] passes. [LoggerFrom] gives the reconcile's
+// logger.
+type Reconciler interface {
+	Reconcile(ctx context.Context, req Request) (Result, error)
+}
+
+// ReconcilerFunc is a [Reconciler] made of a func.
+type ReconcilerFunc func(ctx context.Context, req Request) (Result, error)
+
+// Reconcile implements [Reconciler].
+func (f ReconcilerFunc) Reconcile(ctx context.Context, req Request) (Result, error) {
+	return f(ctx, req)
+}
+
+// ErrTerminal is what [errors.Is] finds in an error made by
+// [TerminalError].
+var ErrTerminal = errors.New("terminal error")
+
+// TerminalError marks err as not worth retrying (the object is invalid and
+// only a change to it can help): a Reconciler that returns it has it
+// logged and counted as an error, and the request is not queued again
+// (its backoff is reset). errors.Is(e, ErrTerminal) reports whether e is
+// or wraps one; as in controller-runtime, errors.Is(e, TerminalError(nil))
+// does too. err stays reachable through errors.Is and errors.As.
+func TerminalError(err error) error { return &terminalError{err: err} }
+
+type terminalError struct{ err error }
+
+func (e *terminalError) Error() string {
+	if e.err == nil {
+		return "terminal error"
+	}
+	return "terminal error: " + e.err.Error()
+}
+
+func (e *terminalError) Unwrap() error { return e.err }
+
+func (e *terminalError) Is(target error) bool {
+	if target == ErrTerminal {
+		return true
+	}
+	_, ok := target.(*terminalError)
+	return ok
+}
+
+// reconcileInfo is what a reconcile's context carries.
+type reconcileInfo struct {
+	log *slog.Logger
+	id  string
+}
+
+type contextKey struct{}
+
+func withReconcileInfo(ctx context.Context, log *slog.Logger, id string) context.Context {
+	return context.WithValue(ctx, contextKey{}, reconcileInfo{log: log, id: id})
+}
+
+// LoggerFrom returns the logger of the reconcile ctx belongs to: the
+// controller's logger with the keys "controller", "key" (namespace/name)
+// and "reconcileID". Outside a reconcile it returns a logger that
+// discards everything.
+func LoggerFrom(ctx context.Context) *slog.Logger {
+	if info, ok := ctx.Value(contextKey{}).(reconcileInfo); ok {
+		return info.log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// ReconcileIDFrom returns the random ID of the reconcile ctx belongs to (a
+// UUID, new for every call of Reconcile, as controller-runtime's
+// reconcileID), or "" outside a reconcile.
+func ReconcileIDFrom(ctx context.Context) string {
+	info, _ := ctx.Value(contextKey{}).(reconcileInfo)
+	return info.id
+}
+
+// newReconcileID returns a random (version 4) UUID.
+func newReconcileID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // never fails (crypto/rand.Read's contract)
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	var s [36]byte
+	hex.Encode(s[0:8], u[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], u[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], u[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], u[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], u[10:])
+	return string(s[:])
+}

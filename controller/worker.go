@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+)
+
+// work is one worker: it takes requests until the queue shuts down. The
+// queue never hands the same request to two workers at once.
+func (c *Controller) work(ctx context.Context) {
+	for {
+		req, ok := c.q.Get()
+		if !ok {
+			return
+		}
+		c.m.active.Add(1)
+		c.handle(ctx, req)
+		c.m.active.Add(-1)
+		c.q.Done(req)
+	}
+}
+
+// handle reconciles req and acts on the outcome (see [Reconciler]).
+func (c *Controller) handle(ctx context.Context, req Request) {
+	id := newReconcileID()
+	log := c.log.With("key", req.String(), "reconcileID", id)
+	ctx = withReconcileInfo(ctx, log, id)
+
+	start := time.Now()
+	res, err := c.reconcile(ctx, req)
+	took := time.Since(start)
+
+	var o outcome
+	switch {
+	case err != nil:
+		o = outcomeError
+		if !res.IsZero() {
+			log.Warn("reconciler returned both a result and an error: the result is ignored, the error is retried with backoff",
+				"requeue", res.Requeue, "requeueAfter", res.RequeueAfter)
+		}
+		var pe *panicError
+		attrs := []any{"err", err}
+		if errors.As(err, &pe) {
+			attrs = append(attrs, "stack", string(pe.stack))
+		}
+		if errors.Is(err, ErrTerminal) {
+			o = outcomeTerminal
+			c.q.Forget(req)
+			log.Error("reconciler error: terminal, not retried", attrs...)
+		} else {
+			c.q.AddRateLimited(req)
+			log.Error("reconciler error", attrs...)
+		}
+	case res.RequeueAfter > 0:
+		o = outcomeRequeueAfter
+		c.q.Forget(req)
+		c.q.AddAfter(req, res.RequeueAfter)
+		log.Debug("reconciled: requeue after", "after", res.RequeueAfter, "took", took)
+	case res.Requeue:
+		o = outcomeRequeue
+		c.q.AddRateLimited(req)
+		log.Debug("reconciled: requeue", "took", took)
+	default:
+		o = outcomeSuccess
+		c.q.Forget(req)
+		if log.Enabled(ctx, slog.LevelDebug) {
+			log.Debug("reconciled", "took", took)
+		}
+	}
+	c.m.record(o, took)
+}
+
+// reconcile calls the reconciler with the reconcile timeout, turning a
+// panic into an error unless told not to.
+func (c *Controller) reconcile(ctx context.Context, req Request) (res Result, err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		c.m.panics.Add(1)
+		if !c.recoverPanic {
+			LoggerFrom(ctx).Error("panic in reconciler: re-raising (Options.RecoverPanic is false)", "panic", fmt.Sprint(r))
+			panic(r)
+		}
+		res, err = Result{}, &panicError{value: r, stack: debug.Stack()}
+	}()
+	if c.reconcileTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.reconcileTimeout)
+		defer cancel()
+	}
+	return c.do.Reconcile(ctx, req)
+}
+
+// panicError is a recovered panic, handled as a reconcile error. The
+// stack is logged with it.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v [recovered]", e.value) }
+
+// Unwrap returns the panic value if it is an error (panic(err)).
+func (e *panicError) Unwrap() error {
+	err, _ := e.value.(error)
+	return err
+}
