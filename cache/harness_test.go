@@ -23,7 +23,7 @@ var configMaps = kube.GroupVersionResource{Version: "v1", Resource: "configmaps"
 
 // newServer returns a server and a client for it. Call it inside the
 // synctest bubble when the test uses one.
-func newServer(t *testing.T, opts kubetest.Options) (*kubetest.Server, *kube.Client) {
+func newServer(t testing.TB, opts kubetest.Options) (*kubetest.Server, *kube.Client) {
 	t.Helper()
 	srv := kubetest.New(opts)
 	t.Cleanup(srv.Close)

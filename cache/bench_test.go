@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// counter is a handler that counts events and signals when it has seen
+// want of them.
+type counter struct {
+	n    atomic.Int64
+	want int64
+	done chan struct{}
+}
+
+func (c *counter) saw() {
+	if c.n.Add(1) == c.want {
+		close(c.done)
+	}
+}
+func (c *counter) OnAdd(kube.Object, bool)    {}
+func (c *counter) OnUpdate(_, _ kube.Object)  { c.saw() }
+func (c *counter) OnDelete(kube.Object, bool) {}
+func newCounter(want int) *counter            { return &counter{want: int64(want), done: make(chan struct{})} }
+func (c *counter) wait(b *testing.B, d time.Duration) {
+	select {
+	case <-c.done:
+	case <-time.After(d):
+		b.Fatalf("handler saw %d of %d events", c.n.Load(), c.want)
+	}
+}
+
+// BenchmarkEventsFiveHandlers measures updates per second from the
+// server's write to five handlers having seen it, through a real watch
+// stream (kubetest, in process).
+func BenchmarkEventsFiveHandlers(b *testing.B) {
+	srv := kubetest.New(kubetest.Options{HistorySize: 1 << 20, WatchBufferSize: 1 << 20})
+	defer srv.Close()
+	seedConfigMaps(b, srv, 100)
+	cfg := srv.Config()
+	cfg.QPS = -1
+	client, err := kube.NewClient(cfg, kube.ClientOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	inf, err := NewInformer[kube.ConfigMap](client, InformerOptions{Transform: DropManagedFields})
+	if err != nil {
+		b.Fatal(err)
+	}
+	counters := make([]*counter, 5)
+	for n := range counters {
+		counters[n] = newCounter(b.N)
+		if _, err := inf.Source().AddEventHandler(counters[n]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = inf.Start(ctx) }()
+	defer func() { cancel(); <-done }()
+	if err := inf.WaitForSync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	pad := strings.Repeat("x", 1000)
+	b.ResetTimer()
+	start := time.Now()
+	for n := range b.N {
+		obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"namespace": "default", "name": fmt.Sprintf("cm-%06d", n%100)},
+			"data":     map[string]any{"payload": fmt.Sprint(n) + pad}}
+		if _, err := srv.Update(configMaps, obj); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range counters {
+		c.wait(b, time.Minute)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkFanoutFiveHandlers measures the informer's own share of an
+// event: decode, store, queue to five handlers and deliver.
+func BenchmarkFanoutFiveHandlers(b *testing.B) {
+	_, client := newServer(b, kubetest.Options{})
+	inf, err := NewInformer[kube.ConfigMap](client, InformerOptions{Transform: DropManagedFields})
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := inf.inf
+	counters := make([]*counter, 5)
+	for n := range counters {
+		counters[n] = newCounter(b.N)
+		if _, err := i.AddEventHandler(counters[n]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Run the deliveries as Start would, without a reflector.
+	i.mu.Lock()
+	i.phase = running
+	for _, r := range i.regs {
+		i.deliveries.Go(func() { r.run(i.done) })
+	}
+	i.mu.Unlock()
+	defer func() { close(i.done); i.deliveries.Wait() }()
+	events := make([][]byte, 100)
+	for n := range events {
+		events[n] = fmt.Appendf(nil, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-%06d","namespace":"default","uid":"5708e7b9-af1c-489e-afe6-%012d","resourceVersion":"%%d","creationTimestamp":"2026-11-21T04:48:10Z","managedFields":[{"manager":"curl","operation":"Update","apiVersion":"v1","time":"2026-11-21T04:48:10Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},"data":{"k":"%s"}}`,
+			n, n, strings.Repeat("v", 1000))
+	}
+	for n := range events { // store a first version, so that events are updates
+		obj, size, err := i.decode(fmt.Appendf(nil, string(events[n]), 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		i.store.put(obj, size)
+	}
+	raws := make([][]byte, b.N)
+	for n := range raws {
+		raws[n] = fmt.Appendf(nil, string(events[n%len(events)]), n+1)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for n := range b.N {
+		obj, size, err := i.decode(raws[n])
+		if err != nil {
+			b.Fatal(err)
+		}
+		i.applyEvent(kube.Modified, obj, size)
+	}
+	for _, c := range counters {
+		c.wait(b, time.Minute)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkRead compares a Get that copies with the zero-copy view, and a
+// List by index.
+func BenchmarkRead(b *testing.B) {
+	srv, client := newServer(b, kubetest.Options{})
+	seedConfigMaps(b, srv, 1000)
+	c, err := New(client, Options{Transform: DropManagedFields})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = c.Start(ctx) }()
+	defer func() { cancel(); <-done }()
+	if err := c.IndexField(ctx, &kube.ConfigMap{}, "payload.prefix", func(o kube.Object) []string {
+		return []string{o.(*kube.ConfigMap).Data["payload"][:15]}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	key := kube.Key{Namespace: "default", Name: "cm-000500"}
+	b.Run("Get", func(b *testing.B) {
+		var cm kube.ConfigMap
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := c.Get(ctx, key, &cm); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("View.Get", func(b *testing.B) {
+		view, err := View(ctx, c, &kube.ConfigMap{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := view.Get(key); !ok {
+				b.Fatal("missing")
+			}
+		}
+	})
+	b.Run("List/index", func(b *testing.B) {
+		opts := kube.ListOptions{FieldSelector: kube.FieldSelectorFromSet(map[string]string{"payload.prefix": "000000000000050"})}
+		b.ReportAllocs()
+		for b.Loop() {
+			var list kube.List[kube.ConfigMap]
+			if err := c.List(ctx, &list, opts); err != nil || len(list.Items) != 10 {
+				b.Fatal(len(list.Items), err)
+			}
+		}
+	})
+}
