@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// Create creates obj and reads back what the server stored (uid,
+// resourceVersion, defaults) into it.
+func (c *Client) Create(ctx context.Context, obj Object) error {
+	return c.write(ctx, "create", http.MethodPost, obj, "")
+}
+
+// Update replaces obj. The server refuses it with a Conflict ([IsConflict])
+// when obj's resourceVersion is stale. Kinds with a status subresource
+// ignore status changes here; see [Client.UpdateStatus].
+func (c *Client) Update(ctx context.Context, obj Object) error {
+	return c.write(ctx, "update", http.MethodPut, obj, "")
+}
+
+// UpdateStatus replaces obj's status through the status subresource.
+func (c *Client) UpdateStatus(ctx context.Context, obj Object) error {
+	return c.write(ctx, "update status of", http.MethodPut, obj, "status")
+}
+
+func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string) error {
+	gvk := obj.GroupVersionKind()
+	meta := obj.GetObjectMeta()
+	key := meta.Key()
+	if method == http.MethodPost {
+		key.Name = "" // POST goes to the collection
+	}
+	err := c.checkIdentity(gvk, meta)
+	var r *request
+	if err == nil {
+		r, err = c.objectRequest(ctx, method, gvk, key, sub)
+	}
+	if err == nil {
+		if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+			s.SetGroupVersionKind(gvk)
+		}
+		r.body, err = json.Marshal(obj)
+		r.contentType = "application/json"
+		r.accept = acceptFor(obj)
+		c.writeQuery(r, "")
+	}
+	if err == nil {
+		err = c.call(ctx, r, obj)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
+	}
+	stampKind(obj, gvk)
+	return nil
+}
+
+// Patch applies a patch to the object obj names and reads the result into
+// obj. Only obj's kind, namespace and name are used to address it.
+func (c *Client) Patch(ctx context.Context, obj Object, patch Patch) error {
+	return c.patch(ctx, "patch", obj, patch, "", false)
+}
+
+// PatchStatus patches obj's status subresource.
+func (c *Client) PatchStatus(ctx context.Context, obj Object, patch Patch) error {
+	return c.patch(ctx, "patch status of", obj, patch, "status", false)
+}
+
+// Apply sends obj as a server-side apply configuration: the fields set in
+// obj's JSON become owned by opts.FieldManager, the server creates the
+// object if it does not exist, and the result is read back into obj.
+// Declare apply types with omitempty on every optional field: a zero field
+// that is encoded is a field you claim. obj's managedFields are not sent
+// (the server refuses them), so an object read back can be applied again.
+func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
+	gvk := obj.GroupVersionKind()
+	if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+		s.SetGroupVersionKind(gvk)
+	}
+	// The server refuses an apply configuration that carries
+	// managedFields; an object read back from an earlier apply does.
+	meta := obj.GetObjectMeta()
+	managed := meta.ManagedFields
+	meta.ManagedFields = nil
+	body, err := json.Marshal(obj)
+	meta.ManagedFields = managed
+	if err != nil {
+		return fmt.Errorf("apply %s %s: %w", gvk.Kind, describe(obj.GetObjectMeta()), err)
+	}
+	manager := opts.FieldManager
+	if manager == "" {
+		manager = c.fieldManager
+	}
+	if manager == "" {
+		return fmt.Errorf("apply %s %s: a field manager is required (ApplyOptions.FieldManager or ClientOptions.FieldManager)", gvk.Kind, describe(obj.GetObjectMeta()))
+	}
+	return c.patchAs(ctx, "apply", obj, Patch{Type: ApplyPatch, Data: body}, "", opts.Force, manager)
+}
+
+func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, force bool) error {
+	return c.patchAs(ctx, verb, obj, patch, sub, force, "")
+}
+
+func (c *Client) patchAs(ctx context.Context, verb string, obj Object, patch Patch, sub string, force bool, manager string) error {
+	gvk := obj.GroupVersionKind()
+	meta := obj.GetObjectMeta()
+	err := c.checkIdentity(gvk, meta)
+	var r *request
+	if err == nil {
+		r, err = c.objectRequest(ctx, http.MethodPatch, gvk, meta.Key(), sub)
+	}
+	if err == nil {
+		r.body, r.contentType, r.accept = patch.Data, string(patch.Type), acceptFor(obj)
+		c.writeQuery(r, manager)
+		if force {
+			r.query.Set("force", "true")
+		}
+		err = c.call(ctx, r, obj)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
+	}
+	stampKind(obj, gvk)
+	return nil
+}
+
+// Delete deletes the object obj names. An object with finalizers is only
+// marked for deletion (its deletionTimestamp set) until they are removed.
+func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) error {
+	gvk := obj.GroupVersionKind()
+	meta := obj.GetObjectMeta()
+	r, err := c.objectRequest(ctx, http.MethodDelete, gvk, meta.Key(), "")
+	if err == nil {
+		err = c.sendDelete(ctx, r, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s %s: %w", gvk.Kind, describe(meta), err)
+	}
+	return nil
+}
+
+// DeleteAllOf deletes every object of kind gvk that opts select.
+func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts DeleteAllOfOptions) error {
+	m, err := c.Mapping(ctx, gvk)
+	if err == nil {
+		lo := ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}
+		r := &request{method: http.MethodDelete, path: c.collectionPath(m, opts.Namespace), query: lo.query(false)}
+		err = c.sendDelete(ctx, r, opts.DeleteOptions)
+	}
+	if err != nil {
+		return fmt.Errorf("delete all of %s: %w", gvk.Kind, err)
+	}
+	return nil
+}
+
+func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions) error {
+	body := struct {
+		TypeMeta
+		DeleteOptions
+		DryRun []string `json:"dryRun,omitempty"`
+	}{TypeMeta: TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}, DeleteOptions: opts}
+	if c.dryRun {
+		body.DryRun = []string{"All"}
+	}
+	var err error
+	if r.body, err = json.Marshal(body); err != nil {
+		return err
+	}
+	r.contentType = "application/json"
+	return c.call(ctx, r, nil)
+}
+
+// writeQuery adds dryRun and fieldManager to a write.
+func (c *Client) writeQuery(r *request, manager string) {
+	if r.query == nil {
+		r.query = url.Values{}
+	}
+	if c.dryRun {
+		r.query.Set("dryRun", "All")
+	}
+	if manager == "" {
+		manager = c.fieldManager
+	}
+	if manager != "" {
+		r.query.Set("fieldManager", manager)
+	}
+}
+
+// checkIdentity refuses objects whose kind the client cannot address.
+func (c *Client) checkIdentity(gvk GroupVersionKind, meta *ObjectMeta) error {
+	if gvk.Kind == "" || gvk.Version == "" {
+		return errors.New("object has no apiVersion and kind")
+	}
+	if meta.Name == "" && meta.GenerateName == "" {
+		return errors.New("object has no name")
+	}
+	return nil
+}
