@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Runnable is what a manager runs: a [*Controller] is one. It is an alias
+// of an interface literal, so a manager can name the same type (with its
+// own alias or the literal) without importing this package.
+type Runnable = interface {
+	Start(ctx context.Context) error
+	NeedLeaderElection() bool
+}
+
+// Manager is what a [Builder] needs from the program that runs
+// controllers (kubeloop's manager implements it; this package does not
+// import it).
+type Manager interface {
+	// Source returns the informer of obj's kind and Go type from the
+	// manager's cache, making it on first use; the cache runs it (a
+	// *cache.Cache has this method). obj only names the kind: &Widget{}.
+	// The builder calls it when the controller starts, with Start's
+	// context.
+	Source(ctx context.Context, obj kube.Object) (cache.Source, error)
+	// Mapping says where a kind lives, from discovery (a *kube.Client
+	// has this method). The builder calls it when the controller starts,
+	// for Owns: it tells whether the owner kind is cluster-scoped.
+	Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error)
+	// AddController registers r under name, to be started with the
+	// manager's runnables (gated by leader election when
+	// r.NeedLeaderElection()). It fails when another controller has the
+	// name: names must be unique within a manager, as they label metrics
+	// and logs.
+	AddController(name string, r Runnable) error
+}
+
+// Builder wires a controller to a manager: the kind it reconciles, the
+// kinds it owns, other sources, predicates and options. Make one with
+// [NewBuilder], chain its methods, and end with [Builder.Complete] or
+// [Builder.Build]. Mistakes made along the chain are reported there.
+//
+// Kinds are given as object values (&Widget{}, &kube.ConfigMap{}, or a
+// kube.Unstructured or kube.PartialObjectMetadata with apiVersion and kind
+// set): the value names the kind and the Go type the cache decodes into.
+type Builder struct {
+	mgr     Manager
+	forObj  kube.Object
+	forPred []Predicate
+	owns    []watchSpec
+	watches []watchSpec
+	sources []Source
+	filters []Predicate
+	name    string
+	opts    Options
+	errs    []error
+}
+
+type watchSpec struct {
+	obj   kube.Object
+	h     EventHandler
+	preds []Predicate
+}
+
+// NewBuilder returns a builder of a controller that m runs.
+func NewBuilder(m Manager) *Builder { return &Builder{mgr: m} }
+
+// For sets the kind the controller reconciles: each event for an object of
+// this kind that passes preds (and the [Builder.WithEventFilter]
+// predicates) queues a request for the object itself. It may be called
+// once. The controller's name defaults to the kind in lower case.
+func (b *Builder) For(obj kube.Object, preds ...Predicate) *Builder {
+	switch {
+	case b.forObj != nil:
+		b.errs = append(b.errs, errors.New("For called twice"))
+	case b.checkKind("For", obj):
+		b.forObj, b.forPred = obj, preds
+	}
+	return b
+}
+
+// Owns adds a kind the controller creates and owns: each event for an
+// object of this kind that passes preds queues its controlling owner of
+// the For kind ([EnqueueOwner] with OnlyController; whether the owner is
+// cluster-scoped is asked of the manager's Mapping). For other owner
+// references, use Watches with EnqueueOwner.
+func (b *Builder) Owns(obj kube.Object, preds ...Predicate) *Builder {
+	if b.checkKind("Owns", obj) {
+		b.owns = append(b.owns, watchSpec{obj: obj, preds: preds})
+	}
+	return b
+}
+
+// Watches adds a kind whose events, once through preds, go to h (for
+// example [EnqueueMapped]).
+func (b *Builder) Watches(obj kube.Object, h EventHandler, preds ...Predicate) *Builder {
+	if h == nil {
+		b.errs = append(b.errs, fmt.Errorf("Watches %T: handler is nil", obj))
+		return b
+	}
+	if b.checkKind("Watches", obj) {
+		b.watches = append(b.watches, watchSpec{obj: obj, h: h, preds: preds})
+	}
+	return b
+}
+
+// WatchesSource adds a source made by hand, such as a [Channel]. The
+// [Builder.WithEventFilter] predicates do not apply to it.
+func (b *Builder) WatchesSource(src Source) *Builder {
+	if src == nil {
+		b.errs = append(b.errs, errors.New("WatchesSource: source is nil"))
+		return b
+	}
+	b.sources = append(b.sources, src)
+	return b
+}
+
+// WithEventFilter adds predicates to every kind watched (For, Owns and
+// Watches), ahead of their own.
+func (b *Builder) WithEventFilter(preds ...Predicate) *Builder {
+	b.filters = append(b.filters, preds...)
+	return b
+}
+
+// Named sets the controller's name, which must be unique within the
+// manager. It overrides the default taken from For.
+func (b *Builder) Named(name string) *Builder {
+	b.name = name
+	return b
+}
+
+// WithOptions sets the controller's options.
+func (b *Builder) WithOptions(opts Options) *Builder {
+	b.opts = opts
+	return b
+}
+
+// Complete is Build without the controller.
+func (b *Builder) Complete(r Reconciler) error {
+	_, err := b.Build(r)
+	return err
+}
+
+// Build makes the controller, adds its sources, and registers it with the
+// manager, which starts it. It fails for the mistakes made along the
+// chain, when there is neither For nor Named, when Owns is used without
+// For, and when the manager refuses the name. It does no I/O: the
+// sources find their informers when the controller starts.
+func (b *Builder) Build(r Reconciler) (*Controller, error) {
+	errs := b.errs
+	if b.mgr == nil {
+		errs = append(errs, errors.New("manager is nil"))
+	}
+	name := b.name
+	if name == "" && b.forObj != nil {
+		name = strings.ToLower(b.forObj.GroupVersionKind().Kind)
+	}
+	if name == "" {
+		errs = append(errs, errors.New("the controller has no name: call For or Named"))
+	}
+	if len(b.owns) > 0 && b.forObj == nil {
+		errs = append(errs, errors.New("Owns needs For: the owner is the For kind"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		if name == "" {
+			return nil, fmt.Errorf("build controller: %w", err)
+		}
+		return nil, fmt.Errorf("build controller %q: %w", name, err)
+	}
+	opts := b.opts
+	if opts.Logger != nil && b.forObj != nil {
+		opts.Logger = opts.Logger.With("kind", b.forObj.GroupVersionKind().Kind)
+	}
+	c, err := New(name, r, opts)
+	if err != nil {
+		return nil, fmt.Errorf("build controller: %w", err)
+	}
+	if b.forObj != nil {
+		c.sources = append(c.sources, b.kind(b.forObj, EnqueueObject(), b.forPred))
+	}
+	for _, w := range b.owns {
+		c.sources = append(c.sources, b.owned(w))
+	}
+	for _, w := range b.watches {
+		c.sources = append(c.sources, b.kind(w.obj, w.h, w.preds))
+	}
+	c.sources = append(c.sources, b.sources...)
+	if err := b.mgr.AddController(name, c); err != nil {
+		return nil, fmt.Errorf("build controller %q: %w", name, err)
+	}
+	return c, nil
+}
+
+// checkKind records a mistake if obj does not name a kind.
+func (b *Builder) checkKind(method string, obj kube.Object) bool {
+	if obj == nil {
+		b.errs = append(b.errs, fmt.Errorf("%s: object is nil", method))
+		return false
+	}
+	if gvk := obj.GroupVersionKind(); gvk.Kind == "" || gvk.Version == "" {
+		b.errs = append(b.errs, fmt.Errorf("%s: %T names no kind: set its apiVersion and kind", method, obj))
+		return false
+	}
+	return true
+}
+
+// kind returns a source of obj's kind from the manager's cache, found
+// when the controller starts.
+func (b *Builder) kind(obj kube.Object, h EventHandler, preds []Predicate) Source {
+	k := newKindSource(b.predicates(preds))
+	k.kind = obj.GroupVersionKind()
+	m := b.mgr
+	k.resolve = func(ctx context.Context) (cache.Source, EventHandler, error) {
+		src, err := m.Source(ctx, obj)
+		return src, h, err
+	}
+	return k
+}
+
+// owned returns the source of an Owns kind: its owner's scope decides the
+// handler.
+func (b *Builder) owned(w watchSpec) Source {
+	k := newKindSource(b.predicates(w.preds))
+	k.kind = w.obj.GroupVersionKind()
+	m, owner := b.mgr, b.forObj
+	k.resolve = func(ctx context.Context) (cache.Source, EventHandler, error) {
+		mapping, err := m.Mapping(ctx, owner.GroupVersionKind())
+		if err != nil {
+			return nil, nil, fmt.Errorf("find the scope of owner kind %s: %w", owner.GroupVersionKind().Kind, err)
+		}
+		src, err := m.Source(ctx, w.obj)
+		h := EnqueueOwner(owner, OwnerOptions{OnlyController: true, ClusterScoped: !mapping.Namespaced})
+		return src, h, err
+	}
+	return k
+}
+
+// predicates returns the event filters followed by preds, in a slice of
+// its own.
+func (b *Builder) predicates(preds []Predicate) []Predicate {
+	return append(append([]Predicate(nil), b.filters...), preds...)
+}
