@@ -13,8 +13,9 @@ import (
 )
 
 // This file is the read side of the Cache, and its errors: Get and List
-// with deep copies, View without. Each read finds (or makes and starts) the informer of the
-// object's kind and Go type, and waits for it to sync, bounded by ctx.
+// with deep copies, View without. Each read finds (or makes and starts)
+// the informer of the object's kind and Go type, and waits for it to
+// sync, bounded by ctx.
 
 // Get reads the cached object at key into obj, whose kind and Go type pick
 // the informer; obj is overwritten with a deep copy the caller owns. The

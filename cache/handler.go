@@ -101,7 +101,7 @@ func (n notification) deliver(h Handler[kube.Object]) {
 }
 
 // What follows turns what the reflector reads into store changes and handler
-// notifications. Only the reflector's goroutine writes the store, always
+// notifications. Only the reflectors write the store's objects, always
 // through these functions and always under informer.mu.
 
 // applyEvent applies one watch event. An ADDED or MODIFIED event for an
