@@ -105,11 +105,12 @@ const (
 
 // counters are the informer's request and event counts.
 type counters struct {
-	lists, pages, watches, relists, events atomic.Uint64
+	lists, watches, relists, events atomic.Uint64
 }
 
 // ErrStopped is returned when a handler is added to an informer whose
-// Start has returned.
+// Start has returned, and when a Cache whose Start has returned is asked
+// for a kind it has no informer for.
 var ErrStopped = errors.New("informer stopped")
 
 func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() kube.Object, opts InformerOptions, in *interner) (*informer, error) {
@@ -119,9 +120,13 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	if gvk.Kind == "" || gvk.Version == "" {
 		return nil, fmt.Errorf("new informer: kind %q is incomplete: set InformerOptions.Kind", gvk)
 	}
-	for _, ns := range opts.Namespaces {
+	opts.Namespaces = slices.Clone(opts.Namespaces)
+	for n, ns := range opts.Namespaces {
 		if ns == "" {
 			return nil, errors.New("new informer: Namespaces holds an empty namespace: leave Namespaces empty for all")
+		}
+		if slices.Contains(opts.Namespaces[:n], ns) {
+			return nil, fmt.Errorf("new informer: namespace %q is in Namespaces twice", ns)
 		}
 	}
 	if opts.PageSize < 0 {

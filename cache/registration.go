@@ -18,8 +18,8 @@ import (
 // delays only itself, and nothing is dropped or merged, so the handler sees
 // every change in order (as client-go's growing per-listener buffer). A
 // handler that never returns grows its queue by one small record (about 48
-// bytes, the objects themselves are shared) per change; [Source.Stats]
-// reports the queue lengths so that this shows.
+// bytes, the objects themselves are shared) per change; [Informer.Stats]
+// and [Cache.Stats] report the queue lengths so that this shows.
 type Registration struct {
 	handler Handler[kube.Object]
 
