@@ -3,7 +3,11 @@
 package cache
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net/http"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -284,5 +288,91 @@ func TestBookmarksOnly(t *testing.T) {
 		createCM(t, srv, "default", "late", nil)
 		synctest.Wait()
 		checkConsistent(t, srv, inf, rec)
+	})
+}
+
+// cutTransport ends the body of the first cut watch requests that ask for
+// initial events after lines lines, as a connection dropped mid-stream
+// would.
+type cutTransport struct {
+	next  http.RoundTripper
+	lines int
+	mu    sync.Mutex
+	cut   int // requests left to cut
+}
+
+func (c *cutTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil || req.URL.Query().Get("sendInitialEvents") != "true" {
+		return resp, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut > 0 {
+		c.cut--
+		resp.Body = &cutBody{ReadCloser: resp.Body, r: bufio.NewReader(resp.Body), left: c.lines}
+	}
+	return resp, nil
+}
+
+// cutBody passes lines lines of a stream, then ends it.
+type cutBody struct {
+	io.ReadCloser
+	r    *bufio.Reader
+	left int
+	line []byte
+}
+
+func (b *cutBody) Read(p []byte) (int, error) {
+	for len(b.line) == 0 {
+		if b.left == 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		line, err := b.r.ReadBytes('\n')
+		if err != nil {
+			return 0, err
+		}
+		b.line, b.left = line, b.left-1
+	}
+	n := copy(p, b.line)
+	b.line = b.line[n:]
+	return n, nil
+}
+
+// TestWatchListCutBeforeInitialEventsEnd: a WatchList stream that breaks
+// before the initial-events-end bookmark leaves nothing behind: the
+// partial state is dropped and the next WatchList gives the whole state.
+func TestWatchListCutBeforeInitialEventsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := kubetest.New(kubetest.Options{})
+		t.Cleanup(srv.Close)
+		for k := range 10 {
+			createCM(t, srv, "default", fmt.Sprintf("cm%d", k), nil)
+		}
+		cfg := srv.Config()
+		cfg.QPS = -1
+		cfg.Transport = &cutTransport{next: srv.Transport(), lines: 4, cut: 2}
+		c, err := kube.NewClient(cfg, kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inf := newCMInformer(t, c, InformerOptions{})
+		rec := newRecorder(t)
+		if _, err := inf.AddEventHandler(rec); err != nil {
+			t.Fatal(err)
+		}
+		startInformer(t, inf)
+		waitSynced(t, inf)
+		synctest.Wait()
+		checkConsistent(t, srv, inf, rec)
+		if rec.adds != 10 || rec.initialAdds != 10 {
+			t.Errorf("%d adds (%d initial), want 10 (10): the broken streams must leave nothing", rec.adds, rec.initialAdds)
+		}
+		if got := srv.Count("watch", "configmaps"); got != 3 {
+			t.Errorf("%d watch requests, want 3 (two cut, one whole)", got)
+		}
+		if st := inf.stats(); st.Relists != 0 {
+			t.Errorf("%d relists, want 0 (the first state was never stored)", st.Relists)
+		}
 	})
 }

@@ -17,7 +17,7 @@ import (
 // notification at a time, in order. The queue is unbounded: a slow handler
 // delays only itself, and nothing is dropped or merged, so the handler sees
 // every change in order (as client-go's growing per-listener buffer). A
-// handler that never returns grows its queue by one small record (about 48
+// handler that never returns grows its queue by one small record (about 40
 // bytes, the objects themselves are shared) per change; [Informer.Stats]
 // and [Cache.Stats] report the queue lengths so that this shows.
 type Registration struct {
