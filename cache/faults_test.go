@@ -45,16 +45,7 @@ func syncedInformer(t *testing.T, srv *kubetest.Server, c *kube.Client, opts Inf
 	for k := range n {
 		createCM(t, srv, "default", fmt.Sprintf("cm%d", k), map[string]string{"v": "0"})
 	}
-	inf := newCMInformer(t, c, opts)
-	rec := newRecorder(t)
-	if _, err := inf.AddEventHandler(rec); err != nil {
-		t.Fatal(err)
-	}
-	startInformer(t, inf)
-	waitSynced(t, inf)
-	synctest.Wait()
-	checkConsistent(t, srv, inf, rec)
-	return inf, rec
+	return startRecorded(t, srv, c, opts)
 }
 
 func TestWatchCutResumesWithoutRelist(t *testing.T) {
@@ -356,15 +347,7 @@ func TestWatchListCutBeforeInitialEventsEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inf := newCMInformer(t, c, InformerOptions{})
-		rec := newRecorder(t)
-		if _, err := inf.AddEventHandler(rec); err != nil {
-			t.Fatal(err)
-		}
-		startInformer(t, inf)
-		waitSynced(t, inf)
-		synctest.Wait()
-		checkConsistent(t, srv, inf, rec)
+		inf, rec := startRecorded(t, srv, c, InformerOptions{})
 		if rec.adds != 10 || rec.initialAdds != 10 {
 			t.Errorf("%d adds (%d initial), want 10 (10): the broken streams must leave nothing", rec.adds, rec.initialAdds)
 		}

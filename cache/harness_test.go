@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -214,6 +215,22 @@ func newCMInformer(t *testing.T, c *kube.Client, opts InformerOptions) *informer
 		t.Fatal(err)
 	}
 	return inf.inf
+}
+
+// startRecorded starts a ConfigMap informer with a recorder, waits for it
+// to sync and checks it against the server.
+func startRecorded(t *testing.T, srv *kubetest.Server, c *kube.Client, opts InformerOptions) (*informer, *recorder) {
+	t.Helper()
+	inf := newCMInformer(t, c, opts)
+	rec := newRecorder(t)
+	if _, err := inf.AddEventHandler(rec); err != nil {
+		t.Fatal(err)
+	}
+	startInformer(t, inf)
+	waitSynced(t, inf)
+	synctest.Wait()
+	checkConsistent(t, srv, inf, rec)
+	return inf, rec
 }
 
 func waitSynced(t *testing.T, inf Source) {

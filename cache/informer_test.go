@@ -246,15 +246,7 @@ func TestInformerNamespaces(t *testing.T) {
 				}
 				opts := mode.opts
 				opts.Namespaces = []string{"default", "kube-system"}
-				inf := newCMInformer(t, c, opts)
-				rec := newRecorder(t)
-				if _, err := inf.AddEventHandler(rec); err != nil {
-					t.Fatal(err)
-				}
-				startInformer(t, inf)
-				waitSynced(t, inf)
-				synctest.Wait()
-				checkConsistent(t, srv, inf, rec)
+				inf, rec := startRecorded(t, srv, c, opts)
 				if rec.initialAdds != 8 {
 					t.Errorf("%d initial adds, want 8 (two namespaces of 4)", rec.initialAdds)
 				}
