@@ -125,7 +125,7 @@ func TestFailoverAfterPartition(t *testing.T) {
 				if failover > ld+poll {
 					t.Errorf("successor led %v after the cut, want at most %v", failover, ld+poll)
 				}
-				<-old.done
+				c.await(old, time.Minute)
 				if !isLost(old.err) || !strings.Contains(old.err.Error(), "RenewDeadline") {
 					t.Errorf("Run of the partitioned leader = %v, want leadership lost for RenewDeadline", old.err)
 				}
@@ -212,7 +212,7 @@ func TestStuckRenew(t *testing.T) {
 			t.Error("stuck leader's IsLeader() = true after its term ended")
 		}
 		a.link.heal()
-		<-a.done
+		c.await(a, time.Minute)
 		if !isLost(a.err) {
 			t.Errorf("Run of the stuck leader = %v, want leadership lost", a.err)
 		}

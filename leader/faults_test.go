@@ -60,7 +60,7 @@ func TestRenewThroughServerErrors(t *testing.T) {
 		if next.id != "b" || next.start.Sub(ended) < ld-rd {
 			t.Errorf("%s started %v after a's term ended, want b after at least %v", next.id, next.start.Sub(ended), ld-rd)
 		}
-		<-a.done
+		c.await(a, time.Minute)
 		if !isLost(a.err) {
 			t.Errorf("Run = %v, want leadership lost", a.err)
 		}
@@ -119,7 +119,7 @@ func TestLeaseTakenByAnotherWriter(t *testing.T) {
 		if err := c.admin().Update(context.Background(), l); err != nil {
 			t.Fatal(err)
 		}
-		<-a.done
+		c.await(a, time.Minute)
 		ended := c.history()[0].end
 		if got := ended.Sub(written); got > rp {
 			t.Errorf("term ended %v after the Lease was taken, want within RetryPeriod %v", got, rp)

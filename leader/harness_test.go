@@ -232,6 +232,19 @@ func (cd *candidate) halt() error {
 	return cd.err
 }
 
+// await waits up to limit of fake time for cd's Run to return by itself,
+// and returns its result; it fails the test if Run goes on.
+func (c *cluster) await(cd *candidate, limit time.Duration) error {
+	c.t.Helper()
+	select {
+	case <-cd.done:
+		return cd.err
+	case <-time.After(limit):
+		c.t.Fatalf("at +%v: Run of %s still running after %v", c.since(), cd.id, limit)
+		return nil
+	}
+}
+
 // shutdown stops every candidate still running and closes the server, so
 // that the bubble has no goroutine left.
 func (c *cluster) shutdown() {
