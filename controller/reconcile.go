@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -95,16 +96,38 @@ func (e *terminalError) Is(target error) bool {
 	return ok
 }
 
-// reconcileInfo is what a reconcile's context carries.
+// reconcileInfo is what the context of one reconcile carries: the
+// reconcile's logger and ID, made on first use (most reconciles never
+// log).
 type reconcileInfo struct {
-	log *slog.Logger
-	id  string
+	base *slog.Logger // the controller's
+	req  Request
+	raw  [16]byte // the ID's random bytes
+
+	once sync.Once
+	id   string
+	log  *slog.Logger
 }
 
 type contextKey struct{}
 
-func withReconcileInfo(ctx context.Context, log *slog.Logger, id string) context.Context {
-	return context.WithValue(ctx, contextKey{}, reconcileInfo{log: log, id: id})
+// withReconcileInfo returns ctx carrying the info of a reconcile of req.
+func withReconcileInfo(ctx context.Context, base *slog.Logger, req Request) (context.Context, *reconcileInfo) {
+	rc := &reconcileInfo{base: base, req: req}
+	_, _ = rand.Read(rc.raw[:]) // never fails (crypto/rand.Read's contract)
+	return context.WithValue(ctx, contextKey{}, rc), rc
+}
+
+func (rc *reconcileInfo) init() {
+	rc.once.Do(func() {
+		rc.id = formatUUID(rc.raw)
+		rc.log = rc.base.With("key", rc.req.String(), "reconcileID", rc.id)
+	})
+}
+
+func (rc *reconcileInfo) logger() *slog.Logger {
+	rc.init()
+	return rc.log
 }
 
 // LoggerFrom returns the logger of the reconcile ctx belongs to: the
@@ -112,8 +135,8 @@ func withReconcileInfo(ctx context.Context, log *slog.Logger, id string) context
 // and "reconcileID". Outside a reconcile it returns a logger that
 // discards everything.
 func LoggerFrom(ctx context.Context) *slog.Logger {
-	if info, ok := ctx.Value(contextKey{}).(reconcileInfo); ok {
-		return info.log
+	if rc, ok := ctx.Value(contextKey{}).(*reconcileInfo); ok {
+		return rc.logger()
 	}
 	return slog.New(slog.DiscardHandler)
 }
@@ -122,14 +145,15 @@ func LoggerFrom(ctx context.Context) *slog.Logger {
 // UUID, new for every call of Reconcile, as controller-runtime's
 // reconcileID), or "" outside a reconcile.
 func ReconcileIDFrom(ctx context.Context) string {
-	info, _ := ctx.Value(contextKey{}).(reconcileInfo)
-	return info.id
+	if rc, ok := ctx.Value(contextKey{}).(*reconcileInfo); ok {
+		rc.init()
+		return rc.id
+	}
+	return ""
 }
 
-// newReconcileID returns a random (version 4) UUID.
-func newReconcileID() string {
-	var u [16]byte
-	_, _ = rand.Read(u[:]) // never fails (crypto/rand.Read's contract)
+// formatUUID formats 16 random bytes as a (version 4) UUID.
+func formatUUID(u [16]byte) string {
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
 	var s [36]byte

@@ -28,10 +28,7 @@ func (c *Controller) work(ctx context.Context) {
 
 // handle reconciles req and acts on the outcome (see [Reconciler]).
 func (c *Controller) handle(ctx context.Context, req Request) {
-	id := newReconcileID()
-	log := c.log.With("key", req.String(), "reconcileID", id)
-	ctx = withReconcileInfo(ctx, log, id)
-
+	ctx, rc := withReconcileInfo(ctx, c.log, req)
 	start := time.Now()
 	res, err := c.reconcile(ctx, req)
 	took := time.Since(start)
@@ -40,6 +37,7 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 	switch {
 	case err != nil:
 		o = outcomeError
+		log := rc.logger()
 		if !res.IsZero() {
 			log.Warn("reconciler returned both a result and an error: the result is ignored, the error is retried with backoff",
 				"requeue", res.Requeue, "requeueAfter", res.RequeueAfter)
@@ -61,19 +59,25 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 		o = outcomeRequeueAfter
 		c.q.Forget(req)
 		c.q.AddAfter(req, res.RequeueAfter)
-		log.Debug("reconciled: requeue after", "after", res.RequeueAfter, "took", took)
+		c.debug(ctx, rc, "reconciled: requeue after", "after", res.RequeueAfter, "took", took)
 	case res.Requeue:
 		o = outcomeRequeue
 		c.q.AddRateLimited(req)
-		log.Debug("reconciled: requeue", "took", took)
+		c.debug(ctx, rc, "reconciled: requeue", "took", took)
 	default:
 		o = outcomeSuccess
 		c.q.Forget(req)
-		if log.Enabled(ctx, slog.LevelDebug) {
-			log.Debug("reconciled", "took", took)
-		}
+		c.debug(ctx, rc, "reconciled", "took", took)
 	}
 	c.m.record(o, took)
+}
+
+// debug logs at debug level with the reconcile's logger, made only if
+// the controller's logger takes debug records.
+func (c *Controller) debug(ctx context.Context, rc *reconcileInfo, msg string, args ...any) {
+	if c.log.Enabled(ctx, slog.LevelDebug) {
+		rc.logger().Debug(msg, args...)
+	}
 }
 
 // reconcile calls the reconciler with the reconcile timeout, turning a
