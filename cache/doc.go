@@ -31,6 +31,12 @@
 //     besides the state being built; the kind's strings are shared by
 //     every object, and the metadata strings that repeat (namespaces,
 //     label keys and values, owner kinds, finalizers) are interned.
+//   - Any kind, typed or not: an [Informer] stores your own structs (only
+//     the fields they declare are kept), [kube.Unstructured], or
+//     [kube.PartialObjectMetadata] for metadata-only caches (the server
+//     sends only metadata).
+//   - Observable: Stats give objects, approximate bytes, requests, relists
+//     and handler queue lengths per kind, as plain values for metrics.
 //   - Owned objects: stored objects are never modified. Reads return deep
 //     copies the caller owns, except through [ReadOnly], the zero-copy
 //     path, whose objects must not be modified. Handlers get the stored
