@@ -7,8 +7,9 @@
 //
 // Guarantees:
 //   - Consistent: after every list and every watch event, the store holds
-//     exactly the server's state at one resourceVersion. A relist builds
-//     the new state apart and swaps it in whole; readers never see a mix.
+//     exactly the server's state at one resourceVersion (one per
+//     namespace for an informer limited to several). A relist builds the
+//     new state apart and swaps it in whole; readers never see a mix.
 //   - Nothing lost: a watch that ends (timeout, cut, garbage on the
 //     stream, an object that does not decode) resumes from the last
 //     resourceVersion seen, bookmarks included. Only a 410 (the version
