@@ -126,7 +126,7 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 			end(fmt.Errorf("%w: %s", ErrLeadershipLost, lostTo(d)))
 		case term.Err() == nil:
 			// Retry; the deadline ends the term if this goes on.
-			e.log.Debug("renew failed", "err", err)
+			e.log.Warn("renew failed", "err", err)
 		}
 	}
 

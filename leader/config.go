@@ -29,7 +29,9 @@ const JitterFactor = 1.2
 
 // Config says which Lease to contend for, as whom, and how often.
 type Config struct {
-	// Client reads and writes the Lease. Required.
+	// Client reads and writes the Lease. Required. Give the elector a
+	// client of its own: in a client shared with busy controllers, renewals
+	// wait their turn in the rate limit.
 	Client *kube.Client
 	// Namespace and Name name the Lease. Required.
 	Namespace, Name string
@@ -59,8 +61,9 @@ type Config struct {
 	// it returns.
 	ReleaseOnCancel bool
 
-	// Logger receives transitions at info level and failed API calls at
-	// debug level. Nil discards them.
+	// Logger receives transitions (key "lease", "identity", "holder") at
+	// info level, failed renewals at warn level and other failed calls at
+	// debug level (key "err"). Nil discards them.
 	Logger *slog.Logger
 
 	// OnStartedLeading runs on its own goroutine when this candidate becomes

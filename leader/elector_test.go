@@ -3,9 +3,13 @@
 package leader
 
 import (
+	"context"
+	"maps"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 // Durations of the scenarios: the defaults.
@@ -115,4 +119,41 @@ func TestOneLeaderAmongMany(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestWireFormat checks the Lease as the server stores it, field by field,
+// against shared/wire/24-create-lease.txt: microsecond times in UTC, the
+// duration in seconds, and, after a release, an empty holderIdentity.
+func TestWireFormat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, "a")
+		a := c.start("a", func(cfg *Config) { cfg.ReleaseOnCancel = true })
+		c.waitTerm(0, time.Second)
+		spec := func() map[string]any {
+			u := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}}
+			if err := c.admin().Get(context.Background(), kube.Key{Namespace: "default", Name: testLease}, u); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := u.Field("spec")
+			m, _ := s.(map[string]any)
+			return m
+		}
+		want := map[string]any{"holderIdentity": "a", "leaseDurationSeconds": 15.0,
+			"acquireTime": "2000-01-01T00:00:00.000000Z", "renewTime": "2000-01-01T00:00:00.000000Z", "leaseTransitions": 0.0}
+		if got := spec(); !maps.Equal(got, want) {
+			t.Errorf("created spec = %v, want %v", got, want)
+		}
+		time.Sleep(3500 * time.Millisecond)
+		want["renewTime"] = "2000-01-01T00:00:02.000000Z"
+		if got := spec(); !maps.Equal(got, want) {
+			t.Errorf("renewed spec = %v, want %v", got, want)
+		}
+		released := time.Now().UTC().Format("2006-01-02T15:04:05.000000Z") // 3.51s: waitTerm polls every 10ms
+		a.halt()
+		want = map[string]any{"holderIdentity": "", "leaseDurationSeconds": 1.0,
+			"acquireTime": released, "renewTime": released, "leaseTransitions": 0.0}
+		if got := spec(); !maps.Equal(got, want) {
+			t.Errorf("released spec = %v, want %v", got, want)
+		}
+	})
 }
