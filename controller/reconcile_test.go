@@ -16,6 +16,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kubeloop/kubeloop/queue"
 )
 
 // TestResultHandling follows one request through every outcome and checks
@@ -298,6 +300,66 @@ func TestReconcileLoggerAndID(t *testing.T) {
 		}
 		if LoggerFrom(context.Background()) == nil || ReconcileIDFrom(context.Background()) != "" {
 			t.Errorf("outside a reconcile: want a discarding logger and an empty ID")
+		}
+	})
+}
+
+func TestCustomRateLimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rec := newRecorder(func(_ context.Context, _ Request, n int) (Result, error) {
+			if n < 4 {
+				return Result{}, errors.New("boom")
+			}
+			return Result{}, nil
+		})
+		limiter := queue.NewExponentialRateLimiter[Request](time.Second, time.Minute)
+		c := mustNew(t, "limited", rec, Options{RateLimiter: limiter})
+		key := req("ns", "a")
+		mustWatch(t, c, sendKeys(t, key))
+		startController(t, c)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if got, want := rec.times(key), ms(0, 1000, 3000, 7000); !slices.Equal(got, want) {
+			t.Errorf("reconcile times with a 1s exponential limiter = %v, want %v", got, want)
+		}
+		if n := limiter.NumRequeues(key); n != 0 {
+			t.Errorf("limiter NumRequeues after success = %d, want 0", n)
+		}
+	})
+}
+
+func TestReconcileTimeHistogram(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		took := []time.Duration{0, 300 * time.Millisecond, 301 * time.Millisecond, 90 * time.Second}
+		rec := newRecorder(func(_ context.Context, _ Request, n int) (Result, error) {
+			time.Sleep(took[n-1])
+			if n < len(took) {
+				return Result{Requeue: true}, nil
+			}
+			return Result{}, nil
+		})
+		c := mustNew(t, "histogram", rec, Options{})
+		mustWatch(t, c, sendKeys(t, req("ns", "a")))
+		startController(t, c)
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		h := c.Metrics().ReconcileTimeSeconds
+		// Bounds ... 0.25 (index 7), 0.3 (8), 0.35 (9) ... 60 (39).
+		checks := []struct {
+			i    int
+			le   float64
+			want uint64
+		}{{0, 0.005, 1}, {7, 0.25, 1}, {8, 0.3, 2}, {9, 0.35, 3}, {39, 60, 3}}
+		for _, ck := range checks {
+			if h.UpperBounds[ck.i] != ck.le || h.Counts[ck.i] != ck.want {
+				t.Errorf("bucket %d: le %v count %d, want le %v count %d", ck.i, h.UpperBounds[ck.i], h.Counts[ck.i], ck.le, ck.want)
+			}
+		}
+		if h.Count != 4 || h.Sum != 90.601 {
+			t.Errorf("count %d sum %v, want 4 and 90.601", h.Count, h.Sum)
+		}
+		if m := c.Metrics(); m.ReconcileTotal.Requeue != 3 || m.ReconcileTotal.Success != 1 {
+			t.Errorf("totals %+v, want 3 requeues and 1 success", m.ReconcileTotal)
 		}
 	})
 }

@@ -56,7 +56,7 @@ func Kind(src cache.Source, h EventHandler, preds ...Predicate) Source {
 // kindSource is a [Kind] source, or the builder's lazy one, which finds
 // its informer (and its handler) when it starts.
 type kindSource struct {
-	kind  kube.GroupVersionKind // for String; set when known up front
+	kind  kube.GroupVersionKind // for String; immutable (zero when the source is unknown)
 	preds []Predicate
 	// resolve returns the informer and the handler; called by Run with
 	// its context.
@@ -103,9 +103,6 @@ func (k *kindSource) Run(ctx context.Context, q Queue) error {
 	case h == nil:
 		err = errors.New("event handler is nil")
 	default:
-		if k.kind.Kind == "" {
-			k.kind = src.Kind() // before ready closes: String reads it after
-		}
 		reg, err = src.AddEventHandler(k.handler(ctx, h, q))
 	}
 	if err != nil {
