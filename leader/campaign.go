@@ -89,6 +89,8 @@ func (e *Elector) put(ctx context.Context, base *kube.Lease, created bool) (time
 // done, when another holder is found, or RenewDeadline after the last
 // successful renew, whichever comes first. A timer, not the loop, enforces
 // the deadline, so a renew stuck in the API call cannot stretch the term.
+// Once OnStartedLeading has returned, it releases the Lease if asked to
+// and then starts OnStoppedLeading, as client-go orders them.
 func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) error {
 	term, end := context.WithCancelCause(ctx)
 	defer end(nil)
@@ -132,15 +134,16 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 
 	cause := context.Cause(term)
 	e.log.Info("stopped leading", "reason", cause.Error())
+	<-callback
+	lost := errors.Is(cause, ErrLeadershipLost)
+	if !lost && e.cfg.ReleaseOnCancel {
+		e.release(ctx)
+	}
 	if fn := e.cfg.OnStoppedLeading; fn != nil {
 		wg.Go(fn)
 	}
-	<-callback
-	if errors.Is(cause, ErrLeadershipLost) {
+	if lost {
 		return fmt.Errorf("lead lease %s: %w", e.key, cause)
-	}
-	if e.cfg.ReleaseOnCancel {
-		e.release(ctx)
 	}
 	return nil
 }

@@ -70,8 +70,10 @@ type Config struct {
 	// leader. Its ctx is cancelled the moment leadership ends: lost, renew
 	// deadline passed, or Run's context done.
 	OnStartedLeading func(ctx context.Context)
-	// OnStoppedLeading runs on its own goroutine when leadership ends, if
-	// this candidate led. It does not wait for OnStartedLeading to return.
+	// OnStoppedLeading runs on its own goroutine after leadership ended, if
+	// this candidate led: once OnStartedLeading has returned and, with
+	// ReleaseOnCancel, the Lease has been released. (The moment leadership
+	// ends is when OnStartedLeading's context is cancelled.)
 	OnStoppedLeading func()
 	// OnNewLeader runs when the holder this candidate observes changes,
 	// including to itself, and to "" when the Lease is released. Calls are
@@ -111,7 +113,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Identity == "" {
 		id, err := DefaultIdentity()
 		if err != nil {
-			return c, fmt.Errorf("Identity is empty and %w", err)
+			return c, fmt.Errorf("Identity is empty and the default failed: %w", err)
 		}
 		c.Identity = id
 	}

@@ -3,11 +3,14 @@
 package leader
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 // The failover scenarios: the leader dies (killed, partitioned, stuck, or
@@ -261,6 +264,37 @@ func TestLeaseDeletedAfterKill(t *testing.T) {
 		}
 		if got := *c.lease().Spec.LeaseTransitions; got != 0 {
 			t.Errorf("leaseTransitions of the created lease = %d, want 0", got)
+		}
+	})
+}
+
+// TestStoppedAfterRelease: OnStoppedLeading comes after OnStartedLeading
+// has returned and the Lease is released, so a process may exit from it.
+func TestStoppedAfterRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, "a")
+		admin := c.admin()
+		var holder string
+		var getErr error
+		a := c.start("a", func(cfg *Config) {
+			cfg.ReleaseOnCancel = true
+			cfg.OnStartedLeading = func(ctx context.Context) {
+				<-ctx.Done()
+				time.Sleep(5 * time.Second) // wind down
+			}
+			cfg.OnStoppedLeading = func() {
+				var l kube.Lease
+				getErr = admin.Get(context.Background(), kube.Key{Namespace: "default", Name: testLease}, &l)
+				holder = *l.Spec.HolderIdentity
+			}
+		})
+		<-a.e.Elected()
+		time.Sleep(time.Minute)
+		if err := a.halt(); err != nil {
+			t.Fatal(err)
+		}
+		if getErr != nil || holder != "" {
+			t.Errorf("holder seen by OnStoppedLeading = %q (%v), want \"\": released first", holder, getErr)
 		}
 	})
 }

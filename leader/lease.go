@@ -83,8 +83,7 @@ func (e *Elector) read(ctx context.Context) (l *kube.Lease, present bool, err er
 func (e *Elector) write(ctx context.Context, base *kube.Lease, r record) (*kube.Lease, error) {
 	l := new(kube.Lease)
 	if base != nil {
-		*l = *base
-		l.Spec = base.Spec // replaced below; the pointers in base stay untouched
+		*l = *base // setRecord replaces the spec's pointers: base is not changed
 	} else {
 		l.Namespace, l.Name = e.cfg.Namespace, e.cfg.Name
 	}
