@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// cutter is a transport that can cut every response body it handed out,
+// as a dropped connection does: watches end mid-stream.
+type cutter struct {
+	next http.RoundTripper
+
+	mu     sync.Mutex
+	bodies map[*cutBody]bool
+}
+
+type cutBody struct {
+	io.ReadCloser
+	c *cutter
+}
+
+func (b *cutBody) Close() error {
+	b.c.mu.Lock()
+	delete(b.c.bodies, b)
+	b.c.mu.Unlock()
+	return b.ReadCloser.Close()
+}
+
+func (c *cutter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	b := &cutBody{ReadCloser: resp.Body, c: c}
+	c.mu.Lock()
+	c.bodies[b] = true
+	c.mu.Unlock()
+	resp.Body = b
+	return resp, nil
+}
+
+// open counts the response bodies not yet closed: the open watches.
+func (c *cutter) open() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.bodies)
+}
+
+// cut closes every open response body; the readers see an error.
+func (c *cutter) cut() int {
+	c.mu.Lock()
+	open := slices.Collect(maps.Keys(c.bodies))
+	c.mu.Unlock()
+	for _, b := range open {
+		b.ReadCloser.Close()
+	}
+	return len(open)
+}
+
+// cuttableClient returns a client whose connections the returned cutter
+// can cut: the configuration's own transport (TLS and credentials
+// included) wrapped.
+func (f *fixture) cuttableClient(t *testing.T) (*kube.Client, *cutter) {
+	hc, err := f.env.Config.HTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cutter{next: hc.Transport, bodies: map[*cutBody]bool{}}
+	cfg := *f.env.Config
+	cfg.Transport = c
+	// The wrapped transport authenticates already.
+	cfg.BearerToken, cfg.BearerTokenFile, cfg.Username, cfg.Password, cfg.Exec = "", "", "", "", nil
+	client, err := kube.NewClient(&cfg, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, c
+}
+
+// view is what a handler rebuilt from the events it got: name to
+// resourceVersion.
+type view struct {
+	mu   sync.Mutex
+	objs map[string]string
+}
+
+func (v *view) set(cm *kube.ConfigMap) {
+	v.mu.Lock()
+	v.objs[cm.Name] = cm.ResourceVersion
+	v.mu.Unlock()
+}
+
+func (v *view) snapshot() map[string]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return maps.Clone(v.objs)
+}
+
+func testInformerAfterCuts(t *testing.T, f *fixture) {
+	f.seed(t, 6)
+	client, cut := f.cuttableClient(t)
+	inf, err := cache.NewInformer[kube.ConfigMap](client, cache.InformerOptions{Namespaces: []string{f.ns}, Transform: cache.DropManagedFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &view{objs: map[string]string{}}
+	if _, err := inf.AddEventHandler(cache.HandlerFuncs[*kube.ConfigMap]{
+		AddFunc:    func(cm *kube.ConfigMap, _ bool) { v.set(cm) },
+		UpdateFunc: func(_, cm *kube.ConfigMap) { v.set(cm) },
+		DeleteFunc: func(cm *kube.ConfigMap, _ bool) { v.mu.Lock(); delete(v.objs, cm.Name); v.mu.Unlock() },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan error, 1)
+	go func() { done <- inf.Start(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("informer Start: %v", err)
+		}
+	}()
+	if err := inf.WaitForSync(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	for round := range 3 {
+		f.mustCreate(t, f.configMap(fmt.Sprintf("new-%d", round), nil, nil))
+		if err := f.c.Patch(f.ctx, f.configMap(fmt.Sprintf("cm-%d", round+1), nil, nil), kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"round":"x"}}`)}); err != nil {
+			t.Fatal(err)
+		}
+		f.eventually(t, "watch open", func() error {
+			if cut.open() == 0 {
+				return fmt.Errorf("round %d: the informer has no watch open", round)
+			}
+			return nil
+		})
+		if cut.cut() == 0 {
+			t.Fatalf("round %d: no open watch to cut", round)
+		}
+		// Changes while the watch is down must arrive after it resumes.
+		if err := f.c.Delete(f.ctx, f.configMap(fmt.Sprintf("cm-%d", round+4), nil, nil), kube.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		f.mustCreate(t, f.configMap(fmt.Sprintf("gap-%d", round), nil, nil))
+	}
+
+	f.eventually(t, "informer equals the server", func() error {
+		var list kube.List[kube.ConfigMap]
+		if err := f.c.List(f.ctx, &list, kube.ListOptions{Namespace: f.ns}); err != nil {
+			return err
+		}
+		want := map[string]string{}
+		for _, cm := range list.Items {
+			want[cm.Name] = cm.ResourceVersion
+		}
+		stored := map[string]string{}
+		items, err := inf.List(kube.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, cm := range items {
+			stored[cm.Name] = cm.ResourceVersion
+		}
+		if !maps.Equal(stored, want) {
+			return fmt.Errorf("store %v, server %v", stored, want)
+		}
+		if got := v.snapshot(); !maps.Equal(got, want) {
+			return fmt.Errorf("handler view %v, server %v", got, want)
+		}
+		return nil
+	})
+	st := inf.Stats()
+	if st.Relists != 0 {
+		t.Errorf("relists after watch cuts = %d, want 0 (resume from the last resourceVersion)", st.Relists)
+	}
+	if st.WatchRequests < 4 {
+		t.Errorf("watches opened = %d, want at least 4 (the first and one after each cut)", st.WatchRequests)
+	}
+}
