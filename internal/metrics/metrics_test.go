@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package metrics
+
+import (
+	"bytes"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestWriteTextGolden(t *testing.T) {
+	reg := NewRegistry(CollectorFunc(func(e *Emitter) {
+		e.Gauge("b_gauge", "A gauge.\nSecond line with a \\ backslash.", 1.5, Label{"z", "last"}, Label{"a", `quote " and \ and` + "\nnewline"})
+		e.Gauge("b_gauge", "A gauge.\nSecond line with a \\ backslash.", math.Inf(-1), Label{"a", "0"}, Label{"z", ""})
+		e.Counter("a_total", "", 3)
+		e.Histogram("c_seconds", "Latency.", Histogram{UpperBounds: []float64{0.1, 1}, Counts: []uint64{1, 2}, Count: 3, Sum: 12.25}, Label{"name", "q"})
+	}))
+	var buf bytes.Buffer
+	if err := reg.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want := `# TYPE a_total counter
+a_total 3
+# HELP b_gauge A gauge.\nSecond line with a \\ backslash.
+# TYPE b_gauge gauge
+b_gauge{a="0",z=""} -Inf
+b_gauge{a="quote \" and \\ and\nnewline",z="last"} 1.5
+# HELP c_seconds Latency.
+# TYPE c_seconds histogram
+c_seconds_bucket{name="q",le="0.1"} 1
+c_seconds_bucket{name="q",le="1"} 2
+c_seconds_bucket{name="q",le="+Inf"} 3
+c_seconds_sum{name="q"} 12.25
+c_seconds_count{name="q"} 3
+`
+	if got := buf.String(); got != want {
+		t.Errorf("Write =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRoundTrip writes a registry with awkward values and reads it back
+// with Parse: what Gather returned must come back.
+func TestRoundTrip(t *testing.T) {
+	c := NewCounterVec("requests_total", "Requests by code.\\n is not a newline", "code", "method")
+	c.Inc("200", "GET")
+	c.Add(2, "500", "PUT")
+	c.Inc("", `we"ird\`)
+	g := NewGaugeVec("depth", "Depth", "name")
+	g.Set(7, "a\nb")
+	g.Add(-2, "a\nb")
+	g.Set(1e-9, "tiny")
+	g.Set(123456789012, "big")
+	h := NewHistogramVec("latency_seconds", "Latency", []float64{1, 0.5, 2, 1}, "verb")
+	for _, v := range []float64{0.1, 0.5, 0.7, 3, 1} {
+		h.Observe(v, "get")
+	}
+	h.Observe(100, "put")
+	reg := NewRegistry(c, g, h)
+	want, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := reg.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(&buf)
+	if err != nil {
+		t.Fatalf("Parse: %v\n%s", err, buf.String())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Parse(Write) = %+v\nwant %+v", got, want)
+	}
+	// The histogram's buckets: 0.5 holds 0.1 and 0.5 (inclusive bounds).
+	for _, f := range got {
+		if f.Name != "latency_seconds" {
+			continue
+		}
+		hs := f.Series[0].Histogram
+		if !reflect.DeepEqual(hs.UpperBounds, []float64{0.5, 1, 2}) || !reflect.DeepEqual(hs.Counts, []uint64{2, 4, 4}) || hs.Count != 5 || hs.Sum != 5.3 {
+			t.Errorf("latency_seconds{verb=get} = %+v, want bounds [0.5 1 2], counts [2 4 4], count 5, sum 5.3", hs)
+		}
+	}
+}
+
+func TestStableOrder(t *testing.T) {
+	c := NewCounterVec("x_total", "x", "k")
+	for _, k := range []string{"m", "b", "z", "a", "q"} {
+		c.Inc(k)
+	}
+	reg := NewRegistry(c, CollectorFunc(func(e *Emitter) { e.Gauge("a", "a", 1) }))
+	var first bytes.Buffer
+	if err := reg.Write(&first); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		var again bytes.Buffer
+		if err := reg.Write(&again); err != nil {
+			t.Fatal(err)
+		}
+		if again.String() != first.String() {
+			t.Fatalf("second scrape differs:\n%s\nfirst:\n%s", again.String(), first.String())
+		}
+	}
+	want := "# HELP a a\n# TYPE a gauge\na 1\n# HELP x_total x\n# TYPE x_total counter\n" +
+		"x_total{k=\"a\"} 1\nx_total{k=\"b\"} 1\nx_total{k=\"m\"} 1\nx_total{k=\"q\"} 1\nx_total{k=\"z\"} 1\n"
+	if first.String() != want {
+		t.Errorf("Write =\n%s\nwant\n%s", first.String(), want)
+	}
+}
+
+func TestEmitterRefusesWhatBreaksTheFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		emit func(e *Emitter)
+		want string
+	}{
+		{"bad metric name", func(e *Emitter) { e.Gauge("1abc", "h", 1) }, "invalid metric name"},
+		{"dash in name", func(e *Emitter) { e.Gauge("a-b", "h", 1) }, "invalid metric name"},
+		{"bad label name", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"a.b", "x"}) }, `invalid label name "a.b"`},
+		{"reserved label name", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"__name__", "x"}) }, `invalid label name "__name__"`},
+		{"label twice", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"k", "x"}, Label{"k", "y"}) }, `label "k" given twice`},
+		{"series twice", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"k", "x"}); e.Gauge("a", "h", 2, Label{"k", "x"}) }, `series {k="x"} emitted twice`},
+		{"two types", func(e *Emitter) { e.Gauge("a", "h", 1); e.Counter("a", "h", 1, Label{"k", "x"}) }, "emitted as gauge and as counter"},
+		{"two helps", func(e *Emitter) { e.Gauge("a", "h", 1); e.Gauge("a", "other", 1, Label{"k", "x"}) }, "two help texts"},
+		{"le on histogram", func(e *Emitter) {
+			e.Histogram("h", "h", Histogram{}, Label{"le", "1"})
+		}, `"le" is reserved`},
+		{"bounds and counts", func(e *Emitter) {
+			e.Histogram("h", "h", Histogram{UpperBounds: []float64{1, 2}, Counts: []uint64{1}})
+		}, "2 bounds and 1 counts"},
+		{"descending bounds", func(e *Emitter) {
+			e.Histogram("h", "h", Histogram{UpperBounds: []float64{2, 1}, Counts: []uint64{1, 1}, Count: 1})
+		}, "not strictly ascending"},
+		{"not cumulative", func(e *Emitter) {
+			e.Histogram("h", "h", Histogram{UpperBounds: []float64{1, 2}, Counts: []uint64{2, 1}, Count: 2})
+		}, "not cumulative"},
+		{"count below buckets", func(e *Emitter) {
+			e.Histogram("h", "h", Histogram{UpperBounds: []float64{1}, Counts: []uint64{3}, Count: 2})
+		}, "below its last bucket"},
+		{"infinite bound", func(e *Emitter) {
+			e.Histogram("h", "h", Histogram{UpperBounds: []float64{math.Inf(1)}, Counts: []uint64{3}, Count: 3})
+		}, "not finite"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := NewRegistry(CollectorFunc(tt.emit), CollectorFunc(func(e *Emitter) { e.Gauge("fine", "ok", 1) }))
+			var buf bytes.Buffer
+			err := reg.Write(&buf)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Write error = %v, want one containing %q", err, tt.want)
+			}
+			fams, perr := Parse(&buf)
+			if perr != nil {
+				t.Fatalf("what was written does not parse: %v\n%s", perr, buf.String())
+			}
+			if !hasFamily(fams, "fine") {
+				t.Errorf("the valid family was not written:\n%s", buf.String())
+			}
+			rec := httptest.NewRecorder()
+			reg.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+			if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), tt.want) {
+				t.Errorf("ServeHTTP = %d %q, want 500 naming %q", rec.Code, rec.Body.String(), tt.want)
+			}
+		})
+	}
+}
+
+func hasFamily(fams []Family, name string) bool {
+	for _, f := range fams {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func TestServeHTTP(t *testing.T) {
+	reg := NewRegistry(CollectorFunc(func(e *Emitter) { e.Counter("up_total", "Up.", 1) }))
+	rec := httptest.NewRecorder()
+	reg.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != ContentType {
+		t.Errorf("GET = %d %q, want 200 %q", rec.Code, rec.Header().Get("Content-Type"), ContentType)
+	}
+	if want := "# HELP up_total Up.\n# TYPE up_total counter\nup_total 1\n"; rec.Body.String() != want {
+		t.Errorf("GET body = %q, want %q", rec.Body.String(), want)
+	}
+	rec = httptest.NewRecorder()
+	reg.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/metrics", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST = %d, want 405", rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	reg.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, "/metrics", nil))
+	if rec.Code != http.StatusOK || rec.Body.Len() != 0 {
+		t.Errorf("HEAD = %d with %d bytes, want 200 and no body", rec.Code, rec.Body.Len())
+	}
+}
+
+func TestRegisterWhileScraping(t *testing.T) {
+	reg := NewRegistry()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			if err := reg.Write(&bytes.Buffer{}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := range 100 {
+		g := NewGaugeVec("g", "g", "i")
+		g.Set(1, strings.Repeat("x", i))
+		reg.Register(CollectorFunc(func(e *Emitter) {}))
+	}
+	<-done
+}
+
+func TestVecPanics(t *testing.T) {
+	tests := []struct {
+		name string
+		fn   func()
+	}{
+		{"too few label values", func() { NewCounterVec("c_total", "c", "a", "b").Inc("x") }},
+		{"too many label values", func() { NewGaugeVec("g", "g").Set(1, "x") }},
+		{"counter decrease", func() { NewCounterVec("c_total", "c").Add(-1) }},
+		{"bad exponential buckets", func() { ExponentialBuckets(0, 2, 3) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", tt.name)
+				}
+			}()
+			tt.fn()
+		})
+	}
+}
+
+func TestExponentialBuckets(t *testing.T) {
+	if got, want := ExponentialBuckets(0.001, 2, 4), []float64{0.001, 0.002, 0.004, 0.008}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ExponentialBuckets(0.001, 2, 4) = %v, want %v", got, want)
+	}
+}
+
+func TestCounterValue(t *testing.T) {
+	c := NewCounterVec("c_total", "c", "reason")
+	c.Add(2.5, "a")
+	c.Inc("a")
+	if got := c.Value("a"); got != 3.5 {
+		t.Errorf("Value(a) = %v, want 3.5", got)
+	}
+	if got := c.Value("b"); got != 0 {
+		t.Errorf("Value(b) = %v, want 0", got)
+	}
+}

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package metrics
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Parse reads the text exposition format strictly, as a test of what a
+// [Registry] writes: every line must be empty, a comment, a "# HELP", a
+// "# TYPE" or a sample; a family's TYPE comes before its samples and its
+// lines are contiguous; a histogram has ascending, cumulative buckets
+// ending in le="+Inf" that equals its _count, and a _sum. Samples without
+// a TYPE are refused (this package never writes untyped metrics), and so
+// are timestamps and the summary type. Series are returned sorted by
+// their labels, and labels by name, as [Registry.Gather] sorts them; a
+// histogram's series carries its buckets in Histogram.
+//
+// An error names the line number and quotes the line.
+func Parse(r io.Reader) ([]Family, error) {
+	p := parser{byName: map[string]*Family{}, done: map[string]bool{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		p.line++
+		if err := p.parseLine(sc.Text()); err != nil {
+			return nil, fmt.Errorf("line %d %q: %w", p.line, sc.Text(), err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read metrics: %w", err)
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	out := make([]Family, len(p.out))
+	for i, f := range p.out {
+		out[i] = *f
+	}
+	return out, nil
+}
+
+type parser struct {
+	line   int
+	out    []*Family // in the order of their TYPE lines
+	byName map[string]*Family
+	cur    string          // the family whose lines are being read
+	done   map[string]bool // families whose lines have ended
+	help   map[string]string
+	// hist holds the histogram series of cur being assembled, by label key.
+	hist map[string]*histParts
+}
+
+type histParts struct {
+	labels          []Label
+	bounds          []float64
+	counts          []uint64
+	inf, sum, count *float64
+}
+
+func (p *parser) parseLine(line string) error {
+	switch {
+	case line == "":
+		return nil
+	case strings.HasPrefix(line, "# HELP "), strings.HasPrefix(line, "# TYPE "):
+		return p.parseMeta(line)
+	case strings.HasPrefix(line, "#"):
+		return nil
+	}
+	return p.parseSample(line)
+}
+
+func (p *parser) parseMeta(line string) error {
+	kind, rest := line[2:6], line[7:]
+	name, text, _ := strings.Cut(rest, " ")
+	if !validMetricName(name) {
+		return fmt.Errorf("invalid metric name %q", name)
+	}
+	if err := p.enter(name); err != nil {
+		return err
+	}
+	f := p.byName[name]
+	if kind == "HELP" {
+		if p.help == nil {
+			p.help = map[string]string{}
+		}
+		if _, ok := p.help[name]; ok {
+			return errors.New("second HELP line for the family")
+		}
+		h, err := unescapeHelp(text)
+		if err != nil {
+			return err
+		}
+		p.help[name] = h
+		if f != nil {
+			f.Help = h
+		}
+		return nil
+	}
+	if f != nil {
+		return errors.New("second TYPE line for the family")
+	}
+	var typ Type
+	switch text {
+	case "counter":
+		typ = TypeCounter
+	case "gauge":
+		typ = TypeGauge
+	case "histogram":
+		typ = TypeHistogram
+	default:
+		return fmt.Errorf("unsupported type %q", text)
+	}
+	f = &Family{Name: name, Help: p.help[name], Type: typ}
+	p.out = append(p.out, f)
+	p.byName[name] = f
+	return nil
+}
+
+// enter makes name the current family, finishing the previous one.
+func (p *parser) enter(name string) error {
+	if name == p.cur {
+		return nil
+	}
+	if p.done[name] {
+		return fmt.Errorf("lines of family %s are not contiguous", name)
+	}
+	if p.cur != "" {
+		if err := p.finishFamily(); err != nil {
+			return err
+		}
+		p.done[p.cur] = true
+	}
+	p.cur = name
+	return nil
+}
+
+func (p *parser) parseSample(line string) error {
+	name, labels, value, err := splitSample(line)
+	if err != nil {
+		return err
+	}
+	family, suffix := name, ""
+	if p.byName[name] == nil {
+		for _, s := range []string{"_bucket", "_sum", "_count"} {
+			if base, ok := strings.CutSuffix(name, s); ok && p.byName[base] != nil && p.byName[base].Type == TypeHistogram {
+				family, suffix = base, s
+			}
+		}
+	}
+	f := p.byName[family]
+	if f == nil {
+		return fmt.Errorf("sample of %s without a TYPE line", name)
+	}
+	if err := p.enter(family); err != nil {
+		return err
+	}
+	if f.Type != TypeHistogram {
+		for _, s := range f.Series {
+			if compareLabels(s.Labels, labels) == 0 {
+				return errors.New("series given twice")
+			}
+		}
+		f.Series = append(f.Series, Series{Labels: labels, Value: value})
+		return nil
+	}
+	if suffix == "" {
+		return errors.New("histogram sample without _bucket, _sum or _count")
+	}
+	var le *Label
+	rest := labels[:0:0]
+	for i := range labels {
+		if labels[i].Name == "le" {
+			le = &labels[i]
+		} else {
+			rest = append(rest, labels[i])
+		}
+	}
+	if (le != nil) != (suffix == "_bucket") {
+		return errors.New(`the "le" label belongs on _bucket samples, and only there`)
+	}
+	key := labelKey(rest)
+	if p.hist == nil {
+		p.hist = map[string]*histParts{}
+	}
+	h := p.hist[key]
+	if h == nil {
+		h = &histParts{labels: rest}
+		p.hist[key] = h
+	}
+	switch suffix {
+	case "_sum":
+		if h.sum != nil {
+			return errors.New("second _sum")
+		}
+		h.sum = &value
+	case "_count":
+		if h.count != nil {
+			return errors.New("second _count")
+		}
+		h.count = &value
+	default:
+		b, err := parseFloat(le.Value)
+		if err != nil {
+			return fmt.Errorf("le: %w", err)
+		}
+		if h.inf != nil {
+			return errors.New(`bucket after le="+Inf"`)
+		}
+		if value != math.Trunc(value) || value < 0 {
+			return fmt.Errorf("bucket count %v is not a whole number", value)
+		}
+		if n := len(h.counts); n > 0 && (b <= h.bounds[n-1] || uint64(value) < h.counts[n-1]) {
+			return errors.New("buckets are not ascending and cumulative")
+		}
+		if math.IsInf(b, +1) {
+			h.inf = &value
+			return nil
+		}
+		h.bounds = append(h.bounds, b)
+		h.counts = append(h.counts, uint64(value))
+	}
+	return nil
+}
+
+// finishFamily checks and files the histogram series of the current
+// family, and sorts its series.
+func (p *parser) finishFamily() error {
+	f := p.byName[p.cur]
+	defer func() { p.hist = nil }()
+	if f == nil {
+		return nil
+	}
+	for _, h := range p.hist {
+		switch {
+		case h.inf == nil:
+			return fmt.Errorf("histogram %s{%s}: no le=\"+Inf\" bucket", f.Name, labelKey(h.labels))
+		case h.sum == nil || h.count == nil:
+			return fmt.Errorf("histogram %s{%s}: missing _sum or _count", f.Name, labelKey(h.labels))
+		case *h.count != *h.inf:
+			return fmt.Errorf("histogram %s{%s}: _count %v is not the +Inf bucket %v", f.Name, labelKey(h.labels), *h.count, *h.inf)
+		case len(h.counts) > 0 && float64(h.counts[len(h.counts)-1]) > *h.inf:
+			return fmt.Errorf("histogram %s{%s}: +Inf bucket below the last", f.Name, labelKey(h.labels))
+		}
+		f.Series = append(f.Series, Series{Labels: h.labels, Histogram: &Histogram{
+			UpperBounds: h.bounds, Counts: h.counts, Count: uint64(*h.count), Sum: *h.sum}})
+	}
+	slices.SortFunc(f.Series, func(a, b Series) int { return compareLabels(a.Labels, b.Labels) })
+	return nil
+}
+
+func (p *parser) finish() error {
+	if p.cur != "" {
+		if err := p.finishFamily(); err != nil {
+			return err
+		}
+	}
+	for name := range p.help {
+		if p.byName[name] == nil {
+			return fmt.Errorf("HELP for %s without a TYPE", name)
+		}
+	}
+	return nil
+}
+
+// splitSample parses `name{l="v",...} value`.
+func splitSample(line string) (string, []Label, float64, error) {
+	i := 0
+	for i < len(line) && line[i] != '{' && line[i] != ' ' {
+		i++
+	}
+	name := line[:i]
+	if !validMetricName(name) {
+		return "", nil, 0, fmt.Errorf("invalid metric name %q", name)
+	}
+	var labels []Label
+	if i < len(line) && line[i] == '{' {
+		i++
+		for i < len(line) && line[i] != '}' {
+			j := strings.IndexByte(line[i:], '=')
+			if j < 0 {
+				return "", nil, 0, errors.New("label without '='")
+			}
+			ln := line[i : i+j]
+			if !validLabelName(ln) && ln != "le" {
+				return "", nil, 0, fmt.Errorf("invalid label name %q", ln)
+			}
+			i += j + 1
+			if i >= len(line) || line[i] != '"' {
+				return "", nil, 0, errors.New("label value not quoted")
+			}
+			i++
+			var b strings.Builder
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' {
+					if i+1 >= len(line) {
+						return "", nil, 0, errors.New("unterminated escape")
+					}
+					i++
+					switch line[i] {
+					case '\\', '"':
+						b.WriteByte(line[i])
+					case 'n':
+						b.WriteByte('\n')
+					default:
+						return "", nil, 0, fmt.Errorf("unknown escape \\%c", line[i])
+					}
+					continue
+				}
+				b.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return "", nil, 0, errors.New("unterminated label value")
+			}
+			i++ // closing quote
+			labels = append(labels, Label{ln, b.String()})
+			if i < len(line) && line[i] == ',' {
+				i++
+			} else if i < len(line) && line[i] != '}' {
+				return "", nil, 0, errors.New("labels not separated by ','")
+			}
+		}
+		if i >= len(line) {
+			return "", nil, 0, errors.New("unterminated label set")
+		}
+		i++ // '}'
+	}
+	if i >= len(line) || line[i] != ' ' {
+		return "", nil, 0, errors.New("no space before the value")
+	}
+	v, err := parseFloat(line[i+1:])
+	if err != nil {
+		return "", nil, 0, err
+	}
+	slices.SortFunc(labels, func(a, b Label) int { return cmp.Compare(a.Name, b.Name) })
+	for k := 1; k < len(labels); k++ {
+		if labels[k].Name == labels[k-1].Name {
+			return "", nil, 0, fmt.Errorf("label %q given twice", labels[k].Name)
+		}
+	}
+	return name, labels, v, nil
+}
+
+// parseFloat parses a sample value: a Go float, "+Inf", "-Inf" or "NaN".
+// A timestamp after the value is refused.
+func parseFloat(s string) (float64, error) {
+	switch s {
+	case "+Inf":
+		return math.Inf(+1), nil
+	case "-Inf":
+		return math.Inf(-1), nil
+	case "NaN":
+		return math.NaN(), nil
+	}
+	if strings.ContainsAny(s, " \t") {
+		return 0, fmt.Errorf("value %q: timestamps are not written here", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || strings.EqualFold(s, "inf") || strings.EqualFold(s, "+inf") || strings.EqualFold(s, "nan") {
+		return 0, fmt.Errorf("invalid value %q", s)
+	}
+	return v, nil
+}
+
+// unescapeHelp undoes the escapes of help text: \\ and \n.
+func unescapeHelp(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch {
+		case i >= len(s):
+			return "", errors.New("unterminated escape")
+		case s[i] == '\\':
+			b.WriteByte('\\')
+		case s[i] == 'n':
+			b.WriteByte('\n')
+		default:
+			return "", fmt.Errorf("unknown escape \\%c", s[i])
+		}
+	}
+	return b.String(), nil
+}
