@@ -137,7 +137,7 @@ func (c *Client) list(ctx context.Context, gvk GroupVersionKind, list ObjectList
 		return err
 	}
 	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(false), safe: true}
-	if isMetadataList(list) {
+	if opts.MetadataOnly || isMetadataList(list) {
 		r.accept = acceptMetadataList
 	}
 	if err := c.call(ctx, r, list); err != nil {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/deepcopy"
 )
 
 // Object is what the client reads and writes. A type satisfies it by
@@ -198,13 +200,10 @@ func (u *Unstructured) SetField(value any, path ...string) {
 
 // DeepCopy returns a copy of u that shares nothing with it.
 func (u *Unstructured) DeepCopy() *Unstructured {
-	b, err := json.Marshal(u)
-	if err != nil {
-		panic(fmt.Sprintf("kube: copy unstructured: %v", err))
-	}
-	var out Unstructured
-	if err := json.Unmarshal(b, &out); err != nil {
-		panic(fmt.Sprintf("kube: copy unstructured: %v", err))
-	}
-	return &out
+	out := new(Unstructured)
+	copyUnstructured(out, u)
+	return out
 }
+
+// copyUnstructured is built once: a reflection plan for the type.
+var copyUnstructured = deepcopy.For[Unstructured]()

@@ -26,6 +26,11 @@ type ListOptions struct {
 	ResourceVersion      string
 	ResourceVersionMatch string
 
+	// MetadataOnly asks for the PartialObjectMetadata projection of every
+	// object (of every event's object, for Watch). A List into a
+	// List[PartialObjectMetadata] asks for it anyway.
+	MetadataOnly bool
+
 	// The rest applies to Watch only.
 
 	// TimeoutSeconds asks the server to end the watch after this long.
@@ -36,9 +41,6 @@ type ListOptions struct {
 	// ended by a bookmark annotated k8s.io/initial-events-end (WatchList).
 	// It needs ResourceVersionMatch "NotOlderThan" and AllowWatchBookmarks.
 	SendInitialEvents bool
-	// MetadataOnly asks for the PartialObjectMetadata projection of every
-	// event's object.
-	MetadataOnly bool
 }
 
 // The values of ListOptions.ResourceVersionMatch.
