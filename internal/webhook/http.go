@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package webhook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Body limits. The kube-apiserver decodes write bodies of at most 3 MiB
+// (its MaxRequestBodyBytes; etcd keeps at most 1.5 MiB per object), and an
+// UPDATE's review carries the object twice (object and oldObject) plus the
+// options: 7 MiB holds the largest review it sends. A conversion review
+// carries every object of a list that needs converting at once, so its
+// bound is much larger.
+const (
+	MaxAdmissionBytes  = 7 << 20
+	MaxConversionBytes = 256 << 20
+)
+
+// DefaultTimeout bounds a handler's context when the request has no
+// timeout parameter: 30s is the largest timeoutSeconds a webhook
+// configuration may set.
+const DefaultTimeout = 30 * time.Second
+
+// requestError is a request that cannot be answered with a review: the
+// answer is an HTTP error with a Status body, which the API server treats
+// as a failed call (and applies the webhook's failurePolicy).
+type requestError struct {
+	code int
+	msg  string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+// readReview checks the method and content type and reads the body, at
+// most limit bytes.
+func readReview(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *requestError) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		return nil, &requestError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed, only POST", r.Method)}
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return nil, &requestError{http.StatusUnsupportedMediaType, fmt.Sprintf("content type %q is not supported, only application/json", ct)}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", limit)}
+		}
+		return nil, &requestError{http.StatusBadRequest, fmt.Sprintf("read request body: %v", err)}
+	}
+	if len(body) == 0 {
+		return nil, &requestError{http.StatusBadRequest, "request body is empty"}
+	}
+	return body, nil
+}
+
+// requestTimeout reads the timeout parameter the API server appends to
+// the webhook's URL (?timeout=10s); absent, it is [DefaultTimeout].
+func requestTimeout(r *http.Request) (time.Duration, error) {
+	s := r.URL.Query().Get("timeout")
+	if s == "" {
+		return DefaultTimeout, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("parse timeout parameter %q: want a positive duration such as 10s", s)
+	}
+	return d, nil
+}
+
+// reviewVersion checks a review's apiVersion and kind against the versions
+// served, and returns the apiVersion to answer in.
+func reviewVersion(apiVersion, kind, wantKind string, versions ...string) (string, error) {
+	for _, v := range versions {
+		if apiVersion == v && kind == wantKind {
+			return v, nil
+		}
+	}
+	return versions[0], fmt.Errorf("want a %s of %s, got apiVersion %q kind %q",
+		wantKind, strings.Join(versions, " or "), apiVersion, kind)
+}
+
+// writeError answers an HTTP error with a Status body.
+func writeError(w http.ResponseWriter, e *requestError) {
+	st := kube.NewStatusError(e.code, reasonFor(e.code), e.msg).Status
+	writeJSON(w, e.code, st)
+}
+
+// writeJSON answers code with v as JSON.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Reviews and Statuses hold only JSON values and raw JSON that
+		// was read as valid: this does not happen.
+		http.Error(w, fmt.Sprintf("encode response: %v", err), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(b) // the API server's timeout or a cut connection: nobody to tell
+}
+
+// reasonFor is the Status reason of the codes this package answers.
+func reasonFor(code int) string {
+	switch code {
+	case http.StatusBadRequest:
+		return kube.ReasonBadRequest
+	case http.StatusForbidden:
+		return kube.ReasonForbidden
+	case http.StatusNotFound:
+		return kube.ReasonNotFound
+	case http.StatusMethodNotAllowed:
+		return kube.ReasonMethodNotAllowed
+	case http.StatusRequestEntityTooLarge:
+		return kube.ReasonRequestEntityLarge
+	case http.StatusUnsupportedMediaType:
+		return kube.ReasonUnsupportedMedia
+	case http.StatusGatewayTimeout:
+		return kube.ReasonTimeout
+	case http.StatusInternalServerError:
+		return kube.ReasonInternalError
+	}
+	return kube.ReasonUnknown
+}

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultPort is the port a [Server] listens on when Options.Port is 0,
+// as controller-runtime's.
+const DefaultPort = 9443
+
+// ShutdownTimeout bounds how long Start waits, once its context is done,
+// for the reviews in flight: the API server waits at most 30s for one.
+const ShutdownTimeout = 30 * time.Second
+
+// DefaultCertDir is where a [Server] reads its certificate when
+// Options.CertDir is empty: os.TempDir()/k8s-webhook-server/serving-certs,
+// as controller-runtime.
+func DefaultCertDir() string {
+	return filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
+}
+
+// Options configure a [Server]. The zero value listens on port 9443 of
+// every interface with the certificate in [DefaultCertDir].
+type Options struct {
+	// Host is the address to listen on; empty means every interface.
+	Host string
+	// Port is the port to listen on: 0 means [DefaultPort]; a negative
+	// port lets the system choose a free one (for tests), which
+	// [Server.Addr] tells after Listen.
+	Port int
+	// CertDir holds the serving certificate and key; empty means
+	// [DefaultCertDir].
+	CertDir string
+	// CertName and KeyName are the PEM files in CertDir; empty means
+	// "tls.crt" and "tls.key", the keys of a kubernetes.io/tls Secret.
+	CertName, KeyName string
+	// Logger receives certificate loads (info), reload failures and TLS
+	// handshake errors (warn); nil discards them.
+	Logger *slog.Logger
+}
+
+// Server serves webhooks over TLS. Build it with [New], add handlers with
+// Register, run it with Start.
+type Server struct {
+	addr  string
+	log   *slog.Logger
+	certs *certReloader
+
+	routesMu sync.RWMutex
+	routes   map[string]http.Handler // by exact path; guarded by routesMu
+
+	mu sync.Mutex
+	// ln is the bound listener from Listen until Start takes it.
+	ln net.Listener
+	// bound is the address ln got, kept after Start takes ln.
+	bound net.Addr
+	// started is set by the first Start; a second Start is an error.
+	started bool
+
+	// serving is true while Start serves and its context is not done.
+	serving atomic.Bool
+}
+
+// New checks opts and returns a server that is not listening yet. It does
+// no I/O.
+func New(opts Options) (*Server, error) {
+	port := opts.Port
+	switch {
+	case port == 0:
+		port = DefaultPort
+	case port < 0:
+		port = 0
+	case port > 65535:
+		return nil, fmt.Errorf("webhook server: Port %d is not a TCP port", opts.Port)
+	}
+	dir, certName, keyName := opts.CertDir, opts.CertName, opts.KeyName
+	if dir == "" {
+		dir = DefaultCertDir()
+	}
+	if certName == "" {
+		certName = "tls.crt"
+	}
+	if keyName == "" {
+		keyName = "tls.key"
+	}
+	for field, name := range map[string]string{"CertName": certName, "KeyName": keyName} {
+		if strings.ContainsRune(name, os.PathSeparator) || name == "." || name == ".." {
+			return nil, fmt.Errorf("webhook server: %s %q must be a file name in CertDir", field, name)
+		}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{
+		addr:   net.JoinHostPort(opts.Host, strconv.Itoa(port)),
+		log:    log,
+		certs:  newCertReloader(filepath.Join(dir, certName), filepath.Join(dir, keyName), log),
+		routes: map[string]http.Handler{},
+	}, nil
+}
+
+// Register serves h at path, an exact path beginning with "/" (no
+// patterns, no subtree). Registering a path twice, or an invalid path,
+// panics, as http.ServeMux does. Handlers may be registered while the
+// server serves.
+func (s *Server) Register(path string, h http.Handler) {
+	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " ?#") {
+		panic(fmt.Sprintf("webhook: register %q: want a path beginning with \"/\"", path))
+	}
+	if h == nil {
+		panic(fmt.Sprintf("webhook: register %q: nil handler", path))
+	}
+	s.routesMu.Lock()
+	defer s.routesMu.Unlock()
+	if _, ok := s.routes[path]; ok {
+		panic(fmt.Sprintf("webhook: register %q: path already registered", path))
+	}
+	s.routes[path] = h
+}
+
+// ServeHTTP routes a request to the handler registered at its exact path,
+// or answers 404.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.routesMu.RLock()
+	h := s.routes[r.URL.Path]
+	s.routesMu.RUnlock()
+	if h == nil {
+		writeError(w, &requestError{http.StatusNotFound, fmt.Sprintf("no webhook at %s", r.URL.Path)})
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// Listen loads the certificate and binds the address, so that a caller
+// can fail early; Start then serves on that socket. The error names the
+// certificate's path or the address. Calling it twice is an error.
+func (s *Server) Listen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listenLocked()
+}
+
+func (s *Server) listenLocked() error {
+	if s.bound != nil {
+		return fmt.Errorf("webhook server: already listening on %s", s.bound)
+	}
+	if err := s.certs.Load(); err != nil {
+		return fmt.Errorf("webhook server: %w", err)
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("webhook server: listen on %s: %w", s.addr, err)
+	}
+	s.ln, s.bound = ln, ln.Addr()
+	s.log.Info("webhook server listening", "addr", s.bound.String())
+	return nil
+}
+
+// Addr is the bound address, nil before Listen.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bound
+}
+
+// Start serves until ctx is done, listening first unless Listen did. Then
+// it stops accepting connections, waits up to [ShutdownTimeout] for the
+// requests in flight, closes the rest, and returns nil. A failure to
+// listen or to serve is returned at once. Start may be called once.
+func (s *Server) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started {
+		s.mu.Unlock()
+		return errors.New("webhook server: already started")
+	}
+	s.started = true
+	if s.ln == nil {
+		if err := s.listenLocked(); err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
+	ln := s.ln
+	s.ln = nil
+	s.mu.Unlock()
+
+	srv := &http.Server{
+		Handler: s,
+		TLSConfig: &tls.Config{
+			MinVersion:     tls.VersionTLS12,
+			GetCertificate: s.certs.GetCertificate,
+			// HTTP/1.1 only: the API server speaks it, and HTTP/2's
+			// stream handling (rapid reset) is not worth exposing.
+			NextProtos: []string{"http/1.1"},
+		},
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() { served <- srv.Serve(tls.NewListener(ln, srv.TLSConfig)) })
+	s.serving.Store(true)
+
+	var err error
+	select {
+	case err = <-served:
+		err = fmt.Errorf("webhook server: serve on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	s.serving.Store(false)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
+	defer cancel()
+	if serr := srv.Shutdown(shutdownCtx); serr != nil {
+		s.log.Warn("webhook server: requests still in flight at shutdown; closing them", "err", serr)
+		_ = srv.Close()
+	}
+	wg.Wait()
+	return err
+}
+
+// Started is a readiness check: nil while Start serves, an error before
+// and after.
+func (s *Server) Started(*http.Request) error {
+	if !s.serving.Load() {
+		return errors.New("webhook server is not serving")
+	}
+	return nil
+}
