@@ -66,6 +66,11 @@ type LeaseSpec struct {
 	AcquireTime          *MicroTime `json:"acquireTime,omitempty"`
 	RenewTime            *MicroTime `json:"renewTime,omitempty"`
 	LeaseTransitions     *int32     `json:"leaseTransitions,omitempty"`
+	// Strategy and PreferredHolder belong to coordinated leader election;
+	// kubeloop does not use them but keeps them, so that an update does not
+	// clear what another component wrote.
+	Strategy        *string `json:"strategy,omitempty"`
+	PreferredHolder *string `json:"preferredHolder,omitempty"`
 }
 
 // GroupVersionKind implements [Object].
