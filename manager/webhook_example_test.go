@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager"
+)
+
+// A validating webhook for ConfigMaps, served over TLS on loopback, and
+// the review the API server would send it for a create.
+func ExampleWebhookServer() {
+	// In a cluster, cert-manager writes tls.crt and tls.key into a mounted
+	// Secret; here a self-signed pair in a temporary directory stands in.
+	certDir, caPool := exampleServingCert()
+	defer os.RemoveAll(certDir)
+
+	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: certDir})
+	if err != nil {
+		panic(err)
+	}
+	path := manager.RegisterValidator[kube.ConfigMap](srv, manager.ValidatorFuncs[kube.ConfigMap]{
+		Create: func(ctx context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
+			if cm.Data["color"] == "red" {
+				return nil, errors.New(`data.color: "red" is reserved`)
+			}
+			return nil, nil
+		},
+	})
+	fmt.Println("registered", path)
+
+	// A manager calls Listen when it is built and Start first of all.
+	if err := srv.Listen(); err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := srv.Start(ctx); err != nil {
+			panic(err)
+		}
+	})
+	for ready := srv.StartedChecker(); ready(nil) != nil; {
+		time.Sleep(time.Millisecond)
+	}
+
+	// The API server POSTs to the URL of the webhook configuration, with
+	// its timeout appended.
+	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+		"uid":"0d4c4b1e","kind":{"group":"","version":"v1","kind":"ConfigMap"},
+		"resource":{"group":"","version":"v1","resource":"configmaps"},
+		"namespace":"default","name":"paint","operation":"CREATE","userInfo":{"username":"alice"},
+		"object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"paint","namespace":"default"},"data":{"color":"red"}}}}`
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool}}}
+	resp, err := client.Post("https://"+srv.Addr().String()+path+"?timeout=10s", "application/json", strings.NewReader(review))
+	if err != nil {
+		panic(err)
+	}
+	var answer struct {
+		Response struct {
+			UID     string
+			Allowed bool
+			Status  struct {
+				Code    int
+				Message string
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	r := answer.Response
+	fmt.Printf("uid %s allowed %v: %d %s\n", r.UID, r.Allowed, r.Status.Code, r.Status.Message)
+
+	cancel()
+	wg.Wait()
+	// Output:
+	// registered /validate--v1-configmap
+	// uid 0d4c4b1e allowed false: 403 data.color: "red" is reserved
+}
+
+// exampleServingCert writes a self-signed certificate for 127.0.0.1 as
+// tls.crt and tls.key in a new directory, and returns the directory and a
+// pool that trusts the certificate.
+func exampleServingCert() (string, *x509.CertPool) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "webhook"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "serving-certs-")
+	if err != nil {
+		panic(err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600); err != nil {
+		panic(err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	if err := os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600); err != nil {
+		panic(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	return dir, pool
+}
