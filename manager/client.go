@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Client is the client a controller uses, as controller-runtime's
+// manager client: Get and List read from the cache (so they cost no
+// request, and see the cache's view, which may lag behind a write just
+// made), except for the kinds of Options.DisableFor, which they read from
+// the API server; writes go to the API server. It is safe for concurrent
+// use.
+//
+// Objects read are the caller's: the cache hands out deep copies.
+type Client struct {
+	cache    *cache.Cache
+	api      *kube.Client
+	uncached map[kube.GroupVersionKind]bool
+}
+
+func newClient(c *cache.Cache, api *kube.Client, disableFor []kube.Object) *Client {
+	uncached := map[kube.GroupVersionKind]bool{}
+	for _, obj := range disableFor {
+		uncached[obj.GroupVersionKind()] = true
+	}
+	return &Client{cache: c, api: api, uncached: uncached}
+}
+
+// Get reads the object at key into obj, whose kind picks the informer (see
+// [cache.Cache.Get]; a kind read for the first time gets an informer, and
+// Get waits for it to sync within ctx). An object not found gives an error
+// [kube.IsNotFound] reports.
+func (c *Client) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
+	if c.uncached[obj.GroupVersionKind()] {
+		return c.api.Get(ctx, key, obj)
+	}
+	return c.cache.Get(ctx, key, obj)
+}
+
+// List reads the objects opts select into list (see [cache.Cache.List]
+// for the options the cache answers).
+func (c *Client) List(ctx context.Context, list kube.ObjectList, opts kube.ListOptions) error {
+	if c.uncached[list.ItemGroupVersionKind()] {
+		return c.api.List(ctx, list, opts)
+	}
+	return c.cache.List(ctx, list, opts)
+}
+
+// Create creates obj on the server and reads back what it stored.
+func (c *Client) Create(ctx context.Context, obj kube.Object) error {
+	return c.api.Create(ctx, obj)
+}
+
+// Update replaces obj on the server; a stale resourceVersion fails with
+// an error [kube.IsConflict] reports.
+func (c *Client) Update(ctx context.Context, obj kube.Object) error {
+	return c.api.Update(ctx, obj)
+}
+
+// Patch patches the object obj names and reads the result into obj.
+func (c *Client) Patch(ctx context.Context, obj kube.Object, patch kube.Patch) error {
+	return c.api.Patch(ctx, obj, patch)
+}
+
+// Apply sends obj as a server-side apply configuration (see
+// [kube.Client.Apply]); the field manager defaults to
+// Options.FieldManager.
+func (c *Client) Apply(ctx context.Context, obj kube.Object, opts kube.ApplyOptions) error {
+	return c.api.Apply(ctx, obj, opts)
+}
+
+// Delete deletes the object obj names.
+func (c *Client) Delete(ctx context.Context, obj kube.Object, opts kube.DeleteOptions) error {
+	return c.api.Delete(ctx, obj, opts)
+}
+
+// DeleteAllOf deletes every object of kind gvk that opts select.
+func (c *Client) DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts kube.DeleteAllOfOptions) error {
+	return c.api.DeleteAllOf(ctx, gvk, opts)
+}
+
+// Status returns the writer of the status subresource:
+// c.Status().Update(ctx, obj).
+func (c *Client) Status() StatusWriter { return StatusWriter{api: c.api} }
+
+// StatusWriter writes the status subresource of objects.
+type StatusWriter struct {
+	api *kube.Client
+}
+
+// Update replaces obj's status.
+func (s StatusWriter) Update(ctx context.Context, obj kube.Object) error {
+	return s.api.UpdateStatus(ctx, obj)
+}
+
+// Patch patches obj's status and reads the result into obj.
+func (s StatusWriter) Patch(ctx context.Context, obj kube.Object, patch kube.Patch) error {
+	return s.api.PatchStatus(ctx, obj, patch)
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package manager runs a controller program: the cache and the clients
+// controllers read and write with, the controllers and other runnables,
+// leader election, the Prometheus metrics and health endpoints, the event
+// recorder, and (in its slot) the admission webhook server.
+//
+// A [Manager] guarantees:
+//
+//   - Ordered start: the webhook server, then the caches, which sync
+//     before anything else starts, then the runnables that run on every
+//     replica, then, once this replica leads (or at once without leader
+//     election), the runnables that need the lease. A runnable added after
+//     Start joins its group at once (see [Manager.Add]).
+//   - Ordered stop: the start order backwards. The controllers stop first
+//     and finish their reconciles in flight while the caches, the webhook
+//     server and the probes still serve them; the metrics and health
+//     servers stop last. The whole stop is bounded by
+//     Options.GracefulShutdownTimeout, and Start's error names what did
+//     not stop in time.
+//   - Fail fast: a runnable that fails stops the manager, and Start returns
+//     its error joined with any error of the stop.
+//   - One leader: with leader election, the runnables that need it run on
+//     at most one replica; losing the lease cancels them at once and Start
+//     returns an error wrapping [leader.ErrLeadershipLost]. Exit then.
+//   - Warm standby: replicas that do not lead keep their caches started
+//     and synced (every kind of Options.ByObject, and every kind read
+//     before), so a new leader starts its runnables the moment it wins the
+//     lease, within one RetryPeriod of the Lease becoming free. Declare
+//     the kinds your controllers watch in ByObject: an informer a
+//     controller makes when it starts begins its list only then.
+//   - Observable from the start: New opens the metrics and health
+//     listeners (an address in use is New's error), Start serves them
+//     whether or not this replica leads, and keeps serving them until
+//     everything else has stopped.
+//   - Nothing global: no default registry, no package state. Metrics are
+//     read from snapshots (controllers' Metrics, the cache's Stats) at
+//     scrape time, so the packages they come from know nothing of
+//     Prometheus.
+//   - Recording never blocks: [EventRecorder.Eventf] hands the event to a
+//     bounded buffer and returns; repeats become a series count and each
+//     object's events are rate-limited before they reach the API server.
+//
+// A manager never imports package controller: a controller is a runnable.
+// The controller builder asks for the little it needs (Source, Mapping,
+// AddController), which a *Manager has.
+//
+// Usage:
+//
+//  1. Make a manager with [New] from a kube.Config (kube.LoadConfig).
+//  2. Register controllers: controller.NewBuilder(mgr).For(...).Complete(r);
+//     add other runnables with [Manager.Add], health checks with
+//     [Manager.AddReadyzCheck], metrics with [Manager.AddMetricsCollector].
+//  3. Run [Manager.Start] with [SetupSignalHandler]'s context, and exit
+//     non-zero on its error (leadership lost included).
+package manager

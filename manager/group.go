@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Runnable is anything the manager runs: Start runs until ctx is done and
+// returns after it has stopped everything it started. An error returned
+// while ctx is live stops the manager; ctx's own error returned after ctx
+// is done is not a failure.
+//
+// A Runnable may also have the methods
+//
+//   - NeedLeaderElection() bool: false runs it on every replica, as soon
+//     as the caches have synced; true, or no such method, runs it only on
+//     the leader (see [LeaderElectionRunnable]);
+//   - WaitForSync(ctx context.Context) error: it is a cache, started with
+//     the manager's caches, and everything else waits for it to sync;
+//   - Name() string: its name in errors and logs (else its type).
+type Runnable interface {
+	Start(ctx context.Context) error
+}
+
+// RunnableFunc is a [Runnable] made of a func.
+type RunnableFunc func(ctx context.Context) error
+
+// Start implements [Runnable].
+func (f RunnableFunc) Start(ctx context.Context) error { return f(ctx) }
+
+// LeaderElectionRunnable is a [Runnable] that says whether it needs leader
+// election. It is an alias of an interface literal, identical to
+// controller.Runnable, so that [Manager.AddController] satisfies the
+// controller builder's Manager interface without this package importing
+// package controller.
+type LeaderElectionRunnable = interface {
+	Start(ctx context.Context) error
+	NeedLeaderElection() bool
+}
+
+// errStopped is returned when a runnable is added to a manager that has
+// stopped.
+var errStopped = errors.New("the manager has stopped")
+
+// group is a set of runnables started together with one context and
+// stopped together by cancelling it: the webhook server, the caches, the
+// runnables that run on every replica, the ones that need the lease.
+type group struct {
+	name string
+
+	mu sync.Mutex
+	// state moves from idle to running (run) to stopped (run's context
+	// done, or close); no runnable is accepted once stopped.
+	state groupState
+	// pending are runnables added and not started; run starts them, woken
+	// through wake (room for one token).
+	pending []*entry
+	// running are the runnables started, stopped or not, in start order.
+	running []*entry
+	wake    chan struct{}
+}
+
+type groupState uint8
+
+const (
+	groupIdle groupState = iota
+	groupRunning
+	groupStopped
+)
+
+// entry is one runnable of a group.
+type entry struct {
+	r    Runnable
+	name string        // for errors: see runnableName
+	done chan struct{} // closed when Start has returned
+}
+
+func newGroup(name string) *group {
+	return &group{name: name, wake: make(chan struct{}, 1)}
+}
+
+// add queues r to be started with the group (at once if it runs). It
+// fails once the group has stopped.
+func (g *group) add(r Runnable) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.state == groupStopped {
+		return errStopped
+	}
+	g.pending = append(g.pending, &entry{r: r, name: runnableName(r), done: make(chan struct{})})
+	select {
+	case g.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// run starts the runnables added so far with ctx, calls started, then
+// starts each one added later, until ctx is done. It returns then, without
+// waiting for the runnables (see wait); runnables still pending are never
+// started. fail gets the error of each runnable that fails.
+func (g *group) run(ctx context.Context, fail func(error), started func()) {
+	defer g.close()
+	g.mu.Lock()
+	if g.state != groupIdle {
+		g.mu.Unlock()
+		started()
+		return
+	}
+	g.state = groupRunning
+	g.mu.Unlock()
+	for first := true; ; first = false {
+		g.mu.Lock()
+		if ctx.Err() != nil {
+			g.mu.Unlock()
+			if first {
+				started()
+			}
+			return
+		}
+		batch := g.pending
+		g.pending = nil
+		g.running = append(g.running, batch...)
+		g.mu.Unlock()
+		for _, e := range batch {
+			go e.start(ctx, fail)
+		}
+		if first {
+			started()
+		}
+		select {
+		case <-g.wake:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// start runs the runnable and reports its failure.
+func (e *entry) start(ctx context.Context, fail func(error)) {
+	defer close(e.done)
+	err := e.r.Start(ctx)
+	if err != nil && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
+		fail(fmt.Errorf("run %s: %w", e.name, err))
+	}
+}
+
+// close stops the group from taking runnables; those pending are dropped.
+func (g *group) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.state = groupStopped
+	g.pending = nil
+}
+
+// entries returns the runnables started so far.
+func (g *group) entries() []*entry {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]*entry(nil), g.running...)
+}
+
+// wait waits until every runnable started has returned, or deadline is
+// closed; it returns what has not returned then, named with the group.
+func (g *group) wait(deadline <-chan struct{}) []string {
+	var late []string
+	for _, e := range g.entries() {
+		select {
+		case <-e.done:
+		case <-deadline:
+			select {
+			case <-e.done:
+			default:
+				late = append(late, fmt.Sprintf("%s in group %s", e.name, g.name))
+			}
+		}
+	}
+	return late
+}
+
+// runnableName names r in errors: by its Name method, else by its type.
+func runnableName(r Runnable) string {
+	if n, ok := r.(interface{ Name() string }); ok {
+		return fmt.Sprintf("%q (%T)", n.Name(), r)
+	}
+	return fmt.Sprintf("%T", r)
+}

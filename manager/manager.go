@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/leader"
+	"github.com/kubeloop/kubeloop/queue"
+)
+
+// Manager runs a controller program: the cache and the clients, the
+// runnables (controllers and anything else), leader election, the metrics
+// and health endpoints, and the event recorder. Make one with [New], add
+// runnables, and call [Manager.Start]. Its methods are safe for concurrent
+// use.
+type Manager struct {
+	opts Options // defaults filled
+	log  *slog.Logger
+
+	api     *kube.Client
+	cache   *cache.Cache
+	client  *Client
+	elector *leader.Elector // nil without leader election
+	events  *eventSink
+
+	registry        *metrics.Registry
+	rest            *restMetrics
+	healthz, readyz *checks
+	// metricsLn and healthLn are opened by New; nil when turned off.
+	metricsLn, healthLn net.Listener
+
+	// The groups, in start order; they stop in the reverse order.
+	webhooks, caches, others, leaders *group
+
+	started  atomic.Bool // Start was called
+	stopping atomic.Bool // Start's stop sequence has begun
+	lost     atomic.Bool // leadership ended while the manager ran
+	// synced is set once the caches have synced, until they are stopped:
+	// the "cache-sync" readiness check.
+	synced      atomic.Bool
+	elected     chan struct{} // closed when the leader runnables start
+	electedOnce sync.Once
+	fail        failures
+
+	mu sync.Mutex
+	// controllers are the runnables added under a name (AddController),
+	// whose metrics the manager exports.
+	controllers map[string]LeaderElectionRunnable
+}
+
+// New makes a manager for the API server config reaches. It fills the
+// defaults of opts and checks them (errors name the option and its
+// value), builds the clients and the cache, and opens the metrics and
+// health listeners, so that an address in use fails here rather than at
+// Start; apart from those listeners it does no I/O and starts no
+// goroutine. If Start is never called, the listeners stay open.
+func New(config *kube.Config, opts Options) (*Manager, error) {
+	return newManager(config, opts, inClusterNamespaceFile)
+}
+
+// newManager is New with the file the pod's namespace is read from.
+func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, error) {
+	if config == nil {
+		return nil, errors.New("new manager: config is nil")
+	}
+	opts, err := opts.withDefaults(nsFile)
+	if err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	m := &Manager{
+		opts:        opts,
+		log:         opts.Logger,
+		rest:        newRESTMetrics(),
+		healthz:     newChecks("healthz", opts.Logger),
+		readyz:      newChecks("readyz", opts.Logger),
+		webhooks:    newGroup("webhooks"),
+		caches:      newGroup("caches"),
+		others:      newGroup("others"),
+		leaders:     newGroup("leader-election"),
+		elected:     make(chan struct{}),
+		fail:        failures{stop: make(chan struct{})},
+		controllers: map[string]LeaderElectionRunnable{},
+	}
+	if m.api, err = m.newClient(config); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	m.cache, err = cache.New(m.api, cache.Options{
+		Namespaces: opts.Namespaces, Kinds: opts.ByObject, Transform: opts.DefaultTransform,
+		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("new manager: ByObject: %w", err)
+	}
+	m.client = newClient(m.cache, m.api, opts.DisableFor)
+	if opts.LeaderElection.Enabled {
+		if m.elector, err = m.newElector(config); err != nil {
+			return nil, fmt.Errorf("new manager: LeaderElection: %w", err)
+		}
+	}
+	m.events = newEventSink(m.api, opts.Logger)
+	m.registry = metrics.NewRegistry(m.rest, metrics.CollectorFunc(m.collect), m.events.dropped)
+	m.addBuiltinChecks()
+	_ = m.caches.add(m.cache) // the groups are idle: adds cannot fail
+	if opts.WebhookServer != nil {
+		_ = m.webhooks.add(opts.WebhookServer)
+	}
+	if err := m.listen(); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	return m, nil
+}
+
+// newClient makes a client of cfg whose requests are counted.
+func (m *Manager) newClient(cfg *kube.Config) (*kube.Client, error) {
+	counted, err := m.rest.instrument(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return kube.NewClient(counted, kube.ClientOptions{FieldManager: m.opts.FieldManager, Logger: m.log})
+}
+
+// newElector makes the elector, with a client of its own (so that the
+// Lease's renewals never wait behind the manager's client-side rate limit).
+func (m *Manager) newElector(config *kube.Config) (*leader.Elector, error) {
+	le := m.opts.LeaderElection
+	if le.Config != nil {
+		config = le.Config
+	}
+	c, err := m.newClient(config)
+	if err != nil {
+		return nil, err
+	}
+	return leader.New(leader.Config{
+		Client: c, Namespace: le.Namespace, Name: le.ID, Identity: le.Identity,
+		LeaseDuration: le.LeaseDuration, RenewDeadline: le.RenewDeadline, RetryPeriod: le.RetryPeriod,
+		ReleaseOnCancel:  le.ReleaseOnCancel,
+		Logger:           m.log,
+		OnStartedLeading: m.lead,
+		OnStoppedLeading: m.stoppedLeading,
+	})
+}
+
+// Client returns the client controllers use: reads from the cache (except
+// the kinds of Options.DisableFor), writes to the API server.
+func (m *Manager) Client() *Client { return m.client }
+
+// APIClient returns the client that talks to the API server directly,
+// for reads that must not come from the cache.
+func (m *Manager) APIClient() *kube.Client { return m.api }
+
+// Cache returns the cache the manager runs: for informers, indexes
+// ([cache.Cache.IndexField]) and zero-copy reads ([cache.View]).
+func (m *Manager) Cache() *cache.Cache { return m.cache }
+
+// Elected returns a channel closed when this replica starts the runnables
+// that need leader election: once elected, or, without leader election,
+// as soon as the caches have synced.
+func (m *Manager) Elected() <-chan struct{} { return m.elected }
+
+// Source returns the cache's informer of obj's kind and Go type, making it
+// on first use; it is what the controller builder watches.
+func (m *Manager) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
+	return m.cache.Source(ctx, obj)
+}
+
+// Mapping says where a kind lives, from discovery.
+func (m *Manager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
+	return m.api.Mapping(ctx, gvk)
+}
+
+// Add adds a runnable, before or after Start: a runnable added to a
+// running manager starts at once if its group runs (a leader runnable
+// waits for the election). The group is chosen by the methods r has (see
+// [Runnable]). A controller (a runnable with Name and QueueMetrics
+// methods) is added as [Manager.AddController] adds it. Add fails once the
+// manager has stopped.
+func (m *Manager) Add(r Runnable) error {
+	if r == nil {
+		return errors.New("add runnable: runnable is nil")
+	}
+	if c, ok := r.(namedController); ok {
+		return m.AddController(c.Name(), c)
+	}
+	if err := m.groupFor(r).add(r); err != nil {
+		return fmt.Errorf("add runnable %s: %w", runnableName(r), err)
+	}
+	return nil
+}
+
+// namedController is what a *controller.Controller looks like from here.
+type namedController interface {
+	LeaderElectionRunnable
+	Name() string
+	QueueMetrics() queue.Metrics
+}
+
+// AddController adds a controller under a name that is unique within the
+// manager: it labels the controller's metrics (workqueue_* and
+// controller_runtime_*), which the manager exports. It is what the
+// controller builder calls. It fails for an empty or taken name, and once
+// the manager has stopped.
+func (m *Manager) AddController(name string, r LeaderElectionRunnable) error {
+	if name == "" {
+		return errors.New(`add controller: name "" must not be empty`)
+	}
+	if r == nil {
+		return fmt.Errorf("add controller %q: runnable is nil", name)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.controllers[name]; ok {
+		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
+	}
+	if err := m.groupFor(r).add(r); err != nil {
+		return fmt.Errorf("add controller %q: %w", name, err)
+	}
+	m.controllers[name] = r
+	return nil
+}
+
+// groupFor returns the group r belongs to.
+func (m *Manager) groupFor(r Runnable) *group {
+	if _, ok := r.(interface{ WaitForSync(context.Context) error }); ok {
+		return m.caches
+	}
+	if le, ok := r.(interface{ NeedLeaderElection() bool }); ok && !le.NeedLeaderElection() {
+		return m.others
+	}
+	return m.leaders
+}
+
+// failures collects the errors that stop the manager.
+type failures struct {
+	stop chan struct{} // closed at the first failure, or by trigger
+	once sync.Once
+
+	mu   sync.Mutex
+	errs []error
+}
+
+func (f *failures) add(err error) {
+	f.mu.Lock()
+	f.errs = append(f.errs, err)
+	f.mu.Unlock()
+	f.trigger()
+}
+
+// trigger stops the manager without an error of its own.
+func (f *failures) trigger() { f.once.Do(func() { close(f.stop) }) }
+
+func (f *failures) all() []error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]error(nil), f.errs...)
+}

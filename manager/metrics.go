@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/queue"
+)
+
+// This file holds the metrics endpoint's content: what the manager reads
+// from its controllers, cache and elector at each scrape, and the types
+// through which programs add their own metrics.
+
+// The types of the metrics endpoint, for metrics of your own (see
+// [Manager.AddMetricsCollector]). They are those of kubeloop's internal
+// Prometheus text-format package.
+type (
+	// MetricsCollector adds samples to each scrape.
+	MetricsCollector = metrics.Collector
+	// MetricsCollectorFunc is a MetricsCollector made of a func.
+	MetricsCollectorFunc = metrics.CollectorFunc
+	// MetricsEmitter is what a collector emits samples to: Counter, Gauge
+	// and Histogram.
+	MetricsEmitter = metrics.Emitter
+	// MetricLabel is one label of a sample.
+	MetricLabel = metrics.Label
+	// HistogramSnapshot is a histogram's buckets, as emitted.
+	HistogramSnapshot = metrics.Histogram
+	// CounterVec, GaugeVec and HistogramVec are metrics your code updates;
+	// each is a MetricsCollector.
+	CounterVec   = metrics.CounterVec
+	GaugeVec     = metrics.GaugeVec
+	HistogramVec = metrics.HistogramVec
+)
+
+// NewCounterVec returns a counter family with the given label names.
+func NewCounterVec(name, help string, labelNames ...string) *CounterVec {
+	return metrics.NewCounterVec(name, help, labelNames...)
+}
+
+// NewGaugeVec returns a gauge family with the given label names.
+func NewGaugeVec(name, help string, labelNames ...string) *GaugeVec {
+	return metrics.NewGaugeVec(name, help, labelNames...)
+}
+
+// NewHistogramVec returns a histogram family with the given bucket upper
+// bounds and label names.
+func NewHistogramVec(name, help string, bounds []float64, labelNames ...string) *HistogramVec {
+	return metrics.NewHistogramVec(name, help, bounds, labelNames...)
+}
+
+// AddMetricsCollector adds c to the metrics endpoint, from the next
+// scrape on. A collector that emits a name another one emits with another
+// type or help, or a series twice, makes scrapes fail with a 500 naming
+// the metric, so that the clash shows.
+func (m *Manager) AddMetricsCollector(c MetricsCollector) {
+	m.registry.Register(c)
+}
+
+// collect emits the metrics the manager reads at scrape time.
+func (m *Manager) collect(e *metrics.Emitter) {
+	m.mu.Lock()
+	controllers := maps.Clone(m.controllers)
+	m.mu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(controllers)) {
+		r := controllers[name]
+		if c, ok := r.(metrics.Collector); ok {
+			c.Collect(e) // a controller that writes its own metrics
+			continue
+		}
+		if q, ok := r.(interface{ QueueMetrics() queue.Metrics }); ok {
+			emitQueue(e, name, q.QueueMetrics())
+		}
+		if s, ok := reconcileMetricsOf(r); ok {
+			emitReconcile(e, name, s)
+		}
+	}
+	m.collectCache(e)
+	if el := m.elector; el != nil {
+		v := 0.0
+		if el.IsLeader() {
+			v = 1
+		}
+		e.Gauge("leader_election_master_status",
+			"Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+			v, metrics.Label{Name: "name", Value: m.opts.LeaderElection.ID})
+	}
+}
+
+// collectCache emits the objects and bytes the cache holds per kind
+// (summed over the Go types a kind is read as).
+func (m *Manager) collectCache(e *metrics.Emitter) {
+	type kindKey struct{ group, version, kind string }
+	objects, bytes := map[kindKey]float64{}, map[kindKey]float64{}
+	for _, s := range m.cache.Stats() {
+		k := kindKey{s.Kind.Group, s.Kind.Version, s.Kind.Kind}
+		objects[k] += float64(s.Objects)
+		bytes[k] += float64(s.Bytes)
+	}
+	for k := range objects {
+		labels := []metrics.Label{{Name: "group", Value: k.group}, {Name: "version", Value: k.version}, {Name: "kind", Value: k.kind}}
+		e.Gauge("kubeloop_cache_objects", "Objects held in the manager's cache, by kind.", objects[k], labels...)
+		e.Gauge("kubeloop_cache_bytes", "Approximate bytes of the objects held in the manager's cache (the size of the JSON they were decoded from), by kind.", bytes[k], labels...)
+	}
+}
+
+// emitQueue emits a controller's workqueue_* metrics, labelled name and
+// controller as controller-runtime labels them.
+func emitQueue(e *metrics.Emitter, controller string, q queue.Metrics) {
+	name := q.Name
+	if name == "" {
+		name = controller
+	}
+	l := []metrics.Label{{Name: "controller", Value: controller}, {Name: "name", Value: name}}
+	e.Gauge("workqueue_depth", "Current depth of workqueue", float64(q.Depth), l...)
+	e.Counter("workqueue_adds_total", "Total number of adds handled by workqueue", float64(q.AddsTotal), l...)
+	e.Counter("workqueue_retries_total", "Total number of retries handled by workqueue", float64(q.RetriesTotal), l...)
+	e.Histogram("workqueue_queue_duration_seconds", "How long in seconds an item stays in workqueue before being requested",
+		histogram(q.QueueDurationSeconds.UpperBounds[:], q.QueueDurationSeconds.Counts[:], q.QueueDurationSeconds.Count, q.QueueDurationSeconds.Sum), l...)
+	e.Histogram("workqueue_work_duration_seconds", "How long in seconds processing an item from workqueue takes.",
+		histogram(q.WorkDurationSeconds.UpperBounds[:], q.WorkDurationSeconds.Counts[:], q.WorkDurationSeconds.Count, q.WorkDurationSeconds.Sum), l...)
+	e.Gauge("workqueue_unfinished_work_seconds", "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+		q.UnfinishedWorkSeconds, l...)
+	e.Gauge("workqueue_longest_running_processor_seconds", "How many seconds has the longest running processor for workqueue been running.",
+		q.LongestRunningProcessorSeconds, l...)
+}
+
+// emitReconcile emits a controller's controller_runtime_* metrics.
+func emitReconcile(e *metrics.Emitter, controller string, s reconcileMetrics) {
+	l := metrics.Label{Name: "controller", Value: controller}
+	for _, r := range []struct {
+		result string
+		n      uint64
+	}{{"success", s.success}, {"error", s.error}, {"requeue", s.requeue}, {"requeue_after", s.requeueAfter}} {
+		e.Counter("controller_runtime_reconcile_total", "Total number of reconciliations per controller",
+			float64(r.n), l, metrics.Label{Name: "result", Value: r.result})
+	}
+	e.Counter("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller", float64(s.errors), l)
+	e.Counter("controller_runtime_terminal_reconcile_errors_total", "Total number of terminal reconciliation errors per controller", float64(s.terminal), l)
+	e.Counter("controller_runtime_reconcile_panics_total", "Total number of reconciliation panics per controller", float64(s.panics), l)
+	e.Histogram("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller", s.time, l)
+	e.Gauge("controller_runtime_active_workers", "Number of currently used workers per controller", float64(s.active), l)
+	e.Gauge("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller", float64(s.max), l)
+}
+
+func histogram(bounds []float64, counts []uint64, count uint64, sum float64) metrics.Histogram {
+	return metrics.Histogram{UpperBounds: bounds, Counts: counts, Count: count, Sum: sum}
+}

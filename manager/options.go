@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Defaults, as controller-runtime sets them.
+const (
+	DefaultSyncPeriod              = 10 * time.Hour
+	DefaultMetricsBindAddress      = ":8080"
+	DefaultReadinessEndpointName   = "/readyz"
+	DefaultLivenessEndpointName    = "/healthz"
+	DefaultGracefulShutdownTimeout = 30 * time.Second
+	DefaultWebhookPort             = 9443
+)
+
+// inClusterNamespaceFile is where a pod's namespace is mounted: the default
+// of LeaderElectionOptions.Namespace.
+const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// Options configure a [Manager]. The zero value is valid (it serves
+// metrics on :8080), except that leader election, once enabled, needs an
+// ID, and a Namespace outside a cluster.
+type Options struct {
+	// Logger receives the manager's logs (start, stop, failures of
+	// runnables and of event writes) and is passed to the cache and the
+	// elector; nil discards them.
+	Logger *slog.Logger
+
+	// Namespaces limits the cache to these namespaces; empty means all.
+	Namespaces []string
+	// SyncPeriod is how often the cache's informers resync: every handler
+	// gets an update for every object again. Zero means
+	// [DefaultSyncPeriod] (10h); negative turns resyncs off.
+	SyncPeriod time.Duration
+	// ByObject declares kinds up front, with their own namespaces,
+	// selectors and transform. Declared kinds start with the cache and are
+	// synced before anything else starts, on every replica: declare the
+	// kinds your controllers watch so that a standby replica keeps them
+	// warm (see the package doc).
+	ByObject []cache.KindOptions
+	// DisableFor lists kinds that [Client] reads from the API server
+	// instead of the cache (each value names a kind, as &kube.Secret{}):
+	// kinds read rarely, or too many to hold in memory.
+	DisableFor []kube.Object
+	// DefaultTransform is applied to every cached object of a kind
+	// without a transform of its own, for example
+	// [cache.DropManagedFields].
+	DefaultTransform func(obj kube.Object)
+	// FieldManager is sent with every write of the clients and is the
+	// default field manager of Apply.
+	FieldManager string
+
+	// LeaderElection makes the runnables that need it run on one replica
+	// at a time.
+	LeaderElection LeaderElectionOptions
+
+	// MetricsBindAddress is where the Prometheus metrics are served, at
+	// /metrics: "host:port", ":8080" by default; "0" turns the server off.
+	MetricsBindAddress string
+	// HealthProbeBindAddress is where the liveness and readiness endpoints
+	// are served; "" or "0" (the default) turns the server off.
+	HealthProbeBindAddress string
+	// ReadinessEndpointName and LivenessEndpointName are the paths of
+	// the probes: "/readyz" and "/healthz" by default.
+	ReadinessEndpointName string
+	LivenessEndpointName  string
+
+	// GracefulShutdownTimeout bounds the stop of everything the manager
+	// runs, once Start's context is done; what has not stopped by then is
+	// named in Start's error. Zero means
+	// [DefaultGracefulShutdownTimeout] (30s); negative waits for ever.
+	GracefulShutdownTimeout time.Duration
+
+	// WebhookServer, when set, is started first and stopped after the
+	// caches (an admission webhook must answer while anything may still
+	// write). It is the admission webhook server's slot; its own package
+	// builds it from WebhookPort and WebhookCertDir.
+	WebhookServer Runnable
+	// WebhookPort is the port the webhook server listens on: 9443 by
+	// default.
+	WebhookPort int
+	// WebhookCertDir holds the webhook server's tls.crt and tls.key;
+	// empty means $TMPDIR/k8s-webhook-server/serving-certs.
+	WebhookCertDir string
+}
+
+// LeaderElectionOptions configure leader election: a
+// coordination.k8s.io/v1 Lease that the replicas contend for (see package
+// leader).
+type LeaderElectionOptions struct {
+	// Enabled turns leader election on. Without it every replica runs
+	// everything.
+	Enabled bool
+	// ID is the name of the Lease. Required when Enabled.
+	ID string
+	// Namespace is the namespace of the Lease. Empty means the namespace
+	// of the pod (read from
+	// /var/run/secrets/kubernetes.io/serviceaccount/namespace); outside a
+	// pod it must be set.
+	Namespace string
+	// Identity is this replica's name in the Lease; empty means the
+	// hostname and a random UUID ([leader.DefaultIdentity]).
+	Identity string
+	// LeaseDuration, RenewDeadline and RetryPeriod are the elector's
+	// timings; zero means 15s, 10s and 2s. See [leader.Config].
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// ReleaseOnCancel gives the Lease up when the manager stops, once the
+	// runnables that need leader election have stopped, so a successor
+	// takes over at its next poll instead of after LeaseDuration.
+	ReleaseOnCancel bool
+	// Config, when set, reaches the API server that holds the Lease,
+	// instead of the manager's config.
+	Config *kube.Config
+}
+
+// withDefaults returns o with defaults filled and checks it. nsFile is
+// where the pod's namespace is read from. Errors name the field and the
+// value.
+func (o Options) withDefaults(nsFile string) (Options, error) {
+	var errs []error
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.SyncPeriod == 0 {
+		o.SyncPeriod = DefaultSyncPeriod
+	}
+	for i, obj := range o.DisableFor {
+		if obj == nil {
+			errs = append(errs, fmt.Errorf("DisableFor[%d] is nil", i))
+		} else if gvk := obj.GroupVersionKind(); gvk.Kind == "" || gvk.Version == "" {
+			errs = append(errs, fmt.Errorf("DisableFor[%d] (%T) names no kind: set its apiVersion and kind", i, obj))
+		}
+	}
+	if o.MetricsBindAddress == "" {
+		o.MetricsBindAddress = DefaultMetricsBindAddress
+	}
+	if err := checkAddress(o.MetricsBindAddress); err != nil {
+		errs = append(errs, fmt.Errorf("MetricsBindAddress %q: %w", o.MetricsBindAddress, err))
+	}
+	if o.HealthProbeBindAddress == "" {
+		o.HealthProbeBindAddress = "0"
+	}
+	if err := checkAddress(o.HealthProbeBindAddress); err != nil {
+		errs = append(errs, fmt.Errorf("HealthProbeBindAddress %q: %w", o.HealthProbeBindAddress, err))
+	}
+	if o.ReadinessEndpointName == "" {
+		o.ReadinessEndpointName = DefaultReadinessEndpointName
+	}
+	if o.LivenessEndpointName == "" {
+		o.LivenessEndpointName = DefaultLivenessEndpointName
+	}
+	for _, ep := range []struct{ field, path string }{
+		{"ReadinessEndpointName", o.ReadinessEndpointName},
+		{"LivenessEndpointName", o.LivenessEndpointName},
+	} {
+		if !strings.HasPrefix(ep.path, "/") || strings.HasSuffix(ep.path, "/") || strings.ContainsAny(ep.path, "?# ") {
+			errs = append(errs, fmt.Errorf("%s %q: want a path such as \"/readyz\"", ep.field, ep.path))
+		}
+	}
+	if o.ReadinessEndpointName == o.LivenessEndpointName {
+		errs = append(errs, fmt.Errorf("ReadinessEndpointName and LivenessEndpointName are both %q", o.LivenessEndpointName))
+	}
+	if o.GracefulShutdownTimeout == 0 {
+		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
+	}
+	if o.WebhookPort == 0 {
+		o.WebhookPort = DefaultWebhookPort
+	}
+	if o.WebhookPort < 1 || o.WebhookPort > 65535 {
+		errs = append(errs, fmt.Errorf("WebhookPort %d: want 1 to 65535", o.WebhookPort))
+	}
+	if o.WebhookCertDir == "" {
+		o.WebhookCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
+	}
+	if o.LeaderElection.Enabled {
+		le, err := o.LeaderElection.withDefaults(nsFile)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.LeaderElection = le
+	}
+	return o, errors.Join(errs...)
+}
+
+// withDefaults fills the namespace of an enabled election and checks the
+// ID; the elector checks the rest.
+func (le LeaderElectionOptions) withDefaults(nsFile string) (LeaderElectionOptions, error) {
+	var errs []error
+	if le.ID == "" {
+		errs = append(errs, errors.New(`LeaderElection.ID "" must name the Lease when LeaderElection.Enabled is set`))
+	}
+	if le.Namespace == "" {
+		b, err := os.ReadFile(nsFile)
+		ns := strings.TrimSpace(string(b))
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("LeaderElection.Namespace is empty and the pod's namespace is unknown (%w): set LeaderElection.Namespace when not running in a cluster", err))
+		case ns == "":
+			errs = append(errs, fmt.Errorf("LeaderElection.Namespace is empty and %s is empty: set LeaderElection.Namespace", nsFile))
+		default:
+			le.Namespace = ns
+		}
+	}
+	return le, errors.Join(errs...)
+}
+
+// checkAddress accepts "0" (off) and "host:port" with a numeric or named
+// port.
+func checkAddress(addr string) error {
+	if addr == "0" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New(`want "host:port", ":port" or "0" to turn it off`)
+	}
+	if n, err := strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
+		return fmt.Errorf("port %d out of range", n)
+	}
+	return nil
+}

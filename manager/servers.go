@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// This file holds the metrics and health servers: their listeners, opened
+// by New, and their lives, from the first thing Start does to the last.
+
+// metricsPath is where the metrics server answers.
+const metricsPath = "/metrics"
+
+// server is one HTTP server the manager runs on a listener of its own.
+type server struct {
+	name string
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{} // closed when Serve has returned
+}
+
+// listen opens the listeners of the metrics and health servers, so that
+// an address in use is an error of New.
+func (m *Manager) listen() error {
+	var err error
+	if addr := m.opts.MetricsBindAddress; addr != "0" {
+		if m.metricsLn, err = net.Listen("tcp", addr); err != nil {
+			return fmt.Errorf("MetricsBindAddress %q: %w", addr, err)
+		}
+	}
+	if addr := m.opts.HealthProbeBindAddress; addr != "0" {
+		if m.healthLn, err = net.Listen("tcp", addr); err != nil {
+			if m.metricsLn != nil {
+				_ = m.metricsLn.Close() // nothing was served on it
+			}
+			return fmt.Errorf("HealthProbeBindAddress %q: %w", addr, err)
+		}
+	}
+	return nil
+}
+
+// metricsHandler serves the metrics endpoint.
+func (m *Manager) metricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(metricsPath, m.registry)
+	return mux
+}
+
+// healthHandler serves the liveness and readiness endpoints, and each of
+// their checks under them (/readyz/NAME).
+func (m *Manager) healthHandler() http.Handler {
+	mux := http.NewServeMux()
+	for path, c := range map[string]*checks{m.opts.LivenessEndpointName: m.healthz, m.opts.ReadinessEndpointName: m.readyz} {
+		h := http.StripPrefix(path, c)
+		mux.Handle(path, h)
+		mux.Handle(path+"/", h)
+	}
+	return mux
+}
+
+// serve starts serving the listeners New opened.
+func (m *Manager) serve() []*server {
+	var out []*server
+	for _, s := range []struct {
+		name string
+		ln   net.Listener
+		h    func() http.Handler
+	}{{"metrics", m.metricsLn, m.metricsHandler}, {"health probe", m.healthLn, m.healthHandler}} {
+		if s.ln == nil {
+			continue
+		}
+		srv := &server{name: s.name, ln: s.ln, done: make(chan struct{}),
+			srv: &http.Server{Handler: s.h(), ReadHeaderTimeout: 10 * time.Second}}
+		go func() {
+			defer close(srv.done)
+			if err := srv.srv.Serve(srv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				m.fail.add(fmt.Errorf("serve %s on %s: %w", srv.name, srv.ln.Addr(), err))
+			}
+		}()
+		m.log.Info("serving "+s.name, "addr", s.ln.Addr().String())
+		out = append(out, srv)
+	}
+	return out
+}
+
+// shutdownServers lets the servers finish the requests they are serving
+// until deadline is done, then closes them.
+func (m *Manager) shutdownServers(deadline context.Context, servers []*server) {
+	for _, s := range servers {
+		if err := s.srv.Shutdown(deadline); err != nil {
+			m.log.Info("closing "+s.name+" server with requests in flight", "err", err)
+			_ = s.srv.Close() // the error is the listener's, already closed
+		}
+		<-s.done
+	}
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubeloop/kubeloop/leader"
+)
+
+// This file is the manager's life: the start sequence, leader gating, and
+// the stop sequence, which runs the start sequence backwards.
+
+// Start runs everything until ctx is done or something fails, then stops
+// it all and returns. In order it starts:
+//
+//  1. the metrics and health servers (stopped last, so that probes answer
+//     during shutdown) and the event recorder;
+//  2. the webhook server (Options.WebhookServer);
+//  3. the caches, and waits for them to sync;
+//  4. the runnables that do not need leader election;
+//  5. with leader election, the campaign for the Lease; the runnables that
+//     need it start once it is won (and [Manager.Elected] is closed).
+//     Without, they start at once.
+//
+// Once ctx is done, Start stops the groups in the reverse order, each
+// waiting for the previous one: the leader runnables (which finish their
+// reconciles in flight), the Lease (released if ReleaseOnCancel), the
+// other runnables, the event recorder (which writes what it holds), the
+// caches, the webhook server, and last the metrics and health servers.
+// The whole stop takes at most Options.GracefulShutdownTimeout; then
+// Start returns an error naming what had not stopped.
+//
+// A runnable that fails (returns an error while its context is live)
+// stops the manager the same way; its error is returned, joined with any
+// error of the stop. Losing the Lease cancels the leader runnables at once
+// and stops the manager with an error wrapping [leader.ErrLeadershipLost]:
+// the process should then exit, so that it restarts as a fresh candidate
+// (see the package Example). Start returns nil after a clean stop on ctx.
+// It may be called once.
+func (m *Manager) Start(ctx context.Context) error {
+	if !m.started.CompareAndSwap(false, true) {
+		return errors.New("start manager: Start was called before")
+	}
+	m.log.Info("starting manager")
+	// The groups get contexts of their own, so that they stop one after the
+	// other; they keep ctx's values.
+	base := context.WithoutCancel(ctx)
+	var s stopper
+	s.servers = m.serve()
+
+	var eventsCtx context.Context
+	eventsCtx, s.stopEvents = context.WithCancel(base)
+	s.eventsDone = make(chan struct{})
+	go func() {
+		defer close(s.eventsDone)
+		m.events.run(eventsCtx)
+	}()
+
+	s.stopWebhooks = m.startGroup(base, m.webhooks)
+	s.stopCaches = m.startGroup(base, m.caches)
+	var leaderCtx context.Context
+	leaderCtx, s.stopLeaders = context.WithCancel(base)
+	s.electorDone = make(chan struct{})
+	if !m.waitForCaches(ctx) {
+		s.stopOthers = func() {}
+		close(s.electorDone)
+	} else {
+		s.stopOthers = m.startGroup(base, m.others)
+		if m.elector != nil {
+			m.log.Info("campaigning for leadership", "lease", m.opts.LeaderElection.Namespace+"/"+m.opts.LeaderElection.ID)
+			go func() {
+				defer close(s.electorDone)
+				if err := m.elector.Run(leaderCtx); err != nil {
+					m.fail.add(fmt.Errorf("leader election: %w", err))
+				}
+			}()
+		} else {
+			close(s.electorDone)
+			m.startGroupWith(leaderCtx, m.leaders)
+			m.markElected()
+		}
+	}
+
+	select {
+	case <-ctx.Done():
+		m.log.Info("stopping manager: context done")
+	case <-m.fail.stop:
+		m.log.Info("stopping manager: a runnable failed or leadership was lost")
+	}
+	return m.stop(&s)
+}
+
+// stopper holds what Start must stop, in the order it stops them.
+type stopper struct {
+	stopLeaders  context.CancelFunc // the elector's context, or the leader group's
+	electorDone  chan struct{}      // closed when the elector's Run has returned
+	stopOthers   context.CancelFunc
+	stopEvents   context.CancelFunc
+	eventsDone   chan struct{}
+	stopCaches   context.CancelFunc
+	stopWebhooks context.CancelFunc
+	servers      []*server
+}
+
+// startGroup runs g with a context of its own, derived from base, and
+// returns once g has started the runnables added so far.
+func (m *Manager) startGroup(base context.Context, g *group) context.CancelFunc {
+	ctx, cancel := context.WithCancel(base)
+	m.startGroupWith(ctx, g)
+	return cancel
+}
+
+func (m *Manager) startGroupWith(ctx context.Context, g *group) {
+	started := make(chan struct{})
+	go g.run(ctx, m.fail.add, func() { close(started) })
+	<-started
+}
+
+// waitForCaches waits until every runnable of the caches group has
+// synced. It reports false when ctx is done or something failed first.
+func (m *Manager) waitForCaches(ctx context.Context) bool {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-m.fail.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for _, e := range m.caches.entries() {
+		s, ok := e.r.(interface{ WaitForSync(context.Context) error })
+		if !ok {
+			continue
+		}
+		if err := s.WaitForSync(ctx); err != nil {
+			if ctx.Err() == nil {
+				m.fail.add(fmt.Errorf("wait for %s to sync: %w", e.name, err))
+			}
+			return false
+		}
+	}
+	m.synced.Store(true)
+	m.log.Info("caches synced")
+	return true
+}
+
+// lead is the elector's OnStartedLeading: it runs the leader runnables
+// until term ends (leadership lost, or the manager stopping), then waits
+// for all of them to return, so that a release of the Lease comes after.
+func (m *Manager) lead(term context.Context) {
+	m.log.Info("elected: starting the runnables that need leader election")
+	m.leaders.run(term, m.fail.add, m.markElected)
+	for _, e := range m.leaders.entries() {
+		<-e.done
+	}
+}
+
+// stoppedLeading is the elector's OnStoppedLeading: leadership ending
+// while the manager is not stopping is a loss, which stops it.
+func (m *Manager) stoppedLeading() {
+	if !m.stopping.Load() {
+		m.log.Info("leadership lost: stopping the manager")
+		m.lost.Store(true)
+		m.fail.trigger()
+	}
+}
+
+func (m *Manager) markElected() { m.electedOnce.Do(func() { close(m.elected) }) }
+
+// stop runs the stop sequence within GracefulShutdownTimeout and returns
+// the failures joined with what did not stop.
+func (m *Manager) stop(s *stopper) error {
+	m.stopping.Store(true)
+	timeout := m.opts.GracefulShutdownTimeout
+	deadline, cancel := context.Background(), context.CancelFunc(func() {})
+	if timeout > 0 {
+		deadline, cancel = context.WithTimeout(deadline, timeout)
+	}
+	defer cancel()
+	var late []string
+	waitFor := func(what string, done <-chan struct{}) {
+		select {
+		case <-done:
+		case <-deadline.Done():
+			select {
+			case <-done:
+			default:
+				late = append(late, what)
+			}
+		}
+	}
+
+	s.stopLeaders()
+	m.leaders.close()
+	late = append(late, m.leaders.wait(deadline.Done())...)
+	waitFor("leader election", s.electorDone)
+
+	s.stopOthers()
+	m.others.close()
+	late = append(late, m.others.wait(deadline.Done())...)
+
+	s.stopEvents()
+	waitFor("event recorder", s.eventsDone)
+
+	m.synced.Store(false)
+	s.stopCaches()
+	late = append(late, m.caches.wait(deadline.Done())...)
+
+	s.stopWebhooks()
+	late = append(late, m.webhooks.wait(deadline.Done())...)
+
+	m.shutdownServers(deadline, s.servers)
+
+	errs := m.fail.all()
+	if m.lost.Load() && !errors.Is(errors.Join(errs...), leader.ErrLeadershipLost) {
+		errs = append(errs, fmt.Errorf("leader election: %w", leader.ErrLeadershipLost))
+	}
+	if len(late) > 0 {
+		errs = append(errs, fmt.Errorf("stop manager: not stopped within GracefulShutdownTimeout %v: %s",
+			timeout.Round(time.Millisecond), strings.Join(late, ", ")))
+	}
+	m.log.Info("manager stopped")
+	return errors.Join(errs...)
+}
