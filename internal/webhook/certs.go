@@ -36,38 +36,36 @@ type certReloader struct {
 	tried filePair
 }
 
-// fileState is what tells that a file changed without reading it.
-type fileState struct {
-	info os.FileInfo
-}
-
-// filePair is the state of the certificate file and of the key file.
+// filePair is the state of the certificate file and of the key file, as
+// os.Stat gives it; nil for a file that could not be stat'ed.
 type filePair struct {
-	cert, key fileState
+	cert, key os.FileInfo
 }
 
-func (a fileState) same(b fileState) bool {
-	if a.info == nil || b.info == nil {
-		return a.info == nil && b.info == nil
+func (a filePair) same(b filePair) bool { return sameFile(a.cert, b.cert) && sameFile(a.key, b.key) }
+
+// sameFile reports whether two states of a file are the same: same
+// identity (inode), modification time and size.
+func sameFile(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
 	}
-	return a.info.ModTime().Equal(b.info.ModTime()) && a.info.Size() == b.info.Size() && os.SameFile(a.info, b.info)
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
 }
-
-func (a filePair) same(b filePair) bool { return a.cert.same(b.cert) && a.key.same(b.key) }
 
 func newCertReloader(certPath, keyPath string, log *slog.Logger) *certReloader {
 	return &certReloader{certPath: certPath, keyPath: keyPath, log: log}
 }
 
 // stat returns the state of both files. A file that cannot be stat'ed
-// has a nil state, which differs from any existing file.
+// has a nil state, which differs from the state of any file.
 func (r *certReloader) stat() filePair {
 	var p filePair
 	if fi, err := os.Stat(r.certPath); err == nil {
-		p.cert.info = fi
+		p.cert = fi
 	}
 	if fi, err := os.Stat(r.keyPath); err == nil {
-		p.key.info = fi
+		p.key = fi
 	}
 	return p
 }

@@ -86,7 +86,7 @@ func New(opts Options) (*Server, error) {
 	case port < 0:
 		port = 0
 	case port > 65535:
-		return nil, fmt.Errorf("webhook server: Port %d is not a TCP port", opts.Port)
+		return nil, fmt.Errorf("new webhook server: Port %d is not a TCP port", opts.Port)
 	}
 	dir, certName, keyName := opts.CertDir, opts.CertName, opts.KeyName
 	if dir == "" {
@@ -100,7 +100,7 @@ func New(opts Options) (*Server, error) {
 	}
 	for field, name := range map[string]string{"CertName": certName, "KeyName": keyName} {
 		if strings.ContainsRune(name, os.PathSeparator) || name == "." || name == ".." {
-			return nil, fmt.Errorf("webhook server: %s %q must be a file name in CertDir", field, name)
+			return nil, fmt.Errorf("new webhook server: %s %q must be a file name in CertDir", field, name)
 		}
 	}
 	log := opts.Logger
@@ -158,14 +158,14 @@ func (s *Server) Listen() error {
 
 func (s *Server) listenLocked() error {
 	if s.bound != nil {
-		return fmt.Errorf("webhook server: already listening on %s", s.bound)
+		return fmt.Errorf("start webhook server: already listening on %s", s.bound)
 	}
 	if err := s.certs.Load(); err != nil {
-		return fmt.Errorf("webhook server: %w", err)
+		return fmt.Errorf("start webhook server: %w", err)
 	}
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
-		return fmt.Errorf("webhook server: listen on %s: %w", s.addr, err)
+		return fmt.Errorf("start webhook server: listen on %s: %w", s.addr, err)
 	}
 	s.ln, s.bound = ln, ln.Addr()
 	s.log.Info("webhook server listening", "addr", s.bound.String())
@@ -187,7 +187,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	if s.started {
 		s.mu.Unlock()
-		return errors.New("webhook server: already started")
+		return errors.New("start webhook server: started before")
 	}
 	s.started = true
 	if s.ln == nil {
@@ -222,14 +222,14 @@ func (s *Server) Start(ctx context.Context) error {
 	var err error
 	select {
 	case err = <-served:
-		err = fmt.Errorf("webhook server: serve on %s: %w", ln.Addr(), err)
+		err = fmt.Errorf("serve webhooks on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
 	s.serving.Store(false)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownTimeout)
 	defer cancel()
 	if serr := srv.Shutdown(shutdownCtx); serr != nil {
-		s.log.Warn("webhook server: requests still in flight at shutdown; closing them", "err", serr)
+		s.log.Warn("webhook requests still in flight at shutdown; closing them", "err", serr)
 		_ = srv.Close()
 	}
 	wg.Wait()

@@ -242,8 +242,8 @@ func TestServerOptions(t *testing.T) {
 func TestServerStartTwiceAndListenTwice(t *testing.T) {
 	ca := newTestCA(t)
 	r := startServer(t, ca, t.TempDir(), nil)
-	if err := r.s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "already started") {
-		t.Errorf("second Start() = %v, want already started", err)
+	if err := r.s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "started before") {
+		t.Errorf("second Start() = %v, want started before", err)
 	}
 	if err := r.s.Listen(); err == nil || !strings.Contains(err.Error(), "already listening") {
 		t.Errorf("Listen() after Start = %v, want already listening", err)
