@@ -57,7 +57,7 @@ func decodeReview(t *testing.T, rec *httptest.ResponseRecorder) webhook.Admissio
 	return review
 }
 
-func TestAdmissionEchoesUIDAndVersion(t *testing.T) {
+func TestWebhookAdmissionEchoesUIDAndVersion(t *testing.T) {
 	var got *webhook.AdmissionRequest
 	h := webhook.Admission(func(_ context.Context, req *webhook.AdmissionRequest) webhook.AdmissionResponse {
 		got = req
@@ -84,7 +84,7 @@ func TestAdmissionEchoesUIDAndVersion(t *testing.T) {
 	}
 }
 
-func TestAdmissionMalformed(t *testing.T) {
+func TestWebhookAdmissionMalformed(t *testing.T) {
 	called := false
 	h := webhook.Admission(func(context.Context, *webhook.AdmissionRequest) webhook.AdmissionResponse {
 		called = true
@@ -145,7 +145,7 @@ func TestAdmissionMalformed(t *testing.T) {
 	}
 }
 
-func TestAdmissionTimeout(t *testing.T) {
+func TestWebhookAdmissionTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var deadline time.Time
 		h := webhook.Admission(func(ctx context.Context, _ *webhook.AdmissionRequest) webhook.AdmissionResponse {
@@ -174,7 +174,7 @@ func TestAdmissionTimeout(t *testing.T) {
 	})
 }
 
-func TestAdmissionPanic(t *testing.T) {
+func TestWebhookAdmissionPanic(t *testing.T) {
 	h := webhook.Admission(func(context.Context, *webhook.AdmissionRequest) webhook.AdmissionResponse {
 		panic("nil map")
 	})
@@ -184,7 +184,7 @@ func TestAdmissionPanic(t *testing.T) {
 	}
 }
 
-func TestDenied(t *testing.T) {
+func TestWebhookDenied(t *testing.T) {
 	invalid := kube.NewStatusError(422, kube.ReasonInvalid, `Widget "w" is invalid: spec.size: must be positive`)
 	invalid.Status.Details = &kube.StatusDetails{Name: "w", Causes: []kube.StatusCause{{Type: "FieldValueInvalid", Field: "spec.size"}}}
 	tests := []struct {
@@ -214,7 +214,7 @@ func TestDenied(t *testing.T) {
 	}
 }
 
-func TestPatchedResponse(t *testing.T) {
+func TestWebhookPatchedResponse(t *testing.T) {
 	ops := []jsonpatch.Operation{{Op: jsonpatch.OpAdd, Path: "/data/size", Value: json.RawMessage(`"1"`)}}
 	h := webhook.Admission(func(context.Context, *webhook.AdmissionRequest) webhook.AdmissionResponse {
 		resp, err := webhook.Patched(ops, nil)

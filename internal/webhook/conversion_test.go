@@ -97,7 +97,7 @@ func decodeConversion(t *testing.T, h http.Handler, body string) webhook.Convers
 	return *review.Response
 }
 
-func TestConversion(t *testing.T) {
+func TestWebhookConversion(t *testing.T) {
 	c := widgetConversions(t)
 	tests := []struct {
 		name    string
@@ -138,7 +138,7 @@ func TestConversion(t *testing.T) {
 	}
 }
 
-func TestConversionRoundTrip(t *testing.T) {
+func TestWebhookConversionRoundTrip(t *testing.T) {
 	c := widgetConversions(t)
 	orig := widget("v1beta1", "a", `{"size":"7","extra":{"kept":[1,2]}}`)
 	obj := orig
@@ -157,7 +157,7 @@ func TestConversionRoundTrip(t *testing.T) {
 	}
 }
 
-func TestConversionFailures(t *testing.T) {
+func TestWebhookConversionFailures(t *testing.T) {
 	c := widgetConversions(t)
 	tests := []struct {
 		name    string
@@ -195,7 +195,7 @@ func TestConversionFailures(t *testing.T) {
 	}
 }
 
-func TestAddSpokeErrors(t *testing.T) {
+func TestWebhookAddSpokeErrors(t *testing.T) {
 	noop := func(b []byte) ([]byte, error) { return b, nil }
 	ok := webhook.Spoke{ToHub: noop, FromHub: noop}
 	var c webhook.Conversions

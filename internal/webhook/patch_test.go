@@ -10,7 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/webhook"
 )
 
-func TestMutationPatch(t *testing.T) {
+func TestWebhookMutationPatch(t *testing.T) {
 	tests := []struct {
 		name string
 		// original is what the API server sent; before its typed view;

@@ -78,7 +78,7 @@ func startServer(t *testing.T, ca *testCA, dir string, register func(*webhook.Se
 	return r
 }
 
-func TestServerServesTLS(t *testing.T) {
+func TestWebhookServerServesTLS(t *testing.T) {
 	ca := newTestCA(t)
 	r := startServer(t, ca, t.TempDir(), func(s *webhook.Server) {
 		s.Register("/hello", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +125,7 @@ func TestServerServesTLS(t *testing.T) {
 	}
 }
 
-func TestServerCertificateRotation(t *testing.T) {
+func TestWebhookServerCertificateRotation(t *testing.T) {
 	ca := newTestCA(t)
 	dir := t.TempDir()
 	start := time.Now().Add(-time.Minute)
@@ -162,7 +162,7 @@ func TestServerCertificateRotation(t *testing.T) {
 	}
 }
 
-func TestServerListenErrors(t *testing.T) {
+func TestWebhookServerListenErrors(t *testing.T) {
 	ca := newTestCA(t)
 	occupied, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -218,7 +218,7 @@ func TestServerListenErrors(t *testing.T) {
 	}
 }
 
-func TestServerOptions(t *testing.T) {
+func TestWebhookServerOptions(t *testing.T) {
 	tests := []struct {
 		opts    webhook.Options
 		wantErr string
@@ -239,7 +239,7 @@ func TestServerOptions(t *testing.T) {
 	}
 }
 
-func TestServerStartTwiceAndListenTwice(t *testing.T) {
+func TestWebhookServerStartTwiceAndListenTwice(t *testing.T) {
 	ca := newTestCA(t)
 	r := startServer(t, ca, t.TempDir(), nil)
 	if err := r.s.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "started before") {
@@ -250,7 +250,7 @@ func TestServerStartTwiceAndListenTwice(t *testing.T) {
 	}
 }
 
-func TestServerDrainsRequestsInFlight(t *testing.T) {
+func TestWebhookServerDrainsRequestsInFlight(t *testing.T) {
 	ca := newTestCA(t)
 	entered, release := make(chan struct{}), make(chan struct{})
 	r := startServer(t, ca, t.TempDir(), func(s *webhook.Server) {
@@ -291,7 +291,7 @@ func TestServerDrainsRequestsInFlight(t *testing.T) {
 	}
 }
 
-func TestRegisterPanics(t *testing.T) {
+func TestWebhookRegisterPanics(t *testing.T) {
 	s, err := webhook.New(webhook.Options{})
 	if err != nil {
 		t.Fatal(err)
