@@ -85,6 +85,8 @@ func (c *Conversions) AddSpoke(group, kind, hub, spoke string, s Spoke) error {
 	return nil
 }
 
+// ServeHTTP answers one ConversionReview (apiextensions.k8s.io/v1 or
+// v1beta1, answered in the same version).
 func (c *Conversions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, rerr := readReview(w, r, MaxConversionBytes)
 	if rerr != nil {
