@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 )
 
@@ -51,6 +52,7 @@ var errStopped = errors.New("the manager has stopped")
 // runnables that run on every replica, the ones that need the lease.
 type group struct {
 	name string
+	log  *slog.Logger
 
 	mu sync.Mutex
 	// state moves from idle to running (run) to stopped (run's context
@@ -79,8 +81,8 @@ type entry struct {
 	done chan struct{} // closed when Start has returned
 }
 
-func newGroup(name string) *group {
-	return &group{name: name, wake: make(chan struct{}, 1)}
+func newGroup(name string, log *slog.Logger) *group {
+	return &group{name: name, log: log, wake: make(chan struct{}, 1)}
 }
 
 // add queues r to be started with the group (at once if it runs). It
@@ -127,6 +129,7 @@ func (g *group) run(ctx context.Context, fail func(error), started func()) {
 		g.running = append(g.running, batch...)
 		g.mu.Unlock()
 		for _, e := range batch {
+			g.log.Debug("starting runnable", "runnable", e.name, "group", g.name)
 			go e.start(ctx, fail)
 		}
 		if first {

@@ -174,7 +174,8 @@ func (m *Manager) stoppedLeading() {
 func (m *Manager) markElected() { m.electedOnce.Do(func() { close(m.elected) }) }
 
 // stop runs the stop sequence within GracefulShutdownTimeout and returns
-// the failures joined with what did not stop.
+// the failures joined with what did not stop. Once the timeout has passed,
+// the stages left are still cancelled but no longer waited for.
 func (m *Manager) stop(s *stopper) error {
 	m.stopping.Store(true)
 	timeout := m.opts.GracefulShutdownTimeout
@@ -183,47 +184,58 @@ func (m *Manager) stop(s *stopper) error {
 		deadline, cancel = context.WithTimeout(deadline, timeout)
 	}
 	defer cancel()
-	var late []string
-	waitFor := func(what string, done <-chan struct{}) {
-		select {
-		case <-done:
-		case <-deadline.Done():
+	waitChan := func(what string, done <-chan struct{}) func(<-chan struct{}) []string {
+		return func(deadline <-chan struct{}) []string {
 			select {
 			case <-done:
-			default:
-				late = append(late, what)
+				return nil
+			case <-deadline:
+				select {
+				case <-done:
+					return nil
+				default:
+					return []string{what}
+				}
 			}
 		}
 	}
-
-	s.stopLeaders()
-	m.leaders.close()
-	late = append(late, m.leaders.wait(deadline.Done())...)
-	waitFor("leader election", s.electorDone)
-
-	s.stopOthers()
-	m.others.close()
-	late = append(late, m.others.wait(deadline.Done())...)
-
-	s.stopEvents()
-	waitFor("event recorder", s.eventsDone)
-
-	m.synced.Store(false)
-	s.stopCaches()
-	late = append(late, m.caches.wait(deadline.Done())...)
-
-	s.stopWebhooks()
-	late = append(late, m.webhooks.wait(deadline.Done())...)
-
+	stages := []struct {
+		name string
+		stop func()
+		wait func(deadline <-chan struct{}) []string
+	}{
+		{"leader-election runnables", func() { s.stopLeaders(); m.leaders.close() }, m.leaders.wait},
+		{"leader election", func() {}, waitChan("leader election", s.electorDone)},
+		{"other runnables", func() { s.stopOthers(); m.others.close() }, m.others.wait},
+		{"event recorder", s.stopEvents, waitChan("event recorder", s.eventsDone)},
+		{"caches", func() { m.synced.Store(false); s.stopCaches() }, m.caches.wait},
+		{"webhook server", s.stopWebhooks, m.webhooks.wait},
+	}
+	var late, unwaited []string
+	for _, st := range stages {
+		st.stop()
+		expired := deadline.Err() != nil
+		pending := st.wait(deadline.Done())
+		switch {
+		case !expired:
+			late = append(late, pending...)
+		case len(pending) > 0:
+			unwaited = append(unwaited, st.name)
+		}
+	}
 	m.shutdownServers(deadline, s.servers)
 
 	errs := m.fail.all()
 	if m.lost.Load() && !errors.Is(errors.Join(errs...), leader.ErrLeadershipLost) {
 		errs = append(errs, fmt.Errorf("leader election: %w", leader.ErrLeadershipLost))
 	}
-	if len(late) > 0 {
-		errs = append(errs, fmt.Errorf("stop manager: not stopped within GracefulShutdownTimeout %v: %s",
-			timeout.Round(time.Millisecond), strings.Join(late, ", ")))
+	if len(late) > 0 || len(unwaited) > 0 {
+		msg := fmt.Sprintf("stop manager: not stopped within GracefulShutdownTimeout %v: %s",
+			timeout.Round(time.Millisecond), strings.Join(late, ", "))
+		if len(unwaited) > 0 {
+			msg += "; then stopped without waiting: " + strings.Join(unwaited, ", ")
+		}
+		errs = append(errs, errors.New(msg))
 	}
 	m.log.Info("manager stopped")
 	return errors.Join(errs...)
