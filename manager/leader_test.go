@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+	"github.com/kubeloop/kubeloop/leader"
+)
+
+var leases = kube.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+
+const testLease = "demo-lease"
+
+// electing makes a manager that elects as id, caching ConfigMaps, with a
+// leader probe and an other probe writing to l.
+func electing(t *testing.T, srv *kubetest.Server, id string, l *ledger, edit func(*LeaderElectionOptions)) *Manager {
+	t.Helper()
+	m := newTestManager(t, srv, func(o *Options) {
+		o.ByObject = []cache.KindOptions{{Object: &kube.ConfigMap{}}}
+		o.LeaderElection = LeaderElectionOptions{Enabled: true, ID: testLease, Namespace: "default", Identity: id}
+		if edit != nil {
+			edit(&o.LeaderElection)
+		}
+	})
+	for _, r := range []Runnable{&probe{name: "leader", l: l, needs: true}, &probe{name: "other", l: l}} {
+		if err := m.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// leaseSpec returns the Lease's spec as stored.
+func leaseSpec(t *testing.T, srv *kubetest.Server) map[string]any {
+	t.Helper()
+	l, err := srv.Get(leases, "default", testLease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l["spec"].(map[string]any)
+}
+
+func TestLeaderGatingAndWarmStandby(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		createCM(t, srv, "default", "seed")
+		la, lb := &ledger{}, &ledger{}
+		release := func(le *LeaderElectionOptions) { le.ReleaseOnCancel = true }
+		a := electing(t, srv, "a", la, release)
+		b := electing(t, srv, "b", lb, release)
+		ra := start(t, a)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		rb := start(t, b)
+		time.Sleep(time.Minute) // many polls of b
+		synctest.Wait()
+
+		if !la.has("start leader") || lb.has("start leader") {
+			t.Fatalf("leader runnables: a %q, b %q; want a's only", la.matching("start"), lb.matching("start"))
+		}
+		if !la.has("start other") || !lb.has("start other") {
+			t.Errorf("runnables without leader election: a %q, b %q; want both", la.matching("start"), lb.matching("start"))
+		}
+		if !isClosed(a.Elected()) || isClosed(b.Elected()) {
+			t.Errorf("Elected closed: a %v, b %v; want a only", isClosed(a.Elected()), isClosed(b.Elected()))
+		}
+		// Warm standby: b's cache is synced and serves reads.
+		if !b.synced.Load() {
+			t.Error("the standby's caches have not synced")
+		}
+		var cm kube.ConfigMap
+		if err := b.Client().Get(context.Background(), kube.Key{Namespace: "default", Name: "seed"}, &cm); err != nil || cm.Data["k"] != "v" {
+			t.Errorf("standby Get = %v (%v), want the seed", err, cm.Data)
+		}
+
+		// a stops and releases; b must start leading at its next poll, and
+		// start its leader runnables the moment it acquires the Lease.
+		stopped := time.Now()
+		if err := ra.stop(); err != nil {
+			t.Fatalf("a's Start = %v, want nil", err)
+		}
+		for i := 0; i < 100 && !lb.has("start leader"); i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+		started, ok := lb.at("start leader")
+		if !ok {
+			t.Fatal("b never started its leader runnables")
+		}
+		if d := started.Sub(stopped); d > time.Duration((1+leader.JitterFactor)*float64(leader.DefaultRetryPeriod)) {
+			t.Errorf("b led %v after a released the Lease, want within one jittered RetryPeriod", d)
+		}
+		spec := leaseSpec(t, srv)
+		acquired, err := time.Parse(kube.MicroTimeLayout, spec["acquireTime"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec["holderIdentity"] != "b" {
+			t.Errorf("holder = %v, want b", spec["holderIdentity"])
+		}
+		if d := started.Sub(acquired); d < 0 || d > leader.DefaultRetryPeriod {
+			t.Errorf("b's leader runnable started %v after the Lease was acquired, want within RetryPeriod %v", d, leader.DefaultRetryPeriod)
+		}
+		if !isClosed(b.Elected()) {
+			t.Error("b's Elected not closed")
+		}
+		if err := rb.stop(); err != nil {
+			t.Errorf("b's Start = %v, want nil", err)
+		}
+	})
+}
+
+func TestLeadershipLostStopsTheManager(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		l := &ledger{}
+		m := electing(t, srv, "a", l, nil)
+		run := start(t, m)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if !l.has("start leader") {
+			t.Fatal("a did not lead")
+		}
+		// Another holder takes the Lease over behind a's back.
+		lease, err := srv.Get(leases, "default", testLease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := lease["spec"].(map[string]any)
+		spec["holderIdentity"] = "intruder"
+		spec["renewTime"] = time.Now().UTC().Format(kube.MicroTimeLayout)
+		if _, err := srv.Update(leases, lease); err != nil {
+			t.Fatal(err)
+		}
+		taken := time.Now()
+		<-run.done
+		if !errors.Is(run.err, leader.ErrLeadershipLost) {
+			t.Fatalf("Start = %v, want an error wrapping leader.ErrLeadershipLost", run.err)
+		}
+		if !strings.Contains(run.err.Error(), "intruder") {
+			t.Errorf("Start = %v, want it to name the new holder", run.err)
+		}
+		stoppedAt, _ := l.at("stop leader")
+		if d := stoppedAt.Sub(taken); d > leader.DefaultRetryPeriod {
+			t.Errorf("the leader runnable stopped %v after the Lease was taken, want within the renew period", d)
+		}
+		if got := l.matching("stop"); len(got) != 2 || got[0] != "stop leader" {
+			t.Errorf("stop order = %q, want the leader runnable first", got)
+		}
+	})
+}
+
+func TestLeaderElectionOptions(t *testing.T) {
+	dir := t.TempDir()
+	nsFile := filepath.Join(dir, "namespace")
+	if err := os.WriteFile(nsFile, []byte("pod-ns\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t)
+	tests := []struct {
+		name    string
+		le      LeaderElectionOptions
+		nsFile  string
+		wantNS  string
+		wantErr string
+	}{
+		{"namespace from the pod", LeaderElectionOptions{Enabled: true, ID: "x"}, nsFile, "pod-ns", ""},
+		{"namespace given", LeaderElectionOptions{Enabled: true, ID: "x", Namespace: "mine"}, filepath.Join(dir, "none"), "mine", ""},
+		{"not in a cluster", LeaderElectionOptions{Enabled: true, ID: "x"}, filepath.Join(dir, "none"), "", "LeaderElection.Namespace is empty"},
+		{"empty namespace file", LeaderElectionOptions{Enabled: true, ID: "x"}, empty, "", "LeaderElection.Namespace is empty"},
+		{"no ID", LeaderElectionOptions{Enabled: true, Namespace: "ns"}, nsFile, "", `LeaderElection.ID ""`},
+		{"bad durations", LeaderElectionOptions{Enabled: true, ID: "x", Namespace: "ns", LeaseDuration: 5 * time.Second, RenewDeadline: 10 * time.Second}, nsFile, "", "LeaseDuration 5s must be longer than RenewDeadline 10s"},
+		{"bad lease name", LeaderElectionOptions{Enabled: true, ID: "Not_Valid", Namespace: "ns"}, nsFile, "", `Name "Not_Valid"`},
+		{"disabled needs nothing", LeaderElectionOptions{}, filepath.Join(dir, "none"), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := newManager(testConfig(srv), Options{MetricsBindAddress: "0", LeaderElection: tt.le}, tt.nsFile)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("New = %v, want an error containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New = %v", err)
+			}
+			if got := m.opts.LeaderElection.Namespace; got != tt.wantNS {
+				t.Errorf("Namespace = %q, want %q", got, tt.wantNS)
+			}
+			if (m.elector != nil) != tt.le.Enabled {
+				t.Errorf("elector made = %v, want %v", m.elector != nil, tt.le.Enabled)
+			}
+		})
+	}
+}
