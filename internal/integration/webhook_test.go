@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager"
+)
+
+// writeServingCert makes a CA and a serving certificate for 127.0.0.1 in
+// dir (tls.crt, tls.key) and returns the CA's PEM for the caBundle.
+func writeServingCert(t *testing.T, dir string) []byte {
+	t.Helper()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubeloop test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ = x509.ParseCertificate(caDER)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	write := func(name, typ string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: b}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tls.crt", "CERTIFICATE", der)
+	write("tls.key", "EC PRIVATE KEY", keyDER)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+}
+
+// TestValidatingWebhook registers kubeloop's webhook server with the real
+// kube-apiserver and sees a create denied by it.
+func TestValidatingWebhook(t *testing.T) {
+	admin, _ := loadConfigs(t)
+	c, err := kube.NewClient(admin, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	dir := t.TempDir()
+	caPEM := writeServingCert(t, dir)
+	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := manager.RegisterValidator[kube.ConfigMap](srv, manager.ValidatorFuncs[kube.ConfigMap]{
+		Create: func(ctx context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
+			if cm.Data["color"] == "red" {
+				return nil, errors.New(`data.color: "red" is reserved`)
+			}
+			return nil, nil
+		},
+	})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	srvCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Start(srvCtx) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("webhook server: %v", err)
+		}
+	}()
+
+	name := "kubeloop-integration-" + randomName()
+	vwc := &kube.Unstructured{
+		TypeMeta:   kube.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+		ObjectMeta: kube.ObjectMeta{Name: name},
+		Content: map[string]any{"webhooks": []any{map[string]any{
+			"name": "configmaps.validate.kubeloop.test",
+			"clientConfig": map[string]any{
+				"url":      "https://" + srv.Addr().String() + path,
+				"caBundle": base64.StdEncoding.EncodeToString(caPEM),
+			},
+			"rules": []any{map[string]any{
+				"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"},
+				"resources": []any{"configmaps"}, "scope": "Namespaced",
+			}},
+			"objectSelector":          map[string]any{"matchLabels": map[string]any{"kubeloop.test/webhook": name}},
+			"admissionReviewVersions": []any{"v1"},
+			"sideEffects":             "None",
+			"failurePolicy":           "Fail",
+			"timeoutSeconds":          5,
+		}}},
+	}
+	if err := c.Create(ctx, vwc); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Delete(context.Background(), vwc, kube.DeleteOptions{})
+
+	red := func(n string) *kube.ConfigMap {
+		return &kube.ConfigMap{
+			ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: n, Labels: map[string]string{"kubeloop.test/webhook": name}},
+			Data:       map[string]string{"color": "red"},
+		}
+	}
+	// The configuration takes a moment to reach the admission chain.
+	var denied error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		cm := red("paint-" + randomName())
+		if denied = c.Create(ctx, cm); denied != nil {
+			break
+		}
+		c.Delete(ctx, cm, kube.DeleteOptions{})
+	}
+	if !kube.IsForbidden(denied) || !strings.Contains(denied.Error(), `denied the request: data.color: "red" is reserved`) {
+		t.Fatalf("create of a red ConfigMap = %v, want Forbidden by the webhook", denied)
+	}
+	blue := red("sky-" + randomName())
+	blue.Data["color"] = "blue"
+	if err := c.Create(ctx, blue); err != nil {
+		t.Errorf("create of a blue ConfigMap = %v, want it admitted", err)
+	}
+	c.Delete(ctx, blue, kube.DeleteOptions{})
+}
+
+func randomName() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
