@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// This file is the test harness: the mirror's controllers on a kubetest
+// server, run by the least a manager does (a cache, a registry of
+// controllers), in-process so that tests run inside synctest bubbles.
+
+// testManager implements controller.Manager over a cache.
+type testManager struct {
+	cache  *cache.Cache
+	client *kube.Client
+
+	mu          sync.Mutex
+	controllers map[string]controller.Runnable
+}
+
+func (m *testManager) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
+	return m.cache.Source(ctx, obj)
+}
+
+func (m *testManager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
+	return m.client.Mapping(ctx, gvk)
+}
+
+func (m *testManager) AddController(name string, r controller.Runnable) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.controllers[name]; ok {
+		return fmt.Errorf("controller %q added twice", name)
+	}
+	m.controllers[name] = r
+	return nil
+}
+
+// testRecorder keeps the events recorded, as "Type Reason: note".
+type testRecorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *testRecorder) Eventf(_ kube.Object, eventType, reason, _, noteFmt string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, fmt.Sprintf("%s %s: %s", eventType, reason, fmt.Sprintf(noteFmt, args...)))
+}
+
+// has reports whether an event containing s was recorded.
+func (r *testRecorder) has(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.events {
+		if strings.Contains(e, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *testRecorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.events, "\n")
+}
+
+// env is a kubetest server with the mirror running on it.
+type env struct {
+	t      *testing.T
+	ctx    context.Context
+	srv    *kubetest.Server
+	client *kube.Client
+	events *testRecorder
+}
+
+// startMirror starts the mirror's controllers on a new kubetest server,
+// sources limited to namespace (all when ""), until the test ends. Call
+// it inside a synctest bubble.
+func startMirror(t *testing.T, namespace string) *env {
+	t.Helper()
+	srv := kubetest.New(kubetest.Options{})
+	t.Cleanup(srv.Close)
+	cfg := srv.Config()
+	cfg.QPS = -1
+	client, err := kube.NewClient(cfg, kube.ClientOptions{FieldManager: "mirror-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.New(client, cache.Options{Transform: cache.DropManagedFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr := &testManager{cache: c, client: client, controllers: map[string]controller.Runnable{}}
+	ctx, cancel := context.WithCancel(t.Context())
+	e := &env{t: t, ctx: ctx, srv: srv, client: client, events: &testRecorder{}}
+	err = setupMirror(ctx, mirrorConfig{Manager: mgr, Cache: c, Client: client, Events: e.events, Namespace: namespace, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = c.Start(ctx) })
+	for name, r := range mgr.controllers {
+		wg.Go(func() {
+			if err := r.Start(ctx); err != nil {
+				t.Errorf("controller %s: %v", name, err)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+	return e
+}
+
+// eventually checks cond every 100ms (of the bubble's fake time) for up to
+// a minute, and fails the test with cond's last error if it never holds.
+func (e *env) eventually(what string, cond func() error) {
+	e.t.Helper()
+	var err error
+	for range 600 {
+		if err = cond(); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	e.t.Fatalf("%s: %v\nevents:\n%s", what, err, e.events)
+}
+
+// namespace creates a namespace with labels.
+func (e *env) namespace(name string, labels map[string]string) {
+	e.t.Helper()
+	ns := &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: name, Labels: labels}}
+	if err := e.client.Create(e.ctx, ns); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// secret reads a Secret from the server; nil when there is none.
+func (e *env) secret(ns, name string) (*kube.Secret, error) {
+	s := &kube.Secret{}
+	err := e.client.Get(e.ctx, kube.Key{Namespace: ns, Name: name}, s)
+	if kube.IsNotFound(err) {
+		return nil, nil
+	}
+	return s, err
+}
+
+// copiesOf lists the namespaces holding a Secret labelled as a copy of
+// the source at key, sorted.
+func (e *env) copiesOf(kind string, key kube.Key) ([]string, error) {
+	sel := kube.SelectorFromSet(map[string]string{LabelOfKind: kind, LabelOfNamespace: key.Namespace, LabelOfName: key.Name})
+	list := &kube.List[kube.PartialObjectMetadata]{}
+	list.SetGroupVersionKind(kube.GroupVersionKind{Version: "v1", Kind: kind + "List"})
+	if err := e.client.List(e.ctx, list, kube.ListOptions{LabelSelector: sel}); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range list.Items {
+		out = append(out, o.Namespace)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// wantCopies waits until the source's copies are exactly in namespaces.
+func (e *env) wantCopies(kind string, key kube.Key, namespaces ...string) {
+	e.t.Helper()
+	want := strings.Join(namespaces, ",")
+	e.eventually(fmt.Sprintf("copies of %s %s in [%s]", kind, key, want), func() error {
+		got, err := e.copiesOf(kind, key)
+		if err != nil {
+			return err
+		}
+		if strings.Join(got, ",") != want {
+			return fmt.Errorf("copies in [%s]", strings.Join(got, ","))
+		}
+		return nil
+	})
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// FieldManager owns the fields of every copy (server-side apply).
+const FieldManager = "kubeloop-mirror"
+
+// indexCopyOf indexes the cached copies of a kind by their source
+// ("namespace/name"), so that a reconcile finds them without scanning.
+const indexCopyOf = "mirror.copy-of"
+
+// recorder records Events about sources; a *manager.EventRecorder is one.
+type recorder interface {
+	// Eventf records an event of type "Normal" or "Warning" regarding obj,
+	// with the note fmt.Sprintf(noteFmt, args...).
+	Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any)
+}
+
+// reconciler mirrors the sources of one kind. A request names a source
+// (never a copy: the handlers map copies to their source).
+//
+// Each reconcile reads the source's metadata, the copies and the
+// namespaces from the cache, and, when there are copies to write, the
+// source's content from the API server: one GET, then one server-side
+// apply per target namespace (the server writes nothing when the copy is
+// unchanged), and one DELETE per copy no longer wanted.
+type reconciler struct {
+	kind   kind
+	cache  *cache.Cache // metadata of sources, copies and namespaces
+	client *kube.Client // the source's content, and every write
+	events recorder
+	log    *slog.Logger // for the event handlers; reconciles log through ctx
+	// namespace limits sources to one namespace; "" means all.
+	namespace string
+}
+
+// Reconcile implements [controller.Reconciler].
+func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	if r.namespace != "" && req.Namespace != r.namespace {
+		return controller.Result{}, nil
+	}
+	src := r.kind.meta()
+	err := r.cache.Get(ctx, req.Key, src)
+	switch {
+	case kube.IsNotFound(err):
+		// Gone without its finalizer (removed by hand, or never added):
+		// delete what is left of its copies.
+		return controller.Result{}, r.prune(ctx, req.Key, nil, nil)
+	case err != nil:
+		return controller.Result{}, err
+	case isCopy(&src.ObjectMeta):
+		return controller.Result{}, nil
+	case src.DeletionTimestamp != nil || !isSource(&src.ObjectMeta):
+		// Deleted, or no longer asking for copies: copies first, then
+		// the finalizer, so that no copy outlives its source.
+		if err := r.prune(ctx, req.Key, src, nil); err != nil {
+			return controller.Result{}, err
+		}
+		return r.setFinalizer(ctx, src, false)
+	}
+
+	spec, err := parseTargets(src.Annotations)
+	if err != nil {
+		// Keep the copies as they are: a typo must not delete them.
+		r.events.Eventf(src, "Warning", "InvalidAnnotation", "Mirror", "%v", err)
+		return controller.Result{}, controller.TerminalError(err)
+	}
+	namespaces := namespaceMetaList()
+	if err := r.cache.List(ctx, namespaces, kube.ListOptions{}); err != nil {
+		return controller.Result{}, err
+	}
+	want := targets(spec, src.Namespace, namespaces.Items)
+	if res, err := r.setFinalizer(ctx, src, true); err != nil || !res.IsZero() {
+		return res, err
+	}
+	var errs []error
+	if len(want) > 0 {
+		errs = append(errs, r.copyAll(ctx, src, want))
+	}
+	errs = append(errs, r.prune(ctx, req.Key, src, want))
+	return controller.Result{}, errors.Join(errs...)
+}
+
+// copyAll writes the copies of src into the namespaces of want.
+func (r *reconciler) copyAll(ctx context.Context, src *kube.PartialObjectMetadata, want []string) error {
+	full := r.kind.full()
+	if err := r.client.Get(ctx, src.Key(), full); err != nil {
+		if kube.IsNotFound(err) {
+			return nil // deleted since the cache saw it: its event is on the way
+		}
+		return err
+	}
+	var errs []error
+	for _, ns := range want {
+		errs = append(errs, r.copyTo(ctx, src, full, ns))
+	}
+	return errors.Join(errs...)
+}
+
+// copyTo writes the copy of full into namespace ns, unless an object that
+// is not its copy holds the name there.
+func (r *reconciler) copyTo(ctx context.Context, src *kube.PartialObjectMetadata, full *kube.Unstructured, ns string) error {
+	key := kube.Key{Namespace: ns, Name: src.Name}
+	what := fmt.Sprintf("%s %s", r.kind.lower(), src.Key())
+	existing := r.kind.meta()
+	err := r.cache.Get(ctx, key, existing)
+	found := err == nil
+	switch {
+	case err != nil && !kube.IsNotFound(err):
+		return err
+	case found:
+		if of, ok := sourceOf(&existing.ObjectMeta, r.kind.name()); !ok || of != src.Key() {
+			err := fmt.Errorf("not copying %s to %s: %s %s exists and is not its copy", what, ns, r.kind.name(), key)
+			r.events.Eventf(src, "Warning", "NameTaken", "Mirror", "%v", err)
+			return err
+		}
+	}
+	c := r.kind.copyOf(full, ns)
+	err = r.client.Apply(ctx, c, kube.ApplyOptions{FieldManager: FieldManager, Force: true})
+	if found && kube.IsInvalid(err) {
+		// The server refuses to change the copy in place: an immutable
+		// Secret or ConfigMap whose source changed, or a Secret whose
+		// type did. Make it again.
+		if err = r.delete(ctx, existing); err == nil {
+			c = r.kind.copyOf(full, ns)
+			err = r.client.Apply(ctx, c, kube.ApplyOptions{FieldManager: FieldManager, Force: true})
+			found = false
+		}
+	}
+	switch {
+	case err != nil:
+		r.events.Eventf(src, "Warning", "CopyFailed", "Mirror", "copy %s to %s: %v", what, ns, err)
+		return fmt.Errorf("copy %s to %s: %w", what, ns, err)
+	case !found:
+		r.events.Eventf(src, "Normal", "Created", "Mirror", "created copy of %s in %s", what, ns)
+	case c.ResourceVersion != existing.ResourceVersion:
+		r.events.Eventf(src, "Normal", "Updated", "Mirror", "updated copy of %s in %s", what, ns)
+	}
+	return nil
+}
+
+// prune deletes the copies of the source at key that are not in the
+// namespaces of keep. src, when not nil, gets an Event for each.
+func (r *reconciler) prune(ctx context.Context, key kube.Key, src *kube.PartialObjectMetadata, keep []string) error {
+	copies := r.kind.metaList()
+	sel := kube.FieldSelectorFromSet(map[string]string{indexCopyOf: key.String()})
+	if err := r.cache.List(ctx, copies, kube.ListOptions{FieldSelector: sel}); err != nil {
+		return err
+	}
+	var errs []error
+	for i := range copies.Items {
+		c := &copies.Items[i]
+		if slices.Contains(keep, c.Namespace) {
+			continue
+		}
+		if err := r.delete(ctx, c); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if src != nil {
+			r.events.Eventf(src, "Normal", "Deleted", "Mirror", "deleted copy of %s %s in %s", r.kind.lower(), key, c.Namespace)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// delete deletes the copy c, as the cache saw it: the uid precondition
+// keeps it from deleting an object made since under the same name. An
+// object already gone is not an error.
+func (r *reconciler) delete(ctx context.Context, c *kube.PartialObjectMetadata) error {
+	uid := c.UID
+	err := r.client.Delete(ctx, c, kube.DeleteOptions{Preconditions: &kube.Preconditions{UID: &uid}})
+	if err != nil && !kube.IsNotFound(err) && !kube.IsConflict(err) {
+		return err
+	}
+	return nil
+}
+
+// setFinalizer adds or removes the mirror's finalizer on src. The patch
+// carries src's resourceVersion, so it fails on a source that changed since
+// the cache saw it; the reconcile is then queued again (the cache is about
+// to catch up).
+func (r *reconciler) setFinalizer(ctx context.Context, src *kube.PartialObjectMetadata, on bool) (controller.Result, error) {
+	m := src.ObjectMeta // a copy: src stays as read
+	m.Finalizers = slices.Clone(m.Finalizers)
+	if on && !m.AddFinalizer(Finalizer) || !on && !m.RemoveFinalizer(Finalizer) {
+		return controller.Result{}, nil
+	}
+	type patchMeta struct {
+		Finalizers      []string `json:"finalizers"`
+		ResourceVersion string   `json:"resourceVersion"`
+	}
+	body, err := json.Marshal(struct {
+		Metadata patchMeta `json:"metadata"`
+	}{patchMeta{Finalizers: m.Finalizers, ResourceVersion: m.ResourceVersion}})
+	if err != nil {
+		return controller.Result{}, err
+	}
+	obj := r.kind.meta()
+	obj.Namespace, obj.Name = src.Namespace, src.Name
+	err = r.client.Patch(ctx, obj, kube.Patch{Type: kube.MergePatch, Data: body})
+	switch {
+	case kube.IsConflict(err):
+		return controller.Result{Requeue: true}, nil
+	case kube.IsNotFound(err):
+		return controller.Result{}, nil // gone: nothing to hold
+	case err != nil:
+		return controller.Result{}, err
+	}
+	return controller.Result{}, nil
+}
