@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -111,13 +112,34 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	m.registry = metrics.NewRegistry(m.rest, metrics.CollectorFunc(m.collect), m.events.dropped)
 	m.addBuiltinChecks()
 	_ = m.caches.add(m.cache) // the groups are idle: adds cannot fail
-	if opts.WebhookServer != nil {
-		_ = m.webhooks.add(opts.WebhookServer)
-	}
 	if err := m.listen(); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
+	if err := m.addWebhookServer(opts.WebhookServer); err != nil {
+		m.closeListeners()
+		return nil, fmt.Errorf("new manager: WebhookServer: %w", err)
+	}
 	return m, nil
+}
+
+// addWebhookServer puts w in the webhooks group, has it bind its address
+// now, and makes its readiness part of the manager's.
+func (m *Manager) addWebhookServer(w Runnable) error {
+	if w == nil {
+		return nil
+	}
+	if l, ok := w.(interface{ Listen() error }); ok {
+		if err := l.Listen(); err != nil {
+			return err
+		}
+	}
+	if c, ok := w.(interface {
+		StartedChecker() func(*http.Request) error
+	}); ok {
+		_ = m.readyz.add("webhook", c.StartedChecker()) // the name is free
+	}
+	_ = m.webhooks.add(w) // the group is idle
+	return nil
 }
 
 // newClient makes a client of cfg whose requests are counted.

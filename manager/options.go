@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +23,6 @@ const (
 	DefaultReadinessEndpointName   = "/readyz"
 	DefaultLivenessEndpointName    = "/healthz"
 	DefaultGracefulShutdownTimeout = 30 * time.Second
-	DefaultWebhookPort             = 9443
 )
 
 // inClusterNamespaceFile is where a pod's namespace is mounted: the default
@@ -85,17 +83,14 @@ type Options struct {
 	// [DefaultGracefulShutdownTimeout] (30s); negative waits for ever.
 	GracefulShutdownTimeout time.Duration
 
-	// WebhookServer, when set, is started first and stopped after the
-	// caches (an admission webhook must answer while anything may still
-	// write). It is the admission webhook server's slot; its own package
-	// builds it from WebhookPort and WebhookCertDir.
+	// WebhookServer, when set, is the admission webhook server: started
+	// first and stopped after the caches, since the API server may call it
+	// while anything still writes. Make it with [NewWebhookServer], whose
+	// [WebhookOptions] hold the port (9443) and the certificate directory.
+	// If it has a Listen() error method, New calls it (so that a port in
+	// use fails New); if it has a StartedChecker() method, its check is
+	// added to readiness as "webhook".
 	WebhookServer Runnable
-	// WebhookPort is the port the webhook server listens on: 9443 by
-	// default.
-	WebhookPort int
-	// WebhookCertDir holds the webhook server's tls.crt and tls.key;
-	// empty means $TMPDIR/k8s-webhook-server/serving-certs.
-	WebhookCertDir string
 }
 
 // LeaderElectionOptions configure leader election: a
@@ -176,15 +171,6 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 	}
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
-	}
-	if o.WebhookPort == 0 {
-		o.WebhookPort = DefaultWebhookPort
-	}
-	if o.WebhookPort < 1 || o.WebhookPort > 65535 {
-		errs = append(errs, fmt.Errorf("WebhookPort %d: want 1 to 65535", o.WebhookPort))
-	}
-	if o.WebhookCertDir == "" {
-		o.WebhookCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
 	}
 	if o.LeaderElection.Enabled {
 		le, err := o.LeaderElection.withDefaults(nsFile)

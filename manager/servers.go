@@ -36,13 +36,20 @@ func (m *Manager) listen() error {
 	}
 	if addr := m.opts.HealthProbeBindAddress; addr != "0" {
 		if m.healthLn, err = net.Listen("tcp", addr); err != nil {
-			if m.metricsLn != nil {
-				_ = m.metricsLn.Close() // nothing was served on it
-			}
+			m.closeListeners()
 			return fmt.Errorf("HealthProbeBindAddress %q: %w", addr, err)
 		}
 	}
 	return nil
+}
+
+// closeListeners closes what listen opened, when New fails after it.
+func (m *Manager) closeListeners() {
+	for _, ln := range []net.Listener{m.metricsLn, m.healthLn} {
+		if ln != nil {
+			_ = ln.Close() // nothing was served on it
+		}
+	}
 }
 
 // metricsHandler serves the metrics endpoint.

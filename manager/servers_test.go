@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// These tests use real loopback listeners, so they run outside synctest
+// bubbles, with real (short) waits.
+
+func TestOptionsValidation(t *testing.T) {
+	srv := newServer(t)
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"bad metrics address", Options{MetricsBindAddress: "8080"}, `MetricsBindAddress "8080": want "host:port"`},
+		{"bad metrics port", Options{MetricsBindAddress: ":99999"}, `MetricsBindAddress ":99999": port 99999 out of range`},
+		{"bad health address", Options{MetricsBindAddress: "0", HealthProbeBindAddress: "localhost"}, `HealthProbeBindAddress "localhost"`},
+		{"endpoint without slash", Options{MetricsBindAddress: "0", ReadinessEndpointName: "readyz"}, `ReadinessEndpointName "readyz"`},
+		{"same endpoints", Options{MetricsBindAddress: "0", ReadinessEndpointName: "/z", LivenessEndpointName: "/z"}, `both "/z"`},
+		{"nil DisableFor", Options{MetricsBindAddress: "0", DisableFor: []kube.Object{nil}}, "DisableFor[0] is nil"},
+		{"kindless DisableFor", Options{MetricsBindAddress: "0", DisableFor: []kube.Object{&kube.Unstructured{}}}, "DisableFor[0] (*kube.Unstructured) names no kind"},
+		{"two errors at once", Options{MetricsBindAddress: "x", HealthProbeBindAddress: "y"}, `HealthProbeBindAddress "y"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(testConfig(srv), tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := New(nil, Options{}); err == nil {
+		t.Error("New(nil config) = nil error, want one")
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	srv := newServer(t)
+	m := newTestManager(t, srv, nil)
+	o := m.opts
+	if o.SyncPeriod != 10*time.Hour || o.GracefulShutdownTimeout != 30*time.Second ||
+		o.ReadinessEndpointName != "/readyz" || o.LivenessEndpointName != "/healthz" || o.HealthProbeBindAddress != "0" {
+		t.Errorf("defaults = %+v", o)
+	}
+	if m.metricsLn != nil || m.healthLn != nil {
+		t.Error("listeners opened with both servers off")
+	}
+	opts, err := Options{}.withDefaults("/nonexistent")
+	if err != nil || opts.MetricsBindAddress != ":8080" {
+		t.Errorf("zero Options: MetricsBindAddress = %q (%v), want :8080", opts.MetricsBindAddress, err)
+	}
+}
+
+func TestAddressInUseFailsNew(t *testing.T) {
+	srv := newServer(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	if _, err := New(testConfig(srv), Options{MetricsBindAddress: addr}); err == nil || !strings.Contains(err.Error(), "MetricsBindAddress") {
+		t.Errorf("New with the metrics address in use = %v, want an error naming MetricsBindAddress", err)
+	}
+	// The metrics listener opened first is closed when the health one fails.
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	freeAddr := free.Addr().String()
+	free.Close()
+	if _, err := New(testConfig(srv), Options{MetricsBindAddress: freeAddr, HealthProbeBindAddress: addr}); err == nil || !strings.Contains(err.Error(), "HealthProbeBindAddress") {
+		t.Errorf("New with the health address in use = %v, want an error naming HealthProbeBindAddress", err)
+	}
+	again, err := net.Listen("tcp", freeAddr)
+	if err != nil {
+		t.Errorf("the metrics listener was left open after New failed: %v", err)
+	} else {
+		again.Close()
+	}
+}
+
+func httpGet(t *testing.T, url string) (int, string, error) {
+	t.Helper()
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+// TestServersOnListeners runs the metrics and health servers on loopback
+// ports: they serve while the manager runs, go on answering while the
+// runnables stop, and close last.
+func TestServersOnListeners(t *testing.T) {
+	srv := newServer(t)
+	createCM(t, srv, "default", "seed")
+	m, err := New(testConfig(srv), Options{MetricsBindAddress: "127.0.0.1:0", HealthProbeBindAddress: "127.0.0.1:0",
+		ByObject: []cache.KindOptions{{Object: &kube.ConfigMap{}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsURL := "http://" + m.metricsLn.Addr().String()
+	healthURL := "http://" + m.healthLn.Addr().String()
+	stopping, release := make(chan struct{}), make(chan struct{})
+	if err := m.Add(RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		close(stopping)
+		<-release // a reconcile finishing during the stop
+		return nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Start(ctx) }()
+	select {
+	case <-m.Elected():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the manager did not start its runnables")
+	}
+
+	code, body, err := httpGet(t, metricsURL+"/metrics")
+	if err != nil || code != 200 {
+		t.Fatalf("GET /metrics = %d %v", code, err)
+	}
+	if _, err := metrics.Parse(strings.NewReader(body)); err != nil {
+		t.Errorf("GET /metrics does not parse: %v\n%s", err, body)
+	}
+	if !strings.Contains(body, "rest_client_requests_total{") {
+		t.Errorf("GET /metrics has no rest_client_requests_total:\n%s", body)
+	}
+	if code, body, err := httpGet(t, healthURL+"/readyz"); err != nil || code != 200 || body != "ok" {
+		t.Errorf("GET /readyz = %d %q %v, want 200 ok", code, body, err)
+	}
+
+	cancel()
+	<-stopping
+	if code, _, err := httpGet(t, healthURL+"/healthz"); err != nil || code != 200 {
+		t.Errorf("GET /healthz while stopping = %d %v, want 200", code, err)
+	}
+	if code, _, err := httpGet(t, metricsURL+"/metrics"); err != nil || code != 200 {
+		t.Errorf("GET /metrics while stopping = %d %v, want 200", code, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("Start = %v", err)
+	}
+	if _, _, err := httpGet(t, healthURL+"/healthz"); err == nil {
+		t.Error("GET /healthz after Start returned succeeded, want the server closed")
+	}
+}
