@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/queue"
+)
+
+// fakeController looks like a *controller.Controller from the manager's
+// side: a named runnable with QueueMetrics, and a Metrics method returning
+// a struct of the same shape as controller.Metrics.
+type fakeController struct {
+	name string
+}
+
+type fakeReconcileTotal struct{ Success, Error, Requeue, RequeueAfter uint64 }
+
+type fakeHistogram struct {
+	UpperBounds [3]float64
+	Counts      [3]uint64
+	Count       uint64
+	Sum         float64
+}
+
+type fakeMetrics struct {
+	Name                         string
+	ReconcileTotal               fakeReconcileTotal
+	ReconcileErrorsTotal         uint64
+	TerminalReconcileErrorsTotal uint64
+	ReconcilePanicsTotal         uint64
+	ReconcileTimeSeconds         fakeHistogram
+	ActiveWorkers                int
+	MaxConcurrentReconciles      int
+	Queue                        queue.Metrics
+}
+
+func (f *fakeController) Name() string             { return f.name }
+func (f *fakeController) NeedLeaderElection() bool { return true }
+func (f *fakeController) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (f *fakeController) QueueMetrics() queue.Metrics {
+	q := queue.Metrics{Name: f.name, Depth: 3, AddsTotal: 10, RetriesTotal: 2,
+		UnfinishedWorkSeconds: 1.5, LongestRunningProcessorSeconds: 1}
+	for i := range q.QueueDurationSeconds.UpperBounds {
+		q.QueueDurationSeconds.UpperBounds[i] = float64(i+1) / 10
+		q.WorkDurationSeconds.UpperBounds[i] = float64(i+1) / 10
+		q.QueueDurationSeconds.Counts[i] = 7
+	}
+	q.QueueDurationSeconds.Count, q.QueueDurationSeconds.Sum = 7, 0.7
+	return q
+}
+
+func (f *fakeController) Metrics() fakeMetrics {
+	return fakeMetrics{
+		Name:                 f.name,
+		ReconcileTotal:       fakeReconcileTotal{Success: 5, Error: 2, Requeue: 1, RequeueAfter: 4},
+		ReconcileErrorsTotal: 2, TerminalReconcileErrorsTotal: 1, ReconcilePanicsTotal: 1,
+		ReconcileTimeSeconds: fakeHistogram{UpperBounds: [3]float64{0.1, 1, 10}, Counts: [3]uint64{6, 11, 12}, Count: 12, Sum: 3.5},
+		ActiveWorkers:        1, MaxConcurrentReconciles: 4,
+	}
+}
+
+// scrape reads the metrics endpoint and parses it strictly.
+func scrape(t *testing.T, m *Manager) []metrics.Family {
+	t.Helper()
+	code, body := get(m.metricsHandler(), "/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics = %d %q", code, body)
+	}
+	fams, err := metrics.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("GET /metrics does not parse: %v\n%s", err, body)
+	}
+	return fams
+}
+
+// sample finds the series of family name whose labels include want.
+func sample(fams []metrics.Family, name string, want ...string) (metrics.Series, bool) {
+	for _, f := range fams {
+		if f.Name != name {
+			continue
+		}
+	series:
+		for _, s := range f.Series {
+			for i := 0; i+1 < len(want); i += 2 {
+				found := false
+				for _, l := range s.Labels {
+					if l.Name == want[i] && l.Value == want[i+1] {
+						found = true
+					}
+				}
+				if !found {
+					continue series
+				}
+			}
+			return s, true
+		}
+	}
+	return metrics.Series{}, false
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		createCM(t, srv, "default", "a")
+		createCM(t, srv, "kube-system", "b")
+		m := electing(t, srv, "a", &ledger{}, nil)
+		if err := m.Add(&fakeController{name: "widget"}); err != nil {
+			t.Fatal(err)
+		}
+		mine := NewCounterVec("widgets_painted_total", "Widgets painted, by color.", "color")
+		mine.Inc("red")
+		m.AddMetricsCollector(mine)
+		run := start(t, m)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		fams := scrape(t, m)
+
+		values := []struct {
+			name   string
+			labels []string
+			want   float64
+		}{
+			{"workqueue_depth", []string{"controller", "widget", "name", "widget"}, 3},
+			{"workqueue_adds_total", []string{"controller", "widget", "name", "widget"}, 10},
+			{"workqueue_retries_total", []string{"name", "widget"}, 2},
+			{"workqueue_unfinished_work_seconds", []string{"name", "widget"}, 1.5},
+			{"workqueue_longest_running_processor_seconds", []string{"name", "widget"}, 1},
+			{"controller_runtime_reconcile_total", []string{"controller", "widget", "result", "success"}, 5},
+			{"controller_runtime_reconcile_total", []string{"controller", "widget", "result", "error"}, 2},
+			{"controller_runtime_reconcile_total", []string{"controller", "widget", "result", "requeue"}, 1},
+			{"controller_runtime_reconcile_total", []string{"controller", "widget", "result", "requeue_after"}, 4},
+			{"controller_runtime_reconcile_errors_total", []string{"controller", "widget"}, 2},
+			{"controller_runtime_terminal_reconcile_errors_total", []string{"controller", "widget"}, 1},
+			{"controller_runtime_reconcile_panics_total", []string{"controller", "widget"}, 1},
+			{"controller_runtime_active_workers", []string{"controller", "widget"}, 1},
+			{"controller_runtime_max_concurrent_reconciles", []string{"controller", "widget"}, 4},
+			{"leader_election_master_status", []string{"name", testLease}, 1},
+			{"kubeloop_cache_objects", []string{"group", "", "version", "v1", "kind", "ConfigMap"}, 2},
+			{"widgets_painted_total", []string{"color", "red"}, 1},
+		}
+		for _, v := range values {
+			s, ok := sample(fams, v.name, v.labels...)
+			if !ok || s.Value != v.want {
+				t.Errorf("%s%v = %v (found %v), want %v", v.name, v.labels, s.Value, ok, v.want)
+			}
+		}
+		if s, ok := sample(fams, "controller_runtime_reconcile_time_seconds", "controller", "widget"); !ok ||
+			s.Histogram.Count != 12 || s.Histogram.Sum != 3.5 || len(s.Histogram.Counts) != 3 || s.Histogram.Counts[1] != 11 {
+			t.Errorf("controller_runtime_reconcile_time_seconds = %+v, want the controller's histogram", s.Histogram)
+		}
+		if s, ok := sample(fams, "workqueue_queue_duration_seconds", "name", "widget"); !ok || s.Histogram.Count != 7 ||
+			len(s.Histogram.Counts) != queue.HistogramBuckets {
+			t.Errorf("workqueue_queue_duration_seconds = %+v, want the queue's histogram", s.Histogram)
+		}
+		if s, ok := sample(fams, "kubeloop_cache_bytes", "kind", "ConfigMap"); !ok || s.Value <= 0 {
+			t.Errorf("kubeloop_cache_bytes{kind=ConfigMap} = %v, want > 0", s.Value)
+		}
+		// The informer listed (or watch-listed) ConfigMaps and the elector
+		// wrote the Lease, through the counting transport.
+		host := testConfig(srv).Host
+		host = host[strings.Index(host, "//")+2:]
+		if s, ok := sample(fams, "rest_client_requests_total", "code", "200", "method", "GET", "host", host); !ok || s.Value < 1 {
+			t.Errorf("rest_client_requests_total{code=200,method=GET} = %v, want >= 1", s.Value)
+		}
+		if s, ok := sample(fams, "rest_client_requests_total", "code", "201", "method", "POST"); !ok || s.Value < 1 {
+			t.Errorf("rest_client_requests_total{code=201,method=POST} = %v (the Lease's create), want >= 1", s.Value)
+		}
+		if s, ok := sample(fams, "rest_client_request_duration_seconds", "verb", "GET"); !ok || s.Histogram.Count < 1 {
+			t.Errorf("rest_client_request_duration_seconds{verb=GET} = %+v, want observations", s.Histogram)
+		}
+		if err := run.stop(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestMetricsServedOnStandby(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		a := electing(t, srv, "a", &ledger{}, nil)
+		b := electing(t, srv, "b", &ledger{}, nil)
+		start(t, a)
+		time.Sleep(time.Second)
+		start(t, b)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if s, ok := sample(scrape(t, b), "leader_election_master_status", "name", testLease); !ok || s.Value != 0 {
+			t.Errorf("standby leader_election_master_status = %v (found %v), want 0", s.Value, ok)
+		}
+	})
+}
+
+func TestMetricsClashIsA500(t *testing.T) {
+	srv := newServer(t)
+	m := newTestManager(t, srv, nil)
+	if err := m.Add(&fakeController{name: "widget"}); err != nil {
+		t.Fatal(err)
+	}
+	m.AddMetricsCollector(MetricsCollectorFunc(func(e *MetricsEmitter) {
+		e.Counter("workqueue_depth", "Mine.", 1, MetricLabel{Name: "name", Value: "x"})
+	}))
+	code, body := get(m.metricsHandler(), "/metrics")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "workqueue_depth") {
+		t.Errorf("GET /metrics = %d %q, want 500 naming the clashing metric", code, body)
+	}
+}
+
+func TestReconcileMetricsOfOtherShapes(t *testing.T) {
+	type noMethod struct{}
+	if _, ok := reconcileMetricsOf(&noMethod{}); ok {
+		t.Error("reconcileMetricsOf(no Metrics method) reported metrics")
+	}
+	s, ok := reconcileMetricsOf(&fakeController{})
+	if !ok || s.success != 5 || s.requeueAfter != 4 || s.max != 4 || s.time.Count != 12 || len(s.time.UpperBounds) != 3 {
+		t.Errorf("reconcileMetricsOf(fake) = %+v, %v", s, ok)
+	}
+}
