@@ -76,15 +76,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log := newLogger(stderr, opts)
 	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: opts.kubeconfig, Context: opts.context})
 	if err != nil {
+		fmt.Fprintf(stderr, "mirror: %v\n", err)
 		if opts.kubeconfig == "" {
-			err = fmt.Errorf("%w\n(pass --kubeconfig, or try the mirror without a cluster: go run ./cmd/mirror -demo)", err)
+			fmt.Fprintln(stderr, "mirror: pass --kubeconfig (or set KUBECONFIG) to reach a cluster,"+
+				" or run the demo on an in-process API server: go run ./cmd/mirror -demo")
 		}
-		log.Error("cannot reach a cluster", "err", err)
 		return exitConfig
 	}
 	code, err := runMirror(ctx, cfg, opts, log)
-	if err != nil {
-		log.Error("mirror stopped", "err", err)
+	switch {
+	case code == exitConfig:
+		fmt.Fprintf(stderr, "mirror: %v\n", err)
+	case err != nil:
+		log.Error("mirror failed", "err", err)
 	}
 	return code
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -121,6 +122,149 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			s, err := e.secret(key.Namespace, key.Name)
 			if err != nil || s != nil {
 				return fmt.Errorf("source still there: finalizers %v (%v)", s.Finalizers, err)
+			}
+			return nil
+		})
+	})
+}
+
+// ConfigMaps are mirrored as Secrets are, data and binaryData both.
+func TestMirrorConfigMap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startMirror(t, "")
+		e.namespace("team-a", map[string]string{"team": "a"})
+		src := &kube.ConfigMap{
+			ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "settings", Annotations: map[string]string{AnnotationToSelector: "team"}},
+			Data:       map[string]string{"colour": "blue"},
+			BinaryData: map[string][]byte{"logo": {0, 1, 2}},
+		}
+		if err := e.client.Create(e.ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		e.wantCopies("ConfigMap", src.Key(), "team-a")
+		c := &kube.ConfigMap{}
+		if err := e.client.Get(e.ctx, kube.Key{Namespace: "team-a", Name: "settings"}, c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Data["colour"] != "blue" || string(c.BinaryData["logo"]) != "\x00\x01\x02" || c.Labels[LabelOfKind] != "ConfigMap" {
+			t.Errorf("copy = %+v, want the source's data, binaryData and kind label", c)
+		}
+		// A Secret of the same name is another object: no Secret copies.
+		if got, err := e.copiesOf("Secret", src.Key()); err != nil || len(got) != 0 {
+			t.Errorf("Secret copies of a ConfigMap: %v, %v", got, err)
+		}
+	})
+}
+
+// What the mirror must leave alone: a copy that asks to be mirrored, an
+// object in a target namespace that is not its copy, and a source whose
+// annotation does not parse (its copies stay).
+func TestMirrorLeavesAlone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startMirror(t, "")
+		e.namespace("team-a", nil)
+		e.namespace("team-b", nil)
+		// Someone else's Secret holds the name in team-b.
+		foreign := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-b", Name: "token"}, Data: map[string][]byte{"k": []byte("theirs")}}
+		if err := e.client.Create(e.ctx, foreign); err != nil {
+			t.Fatal(err)
+		}
+		src := &kube.Secret{
+			ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "token", Annotations: map[string]string{AnnotationTo: "team-a,team-b"}},
+			Data:       map[string][]byte{"k": []byte("ours")},
+		}
+		if err := e.client.Create(e.ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		e.wantCopies("Secret", src.Key(), "team-a")
+		e.eventually("a NameTaken warning", func() error {
+			if !e.events.has("Warning NameTaken: not copying secret default/token to team-b") {
+				return fmt.Errorf("no warning")
+			}
+			return nil
+		})
+		if s, err := e.secret("team-b", "token"); err != nil || string(s.Data["k"]) != "theirs" || len(s.Labels) != 0 {
+			t.Errorf("foreign Secret = %+v, %v: want it untouched", s, err)
+		}
+
+		// A copy that carries the annotation is not mirrored.
+		patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":{"` + AnnotationTo + `":"team-b"}}}`)}
+		if err := e.client.Patch(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: "token"}}, patch); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Second)
+		if got, err := e.copiesOf("Secret", kube.Key{Namespace: "team-a", Name: "token"}); err != nil || len(got) != 0 {
+			t.Errorf("copies of a copy: %v, %v; want none", got, err)
+		}
+		if s, _ := e.secret("team-a", "token"); s == nil || s.HasFinalizer(Finalizer) {
+			t.Errorf("copy = %+v: want it there, without the finalizer", s)
+		}
+
+		// A selector that does not parse: a warning, and the copies stay.
+		bad := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":{"` + AnnotationToSelector + `":"team in (a"}}}`)}
+		if err := e.client.Patch(e.ctx, src, bad); err != nil {
+			t.Fatal(err)
+		}
+		e.eventually("an InvalidAnnotation warning", func() error {
+			if !e.events.has("Warning InvalidAnnotation: annotation " + AnnotationToSelector) {
+				return fmt.Errorf("no warning")
+			}
+			return nil
+		})
+		e.wantCopies("Secret", src.Key(), "team-a")
+	})
+}
+
+// With --namespace, sources elsewhere are not mirrored.
+func TestMirrorNamespaceLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startMirror(t, "apps")
+		e.namespace("apps", nil)
+		e.namespace("other", nil)
+		e.namespace("team-a", nil)
+		for _, ns := range []string{"apps", "other"} {
+			src := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "s", Annotations: map[string]string{AnnotationTo: "team-a"}}}
+			if err := e.client.Create(e.ctx, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.wantCopies("Secret", kube.Key{Namespace: "apps", Name: "s"}, "team-a")
+		if got, err := e.copiesOf("Secret", kube.Key{Namespace: "other", Name: "s"}); err != nil || len(got) != 0 {
+			t.Errorf("copies of other/s: %v, %v; want none", got, err)
+		}
+		if s, _ := e.secret("other", "s"); s == nil || s.HasFinalizer(Finalizer) {
+			t.Errorf("other/s = %+v: want it without the finalizer", s)
+		}
+	})
+}
+
+// Copies whose source is gone (it lost its finalizer by hand, or went
+// while the mirror was down) are deleted; so are those of a source whose
+// annotations were removed, and then the finalizer goes.
+func TestMirrorOrphansAndUnannotated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startMirror(t, "")
+		e.namespace("team-a", nil)
+		orphan := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: "gone", Labels: map[string]string{
+			LabelOfKind: "Secret", LabelOfNamespace: "default", LabelOfName: "gone"}}}
+		if err := e.client.Create(e.ctx, orphan); err != nil {
+			t.Fatal(err)
+		}
+		e.wantCopies("Secret", kube.Key{Namespace: "default", Name: "gone"})
+
+		src := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "s", Annotations: map[string]string{AnnotationTo: "team-a"}}}
+		if err := e.client.Create(e.ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		e.wantCopies("Secret", src.Key(), "team-a")
+		unannotate := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":null}}`)}
+		if err := e.client.Patch(e.ctx, src, unannotate); err != nil {
+			t.Fatal(err)
+		}
+		e.wantCopies("Secret", src.Key())
+		e.eventually("finalizer released", func() error {
+			if s, err := e.secret("default", "s"); err != nil || s == nil || s.HasFinalizer(Finalizer) {
+				return fmt.Errorf("source %+v, %v: want it there without the finalizer", s, err)
 			}
 			return nil
 		})

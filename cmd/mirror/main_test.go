@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// The demo reaches every state it expects and exits 0, in real time (the
+// manager serves metrics on a loopback socket, which a synctest bubble
+// cannot wait on).
+func TestDemo(t *testing.T) {
+	var out, logs bytes.Buffer
+	if code := run(t.Context(), []string{"-demo"}, &out, &logs); code != exitOK {
+		t.Fatalf("run -demo = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, &out, &logs)
+	}
+	for _, line := range []string{
+		"the mirror won the leader election",
+		"created copy of secret default/db-password in team-a",
+		"created copy of secret default/db-password in team-b",
+		"updated copy of secret default/db-password in team-b",
+		"created copy of secret default/db-password in team-c",
+		"deleted copy of secret default/db-password in team-c",
+		"secret default/db-password is gone",
+		`controller_runtime_reconcile_total{controller="mirror-secret",result="success"}`,
+		"demo done",
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("demo output lacks %q:\n%s", line, &out)
+		}
+	}
+	if strings.Contains(out.String(), "staging") && strings.Contains(out.String(), "copy of secret default/db-password in staging") {
+		t.Errorf("demo copied into staging, which nothing selects:\n%s", &out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	// No kubeconfig anywhere: the error says how to get one, or to use
+	// the demo.
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  string // in stderr
+	}{
+		{"help", []string{"-h"}, exitOK, "Exit codes"},
+		{"unknown flag", []string{"--nope"}, exitConfig, "flag provided but not defined: -nope"},
+		{"log level", []string{"--log-level", "loud"}, exitConfig, `--log-level "loud"`},
+		{"log format", []string{"--log-format", "xml"}, exitConfig, `--log-format "xml"`},
+		{"workers", []string{"--workers", "0"}, exitConfig, "--workers 0"},
+		{"address", []string{"--metrics-bind-address", "8080"}, exitConfig, `--metrics-bind-address "8080"`},
+		{"namespace", []string{"--namespace", "Not_A_Namespace"}, exitConfig, `--namespace "Not_A_Namespace"`},
+		{"arguments", []string{"extra"}, exitConfig, "unexpected arguments"},
+		{"demo with kubeconfig", []string{"-demo", "--kubeconfig", "/k"}, exitConfig, "-demo runs its own API server"},
+		{"no kubeconfig", nil, exitConfig, "go run ./cmd/mirror -demo"},
+		{"missing kubeconfig", []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, exitConfig, "missing"},
+		{"leader election outside a cluster", []string{"--kubeconfig", writeKubeconfig(t, "https://127.0.0.1:1", nil),
+			"--leader-elect", "--metrics-bind-address", "0"}, exitConfig, "LeaderElection.Namespace"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(t.Context(), tc.args, &out, &errOut)
+			if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
+				t.Errorf("run(%q) = %d, stderr:\n%s\nwant %d and %q", tc.args, code, &errOut, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// The binary's life as the integration suite drives it: started with a
+// kubeconfig, it mirrors a source; cancelled (SIGTERM), it exits 0.
+func TestRunWithKubeconfig(t *testing.T) {
+	srv := kubetest.New(kubetest.Options{})
+	t.Cleanup(srv.Close)
+	ln, err := srv.Listen(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeKubeconfig(t, ln.URL, ln.CAData)
+	client, err := kube.NewClient(ln.Config(), kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var logs syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"--kubeconfig", path, "--leader-elect", "--leader-election-namespace", "default",
+			"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0", "--log-format", "json"}, &logs, &logs)
+	}()
+
+	for _, ns := range []string{"team-a", "team-b"} {
+		if err := client.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := &kube.ConfigMap{
+		ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "settings", Annotations: map[string]string{AnnotationTo: "team-a,team-b"}},
+		Data:       map[string]string{"colour": "blue"},
+	}
+	if err := client.Create(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, ns := range []string{"team-a", "team-b"} {
+		for {
+			c := &kube.ConfigMap{}
+			err := client.Get(ctx, kube.Key{Namespace: ns, Name: "settings"}, c)
+			if err == nil && c.Data["colour"] == "blue" && c.Labels[LabelOfKind] == "ConfigMap" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no copy in %s after 20s: %v, %v\nlogs:\n%s", ns, c, err, logs.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	cancel()
+	select {
+	case c := <-code:
+		if c != exitOK {
+			t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, exitOK, logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("run did not return 30s after cancel\nlogs:\n%s", logs.String())
+	}
+}
+
+// writeKubeconfig writes a kubeconfig for server (with CA caData, if any)
+// and returns its path.
+func writeKubeconfig(t *testing.T, server string, caData []byte) string {
+	t.Helper()
+	ca := ""
+	if caData != nil {
+		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caData)
+	}
+	data := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: %s%s
+users:
+- name: test
+  user:
+    token: test
+contexts:
+- name: test
+  context:
+    cluster: test
+    user: test
+current-context: test
+`, server, ca)
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
