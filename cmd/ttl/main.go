@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// TTL deletes objects once their time is up.
+//
+// An object of a kind given with --kind that carries the annotation
+//
+//	kubeloop.dev/ttl: 1h
+//
+// (a Go duration) is deleted once that long has passed since its
+// creationTimestamp. The TTL controller:
+//
+//   - reads from a metadata-only cache and never lists the API server
+//     after the cache's first list: an object with time left is looked at
+//     again when it is due (Result.RequeueAfter), not polled;
+//   - deletes with the uid and resourceVersion it judged as
+//     preconditions, so an object changed meanwhile is judged again;
+//   - never deletes on a value that is not a duration: it records a
+//     Warning Event and logs the error instead;
+//   - records a Normal Event for each deletion.
+//
+// See cmd/README.md for the flags and the RBAC it needs.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager"
+)
+
+// The exit codes.
+const (
+	exitOK      = 0 // stopped by SIGINT or SIGTERM
+	exitRuntime = 1 // failed while running, or lost the leadership
+	exitConfig  = 2 // bad flags or configuration
+)
+
+// Name is the name of the leader election Lease and of the events'
+// reporting controller.
+const Name = "kubeloop-ttl"
+
+func main() {
+	os.Exit(run(manager.SetupSignalHandler(), os.Args[1:], os.Stderr))
+}
+
+// run is the program: it returns the exit code. Everything it prints
+// goes to stderr.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ttl: %v\n", err)
+		return exitConfig
+	}
+	log := newLogger(stderr, opts)
+	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: opts.kubeconfig, Context: opts.context})
+	if err != nil {
+		fmt.Fprintf(stderr, "ttl: %v\n", err)
+		if opts.kubeconfig == "" {
+			fmt.Fprintln(stderr, "ttl: pass --kubeconfig (or set KUBECONFIG) to reach a cluster")
+		}
+		return exitConfig
+	}
+	code, err := runTTL(ctx, cfg, opts, log)
+	switch {
+	case code == exitConfig:
+		fmt.Fprintf(stderr, "ttl: %v\n", err)
+	case err != nil:
+		log.Error("ttl failed", "err", err)
+	}
+	return code
+}
+
+// runTTL runs the TTL controllers on the cluster cfg reaches until ctx is
+// done or something fails, and returns the exit code and the error behind
+// it.
+func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logger) (int, error) {
+	mgr, err := newManager(cfg, opts, log)
+	if err != nil {
+		return exitConfig, err
+	}
+	err = setupTTL(ctx, ttlConfig{
+		Manager: mgr,
+		Cache:   mgr.Cache(),
+		Client:  mgr.APIClient(),
+		Events:  mgr.GetEventRecorderFor(Name),
+		Kinds:   opts.kinds,
+		Workers: opts.workers,
+		Logger:  log,
+	})
+	var noKind *kube.NoKindMatchError
+	switch {
+	case errors.As(err, &noKind):
+		return exitConfig, fmt.Errorf("--kind: %w", err)
+	case err != nil:
+		return exitRuntime, err
+	}
+	log.Info("starting the ttl controller", "kinds", len(opts.kinds), "namespace", opts.namespace, "leaderElection", opts.leaderElect)
+	if err := mgr.Start(ctx); err != nil {
+		return exitRuntime, err
+	}
+	log.Info("ttl controller stopped")
+	return exitOK, nil
+}
+
+// newManager makes the manager: a metadata-only cache of the kinds
+// (declared, so a standby replica keeps it warm), limited to a namespace
+// and a label selector when asked, leader election and the endpoints.
+func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Manager, error) {
+	cfg.QPS, cfg.Burst = opts.qps, opts.burst
+	var kinds []cache.KindOptions
+	for _, gvk := range opts.kinds {
+		obj := &kube.PartialObjectMetadata{}
+		obj.SetGroupVersionKind(gvk)
+		kinds = append(kinds, cache.KindOptions{Object: obj, LabelSelector: opts.selector})
+	}
+	var namespaces []string
+	if opts.namespace != "" {
+		namespaces = []string{opts.namespace}
+	}
+	return manager.New(cfg, manager.Options{
+		Logger:           log,
+		Namespaces:       namespaces,
+		ByObject:         kinds,
+		DefaultTransform: cache.DropManagedFields,
+		FieldManager:     Name,
+		LeaderElection: manager.LeaderElectionOptions{
+			Enabled:         opts.leaderElect,
+			ID:              Name,
+			Namespace:       opts.leaderNS,
+			ReleaseOnCancel: true,
+		},
+		MetricsBindAddress:     opts.metricsAddr,
+		HealthProbeBindAddress: opts.healthAddr,
+	})
+}
