@@ -3,6 +3,8 @@
 package kubetest
 
 import (
+	"encoding/base64"
+
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -37,8 +39,13 @@ func (s *Server) seedNamespaces() {
 }
 
 // defaultKind applies the defaults a kind's decoding applies, before
-// managedFields are computed: the namespace name label.
+// managedFields are computed: the namespace name label; a Secret's type
+// (Opaque) and its write-only stringData, merged into data in base64.
 func defaultKind(res *resource, o obj) {
+	if res.Group == "" && res.Plural == "secrets" {
+		defaultSecret(o)
+		return
+	}
 	if !isNamespaces(res) {
 		return
 	}
@@ -49,6 +56,27 @@ func defaultKind(res *resource, o obj) {
 		meta["labels"] = labels
 	}
 	labels[labelNamespaceName] = str(meta, "name")
+}
+
+func defaultSecret(o obj) {
+	if str(o, "type") == "" {
+		o["type"] = "Opaque"
+	}
+	sd, _ := o["stringData"].(obj)
+	delete(o, "stringData")
+	if len(sd) == 0 {
+		return
+	}
+	data, _ := o["data"].(obj)
+	if data == nil {
+		data = obj{}
+		o["data"] = data
+	}
+	for k, v := range sd {
+		if s, ok := v.(string); ok {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
 }
 
 // prepareCreateLocked applies a kind's create strategy to o.
@@ -72,6 +100,9 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 
 // prepareUpdateKind applies a kind's update strategy to next.
 func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
+	if res.Group == "" && res.Plural == "secrets" {
+		defaultSecret(next)
+	}
 	switch {
 	case isNamespaces(res):
 		if spec, ok := old["spec"]; ok {

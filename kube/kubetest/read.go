@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -272,10 +273,15 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 			all = append(all, c.col.objects[k])
 		}
 	}
-	for _, r := range all {
-		if start != "" && r.key <= start {
-			continue
+	if start != "" {
+		// all is sorted by key: skip what earlier pages returned.
+		i, found := slices.BinarySearchFunc(all, start, func(r *record, k string) int { return strings.Compare(r.key, k) })
+		if found {
+			i++
 		}
+		all = all[i:]
+	}
+	for _, r := range all {
 		if !o.filter.matches(r) {
 			continue
 		}
@@ -321,6 +327,11 @@ func (s *Server) serveList(c *call) {
 // apiVersion, as typed lists are served.
 func (c *call) encodeList(page *listPage) []byte {
 	var b bytes.Buffer
+	size := 256
+	for _, r := range page.items {
+		size += len(r.raw) + 1
+	}
+	b.Grow(size)
 	kind, av := c.res.ListKind, c.res.apiVersion()
 	if kind == "" {
 		kind = c.res.Kind + "List"

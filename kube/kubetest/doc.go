@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package kubetest is an in-process Kubernetes API server that speaks the
+// real wire protocol, for tests and demos: the net/http/httptest of
+// kubeloop. Its answers are checked against requests and responses
+// captured from kube-apiserver 1.36 (testdata/wire); where it knowingly
+// differs from the real server, DIFFERENCES.md says so.
+//
+// Guarantees:
+//   - Any resource: namespaces, configmaps, secrets, serviceaccounts,
+//     services, pods, events (v1 and events.k8s.io/v1), leases,
+//     deployments, and CustomResourceDefinitions created through the API,
+//     whose resources appear in discovery at once and vanish with them.
+//   - Real semantics where clients depend on them: one resourceVersion
+//     counter for everything, uid, creationTimestamp, generateName,
+//     generation, the status subresource, finalizers and
+//     deletionTimestamp, optimistic concurrency, managedFields,
+//     namespaces and their deletion, and Status errors with the real
+//     server's codes, reasons and messages.
+//   - Lists with label and field selectors, limit and continue (pages are
+//     consistent with the first), resourceVersion and
+//     resourceVersionMatch, and the PartialObjectMetadata projection.
+//   - Watches as chunked JSON, flushed per event: resumable from a
+//     resourceVersion within a bounded history (410 Expired beyond it),
+//     bookmarks, timeoutSeconds, WatchList (sendInitialEvents), and
+//     selections that objects enter (ADDED) and leave (DELETED).
+//   - Bounded memory: each resource keeps Options.HistorySize events; a
+//     watch more than Options.WatchBufferSize events behind its client is
+//     closed, as the real watch cache closes slow watchers.
+//   - No goroutine outlives its request. [New] starts none; each request
+//     of the in-process transport runs in one goroutine that ends with the
+//     response, and every timer (bookmarks, timeouts, delays) belongs to a
+//     request. Tests can run inside testing/synctest bubbles, where a
+//     one-minute bookmark takes no real time.
+//   - Fault injection: fail the next requests ([Server.FailNext]), delay
+//     them ([Server.Delay]), cut watches ([Server.CutWatches]), corrupt
+//     them ([Server.InjectWatchGarbage]), forget history
+//     ([Server.Compact]), deny a user a verb ([Server.Deny]), and count
+//     requests ([Server.Counts]) to prove there is no relist storm.
+//
+// Ownership: maps returned by the seeding methods ([Server.Create],
+// [Server.Get], ...) are fresh copies the caller owns. Stored objects are
+// immutable byte slices shared by lists and watches; nothing a caller holds
+// aliases them.
+//
+// Cost: one mutex guards the storage. A write costs the JSON encoding of
+// the object plus O(watchers of its resource); a list costs O(objects of
+// the resource), plus O(events since) for a list at a past version.
+//
+// Usage:
+//  1. s := kubetest.New(kubetest.Options{}) and defer s.Close().
+//  2. Hand s.Config() to a kube client (in-process: works inside synctest),
+//     or l, _ := s.Listen(true) and use l.Config() (a real TLS socket), or
+//     serve s as an http.Handler.
+//  3. Seed with s.Create, inject faults, and assert on s.Counts().
+package kubetest
