@@ -70,7 +70,7 @@ func TestMeasureIdleRSS(t *testing.T) {
 			{fmt.Sprintf("other-%05d", i), nil},
 		} {
 			obj := map[string]any{"apiVersion": "v1", "kind": "Secret",
-				"metadata": map[string]any{"namespace": "src", "name": s.name, "annotations": s.annotations},
+				"metadata":   map[string]any{"namespace": "src", "name": s.name, "annotations": s.annotations},
 				"stringData": map[string]any{"k": pad}}
 			if _, err := srv.Create(secrets, obj); err != nil {
 				t.Fatal(err)
