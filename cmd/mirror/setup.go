@@ -33,7 +33,9 @@ type mirrorConfig struct {
 //     annotation, or the mirror's finalizer) and, for each copy, its
 //     source;
 //   - Namespaces, and queues the sources whose annotations name or select
-//     a namespace that appears, changes its labels, or goes away.
+//     a namespace that appears or changes its labels. The namespaces of
+//     the initial list and of resyncs are not mapped: every source is
+//     reconciled then anyway, from its own events.
 //
 // It asks discovery where the kinds live (for the index), so it needs the
 // API server.
@@ -56,7 +58,8 @@ func setupMirror(ctx context.Context, cfg mirrorConfig) error {
 		err = controller.NewBuilder(cfg.Manager).
 			Named("mirror-"+k.lower()).
 			Watches(k.meta(), controller.EnqueueMapped(r.requestsFor)).
-			Watches(namespaceMeta(), controller.EnqueueMapped(r.requestsForNamespace)).
+			Watches(namespaceMeta(), controller.EnqueueMapped(r.requestsForNamespace),
+				controller.PredicateFunc(isChange), controller.LabelsChanged()).
 			WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Workers, Logger: cfg.Logger}).
 			Complete(r)
 		if err != nil {
@@ -65,6 +68,10 @@ func setupMirror(ctx context.Context, cfg mirrorConfig) error {
 	}
 	return nil
 }
+
+// isChange reports whether ev is a change, not an object of the initial
+// list or a resync (which are queued at low priority).
+func isChange(ev controller.Event) bool { return ev.Priority() != controller.LowPriority }
 
 // requestsFor maps an object of the mirror's kind to the source to
 // reconcile: a copy to its source, a source to itself (a source being
