@@ -51,6 +51,10 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 			o = outcomeTerminal
 			c.q.Forget(req)
 			log.Error("reconciler error: terminal, not retried", attrs...)
+		} else if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// The controller is stopping: the reconcile was cut short, not
+			// broken. The queue is shut down, so nothing is retried.
+			log.Info("reconcile cut short by shutdown", attrs...)
 		} else {
 			c.q.AddRateLimited(req)
 			log.Error("reconciler error", attrs...)
