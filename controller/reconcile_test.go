@@ -363,3 +363,32 @@ func TestReconcileTimeHistogram(t *testing.T) {
 		}
 	})
 }
+
+func TestShutdownCutIsNotAnError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs syncBuffer
+		started := make(chan struct{})
+		rec := newRecorder(func(ctx context.Context, _ Request, n int) (Result, error) {
+			close(started)
+			<-ctx.Done()
+			return Result{}, fmt.Errorf("patch something: %w", ctx.Err())
+		})
+		c := mustNew(t, "cut", rec, Options{Logger: jsonLogger(&logs)})
+		mustWatch(t, c, sendKeys(t, req("ns", "a")))
+		stop := startController(t, c)
+		<-started
+		stop()
+		var cut int
+		for _, r := range logs.records(t) {
+			if r["level"] == "ERROR" {
+				t.Errorf("log record %v at ERROR, want a shutdown cut logged below it", r)
+			}
+			if r["msg"] == "reconcile cut short by shutdown" {
+				cut++
+			}
+		}
+		if cut != 1 {
+			t.Errorf("shutdown-cut records = %d, want 1", cut)
+		}
+	})
+}
