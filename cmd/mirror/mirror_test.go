@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 // The life of a mirrored Secret, end to end on kubetest: created, changed,
@@ -99,6 +100,19 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 		if !e.events.has("deleted copy of secret default/db-password in team-b") {
 			t.Errorf("events:\n%s\nwant one for the copy deleted in team-b", e.events)
 		}
+
+		// A copy changed by hand is put back.
+		edit := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"password":"aGFja2Vk"},"metadata":{"labels":{"app":"mine"}}}`)} // "hacked"
+		if err := e.client.Patch(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}, edit); err != nil {
+			t.Fatal(err)
+		}
+		e.eventually("copy in team-a put back", func() error {
+			c, err := e.secret("team-a", key.Name)
+			if err != nil || c == nil || string(c.Data["password"]) != "s3cr3t" || c.Labels["app"] != "db" {
+				return fmt.Errorf("copy %+v (%v), want password s3cr3t and label app=db", c, err)
+			}
+			return nil
+		})
 
 		// A copy deleted by hand comes back.
 		if err := e.client.Delete(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}, kube.DeleteOptions{}); err != nil {
@@ -265,6 +279,46 @@ func TestMirrorOrphansAndUnannotated(t *testing.T) {
 		e.eventually("finalizer released", func() error {
 			if s, err := e.secret("default", "s"); err != nil || s == nil || s.HasFinalizer(Finalizer) {
 				return fmt.Errorf("source %+v, %v: want it there without the finalizer", s, err)
+			}
+			return nil
+		})
+	})
+}
+
+// A copy the server refuses to change in place (an immutable Secret whose
+// source changed; kubetest does not enforce immutability, so the refusal
+// is injected) is deleted and made again.
+func TestMirrorRemakesRefusedCopy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := startMirror(t, "")
+		e.namespace("team-a", nil)
+		src := &kube.Secret{
+			ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "cert", Annotations: map[string]string{AnnotationTo: "team-a"}},
+			Data:       map[string][]byte{"v": []byte("1")},
+		}
+		if err := e.client.Create(e.ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		e.wantCopies("Secret", src.Key(), "team-a")
+		first, err := e.secret("team-a", "cert")
+		if err != nil || first == nil {
+			t.Fatalf("copy: %v, %v", first, err)
+		}
+		synctest.Wait()
+		e.srv.FailNext(1, func(ri kubetest.RequestInfo) bool {
+			return ri.Verb == "patch" && ri.Resource == "secrets" && ri.Namespace == "team-a"
+		}, kube.NewStatusError(422, kube.ReasonInvalid, `Secret "cert" is invalid: data: Forbidden: field is immutable when `+"`immutable`"+` is set`))
+		patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"v":"Mg=="}}`)} // "2"
+		if err := e.client.Patch(e.ctx, src, patch); err != nil {
+			t.Fatal(err)
+		}
+		e.eventually("copy made again with the new data", func() error {
+			c, err := e.secret("team-a", "cert")
+			if err != nil || c == nil || string(c.Data["v"]) != "2" {
+				return fmt.Errorf("copy %+v (%v), want v=2", c, err)
+			}
+			if c.UID == first.UID {
+				return fmt.Errorf("copy has the uid of the first one: changed in place, not made again")
 			}
 			return nil
 		})
