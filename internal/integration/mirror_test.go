@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// TestMirrorEndToEnd builds cmd/mirror, runs it against the real
+// kube-apiserver as an operator would, and checks that it mirrors a Secret,
+// cleans up after its source, and stops with exit code 0 on SIGTERM.
+func TestMirrorEndToEnd(t *testing.T) {
+	h := harnessFromEnv(t)
+	admin, _ := loadConfigs(t)
+	c, err := kube.NewClient(admin, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	bin := filepath.Join(t.TempDir(), "mirror")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeloop/kubeloop/cmd/mirror").CombinedOutput(); err != nil {
+		t.Fatalf("build cmd/mirror: %v\n%s", err, out)
+	}
+	src, dst := "mirror-src-"+randomName(), "mirror-dst-"+randomName()
+	for _, ns := range []string{src, dst} {
+		if err := c.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var logs bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "--kubeconfig", h.Kubeconfig, "--namespace", src,
+		"--leader-elect", "--leader-election-namespace", src,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--log-level", "debug")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("mirror's output:\n%s", logs.String())
+		}
+	}()
+
+	secret := &kube.Secret{
+		ObjectMeta: kube.ObjectMeta{Namespace: src, Name: "db-password", Annotations: map[string]string{"kubeloop.dev/mirror-to": dst}},
+		Data:       map[string][]byte{"password": []byte("hunter2")},
+	}
+	if err := c.Create(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the copy in "+dst, func() error {
+		var copy kube.Secret
+		if err := c.Get(ctx, kube.Key{Namespace: dst, Name: "db-password"}, &copy); err != nil {
+			return err
+		}
+		if string(copy.Data["password"]) != "hunter2" || copy.Labels["kubeloop.dev/mirror-of-namespace"] != src {
+			return fmt.Errorf("copy data %q labels %v", copy.Data, copy.Labels)
+		}
+		return nil
+	})
+
+	if err := c.Delete(ctx, secret, kube.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the copy and the source gone", func() error {
+		var s kube.Secret
+		for _, key := range []kube.Key{{Namespace: dst, Name: "db-password"}, {Namespace: src, Name: "db-password"}} {
+			if err := c.Get(ctx, key, &s); !kube.IsNotFound(err) {
+				return fmt.Errorf("%s: %v (finalizers %v)", key, err, s.Finalizers)
+			}
+		}
+		return nil
+	})
+
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("mirror exited with %v after SIGTERM, want 0", err)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("mirror did not stop within 30s of SIGTERM")
+	}
+}
+
+// waitFor polls check until it returns nil; a real server and a separate
+// process act on their own time. It fails the test after 60 seconds.
+func waitFor(t *testing.T, ctx context.Context, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
