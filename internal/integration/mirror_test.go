@@ -123,4 +123,3 @@ func waitFor(t *testing.T, ctx context.Context, what string, check func() error)
 		time.Sleep(200 * time.Millisecond)
 	}
 }
-
