@@ -59,8 +59,8 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			}
 			return nil
 		})
-		if !e.events.has("created copy of secret default/db-password in team-a") {
-			t.Errorf("events:\n%s\nwant one for the copy in team-a", e.events)
+		if !e.events.has("Normal Created: created copies of secret default/db-password in dev-1, team-a, team-b") {
+			t.Errorf("events:\n%s\nwant one for the three copies", e.events)
 		}
 
 		// Change the source: every copy follows.
@@ -97,8 +97,8 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", key, "team-a")
-		if !e.events.has("deleted copy of secret default/db-password in team-b") {
-			t.Errorf("events:\n%s\nwant one for the copy deleted in team-b", e.events)
+		if !e.events.has("Normal Deleted: deleted copies of secret default/db-password in dev-1, missing, team-b") {
+			t.Errorf("events:\n%s\nwant one for the copies deleted", e.events)
 		}
 
 		// A copy changed by hand is put back.
@@ -192,7 +192,7 @@ func TestMirrorLeavesAlone(t *testing.T) {
 		}
 		e.wantCopies("Secret", src.Key(), "team-a")
 		e.eventually("a NameTaken warning", func() error {
-			if !e.events.has("Warning NameTaken: not copying secret default/token to team-b") {
+			if !e.events.has("Warning NameTaken: not copying secret default/token to team-b: an object that is not its copy has the name there") {
 				return fmt.Errorf("no warning")
 			}
 			return nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
@@ -58,7 +59,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	case kube.IsNotFound(err):
 		// Gone without its finalizer (removed by hand, or never added):
 		// delete what is left of its copies.
-		return controller.Result{}, r.prune(ctx, req.Key, nil, nil)
+		return controller.Result{}, r.prune(ctx, req.Key, nil, &changes{})
 	case err != nil:
 		return controller.Result{}, err
 	case isCopy(&src.ObjectMeta):
@@ -66,7 +67,10 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	case src.DeletionTimestamp != nil || !isSource(&src.ObjectMeta):
 		// Deleted, or no longer asking for copies: copies first, then
 		// the finalizer, so that no copy outlives its source.
-		if err := r.prune(ctx, req.Key, src, nil); err != nil {
+		var ch changes
+		err := r.prune(ctx, req.Key, nil, &ch)
+		r.tell(src, &ch)
+		if err != nil {
 			return controller.Result{}, err
 		}
 		return r.setFinalizer(ctx, src, false)
@@ -86,16 +90,51 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	if res, err := r.setFinalizer(ctx, src, true); err != nil || !res.IsZero() {
 		return res, err
 	}
+	var ch changes
 	var errs []error
 	if len(want) > 0 {
-		errs = append(errs, r.copyAll(ctx, src, want))
+		errs = append(errs, r.copyAll(ctx, src, want, &ch))
 	}
-	errs = append(errs, r.prune(ctx, req.Key, src, want))
+	errs = append(errs, r.prune(ctx, req.Key, want, &ch))
+	r.tell(src, &ch)
 	return controller.Result{}, errors.Join(errs...)
 }
 
+// changes is what a reconcile did to the copies of a source, by namespace.
+type changes struct {
+	created, updated, deleted []string
+	taken                     []string // held by an object that is not a copy
+	failed                    []string // refused by the server
+}
+
+// tell records one Event per kind of change. One per copy would not do:
+// the recorder folds events that differ only in their note into one
+// series, so all but the first namespace would be lost.
+func (r *reconciler) tell(src *kube.PartialObjectMetadata, ch *changes) {
+	what := fmt.Sprintf("%s %s", r.kind.lower(), src.Key())
+	for _, c := range []struct {
+		typ, reason, one, many string // one and many are formats of what and the namespaces
+		namespaces             []string
+	}{
+		{"Normal", "Created", "created copy of %s in %s", "created copies of %s in %s", ch.created},
+		{"Normal", "Updated", "updated copy of %s in %s", "updated copies of %s in %s", ch.updated},
+		{"Normal", "Deleted", "deleted copy of %s in %s", "deleted copies of %s in %s", ch.deleted},
+		{"Warning", "NameTaken", "not copying %s to %s: an object that is not its copy has the name there",
+			"not copying %s to %s: objects that are not its copies have the name there", ch.taken},
+		{"Warning", "CopyFailed", "failed to copy %s to %s (see the logs)", "failed to copy %s to %s (see the logs)", ch.failed},
+	} {
+		switch len(c.namespaces) {
+		case 0:
+		case 1:
+			r.events.Eventf(src, c.typ, c.reason, "Mirror", c.one, what, c.namespaces[0])
+		default:
+			r.events.Eventf(src, c.typ, c.reason, "Mirror", c.many, what, strings.Join(c.namespaces, ", "))
+		}
+	}
+}
+
 // copyAll writes the copies of src into the namespaces of want.
-func (r *reconciler) copyAll(ctx context.Context, src *kube.PartialObjectMetadata, want []string) error {
+func (r *reconciler) copyAll(ctx context.Context, src *kube.PartialObjectMetadata, want []string, ch *changes) error {
 	full := r.kind.full()
 	if err := r.client.Get(ctx, src.Key(), full); err != nil {
 		if kube.IsNotFound(err) {
@@ -105,16 +144,15 @@ func (r *reconciler) copyAll(ctx context.Context, src *kube.PartialObjectMetadat
 	}
 	var errs []error
 	for _, ns := range want {
-		errs = append(errs, r.copyTo(ctx, src, full, ns))
+		errs = append(errs, r.copyTo(ctx, src, full, ns, ch))
 	}
 	return errors.Join(errs...)
 }
 
 // copyTo writes the copy of full into namespace ns, unless an object that
 // is not its copy holds the name there.
-func (r *reconciler) copyTo(ctx context.Context, src *kube.PartialObjectMetadata, full *kube.Unstructured, ns string) error {
+func (r *reconciler) copyTo(ctx context.Context, src *kube.PartialObjectMetadata, full *kube.Unstructured, ns string, ch *changes) error {
 	key := kube.Key{Namespace: ns, Name: src.Name}
-	what := fmt.Sprintf("%s %s", r.kind.lower(), src.Key())
 	existing := r.kind.meta()
 	err := r.cache.Get(ctx, key, existing)
 	found := err == nil
@@ -123,9 +161,8 @@ func (r *reconciler) copyTo(ctx context.Context, src *kube.PartialObjectMetadata
 		return err
 	case found:
 		if of, ok := sourceOf(&existing.ObjectMeta, r.kind.name()); !ok || of != src.Key() {
-			err := fmt.Errorf("not copying %s to %s: %s %s exists and is not its copy", what, ns, r.kind.name(), key)
-			r.events.Eventf(src, "Warning", "NameTaken", "Mirror", "%v", err)
-			return err
+			ch.taken = append(ch.taken, ns)
+			return fmt.Errorf("copy %s %s to %s: %s %s exists and is not its copy", r.kind.lower(), src.Key(), ns, r.kind.name(), key)
 		}
 	}
 	c := r.kind.copyOf(full, ns)
@@ -142,19 +179,19 @@ func (r *reconciler) copyTo(ctx context.Context, src *kube.PartialObjectMetadata
 	}
 	switch {
 	case err != nil:
-		r.events.Eventf(src, "Warning", "CopyFailed", "Mirror", "copy %s to %s: %v", what, ns, err)
-		return fmt.Errorf("copy %s to %s: %w", what, ns, err)
+		ch.failed = append(ch.failed, ns)
+		return fmt.Errorf("copy %s %s to %s: %w", r.kind.lower(), src.Key(), ns, err)
 	case !found:
-		r.events.Eventf(src, "Normal", "Created", "Mirror", "created copy of %s in %s", what, ns)
+		ch.created = append(ch.created, ns)
 	case c.ResourceVersion != existing.ResourceVersion:
-		r.events.Eventf(src, "Normal", "Updated", "Mirror", "updated copy of %s in %s", what, ns)
+		ch.updated = append(ch.updated, ns)
 	}
 	return nil
 }
 
 // prune deletes the copies of the source at key that are not in the
-// namespaces of keep. src, when not nil, gets an Event for each.
-func (r *reconciler) prune(ctx context.Context, key kube.Key, src *kube.PartialObjectMetadata, keep []string) error {
+// namespaces of keep, and notes them in ch.
+func (r *reconciler) prune(ctx context.Context, key kube.Key, keep []string, ch *changes) error {
 	copies := r.kind.metaList()
 	sel := kube.FieldSelectorFromSet(map[string]string{indexCopyOf: key.String()})
 	if err := r.cache.List(ctx, copies, kube.ListOptions{FieldSelector: sel}); err != nil {
@@ -170,10 +207,9 @@ func (r *reconciler) prune(ctx context.Context, key kube.Key, src *kube.PartialO
 			errs = append(errs, err)
 			continue
 		}
-		if src != nil {
-			r.events.Eventf(src, "Normal", "Deleted", "Mirror", "deleted copy of %s %s in %s", r.kind.lower(), key, c.Namespace)
-		}
+		ch.deleted = append(ch.deleted, c.Namespace)
 	}
+	slices.Sort(ch.deleted)
 	return errors.Join(errs...)
 }
 
