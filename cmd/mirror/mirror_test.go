@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -212,6 +213,21 @@ func TestMirrorLeavesAlone(t *testing.T) {
 		}
 		if s, _ := e.secret("team-a", "token"); s == nil || s.HasFinalizer(Finalizer) {
 			t.Errorf("copy = %+v: want it there, without the finalizer", s)
+		}
+
+		// A name too long for a label value: a warning, no copy.
+		long := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: strings.Repeat("n", 64), Annotations: map[string]string{AnnotationTo: "team-a"}}}
+		if err := e.client.Create(e.ctx, long); err != nil {
+			t.Fatal(err)
+		}
+		e.eventually("a NameTooLong warning", func() error {
+			if !e.events.has("Warning NameTooLong: cannot mirror default/" + long.Name) {
+				return fmt.Errorf("no warning")
+			}
+			return nil
+		})
+		if s, err := e.secret("team-a", long.Name); err != nil || s != nil {
+			t.Errorf("copy of a source with a long name = %v, %v; want none", s, err)
 		}
 
 		// A selector that does not parse: a warning, and the copies stay.

@@ -23,6 +23,10 @@ const FieldManager = "kubeloop-mirror"
 // ("namespace/name"), so that a reconcile finds them without scanning.
 const indexCopyOf = "mirror.copy-of"
 
+// maxLabelValue is the longest a label value can be: a source with a
+// longer name cannot be named by its copies' labels.
+const maxLabelValue = 63
+
 // recorder records Events about sources; a *manager.EventRecorder is one.
 type recorder interface {
 	// Eventf records an event of type "Normal" or "Warning" regarding obj,
@@ -80,6 +84,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	if err != nil {
 		// Keep the copies as they are: a typo must not delete them.
 		r.events.Eventf(src, "Warning", "InvalidAnnotation", "Mirror", "%v", err)
+		return controller.Result{}, controller.TerminalError(err)
+	}
+	if len(src.Name) > maxLabelValue {
+		err := fmt.Errorf("cannot mirror %s: its name is longer than %d characters, the most label %s can hold", src.Key(), maxLabelValue, LabelOfName)
+		r.events.Eventf(src, "Warning", "NameTooLong", "Mirror", "%v", err)
 		return controller.Result{}, controller.TerminalError(err)
 	}
 	namespaces := namespaceMetaList()
