@@ -109,7 +109,10 @@ func runMirror(ctx context.Context, cfg *kube.Config, opts options, log *slog.Lo
 		Workers:   opts.workers,
 		Logger:    log,
 	})
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return exitOK, nil // stopped by a signal while starting
+	case err != nil:
 		return exitRuntime, err
 	}
 	log.Info("starting the mirror", "namespace", opts.namespace, "leaderElection", opts.leaderElect)

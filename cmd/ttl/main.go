@@ -99,6 +99,8 @@ func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logge
 	})
 	var noKind *kube.NoKindMatchError
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return exitOK, nil // stopped by a signal while starting
 	case errors.As(err, &noKind):
 		return exitConfig, fmt.Errorf("--kind: %w", err)
 	case err != nil:
