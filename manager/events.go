@@ -68,11 +68,7 @@ func (m *Manager) GetEventRecorderFor(name string) *EventRecorder {
 // An event that the API server would refuse (no object, a wrong type, an
 // empty or too long reason or action) is dropped, logged and counted.
 func (r *EventRecorder) Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any) {
-	note := noteFmt
-	if len(args) > 0 {
-		note = fmt.Sprintf(noteFmt, args...)
-	}
-	ev, err := r.build(regarding, eventType, reason, action, note, time.Now())
+	ev, err := r.build(regarding, eventType, reason, action, fmt.Sprintf(noteFmt, args...), time.Now())
 	if err != nil {
 		r.sink.log.Info("event dropped", "controller", r.controller, "err", err)
 		r.sink.dropped.Inc("invalid")

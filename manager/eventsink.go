@@ -135,7 +135,7 @@ func (st *eventState) observe(ctx context.Context, ev kube.Event) {
 	at := ev.EventTime.Time
 	se := st.series[k]
 	switch {
-	case se != nil && at.Sub(se.last) <= seriesWindow:
+	case se != nil && at.Sub(se.last) < seriesWindow:
 		se.count++
 		se.last, se.dirty = at, true
 	default:
@@ -151,7 +151,9 @@ func (st *eventState) observe(ctx context.Context, ev kube.Event) {
 	}
 	now := time.Now()
 	st.write(ctx, se, now, false)
-	st.wake(se.last.Add(seriesWindow))
+	if !se.dirty {
+		st.wake(se.last.Add(seriesWindow))
+	}
 }
 
 // write tells the server about se if it is dirty and a token allows it
@@ -211,7 +213,9 @@ func (st *eventState) tick(ctx context.Context, now time.Time) {
 	}
 	st.sweep(now)
 	for _, se := range st.series {
-		st.wake(se.last.Add(seriesWindow))
+		if !se.dirty { // a dirty series woke us for its token, in write
+			st.wake(se.last.Add(seriesWindow))
+		}
 	}
 }
 
@@ -219,7 +223,7 @@ func (st *eventState) tick(ctx context.Context, now time.Time) {
 // buckets that are full again (a new bucket starts full).
 func (st *eventState) sweep(now time.Time) {
 	for k, se := range st.series {
-		if !se.dirty && now.Sub(se.last) > seriesWindow {
+		if !se.dirty && now.Sub(se.last) >= seriesWindow {
 			delete(st.series, k)
 		}
 	}
