@@ -232,3 +232,12 @@ func IsTooManyRequests(err error) bool {
 func IsInternalError(err error) bool {
 	return hasReason(err, ReasonInternalError, http.StatusInternalServerError)
 }
+
+// IgnoreNotFound returns nil for an error [IsNotFound] reports and err
+// otherwise: the usual first lines of a reconcile that reads its object.
+func IgnoreNotFound(err error) error {
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
+}

@@ -103,3 +103,17 @@ func TestRetryAfter(t *testing.T) {
 		t.Errorf("RetryAfter = %v, want 3s from details", se.RetryAfter)
 	}
 }
+
+func TestIgnoreNotFound(t *testing.T) {
+	notFound := fmt.Errorf("get ConfigMap a/b: %w", NewStatusError(404, ReasonNotFound, `configmaps "b" not found`))
+	if err := IgnoreNotFound(notFound); err != nil {
+		t.Errorf("IgnoreNotFound(%v) = %v, want nil", notFound, err)
+	}
+	conflict := NewStatusError(409, ReasonConflict, "stale")
+	if err := IgnoreNotFound(conflict); err != conflict {
+		t.Errorf("IgnoreNotFound(%v) = %v, want it unchanged", conflict, err)
+	}
+	if err := IgnoreNotFound(nil); err != nil {
+		t.Errorf("IgnoreNotFound(nil) = %v", err)
+	}
+}
