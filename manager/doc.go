@@ -26,9 +26,10 @@
 //   - Warm standby: replicas that do not lead keep their caches started
 //     and synced (every kind of Options.ByObject, and every kind read
 //     before), so a new leader starts its runnables the moment it wins the
-//     lease, within one RetryPeriod of the Lease becoming free. Declare
-//     the kinds your controllers watch in ByObject: an informer a
-//     controller makes when it starts begins its list only then.
+//     lease, and they find their informers synced: no initial list stands
+//     between the election and the first reconcile. Declare the kinds your
+//     controllers watch in ByObject: an informer a controller makes when it
+//     starts begins its list only then.
 //   - Observable from the start: New opens the metrics and health
 //     listeners (an address in use is New's error), Start serves them
 //     whether or not this replica leads, and keeps serving them until

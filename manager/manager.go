@@ -62,9 +62,11 @@ type Manager struct {
 // New makes a manager for the API server config reaches. It fills the
 // defaults of opts and checks them (errors name the option and its
 // value), builds the clients and the cache, and opens the metrics and
-// health listeners, so that an address in use fails here rather than at
-// Start; apart from those listeners it does no I/O and starts no
-// goroutine. If Start is never called, the listeners stay open.
+// health listeners (and has Options.WebhookServer open its own), so that
+// an address in use fails here rather than at Start. Apart from those
+// listeners, and reading the certificate files config names (as
+// kube.Config.HTTPClient does), it does no I/O and starts no goroutine.
+// If Start is never called, the listeners stay open.
 func New(config *kube.Config, opts Options) (*Manager, error) {
 	return newManager(config, opts, inClusterNamespaceFile)
 }

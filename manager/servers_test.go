@@ -4,6 +4,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -165,5 +166,60 @@ func TestServersOnListeners(t *testing.T) {
 	}
 	if _, _, err := httpGet(t, healthURL+"/healthz"); err == nil {
 		t.Error("GET /healthz after Start returned succeeded, want the server closed")
+	}
+}
+
+// slotServer is what the webhook slot sees of a webhook server.
+type slotServer struct {
+	listened  int
+	listenErr error
+	ready     bool
+}
+
+func (s *slotServer) Listen() error { s.listened++; return s.listenErr }
+func (s *slotServer) Start(ctx context.Context) error {
+	s.ready = true
+	<-ctx.Done()
+	return nil
+}
+
+func (s *slotServer) StartedChecker() func(*http.Request) error {
+	return func(*http.Request) error {
+		if !s.ready {
+			return errors.New("not serving")
+		}
+		return nil
+	}
+}
+
+func TestWebhookServerSlot(t *testing.T) {
+	srv := newServer(t)
+	w := &slotServer{}
+	m, err := New(testConfig(srv), Options{MetricsBindAddress: "0", WebhookServer: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.listened != 1 {
+		t.Errorf("New called Listen %d times, want once", w.listened)
+	}
+	if code, body := get(m.healthHandler(), "/readyz/webhook"); code != 500 {
+		t.Errorf("GET /readyz/webhook before Start = %d %q, want 500", code, body)
+	}
+
+	// A webhook server that cannot listen fails New, which then closes
+	// its own listeners.
+	_, err = New(testConfig(srv), Options{MetricsBindAddress: "127.0.0.1:0", WebhookServer: &slotServer{listenErr: errors.New("address in use")}})
+	if err == nil || !strings.Contains(err.Error(), "WebhookServer: address in use") {
+		t.Errorf("New with a webhook server that cannot listen = %v, want an error naming WebhookServer", err)
+	}
+
+	// The webhook package's own server: without its certificate, New
+	// fails at once.
+	ws, err := NewWebhookServer(WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(testConfig(srv), Options{MetricsBindAddress: "0", WebhookServer: ws}); err == nil || !strings.Contains(err.Error(), "WebhookServer") {
+		t.Errorf("New with a webhook server lacking its certificate = %v, want an error naming WebhookServer", err)
 	}
 }

@@ -6,14 +6,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kubeloop/kubeloop/leader"
 )
 
-// This file is the manager's life: the start sequence, leader gating, and
-// the stop sequence, which runs the start sequence backwards.
+// This file is the manager's life: the start sequence, leader gating, the
+// stop sequence, which runs the start sequence backwards, and the signals
+// that begin it.
 
 // Start runs everything until ctx is done or something fails, then stops
 // it all and returns. In order it starts:
@@ -155,7 +159,11 @@ func (m *Manager) waitForCaches(ctx context.Context) bool {
 // for all of them to return, so that a release of the Lease comes after.
 func (m *Manager) lead(term context.Context) {
 	m.log.Info("elected: starting the runnables that need leader election")
-	m.leaders.run(term, m.fail.add, m.markElected)
+	m.leaders.run(term, m.fail.add, func() {
+		if !m.stopping.Load() { // not elected into a manager that stops
+			m.markElected()
+		}
+	})
 	for _, e := range m.leaders.entries() {
 		<-e.done
 	}
@@ -239,4 +247,31 @@ func (m *Manager) stop(s *stopper) error {
 	}
 	m.log.Info("manager stopped")
 	return errors.Join(errs...)
+}
+
+// SetupSignalHandler returns a context cancelled on the first SIGINT or
+// SIGTERM; a second one exits the process with code 1 at once, for an
+// operator who does not want to wait for a graceful stop. Call it once,
+// in main: it listens for the signals for the life of the process.
+func SetupSignalHandler() context.Context {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return signalContext(ch, os.Exit)
+}
+
+// signalContext is SetupSignalHandler with the signals and the exit
+// function passed in, for tests. Its goroutine ends at the second signal
+// (after calling exit) or when ch is closed.
+func signalContext(ch <-chan os.Signal, exit func(code int)) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		if _, ok := <-ch; !ok {
+			return
+		}
+		cancel()
+		if _, ok := <-ch; ok {
+			exit(1)
+		}
+	}()
+	return ctx
 }
