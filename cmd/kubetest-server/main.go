@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Command kubetest-server runs kube/kubetest, the in-process Kubernetes API
+// server of kubeloop, on a loopback port, writes a kubeconfig for it and
+// serves until SIGINT or SIGTERM. Point kubectl or a controller at it:
+//
+//	go run ./cmd/kubetest-server -kubeconfig /tmp/kubetest.kubeconfig
+//	kubectl --kubeconfig /tmp/kubetest.kubeconfig get namespaces
+//
+// Flags:
+//
+//	-addr 127.0.0.1:0    address to listen on (port 0 picks a free one)
+//	-tls=true            serve HTTPS with a freshly generated CA (written
+//	                     into the kubeconfig); -tls=false serves plain HTTP
+//	-kubeconfig PATH     where to write the kubeconfig (default
+//	                     kubetest.kubeconfig in the temporary directory)
+//	-token TOKEN         bearer token of user admin (default: random)
+//	-v                   log every request
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "kubetest-server:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// options are the parsed flags.
+type options struct {
+	addr, kubeconfig, token string
+	tls, verbose            bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("kubetest-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
+	fs.BoolVar(&o.tls, "tls", true, "serve HTTPS with a generated CA; false serves plain HTTP")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", filepath.Join(os.TempDir(), "kubetest.kubeconfig"), "path of the kubeconfig to write")
+	fs.StringVar(&o.token, "token", "", "bearer token of user admin (default: random)")
+	fs.BoolVar(&o.verbose, "v", false, "log every request")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.kubeconfig == "" {
+		return o, errors.New("-kubeconfig must not be empty")
+	}
+	return o, nil
+}
+
+// run serves until ctx is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if o.token == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		o.token = hex.EncodeToString(b[:])
+	}
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	s := kubetest.New(kubetest.Options{Tokens: map[string]string{o.token: "admin"}, Logger: log})
+	defer s.Close()
+	l, err := s.ListenAddr(o.addr, o.tls)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := writeKubeconfig(o.kubeconfig, l.URL, l.CAData, o.token); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "kubetest-server serving %s\nkubeconfig written to %s\n  kubectl --kubeconfig %s get namespaces\n",
+		l.URL, o.kubeconfig, o.kubeconfig)
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "kubetest-server stopping")
+	return nil
+}

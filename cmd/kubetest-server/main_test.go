@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/internal/yaml"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while run writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRunServesKubeconfig starts the server, waits for its kubeconfig,
+// reads a namespace through it with the kube package's loader and
+// transport, and stops it by cancelling.
+func TestRunServesKubeconfig(t *testing.T) {
+	for _, useTLS := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tls", false: "plain"}[useTLS], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sub", "kubeconfig")
+			ctx, cancel := context.WithCancel(context.Background())
+			var stdout, stderr syncBuffer
+			done := make(chan error, 1)
+			args := []string{"-kubeconfig", path, "-token", "s3cret"}
+			if !useTLS {
+				args = append(args, "-tls=false")
+			}
+			go func() { done <- run(ctx, args, &stdout, &stderr) }()
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(stdout.String(), "kubeconfig written") {
+				if time.Now().After(deadline) {
+					t.Fatalf("no kubeconfig after 10s; stderr: %s", stderr.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("kubeconfig %s: %v, mode %v; want 0600", path, err, fi.Mode())
+			}
+			raw, _ := os.ReadFile(path)
+			if _, err := yaml.Parse(raw); err != nil {
+				t.Errorf("kubeconfig is not YAML the loader reads: %v\n%s", err, raw)
+			}
+			cfg, err := kube.LoadConfig(kube.LoadOptions{Path: path})
+			if err != nil {
+				t.Fatalf("LoadConfig: %v\n%s", err, raw)
+			}
+			if cfg.BearerToken != "s3cret" || cfg.Namespace != "default" || useTLS != (len(cfg.TLS.CAData) > 0) {
+				t.Errorf("loaded config: token %q namespace %q CA %d bytes", cfg.BearerToken, cfg.Namespace, len(cfg.TLS.CAData))
+			}
+			hc, err := cfg.HTTPClient()
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := hc.Get(cfg.Host + "/api/v1/namespaces/default")
+			if err != nil {
+				t.Fatalf("GET through the kubeconfig: %v", err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var ns struct{ Kind string }
+			if err := json.Unmarshal(body, &ns); resp.StatusCode != 200 || err != nil || ns.Kind != "Namespace" {
+				t.Errorf("GET namespace default = %d %s", resp.StatusCode, body)
+			}
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("run did not stop after cancel")
+			}
+		})
+	}
+}
+
+func TestFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	if _, err := parseFlags([]string{"-nope"}, &stderr); err == nil {
+		t.Error("unknown flag accepted")
+	}
+	if _, err := parseFlags([]string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+	if _, err := parseFlags([]string{"extra"}, &stderr); err == nil {
+		t.Error("positional argument accepted")
+	}
+	o, err := parseFlags(nil, &stderr)
+	if err != nil || o.addr != "127.0.0.1:0" || !o.tls || o.kubeconfig == "" {
+		t.Errorf("defaults = %+v, %v", o, err)
+	}
+}
+
+func TestKubeconfigYAML(t *testing.T) {
+	got := kubeconfigYAML("https://127.0.0.1:6443", []byte("PEM"), "tok")
+	want := `apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: UEVN
+    server: https://127.0.0.1:6443
+  name: kubetest
+contexts:
+- context:
+    cluster: kubetest
+    namespace: default
+    user: kubetest-admin
+  name: kubetest
+current-context: kubetest
+kind: Config
+preferences: {}
+users:
+- name: kubetest-admin
+  user:
+    token: tok
+`
+	if got != want {
+		t.Errorf("kubeconfig =\n%s\nwant\n%s", got, want)
+	}
+}
