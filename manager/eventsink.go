@@ -184,7 +184,7 @@ func (st *eventState) write(ctx context.Context, se *series, now time.Time, forc
 			return
 		}
 		if !kube.IsNotFound(err) {
-			st.failed(se, err)
+			st.failed(ctx, se, err)
 			return
 		}
 		se.ev.Name = "" // deleted meanwhile: create it again
@@ -193,13 +193,19 @@ func (st *eventState) write(ctx context.Context, se *series, now time.Time, forc
 	ev.Name = eventName(ev.Regarding.Name)
 	ev.Series = seriesField
 	if err := st.sink.api.Create(ctx, &ev); err != nil {
-		st.failed(se, err)
+		st.failed(ctx, se, err)
 		return
 	}
 	se.ev.Name = ev.Name
 }
 
-func (st *eventState) failed(se *series, err error) {
+// failed records a write that failed. One cut short by the stop of the
+// manager is left for the final flush.
+func (st *eventState) failed(ctx context.Context, se *series, err error) {
+	if ctx.Err() != nil {
+		se.dirty = true
+		return
+	}
 	st.sink.log.Info("could not write event", "reason", se.ev.Reason, "regarding", se.ev.Regarding.Kind+" "+se.ev.Regarding.Namespace+"/"+se.ev.Regarding.Name, "err", err)
 	st.sink.dropped.Inc("write_failed")
 }

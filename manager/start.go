@@ -80,7 +80,7 @@ func (m *Manager) Start(ctx context.Context) error {
 			go func() {
 				defer close(s.electorDone)
 				if err := m.elector.Run(leaderCtx); err != nil {
-					m.fail.add(fmt.Errorf("leader election: %w", err))
+					m.fail.add(fmt.Errorf("run leader election: %w", err))
 				}
 			}()
 		} else {
@@ -235,7 +235,7 @@ func (m *Manager) stop(s *stopper) error {
 
 	errs := m.fail.all()
 	if m.lost.Load() && !errors.Is(errors.Join(errs...), leader.ErrLeadershipLost) {
-		errs = append(errs, fmt.Errorf("leader election: %w", leader.ErrLeadershipLost))
+		errs = append(errs, fmt.Errorf("run leader election: %w", leader.ErrLeadershipLost))
 	}
 	if len(late) > 0 || len(unwaited) > 0 {
 		msg := fmt.Sprintf("stop manager: not stopped within GracefulShutdownTimeout %v: %s",
