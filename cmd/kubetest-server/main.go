@@ -21,6 +21,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -30,6 +31,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -104,5 +106,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		l.URL, o.kubeconfig, o.kubeconfig)
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "kubetest-server stopping")
+	return nil
+}
+
+// kubeconfigYAML renders a kubeconfig in the plain block style kubectl
+// writes: keys in order, one context, cluster and user named kubetest.
+func kubeconfigYAML(server string, caPEM []byte, token string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nclusters:\n- cluster:\n")
+	if len(caPEM) > 0 {
+		b.WriteString("    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caPEM) + "\n")
+	}
+	b.WriteString("    server: " + server + "\n")
+	b.WriteString("  name: kubetest\n")
+	b.WriteString("contexts:\n- context:\n    cluster: kubetest\n    namespace: default\n    user: kubetest-admin\n  name: kubetest\n")
+	b.WriteString("current-context: kubetest\nkind: Config\npreferences: {}\n")
+	b.WriteString("users:\n- name: kubetest-admin\n  user:\n    token: " + token + "\n")
+	return b.String()
+}
+
+// writeKubeconfig writes the kubeconfig to path, readable by its owner
+// only (it holds a token), making the directory if needed.
+func writeKubeconfig(path, server string, caPEM []byte, token string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, []byte(kubeconfigYAML(server, caPEM, token)), 0o600); err != nil {
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
+	}
 	return nil
 }
