@@ -30,7 +30,9 @@ const (
 	spamRefill = 5 * time.Minute
 	// maxSeries bounds the events remembered for deduplication.
 	maxSeries = 4096
-	// eventFlushTimeout bounds the writes made once the manager stops.
+	// eventWriteTimeout bounds each write; eventFlushTimeout bounds the
+	// writes made once the manager stops.
+	eventWriteTimeout = 10 * time.Second
 	eventFlushTimeout = 10 * time.Second
 )
 
@@ -63,17 +65,21 @@ func (s *eventSink) enqueue(ev kube.Event) {
 }
 
 // run writes events until ctx is done, then writes what it holds (the
-// buffer, and the counts not yet written) within eventFlushTimeout.
+// buffer, and the counts not yet written) within eventFlushTimeout. A
+// write in flight when ctx is done is not cut short (it could land
+// unacknowledged, and be written twice by the flush): writes are bounded
+// by eventWriteTimeout instead.
 func (s *eventSink) run(ctx context.Context) {
 	st := &eventState{sink: s, series: map[eventKey]*series{}, buckets: map[spamKey]*bucket{}}
+	writeCtx := context.WithoutCancel(ctx)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
 		select {
 		case ev := <-s.in:
-			st.observe(ctx, ev)
+			st.observe(writeCtx, ev)
 		case <-timer.C:
-			st.tick(ctx, time.Now())
+			st.tick(writeCtx, time.Now())
 		case <-ctx.Done():
 			flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), eventFlushTimeout)
 			defer cancel()
@@ -172,6 +178,8 @@ func (st *eventState) write(ctx context.Context, se *series, now time.Time, forc
 		return
 	}
 	se.dirty = false
+	ctx, cancel := context.WithTimeout(ctx, eventWriteTimeout)
+	defer cancel()
 	var seriesField *kube.EventSeries
 	if se.count > 1 {
 		seriesField = &kube.EventSeries{Count: se.count, LastObservedTime: kube.MicroTime{Time: se.last}}
@@ -184,7 +192,7 @@ func (st *eventState) write(ctx context.Context, se *series, now time.Time, forc
 			return
 		}
 		if !kube.IsNotFound(err) {
-			st.failed(ctx, se, err)
+			st.failed(se, err)
 			return
 		}
 		se.ev.Name = "" // deleted meanwhile: create it again
@@ -193,19 +201,13 @@ func (st *eventState) write(ctx context.Context, se *series, now time.Time, forc
 	ev.Name = eventName(ev.Regarding.Name)
 	ev.Series = seriesField
 	if err := st.sink.api.Create(ctx, &ev); err != nil {
-		st.failed(ctx, se, err)
+		st.failed(se, err)
 		return
 	}
 	se.ev.Name = ev.Name
 }
 
-// failed records a write that failed. One cut short by the stop of the
-// manager is left for the final flush.
-func (st *eventState) failed(ctx context.Context, se *series, err error) {
-	if ctx.Err() != nil {
-		se.dirty = true
-		return
-	}
+func (st *eventState) failed(se *series, err error) {
 	st.sink.log.Info("could not write event", "reason", se.ev.Reason, "regarding", se.ev.Regarding.Kind+" "+se.ev.Regarding.Namespace+"/"+se.ev.Regarding.Name, "err", err)
 	st.sink.dropped.Inc("write_failed")
 }
