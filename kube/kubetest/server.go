@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"log/slog"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -83,6 +84,7 @@ func New(opts Options) *Server {
 	if opts.WatchBufferSize <= 0 {
 		opts.WatchBufferSize = 1000
 	}
+	opts.Tokens = maps.Clone(opts.Tokens) // the caller may change its map later
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -349,5 +350,39 @@ func TestWatchTooLargeResourceVersion(t *testing.T) {
 	r := c.do("GET", cmPath+"?watch=1&resourceVersion=999999", "")
 	if r.code != 504 || r.json(t)["reason"] != "Timeout" {
 		t.Errorf("watch at a future version = %d %s, want 504 Timeout", r.code, r.body)
+	}
+}
+
+// TestWatchOrderUnderConcurrency checks that concurrent writers' events
+// reach every watcher once each, in resourceVersion order.
+func TestWatchOrderUnderConcurrency(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	const writers, each, watchers = 4, 50, 3
+	from := s.CurrentResourceVersion()
+	var ws []*stream
+	for range watchers {
+		ws = append(ws, openWatch(t, c, cmPath+"?watch=1&resourceVersion="+from))
+	}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := s.Create(gvrConfigMaps, map[string]any{"metadata": map[string]any{"name": fmt.Sprintf("w%d-%d", w, i)}}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, w := range ws {
+		last := 0
+		for range writers * each {
+			e := w.next()
+			rv, _ := strconv.Atoi(field(e, "object.metadata.resourceVersion").(string))
+			if e["type"] != "ADDED" || rv <= last {
+				t.Fatalf("watcher %d: %s after rv %d", i, summary(e), last)
+			}
+			last = rv
+		}
 	}
 }
