@@ -28,8 +28,9 @@
 //     before), so a new leader starts its runnables the moment it wins the
 //     lease, and they find their informers synced: no initial list stands
 //     between the election and the first reconcile. Declare the kinds your
-//     controllers watch in ByObject: an informer a controller makes when it
-//     starts begins its list only then.
+//     controllers watch in ByObject, or give them a Warmup method (see
+//     [Runnable]) that makes their informers on every replica: an informer
+//     a controller makes only when it starts begins its list then.
 //   - Observable from the start: New opens the metrics and health
 //     listeners (an address in use is New's error), Start serves them
 //     whether or not this replica leads, and keeps serving them until

@@ -22,6 +22,12 @@ import (
 //     the leader (see [LeaderElectionRunnable]);
 //   - WaitForSync(ctx context.Context) error: it is a cache, started with
 //     the manager's caches, and everything else waits for it to sync;
+//   - Warmup(ctx context.Context) error: with leader election, a runnable
+//     that needs it is warmed up on every replica once the caches have
+//     synced, while the campaign runs: Warmup should make the informers
+//     Start will use and wait for them to sync (as controller-runtime's
+//     WarmupRunnable), so that a replica elected later starts at once.
+//     Warmup's ctx is done when the manager stops; an error stops it.
 //   - Name() string: its name in errors and logs (else its type).
 type Runnable interface {
 	Start(ctx context.Context) error
@@ -157,6 +163,17 @@ func (g *group) close() {
 	defer g.mu.Unlock()
 	g.state = groupStopped
 	g.pending = nil
+}
+
+// pendingRunnables returns the runnables added and not started yet.
+func (g *group) pendingRunnables() []Runnable {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]Runnable, len(g.pending))
+	for i, e := range g.pending {
+		out[i] = e.r
+	}
+	return out
 }
 
 // entries returns the runnables started so far.

@@ -217,3 +217,73 @@ func TestLeaderElectionOptions(t *testing.T) {
 		})
 	}
 }
+
+// warmProbe is a leader runnable whose Warmup makes the informer its
+// Start would use (Secrets, a kind not declared in ByObject).
+type warmProbe struct {
+	probe
+	m       *Manager
+	warmErr error
+}
+
+func (w *warmProbe) Warmup(ctx context.Context) error {
+	w.l.add("warmup " + w.name)
+	if w.warmErr != nil {
+		return w.warmErr
+	}
+	src, err := w.m.Source(ctx, &kube.Secret{})
+	if err != nil {
+		return err
+	}
+	return src.WaitForSync(ctx)
+}
+
+func TestWarmupOnStandby(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		la, lb := &ledger{}, &ledger{}
+		a := electing(t, srv, "a", la, nil)
+		b := electing(t, srv, "b", lb, nil)
+		for _, x := range []struct {
+			m *Manager
+			l *ledger
+		}{{a, la}, {b, lb}} {
+			if err := x.m.Add(&warmProbe{probe: probe{name: "warm", l: x.l, needs: true}, m: x.m}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		start(t, a)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		start(t, b)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if !lb.has("warmup warm") || lb.has("start warm") {
+			t.Errorf("standby b: %q, want warmed up and not started", lb.all())
+		}
+		kinds := map[string]bool{}
+		for _, s := range b.Cache().Stats() {
+			kinds[s.Kind.Kind] = s.Synced
+		}
+		if !kinds["Secret"] || !kinds["ConfigMap"] {
+			t.Errorf("standby cache kinds synced = %v, want Secret (warmed up) and ConfigMap (declared)", kinds)
+		}
+	})
+}
+
+func TestWarmupFailureStopsTheManager(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		l := &ledger{}
+		m := electing(t, srv, "a", l, nil)
+		boom := errors.New("no such kind")
+		if err := m.Add(&warmProbe{probe: probe{name: "warm", l: l, needs: true}, m: m, warmErr: boom}); err != nil {
+			t.Fatal(err)
+		}
+		run := start(t, m)
+		<-run.done
+		if !errors.Is(run.err, boom) || !strings.Contains(run.err.Error(), `warm up "warm"`) {
+			t.Errorf("Start = %v, want the warm-up's error", run.err)
+		}
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -54,7 +55,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	// The groups get contexts of their own, so that they stop one after the
 	// other; they keep ctx's values.
 	base := context.WithoutCancel(ctx)
-	var s stopper
+	s := stopper{stopWarmups: func() {}, warmupsDone: closed()}
 	s.servers = m.serve()
 
 	var eventsCtx context.Context
@@ -76,6 +77,9 @@ func (m *Manager) Start(ctx context.Context) error {
 	} else {
 		s.stopOthers = m.startGroup(base, m.others)
 		if m.elector != nil {
+			var warmCtx context.Context
+			warmCtx, s.stopWarmups = context.WithCancel(base)
+			s.warmupsDone = m.warmup(warmCtx)
 			m.log.Info("campaigning for leadership", "lease", m.opts.LeaderElection.Namespace+"/"+m.opts.LeaderElection.ID)
 			go func() {
 				defer close(s.electorDone)
@@ -103,6 +107,8 @@ func (m *Manager) Start(ctx context.Context) error {
 type stopper struct {
 	stopLeaders  context.CancelFunc // the elector's context, or the leader group's
 	electorDone  chan struct{}      // closed when the elector's Run has returned
+	stopWarmups  context.CancelFunc
+	warmupsDone  <-chan struct{}
 	stopOthers   context.CancelFunc
 	stopEvents   context.CancelFunc
 	eventsDone   chan struct{}
@@ -152,6 +158,37 @@ func (m *Manager) waitForCaches(ctx context.Context) bool {
 	m.synced.Store(true)
 	m.log.Info("caches synced")
 	return true
+}
+
+// warmup calls Warmup, on every replica, for each runnable waiting for
+// the lease that has the method (see [Runnable]), all at once, and returns
+// a channel closed when they have all returned. A Warmup that fails stops
+// the manager.
+func (m *Manager) warmup(ctx context.Context) <-chan struct{} {
+	var wg sync.WaitGroup
+	for _, r := range m.leaders.pendingRunnables() {
+		w, ok := r.(interface{ Warmup(context.Context) error })
+		if !ok {
+			continue
+		}
+		wg.Go(func() {
+			if err := w.Warmup(ctx); err != nil && ctx.Err() == nil {
+				m.fail.add(fmt.Errorf("warm up %s: %w", runnableName(r), err))
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+func closed() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
 }
 
 // lead is the elector's OnStartedLeading: it runs the leader runnables
@@ -214,6 +251,7 @@ func (m *Manager) stop(s *stopper) error {
 	}{
 		{"leader-election runnables", func() { s.stopLeaders(); m.leaders.close() }, m.leaders.wait},
 		{"leader election", func() {}, waitChan("leader election", s.electorDone)},
+		{"warm-ups", s.stopWarmups, waitChan("warm-ups", s.warmupsDone)},
 		{"other runnables", func() { s.stopOthers(); m.others.close() }, m.others.wait},
 		{"event recorder", s.stopEvents, waitChan("event recorder", s.eventsDone)},
 		{"caches", func() { m.synced.Store(false); s.stopCaches() }, m.caches.wait},
