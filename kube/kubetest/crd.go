@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -119,7 +120,7 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 	}
 	o["status"] = obj{"conditions": []any{}, "acceptedNames": obj{"plural": "", "kind": ""}, "storedVersions": stored}
 	fins, _ := meta["finalizers"].([]any)
-	if !containsString(stringList(meta, "finalizers"), crdCleanupFinalizer) {
+	if !slices.Contains(stringList(meta, "finalizers"), crdCleanupFinalizer) {
 		meta["finalizers"] = append(fins, crdCleanupFinalizer)
 	}
 	return nil

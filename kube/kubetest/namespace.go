@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"encoding/base64"
+	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -89,7 +90,7 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 			o["spec"] = spec
 		}
 		fins, _ := spec["finalizers"].([]any)
-		if !containsString(stringList(spec, "finalizers"), "kubernetes") {
+		if !slices.Contains(stringList(spec, "finalizers"), "kubernetes") {
 			spec["finalizers"] = append(fins, "kubernetes")
 		}
 	case isCRDs(res):

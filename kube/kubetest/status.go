@@ -140,11 +140,6 @@ func errExpired(msg string) *kube.StatusError {
 	return statusError(http.StatusGone, kube.ReasonExpired, msg, nil)
 }
 
-func errInternal(msg string) *kube.StatusError {
-	return statusError(http.StatusInternalServerError, kube.ReasonInternalError,
-		"Internal error occurred: "+msg, &kube.StatusDetails{Causes: []kube.StatusCause{{Message: msg}}})
-}
-
 // errResourceNotFound is the answer for a path the server does not serve.
 func errResourceNotFound() *kube.StatusError {
 	return statusError(http.StatusNotFound, kube.ReasonNotFound,

@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -207,7 +208,7 @@ func validateMeta(res *resource, meta obj, name string) []fieldError {
 func newFinalizers(old, next []string) []string {
 	var extra []string
 	for _, f := range next {
-		if !containsString(old, f) && !containsString(extra, f) {
+		if !slices.Contains(old, f) && !slices.Contains(extra, f) {
 			extra = append(extra, f)
 		}
 	}
@@ -217,12 +218,3 @@ func newFinalizers(old, next []string) []string {
 // goStringList formats names as Go's %#v formats a []string, the way the
 // real message quotes them.
 func goStringList(names []string) string { return fmt.Sprintf("%#v", names) }
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
