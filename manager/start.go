@@ -28,15 +28,17 @@ import (
 //  2. the webhook server (Options.WebhookServer);
 //  3. the caches, and waits for them to sync;
 //  4. the runnables that do not need leader election;
-//  5. with leader election, the campaign for the Lease; the runnables that
-//     need it start once it is won (and [Manager.Elected] is closed).
-//     Without, they start at once.
+//  5. with leader election, the warm-up of the runnables that need it
+//     (their Warmup methods) and the campaign for the Lease; the runnables
+//     that need it start once it is won (and [Manager.Elected] is
+//     closed). Without, they start at once.
 //
 // Once ctx is done, Start stops the groups in the reverse order, each
 // waiting for the previous one: the leader runnables (which finish their
 // reconciles in flight), the Lease (released if ReleaseOnCancel), the
-// other runnables, the event recorder (which writes what it holds), the
-// caches, the webhook server, and last the metrics and health servers.
+// warm-ups, the other runnables, the event recorder (which writes what it
+// holds), the caches, the webhook server, and last the metrics and health
+// servers.
 // The whole stop takes at most Options.GracefulShutdownTimeout; then
 // Start returns an error naming what had not stopped.
 //
