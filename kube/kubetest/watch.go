@@ -35,6 +35,10 @@ type watcher struct {
 	col     *collection
 	filter  filter
 	partial bool
+	// after drops events up to this resourceVersion: a watch from a
+	// version the server has not reached yet starts there, as the real
+	// watch cache does.
+	after uint64
 
 	// queue, stopped and overflowed are guarded by Server.mu.
 	queue      []watchItem
@@ -76,7 +80,7 @@ func (w *watcher) itemFor(e *event) (watchItem, bool) {
 // offerLocked queues e for w, closing w when its queue is full.
 func (s *Server) offerLocked(w *watcher, e *event) {
 	it, ok := w.itemFor(e)
-	if !ok || w.stopped {
+	if !ok || w.stopped || e.rv <= w.after {
 		return
 	}
 	if len(w.queue) >= s.opts.WatchBufferSize {
@@ -121,10 +125,12 @@ func (s *Server) serveWatch(c *call) {
 	s.mu.Lock()
 	cur := s.rv
 	switch {
-	case want > cur:
+	case want > cur && initialEvents:
 		s.mu.Unlock()
 		writeError(c.w, errTooLargeRV(want, cur))
 		return
+	case want > cur:
+		w.after = want
 	case initialEvents:
 		for _, k := range c.col.keys() {
 			if r := c.col.objects[k]; w.filter.matches(r) {

@@ -345,12 +345,24 @@ func TestWatchPartialObjectMetadata(t *testing.T) {
 	})
 }
 
-func TestWatchTooLargeResourceVersion(t *testing.T) {
-	_, c := newTestServer(t, Options{})
-	r := c.do("GET", cmPath+"?watch=1&resourceVersion=999999", "")
-	if r.code != 504 || r.json(t)["reason"] != "Timeout" {
-		t.Errorf("watch at a future version = %d %s, want 504 Timeout", r.code, r.body)
-	}
+func TestWatchFutureResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, c := newTestServer(t, Options{})
+		cur, _ := strconv.Atoi(s.CurrentResourceVersion())
+		// A WatchList must see the version first: 504 as for a list.
+		r := c.do("GET", cmPath+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion="+strconv.Itoa(cur+2), "")
+		if r.code != 504 || r.json(t)["reason"] != "Timeout" {
+			t.Errorf("WatchList at a future version = %d %s, want 504 Timeout", r.code, r.body)
+		}
+		// A plain watch starts at that version: events up to it are skipped.
+		w := openWatch(t, c, cmPath+"?watch=1&resourceVersion="+strconv.Itoa(cur+2))
+		createCM(c, "a", "")
+		createCM(c, "b", "")
+		createCM(c, "c", "")
+		if e := w.next(); field(e, "object.metadata.name") != "c" {
+			t.Errorf("first event = %s, want c (after version %d)", summary(e), cur+2)
+		}
+	})
 }
 
 // TestWatchOrderUnderConcurrency checks that concurrent writers' events
