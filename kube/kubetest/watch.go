@@ -181,6 +181,9 @@ func (s *Server) serveWatch(c *call) {
 	}
 	for _, it := range start {
 		w.writeItem(&buf, it)
+		if buf.Len() >= 64<<10 && !send() { // bound the buffer of a large initial state
+			return
+		}
 	}
 	if initialEvents && o.bookmarks {
 		w.writeBookmark(&buf, cur, true)
