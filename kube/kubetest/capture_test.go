@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,22 @@ func compareStream(t *testing.T, resp *http.Response, captured []byte) []map[str
 		t.Errorf("watch sent %d lines, want %d", i, len(wantLines))
 	}
 	return got
+}
+
+// TestCaptureWatchReplay replays capture 23: thirty configmaps created
+// with nothing but a name (so without managedFields) and deleted, then a
+// watch from before them, still inside the history window.
+func TestCaptureWatchReplay(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	from := s.CurrentResourceVersion()
+	for i := 1; i <= 30; i++ {
+		c.mustDo(201, "POST", cmPath, `{"metadata":{"name":"c`+strconv.Itoa(i)+`"}}`)
+	}
+	for i := 1; i <= 30; i++ {
+		c.mustDo(200, "DELETE", cmPath+"/c"+strconv.Itoa(i), "")
+	}
+	want := wireCaptures(t, "23-watch-from-old-rv-still-in-window.txt")[0]
+	resp := c.open(context.Background(), "GET", cmPath+"?watch=1&timeoutSeconds=1&resourceVersion="+from, "")
+	defer resp.Body.Close()
+	compareStream(t, resp, want.body)
 }

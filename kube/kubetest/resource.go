@@ -39,7 +39,7 @@ type resource struct {
 	// (custom resources and CRDs).
 	ConditionalUpdate bool
 	// ReturnDeleted says DELETE answers with the object instead of a
-	// Success Status (pods).
+	// Success Status (pods, services, serviceaccounts).
 	ReturnDeleted bool
 	// NoDeleteCollection drops the deletecollection verb (namespaces).
 	NoDeleteCollection bool
@@ -140,10 +140,10 @@ func builtins() []*resource {
 		core(resource{Plural: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
 			Fields: []string{"type"}}),
 		core(resource{Plural: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
-			Namespaced: true, ShortNames: []string{"sa"}, CreateOnUpdate: true}),
+			Namespaced: true, ShortNames: []string{"sa"}, CreateOnUpdate: true, ReturnDeleted: true}),
 		core(resource{Plural: "services", Singular: "service", Kind: "Service", Namespaced: true,
 			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: nameDNS1035,
-			CreateOnUpdate: true,
+			CreateOnUpdate: true, ReturnDeleted: true,
 			InitStatus:     func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
 		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
