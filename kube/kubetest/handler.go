@@ -137,6 +137,9 @@ func (c *call) checkRoute() *kube.StatusError {
 	if info.Verb == "deletecollection" && res.NoDeleteCollection {
 		return errMethodNotAllowed()
 	}
+	if (info.Verb == "update" || info.Verb == "patch") && info.Name == "" {
+		return errMethodNotAllowed()
+	}
 	return nil
 }
 

@@ -30,8 +30,9 @@ type Options struct {
 	// authentication and every request is made by user "admin"; otherwise a
 	// request needs one of the tokens (health and /version excepted).
 	Tokens map[string]string
-	// Logger receives one record per request at debug level and failures
-	// at warn level; nil discards them.
+	// Logger receives one record per request at debug level, and slow
+	// watches closed and listener failures at warn level; nil discards
+	// them.
 	Logger *slog.Logger
 }
 
