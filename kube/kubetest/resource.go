@@ -144,7 +144,7 @@ func builtins() []*resource {
 		core(resource{Plural: "services", Singular: "service", Kind: "Service", Namespaced: true,
 			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: nameDNS1035,
 			CreateOnUpdate: true, ReturnDeleted: true,
-			InitStatus:     func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
+			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
 		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
 			Status: true, Generation: true,
