@@ -61,6 +61,7 @@ func (c *cutter) open() int {
 func (c *cutter) cut() int {
 	c.mu.Lock()
 	open := slices.Collect(maps.Keys(c.bodies))
+	clear(c.bodies) // cut bodies are not open, even before their reader closes them
 	c.mu.Unlock()
 	for _, b := range open {
 		b.ReadCloser.Close()
