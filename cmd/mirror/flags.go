@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+
+	"github.com/kubeloop/kubeloop/internal/mirror"
 )
 
 // options are the command line, checked.
@@ -23,13 +25,9 @@ type options struct {
 	healthAddr  string
 	logLevel    slog.Level
 	logFormat   string
-	// logLevelSet says --log-level was given (the demo is quieter by
-	// default).
-	logLevelSet bool
 	workers     int
 	qps         float64
 	burst       int
-	demo        bool
 }
 
 // parseFlags parses the command line. It returns flag.ErrHelp for -h, and
@@ -46,8 +44,8 @@ Copies Secrets and ConfigMaps annotated with
   kubeloop.dev/mirror-to: ns-a,ns-b
   kubeloop.dev/mirror-to-selector: <label selector on namespaces>
 into those namespaces, keeps the copies in sync, and deletes them when the
-source goes or stops asking for them. With -demo it runs against an
-in-process API server and shows what it does.
+source goes or stops asking for them. To see it work on an in-process
+API server, without a cluster: go run ./cmd/demo
 
 Exit codes: 0 stopped cleanly (SIGINT, SIGTERM), 1 runtime error or
 leadership lost, 2 bad flags or configuration.
@@ -68,11 +66,9 @@ Flags:
 	fs.IntVar(&o.workers, "workers", 2, "reconciles run at once, per kind")
 	fs.Float64Var(&o.qps, "kube-api-qps", 20, "requests per second to the API server (client-side limit)")
 	fs.IntVar(&o.burst, "kube-api-burst", 30, "burst of requests to the API server above --kube-api-qps")
-	fs.BoolVar(&o.demo, "demo", false, "run on an in-process kubetest API server, show what happens, and exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	fs.Visit(func(f *flag.Flag) { o.logLevelSet = o.logLevelSet || f.Name == "log-level" })
 
 	var errs []error
 	if fs.NArg() > 0 {
@@ -95,11 +91,8 @@ Flags:
 			errs = append(errs, fmt.Errorf("--%s %q: %w", a.flag, a.addr, err))
 		}
 	}
-	if o.namespace != "" && !isNamespaceName(o.namespace) {
+	if o.namespace != "" && !mirror.IsNamespaceName(o.namespace) {
 		errs = append(errs, fmt.Errorf("--namespace %q: not a namespace name", o.namespace))
-	}
-	if o.demo && (o.kubeconfig != "" || o.context != "") {
-		errs = append(errs, errors.New("-demo runs its own API server: it takes no --kubeconfig or --context"))
 	}
 	return o, errors.Join(errs...)
 }

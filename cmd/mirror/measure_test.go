@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/mirror"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
@@ -66,7 +68,7 @@ func TestMeasureIdleRSS(t *testing.T) {
 			name        string
 			annotations map[string]any
 		}{
-			{fmt.Sprintf("source-%05d", i), map[string]any{AnnotationTo: "dst"}},
+			{fmt.Sprintf("source-%05d", i), map[string]any{mirror.AnnotationTo: "dst"}},
 			{fmt.Sprintf("other-%05d", i), nil},
 		} {
 			obj := map[string]any{"apiVersion": "v1", "kind": "Secret",
@@ -180,4 +182,15 @@ func procStatus(t *testing.T, pid int, field string) string {
 	}
 	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return ""
+}
+
+// freeLoopbackAddr returns a loopback address with a port free a moment
+// ago, for the metrics server.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port for the metrics: %w", err)
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
 }

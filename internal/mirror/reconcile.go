@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package main
+package mirror
 
 import (
 	"context"
@@ -27,8 +27,8 @@ const indexCopyOf = "mirror.copy-of"
 // longer name cannot be named by its copies' labels.
 const maxLabelValue = 63
 
-// recorder records Events about sources; a *manager.EventRecorder is one.
-type recorder interface {
+// Recorder records Events about sources; a *manager.EventRecorder is one.
+type Recorder interface {
 	// Eventf records an event of type "Normal" or "Warning" regarding obj,
 	// with the note fmt.Sprintf(noteFmt, args...).
 	Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any)
@@ -46,7 +46,7 @@ type reconciler struct {
 	kind   kind
 	cache  *cache.Cache // metadata of sources, copies and namespaces
 	client *kube.Client // the source's content, and every write
-	events recorder
+	events Recorder
 	log    *slog.Logger // for the event handlers; reconciles log through ctx
 	// namespace limits sources to one namespace; "" means all.
 	namespace string
@@ -117,7 +117,7 @@ type changes struct {
 }
 
 // tell records one Event per kind of change. One per copy would not do:
-// the recorder folds events that differ only in their note into one
+// the Recorder folds events that differ only in their note into one
 // series, so all but the first namespace would be lost.
 func (r *reconciler) tell(src *kube.PartialObjectMetadata, ch *changes) {
 	what := fmt.Sprintf("%s %s", r.kind.lower(), src.Key())

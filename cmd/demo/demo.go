@@ -16,14 +16,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/mirror"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
-// This file is the demo (-demo): the mirror, with leader election and
-// metrics, on an in-process kubetest API server, taken through the life
-// of a source while the story is told on stdout. It needs no cluster, no
-// file and no network beyond a loopback port for the metrics.
+// This file is the demo: the mirror, with leader election and metrics, on
+// an in-process kubetest API server, taken through the life of a source
+// while the story is told on stdout.
 
 // demoTimeout bounds the whole demo; it takes well under a second when
 // all goes well.
@@ -31,10 +31,10 @@ const demoTimeout = 30 * time.Second
 
 // runDemo runs the demo and returns exitOK if every expected state was
 // reached in time.
-func runDemo(ctx context.Context, opts options, out io.Writer, log *slog.Logger) int {
+func runDemo(ctx context.Context, out io.Writer, log *slog.Logger) int {
 	ctx, cancel := context.WithTimeout(ctx, demoTimeout)
 	defer cancel()
-	if err := demo(ctx, opts, out, log); err != nil {
+	if err := demo(ctx, out, log); err != nil {
 		fmt.Fprintf(out, "demo failed: %v\n", err)
 		return exitRuntime
 	}
@@ -57,7 +57,7 @@ type demoStory struct {
 	stopErr error
 }
 
-func demo(ctx context.Context, opts options, out io.Writer, log *slog.Logger) error {
+func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
 	srv := kubetest.New(kubetest.Options{})
 	defer srv.Close()
 	client, err := kube.NewClient(srv.Config(), kube.ClientOptions{FieldManager: "demo"})
@@ -78,32 +78,40 @@ func demo(ctx context.Context, opts options, out io.Writer, log *slog.Logger) er
 	}
 	source := &kube.Secret{
 		ObjectMeta: kube.ObjectMeta{Namespace: st.source.Namespace, Name: st.source.Name, Annotations: map[string]string{
-			AnnotationTo: "team-a", AnnotationToSelector: "mirror=yes"}},
+			mirror.AnnotationTo: "team-a", mirror.AnnotationToSelector: "mirror=yes"}},
 		Data: map[string][]byte{"password": []byte("hunter2")},
 	}
 	if err := client.Create(ctx, source); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "seeded namespaces team-a, team-b (labelled mirror=yes) and staging, and secret %s with\n", st.source)
-	fmt.Fprintf(out, "  %s: team-a\n  %s: mirror=yes\n", AnnotationTo, AnnotationToSelector)
+	fmt.Fprintf(out, "  %s: team-a\n  %s: mirror=yes\n", mirror.AnnotationTo, mirror.AnnotationToSelector)
 	st.sourceThere = true
 
 	metricsAddr, err := freeLoopbackAddr()
 	if err != nil {
 		return err
 	}
-	opts.leaderElect, opts.leaderNS = true, "default"
-	opts.metricsAddr, opts.healthAddr = metricsAddr, "0"
+	opts := mirror.Options{
+		Workers:                 2, // cmd/mirror's defaults
+		QPS:                     20,
+		Burst:                   30,
+		LeaderElection:          true,
+		LeaderElectionNamespace: "default",
+		MetricsBindAddress:      metricsAddr,
+		HealthProbeBindAddress:  "0",
+		Logger:                  log,
+	}
+	mgr, err := mirror.NewManager(srv.Config(), opts)
+	if err != nil {
+		return err
+	}
 	mirrorCtx, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})
 	st.stopped = stopped
 	go func() {
 		defer close(stopped)
-		code, err := runMirror(mirrorCtx, srv.Config(), opts, log)
-		if err == nil && code != exitOK {
-			err = fmt.Errorf("exit code %d", code)
-		}
-		st.stopErr = err
+		st.stopErr = mirror.Run(mirrorCtx, mgr, opts)
 	}()
 	defer func() {
 		stop()
@@ -114,7 +122,7 @@ func demo(ctx context.Context, opts options, out io.Writer, log *slog.Logger) er
 	if err := st.poll(ctx, "the mirror to win the Lease", func() (bool, error) { return leaseHeld(ctx, client) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "the mirror won the leader election (Lease default/%s)\n", LeaseName)
+	fmt.Fprintf(out, "the mirror won the leader election (Lease default/%s)\n", mirror.LeaseName)
 
 	if err := st.expect(ctx, "copies in team-a and team-b", "hunter2", "team-a", "team-b"); err != nil {
 		return err
@@ -217,7 +225,7 @@ func (st *demoStory) poll(ctx context.Context, what string, cond func() (bool, e
 // look reads the copies and the source, and tells what changed since the
 // last look.
 func (st *demoStory) look(ctx context.Context) error {
-	sel := kube.SelectorFromSet(map[string]string{LabelOfKind: "Secret", LabelOfNamespace: st.source.Namespace, LabelOfName: st.source.Name})
+	sel := kube.SelectorFromSet(map[string]string{mirror.LabelOfKind: "Secret", mirror.LabelOfNamespace: st.source.Namespace, mirror.LabelOfName: st.source.Name})
 	list := &kube.List[kube.Secret]{}
 	if err := st.client.List(ctx, list, kube.ListOptions{LabelSelector: sel}); err != nil {
 		return err
@@ -258,7 +266,7 @@ func (st *demoStory) look(ctx context.Context) error {
 // leaseHeld reports whether the mirror's Lease has a holder.
 func leaseHeld(ctx context.Context, client *kube.Client) (bool, error) {
 	l := &kube.Lease{}
-	err := client.Get(ctx, kube.Key{Namespace: "default", Name: LeaseName}, l)
+	err := client.Get(ctx, kube.Key{Namespace: "default", Name: mirror.LeaseName}, l)
 	if kube.IsNotFound(err) {
 		return false, nil
 	}

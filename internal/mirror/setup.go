@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package main
+package mirror
 
 import (
 	"context"
@@ -12,12 +12,12 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// mirrorConfig is what the mirror's controllers are made of.
-type mirrorConfig struct {
+// Config is what the mirror's controllers are made of.
+type Config struct {
 	Manager controller.Manager
 	Cache   *cache.Cache
 	Client  *kube.Client
-	Events  recorder
+	Events  Recorder
 	// Namespace limits sources to one namespace; "" means all. Copies go
 	// to any namespace.
 	Namespace string
@@ -25,7 +25,7 @@ type mirrorConfig struct {
 	Logger    *slog.Logger
 }
 
-// setupMirror registers one controller per mirrored kind with the
+// Setup registers one controller per mirrored kind with the
 // manager, and the cache index the reconcilers read copies through. Each
 // controller watches, metadata only:
 //
@@ -39,7 +39,7 @@ type mirrorConfig struct {
 //
 // It asks discovery where the kinds live (for the index), so it needs the
 // API server.
-func setupMirror(ctx context.Context, cfg mirrorConfig) error {
+func Setup(ctx context.Context, cfg Config) error {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package main
+package mirror
 
 import (
 	"context"
@@ -107,7 +107,7 @@ func startMirror(t *testing.T, namespace string) *env {
 	mgr := &testManager{cache: c, client: client, controllers: map[string]controller.Runnable{}}
 	ctx, cancel := context.WithCancel(t.Context())
 	e := &env{t: t, ctx: ctx, srv: srv, client: client, events: &testRecorder{}}
-	err = setupMirror(ctx, mirrorConfig{Manager: mgr, Cache: c, Client: client, Events: e.events, Namespace: namespace, Workers: 2})
+	err = Setup(ctx, Config{Manager: mgr, Cache: c, Client: client, Events: e.events, Namespace: namespace, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

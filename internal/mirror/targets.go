@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package main
+package mirror
 
 import (
 	"errors"
@@ -75,7 +75,7 @@ func parseTargets(annotations map[string]string) (targetSpec, error) {
 		if n == "" {
 			continue
 		}
-		if !isNamespaceName(n) {
+		if !IsNamespaceName(n) {
 			errs = append(errs, fmt.Errorf("annotation %s: %q is not a namespace name", AnnotationTo, n))
 			continue
 		}
@@ -115,9 +115,9 @@ func targets(spec targetSpec, home string, namespaces []kube.PartialObjectMetada
 	return out
 }
 
-// isNamespaceName reports whether s is a valid namespace name (an RFC 1123
+// IsNamespaceName reports whether s is a valid namespace name (an RFC 1123
 // label).
-func isNamespaceName(s string) bool {
+func IsNamespaceName(s string) bool {
 	if len(s) == 0 || len(s) > 63 {
 		return false
 	}
