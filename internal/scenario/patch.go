@@ -83,6 +83,22 @@ func testApply(t *testing.T, f *fixture) {
 	if got.Data["x"] != "2" || got.Data["y"] != "3" || got.UID != applied.UID {
 		t.Errorf("after second apply: data %v uid %s, want x=2 y=3 on the same object", got.Data, got.UID)
 	}
+	// What the server refuses in an apply, sent as a raw patch so that the
+	// client's own care (it drops managedFields) does not hide it.
+	withManaged := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied","managedFields":[{"manager":"x","operation":"Apply"}]}}`)
+	noManager, err := kube.NewClient(f.env.Config, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.c.Patch(f.ctx, again, kube.Patch{Type: kube.ApplyPatch, Data: withManaged})
+	if !isBadRequest(err) || !strings.Contains(err.Error(), "metadata.managedFields must be nil") {
+		t.Errorf("apply with managedFields = %v, want 400 metadata.managedFields must be nil", err)
+	}
+	err = noManager.Patch(f.ctx, again, kube.Patch{Type: kube.ApplyPatch, Data: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied"}}`)})
+	if !kube.IsInvalid(err) || !strings.Contains(err.Error(), "fieldManager: Required value") {
+		t.Errorf("apply without a field manager = %v, want 422 fieldManager required", err)
+	}
+
 	// The scenario's client has a default field manager.
 	if err := f.c.Apply(f.ctx, again, kube.ApplyOptions{}); err != nil {
 		t.Errorf("apply with the client's default field manager: %v", err)

@@ -40,6 +40,10 @@ func (s *Server) serveApply(c *call, body []byte) {
 		return
 	}
 	meta := metaOf(config)
+	if mf, ok := meta["managedFields"]; ok && mf != nil {
+		writeError(c.w, errBadRequest("metadata.managedFields must be nil"))
+		return
+	}
 	if str(meta, "name") == "" {
 		meta["name"] = c.info.Name
 	}
