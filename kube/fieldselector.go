@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -167,7 +168,7 @@ func sortedFieldSelector(reqs []FieldRequirement) FieldSelector {
 	if len(reqs) == 0 {
 		return FieldSelector{}
 	}
-	slices.SortStableFunc(reqs, compareFieldRequirements)
+	sort.SliceStable(reqs, func(i, j int) bool { return compareFieldRequirements(reqs[i], reqs[j]) < 0 }) // see sortedSelector
 	return FieldSelector{reqs: reqs}
 }
 

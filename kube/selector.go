@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -228,7 +229,9 @@ func sortedSelector(reqs []Requirement) Selector {
 	if len(reqs) == 0 {
 		return Selector{}
 	}
-	slices.SortStableFunc(reqs, compareRequirements)
+	// sort.SliceStable, not slices.SortStableFunc: the generic sort is
+	// compiled anew for each element type, sort.SliceStable once for all.
+	sort.SliceStable(reqs, func(i, j int) bool { return compareRequirements(reqs[i], reqs[j]) < 0 })
 	return Selector{reqs: reqs}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -144,7 +145,7 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 		}
 	}
 	s.Labels = slices.Clone(s.Labels)
-	slices.SortFunc(s.Labels, func(a, b Label) int { return cmp.Compare(a.Name, b.Name) })
+	sort.Slice(s.Labels, func(i, j int) bool { return s.Labels[i].Name < s.Labels[j].Name }) // see result
 	for i, l := range s.Labels {
 		switch {
 		case !validLabelName(l.Name):
@@ -208,10 +209,13 @@ func labelKey(labels []Label) string {
 func (e *Emitter) result() ([]Family, error) {
 	out := make([]Family, 0, len(e.families))
 	for _, f := range e.families {
-		slices.SortFunc(f.Series, func(a, b Series) int { return compareLabels(a.Labels, b.Labels) })
+		sort.Slice(f.Series, func(i, j int) bool { return compareLabels(f.Series[i].Labels, f.Series[j].Labels) < 0 })
 		out = append(out, *f)
 	}
-	slices.SortFunc(out, func(a, b Family) int { return cmp.Compare(a.Name, b.Name) })
+	// sort.Slice, not slices.SortFunc: the generic sort is compiled anew
+	// for each element type (some 10 kB of code each, twice that in the
+	// binary), sort.Slice once for all of them.
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, errors.Join(e.errs...)
 }
 
