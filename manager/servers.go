@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -52,23 +53,46 @@ func (m *Manager) closeListeners() {
 	}
 }
 
+// The two handlers below route by hand: an http.ServeMux would link its
+// pattern parser and conflict checks (some 50 kB of binary) for three
+// fixed paths.
+
 // metricsHandler serves the metrics endpoint.
 func (m *Manager) metricsHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(metricsPath, m.registry)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != metricsPath {
+			http.NotFound(w, req)
+			return
+		}
+		m.registry.ServeHTTP(w, req)
+	})
 }
 
 // healthHandler serves the liveness and readiness endpoints, and each of
 // their checks under them (/readyz/NAME).
 func (m *Manager) healthHandler() http.Handler {
-	mux := http.NewServeMux()
-	for path, c := range map[string]*checks{m.opts.LivenessEndpointName: m.healthz, m.opts.ReadinessEndpointName: m.readyz} {
-		h := http.StripPrefix(path, c)
-		mux.Handle(path, h)
-		mux.Handle(path+"/", h)
+	endpoints := []struct {
+		path string
+		h    http.Handler
+	}{
+		{m.opts.LivenessEndpointName, http.StripPrefix(m.opts.LivenessEndpointName, m.healthz)},
+		{m.opts.ReadinessEndpointName, http.StripPrefix(m.opts.ReadinessEndpointName, m.readyz)},
 	}
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var h http.Handler
+		longest := 0 // the longest path matching, as a ServeMux would choose
+		for _, ep := range endpoints {
+			p := req.URL.Path
+			if (p == ep.path || strings.HasPrefix(p, ep.path+"/")) && len(ep.path) > longest {
+				h, longest = ep.h, len(ep.path)
+			}
+		}
+		if h == nil {
+			http.NotFound(w, req)
+			return
+		}
+		h.ServeHTTP(w, req)
+	})
 }
 
 // serve starts serving the listeners New opened.
