@@ -71,47 +71,37 @@ func (s *Server) seedWriteLocked(gvr kube.GroupVersionResource, o obj) (*write, 
 // Create stores object in the resource gvr as a POST would (into its
 // metadata.namespace, "default" when empty) and returns what was stored.
 func (s *Server) Create(gvr kube.GroupVersionResource, object any) (map[string]any, error) {
-	o, err := toObject(object)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	wr, err := s.seedWriteLocked(gvr, o)
-	if err != nil {
-		return nil, err
-	}
-	wr.name = ""
-	rec, err := s.createLocked(wr, o)
-	if err != nil {
-		return nil, err
-	}
-	return mustDecode(rec.raw), nil
+	return s.seed(gvr, object, func(wr *write, o obj) (*record, *kube.StatusError) {
+		wr.name = ""
+		return s.createLocked(wr, o)
+	})
 }
 
 // Update replaces the object as a PUT would (without a resourceVersion
 // in the object, unconditionally for kinds that allow it).
 func (s *Server) Update(gvr kube.GroupVersionResource, object any) (map[string]any, error) {
-	o, err := toObject(object)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	wr, err := s.seedWriteLocked(gvr, o)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.updateLocked(wr, o, nil)
-	if err != nil {
-		return nil, err
-	}
-	return mustDecode(out.rec.raw), nil
+	return s.seed(gvr, object, func(wr *write, o obj) (*record, *kube.StatusError) {
+		out, err := s.updateLocked(wr, o, nil)
+		return out.rec, err
+	})
 }
 
 // UpdateStatus replaces the status of the object as a PUT to /status
 // would.
 func (s *Server) UpdateStatus(gvr kube.GroupVersionResource, object any) (map[string]any, error) {
+	return s.seed(gvr, object, func(wr *write, o obj) (*record, *kube.StatusError) {
+		if !wr.res.Status {
+			return nil, errResourceNotFound()
+		}
+		wr.sub = "status"
+		out, err := s.updateLocked(wr, o, nil)
+		return out.rec, err
+	})
+}
+
+// seed is the body of the seeding writes: it runs do on object, under
+// the lock, and returns what was stored.
+func (s *Server) seed(gvr kube.GroupVersionResource, object any, do func(*write, obj) (*record, *kube.StatusError)) (map[string]any, error) {
 	o, err := toObject(object)
 	if err != nil {
 		return nil, err
@@ -122,15 +112,11 @@ func (s *Server) UpdateStatus(gvr kube.GroupVersionResource, object any) (map[st
 	if err != nil {
 		return nil, err
 	}
-	if !wr.res.Status {
-		return nil, errResourceNotFound()
-	}
-	wr.sub = "status"
-	out, err := s.updateLocked(wr, o, nil)
+	rec, err := do(wr, o)
 	if err != nil {
 		return nil, err
 	}
-	return mustDecode(out.rec.raw), nil
+	return mustDecode(rec.raw), nil
 }
 
 // Get returns the object namespace/name of gvr (namespace is ignored for
