@@ -115,7 +115,7 @@ func errorFromResponse(code int, header http.Header, body []byte) *StatusError {
 		st = Status{
 			TypeMeta: TypeMeta{APIVersion: "v1", Kind: "Status"},
 			Status:   "Failure",
-			Reason:   reasonForCode(code),
+			Reason:   ReasonForCode(code),
 			Message:  fmt.Sprintf("the server answered %d: %s", code, msg),
 		}
 	}
@@ -131,8 +131,10 @@ func errorFromResponse(code int, header http.Header, body []byte) *StatusError {
 	return e
 }
 
-// reasonForCode is the reason the server would give for a bare HTTP code.
-func reasonForCode(code int) string {
+// ReasonForCode is the reason the server gives with a bare HTTP status
+// code: [ReasonNotFound] for 404, and so on; [ReasonUnknown] for a code it
+// has no reason for.
+func ReasonForCode(code int) string {
 	switch code {
 	case http.StatusBadRequest:
 		return ReasonBadRequest

@@ -128,7 +128,7 @@ func Denied(err error, warnings []string) AdmissionResponse {
 // request it cannot read, 500 for its own failure).
 func Errored(code int, err error) AdmissionResponse {
 	return AdmissionResponse{Allowed: false, Result: &kube.Status{
-		Status: "Failure", Code: int32(code), Reason: reasonFor(code), Message: err.Error(),
+		Status: "Failure", Code: int32(code), Reason: kube.ReasonForCode(code), Message: err.Error(),
 	}}
 }
 

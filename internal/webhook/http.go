@@ -93,7 +93,7 @@ func reviewVersion(apiVersion, kind, wantKind string, versions ...string) (strin
 
 // writeError answers an HTTP error with a Status body.
 func writeError(w http.ResponseWriter, e *requestError) {
-	st := kube.NewStatusError(e.code, reasonFor(e.code), e.msg).Status
+	st := kube.NewStatusError(e.code, kube.ReasonForCode(e.code), e.msg).Status
 	writeJSON(w, e.code, st)
 }
 
@@ -109,27 +109,4 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(b) // the API server's timeout or a cut connection: nobody to tell
-}
-
-// reasonFor is the Status reason of the codes this package answers.
-func reasonFor(code int) string {
-	switch code {
-	case http.StatusBadRequest:
-		return kube.ReasonBadRequest
-	case http.StatusForbidden:
-		return kube.ReasonForbidden
-	case http.StatusNotFound:
-		return kube.ReasonNotFound
-	case http.StatusMethodNotAllowed:
-		return kube.ReasonMethodNotAllowed
-	case http.StatusRequestEntityTooLarge:
-		return kube.ReasonRequestEntityLarge
-	case http.StatusUnsupportedMediaType:
-		return kube.ReasonUnsupportedMedia
-	case http.StatusGatewayTimeout:
-		return kube.ReasonTimeout
-	case http.StatusInternalServerError:
-		return kube.ReasonInternalError
-	}
-	return kube.ReasonUnknown
 }
