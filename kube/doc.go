@@ -15,9 +15,10 @@
 //   - A watch is decoded event by event as the server flushes it; the body is
 //     never buffered whole. Garbage on the stream ends the watch with an
 //     error that quotes what was read.
-//   - Nothing here starts a goroutine that outlives the call that started it,
-//     except a watch, whose goroutine ends when the watch is stopped or its
-//     context is done.
+//   - Nothing here starts a goroutine of its own: a [Watcher] is read by
+//     its caller's goroutine (net/http keeps its connections' goroutines).
+//   - A [Config] never prints a secret: tokens, passwords, key data and
+//     exec environment values are hidden from every fmt verb and from slog.
 //
 // Usage:
 //  1. Load a [Config] with [LoadConfig] (or build one by hand, or take one
