@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/kubeloop/kubeloop/internal/operator"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
@@ -56,8 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func parseFlags(args []string, stderr io.Writer) (*slog.Logger, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	level := fs.String("log-level", "warn", "log level of the mirror's logs on stderr: debug, info, warn or error")
-	format := fs.String("log-format", "text", "log format: text or json")
+	var l operator.LogFlags
+	fs.StringVar(&l.Level, "log-level", "warn", "log level of the mirror's logs on stderr: debug, info, warn or error")
+	fs.StringVar(&l.Format, "log-format", "text", "log format: text or json")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -65,19 +67,9 @@ func parseFlags(args []string, stderr io.Writer) (*slog.Logger, error) {
 	if fs.NArg() > 0 {
 		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(*level)); err != nil || *level != "debug" && *level != "info" && *level != "warn" && *level != "error" {
-		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level))
-	}
-	if *format != "text" && *format != "json" {
-		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", *format))
-	}
+	errs = append(errs, l.Validate())
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	ho := &slog.HandlerOptions{Level: l}
-	if *format == "json" {
-		return slog.New(slog.NewJSONHandler(stderr, ho)), nil
-	}
-	return slog.New(slog.NewTextHandler(stderr, ho)), nil
+	return l.NewLogger(stderr), nil
 }

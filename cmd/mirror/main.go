@@ -24,15 +24,9 @@ import (
 	"os"
 
 	"github.com/kubeloop/kubeloop/internal/mirror"
+	"github.com/kubeloop/kubeloop/internal/operator"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
-)
-
-// The exit codes.
-const (
-	exitOK      = 0 // stopped by SIGINT or SIGTERM
-	exitRuntime = 1 // failed while running, or lost the leadership
-	exitConfig  = 2 // bad flags or configuration
 )
 
 func main() {
@@ -44,25 +38,20 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	opts, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return operator.ExitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mirror: %v\n", err)
-		return exitConfig
+		return operator.ExitConfig
 	}
-	log := newLogger(stderr, opts)
-	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: opts.kubeconfig, Context: opts.context})
-	if err != nil {
-		fmt.Fprintf(stderr, "mirror: %v\n", err)
-		if opts.kubeconfig == "" {
-			fmt.Fprintln(stderr, "mirror: pass --kubeconfig (or set KUBECONFIG) to reach a cluster,"+
-				" or run the demo on an in-process API server: go run ./cmd/demo")
-		}
-		return exitConfig
+	log := opts.Log.NewLogger(stderr)
+	cfg, ok := opts.LoadConfig(stderr, "mirror", ", or run the demo on an in-process API server: go run ./cmd/demo")
+	if !ok {
+		return operator.ExitConfig
 	}
 	code, err := runMirror(ctx, cfg, opts, log)
 	switch {
-	case code == exitConfig:
+	case code == operator.ExitConfig:
 		fmt.Fprintf(stderr, "mirror: %v\n", err)
 	case err != nil:
 		log.Error("mirror failed", "err", err)
@@ -75,21 +64,21 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 func runMirror(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logger) (int, error) {
 	o := mirror.Options{
 		Namespace:               opts.namespace,
-		Workers:                 opts.workers,
-		QPS:                     opts.qps,
-		Burst:                   opts.burst,
-		LeaderElection:          opts.leaderElect,
-		LeaderElectionNamespace: opts.leaderNS,
-		MetricsBindAddress:      opts.metricsAddr,
-		HealthProbeBindAddress:  opts.healthAddr,
+		Workers:                 opts.Workers,
+		QPS:                     opts.QPS,
+		Burst:                   opts.Burst,
+		LeaderElection:          opts.LeaderElect,
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		MetricsBindAddress:      opts.MetricsBindAddress,
+		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		Logger:                  log,
 	}
 	mgr, err := mirror.NewManager(cfg, o)
 	if err != nil {
-		return exitConfig, err
+		return operator.ExitConfig, err
 	}
 	if err := mirror.Run(ctx, mgr, o); err != nil {
-		return exitRuntime, err
+		return operator.ExitRuntime, err
 	}
-	return exitOK, nil
+	return operator.ExitOK, nil
 }

@@ -5,16 +5,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/mirror"
+	"github.com/kubeloop/kubeloop/internal/operator"
+	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
@@ -32,19 +30,19 @@ func TestExitCodes(t *testing.T) {
 		code int
 		msg  string // in stderr
 	}{
-		{"help", []string{"-h"}, exitOK, "Exit codes"},
-		{"unknown flag", []string{"--nope"}, exitConfig, "flag provided but not defined: -nope"},
-		{"log level", []string{"--log-level", "loud"}, exitConfig, `--log-level "loud"`},
-		{"log format", []string{"--log-format", "xml"}, exitConfig, `--log-format "xml"`},
-		{"workers", []string{"--workers", "0"}, exitConfig, "--workers 0"},
-		{"address", []string{"--metrics-bind-address", "8080"}, exitConfig, `--metrics-bind-address "8080"`},
-		{"namespace", []string{"--namespace", "Not_A_Namespace"}, exitConfig, `--namespace "Not_A_Namespace"`},
-		{"arguments", []string{"extra"}, exitConfig, "unexpected arguments"},
-		{"demo", []string{"-demo"}, exitConfig, "flag provided but not defined: -demo"},
-		{"no kubeconfig", nil, exitConfig, "go run ./cmd/demo"},
-		{"missing kubeconfig", []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, exitConfig, "missing"},
-		{"leader election outside a cluster", []string{"--kubeconfig", writeKubeconfig(t, "https://127.0.0.1:1", nil),
-			"--leader-elect", "--metrics-bind-address", "0"}, exitConfig, "LeaderElection.Namespace"},
+		{"help", []string{"-h"}, operator.ExitOK, "Exit codes"},
+		{"unknown flag", []string{"--nope"}, operator.ExitConfig, "flag provided but not defined: -nope"},
+		{"log level", []string{"--log-level", "loud"}, operator.ExitConfig, `--log-level "loud"`},
+		{"log format", []string{"--log-format", "xml"}, operator.ExitConfig, `--log-format "xml"`},
+		{"workers", []string{"--workers", "0"}, operator.ExitConfig, "--workers 0"},
+		{"address", []string{"--metrics-bind-address", "8080"}, operator.ExitConfig, `--metrics-bind-address "8080"`},
+		{"namespace", []string{"--namespace", "Not_A_Namespace"}, operator.ExitConfig, `--namespace "Not_A_Namespace"`},
+		{"arguments", []string{"extra"}, operator.ExitConfig, "unexpected arguments"},
+		{"demo", []string{"-demo"}, operator.ExitConfig, "flag provided but not defined: -demo"},
+		{"no kubeconfig", nil, operator.ExitConfig, "go run ./cmd/demo"},
+		{"missing kubeconfig", []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, operator.ExitConfig, "missing"},
+		{"leader election outside a cluster", []string{"--kubeconfig", operatortest.WriteKubeconfig(t, "https://127.0.0.1:1", nil),
+			"--leader-elect", "--metrics-bind-address", "0"}, operator.ExitConfig, "LeaderElection.Namespace"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var errOut bytes.Buffer
@@ -65,7 +63,7 @@ func TestRunWithKubeconfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := writeKubeconfig(t, ln.URL, ln.CAData)
+	path := operatortest.WriteKubeconfig(t, ln.URL, ln.CAData)
 	client, err := kube.NewClient(ln.Config(), kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +71,7 @@ func TestRunWithKubeconfig(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var logs syncBuffer
+	var logs operatortest.SyncBuffer
 	code := make(chan int, 1)
 	go func() {
 		code <- run(ctx, []string{"--kubeconfig", path, "--leader-elect", "--leader-election-namespace", "default",
@@ -110,60 +108,10 @@ func TestRunWithKubeconfig(t *testing.T) {
 	cancel()
 	select {
 	case c := <-code:
-		if c != exitOK {
-			t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, exitOK, logs.String())
+		if c != operator.ExitOK {
+			t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, operator.ExitOK, logs.String())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("run did not return 30s after cancel\nlogs:\n%s", logs.String())
 	}
-}
-
-// writeKubeconfig writes a kubeconfig for server (with CA caData, if any)
-// and returns its path.
-func writeKubeconfig(t *testing.T, server string, caData []byte) string {
-	t.Helper()
-	ca := ""
-	if caData != nil {
-		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caData)
-	}
-	data := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster:
-    server: %s%s
-users:
-- name: test
-  user:
-    token: test
-contexts:
-- name: test
-  context:
-    cluster: test
-    user: test
-current-context: test
-`, server, ca)
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/mirror"
+	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
@@ -84,8 +85,8 @@ func TestMeasureIdleRSS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
-	cmd := exec.Command(bin, "--kubeconfig", writeKubeconfig(t, ln.URL, ln.CAData),
+	var logs operatortest.SyncBuffer
+	cmd := exec.Command(bin, "--kubeconfig", operatortest.WriteKubeconfig(t, ln.URL, ln.CAData),
 		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0",
 		"--kube-api-qps", "500", "--kube-api-burst", "1000", "--log-level", "warn")
 	cmd.Stdout, cmd.Stderr = &logs, &logs

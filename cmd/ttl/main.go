@@ -31,15 +31,9 @@ import (
 	"os"
 
 	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/internal/operator"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
-)
-
-// The exit codes.
-const (
-	exitOK      = 0 // stopped by SIGINT or SIGTERM
-	exitRuntime = 1 // failed while running, or lost the leadership
-	exitConfig  = 2 // bad flags or configuration
 )
 
 // Name is the name of the leader election Lease and of the events'
@@ -55,24 +49,20 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	opts, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return operator.ExitOK
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ttl: %v\n", err)
-		return exitConfig
+		return operator.ExitConfig
 	}
-	log := newLogger(stderr, opts)
-	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: opts.kubeconfig, Context: opts.context})
-	if err != nil {
-		fmt.Fprintf(stderr, "ttl: %v\n", err)
-		if opts.kubeconfig == "" {
-			fmt.Fprintln(stderr, "ttl: pass --kubeconfig (or set KUBECONFIG) to reach a cluster")
-		}
-		return exitConfig
+	log := opts.Log.NewLogger(stderr)
+	cfg, ok := opts.LoadConfig(stderr, "ttl", "")
+	if !ok {
+		return operator.ExitConfig
 	}
 	code, err := runTTL(ctx, cfg, opts, log)
 	switch {
-	case code == exitConfig:
+	case code == operator.ExitConfig:
 		fmt.Fprintf(stderr, "ttl: %v\n", err)
 	case err != nil:
 		log.Error("ttl failed", "err", err)
@@ -86,7 +76,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logger) (int, error) {
 	mgr, err := newManager(cfg, opts, log)
 	if err != nil {
-		return exitConfig, err
+		return operator.ExitConfig, err
 	}
 	err = setupTTL(ctx, ttlConfig{
 		Manager: mgr,
@@ -94,31 +84,31 @@ func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logge
 		Client:  mgr.APIClient(),
 		Events:  mgr.GetEventRecorderFor(Name),
 		Kinds:   opts.kinds,
-		Workers: opts.workers,
+		Workers: opts.Workers,
 		Logger:  log,
 	})
 	var noKind *kube.NoKindMatchError
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return exitOK, nil // stopped by a signal while starting
+		return operator.ExitOK, nil // stopped by a signal while starting
 	case errors.As(err, &noKind):
-		return exitConfig, fmt.Errorf("--kind: %w", err)
+		return operator.ExitConfig, fmt.Errorf("--kind: %w", err)
 	case err != nil:
-		return exitRuntime, err
+		return operator.ExitRuntime, err
 	}
-	log.Info("starting the ttl controller", "kinds", len(opts.kinds), "namespace", opts.namespace, "leaderElection", opts.leaderElect)
+	log.Info("starting the ttl controller", "kinds", len(opts.kinds), "namespace", opts.namespace, "leaderElection", opts.LeaderElect)
 	if err := mgr.Start(ctx); err != nil {
-		return exitRuntime, err
+		return operator.ExitRuntime, err
 	}
 	log.Info("ttl controller stopped")
-	return exitOK, nil
+	return operator.ExitOK, nil
 }
 
 // newManager makes the manager: a metadata-only cache of the kinds
 // (declared, so a standby replica keeps it warm), limited to a namespace
 // and a label selector when asked, leader election and the endpoints.
 func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Manager, error) {
-	cfg.QPS, cfg.Burst = opts.qps, opts.burst
+	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
 	var kinds []cache.KindOptions
 	for _, gvk := range opts.kinds {
 		obj := &kube.PartialObjectMetadata{}
@@ -136,12 +126,12 @@ func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Mana
 		DefaultTransform: cache.DropManagedFields,
 		FieldManager:     Name,
 		LeaderElection: manager.LeaderElectionOptions{
-			Enabled:         opts.leaderElect,
+			Enabled:         opts.LeaderElect,
 			ID:              Name,
-			Namespace:       opts.leaderNS,
+			Namespace:       opts.LeaderElectionNamespace,
 			ReleaseOnCancel: true,
 		},
-		MetricsBindAddress:     opts.metricsAddr,
-		HealthProbeBindAddress: opts.healthAddr,
+		MetricsBindAddress:     opts.MetricsBindAddress,
+		HealthProbeBindAddress: opts.HealthProbeBindAddress,
 	})
 }

@@ -5,15 +5,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/operator"
+	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
@@ -29,22 +26,22 @@ func TestExitCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubeconfig := writeKubeconfig(t, ln.URL, ln.CAData)
+	kubeconfig := operatortest.WriteKubeconfig(t, ln.URL, ln.CAData)
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 		msg  string // in stderr
 	}{
-		{"help", []string{"-h"}, exitOK, "Exit codes"},
-		{"no kind", nil, exitConfig, "--kind is required"},
-		{"bad kind", []string{"--kind", "Deployment"}, exitConfig, `invalid value "Deployment" for flag -kind`},
-		{"kind twice", []string{"--kind", "apps/v1/Deployment", "--kind", "apps/v1beta1/Deployment"}, exitConfig, "kind Deployment given twice"},
-		{"bad selector", []string{"--kind", "v1/ConfigMap", "--label-selector", "a in (b"}, exitConfig, "--label-selector"},
-		{"log level", []string{"--kind", "v1/ConfigMap", "--log-level", "loud"}, exitConfig, `--log-level "loud"`},
-		{"no kubeconfig", []string{"--kind", "v1/ConfigMap"}, exitConfig, "pass --kubeconfig"},
+		{"help", []string{"-h"}, operator.ExitOK, "Exit codes"},
+		{"no kind", nil, operator.ExitConfig, "--kind is required"},
+		{"bad kind", []string{"--kind", "Deployment"}, operator.ExitConfig, `invalid value "Deployment" for flag -kind`},
+		{"kind twice", []string{"--kind", "apps/v1/Deployment", "--kind", "apps/v1beta1/Deployment"}, operator.ExitConfig, "kind Deployment given twice"},
+		{"bad selector", []string{"--kind", "v1/ConfigMap", "--label-selector", "a in (b"}, operator.ExitConfig, "--label-selector"},
+		{"log level", []string{"--kind", "v1/ConfigMap", "--log-level", "loud"}, operator.ExitConfig, `--log-level "loud"`},
+		{"no kubeconfig", []string{"--kind", "v1/ConfigMap"}, operator.ExitConfig, "pass --kubeconfig"},
 		{"unknown kind", []string{"--kind", "example.com/v1/Widget", "--kubeconfig", kubeconfig,
-			"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, exitConfig, `no matches for kind "Widget"`},
+			"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, operator.ExitConfig, `no matches for kind "Widget"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var errOut bytes.Buffer
@@ -71,10 +68,10 @@ func TestRunWithKubeconfig(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var logs syncBuffer
+	var logs operatortest.SyncBuffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"--kubeconfig", writeKubeconfig(t, ln.URL, ln.CAData), "--kind", "v1/ConfigMap",
+		code <- run(ctx, []string{"--kubeconfig", operatortest.WriteKubeconfig(t, ln.URL, ln.CAData), "--kind", "v1/ConfigMap",
 			"--leader-elect", "--leader-election-namespace", "default",
 			"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"}, &logs)
 	}()
@@ -103,57 +100,10 @@ func TestRunWithKubeconfig(t *testing.T) {
 	cancel()
 	select {
 	case c := <-code:
-		if c != exitOK {
-			t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, exitOK, logs.String())
+		if c != operator.ExitOK {
+			t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, operator.ExitOK, logs.String())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("run did not return 30s after cancel\nlogs:\n%s", logs.String())
 	}
-}
-
-// writeKubeconfig writes a kubeconfig for server with CA caData and
-// returns its path.
-func writeKubeconfig(t *testing.T, server string, caData []byte) string {
-	t.Helper()
-	data := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster:
-    server: %s
-    certificate-authority-data: %s
-users:
-- name: test
-  user:
-    token: test
-contexts:
-- name: test
-  context:
-    cluster: test
-    user: test
-current-context: test
-`, server, base64.StdEncoding.EncodeToString(caData))
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

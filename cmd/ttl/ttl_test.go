@@ -4,60 +4,15 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/kubeloop/kubeloop/cache"
-	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
-
-// testManager is the least a manager does for the builder: a cache, and
-// a registry of controllers.
-type testManager struct {
-	cache       *cache.Cache
-	client      *kube.Client
-	controllers map[string]controller.Runnable
-}
-
-func (m *testManager) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
-	return m.cache.Source(ctx, obj)
-}
-
-func (m *testManager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
-	return m.client.Mapping(ctx, gvk)
-}
-
-func (m *testManager) AddController(name string, r controller.Runnable) error {
-	if _, ok := m.controllers[name]; ok {
-		return fmt.Errorf("controller %q added twice", name)
-	}
-	m.controllers[name] = r
-	return nil
-}
-
-// testRecorder keeps the events recorded, as "Type Reason: note".
-type testRecorder struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (r *testRecorder) Eventf(_ kube.Object, eventType, reason, _, noteFmt string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, fmt.Sprintf("%s %s: %s", eventType, reason, fmt.Sprintf(noteFmt, args...)))
-}
-
-func (r *testRecorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.events, "\n")
-}
 
 // env is a kubetest server with the TTL controllers running on it.
 type env struct {
@@ -65,7 +20,7 @@ type env struct {
 	ctx    context.Context
 	srv    *kubetest.Server
 	client *kube.Client
-	events *testRecorder
+	events *operatortest.Recorder
 }
 
 var (
@@ -78,39 +33,14 @@ var (
 // bubble.
 func startTTL(t *testing.T) *env {
 	t.Helper()
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	cfg := srv.Config()
-	cfg.QPS = -1
-	client, err := kube.NewClient(cfg, kube.ClientOptions{FieldManager: "ttl-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cache.New(client, cache.Options{Transform: cache.DropManagedFields})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr := &testManager{cache: c, client: client, controllers: map[string]controller.Runnable{}}
-	ctx, cancel := context.WithCancel(t.Context())
-	e := &env{t: t, ctx: ctx, srv: srv, client: client, events: &testRecorder{}}
-	err = setupTTL(ctx, ttlConfig{Manager: mgr, Cache: c, Client: client, Events: e.events,
+	h := operatortest.New(t, "ttl-test")
+	e := &env{t: t, ctx: t.Context(), srv: h.Server, client: h.Client, events: &operatortest.Recorder{}}
+	err := setupTTL(e.ctx, ttlConfig{Manager: h, Cache: h.Cache, Client: h.Client, Events: e.events,
 		Kinds: []kube.GroupVersionKind{configMapKind, deploymentKind}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = c.Start(ctx) })
-	for name, r := range mgr.controllers {
-		wg.Go(func() {
-			if err := r.Start(ctx); err != nil {
-				t.Errorf("controller %s: %v", name, err)
-			}
-		})
-	}
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
+	h.Start(e.ctx)
 	return e
 }
 

@@ -7,76 +7,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/cache"
-	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 // This file is the test harness: the mirror's controllers on a kubetest
-// server, run by the least a manager does (a cache, a registry of
-// controllers), in-process so that tests run inside synctest bubbles.
-
-// testManager implements controller.Manager over a cache.
-type testManager struct {
-	cache  *cache.Cache
-	client *kube.Client
-
-	mu          sync.Mutex
-	controllers map[string]controller.Runnable
-}
-
-func (m *testManager) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
-	return m.cache.Source(ctx, obj)
-}
-
-func (m *testManager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
-	return m.client.Mapping(ctx, gvk)
-}
-
-func (m *testManager) AddController(name string, r controller.Runnable) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.controllers[name]; ok {
-		return fmt.Errorf("controller %q added twice", name)
-	}
-	m.controllers[name] = r
-	return nil
-}
-
-// testRecorder keeps the events recorded, as "Type Reason: note".
-type testRecorder struct {
-	mu     sync.Mutex
-	events []string
-}
-
-func (r *testRecorder) Eventf(_ kube.Object, eventType, reason, _, noteFmt string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, fmt.Sprintf("%s %s: %s", eventType, reason, fmt.Sprintf(noteFmt, args...)))
-}
-
-// has reports whether an event containing s was recorded.
-func (r *testRecorder) has(s string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, e := range r.events {
-		if strings.Contains(e, s) {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *testRecorder) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.events, "\n")
-}
+// server, run by the least a manager does (operatortest.Harness: a cache,
+// a registry of controllers), in-process so that tests run inside
+// synctest bubbles.
 
 // env is a kubetest server with the mirror running on it.
 type env struct {
@@ -84,7 +26,7 @@ type env struct {
 	ctx    context.Context
 	srv    *kubetest.Server
 	client *kube.Client
-	events *testRecorder
+	events *operatortest.Recorder
 }
 
 // startMirror starts the mirror's controllers on a new kubetest server,
@@ -92,38 +34,13 @@ type env struct {
 // it inside a synctest bubble.
 func startMirror(t *testing.T, namespace string) *env {
 	t.Helper()
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	cfg := srv.Config()
-	cfg.QPS = -1
-	client, err := kube.NewClient(cfg, kube.ClientOptions{FieldManager: "mirror-test"})
+	h := operatortest.New(t, "mirror-test")
+	e := &env{t: t, ctx: t.Context(), srv: h.Server, client: h.Client, events: &operatortest.Recorder{}}
+	err := Setup(e.ctx, Config{Manager: h, Cache: h.Cache, Client: h.Client, Events: e.events, Namespace: namespace, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cache.New(client, cache.Options{Transform: cache.DropManagedFields})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr := &testManager{cache: c, client: client, controllers: map[string]controller.Runnable{}}
-	ctx, cancel := context.WithCancel(t.Context())
-	e := &env{t: t, ctx: ctx, srv: srv, client: client, events: &testRecorder{}}
-	err = Setup(ctx, Config{Manager: mgr, Cache: c, Client: client, Events: e.events, Namespace: namespace, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = c.Start(ctx) })
-	for name, r := range mgr.controllers {
-		wg.Go(func() {
-			if err := r.Start(ctx); err != nil {
-				t.Errorf("controller %s: %v", name, err)
-			}
-		})
-	}
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
+	h.Start(e.ctx)
 	return e
 }
 

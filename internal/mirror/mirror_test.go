@@ -60,7 +60,7 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			}
 			return nil
 		})
-		if !e.events.has("Normal Created: created copies of secret default/db-password in dev-1, team-a, team-b") {
+		if !e.events.Has("Normal Created: created copies of secret default/db-password in dev-1, team-a, team-b") {
 			t.Errorf("events:\n%s\nwant one for the three copies", e.events)
 		}
 
@@ -98,7 +98,7 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", key, "team-a")
-		if !e.events.has("Normal Deleted: deleted copies of secret default/db-password in dev-1, missing, team-b") {
+		if !e.events.Has("Normal Deleted: deleted copies of secret default/db-password in dev-1, missing, team-b") {
 			t.Errorf("events:\n%s\nwant one for the copies deleted", e.events)
 		}
 
@@ -193,7 +193,7 @@ func TestMirrorLeavesAlone(t *testing.T) {
 		}
 		e.wantCopies("Secret", src.Key(), "team-a")
 		e.eventually("a NameTaken warning", func() error {
-			if !e.events.has("Warning NameTaken: not copying secret default/token to team-b: an object that is not its copy has the name there") {
+			if !e.events.Has("Warning NameTaken: not copying secret default/token to team-b: an object that is not its copy has the name there") {
 				return fmt.Errorf("no warning")
 			}
 			return nil
@@ -221,7 +221,7 @@ func TestMirrorLeavesAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.eventually("a NameTooLong warning", func() error {
-			if !e.events.has("Warning NameTooLong: cannot mirror default/" + long.Name) {
+			if !e.events.Has("Warning NameTooLong: cannot mirror default/" + long.Name) {
 				return fmt.Errorf("no warning")
 			}
 			return nil
@@ -236,7 +236,7 @@ func TestMirrorLeavesAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.eventually("an InvalidAnnotation warning", func() error {
-			if !e.events.has("Warning InvalidAnnotation: annotation " + AnnotationToSelector) {
+			if !e.events.Has("Warning InvalidAnnotation: annotation " + AnnotationToSelector) {
 				return fmt.Errorf("no warning")
 			}
 			return nil

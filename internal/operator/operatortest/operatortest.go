@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package operatortest holds the test helpers the example programs and
+// their controllers share: a kubetest server with a client and a cache on
+// it, standing in for the manager (so that tests run inside synctest
+// bubbles); an event recorder that keeps what it records; a kubeconfig
+// writer; and a buffer safe for concurrent writes, for logs.
+//
+// Usage:
+//
+//  1. h := New(t, "my-test") makes the server, client and cache.
+//  2. Set the controllers up with h as the manager, h.Cache and h.Client,
+//     and a &Recorder{} for the events.
+//  3. h.Start(ctx) runs the cache and the controllers until the test ends.
+package operatortest
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// Harness is the least a manager does for a controller's builder (a
+// cache, the client's mappings, a registry of controllers) over a new
+// kubetest server. It implements controller.Manager.
+type Harness struct {
+	t      *testing.T
+	Server *kubetest.Server
+	Client *kube.Client // unlimited (no client-side rate limit)
+	Cache  *cache.Cache // drops managedFields
+
+	mu          sync.Mutex
+	controllers map[string]controller.Runnable // added, not yet started
+}
+
+// New starts a kubetest server until the test ends, and makes a client
+// of it with fieldManager, and a cache on that client.
+func New(t *testing.T, fieldManager string) *Harness {
+	t.Helper()
+	srv := kubetest.New(kubetest.Options{})
+	t.Cleanup(srv.Close)
+	cfg := srv.Config()
+	cfg.QPS = -1
+	client, err := kube.NewClient(cfg, kube.ClientOptions{FieldManager: fieldManager})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.New(client, cache.Options{Transform: cache.DropManagedFields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Harness{t: t, Server: srv, Client: client, Cache: c, controllers: map[string]controller.Runnable{}}
+}
+
+func (h *Harness) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
+	return h.Cache.Source(ctx, obj)
+}
+
+func (h *Harness) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
+	return h.Client.Mapping(ctx, gvk)
+}
+
+func (h *Harness) AddController(name string, r controller.Runnable) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.controllers[name]; ok {
+		return fmt.Errorf("controller %q added twice", name)
+	}
+	h.controllers[name] = r
+	return nil
+}
+
+// Start runs the cache and the controllers added so far until ctx is
+// done or the test ends, and waits for them when it ends. A controller
+// that returns an error fails the test.
+func (h *Harness) Start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = h.Cache.Start(ctx) })
+	h.mu.Lock()
+	for name, r := range h.controllers {
+		wg.Go(func() {
+			if err := r.Start(ctx); err != nil {
+				h.t.Errorf("controller %s: %v", name, err)
+			}
+		})
+	}
+	h.mu.Unlock()
+	h.t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+}
+
+// Recorder keeps the events recorded, as "Type Reason: note". The zero
+// value is ready to use.
+type Recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *Recorder) Eventf(_ kube.Object, eventType, reason, _, noteFmt string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, fmt.Sprintf("%s %s: %s", eventType, reason, fmt.Sprintf(noteFmt, args...)))
+}
+
+// Has reports whether an event containing s was recorded.
+func (r *Recorder) Has(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.events {
+		if strings.Contains(e, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// String returns the events recorded, one a line.
+func (r *Recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.events, "\n")
+}
+
+// WriteKubeconfig writes a kubeconfig for server (with CA caData, if
+// any) and a token, in a directory removed when the test ends, and
+// returns its path.
+func WriteKubeconfig(t *testing.T, server string, caData []byte) string {
+	t.Helper()
+	ca := ""
+	if caData != nil {
+		ca = "\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString(caData)
+	}
+	data := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: %s%s
+users:
+- name: test
+  user:
+    token: test
+contexts:
+- name: test
+  context:
+    cluster: test
+    user: test
+current-context: test
+`, server, ca)
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// SyncBuffer is a bytes.Buffer safe for concurrent writes and reads. The
+// zero value is ready to use.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
