@@ -23,6 +23,7 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 		e.namespace("team-b", nil)
 		e.namespace("dev-1", map[string]string{"env": "dev"})
 		e.namespace("prod-1", map[string]string{"env": "prod"})
+		synctest.Wait() // the mirror's cache has seen the namespaces before the source comes
 		key := kube.Key{Namespace: "default", Name: "db-password"}
 		src := &kube.Secret{
 			ObjectMeta: kube.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
@@ -60,9 +61,13 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			}
 			return nil
 		})
-		if !e.events.Has("Normal Created: created copies of secret default/db-password in dev-1, team-a, team-b") {
-			t.Errorf("events:\n%s\nwant one for the three copies", e.events)
-		}
+		// The event follows the writes the test saw: wait for it too.
+		e.eventually("one Created event for the three copies", func() error {
+			if !e.events.Has("Normal Created: created copies of secret default/db-password in dev-1, team-a, team-b") {
+				return fmt.Errorf("no such event")
+			}
+			return nil
+		})
 
 		// Change the source: every copy follows.
 		patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"password":"czNjcjN0"}}`)} // "s3cr3t"
@@ -98,9 +103,13 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", key, "team-a")
-		if !e.events.Has("Normal Deleted: deleted copies of secret default/db-password in dev-1, missing, team-b") {
-			t.Errorf("events:\n%s\nwant one for the copies deleted", e.events)
-		}
+		// The event follows the writes the test saw: wait for it too.
+		e.eventually("one Deleted event for the copies no longer wanted", func() error {
+			if !e.events.Has("Normal Deleted: deleted copies of secret default/db-password in dev-1, missing, team-b") {
+				return fmt.Errorf("no such event")
+			}
+			return nil
+		})
 
 		// A copy changed by hand is put back.
 		edit := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"password":"aGFja2Vk"},"metadata":{"labels":{"app":"mine"}}}`)} // "hacked"
