@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -226,18 +227,33 @@ func TestShutDownWithDrainTimeout(t *testing.T) {
 }
 
 func TestNewStartsNoGoroutine(t *testing.T) {
-	before := runtime.NumGoroutine()
 	q := newQueue(t, Config[string]{})
 	q.Add("a")
 	item, _ := q.Get()
 	q.Done(item)
+	if n := delayLoops(); n != 0 {
+		t.Errorf("delay goroutines after New, Add, Get and Done = %d, want 0", n)
+	}
 	q.AddRateLimited("b") // delay 5ms: starts the delay goroutine
-	if got := runtime.NumGoroutine(); got != before+1 {
-		t.Errorf("goroutines after New, Add and AddRateLimited = %d, want %d (one for delays)", got, before+1)
+	if n := delayLoops(); n != 1 {
+		t.Errorf("delay goroutines after AddRateLimited = %d, want 1", n)
 	}
 	q.ShutDown()
-	if got := runtime.NumGoroutine(); got != before {
-		t.Errorf("goroutines after ShutDown = %d, want %d", got, before)
+	if n := delayLoops(); n != 0 {
+		t.Errorf("delay goroutines after ShutDown = %d, want 0", n)
+	}
+}
+
+// delayLoops counts the goroutines running a queue's delay loop, in this
+// process: counting all goroutines would see other tests' come and go.
+func delayLoops() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), "queue.(*Queue[...]).delayLoop(")
+		}
+		buf = make([]byte, 2*len(buf))
 	}
 }
 
