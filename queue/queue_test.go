@@ -227,25 +227,30 @@ func TestShutDownWithDrainTimeout(t *testing.T) {
 }
 
 func TestNewStartsNoGoroutine(t *testing.T) {
-	q := newQueue(t, Config[string]{})
-	q.Add("a")
-	item, _ := q.Get()
-	q.Done(item)
-	if n := delayLoops(); n != 0 {
-		t.Errorf("delay goroutines after New, Add, Get and Done = %d, want 0", n)
-	}
-	q.AddRateLimited("b") // delay 5ms: starts the delay goroutine
-	if n := delayLoops(); n != 1 {
-		t.Errorf("delay goroutines after AddRateLimited = %d, want 1", n)
-	}
-	q.ShutDown()
-	if n := delayLoops(); n != 0 {
-		t.Errorf("delay goroutines after ShutDown = %d, want 0", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		q := newQueue(t, Config[string]{})
+		q.Add("a")
+		item, _ := q.Get()
+		q.Done(item)
+		synctest.Wait()
+		if n := delayLoops(); n != 0 {
+			t.Errorf("delay goroutines after New, Add, Get and Done = %d, want 0", n)
+		}
+		q.AddRateLimited("b") // delay 5ms: starts the delay goroutine
+		synctest.Wait()       // it is running and waiting for its timer
+		if n := delayLoops(); n != 1 {
+			t.Errorf("delay goroutines after AddRateLimited = %d, want 1", n)
+		}
+		q.ShutDown() // waits for it to end
+		if n := delayLoops(); n != 0 {
+			t.Errorf("delay goroutines after ShutDown = %d, want 0", n)
+		}
+	})
 }
 
 // delayLoops counts the goroutines running a queue's delay loop, in this
-// process: counting all goroutines would see other tests' come and go.
+// process, by their function: counting all goroutines would see other
+// tests' come and go.
 func delayLoops() int {
 	buf := make([]byte, 1<<20)
 	for {
