@@ -63,6 +63,7 @@ func Run(t *testing.T, env Env) {
 		{"Lease", testLease},
 		{"Event", testEvent},
 		{"DryRun", testDryRun},
+		{"Immutable", testImmutable},
 		{"InformerAfterCuts", testInformerAfterCuts},
 	} {
 		t.Run(s.name, func(t *testing.T) {

@@ -120,7 +120,7 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	if isCRDs(res) {
 		return validateCRDUpdate(next, old)
 	}
-	return nil
+	return validateImmutable(res, next, old)
 }
 
 // prepareDeleteKind changes the state an object is left in when deletion
