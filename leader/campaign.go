@@ -17,8 +17,8 @@ import (
 // renew it until the term ends, then release it if asked to.
 
 // campaign makes attempts until one wins the Lease or ctx is done. Between
-// attempts it waits RetryPeriod with jitter, or less when the holder's
-// lease expires sooner. It returns when the winning write was sent.
+// attempts it waits at most RetryPeriod (see [pollWait]), or less when the
+// holder's lease expires sooner. It returns when the winning write was sent.
 func (e *Elector) campaign(ctx context.Context) (sent time.Time, ok bool) {
 	for ctx.Err() == nil {
 		attempt, cancel := context.WithTimeout(ctx, e.cfg.RenewDeadline)
@@ -30,7 +30,7 @@ func (e *Elector) campaign(ctx context.Context) (sent time.Time, ok bool) {
 		case err != nil && ctx.Err() == nil:
 			e.log.Debug("attempt to acquire failed", "action", d.action.String(), "err", err)
 		}
-		wait := jitter(e.cfg.RetryPeriod)
+		wait := pollWait(e.cfg.RetryPeriod)
 		if err == nil && d.action == follow {
 			wait = min(wait, time.Until(d.until))
 		}
@@ -193,10 +193,16 @@ func (e *Elector) release(ctx context.Context) {
 	}
 }
 
-// jitter returns a random duration in [d, (1+JitterFactor)×d), as client-go's
-// wait.Jitter.
-func jitter(d time.Duration) time.Duration {
-	return d + time.Duration(rand.Float64()*JitterFactor*float64(d))
+// pollSpread is how much shorter than RetryPeriod a candidate's wait may
+// be: waits are spread over ((1-pollSpread)×RetryPeriod, RetryPeriod].
+const pollSpread = 0.2
+
+// pollWait returns a random wait in ((1-pollSpread)×d, d]. client-go
+// stretches its waits instead, to [d, 2.2×d); spreading them below d keeps
+// candidates started together out of step and still lets a successor see
+// a dead leader's last renew within one RetryPeriod.
+func pollWait(d time.Duration) time.Duration {
+	return d - time.Duration(rand.Float64()*pollSpread*float64(d))
 }
 
 // sleep waits d and reports true, or reports false as soon as ctx is done.

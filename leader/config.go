@@ -22,9 +22,11 @@ const (
 	DefaultRetryPeriod   = 2 * time.Second
 )
 
-// JitterFactor stretches each wait of a candidate that is not leading to a
-// random length in [RetryPeriod, (1+JitterFactor)×RetryPeriod), as client-go
-// does, so that candidates started together do not poll in step.
+// JitterFactor is client-go's and controller-runtime's: their candidates
+// wait up to (1+JitterFactor)×RetryPeriod between attempts, and their
+// validation, which [New] keeps so that the same settings are accepted,
+// wants RenewDeadline > JitterFactor×RetryPeriod. kubeloop's candidates
+// wait at most RetryPeriod.
 const JitterFactor = 1.2
 
 // Config says which Lease to contend for, as whom, and how often.

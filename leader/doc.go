@@ -22,12 +22,12 @@
 //   - Never overwrites what it has not read. Every write is a create or an
 //     update conditional on the resourceVersion last read; a Conflict means
 //     someone else wrote, and the Lease is read again.
-//   - Prompt. A leader renews every RetryPeriod. Other candidates poll every
-//     RetryPeriod with jitter (×1 to ×2.2, as client-go), and also exactly
-//     when the lease they follow expires. After a leader dies, a successor
-//     leads within LeaseDuration + (1+JitterFactor)×RetryPeriod, at least
-//     LeaseDuration after the leader's last renew; after a release
-//     (ReleaseOnCancel), within (1+JitterFactor)×RetryPeriod.
+//   - Prompt. A leader renews every RetryPeriod. Other candidates poll at
+//     random intervals of 0.8 to 1 RetryPeriod (client-go's stretch to up
+//     to 2.2), and also exactly when the lease they follow expires. After a
+//     leader dies, a successor leads within LeaseDuration + RetryPeriod, at
+//     least LeaseDuration after the leader's last renew; after a release
+//     (ReleaseOnCancel), within RetryPeriod.
 //   - Observable. OnStartedLeading gets a context cancelled the moment the
 //     term ends; [Elector.IsLeader] turns false at the same moment;
 //     [Elector.Elected] is closed when the first term starts;

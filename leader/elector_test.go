@@ -18,7 +18,7 @@ const (
 	rd = DefaultRenewDeadline
 	rp = DefaultRetryPeriod
 	// poll is the longest wait of a candidate between attempts.
-	poll = rp + time.Duration(JitterFactor*float64(rp))
+	poll = rp
 )
 
 func TestSingleCandidate(t *testing.T) {

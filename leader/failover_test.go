@@ -17,14 +17,14 @@ import (
 // it releases the Lease), and a successor must take over late enough that
 // the two terms never overlap and early enough to meet the bound.
 //
-// Bounds, with L = LeaseDuration, D = RenewDeadline, P = RetryPeriod and
-// J = JitterFactor, for a leader that dies at k after its last successful
-// renew sent at r (k - P < r <= k):
-//   - a candidate sees that renew at its next poll, o in [r, r + (1+J)P),
-//     and acquires at o + L: so in [r + L, k + L + (1+J)P);
+// Bounds, with L = LeaseDuration, D = RenewDeadline and P = RetryPeriod,
+// for a leader that dies at k after its last successful renew sent at r
+// (k - P < r <= k):
+//   - a candidate sees that renew at its next poll, o in [r, r + P], and
+//     acquires at o + L: so in [r + L, k + L + P];
 //   - a partitioned leader ends its term at r + D, at least L - D before
 //     any successor;
-//   - a released Lease is taken at the next poll: within (1+J)P.
+//   - a released Lease is taken at the next poll: within P.
 
 // kills is how many kill times each failover scenario tries, spread over a
 // renew period so the kill falls at every phase of the leader's renewals.
@@ -79,7 +79,7 @@ func TestFailoverAfterKill(t *testing.T) {
 					failover := next.start.Sub(killed)
 					stats.add(failover)
 					if failover > ld+poll {
-						t.Errorf("successor led %v after the kill, want at most L + (1+J)P = %v", failover, ld+poll)
+						t.Errorf("successor led %v after the kill, want at most L + P = %v", failover, ld+poll)
 					}
 					if waited := next.start.Sub(renewed); waited < ld {
 						t.Errorf("successor led %v after the last renew, want at least LeaseDuration %v", waited, ld)
@@ -179,7 +179,7 @@ func TestReleaseOnCancel(t *testing.T) {
 				failover := next.start.Sub(cancelled)
 				stats.add(failover)
 				if failover > poll {
-					t.Errorf("successor led %v after the release, want at most (1+J)P = %v", failover, poll)
+					t.Errorf("successor led %v after the release, want at most P = %v", failover, poll)
 				}
 				if got := *c.lease().Spec.LeaseTransitions; got != 1 {
 					t.Errorf("leaseTransitions after takeover = %d, want 1", got)
@@ -260,7 +260,7 @@ func TestLeaseDeletedAfterKill(t *testing.T) {
 		c.deleteLease()
 		next := c.waitTerm(1, ld+poll+time.Second)
 		if waited := next.start.Sub(deleted); next.id != "b" || waited < ld || waited > ld+poll {
-			t.Errorf("%s led %v after the delete, want b after L = %v to L + (1+J)P = %v", next.id, waited, ld, ld+poll)
+			t.Errorf("%s led %v after the delete, want b after L = %v to L + P = %v", next.id, waited, ld, ld+poll)
 		}
 		if got := *c.lease().Spec.LeaseTransitions; got != 0 {
 			t.Errorf("leaseTransitions of the created lease = %d, want 0", got)

@@ -236,7 +236,7 @@ func TestSkewedHolder(t *testing.T) {
 				lastWrite := last()
 				next := c.waitTerm(0, ld+poll+time.Second)
 				if waited := next.start.Sub(lastWrite); waited < ld || waited > ld+poll {
-					t.Errorf("b led %v after the skewed holder's last write, want between L = %v and L + (1+J)P = %v", waited, ld, ld+poll)
+					t.Errorf("b led %v after the skewed holder's last write, want between L = %v and L + P = %v", waited, ld, ld+poll)
 				}
 			})
 		})
