@@ -74,14 +74,11 @@ func (m *Manager) collect(e *metrics.Emitter) {
 	for _, name := range slices.Sorted(maps.Keys(controllers)) {
 		r := controllers[name]
 		if c, ok := r.(metrics.Collector); ok {
-			c.Collect(e) // a controller that writes its own metrics
+			c.Collect(e) // a controller writes its own metrics
 			continue
 		}
 		if q, ok := r.(interface{ QueueMetrics() queue.Metrics }); ok {
-			emitQueue(e, name, q.QueueMetrics())
-		}
-		if s, ok := reconcileMetricsOf(r); ok {
-			emitReconcile(e, name, s)
+			metrics.Workqueue(e, name, q.QueueMetrics())
 		}
 	}
 	m.collectCache(e)
@@ -111,49 +108,6 @@ func (m *Manager) collectCache(e *metrics.Emitter) {
 		e.Gauge("kubeloop_cache_objects", "Objects held in the manager's cache, by kind.", objects[k], labels...)
 		e.Gauge("kubeloop_cache_bytes", "Approximate bytes of the objects held in the manager's cache (the size of the JSON they were decoded from), by kind.", bytes[k], labels...)
 	}
-}
-
-// emitQueue emits a controller's workqueue_* metrics, labelled name and
-// controller as controller-runtime labels them.
-func emitQueue(e *metrics.Emitter, controller string, q queue.Metrics) {
-	name := q.Name
-	if name == "" {
-		name = controller
-	}
-	l := []metrics.Label{{Name: "controller", Value: controller}, {Name: "name", Value: name}}
-	e.Gauge("workqueue_depth", "Current depth of workqueue", float64(q.Depth), l...)
-	e.Counter("workqueue_adds_total", "Total number of adds handled by workqueue", float64(q.AddsTotal), l...)
-	e.Counter("workqueue_retries_total", "Total number of retries handled by workqueue", float64(q.RetriesTotal), l...)
-	e.Histogram("workqueue_queue_duration_seconds", "How long in seconds an item stays in workqueue before being requested",
-		histogram(q.QueueDurationSeconds.UpperBounds[:], q.QueueDurationSeconds.Counts[:], q.QueueDurationSeconds.Count, q.QueueDurationSeconds.Sum), l...)
-	e.Histogram("workqueue_work_duration_seconds", "How long in seconds processing an item from workqueue takes.",
-		histogram(q.WorkDurationSeconds.UpperBounds[:], q.WorkDurationSeconds.Counts[:], q.WorkDurationSeconds.Count, q.WorkDurationSeconds.Sum), l...)
-	e.Gauge("workqueue_unfinished_work_seconds", "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
-		q.UnfinishedWorkSeconds, l...)
-	e.Gauge("workqueue_longest_running_processor_seconds", "How many seconds has the longest running processor for workqueue been running.",
-		q.LongestRunningProcessorSeconds, l...)
-}
-
-// emitReconcile emits a controller's controller_runtime_* metrics.
-func emitReconcile(e *metrics.Emitter, controller string, s reconcileMetrics) {
-	l := metrics.Label{Name: "controller", Value: controller}
-	for _, r := range []struct {
-		result string
-		n      uint64
-	}{{"success", s.success}, {"error", s.error}, {"requeue", s.requeue}, {"requeue_after", s.requeueAfter}} {
-		e.Counter("controller_runtime_reconcile_total", "Total number of reconciliations per controller",
-			float64(r.n), l, metrics.Label{Name: "result", Value: r.result})
-	}
-	e.Counter("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller", float64(s.errors), l)
-	e.Counter("controller_runtime_terminal_reconcile_errors_total", "Total number of terminal reconciliation errors per controller", float64(s.terminal), l)
-	e.Counter("controller_runtime_reconcile_panics_total", "Total number of reconciliation panics per controller", float64(s.panics), l)
-	e.Histogram("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller", s.time, l)
-	e.Gauge("controller_runtime_active_workers", "Number of currently used workers per controller", float64(s.active), l)
-	e.Gauge("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller", float64(s.max), l)
-}
-
-func histogram(bounds []float64, counts []uint64, count uint64, sum float64) metrics.Histogram {
-	return metrics.Histogram{UpperBounds: bounds, Counts: counts, Count: count, Sum: sum}
 }
 
 // restMetrics counts the requests of the manager's clients, as client-go's

@@ -15,31 +15,9 @@ import (
 )
 
 // fakeController looks like a *controller.Controller from the manager's
-// side: a named runnable with QueueMetrics, and a Metrics method returning
-// a struct of the same shape as controller.Metrics.
+// side: a named runnable with QueueMetrics that collects its own metrics.
 type fakeController struct {
 	name string
-}
-
-type fakeReconcileTotal struct{ Success, Error, Requeue, RequeueAfter uint64 }
-
-type fakeHistogram struct {
-	UpperBounds [3]float64
-	Counts      [3]uint64
-	Count       uint64
-	Sum         float64
-}
-
-type fakeMetrics struct {
-	Name                         string
-	ReconcileTotal               fakeReconcileTotal
-	ReconcileErrorsTotal         uint64
-	TerminalReconcileErrorsTotal uint64
-	ReconcilePanicsTotal         uint64
-	ReconcileTimeSeconds         fakeHistogram
-	ActiveWorkers                int
-	MaxConcurrentReconciles      int
-	Queue                        queue.Metrics
 }
 
 func (f *fakeController) Name() string             { return f.name }
@@ -61,14 +39,15 @@ func (f *fakeController) QueueMetrics() queue.Metrics {
 	return q
 }
 
-func (f *fakeController) Metrics() fakeMetrics {
-	return fakeMetrics{
-		Name:                 f.name,
-		ReconcileTotal:       fakeReconcileTotal{Success: 5, Error: 2, Requeue: 1, RequeueAfter: 4},
-		ReconcileErrorsTotal: 2, TerminalReconcileErrorsTotal: 1, ReconcilePanicsTotal: 1,
-		ReconcileTimeSeconds: fakeHistogram{UpperBounds: [3]float64{0.1, 1, 10}, Counts: [3]uint64{6, 11, 12}, Count: 12, Sum: 3.5},
-		ActiveWorkers:        1, MaxConcurrentReconciles: 4,
-	}
+// Collect writes the fake's metrics as a controller does.
+func (f *fakeController) Collect(e *metrics.Emitter) {
+	metrics.Workqueue(e, f.name, f.QueueMetrics())
+	metrics.Reconcile(e, f.name, metrics.Reconciles{
+		Success: 5, Error: 2, Requeue: 1, RequeueAfter: 4,
+		Errors: 2, Terminal: 1, Panics: 1,
+		Time:          metrics.Histogram{UpperBounds: []float64{0.1, 1, 10}, Counts: []uint64{6, 11, 12}, Count: 12, Sum: 3.5},
+		ActiveWorkers: 1, MaxWorkers: 4,
+	})
 }
 
 // scrape reads the metrics endpoint and parses it strictly.
@@ -214,16 +193,5 @@ func TestMetricsClashIsA500(t *testing.T) {
 	code, body := get(m.metricsHandler(), "/metrics")
 	if code != http.StatusInternalServerError || !strings.Contains(body, "workqueue_depth") {
 		t.Errorf("GET /metrics = %d %q, want 500 naming the clashing metric", code, body)
-	}
-}
-
-func TestReconcileMetricsOfOtherShapes(t *testing.T) {
-	type noMethod struct{}
-	if _, ok := reconcileMetricsOf(&noMethod{}); ok {
-		t.Error("reconcileMetricsOf(no Metrics method) reported metrics")
-	}
-	s, ok := reconcileMetricsOf(&fakeController{})
-	if !ok || s.success != 5 || s.requeueAfter != 4 || s.max != 4 || s.time.Count != 12 || len(s.time.UpperBounds) != 3 {
-		t.Errorf("reconcileMetricsOf(fake) = %+v, %v", s, ok)
 	}
 }
