@@ -52,15 +52,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 	s.mu.Lock()
 	out, serr := s.applyLocked(wr, config)
 	s.mu.Unlock()
-	if serr != nil {
-		writeError(c.w, serr)
-		return
-	}
-	code := http.StatusOK
-	if out.created {
-		code = http.StatusCreated
-	}
-	c.respond(code, out.rec.raw)
+	c.respondUpdate(out, serr)
 }
 
 // applyLocked applies config to the object wr names.

@@ -206,6 +206,12 @@ func (s *Server) serveUpdate(c *call) {
 	s.mu.Lock()
 	out, err := s.updateLocked(c.write(), o, nil)
 	s.mu.Unlock()
+	c.respondUpdate(out, err)
+}
+
+// respondUpdate answers a PUT or an apply: the error, or the object stored,
+// with 201 when the write created it and 200 otherwise.
+func (c *call) respondUpdate(out updateResult, err *kube.StatusError) {
 	if err != nil {
 		writeError(c.w, err)
 		return
