@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -137,6 +139,9 @@ func TestMemoryPerObject(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	for _, watchList := range []bool{true, false} {
 		for _, v := range measureVariants {
+			if only := os.Getenv("KUBELOOP_MEASURE_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), v.name) {
+				continue
+			}
 			client := exec.Command(os.Args[0], "-test.run=^TestMeasureClient$", "-test.v")
 			client.Env = append(os.Environ(), "KUBELOOP_MEASURE_CLIENT="+url, "KUBELOOP_MEASURE_VARIANT="+v.name,
 				"KUBELOOP_MEASURE_WATCHLIST="+strconv.FormatBool(watchList))
@@ -176,6 +181,9 @@ func TestMeasureClient(t *testing.T) {
 	if url == "" {
 		t.Skip("a client process of TestMemoryPerObject")
 	}
+	if os.Getenv("KUBELOOP_MEASURE_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 1
+	}
 	var v measureVariant
 	for _, mv := range measureVariants {
 		if mv.name == os.Getenv("KUBELOOP_MEASURE_VARIANT") {
@@ -208,6 +216,16 @@ func TestMeasureClient(t *testing.T) {
 	t.Logf("RESULT %-32s watchList=%-5v %d objects: heap alloc %4d B/object, in use %4d B/object; sync %v (CPU %v); RSS before %d MB, peak %d MB",
 		v.name, watchList, st.Objects, int64(allocAfter-allocBefore)/int64(st.Objects), int64(inuseAfter-inuseBefore)/int64(st.Objects),
 		took.Round(time.Millisecond), cpu.Round(time.Millisecond), rssBefore>>10, peak>>10)
+	if path := os.Getenv("KUBELOOP_MEASURE_HEAPPROFILE"); path != "" {
+		f, err := os.Create(path + "." + v.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
 	cancel()
 	<-done
 	runtime.KeepAlive(inf)
