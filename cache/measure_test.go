@@ -5,6 +5,7 @@ package cache
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +31,8 @@ import (
 //
 // KUBELOOP_MEASURE_N sets the number of ConfigMaps (default 50,000, each
 // with 1 KiB of data, distinct per object, and the managedFields entry
-// the server writes).
+// the server writes). With KUBELOOP_KUBECONFIG set, TestMemoryPerObject
+// syncs from that real server instead of kubetest.
 
 func measureN(t *testing.T) int {
 	if os.Getenv("KUBELOOP_MEASURE") == "" {
@@ -45,15 +48,19 @@ func measureN(t *testing.T) int {
 // default.
 func seedConfigMaps(t testing.TB, srv *kubetest.Server, n int) {
 	t.Helper()
-	pad := strings.Repeat("x", 1024-16)
 	for k := range n {
-		obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-			"metadata": map[string]any{"namespace": "default", "name": fmt.Sprintf("cm-%06d", k)},
-			"data":     map[string]any{"payload": fmt.Sprintf("%016d", k) + pad}}
-		if _, err := srv.Create(configMaps, obj); err != nil {
+		if _, err := srv.Create(configMaps, measureConfigMap("default", k)); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// measureConfigMap is ConfigMap k of the measurements, cm-000000 on, with
+// 1 KiB of data, distinct per object.
+func measureConfigMap(namespace string, k int) *kube.ConfigMap {
+	return &kube.ConfigMap{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: kube.ObjectMeta{Namespace: namespace, Name: fmt.Sprintf("cm-%06d", k)},
+		Data:       map[string]string{"payload": fmt.Sprintf("%016d", k) + strings.Repeat("x", 1024-16)}}
 }
 
 // measureVariant is one kind of cache to measure.
@@ -97,14 +104,75 @@ func heap() (alloc, inuse uint64) {
 }
 
 // TestMemoryPerObject measures, for each kind of cache, an informer
-// syncing n ConfigMaps in a process of its own from a kubetest server in
-// another process, over loopback HTTP (so that the server's memory is not
-// counted): the heap held per cached object once synced (after
-// runtime.GC, HeapAlloc and HeapInuse minus their values before), the
-// process's peak RSS, and the time and CPU time to sync. The test re-runs
-// its own binary for the server and for each client.
+// syncing n ConfigMaps in a process of its own from a server in another
+// process (so that the server's memory is not counted): the heap held per
+// cached object once synced (after runtime.GC, HeapAlloc and HeapInuse
+// minus their values before), the process's peak RSS, and the time and CPU
+// time to sync. It also logs the size of one ConfigMap's JSON in a list.
+//
+// The server is a kubetest server in a child process, over loopback HTTP;
+// with KUBELOOP_KUBECONFIG set (testdata/kube-apiserver/harness.sh run sets
+// it), it is that real server instead, whose namespace measure is seeded
+// first and is the only one the informers watch:
+//
+//	bash testdata/kube-apiserver/harness.sh run -- env KUBELOOP_MEASURE=1 \
+//		go test -count=1 -run TestMemoryPerObject -v ./cache/
+//
+// The test re-runs its own binary for the kubetest server and for each
+// client.
 func TestMemoryPerObject(t *testing.T) {
 	n := measureN(t)
+	// server is what the clients connect to: a kubeconfig path or a URL.
+	server := os.Getenv("KUBELOOP_KUBECONFIG")
+	if server != "" {
+		seedRealServer(t, server, n)
+	} else {
+		server = startMeasureServer(t, n)
+	}
+	cfg, namespaces := measureConfig(t, server)
+	t.Log(configMapJSONSize(t, cfg, namespaces))
+	for _, watchList := range []bool{true, false} {
+		for _, v := range measureVariants {
+			if only := os.Getenv("KUBELOOP_MEASURE_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), v.name) {
+				continue
+			}
+			client := exec.Command(os.Args[0], "-test.run=^TestMeasureClient$", "-test.v")
+			client.Env = append(os.Environ(), "KUBELOOP_MEASURE_CLIENT="+server, "KUBELOOP_MEASURE_VARIANT="+v.name,
+				"KUBELOOP_MEASURE_WATCHLIST="+strconv.FormatBool(watchList))
+			out, err := client.CombinedOutput()
+			if err != nil {
+				t.Fatalf("client process: %v\n%s", err, out)
+			}
+			for _, line := range strings.Split(string(out), "\n") {
+				if i := strings.Index(line, "RESULT "); i >= 0 {
+					t.Log(line[i+len("RESULT "):])
+				}
+			}
+		}
+	}
+}
+
+// measureNamespace holds the ConfigMaps on a real server.
+const measureNamespace = "measure"
+
+// measureConfig returns the configuration of server, a kubetest URL or a
+// kubeconfig path, with no rate limit, and the namespaces to watch there:
+// all on kubetest, measureNamespace on a real server.
+func measureConfig(t *testing.T, server string) (*kube.Config, []string) {
+	if strings.HasPrefix(server, "http://") {
+		return &kube.Config{Host: server, QPS: -1}, nil
+	}
+	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS = -1
+	return cfg, []string{measureNamespace}
+}
+
+// startMeasureServer starts the kubetest server process with n ConfigMaps,
+// stopped when the test ends, and returns its URL.
+func startMeasureServer(t *testing.T, n int) string {
 	server := exec.Command(os.Args[0], "-test.run=^TestMeasureServer$")
 	server.Env = append(os.Environ(), "KUBELOOP_MEASURE_SERVE="+strconv.Itoa(n))
 	stdin, err := server.StdinPipe()
@@ -119,43 +187,119 @@ func TestMemoryPerObject(t *testing.T) {
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		stdin.Close() // the server process ends when its stdin closes
 		if err := server.Wait(); err != nil {
 			t.Errorf("server process: %v", err)
 		}
-	}()
-	url := ""
+	})
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
-		if u, ok := strings.CutPrefix(lines.Text(), "URL "); ok {
-			url = u
-			break
+		if url, ok := strings.CutPrefix(lines.Text(), "URL "); ok {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return url
 		}
 	}
-	if url == "" {
-		t.Fatal("the server process printed no URL")
+	t.Fatal("the server process printed no URL")
+	return ""
+}
+
+// seedRealServer makes measureNamespace on the server of kubeconfig hold
+// exactly the n ConfigMaps measureConfigMap makes: it creates those missing
+// (so that a later run reuses them) and deletes any other, with a few
+// requests in flight.
+func seedRealServer(t *testing.T, kubeconfig string, n int) {
+	cfg, _ := measureConfig(t, kubeconfig)
+	c, err := kube.NewClient(cfg, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	for _, watchList := range []bool{true, false} {
-		for _, v := range measureVariants {
-			if only := os.Getenv("KUBELOOP_MEASURE_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), v.name) {
-				continue
-			}
-			client := exec.Command(os.Args[0], "-test.run=^TestMeasureClient$", "-test.v")
-			client.Env = append(os.Environ(), "KUBELOOP_MEASURE_CLIENT="+url, "KUBELOOP_MEASURE_VARIANT="+v.name,
-				"KUBELOOP_MEASURE_WATCHLIST="+strconv.FormatBool(watchList))
-			out, err := client.CombinedOutput()
-			if err != nil {
-				t.Fatalf("client process: %v\n%s", err, out)
-			}
-			for _, line := range strings.Split(string(out), "\n") {
-				if i := strings.Index(line, "RESULT "); i >= 0 {
-					t.Log(line[i+len("RESULT "):])
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	err = c.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: measureNamespace}})
+	if err != nil && !kube.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	have := kube.List[kube.PartialObjectMetadata]{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}}
+	if err := kube.ListAll(ctx, c, &have, kube.ListOptions{Namespace: measureNamespace}); err != nil {
+		t.Fatal(err)
+	}
+	extra := make(map[string]bool, len(have.Items))
+	for _, o := range have.Items {
+		extra[o.Name] = true
+	}
+
+	start := time.Now()
+	var (
+		wg       sync.WaitGroup
+		failOnce sync.Once
+		failed   error
+	)
+	jobs := make(chan func() error)
+	for range 8 {
+		wg.Go(func() {
+			for job := range jobs {
+				if err := job(); err != nil {
+					failOnce.Do(func() { failed = err; cancel() })
 				}
 			}
+		})
+	}
+	created := 0
+	for k := range n {
+		cm := measureConfigMap(measureNamespace, k)
+		if extra[cm.Name] {
+			delete(extra, cm.Name)
+			continue
+		}
+		created++
+		jobs <- func() error { return c.Create(ctx, cm) }
+	}
+	for name := range extra {
+		jobs <- func() error {
+			return c.Delete(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: measureNamespace, Name: name}}, kube.DeleteOptions{})
 		}
 	}
+	close(jobs)
+	wg.Wait()
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	t.Logf("namespace %s: %d ConfigMaps, of which %d created, and %d deleted, in %v",
+		measureNamespace, n, created, len(extra), time.Since(start).Round(time.Millisecond))
+}
+
+// configMapJSONSize fetches one ConfigMap as the server sends it in a list
+// and says how many bytes of JSON it takes, with and without managedFields.
+func configMapJSONSize(t *testing.T, cfg *kube.Config, namespaces []string) string {
+	path := "/api/v1/configmaps?limit=1"
+	if len(namespaces) > 0 {
+		path = "/api/v1/namespaces/" + namespaces[0] + "/configmaps?limit=1"
+	}
+	hc, err := cfg.HTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(strings.TrimSuffix(cfg.Host, "/") + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list struct{ Items []json.RawMessage }
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil || resp.StatusCode != 200 || len(list.Items) == 0 {
+		t.Fatalf("list one ConfigMap: %s, %v, %d items", resp.Status, err, len(list.Items))
+	}
+	var cm map[string]any
+	if err := json.Unmarshal(list.Items[0], &cm); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := cm["metadata"].(map[string]any)
+	delete(meta, "managedFields")
+	without, err := json.Marshal(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("one ConfigMap in a list: %d B of JSON, %d B without managedFields", len(list.Items[0]), len(without))
 }
 
 // TestMeasureServer is the server process of TestMemoryPerObject.
@@ -177,8 +321,8 @@ func TestMeasureServer(t *testing.T) {
 
 // TestMeasureClient is a client process of TestMemoryPerObject.
 func TestMeasureClient(t *testing.T) {
-	url := os.Getenv("KUBELOOP_MEASURE_CLIENT")
-	if url == "" {
+	server := os.Getenv("KUBELOOP_MEASURE_CLIENT")
+	if server == "" {
 		t.Skip("a client process of TestMemoryPerObject")
 	}
 	if os.Getenv("KUBELOOP_MEASURE_HEAPPROFILE") != "" {
@@ -190,12 +334,13 @@ func TestMeasureClient(t *testing.T) {
 			v = mv
 		}
 	}
-	client, err := kube.NewClient(&kube.Config{Host: url, QPS: -1}, kube.ClientOptions{})
+	cfg, namespaces := measureConfig(t, server)
+	client, err := kube.NewClient(cfg, kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	watchList, _ := strconv.ParseBool(os.Getenv("KUBELOOP_MEASURE_WATCHLIST"))
-	inf, err := v.make(client, InformerOptions{DisableWatchList: !watchList})
+	inf, err := v.make(client, InformerOptions{Namespaces: namespaces, DisableWatchList: !watchList})
 	if err != nil {
 		t.Fatal(err)
 	}
