@@ -40,6 +40,9 @@ type Options struct {
 	// [InformerOptions].
 	DisableWatchList bool
 	PageSize         int64
+	// Compact stores the objects of every kind as JSON; see
+	// [InformerOptions.Compact].
+	Compact bool
 	// Logger receives the informers' logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -57,6 +60,9 @@ type KindOptions struct {
 	FieldSelector kube.FieldSelector
 	// Transform, when set, replaces Options.Transform for this kind.
 	Transform func(obj kube.Object)
+	// Compact stores this kind's objects as JSON (as Options.Compact does
+	// for every kind); see [InformerOptions.Compact].
+	Compact bool
 }
 
 // Cache serves reads of many kinds from informers: one per kind and Go
@@ -201,7 +207,8 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	}
 	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
 		Transform: ko.Transform, ResyncPeriod: c.opts.SyncPeriod,
-		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Logger: c.opts.Logger}
+		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
+		Logger: c.opts.Logger}
 	if ko.Transform == nil {
 		opts.Transform = c.opts.Transform
 	}
@@ -225,6 +232,9 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return k, nil // made meanwhile by another reader
 	}
 	k = &kind{inf: inf, mapping: m, copy: deepcopy.Of(typ)}
+	if inf.store.codec != nil {
+		k.copy = func(dst, src reflect.Value) { dst.Set(src) } // src is new, decoded for this read
+	}
 	c.kinds[key] = k
 	c.pending = append(c.pending, inf)
 	select {

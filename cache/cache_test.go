@@ -131,8 +131,9 @@ func TestCacheGetList(t *testing.T) {
 		}
 		a, _ := view.Get(kube.Key{Namespace: "default", Name: "cm1"})
 		b, _ := view.Get(kube.Key{Namespace: "default", Name: "cm1"})
-		if a == nil || a != b {
-			t.Errorf("View.Get twice = %p, %p; want the same stored object", a, b)
+		compact := view.inf.store.codec != nil // a compact store decodes each read
+		if a == nil || a != b && !compact || a == b && compact {
+			t.Errorf("View.Get twice = %p, %p; want the same stored object (a new one each time from a compact store)", a, b)
 		}
 		updateCM(t, srv, "default", "cm1", map[string]string{"owner": "o9"})
 		synctest.Wait()

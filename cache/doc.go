@@ -32,6 +32,10 @@
 //     besides the state being built; the kind's strings are shared by
 //     every object, and the metadata strings that repeat (namespaces,
 //     label keys and values, owner kinds, finalizers) are interned.
+//     Compact informers ([InformerOptions.Compact]) go further and keep
+//     each object as its JSON, decoded on every read: for 50,000
+//     ConfigMaps of 1 KiB, 1,360 bytes an object against 1,792 decoded
+//     (both without managedFields; 1,488 and 1,968 with them).
 //   - Any kind, typed or not: an [Informer] stores your own structs (only
 //     the fields they declare are kept), [kube.Unstructured], or
 //     [kube.PartialObjectMetadata] for metadata-only caches (the server

@@ -75,8 +75,12 @@ func typed[T any](obj kube.Object) *T { return any(obj).(*T) }
 
 // notification is one event on its way to one handler.
 type notification struct {
-	kind     notificationKind
-	old, obj kube.Object // old is set for updates only
+	kind notificationKind
+	// old (set for updates only) and obj are kube.Objects, or, from a
+	// compact store, stored values that delivery decodes (see
+	// codec.load): a relist or a late handler's adds then queue no
+	// decoded objects.
+	old, obj any
 	// flag is isInInitialList for adds and finalStateUnknown for deletes.
 	flag bool
 }
@@ -89,14 +93,19 @@ const (
 	notifyDelete
 )
 
-func (n notification) deliver(h Handler[kube.Object]) {
+func (n notification) deliver(h Handler[kube.Object], c *codec) {
+	obj := c.load(n.obj)
 	switch n.kind {
 	case notifyAdd:
-		h.OnAdd(n.obj, n.flag)
+		h.OnAdd(obj, n.flag)
 	case notifyUpdate:
-		h.OnUpdate(n.old, n.obj)
+		old := obj // a resync: the same object twice
+		if n.old != n.obj {
+			old = c.load(n.old)
+		}
+		h.OnUpdate(old, obj)
 	case notifyDelete:
-		h.OnDelete(n.obj, n.flag)
+		h.OnDelete(obj, n.flag)
 	}
 }
 
@@ -125,7 +134,7 @@ func (i *informer) applyEvent(typ kube.EventType, obj kube.Object, size int32) {
 			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
 		}
 	case kube.Deleted:
-		if _, ok := i.store.remove(meta.Key()); ok {
+		if i.store.remove(meta.Key()) {
 			i.notifyLocked(notification{kind: notifyDelete, obj: obj})
 		}
 	}
@@ -153,24 +162,31 @@ func (i *informer) replace(next *state, ns string, initial bool) {
 	} else {
 		prev = &state{objects: map[string]map[string]entry{ns: i.store.replaceNamespace(ns, next)}}
 	}
+	c := i.store.codec
 	for ns, names := range next.objects {
 		for name, e := range names {
 			old, ok := prev.get(kube.Key{Namespace: ns, Name: name})
+			if !ok {
+				i.notifyLocked(notification{kind: notifyAdd, obj: e.v, flag: initial})
+				continue
+			}
+			if samePacked(old.v, e.v) {
+				continue // the same JSON: the same version
+			}
+			oldMeta, newMeta := c.load(old.v).GetObjectMeta(), c.load(e.v).GetObjectMeta()
 			switch {
-			case !ok:
-				i.notifyLocked(notification{kind: notifyAdd, obj: e.obj, flag: initial})
-			case old.obj.GetObjectMeta().UID != e.obj.GetObjectMeta().UID:
-				i.notifyLocked(notification{kind: notifyDelete, obj: old.obj, flag: true})
-				i.notifyLocked(notification{kind: notifyAdd, obj: e.obj})
-			case old.obj.GetObjectMeta().ResourceVersion != e.obj.GetObjectMeta().ResourceVersion:
-				i.notifyLocked(notification{kind: notifyUpdate, old: old.obj, obj: e.obj})
+			case oldMeta.UID != newMeta.UID:
+				i.notifyLocked(notification{kind: notifyDelete, obj: old.v, flag: true})
+				i.notifyLocked(notification{kind: notifyAdd, obj: e.v})
+			case oldMeta.ResourceVersion != newMeta.ResourceVersion:
+				i.notifyLocked(notification{kind: notifyUpdate, old: old.v, obj: e.v})
 			}
 		}
 	}
 	for ns, names := range prev.objects {
 		for name, e := range names {
 			if _, ok := next.get(kube.Key{Namespace: ns, Name: name}); !ok {
-				i.notifyLocked(notification{kind: notifyDelete, obj: e.obj, flag: true})
+				i.notifyLocked(notification{kind: notifyDelete, obj: e.v, flag: true})
 			}
 		}
 	}

@@ -46,6 +46,17 @@ type InformerOptions struct {
 	// PageSize is the limit of each page of a list; zero means
 	// [kube.DefaultPageSize].
 	PageSize int64
+	// Compact stores each object as its JSON (after Transform) rather
+	// than as a Go value: about a quarter less memory for ConfigMaps of
+	// 1 KiB, and half for objects that are mostly small fields, for a
+	// decode on every read. Reads then return new objects each time, so
+	// [ReadOnly] does not save a copy, and handlers decode the objects a
+	// relist, a late registration or a resync gives them, each handler
+	// its own. T's JSON must round-trip (Unmarshal of what Marshal made
+	// gives the object back), as for every type the API server serves.
+	// Meant for large caches that are read rarely, for example the
+	// objects a controller only maps to a request key.
+	Compact bool
 	// Logger receives list and watch failures (warn), relists (info) and
 	// resumed watches (debug); nil discards them.
 	Logger *slog.Logger
@@ -108,6 +119,10 @@ type counters struct {
 	lists, watches, relists, events atomic.Uint64
 }
 
+// testHookCompact makes every informer compact; the package's tests set it
+// to run a second time.
+var testHookCompact = false
+
 // ErrStopped is returned when a handler is added to an informer whose
 // Start has returned, and when a Cache whose Start has returned is asked
 // for a kind it has no informer for.
@@ -143,6 +158,10 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		log = slog.New(slog.DiscardHandler)
 	}
 	_, meta := newObj().(*kube.PartialObjectMetadata)
+	var c *codec
+	if opts.Compact || testHookCompact {
+		c, in = &codec{kind: gvk, newObj: newObj}, nil // what is stored shares no strings
+	}
 	return &informer{
 		client:       client,
 		gvk:          gvk,
@@ -151,7 +170,7 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		newObj:       newObj,
 		metadataOnly: meta,
 		intern:       in,
-		store:        newStore(),
+		store:        newStore(c),
 		unsynced:     max(len(opts.Namespaces), 1),
 		synced:       make(chan struct{}),
 		done:         make(chan struct{}),
@@ -206,10 +225,10 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	if i.phase == stopped {
 		return nil, fmt.Errorf("add event handler for %s: %w", i.gvk.Kind, ErrStopped)
 	}
-	r := newRegistration(h)
+	r := newRegistration(h, i.store.codec)
 	i.regs = append(i.regs, r)
-	i.store.each("", true, func(obj kube.Object) bool {
-		r.push(notification{kind: notifyAdd, obj: obj, flag: true})
+	i.store.eachRef("", true, func(v any) bool {
+		r.push(notification{kind: notifyAdd, obj: v, flag: true})
 		return true
 	})
 	if i.isSynced {
@@ -310,8 +329,8 @@ func (i *informer) resyncLoop(ctx context.Context) {
 	for sleep(ctx, resyncDelay(i.opts.ResyncPeriod, jitter())) {
 		i.mu.Lock()
 		if len(i.regs) > 0 {
-			i.store.each("", true, func(obj kube.Object) bool {
-				i.notifyLocked(notification{kind: notifyUpdate, old: obj, obj: obj})
+			i.store.eachRef("", true, func(v any) bool {
+				i.notifyLocked(notification{kind: notifyUpdate, old: v, obj: v})
 				return true
 			})
 		}

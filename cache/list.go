@@ -19,7 +19,7 @@ import (
 // whole list, so that it starts again from the first page.
 func (r *reflector) list(ctx context.Context) error {
 	i := r.i
-	next := newState()
+	next := newState(i.store.codec)
 	opts := i.listOptions(r.ns)
 	opts.Limit = i.opts.PageSize
 	for {

@@ -72,9 +72,12 @@ type measureVariant struct {
 
 var cmKind = kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 
-func variant[T any](name string, drop bool) measureVariant {
+// variant measures an informer of T; drop adds DropManagedFields, compact
+// sets InformerOptions.Compact.
+func variant[T any](name string, drop, compact bool) measureVariant {
 	return measureVariant{name: name, drop: drop, make: func(c *kube.Client, opts InformerOptions) (Source, error) {
 		opts.Kind = cmKind
+		opts.Compact = compact
 		if drop {
 			opts.Transform = DropManagedFields
 		}
@@ -87,12 +90,16 @@ func variant[T any](name string, drop bool) measureVariant {
 }
 
 var measureVariants = []measureVariant{
-	variant[kube.ConfigMap]("typed", false),
-	variant[kube.ConfigMap]("typed+DropManagedFields", true),
-	variant[kube.Unstructured]("unstructured", false),
-	variant[kube.Unstructured]("unstructured+DropManagedFields", true),
-	variant[kube.PartialObjectMetadata]("metadata-only", false),
-	variant[kube.PartialObjectMetadata]("metadata-only+DropManagedFields", true),
+	variant[kube.ConfigMap]("typed", false, false),
+	variant[kube.ConfigMap]("typed+DropManagedFields", true, false),
+	variant[kube.ConfigMap]("typed compact", false, true),
+	variant[kube.ConfigMap]("typed compact+DropManagedFields", true, true),
+	variant[kube.Unstructured]("unstructured", false, false),
+	variant[kube.Unstructured]("unstructured+DropManagedFields", true, false),
+	variant[kube.Unstructured]("unstructured compact+DropMF", true, true),
+	variant[kube.PartialObjectMetadata]("metadata-only", false, false),
+	variant[kube.PartialObjectMetadata]("metadata-only+DropManagedFields", true, false),
+	variant[kube.PartialObjectMetadata]("metadata compact+DropMF", true, true),
 }
 
 func heap() (alloc, inuse uint64) {
@@ -362,7 +369,7 @@ func TestMeasureClient(t *testing.T) {
 		v.name, watchList, st.Objects, int64(allocAfter-allocBefore)/int64(st.Objects), int64(inuseAfter-inuseBefore)/int64(st.Objects),
 		took.Round(time.Millisecond), cpu.Round(time.Millisecond), rssBefore>>10, peak>>10)
 	if path := os.Getenv("KUBELOOP_MEASURE_HEAPPROFILE"); path != "" {
-		f, err := os.Create(path + "." + v.name)
+		f, err := os.Create(fmt.Sprintf("%s.%s.watchList=%v", path, v.name, watchList))
 		if err != nil {
 			t.Fatal(err)
 		}

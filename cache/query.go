@@ -110,11 +110,13 @@ func (s *store) indexFunc(name string) IndexFunc {
 	return s.indexers[name]
 }
 
-// run calls fn for each object the query matches, in no particular order,
-// under the store's read lock (fn must be quick and must not write the
-// store). The cost is O(candidates): one object for a name in a
-// namespace, the objects filed under the value for an index lookup, the
-// namespace's objects for a namespace, else every object.
+// run calls fn for each object the query matches, in no particular order.
+// In a store of decoded objects fn runs under the store's read lock (it
+// must be quick and must not write the store); a compact store collects
+// the candidates under the lock and decodes them after. The cost is
+// O(candidates): one object for a name in a namespace, the objects filed
+// under the value for an index lookup, the namespace's objects for a
+// namespace, else every object; in a compact store, a decode each.
 func (s *store) run(q query, fn func(kube.Object)) {
 	if q.none {
 		return
@@ -128,17 +130,36 @@ func (s *store) run(q query, fn func(kube.Object)) {
 		n++
 		return q.limit == 0 || n < q.limit
 	}
+	if s.codec == nil {
+		s.candidates(q, func(v any) bool { return visit(v.(kube.Object)) })
+		return
+	}
+	var found []any
+	s.candidates(q, func(v any) bool { found = append(found, v); return true })
+	for _, v := range found {
+		if !visit(s.codec.load(v)) {
+			return
+		}
+	}
+}
+
+// candidates calls fn, under the read lock, for the stored value of each
+// object q may match, until fn returns false.
+func (s *store) candidates(q query, fn func(v any) bool) {
 	switch {
 	case q.hasName && !q.allNamespaces:
-		if obj, ok := s.get(kube.Key{Namespace: q.namespace, Name: q.name}); ok {
-			visit(obj)
+		s.mu.RLock()
+		e, ok := s.cur.get(kube.Key{Namespace: q.namespace, Name: q.name})
+		s.mu.RUnlock()
+		if ok {
+			fn(e.v)
 		}
 	case q.lookup != nil:
 		// The index exists: compile found it, and indexes are never
 		// removed.
-		_ = s.byIndex(q.lookup.name, q.lookup.value, visit)
+		_ = s.byIndexRef(q.lookup.name, q.lookup.value, fn)
 	default:
-		s.each(q.namespace, q.allNamespaces, visit)
+		s.eachRef(q.namespace, q.allNamespaces, fn)
 	}
 }
 

@@ -157,7 +157,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err e
 	if initial {
 		opts.SendInitialEvents = true
 		opts.ResourceVersionMatch = kube.MatchNotOlderThan
-		next = newState()
+		next = newState(i.store.codec)
 	} else {
 		opts.ResourceVersion = r.rv
 	}

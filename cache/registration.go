@@ -22,6 +22,8 @@ import (
 // and [Cache.Stats] report the queue lengths so that this shows.
 type Registration struct {
 	handler Handler[kube.Object]
+	// codec decodes the stored values notifications may carry.
+	codec *codec
 
 	mu sync.Mutex
 	// queue[head:] are the notifications not yet delivered, oldest first.
@@ -50,9 +52,10 @@ type Registration struct {
 	stop chan struct{}
 }
 
-func newRegistration(h Handler[kube.Object]) *Registration {
+func newRegistration(h Handler[kube.Object], c *codec) *Registration {
 	return &Registration{
 		handler: h,
+		codec:   c,
 		synced:  make(chan struct{}),
 		wake:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
@@ -156,7 +159,7 @@ func (r *Registration) run(done <-chan struct{}) {
 			return
 		default:
 		}
-		n.deliver(r.handler)
+		n.deliver(r.handler, r.codec)
 		r.mu.Lock()
 		r.delivered++
 		r.checkSyncedLocked()

@@ -18,8 +18,11 @@ type IndexFunc func(obj kube.Object) []string
 
 // entry is one stored object.
 type entry struct {
-	obj kube.Object
-	// size is the approximate number of bytes obj was decoded from.
+	// v is the object: a kube.Object, or a *packed in a compact store
+	// (see codec). Read it with codec.load.
+	v any
+	// size is the approximate number of bytes the object takes: the size
+	// of the JSON it was decoded from, or of its packed JSON.
 	size int32
 }
 
@@ -36,23 +39,27 @@ type state struct {
 	// exactly one map per indexer of the store (once swapped in), and no
 	// empty value sets.
 	indexes map[string]map[string]map[kube.Key]struct{}
+	// codec packs the objects added, in a compact store; nil keeps them
+	// decoded.
+	codec *codec
 }
 
-func newState() *state {
-	return &state{objects: map[string]map[string]entry{}, indexes: map[string]map[string]map[kube.Key]struct{}{}}
+func newState(c *codec) *state {
+	return &state{objects: map[string]map[string]entry{}, indexes: map[string]map[string]map[kube.Key]struct{}{}, codec: c}
 }
 
-// add stores obj, returning the entry it replaced. It does not touch the
+// add stores obj (packed, in a compact store), returning the entry it
+// replaced. obj must not be modified afterwards. It does not touch the
 // indexes; see store.put.
 func (s *state) add(obj kube.Object, size int32) (entry, bool) {
-	m := obj.GetObjectMeta()
-	names := s.objects[m.Namespace]
+	v, key, size := s.codec.pack(obj, size)
+	names := s.objects[key.Namespace]
 	if names == nil {
 		names = map[string]entry{}
-		s.objects[m.Namespace] = names
+		s.objects[key.Namespace] = names
 	}
-	old, ok := names[m.Name]
-	names[m.Name] = entry{obj: obj, size: size}
+	old, ok := names[key.Name]
+	names[key.Name] = entry{v: v, size: size}
 	if ok {
 		s.bytes -= int64(old.size)
 	} else {
@@ -100,6 +107,13 @@ func (s *state) index(name string, fn IndexFunc, obj kube.Object) {
 	}
 }
 
+// unindexAll undoes index for obj in every index.
+func (s *state) unindexAll(indexers map[string]IndexFunc, obj kube.Object) {
+	for name, fn := range indexers {
+		s.unindex(name, fn, obj)
+	}
+}
+
 // unindex undoes index for obj.
 func (s *state) unindex(name string, fn IndexFunc, obj kube.Object) {
 	idx := s.indexes[name]
@@ -121,8 +135,13 @@ func (s *state) unindex(name string, fn IndexFunc, obj kube.Object) {
 //
 // Costs: get O(1); put and remove O(1) plus the index funcs; listing a
 // namespace O(objects in it); byIndex O(matches); replace O(n · index
-// funcs) outside the lock and O(1) under it.
+// funcs) outside the lock and O(1) under it. A compact store adds a
+// decode for every object read (outside the lock for get and run), and
+// for the old object of a put or remove when there are indexes.
 type store struct {
+	// codec is nil, or the codec of a compact store.
+	codec *codec
+
 	mu sync.RWMutex
 	// cur is the live state. Replaced whole by replace; mutated in place
 	// by put and remove, under mu.
@@ -132,8 +151,8 @@ type store struct {
 	indexers map[string]IndexFunc
 }
 
-func newStore() *store {
-	return &store{cur: newState(), indexers: map[string]IndexFunc{}}
+func newStore(c *codec) *store {
+	return &store{codec: c, cur: newState(c), indexers: map[string]IndexFunc{}}
 }
 
 // addIndex registers an index and files the stored objects in it.
@@ -150,37 +169,35 @@ func (s *store) addIndex(name string, fn IndexFunc) error {
 	s.cur.indexes[name] = map[string]map[kube.Key]struct{}{}
 	for _, names := range s.cur.objects {
 		for _, e := range names {
-			s.cur.index(name, fn, e.obj)
+			s.cur.index(name, fn, s.codec.load(e.v))
 		}
 	}
 	return nil
 }
 
-// put stores obj and returns the object it replaced, if any.
-func (s *store) put(obj kube.Object, size int32) (kube.Object, bool) {
+// put stores obj (packed, in a compact store); obj must not be modified
+// afterwards.
+func (s *store) put(obj kube.Object, size int32) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.cur.add(obj, size)
+	if ok && len(s.indexers) > 0 {
+		s.cur.unindexAll(s.indexers, s.codec.load(old.v))
+	}
 	for name, fn := range s.indexers {
-		if ok {
-			s.cur.unindex(name, fn, old.obj)
-		}
 		s.cur.index(name, fn, obj)
 	}
-	return old.obj, ok
 }
 
-// remove deletes the object at key and returns it, if there was one.
-func (s *store) remove(key kube.Key) (kube.Object, bool) {
+// remove deletes the object at key and reports whether there was one.
+func (s *store) remove(key kube.Key) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.cur.remove(key)
-	if ok {
-		for name, fn := range s.indexers {
-			s.cur.unindex(name, fn, old.obj)
-		}
+	if ok && len(s.indexers) > 0 {
+		s.cur.unindexAll(s.indexers, s.codec.load(old.v))
 	}
-	return old.obj, ok
+	return ok
 }
 
 // replace swaps next in as the store's content and returns the content it
@@ -215,8 +232,8 @@ func (s *store) replaceNamespace(ns string, next *state) map[string]entry {
 	defer s.mu.Unlock()
 	old := s.cur.objects[ns]
 	for _, e := range old {
-		for name, fn := range s.indexers {
-			s.cur.unindex(name, fn, e.obj)
+		if len(s.indexers) > 0 {
+			s.cur.unindexAll(s.indexers, s.codec.load(e.v))
 		}
 		s.cur.count--
 		s.cur.bytes -= int64(e.size)
@@ -227,8 +244,11 @@ func (s *store) replaceNamespace(ns string, next *state) map[string]entry {
 		s.cur.objects[ns] = names
 	}
 	for _, e := range names {
-		for name, fn := range s.indexers {
-			s.cur.index(name, fn, e.obj)
+		if len(s.indexers) > 0 {
+			obj := s.codec.load(e.v)
+			for name, fn := range s.indexers {
+				s.cur.index(name, fn, obj)
+			}
 		}
 	}
 	s.cur.count += next.count
@@ -245,41 +265,47 @@ func buildIndexes(st *state, indexers map[string]IndexFunc) {
 		st.indexes[name] = map[string]map[kube.Key]struct{}{}
 		for _, names := range st.objects {
 			for _, e := range names {
-				st.index(name, fn, e.obj)
+				st.index(name, fn, st.codec.load(e.v))
 			}
 		}
 	}
 }
 
-// get returns the object at key.
+// get returns the object at key (in a compact store a new one, decoded
+// outside the lock).
 func (s *store) get(key kube.Key) (kube.Object, bool) {
 	s.mu.RLock()
-	defer s.mu.RUnlock()
 	e, ok := s.cur.get(key)
-	return e.obj, ok
+	s.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return s.codec.load(e.v), true
 }
 
 // each calls fn for every object in namespace ns (every namespace when
 // all is set) until fn returns false. It holds the read lock throughout:
 // fn must be quick and must not call the store's writers.
 func (s *store) each(ns string, all bool, fn func(kube.Object) bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	eachIn(s.cur, ns, all, fn)
+	s.eachRef(ns, all, func(v any) bool { return fn(s.codec.load(v)) })
 }
 
-func eachIn(st *state, ns string, all bool, fn func(kube.Object) bool) {
+// eachRef is each for the stored values (see entry.v), which it does not
+// decode.
+func (s *store) eachRef(ns string, all bool, fn func(v any) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if !all {
-		for _, e := range st.objects[ns] {
-			if !fn(e.obj) {
+		for _, e := range s.cur.objects[ns] {
+			if !fn(e.v) {
 				return
 			}
 		}
 		return
 	}
-	for _, names := range st.objects {
+	for _, names := range s.cur.objects {
 		for _, e := range names {
-			if !fn(e.obj) {
+			if !fn(e.v) {
 				return
 			}
 		}
@@ -289,6 +315,11 @@ func eachIn(st *state, ns string, all bool, fn func(kube.Object) bool) {
 // byIndex calls fn for every object filed under value in index name,
 // until fn returns false, under the read lock as each does.
 func (s *store) byIndex(name, value string, fn func(kube.Object) bool) error {
+	return s.byIndexRef(name, value, func(v any) bool { return fn(s.codec.load(v)) })
+}
+
+// byIndexRef is byIndex for the stored values.
+func (s *store) byIndexRef(name, value string, fn func(v any) bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	idx, ok := s.cur.indexes[name]
@@ -296,7 +327,7 @@ func (s *store) byIndex(name, value string, fn func(kube.Object) bool) error {
 		return fmt.Errorf("no index named %q", name)
 	}
 	for key := range idx[value] {
-		if e, ok := s.cur.get(key); ok && !fn(e.obj) {
+		if e, ok := s.cur.get(key); ok && !fn(e.v) {
 			return nil
 		}
 	}

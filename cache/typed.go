@@ -38,7 +38,11 @@ func NewInformer[T any](client *kube.Client, opts InformerOptions) (*Informer[T]
 	if err != nil {
 		return nil, err
 	}
-	return &Informer[T]{inf: inf, copy: deepcopy.For[T]()}, nil
+	cp := deepcopy.For[T]()
+	if inf.store.codec != nil {
+		cp = func(dst, src *T) { *dst = *src } // src is new, decoded for this read
+	}
+	return &Informer[T]{inf: inf, copy: cp}, nil
 }
 
 // kindOf returns the kind objects of type t are: their own, if their
@@ -134,7 +138,8 @@ func (i *Informer[T]) ReadOnly() ReadOnly[T] { return ReadOnly[T]{inf: i.inf} }
 // objects returned are the store's own, shared with every reader and
 // handler, and must not be modified (the cache never modifies them either:
 // a change replaces the stored object, so an object read stays a
-// consistent, if stale, snapshot).
+// consistent, if stale, snapshot). A compact informer decodes each object
+// read (see [InformerOptions.Compact]), so ReadOnly saves nothing there.
 type ReadOnly[T any] struct {
 	inf *informer
 }
