@@ -68,9 +68,8 @@ func (c *codec) pack(obj kube.Object, size int32) (v any, key kube.Key, _ int32)
 		return obj, key, size
 	}
 	s := string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))) // the one copy kept
-	if at := strings.Index(s, `"name":"`+key.Name+`"`); at >= 0 {
-		at += len(`"name":"`)
-		key.Name = s[at : at+len(key.Name)]
+	if at := strings.Index(s, key.Name); at >= 0 && key.Name != "" {
+		key.Name = s[at : at+len(key.Name)] // the same bytes, kept by the JSON anyway
 	}
 	return &packed{json: s}, key, int32(min(len(s), 1<<31-1))
 }

@@ -18,7 +18,8 @@ import (
 // [kube.Object].
 //
 // Reads from the store (Get, List) return deep copies the caller owns;
-// [Informer.ReadOnly] reads without copying. Reads do not wait for the
+// [Informer.ReadOnly] reads without copying. A compact informer (see
+// [InformerOptions.Compact]) decodes a new object for every read instead. Reads do not wait for the
 // informer to sync: before it has, they see an empty store.
 type Informer[T any] struct {
 	inf  *informer
@@ -195,9 +196,10 @@ type Stats struct {
 	// Objects is the number of objects cached.
 	Objects int
 	// Bytes approximates the memory they take: the size of the JSON they
-	// were decoded from (estimated for metadata-only lists). The Go
-	// objects are usually smaller, having dropped the fields their type
-	// does not declare.
+	// were decoded from (estimated for metadata-only lists), or for a
+	// compact informer the size of the JSON it keeps. The Go objects are
+	// usually smaller, having dropped the fields their type does not
+	// declare.
 	Bytes int64
 	// Synced is HasSynced.
 	Synced bool
