@@ -45,7 +45,8 @@ type Options struct {
 	// [DefaultSyncPeriod] (10h); negative turns resyncs off.
 	SyncPeriod time.Duration
 	// ByObject declares kinds up front, with their own namespaces,
-	// selectors and transform. Declared kinds start with the cache and are
+	// selectors, transform and compactness (cache.KindOptions.Compact).
+	// Declared kinds start with the cache and are
 	// synced before anything else starts, on every replica: declare the
 	// kinds your controllers watch so that a standby replica keeps them
 	// warm (see the package doc).
