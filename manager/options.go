@@ -46,10 +46,10 @@ type Options struct {
 	SyncPeriod time.Duration
 	// ByObject declares kinds up front, with their own namespaces,
 	// selectors, transform and compactness (cache.KindOptions.Compact).
-	// Declared kinds start with the cache and are
-	// synced before anything else starts, on every replica: declare the
-	// kinds your controllers watch so that a standby replica keeps them
-	// warm (see the package doc).
+	// Declared kinds start with the cache and are synced before anything
+	// else starts, on every replica: declare the kinds your controllers
+	// watch so that a standby replica keeps them warm (see the package
+	// doc).
 	ByObject []cache.KindOptions
 	// DisableFor lists kinds that [Client] reads from the API server
 	// instead of the cache (each value names a kind, as &kube.Secret{}):
