@@ -161,11 +161,16 @@ func BenchmarkFanoutFiveHandlers(b *testing.B) {
 }
 
 // BenchmarkRead compares a Get that copies with the zero-copy view, and a
-// List by index.
+// List by index, from a cache of decoded objects and from a compact one.
 func BenchmarkRead(b *testing.B) {
 	srv, client := newServer(b, kubetest.Options{})
 	seedConfigMaps(b, srv, 1000)
-	c, err := New(client, Options{Transform: DropManagedFields})
+	b.Run("decoded", func(b *testing.B) { benchmarkRead(b, client, false) })
+	b.Run("compact", func(b *testing.B) { benchmarkRead(b, client, true) })
+}
+
+func benchmarkRead(b *testing.B, client *kube.Client, compact bool) {
+	c, err := New(client, Options{Transform: DropManagedFields, Compact: compact})
 	if err != nil {
 		b.Fatal(err)
 	}
