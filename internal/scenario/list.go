@@ -64,6 +64,39 @@ func testPaging(t *testing.T, f *fixture) {
 	if got := fmt.Sprint(names(list.Items)); got != "[cm-1 cm-2 cm-3 cm-4 cm-5 cm-9]" {
 		t.Errorf("ListAll = %s, want all six", got)
 	}
+
+	// ListEach streams the same pages, item by item, full objects or
+	// metadata only.
+	for _, metadataOnly := range []bool{false, true} {
+		var streamed []string
+		opts := kube.ListOptions{Namespace: f.ns, Limit: 4, MetadataOnly: metadataOnly}
+		newItem := func() kube.Object { return new(kube.ConfigMap) }
+		if metadataOnly {
+			newItem = func() kube.Object { return new(kube.PartialObjectMetadata) }
+		}
+		for {
+			meta, err := f.c.ListEach(f.ctx, configMapKind, opts, newItem, func(o kube.Object, size int) error {
+				if o.GroupVersionKind() != configMapKind || size < 100 {
+					t.Errorf("ListEach item %s: kind %v, %d bytes; want a ConfigMap of its JSON's size", o.GetObjectMeta().Name, o.GroupVersionKind(), size)
+				}
+				if cm, ok := o.(*kube.ConfigMap); ok && cm.Data["k"] == "" && cm.Name != "cm-9" {
+					t.Errorf("ListEach item %s has no data", cm.Name)
+				}
+				streamed = append(streamed, o.GetObjectMeta().Name)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meta.Continue == "" {
+				break
+			}
+			opts.Continue = meta.Continue
+		}
+		if got := fmt.Sprint(streamed); got != "[cm-1 cm-2 cm-3 cm-4 cm-5 cm-9]" {
+			t.Errorf("ListEach (metadata only %v) = %s, want all six", metadataOnly, got)
+		}
+	}
 }
 
 func testSelectors(t *testing.T, f *fixture) {

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// ListEach reads one list request's answer (one page when opts.Limit is
+// set) of the objects of kind gvk and hands each item to each as soon as
+// it is decoded, into a new object from newItem, stamped with gvk. It
+// returns the list's metadata: the resourceVersion and, for a page, the
+// continue token.
+//
+// Unlike [Client.List] it never holds the answer: memory is one item's
+// JSON and the decoder's buffer, whatever the page size. jsonBytes is the
+// size of the item's JSON. An error from each ends the read and is
+// returned as is. A request that fails before its answer starts (a
+// dropped connection, a 429) is retried as every read is; an answer cut
+// midway is not, and the items handed out before the cut stay handed out:
+// ask for the page again.
+func (c *Client) ListEach(ctx context.Context, gvk GroupVersionKind, opts ListOptions,
+	newItem func() Object, each func(item Object, jsonBytes int) error) (ListMeta, error) {
+	meta, err := c.listEach(ctx, gvk, opts, newItem, each)
+	if fe, ok := err.(errFromEach); ok {
+		return meta, fe.err
+	}
+	if err != nil {
+		return meta, fmt.Errorf("list %s: %w", gvk.Kind, err)
+	}
+	return meta, nil
+}
+
+// errFromEach carries an error of the caller's each out of the decoding
+// loop, so that ListEach returns it unwrapped.
+type errFromEach struct{ err error }
+
+func (e errFromEach) Error() string { return e.err.Error() }
+
+func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOptions,
+	newItem func() Object, each func(Object, int) error) (ListMeta, error) {
+	var meta ListMeta
+	m, err := c.Mapping(ctx, gvk)
+	if err != nil {
+		return meta, err
+	}
+	if c.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
+	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(false), safe: true}
+	if opts.MetadataOnly {
+		r.accept = acceptMetadataList
+	}
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return meta, err
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBody))
+	if err := expectDelim(dec, '{'); err != nil {
+		return meta, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return meta, fmt.Errorf("decode response: %w", err)
+		}
+		switch tok {
+		case "metadata":
+			err = dec.Decode(&meta)
+		case "items":
+			err = decodeItems(dec, gvk, newItem, each)
+		default: // apiVersion, kind
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if _, ok := err.(errFromEach); ok {
+			return meta, err
+		}
+		if err != nil {
+			return meta, fmt.Errorf("decode response: field %v: %w", tok, err)
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return meta, err
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		return meta, fmt.Errorf("decode response: %v after the list (%v)", tok, err)
+	}
+	return meta, nil
+}
+
+// decodeItems decodes the items array (or null) one item at a time.
+func decodeItems(dec *json.Decoder, gvk GroupVersionKind, newItem func() Object, each func(Object, int) error) error {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return err
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("items is %v, not an array", tok)
+	}
+	for n := 0; dec.More(); n++ {
+		obj := newItem()
+		start := dec.InputOffset()
+		if err := dec.Decode(obj); err != nil {
+			return fmt.Errorf("item %d: %w", n, err)
+		}
+		if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+			s.SetGroupVersionKind(gvk)
+		}
+		if err := each(obj, int(dec.InputOffset()-start)); err != nil {
+			return errFromEach{err}
+		}
+	}
+	_, err = dec.Token() // the closing bracket
+	return err
+}
+
+// expectDelim reads delim, the next token of dec.
+func expectDelim(dec *json.Decoder, delim json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("decode response: %w", err)
+	}
+	if tok != delim {
+		return fmt.Errorf("decode response: got %v, want %v", tok, delim)
+	}
+	return nil
+}
