@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -356,6 +357,64 @@ func TestWatchListCutBeforeInitialEventsEnd(t *testing.T) {
 		}
 		if st := inf.stats(); st.Relists != 0 {
 			t.Errorf("%d relists, want 0 (the first state was never stored)", st.Relists)
+		}
+	})
+}
+
+// cutFirstList cuts the body of the first list answer after its first
+// item, and runs change (a write to the server) before the cut answer
+// reaches the client, so that the list asked for again sees another state.
+type cutFirstList struct {
+	next   http.RoundTripper
+	change func()
+	done   bool
+}
+
+func (c *cutFirstList) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil || c.done || !strings.HasSuffix(req.URL.Path, "/configmaps") || req.URL.Query().Get("watch") == "true" {
+		return resp, err
+	}
+	c.done = true
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	at := strings.Index(string(body), `},{`) + 2 // after the first item
+	c.change()
+	resp.Body = io.NopCloser(io.MultiReader(strings.NewReader(string(body[:at])), errReader{io.ErrUnexpectedEOF}))
+	resp.ContentLength = -1
+	return resp, nil
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// TestListCutMidPage: a first page cut after its first item is asked for
+// again; the objects of the cut answer must not outlive it when the second
+// answer, at a newer resourceVersion, lacks them.
+func TestListCutMidPage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := kubetest.New(kubetest.Options{})
+		t.Cleanup(srv.Close)
+		for _, name := range []string{"a", "b", "c"} {
+			createCM(t, srv, "default", name, nil)
+		}
+		cfg := srv.Config()
+		cfg.QPS = -1
+		cfg.Transport = &cutFirstList{next: srv.Transport(), change: func() { deleteCM(t, srv, "default", "a") }}
+		c, err := kube.NewClient(cfg, kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inf, _ := startRecorded(t, srv, c, InformerOptions{DisableWatchList: true})
+		if got := srv.Count("list", "configmaps"); got != 2 {
+			t.Errorf("%d list requests, want 2 (the cut one and its retry)", got)
+		}
+		if st := inf.stats(); st.Objects != 2 {
+			t.Errorf("%d objects cached, want 2", st.Objects)
 		}
 	})
 }
