@@ -47,9 +47,10 @@ type InformerOptions struct {
 	// [kube.DefaultPageSize].
 	PageSize int64
 	// Compact stores each object as its JSON (after Transform) rather
-	// than as a Go value: about a quarter less memory for ConfigMaps of
-	// 1 KiB, and half for objects that are mostly small fields, for a
-	// decode on every read. Reads then return new objects each time, so
+	// than as a Go value, for a decode on every read: 1,360 bytes an
+	// object instead of 1,792 for 50,000 ConfigMaps of 1 KiB, 256 instead
+	// of 400 metadata-only (managedFields dropped in both). Reads then
+	// return new objects each time, so
 	// [ReadOnly] does not save a copy, and handlers decode the objects a
 	// relist, a late registration or a resync gives them, each handler
 	// its own. T's JSON must round-trip (Unmarshal of what Marshal made

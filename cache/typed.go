@@ -19,8 +19,9 @@ import (
 //
 // Reads from the store (Get, List) return deep copies the caller owns;
 // [Informer.ReadOnly] reads without copying. A compact informer (see
-// [InformerOptions.Compact]) decodes a new object for every read instead. Reads do not wait for the
-// informer to sync: before it has, they see an empty store.
+// [InformerOptions.Compact]) decodes a new object for every read instead.
+// Reads do not wait for the informer to sync: before it has, they see an
+// empty store.
 type Informer[T any] struct {
 	inf  *informer
 	copy func(dst, src *T)
