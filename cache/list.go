@@ -74,4 +74,3 @@ func (i *informer) listOptions(ns string) kube.ListOptions {
 		MetadataOnly:  i.metadataOnly,
 	}
 }
-
