@@ -44,6 +44,8 @@ type reflector struct {
 	// count as relists.
 	relisting bool
 	b         backoff
+	// dec decodes the watch events' objects.
+	dec objectDecoder
 }
 
 func newReflector(i *informer, ns string) *reflector {
@@ -195,7 +197,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err e
 			}
 			continue
 		}
-		obj, size, err := i.decode(ev.Object)
+		obj, size, err := i.decode(&r.dec, ev.Object)
 		if err != nil {
 			return false, err
 		}
