@@ -191,7 +191,7 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil
 	}
-	return []byte(`"` + t.UTC().Format(time.RFC3339) + `"`), nil
+	return append(t.UTC().AppendFormat(append(make([]byte, 0, 32), '"'), time.RFC3339), '"'), nil
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].
@@ -211,7 +211,7 @@ func (t MicroTime) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil
 	}
-	return []byte(`"` + t.UTC().Format(MicroTimeLayout) + `"`), nil
+	return append(t.UTC().AppendFormat(append(make([]byte, 0, 40), '"'), MicroTimeLayout), '"'), nil
 }
 
 // UnmarshalJSON implements [json.Unmarshaler].
