@@ -55,30 +55,40 @@ func (c *codec) pack(obj kube.Object, size int32) (v any, key kube.Key, _ int32)
 		t.SetGroupVersionKind(kube.GroupVersionKind{})
 		defer t.SetGroupVersionKind(gvk)
 	}
-	buf := encodeBuffers.Get().(*bytes.Buffer)
+	e := encoders.Get().(*encoder)
 	defer func() {
-		if buf.Cap() <= maxPooledBuffer {
-			encodeBuffers.Put(buf)
+		if e.buf.Cap() <= maxPooledBuffer {
+			encoders.Put(e)
 		}
 	}()
-	buf.Reset()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(obj); err != nil {
+	e.buf.Reset()
+	if err := e.enc.Encode(obj); err != nil {
 		return obj, key, size
 	}
-	s := string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))) // the one copy kept
+	s := string(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))) // the one copy kept
 	if at := strings.Index(s, key.Name); at >= 0 && key.Name != "" {
 		key.Name = s[at : at+len(key.Name)] // the same bytes, kept by the JSON anyway
 	}
 	return &packed{json: s}, key, int32(min(len(s), 1<<31-1))
 }
 
-// encodeBuffers are the buffers pack encodes into, so that the only
-// allocation of a packed object's JSON is the copy the store keeps: a
-// sync of many objects makes little garbage in the size class of what it
-// keeps. A buffer grown past maxPooledBuffer is dropped.
-var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// encoder is a buffer and a json.Encoder writing into it (leaving <, >
+// and & as they are).
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// encoders are what pack encodes with, reused so that the only allocation
+// of a packed object's JSON is the copy the store keeps: a sync of many
+// objects makes little garbage in the size class of what it keeps. An
+// encoder whose buffer grew past maxPooledBuffer is dropped.
+var encoders = sync.Pool{New: func() any {
+	e := new(encoder)
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}
 
 const maxPooledBuffer = 1 << 20
 
