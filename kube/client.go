@@ -132,13 +132,9 @@ func (c *Client) List(ctx context.Context, list ObjectList, opts ListOptions) er
 }
 
 func (c *Client) list(ctx context.Context, gvk GroupVersionKind, list ObjectList, opts ListOptions) error {
-	m, err := c.Mapping(ctx, gvk)
+	r, err := c.listRequest(ctx, gvk, opts, opts.MetadataOnly || isMetadataList(list))
 	if err != nil {
 		return err
-	}
-	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(false), safe: true}
-	if opts.MetadataOnly || isMetadataList(list) {
-		r.accept = acceptMetadataList
 	}
 	if err := c.call(ctx, r, list); err != nil {
 		return err
@@ -147,6 +143,20 @@ func (c *Client) list(ctx context.Context, gvk GroupVersionKind, list ObjectList
 		s.stampKinds(gvk)
 	}
 	return nil
+}
+
+// listRequest is the request of a list of kind gvk; metadataOnly asks for
+// the metadata projection.
+func (c *Client) listRequest(ctx context.Context, gvk GroupVersionKind, opts ListOptions, metadataOnly bool) (*request, error) {
+	m, err := c.Mapping(ctx, gvk)
+	if err != nil {
+		return nil, err
+	}
+	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(false), safe: true}
+	if metadataOnly {
+		r.accept = acceptMetadataList
+	}
+	return r, nil
 }
 
 // DefaultPageSize is the page size of [ListAll] when opts.Limit is zero.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 )
 
 // ListEach reads one list request's answer (one page when opts.Limit is
@@ -44,7 +43,7 @@ func (e errFromEach) Error() string { return e.err.Error() }
 func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOptions,
 	newItem func() Object, each func(Object, int) error) (ListMeta, error) {
 	var meta ListMeta
-	m, err := c.Mapping(ctx, gvk)
+	r, err := c.listRequest(ctx, gvk, opts, opts.MetadataOnly)
 	if err != nil {
 		return meta, err
 	}
@@ -52,10 +51,6 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
 		defer cancel()
-	}
-	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(false), safe: true}
-	if opts.MetadataOnly {
-		r.accept = acceptMetadataList
 	}
 	resp, err := c.do(ctx, r)
 	if err != nil {
