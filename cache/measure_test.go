@@ -32,7 +32,10 @@ import (
 // KUBELOOP_MEASURE_N sets the number of ConfigMaps (default 50,000, each
 // with 1 KiB of data, distinct per object, and the managedFields entry
 // the server writes). With KUBELOOP_KUBECONFIG set, TestMemoryPerObject
-// syncs from that real server instead of kubetest.
+// syncs from that real server instead of kubetest. KUBELOOP_MEASURE_ONLY
+// (variant names, comma-separated) picks variants; with
+// KUBELOOP_MEASURE_HEAPPROFILE=path each client writes a heap profile of
+// every allocation to path.<variant>.watchList=<bool>.
 
 func measureN(t *testing.T) int {
 	if os.Getenv("KUBELOOP_MEASURE") == "" {
