@@ -54,7 +54,8 @@ type InformerOptions struct {
 	// [ReadOnly] does not save a copy, and handlers decode the objects a
 	// relist, a late registration or a resync gives them, each handler
 	// its own. T's JSON must round-trip (Unmarshal of what Marshal made
-	// gives the object back), as for every type the API server serves.
+	// gives the object back), as for every type the API server serves;
+	// what Transform sets in fields JSON does not carry is lost.
 	// Meant for large caches that are read rarely, for example the
 	// objects a controller only maps to a request key.
 	Compact bool

@@ -52,7 +52,11 @@ func newState(c *codec) *state {
 // replaced. obj must not be modified afterwards. It does not touch the
 // indexes; see store.put.
 func (s *state) add(obj kube.Object, size int32) (entry, bool) {
-	v, key, size := s.codec.pack(obj, size)
+	return s.addPacked(s.codec.pack(obj, size))
+}
+
+// addPacked is add for what codec.pack returned.
+func (s *state) addPacked(v any, key kube.Key, size int32) (entry, bool) {
 	names := s.objects[key.Namespace]
 	if names == nil {
 		names = map[string]entry{}
@@ -175,12 +179,13 @@ func (s *store) addIndex(name string, fn IndexFunc) error {
 	return nil
 }
 
-// put stores obj (packed, in a compact store); obj must not be modified
-// afterwards.
+// put stores obj (packed, in a compact store, before the lock is taken);
+// obj must not be modified afterwards.
 func (s *store) put(obj kube.Object, size int32) {
+	v, key, size := s.codec.pack(obj, size)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, ok := s.cur.add(obj, size)
+	old, ok := s.cur.addPacked(v, key, size)
 	if ok && len(s.indexers) > 0 {
 		s.cur.unindexAll(s.indexers, s.codec.load(old.v))
 	}
