@@ -51,12 +51,12 @@ type InformerOptions struct {
 	// object instead of 1,792 for 50,000 ConfigMaps of 1 KiB, 256 instead
 	// of 400 metadata-only (managedFields dropped in both). Reads then
 	// return new objects each time, so [ReadOnly] does not save a copy,
-	// and handlers decode the objects a relist, a late registration or a
-	// resync gives them, each handler its own. T's JSON must round-trip
-	// (Unmarshal of what Marshal made gives the object back), as for
-	// every type the API server serves; what Transform sets in fields
-	// JSON does not carry is lost. Meant for large caches that are read
-	// rarely, for example the objects a controller only maps to a
+	// and handlers decode the objects a list (the first one too), a late
+	// registration or a resync gives them, each its own. T's JSON must
+	// round-trip (Unmarshal of what Marshal made gives the object back),
+	// as for every type the API server serves; what Transform sets in
+	// fields JSON does not carry is lost. Meant for large caches that are
+	// read rarely, for example the objects a controller only maps to a
 	// request key.
 	Compact bool
 	// Logger receives list and watch failures (warn), relists (info) and
