@@ -232,9 +232,6 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return k, nil // made meanwhile by another reader
 	}
 	k = &kind{inf: inf, mapping: m, copy: deepcopy.Of(typ)}
-	if inf.store.codec != nil {
-		k.copy = func(dst, src reflect.Value) { dst.Set(src) } // src is new, decoded for this read
-	}
 	c.kinds[key] = k
 	c.pending = append(c.pending, inf)
 	select {

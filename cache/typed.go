@@ -40,11 +40,7 @@ func NewInformer[T any](client *kube.Client, opts InformerOptions) (*Informer[T]
 	if err != nil {
 		return nil, err
 	}
-	cp := deepcopy.For[T]()
-	if inf.store.codec != nil {
-		cp = func(dst, src *T) { *dst = *src } // src is new, decoded for this read
-	}
-	return &Informer[T]{inf: inf, copy: cp}, nil
+	return &Informer[T]{inf: inf, copy: deepcopy.For[T]()}, nil
 }
 
 // kindOf returns the kind objects of type t are: their own, if their
