@@ -131,6 +131,18 @@ func TestCodecPack(t *testing.T) {
 	if v, _, size := nilCodec.pack(obj, 999); v != kube.Object(obj) || size != 999 {
 		t.Errorf("a nil codec packed the object into %T (%d bytes)", v, size)
 	}
+	// An object whose JSON cannot be made stays decoded.
+	odd := &unmarshallable{ObjectMeta: kube.ObjectMeta{Name: "x"}}
+	if v, key, size := c.pack(odd, 7); v != kube.Object(odd) || key.Name != "x" || size != 7 {
+		t.Errorf("pack of an object JSON cannot encode = %T, %v, %d; want the object itself, its key, 7", v, key, size)
+	}
+}
+
+// unmarshallable is an object encoding/json refuses to encode.
+type unmarshallable struct {
+	kube.TypeMeta
+	kube.ObjectMeta `json:"metadata"`
+	C               chan int `json:"c"`
 }
 
 // TestCodecLoadPanicsOnBadJSON: a type whose JSON does not round-trip is
