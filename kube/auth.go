@@ -91,7 +91,7 @@ func (t *authTransport) authorize(r *http.Request) (*execCredential, error) {
 			return nil, err
 		}
 		if rotated {
-			t.exec.closeConns()
+			t.closeConns()
 		}
 		if cred.token != "" {
 			r.Header.Set("Authorization", "Bearer "+cred.token)
@@ -114,10 +114,6 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 	if err != nil || fresh.same(used) {
 		return resp, nil
 	}
-	if used.cert != nil || fresh.cert != nil {
-		// Pooled connections present the old certificate.
-		t.exec.closeConns()
-	}
 	r := req.Clone(req.Context())
 	if req.GetBody != nil {
 		if r.Body, err = req.GetBody(); err != nil {
@@ -126,6 +122,11 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // lets the connection be reused
 	resp.Body.Close()
+	if used.cert != nil || fresh.cert != nil {
+		// Pooled connections present the old certificate; the one the
+		// 401 came on is back in the pool now.
+		t.closeConns()
+	}
 	if r.Header.Get("User-Agent") == "" {
 		r.Header.Set("User-Agent", t.userAgent)
 	}
@@ -133,6 +134,15 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 		r.Header.Set("Authorization", "Bearer "+fresh.token)
 	}
 	return t.next.RoundTrip(r)
+}
+
+// closeConns closes every connection, after a change of client
+// certificate: the idle ones are taken out of the pool first (closing a
+// pooled connection underneath the transport leaves it there, dead, for a
+// moment), then those in use are closed.
+func (t *authTransport) closeConns() {
+	t.CloseIdleConnections()
+	t.exec.closeConns()
 }
 
 // CloseIdleConnections closes the idle connections of the transport
