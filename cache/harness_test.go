@@ -81,8 +81,8 @@ func serverState(t *testing.T, srv *kubetest.Server, ns string) map[string]strin
 // storeState returns key → resourceVersion of what the informer stores.
 func storeState(i *informer) map[string]string {
 	out := map[string]string{}
-	i.store.each("", true, func(o kube.Object) bool {
-		m := o.GetObjectMeta()
+	i.store.each("", true, func(v any) bool {
+		m := i.store.codec.load(v).GetObjectMeta()
 		out[m.Key().String()] = m.ResourceVersion
 		return true
 	})

@@ -229,7 +229,7 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	}
 	r := newRegistration(h, i.store.codec)
 	i.regs = append(i.regs, r)
-	i.store.eachRef("", true, func(v any) bool {
+	i.store.each("", true, func(v any) bool {
 		r.push(notification{kind: notifyAdd, obj: v, flag: true})
 		return true
 	})
@@ -331,7 +331,7 @@ func (i *informer) resyncLoop(ctx context.Context) {
 	for sleep(ctx, resyncDelay(i.opts.ResyncPeriod, jitter())) {
 		i.mu.Lock()
 		if len(i.regs) > 0 {
-			i.store.eachRef("", true, func(v any) bool {
+			i.store.each("", true, func(v any) bool {
 				i.notifyLocked(notification{kind: notifyUpdate, old: v, obj: v})
 				return true
 			})

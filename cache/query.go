@@ -157,9 +157,9 @@ func (s *store) candidates(q query, fn func(v any) bool) {
 	case q.lookup != nil:
 		// The index exists: compile found it, and indexes are never
 		// removed.
-		_ = s.byIndexRef(q.lookup.name, q.lookup.value, fn)
+		_ = s.byIndex(q.lookup.name, q.lookup.value, fn)
 	default:
-		s.eachRef(q.namespace, q.allNamespaces, fn)
+		s.each(q.namespace, q.allNamespaces, fn)
 	}
 }
 

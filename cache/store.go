@@ -288,16 +288,11 @@ func (s *store) get(key kube.Key) (kube.Object, bool) {
 	return s.codec.load(e.v), true
 }
 
-// each calls fn for every object in namespace ns (every namespace when
-// all is set) until fn returns false. It holds the read lock throughout:
-// fn must be quick and must not call the store's writers.
-func (s *store) each(ns string, all bool, fn func(kube.Object) bool) {
-	s.eachRef(ns, all, func(v any) bool { return fn(s.codec.load(v)) })
-}
-
-// eachRef is each for the stored values (see entry.v), which it does not
-// decode.
-func (s *store) eachRef(ns string, all bool, fn func(v any) bool) {
+// each calls fn with the stored value (entry.v: read it with codec.load)
+// of every object in namespace ns (every namespace when all is set) until
+// fn returns false. It holds the read lock throughout: fn must be quick
+// and must not call the store's writers.
+func (s *store) each(ns string, all bool, fn func(v any) bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if !all {
@@ -317,14 +312,10 @@ func (s *store) eachRef(ns string, all bool, fn func(v any) bool) {
 	}
 }
 
-// byIndex calls fn for every object filed under value in index name,
-// until fn returns false, under the read lock as each does.
-func (s *store) byIndex(name, value string, fn func(kube.Object) bool) error {
-	return s.byIndexRef(name, value, func(v any) bool { return fn(s.codec.load(v)) })
-}
-
-// byIndexRef is byIndex for the stored values.
-func (s *store) byIndexRef(name, value string, fn func(v any) bool) error {
+// byIndex calls fn with the stored value of every object filed under
+// value in index name, until fn returns false, under the read lock as each
+// does.
+func (s *store) byIndex(name, value string, fn func(v any) bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	idx, ok := s.cur.indexes[name]

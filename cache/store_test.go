@@ -26,8 +26,8 @@ func byApp(obj kube.Object) []string {
 func indexed(t *testing.T, s *store, name, value string) []string {
 	t.Helper()
 	var out []string
-	if err := s.byIndex(name, value, func(o kube.Object) bool {
-		out = append(out, o.GetObjectMeta().Key().String())
+	if err := s.byIndex(name, value, func(v any) bool {
+		out = append(out, s.codec.load(v).GetObjectMeta().Key().String())
 		return true
 	}); err != nil {
 		t.Fatalf("byIndex(%q, %q): %v", name, value, err)
@@ -38,7 +38,8 @@ func indexed(t *testing.T, s *store, name, value string) []string {
 
 func listed(s *store, ns string, all bool) []string {
 	var out []string
-	s.each(ns, all, func(o kube.Object) bool {
+	s.each(ns, all, func(v any) bool {
+		o := s.codec.load(v)
 		out = append(out, o.GetObjectMeta().Key().String()+"@"+o.GetObjectMeta().ResourceVersion)
 		return true
 	})
@@ -103,7 +104,7 @@ func testStorePutRemoveIndex(t *testing.T, c *codec) {
 	if want := []kube.Key{{Namespace: "a", Name: "1"}, {Namespace: "b", Name: "1"}}; !slices.Equal(keys, want) {
 		t.Errorf("keys() = %v, want %v", keys, want)
 	}
-	if err := s.byIndex("missing", "x", func(kube.Object) bool { return true }); err == nil {
+	if err := s.byIndex("missing", "x", func(any) bool { return true }); err == nil {
 		t.Errorf("byIndex(missing) = nil, want an error")
 	}
 }
@@ -176,7 +177,7 @@ func TestStoreReplaceIsAtomic(t *testing.T) {
 		default:
 		}
 		rvs := map[string]int{}
-		s.each("", true, func(o kube.Object) bool { rvs[o.GetObjectMeta().ResourceVersion]++; return true })
+		s.each("", true, func(v any) bool { rvs[v.(kube.Object).GetObjectMeta().ResourceVersion]++; return true })
 		if len(rvs) != 1 {
 			t.Fatalf("a reader saw a mix of states: %v", rvs)
 		}
