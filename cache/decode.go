@@ -69,17 +69,17 @@ func (d *objectDecoder) decode(raw []byte, obj any) error {
 	}
 	d.next = raw
 	err := d.dec.Decode(obj)
-	if err == nil && (len(d.next) > 0 || d.dec.InputOffset() != d.fed) {
+	leftover := err == nil && (len(d.next) > 0 || d.dec.InputOffset() != d.fed)
+	if leftover {
 		// Bytes after the value: whitespace is fine; anything else
-		// fails, as with json.Unmarshal. Either way start afresh.
+		// fails, as with json.Unmarshal.
 		rest, _ := io.ReadAll(d.dec.Buffered())
 		if len(bytes.TrimSpace(rest)) > 0 || len(bytes.TrimSpace(d.next)) > 0 {
 			err = errors.New("invalid data after the object")
 		}
-		d.dec = nil
 	}
-	if err != nil {
-		d.dec = nil // a json.Decoder that failed keeps failing
+	if err != nil || leftover {
+		d.dec = nil // start afresh: a json.Decoder that failed keeps failing
 	}
 	d.next = nil
 	return err
