@@ -47,11 +47,8 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 	if err != nil {
 		return meta, err
 	}
-	if c.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := c.requestContext(ctx)
+	defer cancel()
 	resp, err := c.do(ctx, r)
 	if err != nil {
 		return meta, err

@@ -44,11 +44,8 @@ const (
 // call sends r and decodes a successful answer into out (ignored when nil),
 // within the configured per-request timeout.
 func (c *Client) call(ctx context.Context, r *request, out any) error {
-	if c.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := c.requestContext(ctx)
+	defer cancel()
 	resp, err := c.do(ctx, r)
 	if err != nil {
 		return err
@@ -66,6 +63,14 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 		return fmt.Errorf("decode response (%s): %w", quote(body), err)
 	}
 	return nil
+}
+
+// requestContext bounds ctx by the configured per-request timeout, if any.
+func (c *Client) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.cfg.Timeout > 0 {
+		return context.WithTimeout(ctx, c.cfg.Timeout)
+	}
+	return ctx, func() {}
 }
 
 // do sends r, waiting for the rate limit first and retrying safe requests
