@@ -11,22 +11,30 @@ import (
 	"strings"
 )
 
-// This file holds the typed reads of an Unstructured's fields. Each takes
-// a path of map keys, as [Unstructured.Field] does, and returns the value
-// or a [*FieldError] that says what was wrong: nothing there (the error
-// wraps [ErrFieldNotFound]), or a value of another type, with the path and
-// the type found. Errors never quote the value: an Unstructured may hold a
-// Secret's data.
+// This file holds the typed reads of decoded JSON objects, such as an
+// Unstructured's Content or an element of an array read from it:
+//
+//	replicas, err := kube.NestedInt64(u.Content, "spec", "replicas")
+//
+// Each takes a path of map keys, as [Unstructured.Field] does, and returns
+// the value or a [*FieldError] that says what was wrong: nothing there (the
+// error wraps [ErrFieldNotFound]), or a value of another type, with the
+// path and the type found. Errors never quote the value: an object may
+// hold a Secret's data.
 //
 // The reads accept what encoding/json decodes (map[string]any, []any,
-// float64 or json.Number for numbers) and the Go values [Unstructured.SetField]
-// may have put there ([]string, map[string]string, int, ...).
+// float64 or json.Number for numbers) and the Go values
+// [Unstructured.SetField] may have put there ([]string, map[string]string,
+// int, ...). They are functions, not methods of Unstructured, so that they
+// work on nested objects too and cost nothing in programs that do not call
+// them (a method's name stays in the binary of every program that uses the
+// type).
 
-// ErrFieldNotFound is wrapped by the errors of the Unstructured reads when
-// nothing is at the path.
+// ErrFieldNotFound is wrapped by the errors of [NestedString] and the other
+// typed reads when nothing is at the path.
 var ErrFieldNotFound = errors.New("field not found")
 
-// FieldError is the error of a typed read of an [Unstructured] field.
+// FieldError is the error of [NestedString] and the other typed reads.
 type FieldError struct {
 	// Path is the dotted path read, "spec.replicas".
 	Path string
@@ -93,8 +101,8 @@ func jsonType(v any) string {
 
 // lookup walks path and returns the value there, or the error of a read
 // that wanted want.
-func (u *Unstructured) lookup(want string, path []string) (any, *FieldError) {
-	var cur any = u.Content
+func lookup(obj map[string]any, want string, path []string) (any, *FieldError) {
+	var cur any = obj
 	for i, p := range path {
 		m, ok := cur.(map[string]any)
 		if !ok {
@@ -109,9 +117,9 @@ func (u *Unstructured) lookup(want string, path []string) (any, *FieldError) {
 
 func dotted(path []string) string { return strings.Join(path, ".") }
 
-// NestedString returns the string at path.
-func (u *Unstructured) NestedString(path ...string) (string, error) {
-	v, ferr := u.lookup("string", path)
+// NestedString returns the string at path in obj.
+func NestedString(obj map[string]any, path ...string) (string, error) {
+	v, ferr := lookup(obj, "string", path)
 	if ferr != nil {
 		return "", ferr
 	}
@@ -123,8 +131,8 @@ func (u *Unstructured) NestedString(path ...string) (string, error) {
 }
 
 // NestedBool returns the boolean at path.
-func (u *Unstructured) NestedBool(path ...string) (bool, error) {
-	v, ferr := u.lookup("boolean", path)
+func NestedBool(obj map[string]any, path ...string) (bool, error) {
+	v, ferr := lookup(obj, "boolean", path)
 	if ferr != nil {
 		return false, ferr
 	}
@@ -138,8 +146,8 @@ func (u *Unstructured) NestedBool(path ...string) (bool, error) {
 // NestedInt64 returns the integer at path. A JSON number decodes as
 // float64 (or json.Number): it is taken when it is a whole number within
 // int64, and refused otherwise ("is a non-integral number").
-func (u *Unstructured) NestedInt64(path ...string) (int64, error) {
-	v, ferr := u.lookup("integer", path)
+func NestedInt64(obj map[string]any, path ...string) (int64, error) {
+	v, ferr := lookup(obj, "integer", path)
 	if ferr != nil {
 		return 0, ferr
 	}
@@ -205,8 +213,8 @@ func toInt64(v any) (int64, string) {
 }
 
 // NestedFloat64 returns the number at path, whatever its form.
-func (u *Unstructured) NestedFloat64(path ...string) (float64, error) {
-	v, ferr := u.lookup("number", path)
+func NestedFloat64(obj map[string]any, path ...string) (float64, error) {
+	v, ferr := lookup(obj, "number", path)
 	if ferr != nil {
 		return 0, ferr
 	}
@@ -232,10 +240,10 @@ func (u *Unstructured) NestedFloat64(path ...string) (float64, error) {
 }
 
 // NestedMap returns the object at path. A map[string]any there is
-// returned as held (changes to it change u); another map with string keys
+// returned as held (changes to it change obj); another map with string keys
 // is copied into a new map[string]any.
-func (u *Unstructured) NestedMap(path ...string) (map[string]any, error) {
-	v, ferr := u.lookup("object", path)
+func NestedMap(obj map[string]any, path ...string) (map[string]any, error) {
+	v, ferr := lookup(obj, "object", path)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -254,10 +262,10 @@ func (u *Unstructured) NestedMap(path ...string) (map[string]any, error) {
 }
 
 // NestedSlice returns the array at path. A []any there is returned as held
-// (changes to its elements change u); another slice is copied into a new
+// (changes to its elements change obj); another slice is copied into a new
 // []any.
-func (u *Unstructured) NestedSlice(path ...string) ([]any, error) {
-	v, ferr := u.lookup("array", path)
+func NestedSlice(obj map[string]any, path ...string) ([]any, error) {
+	v, ferr := lookup(obj, "array", path)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -277,8 +285,8 @@ func (u *Unstructured) NestedSlice(path ...string) ([]any, error) {
 
 // NestedStringSlice returns a copy of the array of strings at path. An
 // element that is not a string is an error naming it ("spec.args[2]").
-func (u *Unstructured) NestedStringSlice(path ...string) ([]string, error) {
-	v, ferr := u.lookup("array", path)
+func NestedStringSlice(obj map[string]any, path ...string) ([]string, error) {
+	v, ferr := lookup(obj, "array", path)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -302,8 +310,8 @@ func (u *Unstructured) NestedStringSlice(path ...string) ([]string, error) {
 // NestedStringMap returns a copy of the object of strings at path, as
 // labels and annotations are. A value that is not a string is an error
 // naming its key ("spec.selector.app").
-func (u *Unstructured) NestedStringMap(path ...string) (map[string]string, error) {
-	v, ferr := u.lookup("object", path)
+func NestedStringMap(obj map[string]any, path ...string) (map[string]string, error) {
+	v, ferr := lookup(obj, "object", path)
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -332,14 +340,14 @@ func wrongType(path []string, want string, v any) *FieldError {
 	return &FieldError{Path: dotted(path), At: dotted(path), Want: want, Got: jsonType(v)}
 }
 
-// RemoveField deletes the value at a path of map keys and reports whether
+// RemoveNestedField deletes the value at a path of map keys and reports whether
 // there was one. Maps on the way are left in place, even when they end up
 // empty.
-func (u *Unstructured) RemoveField(path ...string) bool {
+func RemoveNestedField(obj map[string]any, path ...string) bool {
 	if len(path) == 0 {
 		return false
 	}
-	m := u.Content
+	m := obj
 	for _, p := range path[:len(path)-1] {
 		next, ok := m[p].(map[string]any)
 		if !ok {

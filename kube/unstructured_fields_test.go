@@ -48,25 +48,25 @@ func TestUnstructuredTypedReads(t *testing.T) {
 					t.Errorf("%s = %#v, %v, want %#v", what, got, err, want)
 				}
 			}
-			s, err := u.NestedString("spec", "name")
+			s, err := kube.NestedString(u.Content, "spec", "name")
 			check("NestedString(spec.name)", s, err, "w1")
-			i, err := u.NestedInt64("spec", "replicas")
+			i, err := kube.NestedInt64(u.Content, "spec", "replicas")
 			check("NestedInt64(spec.replicas)", i, err, int64(3))
-			f, err := u.NestedFloat64("spec", "ratio")
+			f, err := kube.NestedFloat64(u.Content, "spec", "ratio")
 			check("NestedFloat64(spec.ratio)", f, err, 0.25)
-			f, err = u.NestedFloat64("spec", "replicas")
+			f, err = kube.NestedFloat64(u.Content, "spec", "replicas")
 			check("NestedFloat64(spec.replicas)", f, err, 3.0)
-			b, err := u.NestedBool("spec", "enabled")
+			b, err := kube.NestedBool(u.Content, "spec", "enabled")
 			check("NestedBool(spec.enabled)", b, err, true)
-			m, err := u.NestedMap("spec", "obj")
+			m, err := kube.NestedMap(u.Content, "spec", "obj")
 			check("NestedMap(spec.obj)", m, err, map[string]any{"k": "v"})
-			sl, err := u.NestedSlice("spec", "args")
+			sl, err := kube.NestedSlice(u.Content, "spec", "args")
 			if err != nil || len(sl) != 3 {
 				t.Errorf("NestedSlice(spec.args) = %v, %v, want 3 elements", sl, err)
 			}
 			if useNumber {
 				// json.Number keeps the integer float64 would round.
-				i, err = u.NestedInt64("spec", "big")
+				i, err = kube.NestedInt64(u.Content, "spec", "big")
 				check("NestedInt64(spec.big)", i, err, int64(9007199254740993))
 			}
 		})
@@ -81,20 +81,20 @@ func TestUnstructuredTypedReadErrors(t *testing.T) {
 			want     string
 			notFound bool
 		}{
-			{func() error { _, err := u.NestedString("spec", "missing"); return err }, "spec.missing: not found", true},
-			{func() error { _, err := u.NestedString("spec", "gone", "deeper"); return err }, "spec.gone.deeper: spec.gone not found", true},
-			{func() error { _, err := u.NestedString("spec", "replicas"); return err }, "spec.replicas: is a number, want a string", false},
-			{func() error { _, err := u.NestedString("spec", "none"); return err }, "spec.none: is null, want a string", false},
-			{func() error { _, err := u.NestedString("spec", "name", "x"); return err }, "spec.name.x: spec.name is a string, want an object", false},
-			{func() error { _, err := u.NestedInt64("spec", "half"); return err }, "spec.half: is a non-integral number, want an integer", false},
-			{func() error { _, err := u.NestedInt64("spec", "name"); return err }, "spec.name: is a string, want an integer", false},
-			{func() error { _, err := u.NestedFloat64("spec", "enabled"); return err }, "spec.enabled: is a boolean, want a number", false},
-			{func() error { _, err := u.NestedBool("spec", "obj"); return err }, "spec.obj: is an object, want a boolean", false},
-			{func() error { _, err := u.NestedMap("spec", "list"); return err }, "spec.list: is an array, want an object", false},
-			{func() error { _, err := u.NestedSlice("spec", "obj"); return err }, "spec.obj: is an object, want an array", false},
-			{func() error { _, err := u.NestedStringSlice("spec", "args"); return err }, "spec.args: spec.args[2] is a number, want a string", false},
-			{func() error { _, err := u.NestedStringMap("spec", "labels"); return err }, "spec.labels: spec.labels.tier is a number, want a string", false},
-			{func() error { _, err := u.NestedStringMap("spec", "name"); return err }, "spec.name: is a string, want an object", false},
+			{func() error { _, err := kube.NestedString(u.Content, "spec", "missing"); return err }, "spec.missing: not found", true},
+			{func() error { _, err := kube.NestedString(u.Content, "spec", "gone", "deeper"); return err }, "spec.gone.deeper: spec.gone not found", true},
+			{func() error { _, err := kube.NestedString(u.Content, "spec", "replicas"); return err }, "spec.replicas: is a number, want a string", false},
+			{func() error { _, err := kube.NestedString(u.Content, "spec", "none"); return err }, "spec.none: is null, want a string", false},
+			{func() error { _, err := kube.NestedString(u.Content, "spec", "name", "x"); return err }, "spec.name.x: spec.name is a string, want an object", false},
+			{func() error { _, err := kube.NestedInt64(u.Content, "spec", "half"); return err }, "spec.half: is a non-integral number, want an integer", false},
+			{func() error { _, err := kube.NestedInt64(u.Content, "spec", "name"); return err }, "spec.name: is a string, want an integer", false},
+			{func() error { _, err := kube.NestedFloat64(u.Content, "spec", "enabled"); return err }, "spec.enabled: is a boolean, want a number", false},
+			{func() error { _, err := kube.NestedBool(u.Content, "spec", "obj"); return err }, "spec.obj: is an object, want a boolean", false},
+			{func() error { _, err := kube.NestedMap(u.Content, "spec", "list"); return err }, "spec.list: is an array, want an object", false},
+			{func() error { _, err := kube.NestedSlice(u.Content, "spec", "obj"); return err }, "spec.obj: is an object, want an array", false},
+			{func() error { _, err := kube.NestedStringSlice(u.Content, "spec", "args"); return err }, "spec.args: spec.args[2] is a number, want a string", false},
+			{func() error { _, err := kube.NestedStringMap(u.Content, "spec", "labels"); return err }, "spec.labels: spec.labels.tier is a number, want a string", false},
+			{func() error { _, err := kube.NestedStringMap(u.Content, "spec", "name"); return err }, "spec.name: is a string, want an object", false},
 		} {
 			err := tc.read()
 			if err == nil || err.Error() != tc.want {
@@ -119,54 +119,80 @@ func TestUnstructuredReadsWhatSetFieldWrote(t *testing.T) {
 	u.SetField(7, "spec", "replicas")
 	u.SetField(uint64(1)<<63, "spec", "huge")
 
-	args, err := u.NestedStringSlice("spec", "args")
+	args, err := kube.NestedStringSlice(u.Content, "spec", "args")
 	if err != nil || !reflect.DeepEqual(args, []string{"a", "b"}) {
 		t.Errorf("NestedStringSlice = %v, %v", args, err)
 	}
 	args[0] = "changed"
-	if again, _ := u.NestedStringSlice("spec", "args"); again[0] != "a" {
+	if again, _ := kube.NestedStringSlice(u.Content, "spec", "args"); again[0] != "a" {
 		t.Errorf("NestedStringSlice returned the held slice, want a copy")
 	}
-	sel, err := u.NestedStringMap("spec", "selector")
+	sel, err := kube.NestedStringMap(u.Content, "spec", "selector")
 	if err != nil || sel["app"] != "web" {
 		t.Errorf("NestedStringMap = %v, %v", sel, err)
 	}
-	if m, err := u.NestedMap("spec", "selector"); err != nil || m["app"] != "web" {
+	if m, err := kube.NestedMap(u.Content, "spec", "selector"); err != nil || m["app"] != "web" {
 		t.Errorf("NestedMap of a map[string]string = %v, %v", m, err)
 	}
-	if s, err := u.NestedSlice("spec", "args"); err != nil || len(s) != 2 || s[1] != "b" {
+	if s, err := kube.NestedSlice(u.Content, "spec", "args"); err != nil || len(s) != 2 || s[1] != "b" {
 		t.Errorf("NestedSlice of a []string = %v, %v", s, err)
 	}
-	if n, err := u.NestedInt64("spec", "replicas"); err != nil || n != 7 {
+	if n, err := kube.NestedInt64(u.Content, "spec", "replicas"); err != nil || n != 7 {
 		t.Errorf("NestedInt64 of an int = %d, %v", n, err)
 	}
-	if _, err := u.NestedInt64("spec", "huge"); err == nil || err.Error() != "spec.huge: is a number beyond int64, want an integer" {
+	if _, err := kube.NestedInt64(u.Content, "spec", "huge"); err == nil || err.Error() != "spec.huge: is a number beyond int64, want an integer" {
 		t.Errorf("NestedInt64 of 2^63 = %v", err)
 	}
-	if f, err := u.NestedFloat64("spec", "huge"); err != nil || f != 1<<63 {
+	if f, err := kube.NestedFloat64(u.Content, "spec", "huge"); err != nil || f != 1<<63 {
 		t.Errorf("NestedFloat64 of 2^63 = %v, %v", f, err)
 	}
 
-	if !u.RemoveField("spec", "replicas") || u.RemoveField("spec", "replicas") || u.RemoveField("nope", "x") {
+	if !kube.RemoveNestedField(u.Content, "spec", "replicas") || kube.RemoveNestedField(u.Content, "spec", "replicas") || kube.RemoveNestedField(u.Content, "nope", "x") {
 		t.Errorf("RemoveField: want true once, then false")
 	}
-	if _, err := u.NestedInt64("spec", "replicas"); !errors.Is(err, kube.ErrFieldNotFound) {
+	if _, err := kube.NestedInt64(u.Content, "spec", "replicas"); !errors.Is(err, kube.ErrFieldNotFound) {
 		t.Errorf("after RemoveField: %v, want not found", err)
 	}
 }
 
-func ExampleUnstructured_NestedInt64() {
+func ExampleNestedInt64() {
 	var u kube.Unstructured
 	_ = json.Unmarshal([]byte(`{"spec":{"replicas":3,"ratio":0.5},"status":{}}`), &u)
 
-	replicas, err := u.NestedInt64("spec", "replicas")
+	replicas, err := kube.NestedInt64(u.Content, "spec", "replicas")
 	fmt.Println(replicas, err)
-	_, err = u.NestedInt64("spec", "ratio")
+	_, err = kube.NestedInt64(u.Content, "spec", "ratio")
 	fmt.Println(err)
-	_, err = u.NestedString("status", "phase")
+	_, err = kube.NestedString(u.Content, "status", "phase")
 	fmt.Println(err, errors.Is(err, kube.ErrFieldNotFound))
 	// Output:
 	// 3 <nil>
 	// spec.ratio: is a non-integral number, want an integer
 	// status.phase: not found true
+}
+
+func TestNestedReadsOnNestedObjects(t *testing.T) {
+	u := decoded(t, `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80}]},{"name":"b"}]}}`, false)
+	containers, err := kube.NestedSlice(u.Content, "spec", "containers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range containers {
+		m, ok := c.(map[string]any)
+		if !ok {
+			t.Fatalf("container %v is not an object", c)
+		}
+		name, err := kube.NestedString(m, "name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	if fmt.Sprint(names) != "[a b]" {
+		t.Errorf("names = %v, want [a b]", names)
+	}
+	if _, err := kube.NestedString(nil, "x"); !errors.Is(err, kube.ErrFieldNotFound) {
+		t.Errorf("NestedString(nil) = %v, want not found", err)
+	}
 }
