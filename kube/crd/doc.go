@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package crd builds CustomResourceDefinitions from Go types at run time,
+// with no generator and no YAML, and installs them: the schema is read
+// from the struct's fields and `json` tags, and from `crd` tags for what a
+// Go type cannot say. It is a package of its own so that programs that do
+// not use it do not link its reflection.
+//
+// Guarantees:
+//   - The schema describes what encoding/json writes for the type: the
+//     same field names (tags, embedded structs inlined, the dominant field
+//     of a name), []byte as base64 strings, maps as objects, ",string"
+//     fields as strings. So an object encoded from a Go value is accepted,
+//     and reads back equal.
+//   - The schema is structural, as kube-apiserver requires: every field
+//     has a type, metadata at the root is only `type: object`, and
+//     whatever cannot be described (a recursive type, a channel, a type
+//     with its own MarshalJSON and no tag saying its shape) is refused
+//     with an error that names the Go type and the JSON path.
+//   - Required and optional follow controller-gen, which kubebuilder users
+//     know: a field with omitempty or omitzero is optional, every other
+//     field is required; the tags optional and required say otherwise.
+//   - [Install] returns once the server serves the kinds, and
+//     [WaitEstablished] returns the server's own message when it will not
+//     (names taken by another resource, for one).
+//
+// Usage:
+//  1. Declare the type as for any kube object, with crd tags where the Go
+//     type says too little (see the example below).
+//  2. Build its CRD with [For], once, at start-up.
+//  3. Install it with [Install] before starting the caches that read it.
+//
+// A type and its tags:
+//
+//	type Widget struct {
+//		kube.TypeMeta
+//		kube.ObjectMeta `json:"metadata"`
+//		Spec            WidgetSpec   `json:"spec"`
+//		Status          WidgetStatus `json:"status,omitzero"`
+//	}
+//	type WidgetSpec struct {
+//		Size  int32  `json:"size" crd:"minimum=1,maximum=10,printColumn=Size"`
+//		Color string `json:"color,omitempty" crd:"enum=red;green;blue,default=red"`
+//	}
+//	type WidgetStatus struct {
+//		Conditions []kube.Condition `json:"conditions,omitempty"`
+//	}
+//
+// # Go types
+//
+// bool is a boolean; strings are strings; int, int8, int16 are integers,
+// int32 and int64 integers of format int32 and int64, as controller-gen
+// writes them, and unsigned integers the same with minimum 0 (encoding/json
+// refuses negative numbers for them). float32 and float64 are numbers
+// (controller-gen refuses them unless allowed; the server takes them, but
+// clients in other languages may round them: prefer integers or strings
+// such as quantities). Pointers are what they point to: a nil pointer
+// without omitempty is written as null, which the server drops from a
+// field that is not nullable, so a required pointer must not be nil.
+//
+// Structs are objects (properties, required); slices and arrays are
+// arrays; []byte is a string of format byte; maps are objects with
+// additionalProperties (keys are strings, integers or
+// encoding.TextMarshalers); any, map[string]any and json.RawMessage keep
+// whatever they hold (x-kubernetes-preserve-unknown-fields). Types that
+// implement encoding.TextMarshaler are strings. [kube.Time],
+// [kube.MicroTime] and time.Time are strings of format date-time;
+// [kube.IntOrString] is x-kubernetes-int-or-string; [kube.Unstructured]
+// is an embedded resource that keeps all its fields. A []kube.Condition
+// is a map list keyed by type, as the API's own conditions are.
+//
+// The root's metadata is `type: object`, as the server requires (it
+// validates metadata itself); a kube.ObjectMeta elsewhere is described
+// field by field, so that it is not pruned. A recursive type is refused:
+// a CRD schema has no references. Tag the field that recurses schemaless.
+//
+// # Tags
+//
+// A `crd:"..."` tag holds comma-separated keys, some with a value
+// (key=value). A value that holds a comma is quoted in single quotes, and
+// a quote inside it is doubled: crd:"pattern='^[a-z]{1,3}$'". Lists
+// (enum, listMapKey) separate their items with semicolons. In the Go
+// source a struct tag is itself a quoted string, so a backslash in a
+// pattern is written twice.
+//
+//	optional, required         whether the field must be present (see above)
+//	minimum=N, maximum=N       bounds of a number; exclusiveMinimum and
+//	exclusiveMinimum           exclusiveMaximum make them strict
+//	exclusiveMaximum
+//	multipleOf=N
+//	minLength=N, maxLength=N   bounds of a string's length
+//	pattern=RE                 a regular expression the string must match
+//	format=F                   date-time, byte, int32, ... (kube-openapi's formats)
+//	enum=a;b;c                 the allowed values, typed by the field
+//	default=V                  the value the server fills in: a string as it
+//	                           is, numbers and booleans parsed, anything else
+//	                           as JSON (default='{"a":1}')
+//	nullable                   null is a value (not dropped)
+//	minItems=N, maxItems=N     bounds of an array's length
+//	listType=atomic|set|map    how server-side apply merges the list
+//	listMapKey=k1;k2           the keys of a listType=map
+//	minProperties=N            bounds of an object's or map's size
+//	maxProperties=N
+//	mapType=atomic|granular    how server-side apply merges an object
+//	preserveUnknownFields      keep fields the schema does not declare
+//	schemaless                 no schema below this field; fields kept
+//	embeddedResource           the value is itself a Kubernetes object
+//	intOrString                an integer or a string (for your own types)
+//	type=T                     the JSON type, for types with their own
+//	                           MarshalJSON
+//	description=TEXT           the field's description (Go doc comments
+//	                           are not available at run time; without this
+//	                           tag descriptions are empty)
+//	rule=CEL, message=TEXT     an x-kubernetes-validations rule, and the
+//	                           message of the rule before it
+//	printColumn=NAME           show the field as a kubectl get column;
+//	printColumnPriority=N      0 for the standard view, more for -o wide;
+//	printColumnFormat=F        the column's format and description
+//	printColumnDescription=T
+//	selectableField            the field can be used in field selectors
+//
+// Value keys (minimum ... format, enum) on an array or a map apply to its
+// items or values: `Tags []string crd:"maxItems=8,maxLength=63"` bounds
+// the list and each tag.
+package crd
