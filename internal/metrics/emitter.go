@@ -20,10 +20,11 @@ const (
 	TypeCounter Type = iota + 1
 	TypeGauge
 	TypeHistogram
+	TypeSummary
 )
 
-// String returns the name the format uses: "counter", "gauge" or
-// "histogram".
+// String returns the name the format uses: "counter", "gauge",
+// "histogram" or "summary".
 func (t Type) String() string {
 	switch t {
 	case TypeCounter:
@@ -32,6 +33,8 @@ func (t Type) String() string {
 		return "gauge"
 	case TypeHistogram:
 		return "histogram"
+	case TypeSummary:
+		return "summary"
 	}
 	return fmt.Sprintf("Type(%d)", uint8(t))
 }
@@ -64,12 +67,13 @@ type Family struct {
 }
 
 // Series is one labelled value of a family. Histogram is set, and Value
-// unused, for histogram families.
+// unused, for histogram families; Summary likewise for summary families.
 type Series struct {
 	// Labels are sorted by name.
 	Labels    []Label
 	Value     float64
 	Histogram *Histogram
+	Summary   *Summary
 }
 
 // Collector adds samples to a scrape. Collect is called once per scrape,
@@ -154,10 +158,17 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 			return fmt.Errorf("label %q given twice", l.Name)
 		case typ == TypeHistogram && l.Name == "le":
 			return errors.New(`label "le" is reserved for histogram buckets`)
+		case typ == TypeSummary && l.Name == "quantile":
+			return errors.New(`label "quantile" is reserved for summary quantiles`)
 		}
 	}
 	if h := s.Histogram; h != nil {
 		if err := checkHistogram(h); err != nil {
+			return err
+		}
+	}
+	if q := s.Summary; q != nil {
+		if err := checkSummary(q); err != nil {
 			return err
 		}
 	}

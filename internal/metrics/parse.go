@@ -18,11 +18,12 @@ import (
 // [Registry] writes: every line must be empty, a comment, a "# HELP", a
 // "# TYPE" or a sample; a family's TYPE comes before its samples and its
 // lines are contiguous; a histogram has ascending, cumulative buckets
-// ending in le="+Inf" that equals its _count, and a _sum. Samples without
+// ending in le="+Inf" that equals its _count, and a _sum; a summary has
+// ascending quantiles within [0, 1], a _sum and a _count. Samples without
 // a TYPE are refused (this package never writes untyped metrics), and so
-// are timestamps and the summary type. Series are returned sorted by
-// their labels, and labels by name, as [Registry.Gather] sorts them; a
-// histogram's series carries its buckets in Histogram.
+// are timestamps. Series are returned sorted by their labels, and labels
+// by name, as [Registry.Gather] sorts them; a histogram's series carries
+// its buckets in Histogram, a summary's its quantiles in Summary.
 //
 // An error names the line number and quotes the line.
 func Parse(r io.Reader) ([]Family, error) {
@@ -57,6 +58,8 @@ type parser struct {
 	help   map[string]string
 	// hist holds the histogram series of cur being assembled, by label key.
 	hist map[string]*histParts
+	// summ does the same for summaries.
+	summ map[string]*summParts
 }
 
 type histParts struct {
@@ -116,6 +119,8 @@ func (p *parser) parseMeta(line string) error {
 		typ = TypeGauge
 	case "histogram":
 		typ = TypeHistogram
+	case "summary":
+		typ = TypeSummary
 	default:
 		return fmt.Errorf("unsupported type %q", text)
 	}
@@ -151,7 +156,8 @@ func (p *parser) parseSample(line string) error {
 	family, suffix := name, ""
 	if p.byName[name] == nil {
 		for _, s := range []string{"_bucket", "_sum", "_count"} {
-			if base, ok := strings.CutSuffix(name, s); ok && p.byName[base] != nil && p.byName[base].Type == TypeHistogram {
+			base, ok := strings.CutSuffix(name, s)
+			if f := p.byName[base]; ok && f != nil && (f.Type == TypeHistogram || f.Type == TypeSummary && s != "_bucket") {
 				family, suffix = base, s
 			}
 		}
@@ -162,6 +168,9 @@ func (p *parser) parseSample(line string) error {
 	}
 	if err := p.enter(family); err != nil {
 		return err
+	}
+	if f.Type == TypeSummary {
+		return p.summarySample(suffix, labels, value)
 	}
 	if f.Type != TypeHistogram {
 		for _, s := range f.Series {
@@ -235,9 +244,12 @@ func (p *parser) parseSample(line string) error {
 // family, and sorts its series.
 func (p *parser) finishFamily() error {
 	f := p.byName[p.cur]
-	defer func() { p.hist = nil }()
+	defer func() { p.hist, p.summ = nil, nil }()
 	if f == nil {
 		return nil
+	}
+	if err := p.finishSummaries(f); err != nil {
+		return err
 	}
 	for _, h := range p.hist {
 		switch {

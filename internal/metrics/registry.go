@@ -98,7 +98,8 @@ const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 //	name{label="value"} 1
 //
 // A histogram is written as its name_bucket series (one per bound, then
-// le="+Inf"), name_sum and name_count. Help lines are left out when the
+// le="+Inf"), name_sum and name_count; a summary as its name series (one
+// per quantile), name_sum and name_count. Help lines are left out when the
 // help is empty.
 func WriteText(w io.Writer, families []Family) error {
 	bw := bufio.NewWriter(w)
@@ -118,6 +119,10 @@ func WriteText(w io.Writer, families []Family) error {
 		buf = append(buf, f.Type.String()...)
 		buf = append(buf, '\n')
 		for _, s := range f.Series {
+			if f.Type == TypeSummary {
+				buf = appendSummary(buf, f.Name, s)
+				continue
+			}
 			if f.Type != TypeHistogram {
 				buf = appendSample(buf, f.Name, s.Labels, Label{}, s.Value)
 				continue

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Summary is a snapshot of a summary: quantiles computed elsewhere (this
+// package does not estimate them), with the count and sum of the
+// observations. The Go collector's go_gc_duration_seconds is one.
+type Summary struct {
+	// Quantiles are strictly ascending by Q, each Q within [0, 1].
+	Quantiles []Quantile
+	Count     uint64
+	Sum       float64
+}
+
+// Quantile is one quantile of a [Summary]: Value is the Q-quantile of the
+// observations (0.5 for the median).
+type Quantile struct {
+	Q, Value float64
+}
+
+// Summary emits one series of a summary family. s is copied.
+func (e *Emitter) Summary(name, help string, s Summary, labels ...Label) {
+	s.Quantiles = slices.Clone(s.Quantiles)
+	e.add(name, help, TypeSummary, Series{Labels: labels, Summary: &s})
+}
+
+func checkSummary(s *Summary) error {
+	for i, q := range s.Quantiles {
+		switch {
+		case math.IsNaN(q.Q) || q.Q < 0 || q.Q > 1:
+			return fmt.Errorf("summary quantile %v is not within [0, 1]", q.Q)
+		case i > 0 && q.Q <= s.Quantiles[i-1].Q:
+			return fmt.Errorf("summary quantiles are not strictly ascending: %v after %v", q.Q, s.Quantiles[i-1].Q)
+		}
+	}
+	return nil
+}
+
+// appendSummary writes a summary series: one sample per quantile (the
+// quantile label last), then name_sum and name_count.
+func appendSummary(buf []byte, name string, s Series) []byte {
+	q := s.Summary
+	if q == nil {
+		q = &Summary{}
+	}
+	for _, x := range q.Quantiles {
+		buf = appendSample(buf, name, s.Labels, Label{"quantile", formatFloat(x.Q)}, x.Value)
+	}
+	buf = appendSample(buf, name+"_sum", s.Labels, Label{}, q.Sum)
+	return appendSample(buf, name+"_count", s.Labels, Label{}, float64(q.Count))
+}
+
+// summParts is a summary series of the family being parsed.
+type summParts struct {
+	labels     []Label
+	quantiles  []Quantile
+	sum, count *float64
+}
+
+// summarySample files one sample of the current summary family: a
+// quantile (suffix ""), its _sum or its _count.
+func (p *parser) summarySample(suffix string, labels []Label, value float64) error {
+	var quantile *Label
+	var rest []Label // nil without labels, as the Emitter has it
+	for i := range labels {
+		if labels[i].Name == "quantile" {
+			quantile = &labels[i]
+		} else {
+			rest = append(rest, labels[i])
+		}
+	}
+	if (quantile != nil) != (suffix == "") {
+		return fmt.Errorf(`the "quantile" label belongs on the summary's own samples, and only there`)
+	}
+	key := labelKey(rest)
+	if p.summ == nil {
+		p.summ = map[string]*summParts{}
+	}
+	s := p.summ[key]
+	if s == nil {
+		s = &summParts{labels: rest}
+		p.summ[key] = s
+	}
+	switch suffix {
+	case "_sum":
+		if s.sum != nil {
+			return fmt.Errorf("second _sum")
+		}
+		s.sum = &value
+	case "_count":
+		if s.count != nil {
+			return fmt.Errorf("second _count")
+		}
+		if value != math.Trunc(value) || value < 0 {
+			return fmt.Errorf("summary count %v is not a whole number", value)
+		}
+		s.count = &value
+	default:
+		q, err := parseFloat(quantile.Value)
+		if err != nil {
+			return fmt.Errorf("quantile: %w", err)
+		}
+		s.quantiles = append(s.quantiles, Quantile{Q: q, Value: value})
+		if err := checkSummary(&Summary{Quantiles: s.quantiles}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishSummaries checks and files the summary series of f.
+func (p *parser) finishSummaries(f *Family) error {
+	for _, s := range p.summ {
+		if s.sum == nil || s.count == nil {
+			return fmt.Errorf("summary %s{%s}: missing _sum or _count", f.Name, labelKey(s.labels))
+		}
+		f.Series = append(f.Series, Series{Labels: s.labels, Summary: &Summary{Quantiles: s.quantiles, Count: uint64(*s.count), Sum: *s.sum}})
+	}
+	return nil
+}
