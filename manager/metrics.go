@@ -68,6 +68,8 @@ func (m *Manager) AddMetricsCollector(c MetricsCollector) {
 
 // collect emits the metrics the manager reads at scrape time.
 func (m *Manager) collect(e *metrics.Emitter) {
+	metrics.GoCollector().Collect(e) // go_* and process_*, as controller-runtime serves them
+	metrics.ProcessCollector().Collect(e)
 	m.mu.Lock()
 	controllers := maps.Clone(m.controllers)
 	m.mu.Unlock()

@@ -5,6 +5,7 @@ package manager
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -142,6 +143,14 @@ func TestMetricsEndpoint(t *testing.T) {
 		if s, ok := sample(fams, "workqueue_queue_duration_seconds", "name", "widget"); !ok || s.Histogram.Count != 7 ||
 			len(s.Histogram.Counts) != queue.HistogramBuckets {
 			t.Errorf("workqueue_queue_duration_seconds = %+v, want the queue's histogram", s.Histogram)
+		}
+		// The Go and process collectors' series, as controller-runtime
+		// serves them.
+		if s, ok := sample(fams, "go_goroutines"); !ok || s.Value < 1 {
+			t.Errorf("go_goroutines = %v (found %v), want > 0", s.Value, ok)
+		}
+		if s, ok := sample(fams, "process_resident_memory_bytes"); runtime.GOOS == "linux" && (!ok || s.Value <= 0) {
+			t.Errorf("process_resident_memory_bytes = %v (found %v), want > 0", s.Value, ok)
 		}
 		if s, ok := sample(fams, "kubeloop_cache_bytes", "kind", "ConfigMap"); !ok || s.Value <= 0 {
 			t.Errorf("kubeloop_cache_bytes{kind=ConfigMap} = %v, want > 0", s.Value)
