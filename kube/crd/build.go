@@ -43,7 +43,8 @@ type Options struct {
 // kube.TypeMeta and kube.ObjectMeta (tagged `json:"metadata"`) and states
 // its identity with a GroupVersionKind method: one version, served and
 // stored, whose schema is built from the type's fields (see the package
-// doc). obj's value is not read.
+// doc). Of obj's value, only what its GroupVersionKind method reads is
+// used.
 //
 // The error names the Go type and the JSON path of what could not be
 // described, or the tag that could not be read. For walks the type with
