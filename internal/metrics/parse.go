@@ -184,15 +184,7 @@ func (p *parser) parseSample(line string) error {
 	if suffix == "" {
 		return errors.New("histogram sample without _bucket, _sum or _count")
 	}
-	var le *Label
-	rest := labels[:0:0]
-	for i := range labels {
-		if labels[i].Name == "le" {
-			le = &labels[i]
-		} else {
-			rest = append(rest, labels[i])
-		}
-	}
+	le, rest := cutLabel(labels, "le")
 	if (le != nil) != (suffix == "_bucket") {
 		return errors.New(`the "le" label belongs on _bucket samples, and only there`)
 	}
@@ -207,15 +199,9 @@ func (p *parser) parseSample(line string) error {
 	}
 	switch suffix {
 	case "_sum":
-		if h.sum != nil {
-			return errors.New("second _sum")
-		}
-		h.sum = &value
+		return setOnce(&h.sum, value, suffix)
 	case "_count":
-		if h.count != nil {
-			return errors.New("second _count")
-		}
-		h.count = &value
+		return setOnce(&h.count, value, suffix)
 	default:
 		b, err := parseFloat(le.Value)
 		if err != nil {
@@ -237,6 +223,32 @@ func (p *parser) parseSample(line string) error {
 		h.bounds = append(h.bounds, b)
 		h.counts = append(h.counts, uint64(value))
 	}
+	return nil
+}
+
+// cutLabel takes the label named name out of labels: it returns that label
+// (nil when absent) and the others (nil when there are none, as the
+// Emitter has it).
+func cutLabel(labels []Label, name string) (*Label, []Label) {
+	var cut *Label
+	var rest []Label
+	for i := range labels {
+		if labels[i].Name == name {
+			cut = &labels[i]
+		} else {
+			rest = append(rest, labels[i])
+		}
+	}
+	return cut, rest
+}
+
+// setOnce records the value of a _sum or _count sample, which a series has
+// once.
+func setOnce(dst **float64, v float64, suffix string) error {
+	if *dst != nil {
+		return fmt.Errorf("second %s", suffix)
+	}
+	*dst = &v
 	return nil
 }
 

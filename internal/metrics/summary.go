@@ -66,15 +66,7 @@ type summParts struct {
 // summarySample files one sample of the current summary family: a
 // quantile (suffix ""), its _sum or its _count.
 func (p *parser) summarySample(suffix string, labels []Label, value float64) error {
-	var quantile *Label
-	var rest []Label // nil without labels, as the Emitter has it
-	for i := range labels {
-		if labels[i].Name == "quantile" {
-			quantile = &labels[i]
-		} else {
-			rest = append(rest, labels[i])
-		}
-	}
+	quantile, rest := cutLabel(labels, "quantile")
 	if (quantile != nil) != (suffix == "") {
 		return fmt.Errorf(`the "quantile" label belongs on the summary's own samples, and only there`)
 	}
@@ -89,18 +81,12 @@ func (p *parser) summarySample(suffix string, labels []Label, value float64) err
 	}
 	switch suffix {
 	case "_sum":
-		if s.sum != nil {
-			return fmt.Errorf("second _sum")
-		}
-		s.sum = &value
+		return setOnce(&s.sum, value, suffix)
 	case "_count":
-		if s.count != nil {
-			return fmt.Errorf("second _count")
-		}
 		if value != math.Trunc(value) || value < 0 {
 			return fmt.Errorf("summary count %v is not a whole number", value)
 		}
-		s.count = &value
+		return setOnce(&s.count, value, suffix)
 	default:
 		q, err := parseFloat(quantile.Value)
 		if err != nil {

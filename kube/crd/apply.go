@@ -5,7 +5,9 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -176,7 +178,7 @@ func checkListType(s *Schema, p place) error {
 			prop, ok := items.Properties[k]
 			switch {
 			case !ok:
-				return errorf(p, "listMapKey %q is not a field of the items (they have %s)", k, strings.Join(sortedKeys(items.Properties), ", "))
+				return errorf(p, "listMapKey %q is not a field of the items (they have %s)", k, strings.Join(slices.Sorted(maps.Keys(items.Properties)), ", "))
 			case prop.Type != "string" && prop.Type != "integer" && prop.Type != "number" && prop.Type != "boolean" && !prop.XIntOrString:
 				return errorf(p, "listMapKey %q must be a scalar field, not %s", k, typeName(&prop))
 			case prop.Default == nil && !contains(items.Required, k):

@@ -5,6 +5,7 @@ package crd
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func TestFor(t *testing.T) {
 	}
 
 	root := v.Schema.OpenAPIV3Schema
-	if got := strings.Join(sortedKeys(root.Properties), ","); got != "apiVersion,kind,metadata,spec,status" {
+	if got := strings.Join(slices.Sorted(maps.Keys(root.Properties)), ","); got != "apiVersion,kind,metadata,spec,status" {
 		t.Errorf("root properties = %s", got)
 	}
 	if b, _ := json.Marshal(root.Properties["metadata"]); string(b) != `{"type":"object"}` {
@@ -114,7 +115,7 @@ func TestForOptions(t *testing.T) {
 	}
 	// A type without TypeMeta still gets apiVersion and kind.
 	if _, ok := v.Schema.OpenAPIV3Schema.Properties["apiVersion"]; !ok {
-		t.Errorf("root without apiVersion: %v", sortedKeys(v.Schema.OpenAPIV3Schema.Properties))
+		t.Errorf("root without apiVersion: %v", slices.Sorted(maps.Keys(v.Schema.OpenAPIV3Schema.Properties)))
 	}
 }
 

@@ -17,25 +17,6 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
-type Gizmo struct {
-	kube.TypeMeta
-	kube.ObjectMeta `json:"metadata"`
-	Spec            GizmoSpec   `json:"spec"`
-	Status          GizmoStatus `json:"status,omitzero"`
-}
-
-type GizmoSpec struct {
-	Size int32 `json:"size" crd:"minimum=1"`
-}
-
-type GizmoStatus struct {
-	Conditions []kube.Condition `json:"conditions,omitempty"`
-}
-
-func (*Gizmo) GroupVersionKind() kube.GroupVersionKind {
-	return kube.GroupVersionKind{Group: "test.kubeloop.dev", Version: "v1", Kind: "Gizmo"}
-}
-
 func newClient(t *testing.T) (*kubetest.Server, *kube.Client) {
 	t.Helper()
 	srv := kubetest.New(kubetest.Options{})
@@ -47,9 +28,9 @@ func newClient(t *testing.T) (*kubetest.Server, *kube.Client) {
 	return srv, c
 }
 
-func gizmoCRD(t *testing.T, opts crd.Options) *crd.CustomResourceDefinition {
+func widgetCRD(t *testing.T, opts crd.Options) *crd.CustomResourceDefinition {
 	t.Helper()
-	c, err := crd.For(&Gizmo{}, opts)
+	c, err := crd.For(&Widget{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,20 +41,20 @@ func TestInstallCreatesThenUpdates(t *testing.T) {
 	_, c := newClient(t)
 	ctx := context.Background()
 
-	first := gizmoCRD(t, crd.Options{})
+	first := widgetCRD(t, crd.Options{})
 	if err := crd.Install(ctx, c, first); err != nil {
 		t.Fatal(err)
 	}
 	if first.ResourceVersion == "" || first.UID == "" {
 		t.Errorf("after Install: resourceVersion %q uid %q, want what the server stored", first.ResourceVersion, first.UID)
 	}
-	g := &Gizmo{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "g"}, Spec: GizmoSpec{Size: 2}}
+	g := &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "g"}, Spec: WidgetSpec{Size: 2}}
 	if err := c.Create(ctx, g); err != nil {
-		t.Fatalf("create a Gizmo after Install: %v", err)
+		t.Fatalf("create a Widget after Install: %v", err)
 	}
 
 	// A fresh build of the CRD, with a change, updates it in place.
-	second := gizmoCRD(t, crd.Options{ShortNames: []string{"gz"}})
+	second := widgetCRD(t, crd.Options{ShortNames: []string{"wd"}})
 	if err := crd.Install(ctx, c, second); err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +62,11 @@ func TestInstallCreatesThenUpdates(t *testing.T) {
 		t.Errorf("after the update: uid %s rv %s, want uid %s kept and rv %s changed", second.UID, second.ResourceVersion, first.UID, first.ResourceVersion)
 	}
 	var got crd.CustomResourceDefinition
-	if err := c.Get(ctx, kube.Key{Name: "gizmos.test.kubeloop.dev"}, &got); err != nil {
+	if err := c.Get(ctx, kube.Key{Name: "widgets.example.com"}, &got); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Spec.Names.ShortNames, []string{"gz"}) {
-		t.Errorf("shortNames on the server = %v, want [gz]", got.Spec.Names.ShortNames)
+	if !slices.Equal(got.Spec.Names.ShortNames, []string{"wd"}) {
+		t.Errorf("shortNames on the server = %v, want [wd]", got.Spec.Names.ShortNames)
 	}
 	if s := got.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["size"]; s.Minimum == nil || *s.Minimum != 1 {
 		t.Errorf("schema read back: spec.size = %+v, want minimum 1", s)
@@ -115,17 +96,17 @@ func setCondition(t *testing.T, c *kube.Client, name string, cond kube.Condition
 func TestWaitEstablishedReportsNamesConflict(t *testing.T) {
 	_, c := newClient(t)
 	ctx := context.Background()
-	if err := crd.Install(ctx, c, gizmoCRD(t, crd.Options{})); err != nil {
+	if err := crd.Install(ctx, c, widgetCRD(t, crd.Options{})); err != nil {
 		t.Fatal(err)
 	}
-	setCondition(t, c, "gizmos.test.kubeloop.dev", kube.Condition{Type: crd.NamesAccepted, Status: kube.ConditionFalse,
-		Reason: "MultipleNameConflicts", Message: `"gizmos" is already in use`})
-	err := crd.WaitEstablished(ctx, c, "gizmos.test.kubeloop.dev")
-	want := `wait for CRD gizmos.test.kubeloop.dev to be established: its names are not accepted: NamesAccepted=False MultipleNameConflicts: "gizmos" is already in use`
+	setCondition(t, c, "widgets.example.com", kube.Condition{Type: crd.NamesAccepted, Status: kube.ConditionFalse,
+		Reason: "MultipleNameConflicts", Message: `"widgets" is already in use`})
+	err := crd.WaitEstablished(ctx, c, "widgets.example.com")
+	want := `wait for CRD widgets.example.com to be established: its names are not accepted: NamesAccepted=False MultipleNameConflicts: "widgets" is already in use`
 	if err == nil || err.Error() != want {
 		t.Errorf("WaitEstablished = %v\nwant %s", err, want)
 	}
-	if err := crd.WaitEstablished(ctx, c, "nothing.test.kubeloop.dev"); !kube.IsNotFound(err) {
+	if err := crd.WaitEstablished(ctx, c, "nothing.example.com"); !kube.IsNotFound(err) {
 		t.Errorf("WaitEstablished(missing) = %v, want NotFound", err)
 	}
 }
@@ -134,8 +115,8 @@ func TestWaitEstablishedWatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, c := newClient(t)
 		ctx := context.Background()
-		name := "gizmos.test.kubeloop.dev"
-		if err := crd.Install(ctx, c, gizmoCRD(t, crd.Options{})); err != nil {
+		name := "widgets.example.com"
+		if err := crd.Install(ctx, c, widgetCRD(t, crd.Options{})); err != nil {
 			t.Fatal(err)
 		}
 		setCondition(t, c, name, kube.Condition{Type: crd.Established, Status: kube.ConditionFalse, Reason: "Installing", Message: "the names are being set up"})
@@ -175,9 +156,8 @@ func ExampleInstall() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	// Gizmo is a struct like any kube object; its spec says
-	// `Size int32 json:"size" crd:"minimum=1"`.
-	def, err := crd.For(&Gizmo{}, crd.Options{})
+	// Widget is a struct like any kube object (see the example of For).
+	def, err := crd.For(&Widget{}, crd.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -186,12 +166,12 @@ func ExampleInstall() {
 	}
 	fmt.Println(def.Name, def.Spec.Scope, def.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Required)
 
-	g := &Gizmo{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "first"}, Spec: GizmoSpec{Size: 3}}
-	if err := c.Create(ctx, g); err != nil {
+	w := &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "first"}, Spec: WidgetSpec{Size: 3}}
+	if err := c.Create(ctx, w); err != nil {
 		panic(err)
 	}
-	fmt.Println(g.Name, g.Spec.Size, g.Generation)
+	fmt.Println(w.Name, w.Spec.Size, w.Generation)
 	// Output:
-	// gizmos.test.kubeloop.dev Namespaced [size]
+	// widgets.example.com Namespaced [size]
 	// first 3 1
 }

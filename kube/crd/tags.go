@@ -32,24 +32,6 @@ type tags struct {
 	rules                                []ValidationRule
 }
 
-// tagKeys lists the keys in the order the package doc gives them, with
-// whether each takes a value.
-var tagKeys = []struct {
-	name  string
-	value bool
-}{
-	{"optional", false}, {"required", false},
-	{"minimum", true}, {"maximum", true}, {"exclusiveMinimum", false}, {"exclusiveMaximum", false}, {"multipleOf", true},
-	{"minLength", true}, {"maxLength", true}, {"pattern", true}, {"format", true},
-	{"minItems", true}, {"maxItems", true}, {"minProperties", true}, {"maxProperties", true},
-	{"enum", true}, {"default", true}, {"nullable", false},
-	{"listType", true}, {"listMapKey", true}, {"mapType", true},
-	{"preserveUnknownFields", false}, {"schemaless", false}, {"embeddedResource", false}, {"intOrString", false},
-	{"type", true}, {"description", true}, {"rule", true}, {"message", true},
-	{"printColumn", true}, {"printColumnPriority", true}, {"printColumnFormat", true}, {"printColumnDescription", true},
-	{"selectableField", false},
-}
-
 // parseTags parses the value of a crd struct tag: comma-separated entries,
 // each a key or key=value; a value in single quotes may hold commas, and
 // ” stands for one quote inside it.
@@ -116,113 +98,94 @@ func cutValue(s string) (val, rest string, err error) {
 	return "", "", errors.New("unterminated quote")
 }
 
+// keys lists the tag keys in the order the package doc gives them, each
+// with where its value goes: a *bool is a key without a value, the other
+// targets take one.
+func (t *tags) keys() []struct {
+	name string
+	dst  any
+} {
+	oneOf := func(dst *string, key string, allowed ...string) func(string) error {
+		return func(v string) error {
+			if !contains(allowed, v) {
+				return fmt.Errorf("%s=%s: want %s", key, v, strings.Join(allowed, " or "))
+			}
+			*dst = v
+			return nil
+		}
+	}
+	return []struct {
+		name string
+		dst  any
+	}{
+		{"optional", &t.optional}, {"required", &t.required},
+		{"minimum", &t.minimum}, {"maximum", &t.maximum},
+		{"exclusiveMinimum", &t.exclusiveMinimum}, {"exclusiveMaximum", &t.exclusiveMaximum}, {"multipleOf", &t.multipleOf},
+		{"minLength", &t.minLength}, {"maxLength", &t.maxLength}, {"pattern", &t.pattern}, {"format", &t.format},
+		{"minItems", &t.minItems}, {"maxItems", &t.maxItems}, {"minProperties", &t.minProperties}, {"maxProperties", &t.maxProperties},
+		{"enum", func(v string) error { t.enum = strings.Split(v, ";"); return nil }},
+		{"default", func(v string) error { t.def = &v; return nil }},
+		{"nullable", &t.nullable},
+		{"listType", oneOf(&t.listType, "listType", "atomic", "set", "map")},
+		{"listMapKey", func(v string) error { t.listMapKeys = append(t.listMapKeys, strings.Split(v, ";")...); return nil }},
+		{"mapType", oneOf(&t.mapType, "mapType", "atomic", "granular")},
+		{"preserveUnknownFields", &t.preserve}, {"schemaless", &t.schemaless},
+		{"embeddedResource", &t.embedded}, {"intOrString", &t.intOrString},
+		{"type", &t.typ}, {"description", &t.description},
+		{"rule", func(v string) error { t.rules = append(t.rules, ValidationRule{Rule: v}); return nil }},
+		{"message", func(v string) error {
+			if len(t.rules) == 0 {
+				return errors.New("message must follow the rule it belongs to")
+			}
+			t.rules[len(t.rules)-1].Message = v
+			return nil
+		}},
+		{"printColumn", &t.printColumn},
+		{"printColumnPriority", func(v string) error {
+			p, err := strconv.ParseInt(v, 10, 32)
+			if err != nil {
+				return fmt.Errorf("printColumnPriority=%s: want an integer", v)
+			}
+			t.printColumnPriority = int32(p)
+			return nil
+		}},
+		{"printColumnFormat", &t.printColumnFormat}, {"printColumnDescription", &t.printColumnDetail},
+		{"selectableField", &t.selectable},
+	}
+}
+
 func (t *tags) set(key, val string, hasVal bool) error {
-	known := false
-	for _, k := range tagKeys {
+	keys := t.keys()
+	for _, k := range keys {
 		if k.name != key {
 			continue
 		}
-		known = true
-		switch {
-		case k.value && !hasVal:
+		if _, flag := k.dst.(*bool); flag == hasVal {
+			if flag {
+				return fmt.Errorf("%s takes no value", key)
+			}
 			return fmt.Errorf("%s needs a value (%s=...)", key, key)
-		case !k.value && hasVal:
-			return fmt.Errorf("%s takes no value", key)
 		}
+		var err error
+		switch dst := k.dst.(type) {
+		case *bool:
+			*dst = true
+		case *string:
+			*dst = val
+		case **float64:
+			*dst, err = parseFloat(key, val)
+		case **int64:
+			*dst, err = parseCount(key, val)
+		case func(string) error:
+			err = dst(val)
+		}
+		return err
 	}
-	if !known {
-		names := make([]string, len(tagKeys))
-		for i, k := range tagKeys {
-			names[i] = k.name
-		}
-		return fmt.Errorf("unknown key %q; known: %s", key, strings.Join(names, ", "))
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.name
 	}
-	var err error
-	switch key {
-	case "optional":
-		t.optional = true
-	case "required":
-		t.required = true
-	case "minimum":
-		t.minimum, err = parseFloat(key, val)
-	case "maximum":
-		t.maximum, err = parseFloat(key, val)
-	case "multipleOf":
-		t.multipleOf, err = parseFloat(key, val)
-	case "exclusiveMinimum":
-		t.exclusiveMinimum = true
-	case "exclusiveMaximum":
-		t.exclusiveMaximum = true
-	case "minLength":
-		t.minLength, err = parseCount(key, val)
-	case "maxLength":
-		t.maxLength, err = parseCount(key, val)
-	case "minItems":
-		t.minItems, err = parseCount(key, val)
-	case "maxItems":
-		t.maxItems, err = parseCount(key, val)
-	case "minProperties":
-		t.minProperties, err = parseCount(key, val)
-	case "maxProperties":
-		t.maxProperties, err = parseCount(key, val)
-	case "pattern":
-		t.pattern = val
-	case "format":
-		t.format = val
-	case "type":
-		t.typ = val
-	case "description":
-		t.description = val
-	case "enum":
-		t.enum = strings.Split(val, ";")
-	case "default":
-		t.def = &val
-	case "nullable":
-		t.nullable = true
-	case "listType":
-		if val != "atomic" && val != "set" && val != "map" {
-			return fmt.Errorf("listType=%s: want atomic, set or map", val)
-		}
-		t.listType = val
-	case "listMapKey":
-		t.listMapKeys = append(t.listMapKeys, strings.Split(val, ";")...)
-	case "mapType":
-		if val != "atomic" && val != "granular" {
-			return fmt.Errorf("mapType=%s: want atomic or granular", val)
-		}
-		t.mapType = val
-	case "preserveUnknownFields":
-		t.preserve = true
-	case "schemaless":
-		t.schemaless = true
-	case "embeddedResource":
-		t.embedded = true
-	case "intOrString":
-		t.intOrString = true
-	case "rule":
-		t.rules = append(t.rules, ValidationRule{Rule: val})
-	case "message":
-		if len(t.rules) == 0 {
-			return errors.New("message must follow the rule it belongs to")
-		}
-		t.rules[len(t.rules)-1].Message = val
-	case "printColumn":
-		t.printColumn = val
-	case "printColumnPriority":
-		var p int64
-		p, err = strconv.ParseInt(val, 10, 32)
-		t.printColumnPriority = int32(p)
-		if err != nil {
-			err = fmt.Errorf("printColumnPriority=%s: want an integer", val)
-		}
-	case "printColumnFormat":
-		t.printColumnFormat = val
-	case "printColumnDescription":
-		t.printColumnDetail = val
-	case "selectableField":
-		t.selectable = true
-	}
-	return err
+	return fmt.Errorf("unknown key %q; known: %s", key, strings.Join(names, ", "))
 }
 
 func parseFloat(key, val string) (*float64, error) {

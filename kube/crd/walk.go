@@ -274,15 +274,6 @@ func (w *walker) structSchema(t reflect.Type, p place) (Schema, error) {
 	return s, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func setProperty(s *Schema, name string, prop Schema) {
 	if s.Properties == nil {
 		s.Properties = map[string]Schema{}
