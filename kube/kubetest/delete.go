@@ -148,5 +148,5 @@ func (s *Server) serveDeleteCollection(c *call) {
 	}
 	page := &listPage{items: deleted, rv: s.rv}
 	s.mu.Unlock()
-	writeJSON(c.w, http.StatusOK, c.encodeList(page))
+	c.writeList(page)
 }

@@ -29,6 +29,8 @@ type call struct {
 	w    http.ResponseWriter
 	// partial says the client asked for PartialObjectMetadata(List).
 	partial bool
+	// table, when set, says the client asked for a Table.
+	table *tableForm
 	// dryRun says dryRun=All: validate and answer, change nothing.
 	dryRun bool
 	// manager is the field manager of a write: ?fieldManager= or the
@@ -57,12 +59,15 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		writeError(w, err)
 		return
 	}
-	partial, ok := negotiate(r.Header.Get("Accept"), info.Verb == "list" || info.Verb == "deletecollection", info.Verb == "watch")
+	partial, table, ok := negotiate(r.Header.Get("Accept"), info.Verb == "list" || info.Verb == "deletecollection", info.Verb == "watch")
 	if !ok {
 		writeError(w, errNotAcceptable())
 		return
 	}
 	c.partial = partial
+	if table != "" {
+		c.table = newTableForm(c.q, table)
+	}
 	if dr := c.q["dryRun"]; len(dr) > 0 {
 		for _, v := range dr {
 			if v != "All" {
@@ -143,12 +148,12 @@ func (c *call) checkRoute() *kube.StatusError {
 	return nil
 }
 
-// negotiate picks the response form from the Accept header: plain JSON or
-// the metadata-only projection. ok is false when nothing acceptable is
-// offered.
-func negotiate(accept string, list, watch bool) (partial, ok bool) {
+// negotiate picks the response form from the Accept header: plain JSON,
+// the metadata-only projection, or a Table of meta.k8s.io version table.
+// ok is false when nothing acceptable is offered.
+func negotiate(accept string, list, watch bool) (partial bool, table string, ok bool) {
 	if strings.TrimSpace(accept) == "" {
-		return false, true
+		return false, "", true
 	}
 	for part := range strings.SplitSeq(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
@@ -162,19 +167,22 @@ func negotiate(accept string, list, watch bool) (partial, ok bool) {
 		}
 		as := params["as"]
 		if as == "" {
-			return false, true
+			return false, "", true
 		}
-		if params["g"] != "meta.k8s.io" || params["v"] != "v1" {
+		if params["g"] != "meta.k8s.io" {
 			continue
 		}
-		switch {
+		switch v := params["v"]; {
+		case as == "Table" && (v == "v1" || v == "v1beta1"):
+			return false, v, true
+		case v != "v1":
 		case as == "PartialObjectMetadataList" && (list || watch):
-			return true, true
+			return true, "", true
 		case as == "PartialObjectMetadata" && (!list || watch):
-			return true, true
+			return true, "", true
 		}
 	}
-	return false, false
+	return false, "", false
 }
 
 // readBody reads a JSON request body, refusing other content types (the
@@ -240,6 +248,10 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 
 // respond writes an object (as the call's version, projected when asked).
 func (c *call) respond(code int, raw []byte) {
+	if c.table != nil {
+		c.respondTable(code, raw)
+		return
+	}
 	writeJSON(c.w, code, c.render(raw))
 }
 

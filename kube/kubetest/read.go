@@ -319,7 +319,7 @@ func (s *Server) serveList(c *call) {
 		writeError(c.w, err)
 		return
 	}
-	writeJSON(c.w, http.StatusOK, c.encodeList(page))
+	c.writeList(page)
 }
 
 // encodeList renders a list body: "XList" (or PartialObjectMetadataList)

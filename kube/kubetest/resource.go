@@ -58,6 +58,9 @@ type resource struct {
 	// MultiVersion says objects may be stored at another version than the
 	// one requested (a CRD with several versions): reads rewrite apiVersion.
 	MultiVersion bool
+	// Printer makes the Table rows of a custom resource (its version's
+	// additionalPrinterColumns); built-ins find theirs by name.
+	Printer *printer
 }
 
 // apiVersion is the resource's group/version as objects carry it.

@@ -35,6 +35,10 @@ type watcher struct {
 	col     *collection
 	filter  filter
 	partial bool
+	// table, when set, writes each event's object as a Table; only the
+	// first carries the column definitions (tableHeaders).
+	table        *tableWriter
+	tableHeaders bool
 	// after drops events up to this resourceVersion: a watch from a
 	// version the server has not reached yet starts there, as the real
 	// watch cache does.
@@ -119,6 +123,13 @@ func (s *Server) serveWatch(c *call) {
 	}
 	w := &watcher{res: c.res, col: c.col, filter: o.filter, partial: c.partial,
 		notify: make(chan struct{}, 1), stop: make(chan struct{})}
+	if c.table != nil {
+		if c.table.err != nil {
+			writeError(c.w, c.table.err)
+			return
+		}
+		w.table, w.tableHeaders = newTableWriter(c.table, c.res), true
+	}
 	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents
 	var start []watchItem
 	var tooOld string
@@ -272,7 +283,12 @@ func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
 	buf.WriteString(`{"type":"`)
 	buf.WriteString(it.typ)
 	buf.WriteString(`","object":`)
-	buf.Write(renderAs(raw, w.res, w.partial))
+	if w.table != nil {
+		buf.Write(w.table.one(raw, w.tableHeaders))
+		w.tableHeaders = false
+	} else {
+		buf.Write(renderAs(raw, w.res, w.partial))
+	}
 	buf.WriteString("}\n")
 }
 
@@ -280,6 +296,10 @@ func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
 // resourceVersion (and, ending the initial events of a WatchList, the
 // k8s.io/initial-events-end annotation).
 func (w *watcher) writeBookmark(buf *bytes.Buffer, rv uint64, initialEnd bool) {
+	if w.table != nil {
+		w.writeTableBookmark(buf, rv, initialEnd)
+		return
+	}
 	kind, av := w.res.Kind, w.res.apiVersion()
 	if w.partial {
 		kind, av = "PartialObjectMetadata", "meta.k8s.io/v1"
