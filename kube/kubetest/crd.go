@@ -37,6 +37,7 @@ type crdVersion struct {
 	served, storage bool
 	status          bool
 	fields          []string
+	printer         *printer
 }
 
 func parseCRDSpec(o obj) crdSpec {
@@ -49,7 +50,7 @@ func parseCRDSpec(o obj) crdSpec {
 	vs, _ := spec["versions"].([]any)
 	for _, v := range vs {
 		m, _ := v.(obj)
-		cv := crdVersion{name: str(m, "name")}
+		cv := crdVersion{name: str(m, "name"), printer: crdPrinter(m)}
 		cv.served, _ = m["served"].(bool)
 		cv.storage, _ = m["storage"].(bool)
 		if sub, ok := m["subresources"].(obj); ok {
@@ -102,6 +103,7 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.versions", Value: storage,
 			Detail: "must have exactly one version marked as storage version"})
 	}
+	errs = append(errs, validatePrinterColumns(o)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", name, errs)
 	}
@@ -153,6 +155,7 @@ func validateCRDUpdate(next, old obj) *kube.StatusError {
 	if ns.plural != os.plural {
 		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
 	}
+	errs = append(errs, validatePrinterColumns(next)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", str(metaOf(next), "name"), errs)
 	}
@@ -207,7 +210,7 @@ func (s *Server) registerCRDLocked(o obj) {
 			Kind: cs.kind, ListKind: cs.kind + "List", Namespaced: cs.scope == "Namespaced",
 			ShortNames: cs.shortNames, Categories: cs.categories, Status: v.status, Generation: true,
 			ConditionalUpdate: true, Fields: v.fields, CRD: name, StorageVersion: storage,
-			MultiVersion: len(cs.versions) > 1}
+			MultiVersion: len(cs.versions) > 1, Printer: v.printer}
 		if cs.listKind != "" {
 			r.ListKind = cs.listKind
 		}
