@@ -65,6 +65,9 @@ func Run(t *testing.T, env Env) {
 		{"DryRun", testDryRun},
 		{"Immutable", testImmutable},
 		{"InformerAfterCuts", testInformerAfterCuts},
+		{"TableProtocol", testTableProtocol},
+		{"TableBuiltins", testTableBuiltins},
+		{"TableCustomResource", testTableCustomResource},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			s.run(t, newFixture(t, env))
