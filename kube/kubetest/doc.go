@@ -20,6 +20,12 @@
 //   - Lists with label and field selectors, limit and continue (pages are
 //     consistent with the first), resourceVersion and
 //     resourceVersionMatch, and the PartialObjectMetadata projection.
+//   - Tables, as kubectl get asks for them (Accept
+//     application/json;as=Table;v=v1;g=meta.k8s.io, or v1beta1): the real
+//     server's columns (with the -o wide ones at priority 1) and cells for
+//     every built-in kind and for CustomResourceDefinitions, the
+//     additionalPrinterColumns of custom resources (kubectl's JSONPath),
+//     includeObject, paged lists and Table watches.
 //   - Watches as chunked JSON, flushed per event: resumable from a
 //     resourceVersion within a bounded history (410 Expired beyond it),
 //     bookmarks, timeoutSeconds, WatchList (sendInitialEvents), and
@@ -45,7 +51,8 @@
 //
 // Cost: one mutex guards the storage. A write costs the JSON encoding of
 // the object plus O(watchers of its resource); a list costs O(objects of
-// the resource), plus O(events since) for a list at a past version.
+// the resource), plus O(events since) for a list at a past version. A
+// Table costs the JSON decoding of every object it prints.
 //
 // Usage:
 //  1. s := kubetest.New(kubetest.Options{}) and defer s.Close().
