@@ -204,3 +204,22 @@ func annotation(row map[string]any) any {
 	a, _ := field(row, "object.metadata.annotations").(map[string]any)
 	return a["k8s.io/initial-events-end"]
 }
+
+// BenchmarkListTable measures a list of 500 ConfigMaps as kubectl get asks
+// for it, against the same list as JSON.
+func BenchmarkListTable(b *testing.B) {
+	s := New(Options{})
+	defer s.Close()
+	seedConfigMaps(b, s, 500)
+	c := newClient(b, s)
+	for _, bc := range []struct{ name, accept string }{{"JSON", "application/json"}, {"Table", acceptTable}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if r := c.do("GET", cmPath, "", "Accept", bc.accept); r.code != 200 {
+					b.Fatalf("list = %d", r.code)
+				}
+			}
+		})
+	}
+}
