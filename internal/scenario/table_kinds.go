@@ -45,7 +45,8 @@ func (f *fixture) checkTables(t *testing.T, cases []tableCase) {
 	}
 }
 
-// ago is the RFC 3339 time d before now.
+// ago is the RFC 3339 time d before now, written to the second (earlier, so ages
+// never round down); times with a fraction added get a margin of their own.
 func ago(d time.Duration) string { return time.Now().UTC().Add(-d).Format(time.RFC3339) }
 
 func testTableBuiltins(t *testing.T, f *fixture) {
@@ -64,7 +65,7 @@ func testTableBuiltins(t *testing.T, f *fixture) {
 	f.post(t, leases, `{"metadata":{"name":"held"},"spec":{"holderIdentity":"me"}}`)
 	f.post(t, leases, `{"metadata":{"name":"free"},"spec":{}}`)
 	f.post(t, ns+"/events", `{"metadata":{"name":"e1","labels":{"api":"core"}},"involvedObject":{"kind":"Pod","name":"p1","namespace":"`+f.ns+`","fieldPath":"spec.containers{c}"},"reason":"Started","message":"  Started container c \n","type":"Normal","source":{"component":"kubelet","host":"n1"},"firstTimestamp":"`+ago(3*time.Hour)+`","lastTimestamp":"`+ago(2*time.Hour)+`","count":4}`)
-	f.post(t, ns+"/events", `{"metadata":{"name":"e2","labels":{"api":"core"}},"involvedObject":{"kind":"Pod","namespace":"`+f.ns+`"},"reason":"X","message":"m","type":"Warning","eventTime":"`+strings.TrimSuffix(ago(90*time.Minute), "Z")+`.123456Z","reportingComponent":"ctrl","reportingInstance":"i-1","action":"Do"}`)
+	f.post(t, ns+"/events", `{"metadata":{"name":"e2","labels":{"api":"core"}},"involvedObject":{"kind":"Pod","namespace":"`+f.ns+`"},"reason":"X","message":"m","type":"Warning","eventTime":"`+strings.TrimSuffix(ago(90*time.Minute+30*time.Second), "Z")+`.123456Z","reportingComponent":"ctrl","reportingInstance":"i-1","action":"Do"}`)
 	f.post(t, "/apis/events.k8s.io/v1/namespaces/"+f.ns+"/events", `{"metadata":{"name":"e3","labels":{"api":"events"}},"eventTime":"`+strings.TrimSuffix(ago(3*time.Hour), "Z")+`.000000Z","series":{"count":7,"lastObservedTime":"`+strings.TrimSuffix(ago(time.Hour), "Z")+`.000000Z"},"reportingController":"kubeloop.dev/x","reportingInstance":"x-1","action":"Reconcile","reason":"Synced","note":"synced it","type":"Normal","regarding":{"apiVersion":"v1","kind":"ConfigMap","namespace":"`+f.ns+`","name":"cm"}}`)
 	f.pods(t)
 
