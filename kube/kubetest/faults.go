@@ -5,6 +5,7 @@ package kubetest
 import (
 	"maps"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -142,6 +143,31 @@ func (s *Server) Compact() {
 	defer s.mu.Unlock()
 	for _, c := range s.cols {
 		c.compact(s.rv)
+	}
+}
+
+// msgWatchTooOld is what etcd's watch says when compaction passes it.
+const msgWatchTooOld = "The resourceVersion for the provided watch is too old."
+
+// ExpireWatches makes every watch end in 410 Expired as soon as it can,
+// until undo is called: a server whose history is always too short, an
+// etcd that compacts under every watch. A watch from a resourceVersion (or
+// from now) gets the ERROR event with the 410 Status as its only line; a
+// watch that starts with the state (sendInitialEvents, or no
+// resourceVersion) sends its initial events (and the initial-events-end
+// bookmark) first. Watches already open are not
+// affected (see [Server.CutWatches]).
+func (s *Server) ExpireWatches() (undo func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expiring++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.expiring--
+		})
 	}
 }
 

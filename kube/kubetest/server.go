@@ -64,8 +64,10 @@ type Server struct {
 	// that each removal does not look for the namespace's end.
 	cascading map[string]bool
 	// faults, denials and counts are the test hooks of faults.go.
-	failures  []*failRule
-	delays    []*delayRule
+	failures []*failRule
+	delays   []*delayRule
+	// expiring counts the ExpireWatches faults in force.
+	expiring  int
 	denials   map[denial]bool
 	counts    map[string]int
 	listeners []*Listener

@@ -14,9 +14,10 @@ import (
 // ADDED events, then a bookmark annotated k8s.io/initial-events-end when
 // bookmarks are allowed), or resumes after a resourceVersion from the
 // history (or gets an ERROR event with a 410 Expired Status when the
-// version is too old). It ends on timeoutSeconds, when the client goes, when
-// it falls more than Options.WatchBufferSize events behind, on
-// [Server.CutWatches] and on [Server.Close].
+// version is too old, and under [Server.ExpireWatches]). It ends on
+// timeoutSeconds, when the client goes, when it falls more than
+// Options.WatchBufferSize events behind, on [Server.CutWatches] and on
+// [Server.Close].
 
 // watchItem is one queued line of a watch.
 type watchItem struct {
@@ -160,7 +161,11 @@ func (s *Server) serveWatch(c *call) {
 			}
 		}
 	}
-	if tooOld == "" && !s.closed {
+	expire := s.expiring > 0 // ExpireWatches
+	if expire && !initialEvents && tooOld == "" {
+		tooOld = msgWatchTooOld
+	}
+	if tooOld == "" && !expire && !s.closed {
 		c.col.watchers[w] = struct{}{}
 	}
 	s.mu.Unlock()
@@ -199,7 +204,11 @@ func (s *Server) serveWatch(c *call) {
 	if initialEvents && o.bookmarks {
 		w.writeBookmark(&buf, cur, true)
 	}
-	if !send() {
+	if expire {
+		st := errExpired(msgWatchTooOld).Status
+		fmt.Fprintf(&buf, `{"type":"ERROR","object":%s}`+"\n", encodeStatus(&st))
+	}
+	if !send() || expire {
 		return
 	}
 	s.runWatch(c, w, o, send, &buf)

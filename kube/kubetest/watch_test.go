@@ -328,6 +328,52 @@ func TestWatchGarbage(t *testing.T) {
 	})
 }
 
+// TestExpireWatches: under the fault every watch ends in a 410 ERROR
+// event, a WatchList after its initial state; once undone, watches work.
+func TestExpireWatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, c := newTestServer(t, Options{})
+		createCM(c, "a", "")
+		undo := s.ExpireWatches()
+		for _, tc := range []struct {
+			query string
+			want  []string // event types, then the end of the stream
+		}{
+			{"?watch=1&resourceVersion=" + s.CurrentResourceVersion(), []string{"ERROR"}},
+			{"?watch=1", []string{"ADDED", "ERROR"}}, // no version: the state first
+			{"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", []string{"ADDED", "BOOKMARK", "ERROR"}},
+		} {
+			w := openWatch(t, c, cmPath+tc.query)
+			lines, ended := w.pending()
+			var got []string
+			for _, l := range lines {
+				var ev struct {
+					Type   string
+					Object struct {
+						Code   int
+						Reason string
+					}
+				}
+				_ = json.Unmarshal([]byte(l), &ev)
+				got = append(got, ev.Type)
+				if ev.Type == "ERROR" && (ev.Object.Code != 410 || ev.Object.Reason != "Expired") {
+					t.Errorf("%s: ERROR event %s, want a 410 Expired Status", tc.query, l)
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") || !ended {
+				t.Errorf("%s under ExpireWatches: %v (ended %v), want %v then the end", tc.query, got, ended, tc.want)
+			}
+		}
+		undo()
+		undo() // a second call does nothing
+		w := openWatch(t, c, cmPath+"?watch=1&resourceVersion="+s.CurrentResourceVersion())
+		createCM(c, "b", "")
+		if lines, ended := w.pending(); len(lines) != 1 || ended {
+			t.Errorf("after undo: %q (ended %v), want one event and an open stream", lines, ended)
+		}
+	})
+}
+
 func TestWatchPartialObjectMetadata(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, c := newTestServer(t, Options{})
