@@ -14,17 +14,18 @@
 //     stream, an object that does not decode) resumes from the last
 //     resourceVersion seen, bookmarks included. Only a 410 (the version
 //     left the server's history, during a watch or a paged list) makes the
-//     reflector read the whole state again, at once, one relist per 410;
-//     objects that vanished in the gap get OnDelete(last known state,
-//     finalStateUnknown=true).
+//     reflector read the whole state again, one relist per 410, after the
+//     backoff below (so a server whose every watch ends in 410 gets a few
+//     relists a minute, not a storm); objects that vanished in the gap get
+//     OnDelete(last known state, finalStateUnknown=true).
 //   - Exact notifications: handlers see every change once, in order:
 //     adds, updates (old and new) and deletes; a relist notifies only
 //     what differs from the cache.
 //   - Isolated handlers: each handler has its own unbounded queue and
 //     goroutine (see [Registration]). A slow handler delays only itself;
 //     the reflector never waits for a handler and no event is dropped.
-//   - Bounded retries: failures back off exponentially from 800ms to 30s
-//     with jitter, reset after two quiet minutes; watches ask for a random
+//   - Bounded retries: failures (410s included) back off exponentially
+//     from 800ms to 30s with jitter, reset after two quiet minutes; watches ask for a random
 //     5 to 10 minute timeout, so that clients do not reconnect together;
 //     resyncs (OnUpdate(obj, obj) for every object, default every 10h)
 //     are jittered ±10%.

@@ -25,12 +25,16 @@ import (
 //  2. Watch from the last resourceVersion seen (an event's or a
 //     bookmark's). When the watch ends, for whatever reason, resume from
 //     there; only a 410 (the version has left the server's history) makes
-//     the reflector read the whole state again, at once: one relist per
-//     410.
+//     the reflector read the whole state again: one relist per 410.
 //  3. Wait a backoff (see backoff) after each failure: a request that
-//     failed, a stream that broke or carried garbage, a 410 from a list,
-//     and a watch that ended within a second having delivered nothing (a
-//     server that closes every watch at once must not be hammered).
+//     failed, a stream that broke or carried garbage, a 410 (from a list
+//     or a watch), and a watch that ended within a second having
+//     delivered nothing (a server that closes every watch at once must
+//     not be hammered). So consecutive relists are spaced as other
+//     retries are, 0.4-0.8s for the first after two quiet minutes, growing
+//     to 15-30s: a server whose every watch ends in 410 gets at most 8
+//     whole-state reads a minute from an informer, not one per request
+//     the client's rate limit allows.
 type reflector struct {
 	i *informer
 	// ns is the namespace the reflector covers; empty for all.
@@ -61,7 +65,7 @@ var errShortWatch = errors.New("watch closed at once without an event")
 
 func (r *reflector) run(ctx context.Context) {
 	for {
-		wait, err := r.step(ctx)
+		err := r.step(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -70,12 +74,12 @@ func (r *reflector) run(ctx context.Context) {
 			continue
 		}
 		r.i.lastErr.Store(&err)
-		if !wait {
-			r.i.log.Info("watch ended", "err", err, "rv", r.rv)
-			continue
-		}
 		d := r.b.next(time.Now(), jitter())
-		r.i.log.Warn("list or watch failed; retrying", "err", err, "rv", r.rv, "delay", d)
+		if r.rv == "" && kube.IsGone(err) {
+			r.i.log.Info("resourceVersion too old; relisting", "err", err, "delay", d)
+		} else {
+			r.i.log.Warn("list or watch failed; retrying", "err", err, "rv", r.rv, "delay", d)
+		}
 		if !sleep(ctx, d) {
 			return
 		}
@@ -83,40 +87,25 @@ func (r *reflector) run(ctx context.Context) {
 }
 
 // step reads the whole state if needed, then watches until the watch ends.
-// It returns the error that ended it (nil for a healthy end) and whether
-// to wait a backoff before the next step.
-func (r *reflector) step(ctx context.Context) (wait bool, err error) {
+// It returns the error that ended it, nil for a healthy end.
+func (r *reflector) step(ctx context.Context) error {
 	if r.rv == "" {
 		if r.relisting {
 			r.i.counters.relists.Add(1)
 		}
 		if r.watchList {
-			relist, err := r.watch(ctx, true)
-			if refusesWatchList(err) {
-				r.i.log.Info("server refuses WatchList; using list and watch", "err", err)
-				r.watchList = false
-				return false, err
+			err := r.watch(ctx, true)
+			if !refusesWatchList(err) {
+				return err
 			}
-			return r.ended(relist, err)
+			r.i.log.Info("server refuses WatchList; using list and watch", "err", err)
+			r.watchList = false
 		}
 		if err := r.list(ctx); err != nil {
-			return true, err
+			return err
 		}
 	}
-	return r.ended(r.watch(ctx, false))
-}
-
-// ended classifies the end of a watch: a 410 after the initial state
-// relists at once, a healthy end resumes at once, anything else waits.
-func (r *reflector) ended(relist bool, err error) (wait bool, _ error) {
-	switch {
-	case err == nil:
-		return false, nil
-	case relist:
-		r.i.log.Info("resourceVersion too old; relisting", "err", err)
-		return false, err
-	}
-	return true, err
+	return r.watch(ctx, false)
 }
 
 // refusesWatchList reports whether err is the server saying it does not do
@@ -148,9 +137,8 @@ func refusesWatchList(err error) bool {
 // It returns nil when the stream ended cleanly after a healthy run (see
 // minHealthyWatch), and otherwise the error that ended it (a garbage line
 // and an object that does not decode end the watch too: resuming from r.rv
-// loses nothing). A 410 clears r.rv; relist is set when it came after the
-// initial state, meaning that r.rv has left the server's history.
-func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err error) {
+// loses nothing). A 410 clears r.rv, so that the next step relists.
+func (r *reflector) watch(ctx context.Context, initial bool) error {
 	i := r.i
 	opts := i.listOptions(r.ns)
 	opts.AllowWatchBookmarks = true
@@ -167,7 +155,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err e
 	started := time.Now()
 	w, err := i.client.Watch(ctx, i.gvk, opts)
 	if err != nil {
-		return r.gone(err, !initial)
+		return r.gone(err)
 	}
 	defer w.Stop()
 	events := 0
@@ -176,14 +164,14 @@ func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err e
 		if err != nil {
 			if errors.Is(err, io.EOF) && next == nil {
 				if events == 0 && time.Since(started) < minHealthyWatch {
-					return false, errShortWatch
+					return errShortWatch
 				}
-				return false, nil
+				return nil
 			}
 			if errors.Is(err, io.EOF) {
 				err = errors.New("WatchList stream ended before the initial-events-end bookmark")
 			}
-			return r.gone(err, next == nil)
+			return r.gone(err)
 		}
 		events++
 		if ev.Type == kube.Bookmark {
@@ -199,7 +187,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err e
 		}
 		obj, size, err := i.decode(&r.dec, ev.Object)
 		if err != nil {
-			return false, err
+			return err
 		}
 		i.counters.events.Add(1)
 		if next != nil {
@@ -213,14 +201,13 @@ func (r *reflector) watch(ctx context.Context, initial bool) (relist bool, err e
 	}
 }
 
-// gone clears r.rv when err is a 410, so that the reflector relists, at
-// once if now is set.
-func (r *reflector) gone(err error, now bool) (relist bool, _ error) {
-	if !kube.IsGone(err) {
-		return false, err
+// gone clears r.rv when err is a 410, so that the reflector relists, and
+// returns err.
+func (r *reflector) gone(err error) error {
+	if kube.IsGone(err) {
+		r.rv = ""
 	}
-	r.rv = ""
-	return now, err
+	return err
 }
 
 // Timing of the reflector, as client-go's: failed requests are retried after

@@ -3,6 +3,7 @@
 package cache
 
 import (
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -77,6 +78,70 @@ func TestBackoffAgainstFailingServer(t *testing.T) {
 				}
 				if inf.HasSynced() {
 					t.Errorf("HasSynced = true against a failing server")
+				}
+			})
+		})
+	}
+}
+
+// TestPermanentGoneBacksOff: when every watch ends in 410 (a server whose
+// history is always too short), consecutive relists back off from 800ms to
+// 30s with jitter instead of following each other at once. Once the fault
+// is lifted the cache catches up with what changed meanwhile, and after a
+// healthy period the next 410 costs one relist within 800ms again.
+func TestPermanentGoneBacksOff(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := kubetest.New(kubetest.Options{})
+				t.Cleanup(srv.Close)
+				// The client's default rate limit stays on, so that a storm
+				// (the defect) is paced by it and counted, rather than
+				// spinning without ever letting fake time pass.
+				c, err := kube.NewClient(srv.Config(), kube.ClientOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				inf, rec := syncedInformer(t, srv, c, mode.opts, 10)
+				time.Sleep(3 * time.Minute) // a healthy watch, so that the cut below is no failure
+				undo := srv.ExpireWatches()
+				srv.CutWatches()
+				before := inf.stats().Relists
+				for m := range 6 { // the server moves on during the storm
+					time.Sleep(10 * time.Second)
+					createCM(t, srv, "default", fmt.Sprintf("new%d", m), nil)
+					deleteCM(t, srv, "default", fmt.Sprintf("cm%d", m))
+				}
+				synctest.Wait()
+				// Relists after waits of [0.4, 0.8]s, [0.8, 1.6]s, ...
+				// doubling to [15, 30]s: at the earliest at 0.4, 1.2, 2.8,
+				// 6, 12.4, 25.2, 40.2 and 55.2s (8 in the minute), at the
+				// latest at 0.8, 2.4, 5.6, 12, 24.8 and 50.4s (6).
+				if n := inf.stats().Relists - before; n < 6 || n > 8 {
+					t.Errorf("%d relists in a minute of 410s, want 6 to 8", n)
+				}
+				undo()
+				time.Sleep(30 * time.Second) // the longest wait before the next round
+				synctest.Wait()
+				checkConsistent(t, srv, inf, rec)
+
+				// Healthy for longer than two minutes: the backoff starts
+				// again at 800ms, and one 410 costs one relist.
+				time.Sleep(3 * time.Minute)
+				before = inf.stats().Relists
+				srv.FailNext(1, isWatch, expired)
+				srv.CutWatches()
+				deleteCM(t, srv, "default", "cm9")
+				time.Sleep(backoffInitial)
+				synctest.Wait()
+				if n := inf.stats().Relists - before; n != 1 {
+					t.Errorf("%d relists within %v of a 410 after a healthy period, want 1", n, backoffInitial)
+				}
+				checkConsistent(t, srv, inf, rec)
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				if n := inf.stats().Relists - before; n != 1 {
+					t.Errorf("%d relists in a minute after one 410, want 1", n)
 				}
 			})
 		})
