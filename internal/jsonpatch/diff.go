@@ -3,6 +3,7 @@
 package jsonpatch
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -30,70 +31,107 @@ import (
 // float64, a channel); values decoded by encoding/json never do. The cost
 // is O(size of before + size of after), plus for each array the [Equal]
 // comparisons that trim its common prefix and suffix; arrays nested in
-// arrays may be compared once per level.
+// arrays may be compared once per level. [CreateContext] stops when a
+// context ends.
 func Create(before, after any) []Operation {
-	ops := []Operation{}
-	diff(&ops, "", before, after)
+	ops, _ := CreateContext(context.Background(), before, after)
 	return ops
 }
 
-// diff appends to ops the operations that turn a into b at pointer p.
-func diff(ops *[]Operation, p string, a, b any) {
+// CreateContext is [Create] that gives up when ctx is done, returning
+// ctx's error (context.DeadlineExceeded at a deadline). It looks at ctx
+// before each value it compares, so it stops within one [Equal] of two
+// values after ctx ends.
+func CreateContext(ctx context.Context, before, after any) ([]Operation, error) {
+	d := differ{ops: []Operation{}, ctx: ctx}
+	d.diff("", before, after)
+	if d.err != nil {
+		return nil, d.err
+	}
+	return d.ops, nil
+}
+
+// differ holds the operations made so far and the context that bounds
+// the work.
+type differ struct {
+	ops []Operation
+	ctx context.Context
+	// err is ctx's error once it is done; nothing is added after.
+	err error
+}
+
+// stopped reports whether the context is done, recording its error.
+func (d *differ) stopped() bool {
+	if d.err == nil {
+		d.err = d.ctx.Err()
+	}
+	return d.err != nil
+}
+
+// diff appends to d.ops the operations that turn a into b at pointer p.
+func (d *differ) diff(p string, a, b any) {
+	if d.stopped() {
+		return
+	}
 	switch x := a.(type) {
 	case map[string]any:
 		if y, ok := b.(map[string]any); ok {
-			diffObjects(ops, p, x, y)
+			d.diffObjects(p, x, y)
 			return
 		}
 	case []any:
 		if y, ok := b.([]any); ok {
-			diffArrays(ops, p, x, y)
+			d.diffArrays(p, x, y)
 			return
 		}
 	}
 	if !Equal(a, b) {
-		*ops = append(*ops, Operation{Op: OpReplace, Path: p, Value: mustMarshal(b)})
+		d.ops = append(d.ops, Operation{Op: OpReplace, Path: p, Value: mustMarshal(b)})
 	}
 }
 
-func diffObjects(ops *[]Operation, p string, a, b map[string]any) {
+func (d *differ) diffObjects(p string, a, b map[string]any) {
 	for _, k := range slices.Sorted(maps.Keys(a)) {
 		if _, ok := b[k]; !ok {
-			*ops = append(*ops, Operation{Op: OpRemove, Path: appendToken(p, k)})
+			d.ops = append(d.ops, Operation{Op: OpRemove, Path: appendToken(p, k)})
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(b)) {
+	keys := slices.Sorted(maps.Keys(b))
+	for _, k := range keys {
 		if av, ok := a[k]; ok {
-			diff(ops, appendToken(p, k), av, b[k])
+			d.diff(appendToken(p, k), av, b[k])
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(b)) {
+	for _, k := range keys {
 		if _, ok := a[k]; !ok {
-			*ops = append(*ops, Operation{Op: OpAdd, Path: appendToken(p, k), Value: mustMarshal(b[k])})
+			d.ops = append(d.ops, Operation{Op: OpAdd, Path: appendToken(p, k), Value: mustMarshal(b[k])})
 		}
 	}
 }
 
-func diffArrays(ops *[]Operation, p string, a, b []any) {
+func (d *differ) diffArrays(p string, a, b []any) {
 	n := min(len(a), len(b))
 	prefix := 0
-	for prefix < n && Equal(a[prefix], b[prefix]) {
+	for prefix < n && !d.stopped() && Equal(a[prefix], b[prefix]) {
 		prefix++
 	}
 	suffix := 0
-	for suffix < n-prefix && Equal(a[len(a)-1-suffix], b[len(b)-1-suffix]) {
+	for suffix < n-prefix && !d.stopped() && Equal(a[len(a)-1-suffix], b[len(b)-1-suffix]) {
 		suffix++
 	}
 	am, bm := a[prefix:len(a)-suffix], b[prefix:len(b)-suffix]
 	common := min(len(am), len(bm))
 	for i := range common {
-		diff(ops, index(p, prefix+i), am[i], bm[i])
+		d.diff(index(p, prefix+i), am[i], bm[i])
 	}
 	for i := len(am) - 1; i >= common; i-- {
-		*ops = append(*ops, Operation{Op: OpRemove, Path: index(p, prefix+i)})
+		d.ops = append(d.ops, Operation{Op: OpRemove, Path: index(p, prefix+i)})
 	}
 	for i := common; i < len(bm); i++ {
-		*ops = append(*ops, Operation{Op: OpAdd, Path: index(p, prefix+i), Value: mustMarshal(bm[i])})
+		if d.stopped() {
+			return
+		}
+		d.ops = append(d.ops, Operation{Op: OpAdd, Path: index(p, prefix+i), Value: mustMarshal(bm[i])})
 	}
 }
 

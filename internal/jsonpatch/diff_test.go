@@ -3,7 +3,9 @@
 package jsonpatch_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"testing"
 
@@ -74,6 +76,47 @@ func checkCreateApply(t *testing.T, before, after any) {
 	}
 	if v := mustDecode(t, string(out)); !jsonpatch.Equal(v, after) {
 		t.Fatalf("Apply(%s, %s) = %s, want %v", doc, patch, out, after)
+	}
+}
+
+// lookLimited is a context whose deadline passes at its n-th look (a call
+// of Err), as when the work outlasts the API server's timeout.
+type lookLimited struct {
+	context.Context
+	looks, n int
+}
+
+func (c *lookLimited) Err() error {
+	c.looks++
+	if c.looks >= c.n {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// TestCreateContextStops: a diff whose context ends partway returns the
+// context's error and no operations, and looks no further.
+func TestCreateContextStops(t *testing.T) {
+	before, after := make([]any, 1000), make([]any, 1200)
+	for i := range before {
+		before[i] = map[string]any{"n": float64(i)}
+	}
+	for i := range after {
+		after[i] = map[string]any{"n": float64(i), "m": true}
+	}
+	for _, n := range []int{1, 2, 500, 1500} {
+		ctx := &lookLimited{Context: context.Background(), n: n}
+		ops, err := jsonpatch.CreateContext(ctx, before, after)
+		if !errors.Is(err, context.DeadlineExceeded) || ops != nil {
+			t.Errorf("CreateContext(deadline at look %d) = %d operations, %v; want none, %v", n, len(ops), err, context.DeadlineExceeded)
+		}
+		if ctx.looks != n {
+			t.Errorf("deadline at look %d: looked %d times", n, ctx.looks)
+		}
+	}
+	ops, err := jsonpatch.CreateContext(context.Background(), before, after)
+	if err != nil || len(ops) != 1200 {
+		t.Errorf("CreateContext(Background) = %d operations, %v; want 1200", len(ops), err)
 	}
 }
 

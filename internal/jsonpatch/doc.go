@@ -23,6 +23,9 @@
 //     int 1 are equal. Numbers read from patch bytes are json.Number, so
 //     integers beyond 2^53 survive a round trip.
 //   - [ApplyValue](before, [Create](before, after)) is [Equal] to after.
+//     [CreateContext] gives up when its context ends.
+//   - [Hash] agrees with [Equal], to find equal values among many in
+//     linear time.
 //
 // Usage:
 //  1. A fake server applies a client's merge patch:
