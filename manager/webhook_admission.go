@@ -150,6 +150,12 @@ func ValidatingWebhookFor[T any, PT interface {
 //     view has (zero values without omitempty) unless Default changed
 //     them. Elements of arrays Default changed in place, or only
 //     reordered, keep their undeclared fields too.
+//   - The patch takes time linear in the object's size, for an array
+//     whose every element changed too, and its work stops when the API
+//     server's timeout passes: the review is then denied with 504 Timeout.
+//     The API server, whose own deadline is no later (it rounds the
+//     timeout it sends up to whole seconds), has stopped waiting by then
+//     and applies the webhook's failurePolicy.
 //   - Kinds, decoding failures and panics are refused as by
 //     [ValidatingWebhookFor].
 func MutatingWebhookFor[T any, PT interface {
@@ -179,8 +185,11 @@ func MutatingWebhookFor[T any, PT interface {
 		if err != nil {
 			return webhook.Errored(http.StatusInternalServerError, fmt.Errorf("encode defaulted object: %w", err))
 		}
-		ops, err := webhook.MutationPatch(req.Object, before, after)
+		ops, err := webhook.MutationPatch(ctx, req.Object, before, after)
 		if err != nil {
+			if ctx.Err() != nil { // out of time: 504 Timeout (see webhook.Denied)
+				return webhook.Denied(fmt.Errorf("make patch: %w", err), nil)
+			}
 			return webhook.Errored(http.StatusInternalServerError, fmt.Errorf("make patch: %w", err))
 		}
 		resp, err := webhook.Patched(ops, nil)

@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
@@ -182,4 +185,48 @@ func whMustJSON(t *testing.T, s string, v any) {
 	if err := json.Unmarshal([]byte(s), v); err != nil {
 		t.Fatalf("json.Unmarshal(%s) error: %v", s, err)
 	}
+}
+
+// TestWebhookDefaulterPastDeadline: a defaulter that changes every one of
+// 10,000 ports and returns only when the API server's timeout has passed
+// gets no patch computed: the review is answered at the deadline, denied
+// with 504 Timeout (the API server, whose own deadline is no later, has
+// stopped waiting and applies the failurePolicy).
+func TestWebhookDefaulterPastDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := manager.MutatingWebhookFor[whWidget](manager.DefaulterFunc[whWidget](func(ctx context.Context, w *whWidget) error {
+			for i := range w.Spec.Ports {
+				w.Spec.Ports[i].Port = 80
+			}
+			<-ctx.Done() // slow, and not watching its context's error
+			return nil
+		}))
+		var obj strings.Builder
+		obj.WriteString(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":1,"ports":[`)
+		for i := range 10000 {
+			if i > 0 {
+				obj.WriteString(",")
+			}
+			fmt.Fprintf(&obj, `{"name":"p%d","protocol":"TCP"}`, i)
+		}
+		obj.WriteString(`]}}`)
+		review := whReview{UID: "late", Operation: "CREATE", Kind: (&whWidget{}).GroupVersionKind(), Resource: "widgets", Object: obj.String()}
+		req := httptest.NewRequest("POST", "/mutate-example-com-v1-widget?timeout=3s", strings.NewReader(review.JSON()))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		start := time.Now()
+		h.ServeHTTP(rec, req)
+		if took := time.Since(start); took != 3*time.Second {
+			t.Errorf("answered after %v, want 3s (the API server's timeout)", took)
+		}
+		var out struct{ Response whResponse }
+		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		r := out.Response
+		if r.UID != "late" || r.Allowed || r.Patch != nil || r.Status == nil || r.Status.Code != 504 || r.Status.Reason != "Timeout" ||
+			!strings.Contains(r.Status.Message, "deadline exceeded") {
+			t.Errorf("response = allowed %v, %d bytes of patch, status %+v; want denied 504 Timeout, no patch", r.Allowed, len(r.Patch), r.Status)
+		}
+	})
 }

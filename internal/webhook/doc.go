@@ -23,7 +23,9 @@
 //     API server appends to the URL (?timeout=10s), or after
 //     [DefaultTimeout].
 //   - Exact patches: [MutationPatch] changes only what the handler
-//     changed, so fields the handler's type does not declare survive.
+//     changed, so fields the handler's type does not declare survive. Its
+//     cost is linear in the size of the object, and it stops at the
+//     request's deadline.
 //   - Clean lifecycle: [New] does no I/O and starts nothing; Start blocks
 //     until its context is done, drains the requests in flight (at most
 //     [ShutdownTimeout]) and returns only when its goroutines have ended.

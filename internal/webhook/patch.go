@@ -4,8 +4,10 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
@@ -34,10 +36,15 @@ import (
 //     from after whole.
 //
 // ApplyValue(original, ops) then gives the merged object, which decodes
-// into the handler's type as after does. The cost is O(size of the three
-// documents), plus O(n²) [jsonpatch.Equal] comparisons for an array of n
-// elements with changed elements.
-func MutationPatch(original, before, after []byte) ([]jsonpatch.Operation, error) {
+// into the handler's type as after does.
+//
+// The cost is O(size of the three documents) for flat arrays, whatever
+// their elements became: an element of after that is not in place is
+// looked up among before's by [jsonpatch.Hash], not compared with each.
+// Values nested n levels deep may be compared once per level. The work
+// stops when ctx is done (the API server's timeout has passed): the error
+// then wraps ctx's error, context.DeadlineExceeded at a deadline.
+func MutationPatch(ctx context.Context, original, before, after []byte) ([]jsonpatch.Operation, error) {
 	o, err := decodeJSON(original)
 	if err != nil {
 		return nil, fmt.Errorf("decode original object: %w", err)
@@ -50,7 +57,16 @@ func MutationPatch(original, before, after []byte) ([]jsonpatch.Operation, error
 	if err != nil {
 		return nil, fmt.Errorf("decode object after the change: %w", err)
 	}
-	return jsonpatch.Create(o, carryOver(o, b, a)), nil
+	c := carrier{ctx: ctx, seed: maphash.MakeSeed()}
+	merged := c.carryOver(o, b, a)
+	if c.err != nil {
+		return nil, fmt.Errorf("carry the change over to the original object: %w", c.err)
+	}
+	ops, err := jsonpatch.CreateContext(ctx, o, merged)
+	if err != nil {
+		return nil, fmt.Errorf("diff the original and changed objects: %w", err)
+	}
+	return ops, nil
 }
 
 // decodeJSON decodes a document keeping numbers exact.
@@ -64,10 +80,28 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
+// carrier carries a change over onto the original object (see
+// MutationPatch), until its context is done.
+type carrier struct {
+	ctx context.Context
+	// err is ctx's error once it is done; the result is then partial
+	// and must be dropped.
+	err  error
+	seed maphash.Seed
+}
+
+// stopped reports whether the context is done, recording its error.
+func (c *carrier) stopped() bool {
+	if c.err == nil {
+		c.err = c.ctx.Err()
+	}
+	return c.err != nil
+}
+
 // carryOver applies the change from b to a onto o. It shares values with
 // its arguments and modifies none of them.
-func carryOver(o, b, a any) any {
-	if jsonpatch.Equal(b, a) {
+func (c *carrier) carryOver(o, b, a any) any {
+	if c.stopped() || jsonpatch.Equal(b, a) {
 		return o
 	}
 	switch av := a.(type) {
@@ -77,19 +111,19 @@ func carryOver(o, b, a any) any {
 		if !okb || !oko {
 			return a
 		}
-		return carryOverObject(ov, bv, av)
+		return c.carryOverObject(ov, bv, av)
 	case []any:
 		bv, okb := b.([]any)
 		ov, oko := o.([]any)
 		if !okb || !oko || len(ov) != len(bv) {
 			return a
 		}
-		return carryOverArray(ov, bv, av)
+		return c.carryOverArray(ov, bv, av)
 	}
 	return a
 }
 
-func carryOverObject(o, b, a map[string]any) map[string]any {
+func (c *carrier) carryOverObject(o, b, a map[string]any) map[string]any {
 	out := maps.Clone(o)
 	for k := range b {
 		if _, ok := a[k]; !ok {
@@ -109,26 +143,37 @@ func carryOverObject(o, b, a map[string]any) map[string]any {
 				out[k] = av
 			}
 		default:
-			out[k] = carryOver(ov, bv, av)
+			out[k] = c.carryOver(ov, bv, av)
 		}
 	}
 	return out
 }
 
-// carryOverArray is carryOver for arrays; len(o) == len(b).
-func carryOverArray(o, b, a []any) []any {
+// carryOverArray is carryOver for arrays; len(o) == len(b). An element
+// of a is, by the first rule that holds: o's element at its index when b
+// has it there unchanged; o's element at the first index where b has it
+// (it moved); merged with o's element at its index when the length did
+// not change; else a's element.
+func (c *carrier) carryOverArray(o, b, a []any) []any {
 	out := make([]any, len(a))
+	var where map[uint64][]int // b's indexes by hash, made when first needed
 	for i, av := range a {
+		if c.stopped() {
+			return out
+		}
 		if i < len(b) && jsonpatch.Equal(b[i], av) {
 			out[i] = o[i]
 			continue
 		}
-		if j := indexEqual(b, av); j >= 0 {
+		if where == nil {
+			where = c.indexByHash(b)
+		}
+		if j := c.find(where, b, av); j >= 0 {
 			out[i] = o[j]
 			continue
 		}
 		if len(a) == len(b) {
-			out[i] = carryOver(o[i], b[i], av)
+			out[i] = c.carryOver(o[i], b[i], av)
 			continue
 		}
 		out[i] = av
@@ -136,10 +181,22 @@ func carryOverArray(o, b, a []any) []any {
 	return out
 }
 
-// indexEqual is the index of the first element of s equal to v, or -1.
-func indexEqual(s []any, v any) int {
+// indexByHash maps the hash of each element of s to its indexes, in
+// increasing order. The cost is O(size of s).
+func (c *carrier) indexByHash(s []any) map[uint64][]int {
+	m := make(map[uint64][]int, len(s))
 	for i, e := range s {
-		if jsonpatch.Equal(e, v) {
+		h := jsonpatch.Hash(c.seed, e)
+		m[h] = append(m[h], i)
+	}
+	return m
+}
+
+// find is the first index of s whose element equals v, or -1; where is
+// indexByHash(s).
+func (c *carrier) find(where map[uint64][]int, s []any, v any) int {
+	for _, i := range where[jsonpatch.Hash(c.seed, v)] {
+		if jsonpatch.Equal(s[i], v) {
 			return i
 		}
 	}
