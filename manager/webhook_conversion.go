@@ -32,6 +32,13 @@ import (
 //   - One object that fails (an error or a panic in a function, a kind or
 //     version nobody added) fails the review, with a message naming the
 //     object; the API server then fails the client's request.
+//   - Bounded memory: a review holds about twice its size while it is
+//     converted. The API server sends one object per review; a review
+//     larger than MaxRequestBytes is refused with 413, and one that would
+//     take the reviews being converted at once past MaxInFlightBytes with
+//     429 and Retry-After (the API server retries those, up to 10 times).
+//     A refused review fails the client's request with the refusal's
+//     message.
 //
 // A converted object is what the API server stores when it converts to
 // the storage version: a typed conversion ([AddConversionSpoke]) drops
@@ -39,11 +46,27 @@ import (
 // whole schema, or [ConversionWebhook.AddUnstructuredSpoke], which keeps
 // everything.
 type ConversionWebhook struct {
+	// MaxRequestBytes bounds one review's body. Zero means 8 MiB, which
+	// holds any one object the API server stores (1.5 MiB in etcd) or
+	// accepts in a write (3 MiB). Set it before the webhook serves.
+	MaxRequestBytes int64
+	// MaxInFlightBytes bounds the bodies of the reviews being converted
+	// at once. Zero means four times MaxRequestBytes (32 MiB by
+	// default); it is never less than MaxRequestBytes. Set it before the
+	// webhook serves.
+	MaxInFlightBytes int64
+
 	c webhook.Conversions
 }
 
 // ServeHTTP answers ConversionReviews (apiextensions.k8s.io/v1).
-func (c *ConversionWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.c.ServeHTTP(w, r) }
+func (c *ConversionWebhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	inFlight := c.MaxInFlightBytes
+	if inFlight <= 0 && c.MaxRequestBytes > 0 {
+		inFlight = 4 * c.MaxRequestBytes
+	}
+	c.c.Serve(w, r, webhook.Limits{RequestBytes: c.MaxRequestBytes, InFlightBytes: inFlight})
+}
 
 // ConversionSpoke is implemented by a pointer to a spoke version's type,
 // for the hub version's type Hub. ConvertTo fills hub from the receiver;

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -204,5 +205,29 @@ func TestWebhookConversionSpokeErrors(t *testing.T) {
 	}
 	if err := conv.AddUnstructuredSpoke(other, "v3", nil, noop); err == nil {
 		t.Errorf("AddUnstructuredSpoke(nil func) = nil, want an error")
+	}
+}
+
+// TestWebhookConversionLimits: MaxRequestBytes bounds a review; a larger
+// one is refused, unread, with 413 and a message the API server shows.
+func TestWebhookConversionLimits(t *testing.T) {
+	conv := whGadgetConversion(t)
+	conv.MaxRequestBytes = 1024
+	gadget := `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"replicas":2}}`
+	post := func(body string) (int, []byte) {
+		req := httptest.NewRequest("POST", "/convert", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		conv.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.Bytes()
+	}
+	if status, msg, out := whConvert(t, post, "example.com/v2", gadget); status != "Success" || len(out) != 1 {
+		t.Errorf("small review: %s %q, %d objects; want Success with one", status, msg, len(out))
+	}
+	big := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"c-1","desiredAPIVersion":"example.com/v2","objects":[%s]}}`,
+		strings.Repeat(gadget+",", 20)+gadget)
+	code, answer := post(big)
+	if code != 413 || !strings.Contains(string(answer), "larger than the limit of 1024 bytes") {
+		t.Errorf("review of %d bytes = %d %s, want 413 naming the limit", len(big), code, answer)
 	}
 }

@@ -101,7 +101,7 @@ func TestWebhookAdmissionMalformed(t *testing.T) {
 		{"yaml", "POST", "application/yaml", "/v", reviewCreate, 415, 0, "application/yaml"},
 		{"json with charset", "POST", "application/json; charset=utf-8", "/v", reviewCreate, 200, 0, ""},
 		{"empty", "POST", "application/json", "/v", "", 400, 0, "empty"},
-		{"too large", "POST", "application/json", "/v", huge, 413, 0, "larger than 7340032 bytes"},
+		{"too large", "POST", "application/json", "/v", huge, 413, 0, "larger than the limit of 7340032 bytes"},
 		{"not JSON", "POST", "application/json", "/v", "{request:", 400, 0, "decode admission review"},
 		{"no request", "POST", "application/json", "/v", `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`, 400, 0, "no request.uid"},
 		{"empty uid", "POST", "application/json", "/v", strings.Replace(reviewCreate, "705ab4f5-6393-11e8-b7cc-42010a800002", "", 1), 400, 0, "no request.uid"},

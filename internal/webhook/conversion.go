@@ -4,10 +4,9 @@ package webhook
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -46,10 +45,22 @@ type hubAndSpokes struct {
 //     message naming the object, and no objects.
 //   - Malformed requests are answered as [Admission] answers them: with a
 //     Failure review carrying the uid when there is one, otherwise with
-//     an HTTP error; the body limit is [MaxConversionBytes].
+//     an HTTP error.
+//   - Bounded memory: a review holds about twice its size while it is
+//     converted (its body, and the converted objects, which are written
+//     out as they are, without another copy). A review larger than
+//     [Limits].RequestBytes is refused unread with 413; one that would
+//     take the reviews in flight past [Limits].InFlightBytes is refused
+//     unread with 429 and Retry-After: 1, which the API server's client
+//     retries (up to 10 times) before it fails the client's request. The
+//     API server shows the message of either refusal to its client.
 type Conversions struct {
 	mu    sync.RWMutex
 	kinds map[groupKind]*hubAndSpokes // guarded by mu
+
+	// inFlight is the sum of the body sizes (stated, or the limit when
+	// unstated) of the reviews being answered.
+	inFlight atomic.Int64
 }
 
 // AddSpoke registers the conversion of group/kind between version spoke
@@ -83,57 +94,6 @@ func (c *Conversions) AddSpoke(group, kind, hub, spoke string, s Spoke) error {
 	}
 	hs.spokes[spoke] = s
 	return nil
-}
-
-// ServeHTTP answers one ConversionReview (apiextensions.k8s.io/v1 or
-// v1beta1, answered in the same version).
-func (c *Conversions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, rerr := readReview(w, r, MaxConversionBytes)
-	if rerr != nil {
-		writeError(w, rerr)
-		return
-	}
-	var review ConversionReview
-	decodeErr := json.Unmarshal(body, &review)
-	if review.Request == nil || review.Request.UID == "" {
-		msg := "conversion review has no request.uid"
-		if decodeErr != nil {
-			msg = fmt.Sprintf("decode conversion review: %v", decodeErr)
-		}
-		writeError(w, &requestError{http.StatusBadRequest, msg})
-		return
-	}
-	version, versionErr := reviewVersion(review.APIVersion, review.Kind, "ConversionReview", ConversionV1, ConversionV1beta1)
-	var objects []json.RawMessage
-	err := errors.Join(decodeErr, versionErr)
-	if err != nil {
-		err = fmt.Errorf("decode conversion review: %w", err)
-	} else {
-		objects, err = c.convertAll(review.Request)
-	}
-	resp := ConversionResponse{UID: review.Request.UID, ConvertedObjects: objects, Result: kube.Status{Status: "Success"}}
-	if err != nil {
-		resp.ConvertedObjects = nil
-		resp.Result = kube.Status{Status: "Failure", Message: err.Error()}
-	}
-	writeJSON(w, http.StatusOK, ConversionReview{APIVersion: version, Kind: "ConversionReview", Response: &resp})
-}
-
-// convertAll converts every object of req, or fails.
-func (c *Conversions) convertAll(req *ConversionRequest) ([]json.RawMessage, error) {
-	group, version := kube.ParseAPIVersion(req.DesiredAPIVersion)
-	if version == "" {
-		return nil, fmt.Errorf("desired apiVersion %q has no version", req.DesiredAPIVersion)
-	}
-	out := make([]json.RawMessage, len(req.Objects))
-	for i, raw := range req.Objects {
-		obj, err := c.convertOne(raw, group, version)
-		if err != nil {
-			return nil, fmt.Errorf("convert object %d%s to %s: %w", i, describe(raw), req.DesiredAPIVersion, err)
-		}
-		out[i] = obj
-	}
-	return out, nil
 }
 
 // head is what convertOne reads of an object before converting it.
@@ -204,13 +164,18 @@ func (c *Conversions) convertOne(raw []byte, group, to string) (obj []byte, err 
 }
 
 // stampVersion sets apiVersion and kind on a converted object, whatever
-// the ConvertFuncs wrote there.
+// the ConvertFuncs wrote there. An object that has them right already is
+// returned as it is.
 func stampVersion(obj []byte, group, version, kind string) ([]byte, error) {
+	gvk := kube.GroupVersionKind{Group: group, Version: version, Kind: kind}
+	var h head
+	if json.Unmarshal(obj, &h) == nil && h.APIVersion == gvk.APIVersion() && h.Kind == kind {
+		return obj, nil
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(obj, &m); err != nil || m == nil {
 		return nil, fmt.Errorf("converted object is not a JSON object: %.100s", obj)
 	}
-	gvk := kube.GroupVersionKind{Group: group, Version: version, Kind: kind}
 	m["apiVersion"], _ = json.Marshal(gvk.APIVersion())
 	m["kind"], _ = json.Marshal(kind)
 	return json.Marshal(m)

@@ -19,9 +19,10 @@
 //     error (see [Admission] for which form), a panic in a handler with an
 //     error response, never a dropped connection.
 //   - Bounded: bodies are limited ([MaxAdmissionBytes],
-//     [MaxConversionBytes]); a handler's context ends at the timeout the
-//     API server appends to the URL (?timeout=10s), or after
-//     [DefaultTimeout].
+//     [MaxConversionBytes]), and so are the bytes of the conversion
+//     reviews being answered at once ([MaxConversionBytesInFlight]); a
+//     handler's context ends at the timeout the API server appends to the
+//     URL (?timeout=10s), or after [DefaultTimeout].
 //   - Exact patches: [MutationPatch] changes only what the handler
 //     changed, so fields the handler's type does not declare survive. Its
 //     cost is linear in the size of the object, and it stops at the

@@ -18,12 +18,23 @@ import (
 // Body limits. The kube-apiserver decodes write bodies of at most 3 MiB
 // (its MaxRequestBodyBytes; etcd keeps at most 1.5 MiB per object), and an
 // UPDATE's review carries the object twice (object and oldObject) plus the
-// options: 7 MiB holds the largest review it sends. A conversion review
-// carries every object of a list that needs converting at once, so its
-// bound is much larger.
+// options: 7 MiB holds the largest review it sends.
+//
+// A conversion review carries the objects to convert. The kube-apiserver
+// (1.36) sends one object per review: it converts each object as it reads
+// it from etcd (for its watch cache, a get, a list) and each object
+// written in another version than the stored one. An object is at most
+// 1.5 MiB in etcd and 3 MiB in a write; 8 MiB holds either, re-encoded
+// and wrapped in a review, with room for older API servers that convert
+// a list's objects in one review. Each review being converted holds about
+// twice its size in memory (the body and the converted objects); the
+// reviews being converted at once may hold at most
+// MaxConversionBytesInFlight of bodies: four maximal reviews, or a
+// hundred of 300 KiB.
 const (
-	MaxAdmissionBytes  = 7 << 20
-	MaxConversionBytes = 256 << 20
+	MaxAdmissionBytes          = 7 << 20
+	MaxConversionBytes         = 8 << 20
+	MaxConversionBytesInFlight = 4 * MaxConversionBytes
 )
 
 // DefaultTimeout bounds a handler's context when the request has no
@@ -44,20 +55,50 @@ func (e *requestError) Error() string { return e.msg }
 // readReview checks the method and content type and reads the body, at
 // most limit bytes.
 func readReview(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *requestError) {
+	if rerr := checkPost(w, r); rerr != nil {
+		return nil, rerr
+	}
+	return readBody(w, r, limit)
+}
+
+// checkPost checks that r is a POST of application/json.
+func checkPost(w http.ResponseWriter, r *http.Request) *requestError {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		return nil, &requestError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed, only POST", r.Method)}
+		return &requestError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed, only POST", r.Method)}
 	}
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		return nil, &requestError{http.StatusUnsupportedMediaType, fmt.Sprintf("content type %q is not supported, only application/json", ct)}
+		return &requestError{http.StatusUnsupportedMediaType, fmt.Sprintf("content type %q is not supported, only application/json", ct)}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		if errors.As(err, new(*http.MaxBytesError)) {
-			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", limit)}
+	return nil
+}
+
+// readBody reads r's body, at most limit bytes. A body whose length the
+// request states is read into one buffer of that size, without the
+// copies of a growing one.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *requestError) {
+	size := int64(512)
+	if r.ContentLength > 0 && r.ContentLength <= limit {
+		size = r.ContentLength + 1 // room to read the end without growing
+	}
+	body := make([]byte, 0, size)
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	for {
+		if len(body) == cap(body) {
+			body = append(body, 0)[:len(body)]
 		}
-		return nil, &requestError{http.StatusBadRequest, fmt.Sprintf("read request body: %v", err)}
+		n, err := rd.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if errors.As(err, new(*http.MaxBytesError)) {
+			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than the limit of %d bytes", limit)}
+		}
+		if err != nil {
+			return nil, &requestError{http.StatusBadRequest, fmt.Sprintf("read request body: %v", err)}
+		}
 	}
 	if len(body) == 0 {
 		return nil, &requestError{http.StatusBadRequest, "request body is empty"}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package webhook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Limits bound the reviews a [Conversions] holds. Zero fields mean the
+// defaults.
+type Limits struct {
+	// RequestBytes bounds one review's body; 0 means [MaxConversionBytes].
+	RequestBytes int64
+	// InFlightBytes bounds the bodies of the reviews being answered at
+	// once; 0 means [MaxConversionBytesInFlight], and less than
+	// RequestBytes means RequestBytes.
+	InFlightBytes int64
+}
+
+// resolved returns the limits with the defaults filled in.
+func (l Limits) resolved() (request, inFlight int64) {
+	request, inFlight = l.RequestBytes, l.InFlightBytes
+	if request <= 0 {
+		request = MaxConversionBytes
+	}
+	if inFlight <= 0 {
+		inFlight = MaxConversionBytesInFlight
+	}
+	return request, max(request, inFlight)
+}
+
+// ServeHTTP answers one ConversionReview (apiextensions.k8s.io/v1 or
+// v1beta1, answered in the same version) within the default [Limits].
+func (c *Conversions) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.Serve(w, r, Limits{}) }
+
+// Serve answers one ConversionReview within lim.
+func (c *Conversions) Serve(w http.ResponseWriter, r *http.Request, lim Limits) {
+	maxRequest, maxInFlight := lim.resolved()
+	if rerr := checkPost(w, r); rerr != nil {
+		writeError(w, rerr)
+		return
+	}
+	if r.ContentLength > maxRequest {
+		writeError(w, tooLarge(strconv.FormatInt(r.ContentLength, 10)+" bytes", maxRequest))
+		return
+	}
+	hold := r.ContentLength
+	if hold < 0 { // not stated: it may be as large as the limit
+		hold = maxRequest
+	}
+	if used, ok := c.reserve(hold, maxInFlight); !ok {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, &requestError{http.StatusTooManyRequests, fmt.Sprintf(
+			"conversion webhook is busy: reviews of %d bytes are being converted, and this one of %d bytes would pass the limit of %d bytes in flight; retry",
+			used, hold, maxInFlight)})
+		return
+	}
+	defer c.inFlight.Add(-hold)
+	body, rerr := readBody(w, r, maxRequest)
+	if rerr != nil {
+		if rerr.code == http.StatusRequestEntityTooLarge {
+			rerr = tooLarge("more than "+strconv.FormatInt(maxRequest, 10)+" bytes", maxRequest)
+		}
+		writeError(w, rerr)
+		return
+	}
+	var review conversionIn
+	decodeErr := json.Unmarshal(body, &review)
+	if review.Request == nil || review.Request.UID == "" {
+		msg := "conversion review has no request.uid"
+		if decodeErr != nil {
+			msg = fmt.Sprintf("decode conversion review: %v", decodeErr)
+		}
+		writeError(w, &requestError{http.StatusBadRequest, msg})
+		return
+	}
+	version, versionErr := reviewVersion(review.APIVersion, review.Kind, "ConversionReview", ConversionV1, ConversionV1beta1)
+	var objects [][]byte
+	err := errors.Join(decodeErr, versionErr)
+	if err != nil {
+		err = fmt.Errorf("decode conversion review: %w", err)
+	} else {
+		objects, err = c.convertAll(review.Request.DesiredAPIVersion, review.Request.Objects)
+	}
+	if err != nil {
+		resp := ConversionResponse{UID: review.Request.UID, Result: kube.Status{Status: "Failure", Message: err.Error()}}
+		writeJSON(w, http.StatusOK, ConversionReview{APIVersion: version, Kind: "ConversionReview", Response: &resp})
+		return
+	}
+	writeConverted(w, version, review.Request.UID, objects)
+}
+
+// tooLarge is the refusal of a review larger than limit; size says how
+// large it is.
+func tooLarge(size string, limit int64) *requestError {
+	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+		"conversion review of %s is larger than the limit of %d bytes; raise the conversion webhook's MaxRequestBytes if objects this large are expected",
+		size, limit)}
+}
+
+// reserve adds n to the bytes in flight if that keeps them within limit,
+// and returns the bytes that were in flight before.
+func (c *Conversions) reserve(n, limit int64) (used int64, ok bool) {
+	for {
+		used = c.inFlight.Load()
+		if used+n > limit {
+			return used, false
+		}
+		if c.inFlight.CompareAndSwap(used, used+n) {
+			return used, true
+		}
+	}
+}
+
+// conversionIn is a ConversionReview as Serve reads it: the objects are
+// slices of the request's body, not copies (see span).
+type conversionIn struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Request    *struct {
+		UID               string `json:"uid"`
+		DesiredAPIVersion string `json:"desiredAPIVersion"`
+		Objects           []span `json:"objects"`
+	} `json:"request"`
+}
+
+// span is a JSON value kept as the slice of the input it was read from:
+// json.Unmarshal hands an Unmarshaler the value's bytes within its input,
+// which belongs to the caller and is not changed. The slice's capacity
+// ends with the value, so that a ConvertFunc that appends to its argument
+// cannot write over what follows.
+type span []byte
+
+func (s *span) UnmarshalJSON(b []byte) error {
+	*s = b[:len(b):len(b)]
+	return nil
+}
+
+// convertAll converts every object to desired, or fails.
+func (c *Conversions) convertAll(desired string, objects []span) ([][]byte, error) {
+	group, version := kube.ParseAPIVersion(desired)
+	if version == "" {
+		return nil, fmt.Errorf("desired apiVersion %q has no version", desired)
+	}
+	out := make([][]byte, len(objects))
+	for i, raw := range objects {
+		obj, err := c.convertOne(raw, group, version)
+		if err != nil {
+			return nil, fmt.Errorf("convert object %d%s to %s: %w", i, describe(raw), desired, err)
+		}
+		out[i] = obj
+	}
+	return out, nil
+}
+
+// writeConverted answers a successful review, writing each converted
+// object as it is (valid JSON: each was decoded, or made by
+// json.Marshal) rather than marshaling the review into one more copy.
+func writeConverted(w http.ResponseWriter, version, uid string, objects [][]byte) {
+	v, _ := json.Marshal(version)
+	u, _ := json.Marshal(uid)
+	result, _ := json.Marshal(kube.Status{Status: "Success"})
+	head := fmt.Appendf(nil, `{"apiVersion":%s,"kind":"ConversionReview","response":{"uid":%s,"convertedObjects":[`, v, u)
+	tail := fmt.Appendf(nil, `],"result":%s}}`, result)
+	size := len(head) + len(tail) + max(len(objects)-1, 0)
+	for _, obj := range objects {
+		size += len(obj)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(size))
+	w.WriteHeader(http.StatusOK)
+	// A write error is the API server's timeout or a cut connection:
+	// nobody to tell.
+	if _, err := w.Write(head); err != nil {
+		return
+	}
+	for i, obj := range objects {
+		if i > 0 {
+			if _, err := w.Write([]byte{','}); err != nil {
+				return
+			}
+		}
+		if _, err := w.Write(obj); err != nil {
+			return
+		}
+	}
+	_, _ = w.Write(tail)
+}
