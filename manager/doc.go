@@ -34,7 +34,9 @@
 //   - Observable from the start: New opens the metrics and health
 //     listeners (an address in use is New's error), Start serves them
 //     whether or not this replica leads, and keeps serving them until
-//     everything else has stopped.
+//     everything else has stopped. Their connections are bounded: 10s to
+//     send a request's headers, a minute to read a request and to write an
+//     answer, 90s idle between requests (as controller-runtime).
 //   - Nothing global: no default registry, no package state. Metrics are
 //     read from snapshots (controllers' Metrics, the cache's Stats) at
 //     scrape time, so the packages they come from know nothing of

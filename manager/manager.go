@@ -39,6 +39,9 @@ type Manager struct {
 	healthz, readyz *checks
 	// metricsLn and healthLn are opened by New; nil when turned off.
 	metricsLn, healthLn net.Listener
+	// serverTimeouts bound the connections of the metrics and health
+	// servers: defaultServerTimeouts, shortened by tests.
+	serverTimeouts serverTimeouts
 
 	// The groups, in start order; they stop in the reverse order.
 	webhooks, caches, others, leaders *group
@@ -93,6 +96,8 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		elected:     make(chan struct{}),
 		fail:        failures{stop: make(chan struct{})},
 		controllers: map[string]LeaderElectionRunnable{},
+
+		serverTimeouts: defaultServerTimeouts(),
 	}
 	if m.api, err = m.newClient(config); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)

@@ -18,6 +18,28 @@ import (
 // metricsPath is where the metrics server answers.
 const metricsPath = "/metrics"
 
+// serverTimeouts bound the connections of the metrics and health servers.
+// Neither streams: a scrape and a probe are each one short answer.
+type serverTimeouts struct {
+	// readHeader bounds reading a request's headers (a client that
+	// trickles them, slowloris); read, reading the whole request; write,
+	// writing the answer, from the end of the request's headers; idle,
+	// the wait for the next request on a keep-alive connection.
+	readHeader, read, write, idle time.Duration
+}
+
+// defaultServerTimeouts are the webhook server's read bounds, a minute to
+// write a scrape of a large registry, and controller-runtime's idle
+// timeout (90s, as http.DefaultTransport keeps idle connections).
+func defaultServerTimeouts() serverTimeouts {
+	return serverTimeouts{readHeader: 10 * time.Second, read: time.Minute, write: time.Minute, idle: 90 * time.Second}
+}
+
+// newHTTPServer is a server of h bounded by t.
+func newHTTPServer(h http.Handler, t serverTimeouts) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.readHeader, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
+}
+
 // server is one HTTP server the manager runs on a listener of its own.
 type server struct {
 	name string
@@ -107,7 +129,7 @@ func (m *Manager) serve() []*server {
 			continue
 		}
 		srv := &server{name: s.name, ln: s.ln, done: make(chan struct{}),
-			srv: &http.Server{Handler: s.h(), ReadHeaderTimeout: 10 * time.Second}}
+			srv: newHTTPServer(s.h(), m.serverTimeouts)}
 		go func() {
 			defer close(srv.done)
 			if err := srv.srv.Serve(srv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -3,6 +3,7 @@
 package manager
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -221,5 +222,74 @@ func TestWebhookServerSlot(t *testing.T) {
 	}
 	if _, err := New(testConfig(srv), Options{MetricsBindAddress: "0", WebhookServer: ws}); err == nil || !strings.Contains(err.Error(), "WebhookServer") {
 		t.Errorf("New with a webhook server lacking its certificate = %v, want an error naming WebhookServer", err)
+	}
+}
+
+// TestServersCloseIdleConnections: a keep-alive connection left idle
+// after a request is closed by the metrics and health servers once their
+// idle timeout passes (it was held for ever), and one that never sends
+// its request once the header timeout passes. The timeouts are shortened
+// here; New sets 90s idle and 10s for headers.
+func TestServersCloseIdleConnections(t *testing.T) {
+	srv := newServer(t)
+	m, err := New(testConfig(srv), Options{MetricsBindAddress: "127.0.0.1:0", HealthProbeBindAddress: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.serverTimeouts, (serverTimeouts{readHeader: 10 * time.Second, read: time.Minute, write: time.Minute, idle: 90 * time.Second}); got != want {
+		t.Errorf("server timeouts = %+v, want %+v", got, want)
+	}
+	m.serverTimeouts.idle, m.serverTimeouts.readHeader = 200*time.Millisecond, 200*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Start(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Start = %v", err)
+		}
+	}()
+	for _, tc := range []struct{ name, addr, path string }{
+		{"metrics", m.metricsLn.Addr().String(), "/metrics"},
+		{"health", m.healthLn.Addr().String(), "/healthz"},
+	} {
+		conn, err := net.Dial("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		// The client gives up long after the server should have.
+		if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(conn, "GET "+tc.path+" HTTP/1.1\r\nHost: probe\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s: read answer: %v", tc.name, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Close {
+			t.Fatalf("%s: GET %s = %d (close %v), want 200 on a kept-alive connection", tc.name, tc.path, resp.StatusCode, resp.Close)
+		}
+		if n, err := br.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+			t.Errorf("%s: idle connection: read = %d, %v; want the server to close it (EOF)", tc.name, n, err)
+		}
+
+		// A connection that never sends its request.
+		mute, err := net.Dial("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mute.Close()
+		if err := mute.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := mute.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+			t.Errorf("%s: mute connection: read = %d, %v; want the server to close it (EOF)", tc.name, n, err)
+		}
 	}
 }
