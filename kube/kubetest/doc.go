@@ -41,7 +41,8 @@
 //   - Fault injection: fail the next requests ([Server.FailNext]), delay
 //     them ([Server.Delay]), cut watches ([Server.CutWatches]), corrupt
 //     them ([Server.InjectWatchGarbage]), forget history
-//     ([Server.Compact]), deny a user a verb ([Server.Deny]), and count
+//     ([Server.Compact]), end every watch in 410 Expired
+//     ([Server.ExpireWatches]), deny a user a verb ([Server.Deny]), and count
 //     requests ([Server.Counts]) to prove there is no relist storm.
 //
 // Ownership: maps returned by the seeding methods ([Server.Create],
