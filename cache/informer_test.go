@@ -217,21 +217,28 @@ func TestInformerStartTwiceAndAfterStop(t *testing.T) {
 	})
 }
 
+// TestWaitForSyncNamesKindAndLastError: with WatchList, and with lists
+// (whose failed pages are retried inside the list), the error names the
+// last failure.
 func TestWaitForSyncNamesKindAndLastError(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		srv, c := newServer(t, kubetest.Options{})
-		srv.FailNext(1000, func(ri kubetest.RequestInfo) bool { return ri.Resource == "configmaps" },
-			kube.NewStatusError(500, kube.ReasonInternalError, "etcd is down"))
-		inf := newCMInformer(t, c, InformerOptions{})
-		startInformer(t, inf)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		err := inf.WaitForSync(ctx)
-		if err == nil || !errorsIs(err, ErrNotSynced) || !errorsIs(err, context.DeadlineExceeded) ||
-			!contains(err.Error(), "ConfigMap") || !contains(err.Error(), "etcd is down") {
-			t.Errorf("WaitForSync = %v, want ErrNotSynced naming ConfigMap and the last error", err)
-		}
-	})
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				srv.FailNext(1000, func(ri kubetest.RequestInfo) bool { return ri.Resource == "configmaps" },
+					kube.NewStatusError(500, kube.ReasonInternalError, "etcd is down"))
+				inf := newCMInformer(t, c, mode.opts)
+				startInformer(t, inf)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				err := inf.WaitForSync(ctx)
+				if err == nil || !errorsIs(err, ErrNotSynced) || !errorsIs(err, context.DeadlineExceeded) ||
+					!contains(err.Error(), "ConfigMap") || !contains(err.Error(), "etcd is down") {
+					t.Errorf("WaitForSync = %v, want ErrNotSynced naming ConfigMap and the last error", err)
+				}
+			})
+		})
+	}
 }
 
 func TestInformerNamespaces(t *testing.T) {

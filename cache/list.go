@@ -26,6 +26,7 @@ func (r *reflector) list(ctx context.Context) error {
 			if kube.IsGone(err) || ctx.Err() != nil {
 				return err
 			}
+			i.lastErr.Store(&err)
 			d := r.b.next(time.Now(), jitter())
 			i.log.Warn("list page failed; retrying", "err", err, "delay", d)
 			if !sleep(ctx, d) {
