@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -211,19 +210,7 @@ func TestWebhookDefaulterPastDeadline(t *testing.T) {
 		}
 		obj.WriteString(`]}}`)
 		review := whReview{UID: "late", Operation: "CREATE", Kind: (&whWidget{}).GroupVersionKind(), Resource: "widgets", Object: obj.String()}
-		req := httptest.NewRequest("POST", "/mutate-example-com-v1-widget?timeout=3s", strings.NewReader(review.JSON()))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		start := time.Now()
-		h.ServeHTTP(rec, req)
-		if took := time.Since(start); took != 3*time.Second {
-			t.Errorf("answered after %v, want 3s (the API server's timeout)", took)
-		}
-		var out struct{ Response whResponse }
-		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-			t.Fatal(err)
-		}
-		r := out.Response
+		r := serveTimedReview(t, h, "/mutate-example-com-v1-widget?timeout=3s", review, 3*time.Second)
 		if r.UID != "late" || r.Allowed || r.Patch != nil || r.Status == nil || r.Status.Code != 504 || r.Status.Reason != "Timeout" ||
 			!strings.Contains(r.Status.Message, "deadline exceeded") {
 			t.Errorf("response = allowed %v, %d bytes of patch, status %+v; want denied 504 Timeout, no patch", r.Allowed, len(r.Patch), r.Status)

@@ -204,22 +204,31 @@ func TestWebhookTimeout(t *testing.T) {
 			},
 		})
 		review := whReview{UID: "slow", Operation: "CREATE", Kind: whConfigMapKind, Object: `{"metadata":{"name":"c"}}`}
-		req := httptest.NewRequest("POST", "/validate--v1-configmap?timeout=3s", strings.NewReader(review.JSON()))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		start := time.Now()
-		h.ServeHTTP(rec, req)
-		if took := time.Since(start); took != 3*time.Second {
-			t.Errorf("answered after %v, want 3s (the API server's timeout)", took)
-		}
-		var out struct{ Response whResponse }
-		if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-			t.Fatal(err)
-		}
-		if r := out.Response; r.UID != "slow" || r.Allowed || r.Status.Code != 504 || !strings.Contains(r.Status.Message, "deadline exceeded") {
+		r := serveTimedReview(t, h, "/validate--v1-configmap?timeout=3s", review, 3*time.Second)
+		if r.UID != "slow" || r.Allowed || r.Status.Code != 504 || !strings.Contains(r.Status.Message, "deadline exceeded") {
 			t.Errorf("response = %+v %+v, want denied 504 with uid slow", r, r.Status)
 		}
 	})
+}
+
+// serveTimedReview has h answer review at target, inside a synctest
+// bubble, and fails the test unless the answer comes after exactly
+// want (the API server's timeout).
+func serveTimedReview(t *testing.T, h http.Handler, target string, review whReview, want time.Duration) whResponse {
+	t.Helper()
+	req := httptest.NewRequest("POST", target, strings.NewReader(review.JSON()))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	start := time.Now()
+	h.ServeHTTP(rec, req)
+	if took := time.Since(start); took != want {
+		t.Errorf("answered after %v, want %v (the API server's timeout)", took, want)
+	}
+	var out struct{ Response whResponse }
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Response
 }
 
 func TestWebhookRegisterWithoutKindPanics(t *testing.T) {

@@ -115,13 +115,7 @@ type gizmoItem struct {
 // 5,000 array elements answers a patch the real API server applies, and
 // the elements keep the fields the defaulter's type does not declare.
 func TestMutatingWebhookLargeArray(t *testing.T) {
-	admin, _ := loadConfigs(t)
-	c, err := kube.NewClient(admin, kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	c, ctx := adminClient(t)
 	suffix := randomName()
 	plural, kind := "gizmos"+suffix, "Gizmo"+suffix
 	crd := gizmoCRD(plural, kind, []string{"v1"}, nil)
@@ -142,22 +136,10 @@ func TestMutatingWebhookLargeArray(t *testing.T) {
 			return nil
 		})),
 	})
-	mwc := &kube.Unstructured{
-		TypeMeta:   kube.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
-		ObjectMeta: kube.ObjectMeta{Name: "kubeloop-integration-" + suffix},
-		Content: map[string]any{"webhooks": []any{map[string]any{
-			"name":         "gizmos.mutate.kubeloop.test",
-			"clientConfig": map[string]any{"url": url + path, "caBundle": caBundle},
-			"rules": []any{map[string]any{
-				"apiGroups": []any{gizmoGroup}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"},
-				"resources": []any{plural}, "scope": "Namespaced",
-			}},
-			"admissionReviewVersions": []any{"v1"},
-			"sideEffects":             "None",
-			"failurePolicy":           "Fail",
-			"timeoutSeconds":          10,
-		}}},
-	}
+	mwc := webhookConfiguration("MutatingWebhookConfiguration", "kubeloop-integration-"+suffix, url+path, caBundle, map[string]any{
+		"apiGroups": []any{gizmoGroup}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"},
+		"resources": []any{plural}, "scope": "Namespaced",
+	})
 	if err := c.Create(ctx, mwc); err != nil {
 		t.Fatal(err)
 	}
@@ -202,13 +184,7 @@ func TestMutatingWebhookLargeArray(t *testing.T) {
 // version through the webhook; when a review is larger than the webhook's
 // limit, the client sees the webhook's message.
 func TestConversionWebhook(t *testing.T) {
-	admin, _ := loadConfigs(t)
-	c, err := kube.NewClient(admin, kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	c, ctx := adminClient(t)
 	suffix := randomName()
 	plural, kind := "gadgets"+suffix, "Gadget"+suffix
 	hub := kube.GroupVersionKind{Group: gizmoGroup, Version: "v1", Kind: kind}
@@ -277,7 +253,7 @@ func TestConversionWebhook(t *testing.T) {
 		return list, err
 	}
 	var list kube.List[kube.Unstructured]
-	eventually(t, "list in v2", func() error {
+	eventually(t, "list in v2", func() (err error) {
 		list, err = listV2()
 		return err
 	})
@@ -304,7 +280,7 @@ func TestConversionWebhook(t *testing.T) {
 	}
 	g := &kube.Unstructured{}
 	g.SetGroupVersionKind(spoke)
-	err = c.Get(ctx, kube.Key{Namespace: ns, Name: "big"}, g)
+	err := c.Get(ctx, kube.Key{Namespace: ns, Name: "big"}, g)
 	t.Logf("get past the limit: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "larger than the limit of 2048 bytes") {
 		t.Errorf("get in v2 of an object past the webhook's limit = %v, want the webhook's refusal", err)

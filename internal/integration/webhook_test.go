@@ -11,12 +11,12 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,62 +67,24 @@ func writeServingCert(t *testing.T, dir string) []byte {
 // TestValidatingWebhook registers kubeloop's webhook server with the real
 // kube-apiserver and sees a create denied by it.
 func TestValidatingWebhook(t *testing.T) {
-	admin, _ := loadConfigs(t)
-	c, err := kube.NewClient(admin, kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-
-	dir := t.TempDir()
-	caPEM := writeServingCert(t, dir)
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := manager.RegisterValidator[kube.ConfigMap](srv, manager.ValidatorFuncs[kube.ConfigMap]{
-		Create: func(ctx context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
-			if cm.Data["color"] == "red" {
-				return nil, errors.New(`data.color: "red" is reserved`)
-			}
-			return nil, nil
-		},
-	})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	srvCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- srv.Start(srvCtx) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("webhook server: %v", err)
-		}
-	}()
-
-	name := "kubeloop-integration-" + randomName()
-	vwc := &kube.Unstructured{
-		TypeMeta:   kube.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
-		ObjectMeta: kube.ObjectMeta{Name: name},
-		Content: map[string]any{"webhooks": []any{map[string]any{
-			"name": "configmaps.validate.kubeloop.test",
-			"clientConfig": map[string]any{
-				"url":      "https://" + srv.Addr().String() + path,
-				"caBundle": base64.StdEncoding.EncodeToString(caPEM),
+	c, ctx := adminClient(t)
+	const path = "/validate-configmaps"
+	url, caBundle := startWebhooks(t, map[string]http.Handler{
+		path: manager.ValidatingWebhookFor[kube.ConfigMap](manager.ValidatorFuncs[kube.ConfigMap]{
+			Create: func(ctx context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
+				if cm.Data["color"] == "red" {
+					return nil, errors.New(`data.color: "red" is reserved`)
+				}
+				return nil, nil
 			},
-			"rules": []any{map[string]any{
-				"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"},
-				"resources": []any{"configmaps"}, "scope": "Namespaced",
-			}},
-			"objectSelector":          map[string]any{"matchLabels": map[string]any{"kubeloop.test/webhook": name}},
-			"admissionReviewVersions": []any{"v1"},
-			"sideEffects":             "None",
-			"failurePolicy":           "Fail",
-			"timeoutSeconds":          5,
-		}}},
-	}
+		}),
+	})
+	name := "kubeloop-integration-" + randomName()
+	vwc := webhookConfiguration("ValidatingWebhookConfiguration", name, url+path, caBundle, map[string]any{
+		"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"},
+		"resources": []any{"configmaps"}, "scope": "Namespaced",
+	})
+	vwc.Content["webhooks"].([]any)[0].(map[string]any)["objectSelector"] = map[string]any{"matchLabels": map[string]any{"kubeloop.test/webhook": name}}
 	if err := c.Create(ctx, vwc); err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +114,39 @@ func TestValidatingWebhook(t *testing.T) {
 		t.Errorf("create of a blue ConfigMap = %v, want it admitted", err)
 	}
 	c.Delete(ctx, blue, kube.DeleteOptions{})
+}
+
+// webhookConfiguration is a Validating- or MutatingWebhookConfiguration
+// (kind) of one webhook at url, for the requests rule matches, failing
+// closed after 10s.
+func webhookConfiguration(kind, name, url, caBundle string, rule map[string]any) *kube.Unstructured {
+	return &kube.Unstructured{
+		TypeMeta:   kube.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: kind},
+		ObjectMeta: kube.ObjectMeta{Name: name},
+		Content: map[string]any{"webhooks": []any{map[string]any{
+			"name":                    "webhook.kubeloop.test",
+			"clientConfig":            map[string]any{"url": url, "caBundle": caBundle},
+			"rules":                   []any{rule},
+			"admissionReviewVersions": []any{"v1"},
+			"sideEffects":             "None",
+			"failurePolicy":           "Fail",
+			"timeoutSeconds":          10,
+		}}},
+	}
+}
+
+// adminClient is a client of the harness's server as its admin, and a
+// context that ends with the test, or after two minutes.
+func adminClient(t *testing.T) (*kube.Client, context.Context) {
+	t.Helper()
+	admin, _ := loadConfigs(t)
+	c, err := kube.NewClient(admin, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return c, ctx
 }
 
 func randomName() string {
