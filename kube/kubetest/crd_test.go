@@ -68,7 +68,7 @@ func TestCustomResourceDefinition(t *testing.T) {
 			t.Errorf("widget list items = %v, want items with kind", items)
 		}
 		r := c.do("PUT", widgets+"/w", `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"color":"blue"}}`)
-		want := `widgets.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`
+		want := `widgets.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`
 		if st := r.json(t); r.code != 422 || st["message"] != want {
 			t.Errorf("PUT of a custom resource without resourceVersion = %d %q, want 422 %q", r.code, st["message"], want)
 		}

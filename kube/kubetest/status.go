@@ -190,7 +190,13 @@ func (e fieldError) body() string {
 		s = "Forbidden"
 	case "FieldValueNotSupported":
 		s = "Unsupported value: " + formatBadValue(e.Value)
-	default:
+	case "FieldValueTooLong":
+		s = "Too long"
+	case "FieldValueTooMany":
+		s = "Too many: " + formatBadValue(e.Value)
+	case "FieldValueDuplicate":
+		s = "Duplicate value: " + formatBadValue(e.Value)
+	default: // FieldValueInvalid, FieldValueTypeInvalid
 		s = "Invalid value: " + formatBadValue(e.Value)
 	}
 	if e.Detail != "" {
@@ -200,7 +206,7 @@ func (e fieldError) body() string {
 }
 
 // formatBadValue formats a bad value as field.Error does: strings quoted,
-// simple numbers and bools plain, anything else with %#v.
+// simple numbers and bools plain, anything else as JSON.
 func formatBadValue(v any) string {
 	if v == nil || (reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
 		return "null"
@@ -210,6 +216,9 @@ func formatBadValue(v any) string {
 		return strconv.Quote(t)
 	case int64, int32, float64, float32, bool:
 		return fmt.Sprint(t)
+	}
+	if raw, err := json.Marshal(v); err == nil {
+		return string(raw)
 	}
 	return fmt.Sprintf("%#v", v)
 }
