@@ -44,6 +44,10 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, errBadRequest("metadata.managedFields must be nil"))
 		return
 	}
+	if serr := c.checkApplyConfig(config); serr != nil {
+		writeError(c.w, serr)
+		return
+	}
 	if str(meta, "name") == "" {
 		meta["name"] = c.info.Name
 	}

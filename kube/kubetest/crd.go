@@ -104,6 +104,7 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 			Detail: "must have exactly one version marked as storage version"})
 	}
 	errs = append(errs, validatePrinterColumns(o)...)
+	errs = append(errs, validateCRDSchemas(o)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", name, errs)
 	}
@@ -156,6 +157,7 @@ func validateCRDUpdate(next, old obj) *kube.StatusError {
 		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
 	}
 	errs = append(errs, validatePrinterColumns(next)...)
+	errs = append(errs, validateCRDSchemas(next)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", str(metaOf(next), "name"), errs)
 	}
@@ -210,7 +212,8 @@ func (s *Server) registerCRDLocked(o obj) {
 			Kind: cs.kind, ListKind: cs.kind + "List", Namespaced: cs.scope == "Namespaced",
 			ShortNames: cs.shortNames, Categories: cs.categories, Status: v.status, Generation: true,
 			ConditionalUpdate: true, Fields: v.fields, CRD: name, StorageVersion: storage,
-			MultiVersion: len(cs.versions) > 1, Printer: v.printer}
+			MultiVersion: len(cs.versions) > 1, Printer: v.printer,
+			Schema: compileCRDSchema(crdVersionSchema(o, v.name))}
 		if cs.listKind != "" {
 			r.ListKind = cs.listKind
 		}
@@ -220,6 +223,7 @@ func (s *Server) registerCRDLocked(o obj) {
 	if s.cols[key] == nil {
 		s.cols[key] = newCollection(s.opts.HistorySize, s.rv)
 	}
+	s.recoerceStoredLocked(s.reg.lookup(cs.group, storage, cs.plural))
 }
 
 // crdTerminatingLocked reports whether the CRD named crd is being deleted.

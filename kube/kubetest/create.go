@@ -117,6 +117,7 @@ func (s *Server) checkNamespaceLocked(wr *write, name string, create bool) *kube
 // the record that would have been stored (without a resourceVersion).
 func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	res, col := wr.res, wr.col
+	coerceObject(res, o)
 	meta := metaOf(o)
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		}
 		meta["name"] = name
 	}
-	if errs := validateMeta(res, meta, name); len(errs) > 0 {
+	if errs := append(validateMeta(res, meta, name), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	if err := s.checkNamespaceLocked(wr, name, true); err != nil {

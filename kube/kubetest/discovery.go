@@ -116,6 +116,9 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 			"2026-01-01T00:00:00Z", runtime.Version(), "gc", runtime.GOOS + "/" + runtime.GOARCH}, "", "  ")
 		writeJSON(w, http.StatusOK, body)
 		return
+	case p == "/openapi/v2" || p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
+		s.serveOpenAPI(w, r, p)
+		return
 	}
 	parts := splitPath(p)
 	s.mu.Lock()

@@ -36,6 +36,9 @@ type call struct {
 	// manager is the field manager of a write: ?fieldManager= or the
 	// first segment of the User-Agent.
 	manager string
+	// fieldValidation is ?fieldValidation= of a write: Strict, Warn (the
+	// default) or Ignore (fieldvalidation.go).
+	fieldValidation string
 }
 
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
@@ -77,6 +80,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 			}
 		}
 		c.dryRun = true
+	}
+	if info.Verb == "create" || info.Verb == "update" || info.Verb == "patch" {
+		if err := c.parseFieldValidation(); err != nil {
+			writeError(w, err)
+			return
+		}
 	}
 	c.manager = c.q.Get("fieldManager")
 	if c.manager == "" {
@@ -216,6 +225,9 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 	if err != nil {
 		return nil, errBadRequest("the object provided could not be decoded: " + err.Error())
 	}
+	if err := c.checkBody(body, o); err != nil {
+		return nil, err
+	}
 	if err := checkKind(c.res, o); err != nil {
 		return nil, err
 	}
@@ -271,6 +283,7 @@ func renderAs(raw []byte, res *resource, partial bool) []byte {
 	if partial {
 		return encodeObject(obj{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]})
 	}
+	coerceObject(res, o) // defaults of the version read
 	o["apiVersion"] = res.apiVersion()
 	return encodeObject(o)
 }

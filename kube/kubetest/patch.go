@@ -85,13 +85,13 @@ func (s *Server) servePatch(c *call) {
 			if !isObj {
 				return nil, errBadRequest("the patched document is not a JSON object")
 			}
-			return o, nil
+			return o, c.checkPatched(mt, body, o)
 		}
 		o, _ := jsonpatch.MergeValue(cur, merge).(obj)
 		if o == nil {
 			return nil, errBadRequest("the patched document is not a JSON object")
 		}
-		return o, nil
+		return o, c.checkPatched(mt, body, o)
 	})
 	s.mu.Unlock()
 	if serr != nil {

@@ -61,6 +61,10 @@ type resource struct {
 	// Printer makes the Table rows of a custom resource (its version's
 	// additionalPrinterColumns); built-ins find theirs by name.
 	Printer *printer
+	// Schema is the kind's compiled schema (schema.go): captured for
+	// built-ins, the CRD version's openAPIV3Schema for custom resources;
+	// nil for a kind without one, which is then schemaless.
+	Schema *schema
 }
 
 // apiVersion is the resource's group/version as objects carry it.
@@ -181,6 +185,7 @@ type registry struct {
 func newRegistry() *registry {
 	reg := &registry{byGV: map[string][]*resource{}}
 	for _, r := range builtins() {
+		r.Schema = builtinSchema(r.Group, r.Version, r.Kind)
 		reg.add(r)
 	}
 	return reg

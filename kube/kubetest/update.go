@@ -26,6 +26,7 @@ type updateResult struct {
 // write in managedFields (nil: an Update by wr.manager).
 func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next obj, now string)) (updateResult, *kube.StatusError) {
 	res, col := wr.res, wr.col
+	coerceObject(res, o)
 	meta := metaOf(o)
 	if name := str(meta, "name"); name != wr.name {
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
@@ -55,7 +56,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	old := mustDecode(prev.raw)
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := metaOf(next)
-	if errs := validateMeta(res, nextMeta, wr.name); len(errs) > 0 {
+	if errs := append(validateMeta(res, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// jsonRoundTrip turns Go literals into what decoded JSON holds (float64
+// numbers, []any, map[string]any).
+func jsonRoundTrip(t *testing.T, v any) obj {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out obj
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// diffJSON reports the first path where two decoded JSON values differ.
+func diffJSON(path string, got, want any) string {
+	gm, ok1 := got.(obj)
+	wm, ok2 := want.(obj)
+	if ok1 && ok2 {
+		for k := range wm {
+			if _, ok := gm[k]; !ok {
+				return path + "." + k + ": missing"
+			}
+		}
+		for _, k := range sortedKeys(gm) {
+			if _, ok := wm[k]; !ok {
+				return path + "." + k + ": unexpected"
+			}
+			if d := diffJSON(path+"."+k, gm[k], wm[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		return path + ": got " + string(g) + ", want " + string(w)
+	}
+	return ""
+}
+
+// TestCRDOpenAPIMatchesCapture builds the documents of the capture CRDs
+// from their names and schemas and compares them with what the real
+// server published for them.
+func TestCRDOpenAPIMatchesCapture(t *testing.T) {
+	data := loadOpenAPI()
+	for _, c := range captureCRDs {
+		k := crdKind{names: c.crdNames, scope: c.scope, status: true, schema: jsonRoundTrip(t, c.schema)}
+		if d := diffJSON("v3", crdOpenAPIV3([]crdKind{k}), data.crdV3[c.scope]); d != "" {
+			t.Errorf("%s: OpenAPI v3 differs from the capture: %s", c.scope, d)
+		}
+		paths, defs := crdOpenAPIV2Parts(k)
+		if d := diffJSON("v2", obj{"paths": paths, "definitions": defs}, data.crdV2[c.scope]); d != "" {
+			t.Errorf("%s: OpenAPI v2 differs from the capture: %s", c.scope, d)
+		}
+	}
+}
+
+func TestInstantiateRenames(t *testing.T) {
+	doc := crdOpenAPIV3([]crdKind{{names: crdNames{group: "stable.example.com", version: "v1beta1", kind: "Apple",
+		listKind: "AppleList", plural: "apples"}, scope: "Namespaced", status: false}})
+	raw, _ := json.Marshal(doc)
+	s := string(raw)
+	for _, capture := range []string{"qq", "Zzkind", "zzplurals", "Qq"} {
+		if strings.Contains(s, capture) {
+			t.Errorf("document still names the capture CRD (%q)", capture)
+		}
+	}
+	for _, want := range []string{`"/apis/stable.example.com/v1beta1/namespaces/{namespace}/apples/{name}"`,
+		`"operationId":"createStableExampleComV1beta1NamespacedApple"`, `"create an Apple"`,
+		`"com.example.stable.v1beta1.AppleList"`, `"stableExampleCom_v1beta1"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("document lacks %s", want)
+		}
+	}
+	if strings.Contains(s, "/status") {
+		t.Errorf("document has status paths for a version without the status subresource")
+	}
+}
+
+func TestOpenAPIServing(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	index := must(t, c, 200, "GET", "/openapi/v3", "")
+	if ct := index.header.Get("Content-Type"); ct != "text/plain; charset=utf-8" {
+		t.Errorf("index Content-Type = %q, want the real server's text/plain", ct)
+	}
+	var idx struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(index.body, &idx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"api", "api/v1", "apis", "apis/apps", "apis/apps/v1", "apis/coordination.k8s.io/v1", "version"} {
+		if !strings.HasPrefix(idx.Paths[p].ServerRelativeURL, "/openapi/v3/"+p+"?hash=") {
+			t.Errorf("index entry %s = %q, want a URL with a hash", p, idx.Paths[p].ServerRelativeURL)
+		}
+	}
+	u := idx.Paths["api/v1"].ServerRelativeURL
+	doc := must(t, c, 200, "GET", u, "")
+	if doc.header.Get("Cache-Control") != "public, immutable" || doc.header.Get("Expires") == "" || doc.header.Get("Etag") == "" {
+		t.Errorf("hashed document headers = %v, want immutable caching and an ETag", doc.header)
+	}
+	var v1 obj
+	if err := json.Unmarshal(doc.body, &v1); err != nil {
+		t.Fatal(err)
+	}
+	if v1["paths"].(obj)["/api/v1/namespaces/{namespace}/configmaps/{name}"] == nil {
+		t.Errorf("api/v1 has no configmap path")
+	}
+	if v1["paths"].(obj)["/api/v1/namespaces/{namespace}/pods/{name}/log"] != nil {
+		t.Errorf("api/v1 publishes pods/log, which the server does not serve")
+	}
+	must(t, c, 304, "GET", "/openapi/v3/api/v1", "", "If-None-Match", doc.header.Get("Etag"))
+	req := httptest.NewRequest("GET", "/openapi/v3/api/v1?hash=stale", nil)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if rec.Code != 301 || rec.Header().Get("Location") != u {
+		t.Errorf("stale hash = %d Location %q, want 301 to %q", rec.Code, rec.Header().Get("Location"), u)
+	}
+	must(t, c, 406, "GET", "/openapi/v3/api/v1", "", "Accept", "application/yaml")
+	must(t, c, 404, "GET", "/openapi/v3/apis/nope/v1", "")
+	v2 := must(t, c, 200, "GET", "/openapi/v2", "", "Accept", "application/json")
+	if !strings.Contains(string(v2.body), `"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"`) {
+		t.Errorf("/openapi/v2 lacks the deployment path")
+	}
+	must(t, c, 406, "GET", "/openapi/v2", "", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+
+	// A CRD adds its group version, changes it with its schema, and takes
+	// it away when it goes.
+	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"apples.stable.example.com"},
+"spec":{"group":"stable.example.com","scope":"Namespaced","names":{"plural":"apples","kind":"Apple"},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"integer"}}}}}}}]}}`
+	must(t, c, 201, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+	created := must(t, c, 200, "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/apples.stable.example.com", "").json(t)
+	first := openAPIIndexURL(t, c, "apis/stable.example.com/v1")
+	if first == "" {
+		t.Fatalf("the CRD's group version is not in the index")
+	}
+	apple := must(t, c, 200, "GET", first, "").json(t)
+	if componentsOf(apple)["com.example.stable.v1.Apple"] == nil {
+		t.Fatalf("the CRD document has no Apple schema: %v", apple["components"])
+	}
+	spec := created["spec"].(map[string]any)
+	spec["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)["properties"].(map[string]any)["color"] = map[string]any{"type": "string"}
+	body, _ := json.Marshal(created)
+	must(t, c, 200, "PUT", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/apples.stable.example.com", string(body))
+	second := openAPIIndexURL(t, c, "apis/stable.example.com/v1")
+	if second == first {
+		t.Errorf("the document's hash did not change with the schema")
+	}
+	if !strings.Contains(string(must(t, c, 200, "GET", second, "").body), `"color"`) {
+		t.Errorf("the document does not show the new field")
+	}
+	if !strings.Contains(string(must(t, c, 200, "GET", "/openapi/v2", "").body), `"com.example.stable.v1.Apple"`) {
+		t.Errorf("/openapi/v2 lacks the CRD's definition")
+	}
+	must(t, c, 200, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/apples.stable.example.com", "")
+	if u := openAPIIndexURL(t, c, "apis/stable.example.com/v1"); u != "" {
+		t.Errorf("the deleted CRD's group version is still in the index: %s", u)
+	}
+}
+
+// must sends a request and fails the test unless it answers code.
+func must(t *testing.T, c *client, code int, method, path, body string, headers ...string) response {
+	t.Helper()
+	r := c.do(method, path, body, headers...)
+	if r.code != code {
+		t.Fatalf("%s %s = %d %s, want %d", method, path, r.code, r.body, code)
+	}
+	return r
+}
+
+func openAPIIndexURL(t *testing.T, c *client, path string) string {
+	t.Helper()
+	var idx struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(must(t, c, 200, "GET", "/openapi/v3", "").body, &idx); err != nil {
+		t.Fatal(err)
+	}
+	return idx.Paths[path].ServerRelativeURL
+}

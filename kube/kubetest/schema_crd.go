@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"bytes"
+	"reflect"
+	"strconv"
+)
+
+// This file applies a CRD's schema to its custom resources: the compiled
+// schema of a served version, the decoding-time changes (unknown fields
+// pruned, disallowed nulls dropped, defaults set) and the validation a
+// write ends with (422 Invalid, merged with the metadata errors).
+
+// compileCRDSchema compiles the openAPIV3Schema of a CRD version. The
+// result is the kind's schema as the server publishes it: metadata is
+// ObjectMeta and apiVersion and kind are strings, at the root and in
+// embedded resources; the CRD's own metadata rules (name, generateName)
+// are kept aside for validation. Nil when the version has no schema.
+func compileCRDSchema(raw obj) *schema {
+	if raw == nil {
+		return nil
+	}
+	root := newCompiler(nil).Compile(raw)
+	withObjectMeta(root, true, map[*schema]bool{})
+	return root
+}
+
+// withObjectMeta gives the root and every embedded resource under s the
+// standard metadata, apiVersion and kind fields.
+func withObjectMeta(s *schema, root bool, seen map[*schema]bool) {
+	if s == nil || seen[s] {
+		return
+	}
+	seen[s] = true
+	if root || s.EmbeddedResource {
+		props := make(map[string]*schema, len(s.Properties)+3)
+		for k, v := range s.Properties {
+			props[k] = v
+		}
+		if root {
+			s.userMeta = s.Properties["metadata"]
+		}
+		props["metadata"] = loadOpenAPI().objectMeta
+		props["apiVersion"] = &schema{Type: "string"}
+		props["kind"] = &schema{Type: "string"}
+		s.Properties = props
+	}
+	for k, p := range s.Properties {
+		if !(metaFields[k] && (root || s.EmbeddedResource)) {
+			withObjectMeta(p, false, seen)
+		}
+	}
+	withObjectMeta(s.Additional, false, seen)
+	withObjectMeta(s.Elem, false, seen)
+}
+
+// coerceCustomResource does to o what the real server's decoding of a
+// custom resource does: unknown fields of metadata are dropped (by the
+// encoding) and the rest pruned by the schema, nulls the schema does not
+// allow removed, and defaults set. It returns the unknown fields' paths
+// when track is set: metadata's first, then the rest sorted.
+func coerceCustomResource(s *schema, o obj, track bool) []string {
+	var unknown []string
+	if m, ok := o["metadata"].(obj); ok && track {
+		om := loadOpenAPI().objectMeta
+		for _, k := range sortedKeys(m) {
+			if om.Properties[k] == nil {
+				unknown = append(unknown, "metadata."+k)
+			}
+		}
+	}
+	unknown = append(unknown, pruneObject(s, o, track, false)...)
+	dropNulls(s, o)
+	applyDefaults(s, o)
+	return unknown
+}
+
+// coerceLocked fits an object about to be written to its kind's schema:
+// a built-in kind loses its unknown fields (its Go type would drop them);
+// a custom resource is pruned and defaulted.
+func coerceObject(res *resource, o obj) {
+	switch {
+	case res.Schema == nil:
+	case res.CRD == "":
+		pruneObject(res.Schema, o, false, true)
+	default:
+		coerceCustomResource(res.Schema, o, false)
+	}
+}
+
+// validateCustomResource validates a custom resource about to be stored:
+// o against the schema (for sub "status", its status only), with
+// ratcheting against old on updates (old nil on create). On a create of a
+// kind with a status subresource the status is not validated: it is
+// replaced by the server.
+func validateCustomResource(res *resource, sub string, o, old obj) []fieldError {
+	s := res.Schema
+	if res.CRD == "" || s == nil {
+		return nil
+	}
+	if sub == "status" {
+		st, ok := o["status"]
+		if !ok {
+			return nil
+		}
+		v := &schemaValidator{}
+		v.value(s.Properties["status"], st, "status", old["status"], old != nil)
+		return v.errs
+	}
+	view := o
+	if old == nil && res.Status {
+		if _, has := o["status"]; has {
+			view = make(obj, len(o))
+			for k, x := range o {
+				if k != "status" {
+					view[k] = x
+				}
+			}
+		}
+	}
+	errs := validateSchema(s, view, old)
+	errs = append(errs, validateEmbedded(s, view, "", true)...)
+	errs = append(errs, validateListSets(s, view, "")...)
+	return errs
+}
+
+// validateEmbedded checks the embedded resources under x as the real
+// server does: apiVersion and kind are required and well-formed.
+func validateEmbedded(s *schema, x any, path string, root bool) []fieldError {
+	if s == nil {
+		return nil
+	}
+	var errs []fieldError
+	switch t := x.(type) {
+	case obj:
+		if s.EmbeddedResource && !root {
+			for _, k := range []string{"apiVersion", "kind"} {
+				if _, ok := t[k]; !ok {
+					errs = append(errs, fieldError{Type: "FieldValueRequired", Field: child(path, k)})
+				}
+			}
+			for _, k := range []string{"apiVersion", "kind"} {
+				v, ok := t[k]
+				if !ok {
+					continue
+				}
+				str, isStr := v.(string)
+				switch {
+				case !isStr:
+					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: v, Detail: "must be a string"})
+				case str == "":
+					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: str, Detail: "must not be empty"})
+				}
+			}
+		}
+		for _, k := range sortedKeys(t) {
+			if (root || s.EmbeddedResource) && metaFields[k] {
+				continue
+			}
+			if p := s.Field(k); p != nil {
+				errs = append(errs, validateEmbedded(p, t[k], child(path, k), false)...)
+			}
+		}
+	case []any:
+		for i, v := range t {
+			errs = append(errs, validateEmbedded(s.Elem, v, path+"["+strconv.Itoa(i)+"]", false)...)
+		}
+	}
+	return errs
+}
+
+// validateListSets reports the duplicates of set and map lists under x.
+func validateListSets(s *schema, x any, path string) []fieldError {
+	if s == nil {
+		return nil
+	}
+	var errs []fieldError
+	switch t := x.(type) {
+	case obj:
+		for _, k := range sortedKeys(t) {
+			if p := s.Field(k); p != nil && !(path == "" && k == "metadata") {
+				errs = append(errs, validateListSets(p, t[k], child(path, k))...)
+			}
+		}
+	case []any:
+		for i, v := range t {
+			p := path + "[" + strconv.Itoa(i) + "]"
+			switch s.ListType {
+			case "set":
+				for _, prev := range t[:i] {
+					if reflect.DeepEqual(prev, v) {
+						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p, Value: v})
+						break
+					}
+				}
+			case "map":
+				for _, prev := range t[:i] {
+					if sameListKeys(s.ListMapKeys, prev, v) {
+						keys := obj{}
+						if m, ok := v.(obj); ok {
+							for _, k := range s.ListMapKeys {
+								if kv, ok := m[k]; ok {
+									keys[k] = kv
+								}
+							}
+						}
+						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p, Value: keys})
+						break
+					}
+				}
+			}
+			errs = append(errs, validateListSets(s.Elem, v, p)...)
+		}
+	}
+	return errs
+}
+
+// crdVersionSchema returns the openAPIV3Schema of a version of a CRD
+// object, nil when it has none.
+func crdVersionSchema(crd obj, version string) obj {
+	spec, _ := crd["spec"].(obj)
+	for _, v := range anyList(spec["versions"]) {
+		m, _ := v.(obj)
+		if str(m, "name") != version {
+			continue
+		}
+		sc, _ := m["schema"].(obj)
+		raw, _ := sc["openAPIV3Schema"].(obj)
+		return raw
+	}
+	return nil
+}
+
+// recoerceStoredLocked fits the stored objects of a custom resource to
+// the schema of its storage version after a CRD change, as the real
+// server's reads from storage prune and default them: an object stored
+// before a default was added reads with it. The objects keep their
+// resourceVersion and no watch event is sent (the real server's storage
+// does not change either). Cost: O(objects) when the CRD changes.
+func (s *Server) recoerceStoredLocked(res *resource) {
+	if res == nil || res.Schema == nil {
+		return
+	}
+	col := s.cols[res.colKey()]
+	if col == nil {
+		return
+	}
+	for k, rec := range col.objects {
+		o := mustDecode(rec.raw)
+		coerceCustomResource(res.Schema, o, false)
+		if raw := encodeObject(o); !bytes.Equal(raw, rec.raw) {
+			col.objects[k] = makeRecord(res, o)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSchemaShapes checks the lookup merges and server-side apply build
+// on: list types, map keys, patch strategies and struct or map, from the
+// captured schemas and from a CRD's.
+func TestSchemaShapes(t *testing.T) {
+	reg := newRegistry()
+	deploy := reg.lookup("apps", "v1", "deployments").Schema
+	cm := reg.lookup("", "v1", "configmaps").Schema
+	pod := reg.lookup("", "v1", "pods").Schema
+	crd := compileCRDSchema(jsonRoundTrip(t, captureSchema))
+	for _, tc := range []struct {
+		what string
+		s    *schema
+		want fieldShape
+	}{
+		{"deployment containers", deploy.Lookup("spec", "template", "spec", "containers"),
+			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"name"}, PatchStrategy: "merge", MergeKey: "name"}},
+		{"pod container ports", pod.Lookup("spec", "containers", "ports"),
+			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"containerPort", "protocol"},
+				PatchStrategy: "merge", MergeKey: "containerPort"}},
+		{"pod container args", pod.Lookup("spec", "containers", "args"),
+			fieldShape{Known: true, Type: "array", ListType: "atomic"}},
+		{"configmap data", cm.Field("data"), fieldShape{Known: true, Type: "object", Map: true, MapType: "granular"}},
+		{"configmap metadata", cm.Field("metadata"), fieldShape{Known: true, Type: "object", Struct: true, MapType: "granular"}},
+		{"finalizers", cm.Lookup("metadata", "finalizers"),
+			fieldShape{Known: true, Type: "array", ListType: "set", PatchStrategy: "merge"}},
+		{"owner references", cm.Lookup("metadata", "ownerReferences"),
+			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"uid"}, PatchStrategy: "merge", MergeKey: "uid"}},
+		{"custom resource conditions", crd.Lookup("status", "conditions"),
+			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"type"}}},
+		{"custom resource set", crd.Lookup("spec", "tags"), fieldShape{Known: true, Type: "array", ListType: "set"}},
+		{"custom resource metadata is ObjectMeta", crd.Lookup("metadata", "ownerReferences"),
+			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"uid"}, PatchStrategy: "merge", MergeKey: "uid"}},
+		{"custom resource int-or-string", crd.Lookup("spec", "port"), fieldShape{Known: true, IntOrString: true}},
+		{"preserved unknown fields", crd.Lookup("spec", "extra"),
+			fieldShape{Known: true, Type: "object", MapType: "granular", PreserveUnknown: true}},
+		{"inside preserved unknown fields", crd.Lookup("spec", "extra", "anything"), fieldShape{}},
+		{"unknown field", cm.Lookup("nope", "deeper"), fieldShape{}},
+	} {
+		if got := tc.s.Shape(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Shape() = %+v, want %+v", tc.what, got, tc.want)
+		}
+	}
+	if item := deploy.Lookup("spec", "template", "spec", "containers").Items(); !item.Shape().Struct || item.Field("image").Shape().Type != "string" {
+		t.Errorf("container items = %+v, want a struct with a string image", item.Shape())
+	}
+}
+
+// TestBuiltinSchemasCaptured checks that every built-in kind has its
+// captured schema.
+func TestBuiltinSchemasCaptured(t *testing.T) {
+	for _, r := range builtins() {
+		if builtinSchema(r.Group, r.Version, r.Kind) == nil {
+			t.Errorf("no captured schema for %s/%s %s", r.Group, r.Version, r.Kind)
+		}
+	}
+}
+
+func TestApplyTypeErrorsAllListed(t *testing.T) {
+	s := newRegistry().lookup("apps", "v1", "deployments").Schema
+	errs := applyTypeErrors(s, jsonRoundTrip(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+		"spec": map[string]any{"paused": 1.5, "replicas": true,
+			"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "a", "image": 5}}}}}}), "", true)
+	want := []string{".spec.paused: expected boolean, got &{1.5}", ".spec.replicas: expected numeric (int or float), got bool",
+		`.spec.template.spec.containers[name="a"].image: expected string, got &value.valueUnstructured{Value:5}`}
+	if strings.Join(errs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("applyTypeErrors = %q, want %q", errs, want)
+	}
+}
