@@ -68,6 +68,13 @@ func Run(t *testing.T, env Env) {
 		{"TableProtocol", testTableProtocol},
 		{"TableBuiltins", testTableBuiltins},
 		{"TableCustomResource", testTableCustomResource},
+		{"FieldValidation", testFieldValidation},
+		{"BuiltinTypeErrors", testBuiltinTypeErrors},
+		{"CustomResourceValidation", testCustomResourceValidation},
+		{"CustomResourceDefaultsAndPruning", testCustomResourceDefaultsAndPruning},
+		{"CustomResourceRatcheting", testCustomResourceRatcheting},
+		{"NonStructuralCRD", testNonStructuralCRD},
+		{"OpenAPI", testOpenAPI},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			s.run(t, newFixture(t, env))
