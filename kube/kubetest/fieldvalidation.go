@@ -128,7 +128,13 @@ func (c *call) checkPatched(mt string, body []byte, patched obj) *kube.StatusErr
 		value = goValueString(patch)
 		typeErr = convertError(s, patched)
 		rep := scanBody(s, []byte(patchedJSON(c.res, patched)), false)
-		strict = append(strict, rep.strict...)
+		for _, e := range rep.strict {
+			// Directives ($setElementOrder/..., $patch) are the merge's,
+			// never unknown fields.
+			if !strings.Contains(e, `.$`) && !strings.HasPrefix(e, `unknown field "$`) {
+				strict = append(strict, e)
+			}
+		}
 	default:
 		rep := scanBody(s, []byte(value), false)
 		typeErr = rep.typeErr

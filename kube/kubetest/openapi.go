@@ -173,7 +173,10 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 			Paths map[string]entry `json:"paths"`
 		}{index})
 		h.Set("Content-Type", "text/plain; charset=utf-8")
-		http.ServeContent(w, r, "", openAPIModified(), bytes.NewReader(body))
+		// No Last-Modified (the real server sends one): kubectl's HTTP
+		// cache would revalidate with If-Modified-Since, and a CRD made
+		// within the same second would stay unseen.
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 	default:
 		path := strings.TrimPrefix(p, "/openapi/v3/")
 		s.mu.Lock()

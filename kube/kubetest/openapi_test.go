@@ -4,10 +4,12 @@ package kubetest
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // jsonRoundTrip turns Go literals into what decoded JSON holds (float64
@@ -197,4 +199,22 @@ func openAPIIndexURL(t *testing.T, c *client, path string) string {
 		t.Fatal(err)
 	}
 	return idx.Paths[path].ServerRelativeURL
+}
+
+// TestOpenAPIIndexNeverStale: a client that revalidates its cached index
+// (kubectl's HTTP cache sends If-Modified-Since) gets the CRD made since.
+func TestOpenAPIIndexNeverStale(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	first := must(t, c, 200, "GET", "/openapi/v3", "")
+	since := first.header.Get("Last-Modified")
+	if since == "" {
+		since = time.Now().UTC().Add(time.Hour).Format(http.TimeFormat)
+	}
+	must(t, c, 201, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"apples.stable.example.com"},
+"spec":{"group":"stable.example.com","scope":"Namespaced","names":{"plural":"apples","kind":"Apple"},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`)
+	again := must(t, c, 200, "GET", "/openapi/v3", "", "If-Modified-Since", since)
+	if !strings.Contains(string(again.body), `"apis/stable.example.com/v1"`) {
+		t.Errorf("revalidated index = %s, want the new CRD's group version", again.body)
+	}
 }
