@@ -39,7 +39,7 @@ const gadgetSchema = `{"type":"object","properties":{
 "need":{"type":"object","required":["x"],"properties":{"x":{"type":"string"}}},
 "obj":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"object","default":{},"properties":{"c":{"type":"integer","default":7}}}}}
 }},
-"status":{"type":"object","properties":{"phase":{"type":"string","enum":["A","B"]}}}}}`
+"status":{"type":"object","properties":{"phase":{"type":"string","enum":["A","B"]},"count":{"type":"integer","minimum":0}}}}}`
 
 // gadgets is a fresh Gadget CRD of a scenario.
 type gadgets struct {
@@ -119,6 +119,10 @@ func testCustomResourceValidation(t *testing.T, f *fixture) {
 		{`{"when":"yesterday"}`, []string{`spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"`}},
 		{`{"port":true}`, []string{`spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"`}},
 		{`{"template":{"metadata":{"name":"x"}}}`, []string{"spec.template.apiVersion: Required value", "spec.template.kind: Required value"}},
+		{`{"template":{"apiVersion":"v1","kind":"Bad_Kind","metadata":{"name":"ok"}}}`, []string{
+			`spec.template.kind: Invalid value: "Bad_Kind": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
+		{`{"template":{"apiVersion":"v1","kind":"K","metadata":{"name":"a/b"}}}`, []string{
+			`spec.template.metadata.name: Invalid value: "a/b": may not contain '/'`}},
 		{`{"ratio":1}`, []string{"spec.ratio: Invalid value: 0: factor MultipleOf declared for spec.ratio must be positive: 0",
 			"spec.ratio: Invalid value: 1: spec.ratio in body should be less than 1"}},
 		{`{"ratio":0.3}`, []string{"spec.ratio: Invalid value: 0.3: spec.ratio in body should be a multiple of 0.25"}},
@@ -223,6 +227,10 @@ func testCustomResourceDefaultsAndPruning(t *testing.T, f *fixture) {
 	r = f.send(t, "PATCH", g.collection+"/d/status", ctMerge, `{"status":{"phase":"Z"}}`)
 	expectStatus(t, "status with a phase out of its enum", r, 422, "Invalid",
 		g.invalid("d", `status.phase: Unsupported value: "Z": supported values: "A", "B"`))
+	// Its messages name paths from the status, its fields from the object.
+	r = f.send(t, "PATCH", g.collection+"/d/status", ctMerge, `{"status":{"count":-1}}`)
+	expectStatus(t, "status with a negative count", r, 422, "Invalid",
+		g.invalid("d", "status.count: Invalid value: -1: count in body should be greater than or equal to 0"))
 	r = f.send(t, "PATCH", g.collection+"/d/status", ctMerge, `{"status":{"phase":"A","junk":1},"spec":{"size":-1}}`)
 	expectWarnings(t, "status patch with an unknown field", r, `unknown field "status.junk"`)
 	if r.code != 200 {

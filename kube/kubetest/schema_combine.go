@@ -29,7 +29,7 @@ func (v *schemaValidator) combinators(s *schema, x any, path string) {
 		}
 		if !ok {
 			v.add("FieldValueInvalid", "<nil>", "", quoted+" must validate at least one schema (anyOf)")
-			v.errs = append(v.errs, best...)
+			v.merge(best)
 		}
 	}
 	if len(s.OneOf) > 0 {
@@ -46,7 +46,7 @@ func (v *schemaValidator) combinators(s *schema, x any, path string) {
 		switch {
 		case valid == 0:
 			v.add("FieldValueInvalid", "<nil>", "", quoted+" must validate one and only one schema (oneOf). Found none valid")
-			v.errs = append(v.errs, best...)
+			v.merge(best)
 		case valid > 1:
 			v.add("FieldValueInvalid", "<nil>", "", fmt.Sprintf("%s must validate one and only one schema (oneOf). Found %d valid alternatives", quoted, valid))
 		}
@@ -58,7 +58,7 @@ func (v *schemaValidator) combinators(s *schema, x any, path string) {
 			if len(errs) == 0 {
 				valid++
 			}
-			v.errs = append(v.errs, errs...)
+			v.merge(errs)
 		}
 		if valid != len(s.AllOf) {
 			extra := ""
@@ -75,7 +75,15 @@ func (v *schemaValidator) combinators(s *schema, x any, path string) {
 
 // validateValue validates x against s alone, for the combinators.
 func validateValue(s *schema, x any, path string) []fieldError {
-	sub := &schemaValidator{}
+	sub := &schemaValidator{} // fields relative: the caller's add them as they are
 	sub.value(s, x, path, nil, false)
 	return sub.errs
+}
+
+// merge adds the errors of a sub-validation (fields relative to the
+// value) below v's root.
+func (v *schemaValidator) merge(errs []fieldError) {
+	for _, e := range errs {
+		v.add(e.Type, e.Field, e.Value, e.Detail)
+	}
 }

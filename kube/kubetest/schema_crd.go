@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // This file applies a CRD's schema to its custom resources: the compiled
@@ -105,8 +106,10 @@ func validateCustomResource(res *resource, sub string, o, old obj) []fieldError 
 		if !ok {
 			return nil
 		}
-		v := &schemaValidator{}
-		v.value(s.Properties["status"], st, "status", old["status"], old != nil)
+		// The real server validates the status alone: its messages name
+		// paths from the status ("conditions[0].type in body ...").
+		v := &schemaValidator{root: "status"}
+		v.value(s.Properties["status"], st, "", old["status"], old != nil)
 		return v.errs
 	}
 	view := o
@@ -152,7 +155,18 @@ func validateEmbedded(s *schema, x any, path string, root bool) []fieldError {
 					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: v, Detail: "must be a string"})
 				case str == "":
 					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: str, Detail: "must not be empty"})
+				case k == "apiVersion" && strings.Count(str, "/") > 1:
+					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
+						Detail: "unexpected GroupVersion string: " + str})
+				case k == "kind":
+					if bad := isDNS1035Label(strings.ToLower(str)); len(bad) > 0 {
+						errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
+							Detail: "may have mixed case, but should otherwise match: " + strings.Join(bad, ",")})
+					}
 				}
+			}
+			if m, ok := t["metadata"].(obj); ok {
+				errs = append(errs, validateEmbeddedMeta(m, child(path, "metadata"))...)
 			}
 		}
 		for _, k := range sortedKeys(t) {
@@ -166,6 +180,50 @@ func validateEmbedded(s *schema, x any, path string, root bool) []fieldError {
 	case []any:
 		for i, v := range t {
 			errs = append(errs, validateEmbedded(s.Elem, v, path+"["+strconv.Itoa(i)+"]", false)...)
+		}
+	}
+	return errs
+}
+
+// validateEmbeddedMeta validates the metadata of an embedded resource as
+// ObjectMeta is validated, with names as path segments.
+func validateEmbeddedMeta(meta obj, path string) []fieldError {
+	var errs []fieldError
+	if gn := str(meta, "generateName"); gn != "" {
+		for _, m := range pathSegmentErrors(gn, true) {
+			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".generateName", Value: gn, Detail: m})
+		}
+	}
+	if name := str(meta, "name"); name != "" {
+		for _, m := range pathSegmentErrors(name, false) {
+			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".name", Value: name, Detail: m})
+		}
+	}
+	if ns := str(meta, "namespace"); ns != "" {
+		for _, m := range isDNS1123Label(ns) {
+			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".namespace", Value: ns, Detail: m})
+		}
+	}
+	// Labels and annotations as for any object (validate.go).
+	for _, e := range validateMeta(&resource{}, obj{"labels": meta["labels"], "annotations": meta["annotations"]}, "fakename") {
+		if e.Field != "metadata.name" {
+			e.Field = path + strings.TrimPrefix(e.Field, "metadata")
+			errs = append(errs, e)
+		}
+	}
+	return errs
+}
+
+// pathSegmentErrors is the real server's check of names that are one
+// path segment (content.IsPathSegmentName, IsPathSegmentPrefix).
+func pathSegmentErrors(name string, prefix bool) []string {
+	if !prefix && (name == "." || name == "..") {
+		return []string{"may not be '" + name + "'"}
+	}
+	var errs []string
+	for _, bad := range []string{"/", "%"} {
+		if strings.Contains(name, bad) {
+			errs = append(errs, "may not contain '"+bad+"'")
 		}
 	}
 	return errs

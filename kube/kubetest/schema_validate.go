@@ -24,6 +24,10 @@ import (
 // schemaValidator collects the field errors of one object.
 type schemaValidator struct {
 	errs []fieldError
+	// root is the field the validated value is at ("" for a whole
+	// object, "status" for a status update): error fields are below it,
+	// while messages name paths from the value, as the real server's do.
+	root string
 }
 
 // validateSchema validates o (or, for ratcheting, o against old; old nil
@@ -39,7 +43,19 @@ func validateSchema(s *schema, o, old obj) []fieldError {
 }
 
 func (v *schemaValidator) add(typ, path string, value any, detail string) {
-	v.errs = append(v.errs, fieldError{Type: typ, Field: path, Value: value, Detail: detail})
+	field := path
+	switch {
+	case path == "<nil>" && v.root != "": // errors without a field are at the root
+		field = v.root
+	case path == "<nil>":
+	case v.root != "" && path == "":
+		field = v.root
+	case v.root != "" && path[0] == '[':
+		field = v.root + path
+	case v.root != "":
+		field = v.root + "." + path
+	}
+	v.errs = append(v.errs, fieldError{Type: typ, Field: field, Value: value, Detail: detail})
 }
 
 // child is the path of a field: "spec", "spec.size".
