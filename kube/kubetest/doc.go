@@ -17,6 +17,17 @@
 //     deletionTimestamp, optimistic concurrency, managedFields,
 //     namespaces and their deletion, and Status errors with the real
 //     server's codes, reasons and messages.
+//   - Schemas as the real server has them: /openapi/v3 (index and
+//     group-version documents, hashed and cached for good) and
+//     /openapi/v2 for every served kind, built-in ones captured from
+//     kube-apiserver 1.36 and every CRD's from its openAPIV3Schema. The
+//     same schemas decide what a write does: type errors of built-in
+//     kinds (400, the Go decoder's words), unknown and duplicate fields
+//     by ?fieldValidation= (Strict 400, Warn (the default) a Warning
+//     header each, Ignore), pruning of unknown fields, and for custom
+//     resources the structural schema validation (422 with the real field
+//     paths and messages, ratcheting on updates), defaults and the
+//     refusal of non-structural CRDs. CEL rules are not evaluated.
 //   - Lists with label and field selectors, limit and continue (pages are
 //     consistent with the first), resourceVersion and
 //     resourceVersionMatch, and the PartialObjectMetadata projection.
