@@ -91,6 +91,20 @@ var loadOpenAPI = sync.OnceValue(func() *openAPIData {
 		}
 	}
 	d.objectMeta = c.Named(objectMetaName)
+	for key, info := range d.goFields {
+		i := strings.LastIndexByte(key, '.')
+		node := c.Named(key[:i])
+		if node == nil || node.Properties[key[i+1:]] == nil {
+			continue
+		}
+		if info.Type != "" {
+			info.full = info.goType(node.Properties[key[i+1:]])
+		}
+		if node.goFields == nil {
+			node.goFields = map[string]goField{}
+		}
+		node.goFields[key[i+1:]] = info
+	}
 	return d
 })
 

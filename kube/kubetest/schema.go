@@ -48,8 +48,10 @@ type schema struct {
 	// "boolean", or "" (any type).
 	Type   string
 	Format string
-	// Properties are the named fields of an object (a Go struct).
+	// Properties are the named fields of an object (a Go struct); names
+	// are their names in order.
 	Properties map[string]*schema
+	names      []string
 	// Additional is the schema of the values of a map
 	// (additionalProperties); nil when the object has none.
 	Additional *schema
@@ -85,6 +87,15 @@ type schema struct {
 	MapType          string   // x-kubernetes-map-type: granular, atomic
 	PatchStrategy    string   // x-kubernetes-patch-strategy
 	PatchMergeKey    string   // x-kubernetes-patch-merge-key
+
+	// goFields is, for a built-in struct, what the real server's Go
+	// decoder says of its fields beyond their schemas (schema_gotype.go),
+	// by field name.
+	goFields map[string]goField
+
+	// hasEmbedded and hasSetLists say, at the root of a custom resource,
+	// whether it has embedded resources and set or map lists to check.
+	hasEmbedded, hasSetLists bool
 
 	// userMeta is, at the root of a custom resource, the metadata schema
 	// its CRD gave (rules for name and generateName only): validation

@@ -43,6 +43,22 @@ func pruneObject(s *schema, o obj, track, builtin bool) []string {
 	return append(p.unknown, p.metaUnknown...)
 }
 
+// child and index build paths only when they are tracked: pruning
+// objects without unknown fields allocates nothing for them.
+func (p *pruner) child(path, key string) string {
+	if !p.track {
+		return ""
+	}
+	return child(path, key)
+}
+
+func (p *pruner) index(path string, i int) string {
+	if !p.track {
+		return ""
+	}
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
 func (p *pruner) record(path, key string) {
 	switch {
 	case !p.track:
@@ -63,7 +79,7 @@ func (p *pruner) value(s *schema, x any, path string) {
 			items = s.Elem
 		}
 		for i, v := range t {
-			p.value(items, v, path+"["+strconv.Itoa(i)+"]")
+			p.value(items, v, p.index(path, i))
 		}
 	}
 }
@@ -76,7 +92,7 @@ func (p *pruner) object(s *schema, o obj, path string, root bool) {
 		// An embedded object's metadata is ObjectMeta.
 		builtin, inMeta := p.builtin, p.inMeta
 		p.builtin, p.inMeta = true, true
-		p.object(loadOpenAPI().objectMeta, m, child(path, "metadata"), false)
+		p.object(loadOpenAPI().objectMeta, m, p.child(path, "metadata"), false)
 		p.builtin, p.inMeta = builtin, inMeta
 	}
 	if s != nil && s.PreserveUnknown {
@@ -85,9 +101,9 @@ func (p *pruner) object(s *schema, o obj, path string, root bool) {
 				continue
 			}
 			if prop, ok := s.Properties[k]; ok {
-				p.value(prop, v, child(path, k))
+				p.value(prop, v, p.child(path, k))
 			} else if s.Additional != nil {
-				p.value(s.Additional, v, child(path, k))
+				p.value(s.Additional, v, p.child(path, k))
 			}
 		}
 		return
@@ -104,9 +120,9 @@ func (p *pruner) object(s *schema, o obj, path string, root bool) {
 			p.record(path, k)
 			delete(o, k)
 		case s.Properties[k] != nil:
-			p.value(s.Properties[k], v, child(path, k))
+			p.value(s.Properties[k], v, p.child(path, k))
 		case s.Additional != nil:
-			p.value(s.Additional, v, child(path, k))
+			p.value(s.Additional, v, p.child(path, k))
 		default:
 			if !metaFields[k] || path != "" {
 				p.record(path, k)

@@ -12,8 +12,8 @@ import (
 
 // combinators checks allOf, anyOf, oneOf and not. Their errors name no
 // field, as the real server reports them ("<nil>").
-func (v *schemaValidator) combinators(s *schema, x any, path string) {
-	quoted := strconv.Quote(path)
+func (v *schemaValidator) combinators(s *schema, x any, path vpath) {
+	quoted := func() string { return strconv.Quote(path.String()) }
 	if len(s.AnyOf) > 0 {
 		var best []fieldError
 		ok := false
@@ -28,7 +28,7 @@ func (v *schemaValidator) combinators(s *schema, x any, path string) {
 			}
 		}
 		if !ok {
-			v.add("FieldValueInvalid", "<nil>", "", quoted+" must validate at least one schema (anyOf)")
+			v.add("FieldValueInvalid", "<nil>", "", quoted()+" must validate at least one schema (anyOf)")
 			v.merge(best)
 		}
 	}
@@ -45,10 +45,10 @@ func (v *schemaValidator) combinators(s *schema, x any, path string) {
 		}
 		switch {
 		case valid == 0:
-			v.add("FieldValueInvalid", "<nil>", "", quoted+" must validate one and only one schema (oneOf). Found none valid")
+			v.add("FieldValueInvalid", "<nil>", "", quoted()+" must validate one and only one schema (oneOf). Found none valid")
 			v.merge(best)
 		case valid > 1:
-			v.add("FieldValueInvalid", "<nil>", "", fmt.Sprintf("%s must validate one and only one schema (oneOf). Found %d valid alternatives", quoted, valid))
+			v.add("FieldValueInvalid", "<nil>", "", fmt.Sprintf("%s must validate one and only one schema (oneOf). Found %d valid alternatives", quoted(), valid))
 		}
 	}
 	if len(s.AllOf) > 0 {
@@ -65,16 +65,16 @@ func (v *schemaValidator) combinators(s *schema, x any, path string) {
 			if valid == 0 {
 				extra = ". None validated"
 			}
-			v.add("FieldValueInvalid", "<nil>", "", quoted+" must validate all the schemas (allOf)"+extra)
+			v.add("FieldValueInvalid", "<nil>", "", quoted()+" must validate all the schemas (allOf)"+extra)
 		}
 	}
 	if s.Not != nil && len(validateValue(s.Not, x, path)) == 0 {
-		v.add("FieldValueInvalid", "<nil>", "", quoted+" must not validate the schema (not)")
+		v.add("FieldValueInvalid", "<nil>", "", quoted()+" must not validate the schema (not)")
 	}
 }
 
 // validateValue validates x against s alone, for the combinators.
-func validateValue(s *schema, x any, path string) []fieldError {
+func validateValue(s *schema, x any, path vpath) []fieldError {
 	sub := &schemaValidator{} // fields relative: the caller's add them as they are
 	sub.value(s, x, path, nil, false)
 	return sub.errs

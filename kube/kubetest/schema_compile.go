@@ -100,6 +100,7 @@ func (c *compiler) fill(n *schema, raw obj) {
 			p, _ := v.(obj)
 			n.Properties[k] = c.Compile(p)
 		}
+		n.names = sortedKeys(n.Properties)
 	}
 	switch ap := raw["additionalProperties"].(type) {
 	case obj:

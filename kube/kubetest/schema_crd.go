@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"bytes"
-	"reflect"
 	"strconv"
 	"strings"
 )
@@ -24,6 +23,8 @@ func compileCRDSchema(raw obj) *schema {
 		return nil
 	}
 	root := newCompiler(nil).Compile(raw)
+	root.hasEmbedded = root.anyNode(func(n *schema) bool { return n.EmbeddedResource })
+	root.hasSetLists = root.anyNode(func(n *schema) bool { return n.ListType == "set" || n.ListType == "map" })
 	withObjectMeta(root, true, map[*schema]bool{})
 	return root
 }
@@ -46,7 +47,7 @@ func withObjectMeta(s *schema, root bool, seen map[*schema]bool) {
 		props["metadata"] = loadOpenAPI().objectMeta
 		props["apiVersion"] = &schema{Type: "string"}
 		props["kind"] = &schema{Type: "string"}
-		s.Properties = props
+		s.Properties, s.names = props, sortedKeys(props)
 	}
 	for k, p := range s.Properties {
 		if !(metaFields[k] && (root || s.EmbeddedResource)) {
@@ -109,7 +110,7 @@ func validateCustomResource(res *resource, sub string, o, old obj) []fieldError 
 		// The real server validates the status alone: its messages name
 		// paths from the status ("conditions[0].type in body ...").
 		v := &schemaValidator{root: "status"}
-		v.value(s.Properties["status"], st, "", old["status"], old != nil)
+		v.value(s.Properties["status"], st, make(vpath, 0, 16), old["status"], old != nil)
 		return v.errs
 	}
 	view := o
@@ -124,8 +125,12 @@ func validateCustomResource(res *resource, sub string, o, old obj) []fieldError 
 		}
 	}
 	errs := validateSchema(s, view, old)
-	errs = append(errs, validateEmbedded(s, view, "", true)...)
-	errs = append(errs, validateListSets(s, view, "")...)
+	if s.hasEmbedded {
+		errs = append(errs, validateEmbedded(s, view, "", true)...)
+	}
+	if s.hasSetLists {
+		errs = append(errs, validateListSets(s, view, make(vpath, 0, 16))...)
+	}
 	return errs
 }
 
@@ -230,26 +235,33 @@ func pathSegmentErrors(name string, prefix bool) []string {
 }
 
 // validateListSets reports the duplicates of set and map lists under x.
-func validateListSets(s *schema, x any, path string) []fieldError {
+func validateListSets(s *schema, x any, path vpath) []fieldError {
 	if s == nil {
 		return nil
 	}
 	var errs []fieldError
 	switch t := x.(type) {
 	case obj:
-		for _, k := range sortedKeys(t) {
-			if p := s.Field(k); p != nil && !(path == "" && k == "metadata") {
-				errs = append(errs, validateListSets(p, t[k], child(path, k))...)
+		if s.Additional != nil {
+			for _, k := range sortedKeys(t) {
+				if s.Properties[k] == nil {
+					errs = append(errs, validateListSets(s.Additional, t[k], path.child(k))...)
+				}
+			}
+		}
+		for _, k := range s.names {
+			if v, ok := t[k]; ok && !(len(path) == 0 && k == "metadata") {
+				errs = append(errs, validateListSets(s.Properties[k], v, path.child(k))...)
 			}
 		}
 	case []any:
 		for i, v := range t {
-			p := path + "[" + strconv.Itoa(i) + "]"
+			p := path.index(i)
 			switch s.ListType {
 			case "set":
 				for _, prev := range t[:i] {
-					if reflect.DeepEqual(prev, v) {
-						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p, Value: v})
+					if jsonEqual(prev, v) {
+						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p.String(), Value: v})
 						break
 					}
 				}
@@ -264,7 +276,7 @@ func validateListSets(s *schema, x any, path string) []fieldError {
 								}
 							}
 						}
-						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p, Value: keys})
+						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p.String(), Value: keys})
 						break
 					}
 				}

@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -16,7 +17,9 @@ import (
 // and the strict-decoding errors (unknown and duplicate fields). For a
 // custom resource, whose body decodes into a map, it finds duplicates
 // only. The body has already been parsed by encoding/json, so it is
-// well-formed. Cost: one scan of the body, no allocation per value.
+// well-formed. Cost: one scan of the body; paths and type names are only
+// put together for an error, so a body without errors costs a few
+// allocations per object with more than 16 fields, none per value.
 
 // decodeReport is what decoding a body reports.
 type decodeReport struct {
@@ -40,19 +43,55 @@ type bodyScanner struct {
 	// duplicates are reported.
 	mapsOnly bool
 	// strictPath is the path of the value being scanned, as strict errors
-	// print it ("spec", ".", "containers", "[0]").
-	strictPath []string
+	// print it (spec.containers[0]).
+	strictPath []pathElem
 	// goStruct and goFields are encoding/json's error context: the name
 	// of the innermost struct whose field is being decoded, and the field
-	// names from the root (map keys and indexes excluded).
+	// names from the root (map keys and indexes excluded, embedded
+	// structs included).
 	goStruct string
-	goFields []string
+	goFields []pathElem
+	// keys holds the keys of the objects being scanned, innermost last,
+	// for duplicates (one backing array for the whole body).
+	keys [][]byte
+}
+
+// pathElem is one step of a path: a key (a slice of the body), a name,
+// or an index.
+type pathElem struct {
+	key   []byte
+	name  string
+	index int // when key is nil and name empty
+}
+
+func (e pathElem) String() string {
+	switch {
+	case e.key != nil:
+		return string(e.key)
+	case e.name != "":
+		return e.name
+	}
+	return "[" + strconv.Itoa(e.index) + "]"
+}
+
+// joinPath renders elems: keys and names joined by dots, indexes as
+// [i] (the strict decoder's form).
+func joinPath(elems []pathElem) string {
+	var b strings.Builder
+	for i, e := range elems {
+		if i > 0 && (e.key != nil || e.name != "") {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.String())
+	}
+	return b.String()
 }
 
 // scanBody scans body against s; with s nil (or mapsOnly) it reports
 // duplicate fields only.
 func scanBody(s *schema, body []byte, mapsOnly bool) decodeReport {
-	sc := &bodyScanner{data: body, mapsOnly: mapsOnly || s == nil}
+	sc := &bodyScanner{data: body, mapsOnly: mapsOnly || s == nil, keys: make([][]byte, 0, 32),
+		strictPath: make([]pathElem, 0, 8), goFields: make([]pathElem, 0, 8)}
 	sc.value(s, "")
 	return sc.rep
 }
@@ -68,10 +107,10 @@ func (sc *bodyScanner) ws() {
 	}
 }
 
-func (sc *bodyScanner) strictError(kind, key string) {
-	path := key
+func (sc *bodyScanner) strictError(kind string, key []byte) {
+	path := string(key)
 	if len(sc.strictPath) > 0 {
-		path = strings.Join(sc.strictPath, "") + "." + key
+		path = joinPath(sc.strictPath) + "." + path
 	}
 	msg := kind + " " + strconv.Quote(path)
 	if sc.seen[msg] || len(sc.rep.strict) >= maxStrictErrors {
@@ -85,17 +124,21 @@ func (sc *bodyScanner) strictError(kind, key string) {
 }
 
 // typeError records encoding/json's UnmarshalTypeError of the value
-// being scanned, the first time.
-func (sc *bodyScanner) typeError(value, goType string) {
+// being scanned (of schema s, Go type goType or by default the one its
+// schema implies), the first time.
+func (sc *bodyScanner) typeError(value string, s *schema, goType string) {
 	if sc.rep.typeErr != "" {
 		return
+	}
+	if goType == "" {
+		goType = goTypeName(s)
 	}
 	if sc.goStruct == "" && len(sc.goFields) == 0 {
 		sc.rep.typeErr = "json: cannot unmarshal " + value + " into Go value of type " + goType
 		return
 	}
 	sc.rep.typeErr = "json: cannot unmarshal " + value + " into Go struct field " + sc.goStruct + "." +
-		strings.Join(sc.goFields, ".") + " of type " + goType
+		joinPath(sc.goFields) + " of type " + goType
 }
 
 // plainError records an error a type's own decoding returns as it is.
@@ -106,11 +149,9 @@ func (sc *bodyScanner) plainError(msg string) {
 }
 
 // value scans one value against s (nil: anything). goType is the Go type
-// of the value ("" for the one its schema implies).
+// of the value when the probe knew it ("" for the one its schema
+// implies).
 func (sc *bodyScanner) value(s *schema, goType string) {
-	if goType == "" {
-		goType = goTypeName(s)
-	}
 	sc.ws()
 	if sc.i >= len(sc.data) {
 		return
@@ -212,12 +253,13 @@ func (sc *bodyScanner) object(s *schema, goType string) {
 		sc.skip()
 		return
 	case "list", "scalar":
-		sc.typeError("object", goType)
+		sc.typeError("object", s, goType)
 		sc.skip()
 		return
 	}
 	sc.i++ // {
-	var seen []string
+	mark := len(sc.keys)
+	defer func() { sc.keys = sc.keys[:mark] }()
 	var seenSet map[string]bool
 	for {
 		sc.ws()
@@ -232,73 +274,60 @@ func (sc *bodyScanner) object(s *schema, goType string) {
 		keyStart := sc.i
 		sc.skipString()
 		key := sc.data[keyStart+1 : sc.i-1]
-		var k string
-		if strings.IndexByte(string(key), '\\') >= 0 {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
 			_ = json.Unmarshal(sc.data[keyStart:sc.i], &k)
-		} else {
-			k = string(key)
+			key = []byte(k)
 		}
 		sc.ws()
 		sc.i++ // :
 		dup := false
 		if seenSet != nil {
-			dup = seenSet[k]
-			seenSet[k] = true
+			dup = seenSet[string(key)]
+			seenSet[string(key)] = true
 		} else {
-			for _, x := range seen {
-				dup = dup || x == k
+			for _, x := range sc.keys[mark:] {
+				dup = dup || bytes.Equal(x, key)
 			}
-			seen = append(seen, k)
-			if len(seen) > 16 {
+			sc.keys = append(sc.keys, key)
+			if len(sc.keys)-mark > 16 { // many fields: a set
 				seenSet = map[string]bool{}
-				for _, x := range seen {
-					seenSet[x] = true
+				for _, x := range sc.keys[mark:] {
+					seenSet[string(x)] = true
 				}
 			}
 		}
 		if dup {
-			sc.strictError("duplicate field", k)
+			sc.strictError("duplicate field", key)
 		}
 		if kind == "map" {
-			sc.pushStrict(k)
+			sc.strictPath = append(sc.strictPath, pathElem{key: key})
 			var vs *schema
 			if !sc.mapsOnly {
 				vs = s.Additional
 			}
 			sc.value(vs, strings.TrimPrefix(goType, "map[string]"))
-			sc.popStrict()
+			sc.strictPath = sc.strictPath[:len(sc.strictPath)-1]
 			continue
 		}
-		p := s.Properties[k]
+		p := s.Properties[string(key)]
 		if p == nil {
-			sc.strictError("unknown field", k)
+			sc.strictError("unknown field", key)
 			sc.skip()
 			continue
 		}
 		outerStruct, outerFields := sc.goStruct, len(sc.goFields)
 		sc.goStruct = goStructName(s)
-		info := goFieldOf(s, k)
-		sc.goFields = append(append(sc.goFields, info.Embedded...), k)
-		sc.pushStrict(k)
-		sc.value(p, info.goType(p))
-		sc.popStrict()
+		info := s.goFields[string(key)]
+		for _, e := range info.Embedded {
+			sc.goFields = append(sc.goFields, pathElem{name: e})
+		}
+		sc.goFields = append(sc.goFields, pathElem{key: key})
+		sc.strictPath = append(sc.strictPath, pathElem{key: key})
+		sc.value(p, info.full)
+		sc.strictPath = sc.strictPath[:len(sc.strictPath)-1]
 		sc.goStruct, sc.goFields = outerStruct, sc.goFields[:outerFields]
 	}
-}
-
-func (sc *bodyScanner) pushStrict(key string) {
-	if len(sc.strictPath) > 0 {
-		sc.strictPath = append(sc.strictPath, ".")
-	}
-	sc.strictPath = append(sc.strictPath, key)
-}
-
-func (sc *bodyScanner) popStrict() {
-	n := len(sc.strictPath) - 1
-	if n > 0 {
-		n--
-	}
-	sc.strictPath = sc.strictPath[:n]
 }
 
 func (sc *bodyScanner) array(s *schema, goType string) {
@@ -312,7 +341,7 @@ func (sc *bodyScanner) array(s *schema, goType string) {
 		return
 	case "list":
 	default:
-		sc.typeError("array", goType)
+		sc.typeError("array", s, goType)
 		sc.skip()
 		return
 	}
@@ -330,7 +359,7 @@ func (sc *bodyScanner) array(s *schema, goType string) {
 		if sc.data[sc.i] == ',' {
 			sc.i++
 		}
-		sc.strictPath = append(sc.strictPath, "["+strconv.Itoa(n)+"]")
+		sc.strictPath = append(sc.strictPath, pathElem{index: n})
 		sc.value(items, strings.TrimPrefix(goType, "[]"))
 		sc.strictPath = sc.strictPath[:len(sc.strictPath)-1]
 	}

@@ -70,39 +70,43 @@ func (sc *bodyScanner) scalar(s *schema, goType, jsonKind string, lit []byte) {
 	if sc.mapsOnly || (kindOf(s) == "any" && !isCustomDecoded(s)) {
 		return
 	}
-	var str string
-	if jsonKind == "string" {
-		_ = json.Unmarshal(lit, &str)
+	// str decodes a string literal, when a check needs its value.
+	str := func() string {
+		var v string
+		if jsonKind == "string" {
+			_ = json.Unmarshal(lit, &v)
+		}
+		return v
 	}
 	switch {
 	case s.Name == "io.k8s.apimachinery.pkg.apis.meta.v1.Time" || s.Name == "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime":
 		if jsonKind != "string" {
-			sc.typeError(jsonKind, "string")
+			sc.typeError(jsonKind, s, "string")
 			return
 		}
 		layout := time.RFC3339
 		if strings.HasSuffix(s.Name, "MicroTime") {
 			layout = "2006-01-02T15:04:05.000000Z07:00"
 		}
-		if str != "" {
-			if _, err := time.Parse(layout, str); err != nil {
+		if v := str(); v != "" {
+			if _, err := time.Parse(layout, v); err != nil {
 				sc.plainError(err.Error())
 			}
 		}
 		return
 	case s.Name == "io.k8s.apimachinery.pkg.apis.meta.v1.Duration":
 		if jsonKind != "string" {
-			sc.typeError(jsonKind, "string")
+			sc.typeError(jsonKind, s, "string")
 			return
 		}
-		if _, err := time.ParseDuration(str); err != nil {
+		if _, err := time.ParseDuration(str()); err != nil {
 			sc.plainError(err.Error())
 		}
 		return
 	case s.Name == "io.k8s.apimachinery.pkg.api.resource.Quantity":
 		text := string(lit)
 		if jsonKind == "string" {
-			text = str
+			text = str()
 		}
 		if !rxQuantity.MatchString(strings.TrimSpace(text)) {
 			sc.plainError(quantityFormatError)
@@ -110,46 +114,47 @@ func (sc *bodyScanner) scalar(s *schema, goType, jsonKind string, lit []byte) {
 		return
 	case s.IntOrString || s.Name == "io.k8s.apimachinery.pkg.util.intstr.IntOrString":
 		if jsonKind != "string" {
-			sc.intValue(jsonKind, lit, "int32")
+			sc.intValue(jsonKind, lit, s, "int32")
 		}
 		return
 	}
 	switch s.Type {
 	case "string":
 		if jsonKind != "string" {
-			sc.typeError(jsonKind, goType)
+			sc.typeError(jsonKind, s, goType)
 		} else if s.Format == "byte" {
-			if _, err := base64.StdEncoding.DecodeString(str); err != nil {
+			if _, err := base64.StdEncoding.DecodeString(str()); err != nil {
 				sc.plainError(err.Error())
 			}
 		}
 	case "integer":
-		sc.intValue(jsonKind, lit, goType)
+		sc.intValue(jsonKind, lit, s, goType)
 	case "number":
 		if jsonKind != "number" {
-			sc.typeError(jsonKind, goType)
+			sc.typeError(jsonKind, s, goType)
 		}
 	case "boolean":
 		if jsonKind != "bool" {
-			sc.typeError(jsonKind, goType)
+			sc.typeError(jsonKind, s, goType)
 		}
 	default:
-		sc.typeError(jsonKind, goType)
+		sc.typeError(jsonKind, s, goType)
 	}
 }
 
-// intValue checks a value decoded into a Go integer of type goType.
-func (sc *bodyScanner) intValue(jsonKind string, lit []byte, goType string) {
+// intValue checks a value decoded into a Go integer of schema s (Go type
+// goType, "" for the schema's).
+func (sc *bodyScanner) intValue(jsonKind string, lit []byte, s *schema, goType string) {
 	if jsonKind != "number" {
-		sc.typeError(jsonKind, goType)
+		sc.typeError(jsonKind, s, goType)
 		return
 	}
 	bits := 64
-	if goType == "int32" {
+	if goType == "int32" || (goType == "" && s.Format == "int32") {
 		bits = 32
 	}
 	if _, err := strconv.ParseInt(string(lit), 10, bits); err != nil {
-		sc.typeError("number "+string(lit), goType)
+		sc.typeError("number "+string(lit), s, goType)
 	}
 }
 
@@ -215,11 +220,10 @@ type goField struct {
 	// Embedded are the Go structs embedded on the way to the field,
 	// which error paths name: ["ProbeHandler"] before Probe's httpGet.
 	Embedded []string `json:"embedded,omitempty"`
-}
-
-// goFieldOf returns what was probed of field k of the struct s.
-func goFieldOf(s *schema, k string) goField {
-	return loadOpenAPI().goFields[s.Name+"."+k]
+	// full is the Go type of the field's value (lists and maps around
+	// Type included), set when the schemas are compiled; "" when its
+	// schema tells it.
+	full string
 }
 
 // goType is the Go type of a value of the field whose schema is p.

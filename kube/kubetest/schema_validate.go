@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,7 +39,7 @@ func validateSchema(s *schema, o, old obj) []fieldError {
 	if old != nil {
 		oldV = old
 	}
-	v.value(s, o, "", oldV, old != nil)
+	v.value(s, o, make(vpath, 0, 16), oldV, old != nil)
 	return v.errs
 }
 
@@ -58,6 +59,43 @@ func (v *schemaValidator) add(typ, path string, value any, detail string) {
 	v.errs = append(v.errs, fieldError{Type: typ, Field: field, Value: value, Detail: detail})
 }
 
+// vpath is the path of the value being validated, as segments ("spec",
+// "tags", "[0]"); it is rendered only for an error, so a valid object
+// costs no path strings. Children share the backing array of their parent
+// (siblings are validated one after the other).
+type vpath []string
+
+// indexSegments are the first list index segments, made once.
+var indexSegments = func() []string {
+	out := make([]string, 64)
+	for i := range out {
+		out[i] = "[" + strconv.Itoa(i) + "]"
+	}
+	return out
+}()
+
+func (p vpath) child(name string) vpath { return append(p, name) }
+
+func (p vpath) index(i int) vpath {
+	if i < len(indexSegments) {
+		return append(p, indexSegments[i])
+	}
+	return append(p, "["+strconv.Itoa(i)+"]")
+}
+
+// String renders the path as the real validator prints it:
+// "spec.tags[0]".
+func (p vpath) String() string {
+	var b strings.Builder
+	for i, seg := range p {
+		if i > 0 && seg[0] != '[' {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
 // child is the path of a field: "spec", "spec.size".
 func child(path, name string) string {
 	if path == "" {
@@ -68,16 +106,16 @@ func child(path, name string) string {
 
 // value validates x at path. correlated says old is the value at the same
 // place before an update: when x equals it nothing is validated.
-func (v *schemaValidator) value(s *schema, x any, path string, old any, correlated bool) {
+func (v *schemaValidator) value(s *schema, x any, path vpath, old any, correlated bool) {
 	if s == nil {
 		return
 	}
-	if correlated && reflect.DeepEqual(x, old) {
+	if correlated && jsonEqual(x, old) {
 		return
 	}
 	if x == nil {
 		if types := s.types(); len(types) > 0 && !s.Nullable {
-			v.typeError(path, strings.Join(types, ","), "null")
+			v.typeError(path.String(), strings.Join(types, ","), "null")
 		}
 		v.enum(s, x, path)
 		return
@@ -134,7 +172,7 @@ func (v *schemaValidator) typeError(path, want, got string) {
 	v.add("FieldValueTypeInvalid", path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got))
 }
 
-func (v *schemaValidator) typeCheck(s *schema, x any, path string) {
+func (v *schemaValidator) typeCheck(s *schema, x any, path vpath) {
 	types := s.types()
 	if len(types) == 0 {
 		return
@@ -157,13 +195,14 @@ func (v *schemaValidator) typeCheck(s *schema, x any, path string) {
 		} else if got == "number" {
 			gotFormat = "float64"
 		}
-		v.typeError(path, s.Format, gotFormat)
+		v.typeError(path.String(), s.Format, gotFormat)
 		return
 	}
-	v.typeError(path, strings.Join(types, ","), got)
+	v.typeError(path.String(), strings.Join(types, ","), got)
 }
 
-func (v *schemaValidator) stringValue(s *schema, x, path string) {
+func (v *schemaValidator) stringValue(s *schema, x string, vp vpath) {
+	path := vp.String // rendered for errors only
 	n := int64(utf8.RuneCountInString(x))
 	switch {
 	case s.MaxLength != nil && n > *s.MaxLength:
@@ -171,14 +210,14 @@ func (v *schemaValidator) stringValue(s *schema, x, path string) {
 		if *s.MaxLength == 1 {
 			unit = "byte"
 		}
-		v.add("FieldValueTooLong", path, "<value omitted>", fmt.Sprintf("may not be more than %d %s", *s.MaxLength, unit))
+		v.add("FieldValueTooLong", path(), "<value omitted>", fmt.Sprintf("may not be more than %d %s", *s.MaxLength, unit))
 	case s.MinLength != nil && n < *s.MinLength:
-		v.add("FieldValueInvalid", path, x, fmt.Sprintf("%s in body should be at least %d chars long", path, *s.MinLength))
+		v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be at least %d chars long", path(), *s.MinLength))
 	case s.Pattern != "" && (s.pattern == nil || !s.pattern.MatchString(x)):
-		v.add("FieldValueInvalid", path, x, fmt.Sprintf("%s in body should match '%s'", path, s.Pattern))
+		v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should match '%s'", path(), s.Pattern))
 	}
 	if s.Format != "" && !validFormat(s.Format, x) {
-		v.add("FieldValueTypeInvalid", path, x, fmt.Sprintf("%s in body must be of type %s: %q", path, s.Format, x))
+		v.add("FieldValueTypeInvalid", path(), x, fmt.Sprintf("%s in body must be of type %s: %q", path(), s.Format, x))
 	}
 }
 
@@ -186,7 +225,8 @@ func (v *schemaValidator) stringValue(s *schema, x, path string) {
 // fraction is an int64 there, and bounds and factors are then truncated
 // to integers too (so that an integer checked against multipleOf 0.25
 // fails with "factor ... must be positive: 0", as in the real server).
-func (v *schemaValidator) number(s *schema, x float64, path string) {
+func (v *schemaValidator) number(s *schema, x float64, vp vpath) {
+	path := vp.String // rendered for errors only
 	isInt := x == math.Trunc(x) && math.Abs(x) < 1<<63
 	if s.Type == "integer" && !s.IntOrString {
 		fits := isInt
@@ -198,7 +238,7 @@ func (v *schemaValidator) number(s *schema, x float64, path string) {
 			if s.Format == "int32" || s.Format == "int64" {
 				format = "with format " + s.Format
 			}
-			v.add("FieldValueInvalid", "<nil>", "", fmt.Sprintf("Checked value must be of type integer %s in %s", format, path))
+			v.add("FieldValueInvalid", "<nil>", "", fmt.Sprintf("Checked value must be of type integer %s in %s", format, path()))
 		}
 	}
 	if s.MultipleOf != nil {
@@ -208,11 +248,11 @@ func (v *schemaValidator) number(s *schema, x float64, path string) {
 		}
 		switch {
 		case factor <= 0:
-			v.add("FieldValueInvalid", path, factor, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", path, factor))
+			v.add("FieldValueInvalid", path(), factor, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", path(), factor))
 		case isInt && math.Mod(x, factor) != 0:
-			v.add("FieldValueInvalid", path, x, fmt.Sprintf("%s in body should be a multiple of %v", path, factor))
+			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be a multiple of %v", path(), factor))
 		case !isInt && !isJSONInteger(multipleRatio(x, factor)):
-			v.add("FieldValueInvalid", path, x, fmt.Sprintf("%s in body should be a multiple of %v", path, factor))
+			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be a multiple of %v", path(), factor))
 		}
 	}
 	bound := func(b float64) float64 {
@@ -228,7 +268,7 @@ func (v *schemaValidator) number(s *schema, x float64, path string) {
 			if s.ExclusiveMinimum {
 				word = "greater than"
 			}
-			v.add("FieldValueInvalid", path, x, fmt.Sprintf("%s in body should be %s %v", path, word, m))
+			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be %s %v", path(), word, m))
 		}
 	}
 	if s.Maximum != nil {
@@ -238,7 +278,7 @@ func (v *schemaValidator) number(s *schema, x float64, path string) {
 			if s.ExclusiveMaximum {
 				word = "less than"
 			}
-			v.add("FieldValueInvalid", path, x, fmt.Sprintf("%s in body should be %s %v", path, word, m))
+			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be %s %v", path(), word, m))
 		}
 	}
 }
@@ -261,26 +301,27 @@ func isJSONInteger(f float64) bool {
 	return diff == 0 || diff < 1e-9*math.Max(1, math.Abs(f))
 }
 
-func (v *schemaValidator) list(s *schema, x []any, path string, old any, correlated bool) {
+func (v *schemaValidator) list(s *schema, x []any, vp vpath, old any, correlated bool) {
+	path := vp.String // rendered for errors only
 	for i, item := range x {
 		oldItem, ok := correlateItem(s, item, old, correlated)
-		v.value(s.Elem, item, fmt.Sprintf("%s[%d]", path, i), oldItem, ok)
+		v.value(s.Elem, item, vp.index(i), oldItem, ok)
 	}
 	n := int64(len(x))
 	if s.MinItems != nil && n < *s.MinItems {
-		v.add("FieldValueInvalid", path, n, fmt.Sprintf("%s in body should have at least %d items", path, *s.MinItems))
+		v.add("FieldValueInvalid", path(), n, fmt.Sprintf("%s in body should have at least %d items", path(), *s.MinItems))
 	}
 	if s.MaxItems != nil && n > *s.MaxItems {
 		unit := "items"
 		if *s.MaxItems == 1 {
 			unit = "item"
 		}
-		v.add("FieldValueTooMany", path, int(n), fmt.Sprintf("must have at most %d %s", *s.MaxItems, unit))
+		v.add("FieldValueTooMany", path(), int(n), fmt.Sprintf("must have at most %d %s", *s.MaxItems, unit))
 	}
 	if s.UniqueItems {
 		for i := range x {
-			if slices.ContainsFunc(x[:i], func(y any) bool { return reflect.DeepEqual(x[i], y) }) {
-				v.add("FieldValueInvalid", path, "", path+" in body shouldn't contain duplicates")
+			if slices.ContainsFunc(x[:i], func(y any) bool { return jsonEqual(x[i], y) }) {
+				v.add("FieldValueInvalid", path(), "", path()+" in body shouldn't contain duplicates")
 				break
 			}
 		}
@@ -310,15 +351,15 @@ func sameListKeys(keys []string, a, b any) bool {
 		return false
 	}
 	for _, k := range keys {
-		if !reflect.DeepEqual(am[k], bm[k]) {
+		if !jsonEqual(am[k], bm[k]) {
 			return false
 		}
 	}
 	return true
 }
 
-func (v *schemaValidator) enum(s *schema, x any, path string) {
-	if len(s.Enum) == 0 || slices.ContainsFunc(s.Enum, func(e any) bool { return reflect.DeepEqual(e, x) }) {
+func (v *schemaValidator) enum(s *schema, x any, vp vpath) {
+	if len(s.Enum) == 0 || slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, x) }) {
 		return
 	}
 	values := make([]string, len(s.Enum))
@@ -330,47 +371,89 @@ func (v *schemaValidator) enum(s *schema, x any, path string) {
 			values[i] = string(raw)
 		}
 	}
-	v.add("FieldValueNotSupported", path, x, notSupportedDetail(values...))
+	v.add("FieldValueNotSupported", vp.String(), x, notSupportedDetail(values...))
 }
 
-func (v *schemaValidator) object(s *schema, x obj, path string, old any, correlated bool) {
+func (v *schemaValidator) object(s *schema, x obj, vp vpath, old any, correlated bool) {
+	path := vp.String // rendered for errors only
 	oldMap, _ := old.(obj)
 	n := int64(len(x))
 	if s.MinProperties != nil && n < *s.MinProperties {
-		v.add("FieldValueInvalid", path, n, fmt.Sprintf("%s in body should have at least %d properties", path, *s.MinProperties))
+		v.add("FieldValueInvalid", path(), n, fmt.Sprintf("%s in body should have at least %d properties", path(), *s.MinProperties))
 	}
 	if s.MaxProperties != nil && n > *s.MaxProperties {
 		unit := "items"
 		if *s.MaxProperties == 1 {
 			unit = "item"
 		}
-		v.add("FieldValueTooMany", path, int(n), fmt.Sprintf("must have at most %d %s", *s.MaxProperties, unit))
+		v.add("FieldValueTooMany", path(), int(n), fmt.Sprintf("must have at most %d %s", *s.MaxProperties, unit))
 	}
-	keys := sortedKeys(x)
 	if s.Additional != nil {
-		for _, k := range keys {
+		for _, k := range sortedKeys(x) {
 			if _, known := s.Properties[k]; !known {
 				ov, ok := oldMap[k]
-				v.value(s.Additional, x[k], child(path, k), ov, correlated && ok)
+				v.value(s.Additional, x[k], vp.child(k), ov, correlated && ok)
 			}
 		}
 	}
-	for _, k := range keys {
-		p, known := s.Properties[k]
-		if !known {
+	for _, k := range s.names {
+		if _, present := x[k]; !present {
 			continue
 		}
-		if path == "" && k == "metadata" {
+		p := s.Properties[k]
+		if len(vp) == 0 && k == "metadata" {
 			p = s.userMeta // the CRD's own rules for name and generateName
 		}
 		ov, ok := oldMap[k]
 		// kind and apiVersion are not correlated at the root.
-		ratchet := correlated && ok && !(path == "" && (k == "kind" || k == "apiVersion"))
-		v.value(p, x[k], child(path, k), ov, ratchet)
+		ratchet := correlated && ok && !(len(vp) == 0 && (k == "kind" || k == "apiVersion"))
+		v.value(p, x[k], vp.child(k), ov, ratchet)
 	}
 	for _, k := range s.Required {
 		if _, ok := x[k]; !ok {
-			v.add("FieldValueRequired", child(path, k), "", "")
+			v.add("FieldValueRequired", child(path(), k), "", "")
 		}
 	}
+}
+
+// jsonEqual reports whether two decoded JSON values are equal, as
+// reflect.DeepEqual would, without its allocations.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case obj:
+		y, ok := b.(obj)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return reflect.DeepEqual(a, b)
 }
