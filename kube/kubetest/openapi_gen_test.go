@@ -178,55 +178,46 @@ func trimOpenAPIPaths(doc obj, prefix string, schemas func(obj) obj) {
 	}
 	all := schemas(doc)
 	keep := map[string]bool{}
-	var visit func(v any)
-	visit = func(v any) {
-		switch t := v.(type) {
-		case obj:
-			if ref, ok := t["$ref"].(string); ok && strings.HasPrefix(ref, prefix) {
-				name := strings.TrimPrefix(ref, prefix)
-				if !keep[name] {
-					keep[name] = true
-					visit(all[name])
-				}
+	var keepSchemas func(v any)
+	keepSchemas = func(v any) {
+		visitRefs(v, prefix, func(name string) {
+			if !keep[name] {
+				keep[name] = true
+				keepSchemas(all[name])
 			}
-			for _, x := range t {
-				visit(x)
-			}
-		case []any:
-			for _, x := range t {
-				visit(x)
-			}
-		}
+		})
 	}
-	visit(paths)
+	keepSchemas(paths)
 	params, _ := doc["parameters"].(obj)
 	usedParams := map[string]bool{}
-	var visitParams func(v any)
-	visitParams = func(v any) {
-		switch t := v.(type) {
-		case obj:
-			if ref, ok := t["$ref"].(string); ok && strings.HasPrefix(ref, "#/parameters/") {
-				usedParams[strings.TrimPrefix(ref, "#/parameters/")] = true
-			}
-			for _, x := range t {
-				visitParams(x)
-			}
-		case []any:
-			for _, x := range t {
-				visitParams(x)
-			}
-		}
-	}
-	visitParams(paths)
+	visitRefs(paths, "#/parameters/", func(name string) { usedParams[name] = true })
 	for name := range params {
 		if !usedParams[name] {
 			delete(params, name)
 		}
 	}
-	visit(params)
+	keepSchemas(params)
 	for name := range all {
 		if !keep[name] {
 			delete(all, name)
+		}
+	}
+}
+
+// visitRefs calls found with the name of every "$ref" under v that starts
+// with prefix.
+func visitRefs(v any, prefix string, found func(name string)) {
+	switch t := v.(type) {
+	case obj:
+		if ref, ok := t["$ref"].(string); ok && strings.HasPrefix(ref, prefix) {
+			found(strings.TrimPrefix(ref, prefix))
+		}
+		for _, x := range t {
+			visitRefs(x, prefix, found)
+		}
+	case []any:
+		for _, x := range t {
+			visitRefs(x, prefix, found)
 		}
 	}
 }

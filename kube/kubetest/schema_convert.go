@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 )
 
@@ -106,11 +105,7 @@ func unstructuredKind(x any) string {
 func goValueString(x any) string {
 	switch t := x.(type) {
 	case obj:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := sortedKeys(t)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = k + ":" + goValueString(t[k])

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 )
 
 // This file applies a CRD's schema to its custom resources: the compiled
@@ -260,7 +262,7 @@ func validateListSets(s *schema, x any, path vpath) []fieldError {
 			switch s.ListType {
 			case "set":
 				for _, prev := range t[:i] {
-					if jsonEqual(prev, v) {
+					if jsonpatch.Equal(prev, v) {
 						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p.String(), Value: v})
 						break
 					}

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 )
 
 // This file validates a custom resource against its CRD's structural
@@ -110,7 +111,7 @@ func (v *schemaValidator) value(s *schema, x any, path vpath, old any, correlate
 	if s == nil {
 		return
 	}
-	if correlated && jsonEqual(x, old) {
+	if correlated && jsonpatch.Equal(x, old) {
 		return
 	}
 	if x == nil {
@@ -320,7 +321,7 @@ func (v *schemaValidator) list(s *schema, x []any, vp vpath, old any, correlated
 	}
 	if s.UniqueItems {
 		for i := range x {
-			if slices.ContainsFunc(x[:i], func(y any) bool { return jsonEqual(x[i], y) }) {
+			if slices.ContainsFunc(x[:i], func(y any) bool { return jsonpatch.Equal(x[i], y) }) {
 				v.add("FieldValueInvalid", path(), "", path()+" in body shouldn't contain duplicates")
 				break
 			}
@@ -351,7 +352,7 @@ func sameListKeys(keys []string, a, b any) bool {
 		return false
 	}
 	for _, k := range keys {
-		if !jsonEqual(am[k], bm[k]) {
+		if !jsonpatch.Equal(am[k], bm[k]) {
 			return false
 		}
 	}
@@ -359,7 +360,7 @@ func sameListKeys(keys []string, a, b any) bool {
 }
 
 func (v *schemaValidator) enum(s *schema, x any, vp vpath) {
-	if len(s.Enum) == 0 || slices.ContainsFunc(s.Enum, func(e any) bool { return jsonEqual(e, x) }) {
+	if len(s.Enum) == 0 || slices.ContainsFunc(s.Enum, func(e any) bool { return jsonpatch.Equal(e, x) }) {
 		return
 	}
 	values := make([]string, len(s.Enum))
@@ -414,46 +415,4 @@ func (v *schemaValidator) object(s *schema, x obj, vp vpath, old any, correlated
 			v.add("FieldValueRequired", child(path(), k), "", "")
 		}
 	}
-}
-
-// jsonEqual reports whether two decoded JSON values are equal, as
-// reflect.DeepEqual would, without its allocations.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case obj:
-		y, ok := b.(obj)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	return reflect.DeepEqual(a, b)
 }
