@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ListEach reads one list request's answer (one page when opts.Limit is
@@ -58,15 +59,25 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 	if err := expectDelim(dec, '{'); err != nil {
 		return meta, err
 	}
+	sawItems := false
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			return meta, fmt.Errorf("decode response: %w", err)
 		}
-		switch tok {
-		case "metadata":
+		// Member names match as json.Unmarshal matches them to a
+		// List's fields (case-insensitively), so that ListEach reads
+		// what List reads. A second items array cannot be read as
+		// json.Unmarshal does (the last one wins): it is refused.
+		name, _ := tok.(string)
+		switch {
+		case strings.EqualFold(name, "metadata"):
 			err = dec.Decode(&meta)
-		case "items":
+		case strings.EqualFold(name, "items"):
+			if sawItems {
+				return meta, fmt.Errorf("decode response: field %v: items given twice", tok)
+			}
+			sawItems = true
 			err = decodeItems(dec, gvk, newItem, each)
 		default: // apiVersion, kind
 			var skip json.RawMessage
