@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -32,8 +33,24 @@ const (
 	ReasonTimeout            = "Timeout"
 	ReasonServerTimeout      = "ServerTimeout"
 	ReasonRequestEntityLarge = "RequestEntityTooLarge"
+	ReasonStoreReadError     = "StorageReadError"
 	ReasonUnknown            = ""
 )
+
+// knownReason reports whether reason is one of the Reason constants other
+// than [ReasonUnknown]. The Is functions trust such a reason over the
+// code; for any other reason they go by the code, as client-go does.
+func knownReason(reason string) bool {
+	switch reason {
+	case ReasonNotFound, ReasonAlreadyExists, ReasonConflict, ReasonInvalid, ReasonForbidden,
+		ReasonUnauthorized, ReasonGone, ReasonExpired, ReasonTooManyRequests, ReasonBadRequest,
+		ReasonMethodNotAllowed, ReasonNotAcceptable, ReasonUnsupportedMedia, ReasonInternalError,
+		ReasonServiceUnavailable, ReasonTimeout, ReasonServerTimeout, ReasonRequestEntityLarge,
+		ReasonStoreReadError:
+		return true
+	}
+	return false
+}
 
 // Status is the server's answer to a failed call (and to a delete), as in
 // shared/wire/07-create-conflict-exists.txt.
@@ -124,7 +141,9 @@ func errorFromResponse(code int, header http.Header, body []byte) *StatusError {
 	}
 	e := &StatusError{Status: st}
 	if secs, err := strconv.Atoi(header.Get("Retry-After")); err == nil && secs > 0 {
-		e.RetryAfter = time.Duration(secs) * time.Second
+		// At most what retryAfterSeconds (an int32) can say: a larger
+		// count of seconds would overflow a Duration.
+		e.RetryAfter = time.Duration(min(secs, math.MaxInt32)) * time.Second
 	} else if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
 		e.RetryAfter = time.Duration(st.Details.RetryAfterSeconds) * time.Second
 	}
@@ -177,24 +196,27 @@ func AsStatusError(err error) (*StatusError, bool) {
 	return se, ok
 }
 
+// hasReason reports whether err is a *StatusError with reason, or with
+// code and a reason the client does not know (none, or a newer server's):
+// a known reason decides, so that at most one Is function holds. A code of
+// 0 stands for none: the reason alone decides.
 func hasReason(err error, reason string, code int32) bool {
 	se, ok := AsStatusError(err)
 	if !ok {
 		return false
 	}
-	if se.Status.Reason != ReasonUnknown {
-		return se.Status.Reason == reason
+	if se.Status.Reason == reason {
+		return true
 	}
-	return se.Status.Code == code
+	return code != 0 && se.Status.Code == code && !knownReason(se.Status.Reason)
 }
 
 // IsNotFound reports whether err says the object does not exist.
 func IsNotFound(err error) bool { return hasReason(err, ReasonNotFound, http.StatusNotFound) }
 
-// IsAlreadyExists reports whether a create found the name taken.
-func IsAlreadyExists(err error) bool {
-	return hasReason(err, ReasonAlreadyExists, http.StatusConflict)
-}
+// IsAlreadyExists reports whether a create found the name taken. It goes
+// by the reason alone: a 409 without one is [IsConflict].
+func IsAlreadyExists(err error) bool { return hasReason(err, ReasonAlreadyExists, 0) }
 
 // IsConflict reports whether a write lost an optimistic-concurrency race
 // (stale resourceVersion). Retry it after reading the object again; see
@@ -215,19 +237,20 @@ func IsUnauthorized(err error) bool {
 }
 
 // IsGone reports whether a resourceVersion or continue token is too old
-// (HTTP 410, reason Gone or Expired). A reflector relists on it.
+// (reason Gone or Expired, or HTTP 410 with no reason the client knows). A
+// reflector relists on it.
 func IsGone(err error) bool {
-	se, ok := AsStatusError(err)
-	return ok && (se.Status.Code == http.StatusGone || se.Status.Reason == ReasonGone || se.Status.Reason == ReasonExpired)
+	return hasReason(err, ReasonGone, http.StatusGone) || hasReason(err, ReasonExpired, 0)
 }
 
 // IsExpired is [IsGone]: the server says Expired for the same condition.
 func IsExpired(err error) bool { return IsGone(err) }
 
 // IsTooManyRequests reports whether the server asked the client to slow
-// down (HTTP 429).
+// down (reason TooManyRequests, or HTTP 429 whatever the reason).
 func IsTooManyRequests(err error) bool {
-	return hasReason(err, ReasonTooManyRequests, http.StatusTooManyRequests)
+	se, ok := AsStatusError(err)
+	return ok && (se.Status.Reason == ReasonTooManyRequests || se.Status.Code == http.StatusTooManyRequests)
 }
 
 // IsInternalError reports whether the server failed (HTTP 500).
