@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Reasons the server puts in a Status, as the wire carries them.
@@ -124,7 +125,11 @@ func errorFromResponse(code int, header http.Header, body []byte) *StatusError {
 	if err := json.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
 		msg := strings.TrimSpace(string(body))
 		if len(msg) > maxErrorBody {
-			msg = msg[:maxErrorBody] + "..."
+			n := maxErrorBody
+			for n > 0 && !utf8.RuneStart(msg[n]) { // cut between runes
+				n--
+			}
+			msg = msg[:n] + "..."
 		}
 		if msg == "" {
 			msg = http.StatusText(code)
