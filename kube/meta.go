@@ -5,6 +5,7 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -237,6 +238,11 @@ func unmarshalTime(b []byte, t *time.Time) error {
 	parsed, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return err
+	}
+	// The wire form is UTC with a four-digit year: a time whose offset
+	// moves it out of years 0000-9999 could not be written back.
+	if y := parsed.UTC().Year(); y < 0 || y > 9999 {
+		return fmt.Errorf("time %q is out of range: in UTC its year is %d, not 0000 to 9999", s, y)
 	}
 	*t = parsed
 	return nil

@@ -108,15 +108,24 @@ type Unstructured struct {
 	TypeMeta
 	ObjectMeta
 	// Content holds every top-level field except apiVersion, kind and
-	// metadata, for example "spec", "status" or "data".
+	// metadata, for example "spec", "status" or "data". Those three live
+	// in TypeMeta and ObjectMeta only: MarshalJSON ignores them here.
 	Content map[string]any
+}
+
+// isTypedField reports whether a top-level field lives in TypeMeta or
+// ObjectMeta rather than in Content.
+func isTypedField(name string) bool {
+	return name == "apiVersion" || name == "kind" || name == "metadata"
 }
 
 // MarshalJSON implements [json.Marshaler].
 func (u Unstructured) MarshalJSON() ([]byte, error) {
 	m := make(map[string]any, len(u.Content)+3)
 	for k, v := range u.Content {
-		m[k] = v
+		if !isTypedField(k) {
+			m[k] = v
+		}
 	}
 	if u.APIVersion != "" {
 		m["apiVersion"] = u.APIVersion
@@ -161,8 +170,9 @@ func (u *Unstructured) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Field returns the value at a path of map keys, for example
-// u.Field("spec", "replicas").
+// Field returns the value at a path of map keys in Content, for example
+// u.Field("spec", "replicas"). apiVersion, kind and metadata are not in
+// Content: read TypeMeta and ObjectMeta.
 func (u *Unstructured) Field(path ...string) (any, bool) {
 	var cur any = u.Content
 	for _, p := range path {
@@ -177,11 +187,16 @@ func (u *Unstructured) Field(path ...string) (any, bool) {
 	return cur, true
 }
 
-// SetField sets the value at a path of map keys, making maps on the way.
-// It overwrites a non-map value in the way.
+// SetField sets the value at a path of map keys in Content, making maps
+// on the way. It overwrites a non-map value in the way. It panics when the
+// path starts at apiVersion, kind or metadata, which would be lost when
+// the object is encoded: set TypeMeta and ObjectMeta instead.
 func (u *Unstructured) SetField(value any, path ...string) {
 	if len(path) == 0 {
 		return
+	}
+	if isTypedField(path[0]) {
+		panic(fmt.Sprintf("kube: Unstructured.SetField(%q): %s is not in Content; set the TypeMeta or ObjectMeta field", path, path[0]))
 	}
 	if u.Content == nil {
 		u.Content = map[string]any{}
