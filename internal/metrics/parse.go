@@ -4,6 +4,7 @@ package metrics
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -15,13 +16,15 @@ import (
 )
 
 // Parse reads the text exposition format strictly, as a test of what a
-// [Registry] writes: every line must be empty, a comment, a "# HELP", a
-// "# TYPE" or a sample; a family's TYPE comes before its samples and its
-// lines are contiguous; a histogram has ascending, cumulative buckets
-// ending in le="+Inf" that equals its _count, and a _sum; a summary has
-// ascending quantiles within [0, 1], a _sum and a _count. Samples without
-// a TYPE are refused (this package never writes untyped metrics), and so
-// are timestamps. Series are returned sorted by their labels, and labels
+// [Registry] writes: every line (ended by '\n' alone; a '\r' belongs to
+// the line) must be empty, a comment, a "# HELP", a "# TYPE" or a sample;
+// a family's TYPE comes before its samples and its lines are contiguous;
+// a histogram has ascending, cumulative buckets (bounds that are not NaN,
+// counts that are whole numbers a uint64 holds) ending in le="+Inf" that
+// equals its _count, and a _sum; a summary has ascending quantiles within
+// [0, 1], a _sum and a _count (a whole number a uint64 holds). Samples
+// without a TYPE are refused (this package never writes untyped metrics),
+// and so are timestamps. Series are returned sorted by their labels, and labels
 // by name, as [Registry.Gather] sorts them; a histogram's series carries
 // its buckets in Histogram, a summary's its quantiles in Summary.
 //
@@ -30,6 +33,7 @@ func Parse(r io.Reader) ([]Family, error) {
 	p := parser{byName: map[string]*Family{}, done: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	sc.Split(scanLF)
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
@@ -47,6 +51,19 @@ func Parse(r io.Reader) ([]Family, error) {
 		out[i] = *f
 	}
 	return out, nil
+}
+
+// scanLF splits lines at '\n' alone, the format's line end: unlike
+// bufio.ScanLines it keeps a '\r' before it, which belongs to the line
+// (and is refused there, or kept in help text and label values).
+func scanLF(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 type parser struct {
@@ -201,17 +218,23 @@ func (p *parser) parseSample(line string) error {
 	case "_sum":
 		return setOnce(&h.sum, value, suffix)
 	case "_count":
+		if !isCount(value) {
+			return fmt.Errorf("_count %v is not a whole number below 2^64", value)
+		}
 		return setOnce(&h.count, value, suffix)
 	default:
 		b, err := parseFloat(le.Value)
 		if err != nil {
 			return fmt.Errorf("le: %w", err)
 		}
+		if math.IsNaN(b) {
+			return errors.New(`le: NaN is not a bound`)
+		}
 		if h.inf != nil {
 			return errors.New(`bucket after le="+Inf"`)
 		}
-		if value != math.Trunc(value) || value < 0 {
-			return fmt.Errorf("bucket count %v is not a whole number", value)
+		if !isCount(value) {
+			return fmt.Errorf("bucket count %v is not a whole number below 2^64", value)
 		}
 		if n := len(h.counts); n > 0 && (b <= h.bounds[n-1] || uint64(value) < h.counts[n-1]) {
 			return errors.New("buckets are not ascending and cumulative")
@@ -371,6 +394,12 @@ func splitSample(line string) (string, []Label, float64, error) {
 		}
 	}
 	return name, labels, v, nil
+}
+
+// isCount reports whether v is a count of observations: a whole number
+// that a uint64 holds.
+func isCount(v float64) bool {
+	return v == math.Trunc(v) && v >= 0 && v < 1<<64
 }
 
 // parseFloat parses a sample value: a Go float, "+Inf", "-Inf" or "NaN".

@@ -40,6 +40,11 @@ func TestParseRefuses(t *testing.T) {
 		{"no sum", "# TYPE h histogram\nh_bucket{le=\"+Inf\"} 2\nh_count 2\n", "missing _sum"},
 		{"le on count", "# TYPE h histogram\nh_count{le=\"1\"} 2\n", `"le" label`},
 		{"bare histogram sample", "# TYPE h histogram\nh 2\n", "without _bucket"},
+		{"count beyond uint64", "# TYPE h histogram\nh_bucket{le=\"+Inf\"} 1e20\nh_sum 0\nh_count 1e20\n", "bucket count 1e+20 is not a whole number below 2^64"},
+		{"fractional count", "# TYPE h histogram\nh_bucket{le=\"+Inf\"} 1\nh_sum 0\nh_count 1.5\n", "_count 1.5 is not a whole number"},
+		{"summary count beyond uint64", "# TYPE s summary\ns_sum 0\ns_count 1e20\n", "summary count 1e+20 is not a whole number below 2^64"},
+		{"NaN bound", "# TYPE h histogram\nh_bucket{le=\"NaN\"} 1\n", "NaN is not a bound"},
+		{"carriage return", "# TYPE a gauge\r\na 1\r\n", `unsupported type "gauge\r"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -83,8 +83,8 @@ func (p *parser) summarySample(suffix string, labels []Label, value float64) err
 	case "_sum":
 		return setOnce(&s.sum, value, suffix)
 	case "_count":
-		if value != math.Trunc(value) || value < 0 {
-			return fmt.Errorf("summary count %v is not a whole number", value)
+		if !isCount(value) {
+			return fmt.Errorf("summary count %v is not a whole number below 2^64", value)
 		}
 		return setOnce(&s.count, value, suffix)
 	default:
