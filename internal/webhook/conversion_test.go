@@ -15,7 +15,7 @@ import (
 
 // Widgets come in three versions of example.com: v1 (hub) has spec.size
 // as a number; v1beta1 has spec.size as a string; v1alpha1 has spec.count.
-func widgetConversions(t *testing.T) *webhook.Conversions {
+func widgetConversions(t testing.TB) *webhook.Conversions {
 	t.Helper()
 	var c webhook.Conversions
 	edit := func(fn func(spec map[string]any) error) webhook.ConvertFunc {
