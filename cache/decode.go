@@ -3,7 +3,6 @@
 package cache
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,10 +70,11 @@ func (d *objectDecoder) decode(raw []byte, obj any) error {
 	err := d.dec.Decode(obj)
 	leftover := err == nil && (len(d.next) > 0 || d.dec.InputOffset() != d.fed)
 	if leftover {
-		// Bytes after the value: whitespace is fine; anything else
-		// fails, as with json.Unmarshal.
+		// Bytes after the value: JSON whitespace is fine; anything
+		// else (a vertical tab too, which bytes.TrimSpace would take
+		// for space) fails, as with json.Unmarshal.
 		rest, _ := io.ReadAll(d.dec.Buffered())
-		if len(bytes.TrimSpace(rest)) > 0 || len(bytes.TrimSpace(d.next)) > 0 {
+		if !onlyJSONSpace(rest) || !onlyJSONSpace(d.next) {
 			err = errors.New("invalid data after the object")
 		}
 	}
@@ -83,6 +83,17 @@ func (d *objectDecoder) decode(raw []byte, obj any) error {
 	}
 	d.next = nil
 	return err
+}
+
+// onlyJSONSpace reports whether b holds JSON whitespace alone: space,
+// tab, newline and carriage return.
+func onlyJSONSpace(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // prepare stamps the informer's kind on obj (list items and the metadata
