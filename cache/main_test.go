@@ -12,11 +12,11 @@ import (
 // TestMain runs the tests twice: with informers as each test makes them,
 // then with every informer compact (InformerOptions.Compact), so that the
 // fault, ordering and read tests hold for both kinds of store. The
-// measurements (KUBELOOP_MEASURE) and benchmarks run once.
+// measurements (KUBELOOP_MEASURE), benchmarks and fuzzing run once.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	benchmarks := flag.Lookup("test.bench").Value.String() != ""
-	if code == 0 && !benchmarks && os.Getenv("KUBELOOP_MEASURE") == "" {
+	once := flag.Lookup("test.bench").Value.String() != "" || flag.Lookup("test.fuzz").Value.String() != ""
+	if code == 0 && !once && os.Getenv("KUBELOOP_MEASURE") == "" {
 		fmt.Println("cache: running the tests again with every informer compact")
 		testHookCompact = true
 		code = m.Run()
