@@ -5,6 +5,7 @@ package kubetest
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"net/http"
 	"reflect"
 	"slices"
@@ -323,7 +324,11 @@ func yamlValue(n *yaml.Node) any {
 		case "null", "Null", "NULL", "~", "":
 			return nil
 		}
-		if f, err := strconv.ParseFloat(n.Text, 64); err == nil && !strings.ContainsAny(n.Text, "xXpP_") {
+		// A number as YAML writes one: not "inf", "nan" or "infinity",
+		// which strconv reads as floats JSON cannot hold and YAML reads
+		// as strings, nor hexadecimal or with underscores.
+		if f, err := strconv.ParseFloat(n.Text, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) &&
+			!strings.ContainsAny(n.Text, "xXpP_") {
 			return f
 		}
 		return n.Text
