@@ -45,11 +45,13 @@ type WatchEvent struct {
 	InitialEventsEnd bool
 }
 
-// Decode decodes the event's object into obj.
+// Decode decodes the event's object into obj. Its error names the event
+// type and the field that failed, not the object's content (which may be
+// a Secret's data).
 func (e *WatchEvent) Decode(obj any) error {
 	resetObject(obj)
 	if err := json.Unmarshal(e.Object, obj); err != nil {
-		return fmt.Errorf("decode %s event (%s): %w", e.Type, quote(e.Object), err)
+		return fmt.Errorf("decode %s event (%d bytes): %w", e.Type, len(e.Object), err)
 	}
 	return nil
 }
@@ -192,7 +194,7 @@ var (
 // {"type":"T","object":{...}} is split in place; anything else goes through
 // encoding/json, and a line that is not an event is an error quoting it.
 // The object itself is not validated here: [WatchEvent.Decode] reports a
-// malformed one, quoting it, and that is where it is decoded anyway.
+// malformed one, and that is where it is decoded anyway.
 func parseEvent(line []byte) (WatchEvent, error) {
 	if rest, ok := bytes.CutPrefix(line, eventPrefix); ok {
 		if typ, obj, ok := bytes.Cut(rest, objectKey); ok && bytes.IndexByte(typ, '"') < 0 &&
