@@ -4,9 +4,11 @@ package kube
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"testing"
 )
 
@@ -40,6 +42,51 @@ func BenchmarkDecodeList500(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListEach500 reads a list of 500 objects item by item, as a
+// cache's list does.
+func BenchmarkListEach500(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9999"},"items":[`)
+	for i := range 500 {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(configMapJSON(i))
+	}
+	buf.WriteString("]}")
+	data := buf.Bytes()
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		code, body := 200, data
+		if c, _, b, ok := legacyDiscovery(r); ok {
+			code, body = c, []byte(b)
+		}
+		return &http.Response{StatusCode: code, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+	})
+	c, err := NewClient(&Config{Host: "https://fake.invalid", Transport: rt, QPS: -1}, ClientOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	gvk := GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	newItem := func() Object { return new(ConfigMap) }
+	if _, err := c.Mapping(ctx, gvk); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if _, err := c.ListEach(ctx, gvk, ListOptions{}, newItem, func(Object, int) error { n++; return nil }); err != nil || n != 500 {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func BenchmarkWatch10000(b *testing.B) {
 	var buf bytes.Buffer

@@ -3,9 +3,39 @@
 package kube
 
 import (
+	"bytes"
+	"encoding/json"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// TestObjectDecoder: a reused decoder answers as json.Unmarshal does, object
+// after object, through failures.
+func TestObjectDecoder(t *testing.T) {
+	var d objectDecoder
+	inputs := []string{
+		`{"metadata":{"name":"a"},"data":{"k":"v"}}`,
+		`{"metadata":{"name":"b"}}`,
+		`{"metadata":{"name":"c"}} {"metadata":{"name":"d"}}`, // two values
+		`{"metadata":{"name":"e"}}}`,                          // a stray brace
+		`{"metadata":{"name":`,                                // cut
+		`{"data":{"k":1}}`,                                    // wrong type
+		`garbage`,
+		`  {"metadata":{"name":"f"}}  `,
+		`{"metadata":{"name":"g"},"data":{"big":"` + strings.Repeat("x", 5000) + `"}}`,
+		`{"metadata":{"name":"h"}}`,
+	}
+	for _, in := range inputs {
+		var want, got ConfigMap
+		wantErr := json.Unmarshal([]byte(in), &want)
+		gotErr := d.decode([]byte(in), &got)
+		if (gotErr == nil) != (wantErr == nil) || gotErr == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("decode(%.40q) = %+v, %v; json.Unmarshal gives %+v, %v", in, got.ObjectMeta, gotErr, want.ObjectMeta, wantErr)
+		}
+	}
+}
 
 // TestWatchDecodeErrorHidesObject: an object that does not decode is named
 // by its event type and the field that failed; its content, which may be
@@ -24,4 +54,33 @@ func TestWatchDecodeErrorHidesObject(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "c2VjcmV0") {
 		t.Errorf("Decode() error %q shows the Secret's data", err)
 	}
+}
+
+// TestWatchDecodeConcurrent: events whose objects were copied may be
+// decoded on other goroutines while the watcher reads on (go test -race).
+func TestWatchDecodeConcurrent(t *testing.T) {
+	var stream bytes.Buffer
+	for n := range 200 {
+		stream.WriteString(`{"type":"ADDED","object":{"metadata":{"name":"cm` + strings.Repeat("x", n) + `"}}}` + "\n")
+	}
+	w := watcherOn(stream.String())
+	var wg sync.WaitGroup
+	for n := range 200 {
+		ev, err := w.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.Object = bytes.Clone(ev.Object)
+		wg.Go(func() {
+			var cm ConfigMap
+			if err := ev.Decode(&cm); err != nil || len(cm.Name) != 2+n {
+				t.Errorf("event %d: Decode() = %v, name of %d bytes; want %d", n, err, len(cm.Name), 2+n)
+			}
+		})
+		var cm ConfigMap
+		if err := ev.Decode(&cm); err != nil || len(cm.Name) != 2+n {
+			t.Errorf("event %d: Decode() = %v, name of %d bytes; want %d", n, err, len(cm.Name), 2+n)
+		}
+	}
+	wg.Wait()
 }

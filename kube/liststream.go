@@ -55,13 +55,13 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 		return meta, err
 	}
 	defer resp.Body.Close()
-	dec := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBody))
-	if err := expectDelim(dec, '{'); err != nil {
+	d := newStreamDecoder(io.LimitReader(resp.Body, maxResponseBody))
+	if err := expectDelim(d.dec, '{'); err != nil {
 		return meta, err
 	}
 	sawItems := false
-	for dec.More() {
-		tok, err := dec.Token()
+	for d.dec.More() {
+		tok, err := d.dec.Token()
 		if err != nil {
 			return meta, fmt.Errorf("decode response: %w", err)
 		}
@@ -72,16 +72,16 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 		name, _ := tok.(string)
 		switch {
 		case strings.EqualFold(name, "metadata"):
-			err = dec.Decode(&meta)
+			err = d.dec.Decode(&meta)
 		case strings.EqualFold(name, "items"):
 			if sawItems {
 				return meta, fmt.Errorf("decode response: field %v: items given twice", tok)
 			}
 			sawItems = true
-			err = decodeItems(dec, gvk, newItem, each)
+			err = decodeItems(d, gvk, newItem, each)
 		default: // apiVersion, kind
 			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			err = d.dec.Decode(&skip)
 		}
 		if _, ok := err.(errFromEach); ok {
 			return meta, err
@@ -90,38 +90,38 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 			return meta, fmt.Errorf("decode response: field %v: %w", tok, err)
 		}
 	}
-	if err := expectDelim(dec, '}'); err != nil {
+	if err := expectDelim(d.dec, '}'); err != nil {
 		return meta, err
 	}
-	if tok, err := dec.Token(); err != io.EOF {
+	if tok, err := d.dec.Token(); err != io.EOF {
 		return meta, fmt.Errorf("decode response: %v after the list (%v)", tok, err)
 	}
 	return meta, nil
 }
 
 // decodeItems decodes the items array (or null) one item at a time.
-func decodeItems(dec *json.Decoder, gvk GroupVersionKind, newItem func() Object, each func(Object, int) error) error {
-	tok, err := dec.Token()
+func decodeItems(d *objectDecoder, gvk GroupVersionKind, newItem func() Object, each func(Object, int) error) error {
+	tok, err := d.dec.Token()
 	if err != nil || tok == nil {
 		return err
 	}
 	if tok != json.Delim('[') {
 		return fmt.Errorf("items is %v, not an array", tok)
 	}
-	for n := 0; dec.More(); n++ {
+	for n := 0; d.dec.More(); n++ {
 		obj := newItem()
-		start := dec.InputOffset()
-		if err := dec.Decode(obj); err != nil {
+		size, err := d.object(obj)
+		if err != nil {
 			return fmt.Errorf("item %d: %w", n, err)
 		}
 		if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 			s.SetGroupVersionKind(gvk)
 		}
-		if err := each(obj, int(dec.InputOffset()-start)); err != nil {
+		if err := each(obj, size); err != nil {
 			return errFromEach{err}
 		}
 	}
-	_, err = dec.Token() // the closing bracket
+	_, err = d.dec.Token() // the closing bracket
 	return err
 }
 

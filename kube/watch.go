@@ -43,14 +43,19 @@ type WatchEvent struct {
 	// InitialEventsEnd is set on the bookmark that ends the initial state
 	// of a WatchList (SendInitialEvents) stream.
 	InitialEventsEnd bool
+
+	// dec is the watcher's decoder, reused from event to event.
+	dec *objectDecoder
 }
 
-// Decode decodes the event's object into obj. Its error names the event
-// type and the field that failed, not the object's content (which may be
-// a Secret's data).
+// Decode decodes the event's object into obj, as json.Unmarshal does,
+// through the watcher's decoder, which is reused from event to event: no
+// garbage for the decoder's state. Its error names the event type and the
+// field that failed, not the object's content (which may be a Secret's
+// data).
 func (e *WatchEvent) Decode(obj any) error {
 	resetObject(obj)
-	if err := json.Unmarshal(e.Object, obj); err != nil {
+	if err := e.dec.decode(e.Object, obj); err != nil {
 		return fmt.Errorf("decode %s event (%d bytes): %w", e.Type, len(e.Object), err)
 	}
 	return nil
@@ -63,6 +68,7 @@ type Watcher struct {
 	body   io.ReadCloser
 	r      *bufio.Reader
 	line   []byte // reused between events when an event spans buffers
+	dec    objectDecoder
 	stop   sync.Once
 	cancel context.CancelFunc
 }
@@ -122,6 +128,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 	if err != nil {
 		return WatchEvent{}, err
 	}
+	ev.dec = &w.dec
 	switch ev.Type {
 	case Added, Modified, Deleted:
 		return ev, nil
@@ -132,7 +139,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 				Annotations     map[string]string `json:"annotations"`
 			} `json:"metadata"`
 		}
-		if err := json.Unmarshal(ev.Object, &b); err != nil {
+		if err := w.dec.decode(ev.Object, &b); err != nil {
 			return WatchEvent{}, fmt.Errorf("watch: decode bookmark (%s): %w", quote(ev.Object), err)
 		}
 		ev.ResourceVersion = b.Metadata.ResourceVersion
@@ -140,7 +147,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 		return ev, nil
 	case Error:
 		var st Status
-		if err := json.Unmarshal(ev.Object, &st); err != nil || st.Code == 0 && st.Reason == "" {
+		if err := w.dec.decode(ev.Object, &st); err != nil || st.Code == 0 && st.Reason == "" {
 			return WatchEvent{}, fmt.Errorf("watch: ERROR event without a Status: %s", quote(ev.Object))
 		}
 		return WatchEvent{}, &StatusError{Status: st}
