@@ -134,7 +134,7 @@ func BenchmarkFanoutFiveHandlers(b *testing.B) {
 			n, n, strings.Repeat("v", 1000))
 	}
 	for n := range events { // store a first version, so that events are updates
-		obj, size, err := i.decode(nil, fmt.Appendf(nil, string(events[n]), 0))
+		obj, size, err := i.decode(&kube.WatchEvent{Type: kube.Modified, Object: fmt.Appendf(nil, string(events[n]), 0)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func BenchmarkFanoutFiveHandlers(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for n := range b.N {
-		obj, size, err := i.decode(nil, raws[n])
+		obj, size, err := i.decode(&kube.WatchEvent{Type: kube.Modified, Object: raws[n]})
 		if err != nil {
 			b.Fatal(err)
 		}

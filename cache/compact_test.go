@@ -156,29 +156,3 @@ func TestCodecLoadPanicsOnBadJSON(t *testing.T) {
 	}()
 	c.load(&packed{json: `{"data":{"a":1}}`})
 }
-
-// TestObjectDecoder: a reused decoder answers as json.Unmarshal does, object
-// after object, through failures.
-func TestObjectDecoder(t *testing.T) {
-	var d objectDecoder
-	inputs := []string{
-		`{"metadata":{"name":"a"},"data":{"k":"v"}}`,
-		`{"metadata":{"name":"b"}}`,
-		`{"metadata":{"name":"c"}} {"metadata":{"name":"d"}}`, // two values
-		`{"metadata":{"name":"e"}}}`,                          // a stray brace
-		`{"metadata":{"name":`,                                // cut
-		`{"data":{"k":1}}`,                                    // wrong type
-		`garbage`,
-		`  {"metadata":{"name":"f"}}  `,
-		`{"metadata":{"name":"g"},"data":{"big":"` + strings.Repeat("x", 5000) + `"}}`,
-		`{"metadata":{"name":"h"}}`,
-	}
-	for _, in := range inputs {
-		var want, got kube.ConfigMap
-		wantErr := json.Unmarshal([]byte(in), &want)
-		gotErr := d.decode([]byte(in), &got)
-		if (gotErr == nil) != (wantErr == nil) || gotErr == nil && !reflect.DeepEqual(got, want) {
-			t.Errorf("decode(%.40q) = %+v, %v; json.Unmarshal gives %+v, %v", in, got.ObjectMeta, gotErr, want.ObjectMeta, wantErr)
-		}
-	}
-}

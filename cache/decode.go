@@ -3,10 +3,7 @@
 package cache
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -22,78 +19,17 @@ func DropManagedFields(obj kube.Object) {
 	obj.GetObjectMeta().ManagedFields = nil
 }
 
-// decode decodes one object as the server sent it and prepares it for the
-// store. The size returned is the length of raw, the object's share of the
-// cache's byte count. d may be nil.
-func (i *informer) decode(d *objectDecoder, raw json.RawMessage) (kube.Object, int32, error) {
+// decode decodes the object of a watch event (through the watcher's
+// decoder, reused from event to event: see [kube.WatchEvent.Decode]) and
+// prepares it for the store. The size returned is the length of its JSON,
+// the object's share of the cache's byte count.
+func (i *informer) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
 	obj := i.newObj()
-	if err := d.decode(raw, obj); err != nil {
+	if err := ev.Decode(obj); err != nil {
 		return nil, 0, fmt.Errorf("decode %s: %w", i.gvk.Kind, err)
 	}
 	i.prepare(obj)
-	return obj, int32(min(len(raw), 1<<31-1)), nil
-}
-
-// objectDecoder decodes one JSON object after another with one
-// json.Decoder, whose buffer and state are reused from object to object
-// (json.Unmarshal makes both anew each time: garbage that, during a sync
-// of many objects, raises the peak of the heap). A nil *objectDecoder uses
-// json.Unmarshal. It belongs to one goroutine.
-type objectDecoder struct {
-	dec *json.Decoder
-	// next is what the decoder reads next: the object being decoded.
-	next []byte
-	// fed counts the bytes handed to dec.
-	fed int64
-}
-
-func (d *objectDecoder) Read(p []byte) (int, error) {
-	if len(d.next) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, d.next)
-	d.next = d.next[n:]
-	d.fed += int64(n)
-	return n, nil
-}
-
-// decode decodes raw, which must hold one JSON value and nothing else,
-// into obj, as json.Unmarshal does.
-func (d *objectDecoder) decode(raw []byte, obj any) error {
-	if d == nil {
-		return json.Unmarshal(raw, obj)
-	}
-	if d.dec == nil {
-		d.dec, d.fed = json.NewDecoder(d), 0
-	}
-	d.next = raw
-	err := d.dec.Decode(obj)
-	leftover := err == nil && (len(d.next) > 0 || d.dec.InputOffset() != d.fed)
-	if leftover {
-		// Bytes after the value: JSON whitespace is fine; anything
-		// else (a vertical tab too, which bytes.TrimSpace would take
-		// for space) fails, as with json.Unmarshal.
-		rest, _ := io.ReadAll(d.dec.Buffered())
-		if !onlyJSONSpace(rest) || !onlyJSONSpace(d.next) {
-			err = errors.New("invalid data after the object")
-		}
-	}
-	if err != nil || leftover {
-		d.dec = nil // start afresh: a json.Decoder that failed keeps failing
-	}
-	d.next = nil
-	return err
-}
-
-// onlyJSONSpace reports whether b holds JSON whitespace alone: space,
-// tab, newline and carriage return.
-func onlyJSONSpace(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
+	return obj, int32(min(len(ev.Object), 1<<31-1)), nil
 }
 
 // prepare stamps the informer's kind on obj (list items and the metadata

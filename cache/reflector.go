@@ -48,8 +48,6 @@ type reflector struct {
 	// count as relists.
 	relisting bool
 	b         backoff
-	// dec decodes the watch events' objects.
-	dec objectDecoder
 }
 
 func newReflector(i *informer, ns string) *reflector {
@@ -185,7 +183,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 			}
 			continue
 		}
-		obj, size, err := i.decode(&r.dec, ev.Object)
+		obj, size, err := i.decode(&ev)
 		if err != nil {
 			return err
 		}
