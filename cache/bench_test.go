@@ -133,8 +133,9 @@ func BenchmarkFanoutFiveHandlers(b *testing.B) {
 		events[n] = fmt.Appendf(nil, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-%06d","namespace":"default","uid":"5708e7b9-af1c-489e-afe6-%012d","resourceVersion":"%%d","creationTimestamp":"2026-11-21T04:48:10Z","managedFields":[{"manager":"curl","operation":"Update","apiVersion":"v1","time":"2026-11-21T04:48:10Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},"data":{"k":"%s"}}`,
 			n, n, strings.Repeat("v", 1000))
 	}
+	lw, sink := listWatch{i: i}, nsSink{i: i}
 	for n := range events { // store a first version, so that events are updates
-		obj, size, err := i.decode(&kube.WatchEvent{Type: kube.Modified, Object: fmt.Appendf(nil, string(events[n]), 0)})
+		obj, size, err := lw.decode(&kube.WatchEvent{Type: kube.Modified, Object: fmt.Appendf(nil, string(events[n]), 0)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,11 +149,11 @@ func BenchmarkFanoutFiveHandlers(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for n := range b.N {
-		obj, size, err := i.decode(&kube.WatchEvent{Type: kube.Modified, Object: raws[n]})
+		obj, size, err := lw.decode(&kube.WatchEvent{Type: kube.Modified, Object: raws[n]})
 		if err != nil {
 			b.Fatal(err)
 		}
-		i.applyEvent(kube.Modified, obj, size)
+		sink.apply(kube.Modified, obj, size)
 	}
 	for _, c := range counters {
 		c.wait(b, time.Minute)

@@ -70,7 +70,7 @@ func (c *codec) pack(obj kube.Object, size int32) (v any, key kube.Key, _ int32)
 	if at := strings.Index(s, key.Name); at >= 0 && key.Name != "" {
 		key.Name = s[at : at+len(key.Name)] // the same bytes, kept by the JSON anyway
 	}
-	return &packed{json: s}, key, int32(min(len(s), 1<<31-1))
+	return &packed{json: s}, key, clampSize(len(s))
 }
 
 // encoder is a buffer and a json.Encoder writing into it (leaving <, >

@@ -3,14 +3,18 @@
 package cache
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// This file turns the server's JSON into stored objects: decode, stamp the
-// kind, transform, intern. The raw JSON is not kept.
+// This file turns what the server sends into stored objects: the
+// informer's listerWatcher (the lists and watches of its kind, with its
+// scope) decodes each object (with kube's decoder, one json.Decoder per
+// list answer and per watch), stamps the kind, transforms it and interns
+// its repeated strings. The raw JSON is not kept.
 
 // DropManagedFields is a transform (see [InformerOptions.Transform]) that
 // drops metadata.managedFields, often the largest part of an object's
@@ -19,24 +23,85 @@ func DropManagedFields(obj kube.Object) {
 	obj.GetObjectMeta().ManagedFields = nil
 }
 
+// listWatch is an informer's [listerWatcher] for the reflector of
+// namespace ns ("" for all).
+type listWatch struct {
+	i  *informer
+	ns string
+}
+
+// scoped returns opts with the informer's scope: namespace, selectors,
+// and the metadata projection for a metadata-only informer.
+func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
+	opts.Namespace = lw.ns
+	opts.LabelSelector = lw.i.opts.LabelSelector
+	opts.FieldSelector = lw.i.opts.FieldSelector
+	opts.MetadataOnly = lw.i.metadataOnly
+	return opts
+}
+
+// list implements [listerWatcher] with [kube.Client.ListEach]: objects
+// are decoded one at a time as the answer arrives.
+func (lw listWatch) list(ctx context.Context, opts kube.ListOptions, each func(kube.Object, int32)) (kube.ListMeta, error) {
+	i := lw.i
+	return i.client.ListEach(ctx, i.gvk, lw.scoped(opts), i.newObj, func(obj kube.Object, size int) error {
+		lw.prepare(obj)
+		each(obj, clampSize(size))
+		return nil
+	})
+}
+
+// watch implements [listerWatcher] with [kube.Client.Watch].
+func (lw listWatch) watch(ctx context.Context, opts kube.ListOptions) (eventStream, error) {
+	w, err := lw.i.client.Watch(ctx, lw.i.gvk, lw.scoped(opts))
+	if err != nil {
+		return nil, err
+	}
+	return watchStream{w: w, lw: lw}, nil
+}
+
+// watchStream is an [eventStream] over a [kube.Watcher].
+type watchStream struct {
+	w  *kube.Watcher
+	lw listWatch
+}
+
+func (s watchStream) next() (event, error) {
+	ev, err := s.w.Next()
+	if err != nil {
+		return event{}, err
+	}
+	if ev.Type == kube.Bookmark {
+		return event{typ: ev.Type, rv: ev.ResourceVersion, initialEnd: ev.InitialEventsEnd}, nil
+	}
+	obj, size, err := s.lw.decode(&ev)
+	if err != nil {
+		return event{}, err
+	}
+	return event{typ: ev.Type, obj: obj, size: size}, nil
+}
+
+func (s watchStream) stop() { s.w.Stop() }
+
 // decode decodes the object of a watch event (through the watcher's
 // decoder, reused from event to event: see [kube.WatchEvent.Decode]) and
 // prepares it for the store. The size returned is the length of its JSON,
 // the object's share of the cache's byte count.
-func (i *informer) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
-	obj := i.newObj()
+func (lw listWatch) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
+	obj := lw.i.newObj()
 	if err := ev.Decode(obj); err != nil {
-		return nil, 0, fmt.Errorf("decode %s: %w", i.gvk.Kind, err)
+		return nil, 0, fmt.Errorf("decode %s: %w", lw.i.gvk.Kind, err)
 	}
-	i.prepare(obj)
-	return obj, int32(min(len(ev.Object), 1<<31-1)), nil
+	lw.prepare(obj)
+	return obj, clampSize(len(ev.Object)), nil
 }
 
 // prepare stamps the informer's kind on obj (list items and the metadata
 // projection do not carry it; watch events do, but then every object
 // would hold its own copy of the strings), applies the transform and
 // interns the metadata's repeated strings.
-func (i *informer) prepare(obj kube.Object) {
+func (lw listWatch) prepare(obj kube.Object) {
+	i := lw.i
 	if s, ok := obj.(interface{ SetGroupVersionKind(kube.GroupVersionKind) }); ok {
 		s.SetGroupVersionKind(i.gvk)
 	}
@@ -45,6 +110,9 @@ func (i *informer) prepare(obj kube.Object) {
 	}
 	i.intern.meta(obj.GetObjectMeta())
 }
+
+// clampSize returns n as an int32, the size type of the store's entries.
+func clampSize(n int) int32 { return int32(min(n, 1<<31-1)) }
 
 // interner hands out one copy of each string it is given, so that strings
 // that repeat across objects (namespaces, label keys and values, owner

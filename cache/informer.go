@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -65,8 +64,11 @@ type InformerOptions struct {
 }
 
 // informer is the kind-agnostic engine behind [Informer] and the [Cache]:
-// a reflector that keeps a store equal to the server's state, and the
-// fan-out of changes to handlers. It implements [Source].
+// reflectors (one per namespace, or one) that keep a store equal to the
+// server's state, and the fan-out of changes to handlers. It implements
+// [Source]. Its methods are in this file; each reflector reads through a
+// listWatch (decode.go) and writes through an nsSink (store.go), the one
+// place where the store's objects change.
 type informer struct {
 	client *kube.Client
 	gvk    kube.GroupVersionKind
@@ -103,9 +105,8 @@ type informer struct {
 	// deliveries counts the registrations' goroutines; Start waits for it.
 	deliveries sync.WaitGroup
 
-	counters counters
-	// lastErr is the last list or watch failure, cleared by a success.
-	lastErr atomic.Pointer[error]
+	// reads are the reflectors' counts and last failure.
+	reads readStats
 }
 
 type phase uint8
@@ -115,11 +116,6 @@ const (
 	running
 	stopped
 )
-
-// counters are the informer's request and event counts.
-type counters struct {
-	lists, watches, relists, events atomic.Uint64
-}
 
 // testHookCompact makes every informer compact; the package's tests set it
 // to run a second time.
@@ -199,10 +195,10 @@ func (i *informer) Start(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	if len(i.opts.Namespaces) == 0 {
-		wg.Go(func() { newReflector(i, "").run(ctx) })
+		wg.Go(func() { i.reflector("").run(ctx) })
 	}
 	for _, ns := range i.opts.Namespaces {
-		wg.Go(func() { newReflector(i, ns).run(ctx) })
+		wg.Go(func() { i.reflector(ns).run(ctx) })
 	}
 	wg.Go(func() { i.resyncLoop(ctx) })
 	wg.Wait() // all end when ctx is done
@@ -213,6 +209,19 @@ func (i *informer) Start(ctx context.Context) error {
 	i.mu.Unlock()
 	i.deliveries.Wait()
 	return nil
+}
+
+// reflector returns a reflector that keeps the objects of namespace ns (""
+// for all) in the store.
+func (i *informer) reflector(ns string) *reflector {
+	return &reflector{
+		lw:        listWatch{i: i, ns: ns},
+		sink:      nsSink{i: i, ns: ns},
+		log:       i.log,
+		stats:     &i.reads,
+		pageSize:  i.opts.PageSize,
+		watchList: !i.opts.DisableWatchList,
+	}
 }
 
 // AddEventHandler implements [Source]. A handler added to an informer that
@@ -304,7 +313,7 @@ func (i *informer) storeSynced() bool {
 
 func (i *informer) notSynced(cause error) error {
 	e := &NotSyncedError{Kind: i.gvk, Cause: cause}
-	if p := i.lastErr.Load(); p != nil {
+	if p := i.reads.lastErr.Load(); p != nil {
 		e.LastError = *p
 	}
 	return e
@@ -315,6 +324,22 @@ func (i *informer) notifyLocked(n notification) {
 	for _, r := range i.regs {
 		r.push(n)
 	}
+}
+
+// storedFirstLocked records that a reflector stored its first state (its
+// notifications queued); the informer is synced when every reflector has.
+// Call with i.mu held.
+func (i *informer) storedFirstLocked() {
+	i.unsynced--
+	if i.unsynced > 0 {
+		return
+	}
+	i.isSynced = true
+	i.initialRegs = append([]*Registration(nil), i.regs...)
+	for _, r := range i.regs {
+		r.markSynced()
+	}
+	close(i.synced)
 }
 
 // resyncLoop gives every handler OnUpdate(obj, obj) for every object, every
@@ -338,4 +363,50 @@ func (i *informer) resyncLoop(ctx context.Context) {
 		}
 		i.mu.Unlock()
 	}
+}
+
+// stats returns the informer's counters; see [Stats].
+func (i *informer) stats() Stats {
+	objects, bytes := i.store.size()
+	st := Stats{
+		Kind:          i.gvk,
+		Namespaces:    i.opts.Namespaces,
+		Objects:       objects,
+		Bytes:         bytes,
+		Synced:        i.HasSynced(),
+		ListRequests:  i.reads.lists.Load(),
+		WatchRequests: i.reads.watches.Load(),
+		Relists:       i.reads.relists.Load(),
+		Events:        i.reads.events.Load(),
+	}
+	i.mu.Lock()
+	regs := append([]*Registration(nil), i.regs...)
+	i.mu.Unlock()
+	st.Handlers = len(regs)
+	for _, r := range regs {
+		q, p := r.pending()
+		st.Queued += q
+		st.PeakQueued = max(st.PeakQueued, p)
+	}
+	return st
+}
+
+// list calls fn for each stored object opts select; see [ReadOnly.List].
+func (i *informer) list(opts kube.ListOptions, fn func(kube.Object)) error {
+	if !i.allows(opts.Namespace) {
+		return &NotAllowedError{Kind: i.gvk, Namespace: opts.Namespace,
+			Reason: fmt.Sprintf("the cache holds namespaces %q only", i.opts.Namespaces)}
+	}
+	q, err := i.store.compile(opts)
+	if err != nil {
+		return fmt.Errorf("list %s from the cache: %w", i.gvk.Kind, err)
+	}
+	i.store.run(q, fn)
+	return nil
+}
+
+// allows reports whether namespace ns (or all, for "") is in the
+// informer's scope.
+func (i *informer) allows(ns string) bool {
+	return ns == "" || len(i.opts.Namespaces) == 0 || slices.Contains(i.opts.Namespaces, ns)
 }

@@ -84,26 +84,6 @@ func (s *store) compile(opts kube.ListOptions) (query, error) {
 	return q, nil
 }
 
-// list calls fn for each stored object opts select; see [ReadOnly.List].
-func (i *informer) list(opts kube.ListOptions, fn func(kube.Object)) error {
-	if !i.allows(opts.Namespace) {
-		return &NotAllowedError{Kind: i.gvk, Namespace: opts.Namespace,
-			Reason: fmt.Sprintf("the cache holds namespaces %q only", i.opts.Namespaces)}
-	}
-	q, err := i.store.compile(opts)
-	if err != nil {
-		return fmt.Errorf("list %s from the cache: %w", i.gvk.Kind, err)
-	}
-	i.store.run(q, fn)
-	return nil
-}
-
-// allows reports whether namespace ns (or all, for "") is in the
-// informer's scope.
-func (i *informer) allows(ns string) bool {
-	return ns == "" || len(i.opts.Namespaces) == 0 || slices.Contains(i.opts.Namespaces, ns)
-}
-
 func (s *store) indexFunc(name string) IndexFunc {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -6,26 +6,94 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// reflector keeps an informer's store equal to the server's state. It
-// belongs to one goroutine (the one informer.Start runs it in), so its
-// fields need no lock.
+// The reflector reads through a listerWatcher and writes into a sink, and
+// knows nothing else of the informer: client-go's ListerWatcher and
+// Store, narrowed to what a reflector does. An informer gives each of its
+// reflectors (one per namespace, or one) a listWatch (decode.go) and an
+// nsSink (store.go) for its namespace.
+
+// listerWatcher is where a reflector reads: the lists and watches of one
+// kind in one namespace (or all), the objects decoded and prepared for
+// the store. The reflector sets the options of the request (resource
+// version, paging, WatchList); the listerWatcher adds the scope (namespace,
+// selectors, metadata only).
+type listerWatcher interface {
+	// list reads one list request's answer (one page when opts.Limit is
+	// set), handing each object to each as it is decoded, and returns
+	// the list's metadata (resourceVersion, continue token).
+	list(ctx context.Context, opts kube.ListOptions, each func(obj kube.Object, size int32)) (kube.ListMeta, error)
+	// watch opens a watch.
+	watch(ctx context.Context, opts kube.ListOptions) (eventStream, error)
+}
+
+// eventStream is an open watch, read by one goroutine.
+type eventStream interface {
+	// next returns the next event. It returns io.EOF when the server
+	// ended the stream cleanly, and an error (a [*kube.StatusError] for
+	// an ERROR event, [kube.IsGone] for a 410) when it ended otherwise
+	// or the event's object does not decode.
+	next() (event, error)
+	// stop ends the stream and releases its connection.
+	stop()
+}
+
+// event is one event of a watch, its object decoded.
+type event struct {
+	typ kube.EventType
+	// obj is the object of an ADDED, MODIFIED or DELETED event, ready
+	// for the store; size approximates its bytes (the JSON it came from).
+	obj  kube.Object
+	size int32
+	// rv is a bookmark's resourceVersion; initialEnd marks the bookmark
+	// that ends the initial events of a WatchList.
+	rv         string
+	initialEnd bool
+}
+
+// sink is where a reflector writes: the store, and whoever must hear of
+// its changes. The reflector calls it from its one goroutine.
+type sink interface {
+	// newState returns an empty state, for the reflector to build a whole
+	// state read (a list, or the initial events of a WatchList) into,
+	// apart from the sink.
+	newState() *state
+	// replace swaps in next, a whole state read, which the sink then
+	// owns. initial is set for the reflector's first state.
+	replace(next *state, initial bool)
+	// apply applies one watch event: ADDED, MODIFIED or DELETED.
+	apply(typ kube.EventType, obj kube.Object, size int32)
+}
+
+// readStats are what an informer's reflectors report as they read, for
+// [Stats] and [NotSyncedError]; shared by the informer's reflectors.
+type readStats struct {
+	lists, watches, relists, events atomic.Uint64
+	// lastErr is the last list or watch failure, cleared by a success.
+	lastErr atomic.Pointer[error]
+}
+
+// reflector keeps a sink equal to the state a listerWatcher serves. It
+// belongs to one goroutine (the one that calls run), so its fields need
+// no lock.
 //
 // The loop:
 //  1. With no resourceVersion to resume from (at start, and after a 410),
 //     read the whole state: a WatchList stream, or a paged list. The state
-//     is built apart from the store and swapped in whole (informer.replace),
-//     which tells the handlers what changed.
+//     is built apart from the sink and swapped in whole (sink.replace).
 //  2. Watch from the last resourceVersion seen (an event's or a
-//     bookmark's). When the watch ends, for whatever reason, resume from
-//     there; only a 410 (the version has left the server's history) makes
-//     the reflector read the whole state again: one relist per 410.
+//     bookmark's), applying each event (sink.apply). When the watch ends,
+//     for whatever reason, resume from there; only a 410 (the version has
+//     left the server's history) makes the reflector read the whole state
+//     again: one relist per 410.
 //  3. Wait a backoff (see backoff) after each failure: a request that
 //     failed, a stream that broke or carried garbage, a 410 (from a list
 //     or a watch), and a watch that ended within a second having
@@ -36,22 +104,23 @@ import (
 //     whole-state reads a minute from an informer, not one per request
 //     the client's rate limit allows.
 type reflector struct {
-	i *informer
-	// ns is the namespace the reflector covers; empty for all.
-	ns string
+	// lw, sink, log, stats, pageSize and watchList are set by its maker.
+	lw    listerWatcher
+	sink  sink
+	log   *slog.Logger
+	stats *readStats
+	// pageSize is the limit of each page of a list.
+	pageSize int64
+	// watchList is cleared for good when the server refuses WatchList.
+	watchList bool
+
 	// rv is the resourceVersion to resume from; empty means read the
 	// whole state again.
 	rv string
-	// watchList is cleared for good when the server refuses WatchList.
-	watchList bool
 	// relisting is set once the first state has been read: later reads
 	// count as relists.
 	relisting bool
 	b         backoff
-}
-
-func newReflector(i *informer, ns string) *reflector {
-	return &reflector{i: i, ns: ns, watchList: !i.opts.DisableWatchList}
 }
 
 // minHealthyWatch is how long a watch that delivered nothing must last for
@@ -61,6 +130,7 @@ const minHealthyWatch = time.Second
 // errShortWatch ends a watch that closed at once without an event.
 var errShortWatch = errors.New("watch closed at once without an event")
 
+// run reads until ctx is done.
 func (r *reflector) run(ctx context.Context) {
 	for {
 		err := r.step(ctx)
@@ -68,15 +138,15 @@ func (r *reflector) run(ctx context.Context) {
 			return
 		}
 		if err == nil {
-			r.i.lastErr.Store(nil)
+			r.stats.lastErr.Store(nil)
 			continue
 		}
-		r.i.lastErr.Store(&err)
+		r.stats.lastErr.Store(&err)
 		d := r.b.next(time.Now(), jitter())
 		if r.rv == "" && kube.IsGone(err) {
-			r.i.log.Info("resourceVersion too old; relisting", "err", err, "delay", d)
+			r.log.Info("resourceVersion too old; relisting", "err", err, "delay", d)
 		} else {
-			r.i.log.Warn("list or watch failed; retrying", "err", err, "rv", r.rv, "delay", d)
+			r.log.Warn("list or watch failed; retrying", "err", err, "rv", r.rv, "delay", d)
 		}
 		if !sleep(ctx, d) {
 			return
@@ -89,14 +159,14 @@ func (r *reflector) run(ctx context.Context) {
 func (r *reflector) step(ctx context.Context) error {
 	if r.rv == "" {
 		if r.relisting {
-			r.i.counters.relists.Add(1)
+			r.stats.relists.Add(1)
 		}
 		if r.watchList {
 			err := r.watch(ctx, true)
 			if !refusesWatchList(err) {
 				return err
 			}
-			r.i.log.Info("server refuses WatchList; using list and watch", "err", err)
+			r.log.Info("server refuses WatchList; using list and watch", "err", err)
 			r.watchList = false
 		}
 		if err := r.list(ctx); err != nil {
@@ -137,28 +207,25 @@ func refusesWatchList(err error) bool {
 // and an object that does not decode end the watch too: resuming from r.rv
 // loses nothing). A 410 clears r.rv, so that the next step relists.
 func (r *reflector) watch(ctx context.Context, initial bool) error {
-	i := r.i
-	opts := i.listOptions(r.ns)
-	opts.AllowWatchBookmarks = true
-	opts.TimeoutSeconds = watchTimeout(jitter())
+	opts := kube.ListOptions{AllowWatchBookmarks: true, TimeoutSeconds: watchTimeout(jitter())}
 	var next *state // the state being built, while initial events flow
 	if initial {
 		opts.SendInitialEvents = true
 		opts.ResourceVersionMatch = kube.MatchNotOlderThan
-		next = newState(i.store.codec)
+		next = r.sink.newState()
 	} else {
 		opts.ResourceVersion = r.rv
 	}
-	i.counters.watches.Add(1)
+	r.stats.watches.Add(1)
 	started := time.Now()
-	w, err := i.client.Watch(ctx, i.gvk, opts)
+	w, err := r.lw.watch(ctx, opts)
 	if err != nil {
 		return r.gone(err)
 	}
-	defer w.Stop()
+	defer w.stop()
 	events := 0
 	for {
-		ev, err := w.Next()
+		ev, err := w.next()
 		if err != nil {
 			if errors.Is(err, io.EOF) && next == nil {
 				if events == 0 && time.Since(started) < minHealthyWatch {
@@ -172,31 +239,79 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 			return r.gone(err)
 		}
 		events++
-		if ev.Type == kube.Bookmark {
-			if next != nil && ev.InitialEventsEnd {
-				i.replace(next, r.ns, !r.relisting)
+		if ev.typ == kube.Bookmark {
+			if next != nil && ev.initialEnd {
+				r.sink.replace(next, !r.relisting)
 				next = nil
 				r.relisting = true
 			}
-			if next == nil && ev.ResourceVersion != "" {
-				r.rv = ev.ResourceVersion
+			if next == nil && ev.rv != "" {
+				r.rv = ev.rv
 			}
 			continue
 		}
-		obj, size, err := i.decode(&ev)
-		if err != nil {
-			return err
-		}
-		i.counters.events.Add(1)
+		r.stats.events.Add(1)
 		if next != nil {
-			if ev.Type != kube.Deleted {
-				next.add(obj, size)
+			if ev.typ != kube.Deleted {
+				next.add(ev.obj, ev.size)
 			}
 			continue
 		}
-		i.applyEvent(ev.Type, obj, size)
-		r.rv = obj.GetObjectMeta().ResourceVersion
+		r.sink.apply(ev.typ, ev.obj, ev.size)
+		r.rv = ev.obj.GetObjectMeta().ResourceVersion
 	}
+}
+
+// list reads the whole state with a paged list into a new state and swaps
+// it into the sink. Besides the state being built it holds one page's
+// objects, decoded as they arrive, never a page's JSON. A failed page is
+// asked for again, with the same continue token, after a backoff; a 410
+// (the continue token expired) fails the whole list, so that it starts
+// again from the first page.
+func (r *reflector) list(ctx context.Context) error {
+	next := r.sink.newState()
+	opts := kube.ListOptions{Limit: r.pageSize}
+	for {
+		meta, err := r.page(ctx, next, opts)
+		if err != nil {
+			if kube.IsGone(err) || ctx.Err() != nil {
+				return err
+			}
+			r.stats.lastErr.Store(&err)
+			d := r.b.next(time.Now(), jitter())
+			r.log.Warn("list page failed; retrying", "err", err, "delay", d)
+			if !sleep(ctx, d) {
+				return ctx.Err()
+			}
+			continue
+		}
+		if meta.Continue == "" {
+			r.sink.replace(next, !r.relisting)
+			r.rv, r.relisting = meta.ResourceVersion, true
+			return nil
+		}
+		opts.Continue = meta.Continue
+	}
+}
+
+// page reads one page into next and returns its list metadata. The
+// page's objects go into next only once the whole page has been read: a
+// page cut midway and asked for again (without a continue token, at a
+// newer resourceVersion) must not leave objects the second answer lacks.
+func (r *reflector) page(ctx context.Context, next *state, opts kube.ListOptions) (kube.ListMeta, error) {
+	r.stats.lists.Add(1)
+	var objs []kube.Object
+	var sizes []int32
+	meta, err := r.lw.list(ctx, opts, func(obj kube.Object, size int32) {
+		objs, sizes = append(objs, obj), append(sizes, size)
+	})
+	if err != nil {
+		return meta, err
+	}
+	for n, obj := range objs {
+		next.add(obj, sizes[n])
+	}
+	return meta, nil
 }
 
 // gone clears r.rv when err is a 410, so that the reflector relists, and

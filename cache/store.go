@@ -16,126 +16,12 @@ import (
 // changes or goes, to find where it was filed.
 type IndexFunc func(obj kube.Object) []string
 
-// entry is one stored object.
-type entry struct {
-	// v is the object: a kube.Object, or a *packed in a compact store
-	// (see codec). Read it with codec.load.
-	v any
-	// size is the approximate number of bytes the object takes: the size
-	// of the JSON it was decoded from, or of its packed JSON.
-	size int32
-}
-
-// state is the content of a store: what a relist builds and what replace
-// swaps in whole.
-type state struct {
-	// objects maps namespace ("" for cluster-scoped objects) to name to
-	// entry; an inner map is deleted when it becomes empty. The namespace
-	// level is also the built-in namespace index.
-	objects map[string]map[string]entry
-	count   int   // number of entries in objects
-	bytes   int64 // sum of the entries' sizes
-	// indexes maps index name to value to the keys filed under it. It has
-	// exactly one map per indexer of the store (once swapped in), and no
-	// empty value sets.
-	indexes map[string]map[string]map[kube.Key]struct{}
-	// codec packs the objects added, in a compact store; nil keeps them
-	// decoded.
-	codec *codec
-}
-
-func newState(c *codec) *state {
-	return &state{objects: map[string]map[string]entry{}, indexes: map[string]map[string]map[kube.Key]struct{}{}, codec: c}
-}
-
-// add stores obj (packed, in a compact store), returning the entry it
-// replaced. obj must not be modified afterwards. It does not touch the
-// indexes; see store.put.
-func (s *state) add(obj kube.Object, size int32) (entry, bool) {
-	return s.addPacked(s.codec.pack(obj, size))
-}
-
-// addPacked is add for what codec.pack returned.
-func (s *state) addPacked(v any, key kube.Key, size int32) (entry, bool) {
-	names := s.objects[key.Namespace]
-	if names == nil {
-		names = map[string]entry{}
-		s.objects[key.Namespace] = names
-	}
-	old, ok := names[key.Name]
-	names[key.Name] = entry{v: v, size: size}
-	if ok {
-		s.bytes -= int64(old.size)
-	} else {
-		s.count++
-	}
-	s.bytes += int64(size)
-	return old, ok
-}
-
-func (s *state) remove(key kube.Key) (entry, bool) {
-	names := s.objects[key.Namespace]
-	old, ok := names[key.Name]
-	if !ok {
-		return entry{}, false
-	}
-	delete(names, key.Name)
-	if len(names) == 0 {
-		delete(s.objects, key.Namespace)
-	}
-	s.count--
-	s.bytes -= int64(old.size)
-	return old, true
-}
-
-func (s *state) get(key kube.Key) (entry, bool) {
-	e, ok := s.objects[key.Namespace][key.Name]
-	return e, ok
-}
-
-// index files obj under every value fn returns in index name.
-func (s *state) index(name string, fn IndexFunc, obj kube.Object) {
-	values := fn(obj)
-	if len(values) == 0 {
-		return
-	}
-	idx := s.indexes[name]
-	key := obj.GetObjectMeta().Key()
-	for _, v := range values {
-		keys := idx[v]
-		if keys == nil {
-			keys = map[kube.Key]struct{}{}
-			idx[v] = keys
-		}
-		keys[key] = struct{}{}
-	}
-}
-
-// unindexAll undoes index for obj in every index.
-func (s *state) unindexAll(indexers map[string]IndexFunc, obj kube.Object) {
-	for name, fn := range indexers {
-		s.unindex(name, fn, obj)
-	}
-}
-
-// unindex undoes index for obj.
-func (s *state) unindex(name string, fn IndexFunc, obj kube.Object) {
-	idx := s.indexes[name]
-	key := obj.GetObjectMeta().Key()
-	for _, v := range fn(obj) {
-		if keys := idx[v]; keys != nil {
-			delete(keys, key)
-			if len(keys) == 0 {
-				delete(idx, v)
-			}
-		}
-	}
-}
-
 // store is a thread-safe map of objects by key with indexes. Objects are
 // never modified once stored: a change replaces the stored pointer, so a
 // reader holding an object sees a consistent (if stale) snapshot of it.
-// The store owns its objects; readers must not modify them.
+// The store owns its objects; readers must not modify them. Its objects
+// change only through nsSink, at the end of this file (indexes are added
+// with addIndex).
 //
 // Costs: get O(1); put and remove O(1) plus the index funcs; listing a
 // namespace O(objects in it); byIndex O(matches); replace O(n · index
@@ -261,21 +147,6 @@ func (s *store) replaceNamespace(ns string, next *state) map[string]entry {
 	return old
 }
 
-// buildIndexes fills the indexes of st that it lacks.
-func buildIndexes(st *state, indexers map[string]IndexFunc) {
-	for name, fn := range indexers {
-		if _, ok := st.indexes[name]; ok {
-			continue
-		}
-		st.indexes[name] = map[string]map[kube.Key]struct{}{}
-		for _, names := range st.objects {
-			for _, e := range names {
-				st.index(name, fn, st.codec.load(e.v))
-			}
-		}
-	}
-}
-
 // get returns the object at key (in a compact store a new one, decoded
 // outside the lock).
 func (s *store) get(key kube.Key) (kube.Object, bool) {
@@ -348,4 +219,100 @@ func (s *store) size() (objects int, bytes int64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.cur.count, s.cur.bytes
+}
+
+// The informer as its reflectors' sink: every write to the store's
+// objects, and the notifications it causes, is made here, under
+// informer.mu, which orders it with the notifications of other changes
+// and with handler registration.
+
+// nsSink is an informer's [sink] for the reflector of namespace ns (""
+// for all): its replace swaps that namespace's objects only.
+type nsSink struct {
+	i  *informer
+	ns string
+}
+
+func (s nsSink) newState() *state { return newState(s.i.store.codec) }
+
+// apply implements [sink]. An ADDED or MODIFIED event for an object at the
+// resourceVersion already stored changes nothing (a watch resumed from an
+// older version may replay it). A DELETED event for an object not stored
+// changes nothing either: no handler saw it.
+func (s nsSink) apply(typ kube.EventType, obj kube.Object, size int32) {
+	i := s.i
+	meta := obj.GetObjectMeta()
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	switch typ {
+	case kube.Added, kube.Modified:
+		old, ok := i.store.get(meta.Key())
+		if ok && old.GetObjectMeta().ResourceVersion == meta.ResourceVersion {
+			return
+		}
+		i.store.put(obj, size)
+		if ok {
+			i.notifyLocked(notification{kind: notifyUpdate, old: old, obj: obj})
+		} else {
+			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
+		}
+	case kube.Deleted:
+		if i.store.remove(meta.Key()) {
+			i.notifyLocked(notification{kind: notifyDelete, obj: obj})
+		}
+	}
+}
+
+// replace implements [sink]: it swaps in the state read and tells the
+// handlers exactly what changed:
+//   - an object that is new: OnAdd (isInInitialList on the first sync);
+//   - an object at another resourceVersion: OnUpdate(old, new);
+//   - an object with the same name but another UID (deleted and created
+//     again while the watch was down): OnDelete(old, true) then OnAdd;
+//   - an object that is gone: OnDelete(last known state, true);
+//   - an object at the same resourceVersion: nothing.
+//
+// initial marks the adds isInInitialList; the informer is synced once
+// every reflector has stored its first state. The cost is O(old + new).
+func (s nsSink) replace(next *state, initial bool) {
+	i := s.i
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	var prev *state
+	if s.ns == "" {
+		prev = i.store.replace(next)
+	} else {
+		prev = &state{objects: map[string]map[string]entry{s.ns: i.store.replaceNamespace(s.ns, next)}}
+	}
+	c := i.store.codec
+	for ns, names := range next.objects {
+		for name, e := range names {
+			old, ok := prev.get(kube.Key{Namespace: ns, Name: name})
+			if !ok {
+				i.notifyLocked(notification{kind: notifyAdd, obj: e.v, flag: initial})
+				continue
+			}
+			if samePacked(old.v, e.v) {
+				continue // the same JSON: the same version
+			}
+			oldMeta, newMeta := c.load(old.v).GetObjectMeta(), c.load(e.v).GetObjectMeta()
+			switch {
+			case oldMeta.UID != newMeta.UID:
+				i.notifyLocked(notification{kind: notifyDelete, obj: old.v, flag: true})
+				i.notifyLocked(notification{kind: notifyAdd, obj: e.v})
+			case oldMeta.ResourceVersion != newMeta.ResourceVersion:
+				i.notifyLocked(notification{kind: notifyUpdate, old: old.v, obj: e.v})
+			}
+		}
+	}
+	for ns, names := range prev.objects {
+		for name, e := range names {
+			if _, ok := next.get(kube.Key{Namespace: ns, Name: name}); !ok {
+				i.notifyLocked(notification{kind: notifyDelete, obj: e.v, flag: true})
+			}
+		}
+	}
+	if initial {
+		i.storedFirstLocked()
+	}
 }

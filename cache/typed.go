@@ -210,28 +210,3 @@ type Stats struct {
 	// handler's queue has been.
 	Handlers, Queued, PeakQueued int
 }
-
-func (i *informer) stats() Stats {
-	objects, bytes := i.store.size()
-	st := Stats{
-		Kind:          i.gvk,
-		Namespaces:    i.opts.Namespaces,
-		Objects:       objects,
-		Bytes:         bytes,
-		Synced:        i.HasSynced(),
-		ListRequests:  i.counters.lists.Load(),
-		WatchRequests: i.counters.watches.Load(),
-		Relists:       i.counters.relists.Load(),
-		Events:        i.counters.events.Load(),
-	}
-	i.mu.Lock()
-	regs := append([]*Registration(nil), i.regs...)
-	i.mu.Unlock()
-	st.Handlers = len(regs)
-	for _, r := range regs {
-		q, p := r.pending()
-		st.Queued += q
-		st.PeakQueued = max(st.PeakQueued, p)
-	}
-	return st
-}
