@@ -18,9 +18,19 @@
 //     backoff below (so a server whose every watch ends in 410 gets a few
 //     relists a minute, not a storm); objects that vanished in the gap get
 //     OnDelete(last known state, finalStateUnknown=true).
-//   - Exact notifications: handlers see every change once, in order:
-//     adds, updates (old and new) and deletes; a relist notifies only
-//     what differs from the cache.
+//   - Exact notifications: handlers see every change once, as adds,
+//     updates (old and new) and deletes; a relist notifies only what
+//     differs from the cache.
+//   - Defined order: per object, versions come in the order the server
+//     made them (never an older after a newer; a relist skips the
+//     versions it missed, and an object deleted and created again while
+//     the watch was down gets OnDelete, then OnAdd). Across objects, watch
+//     events come in the order the server sent them (resourceVersion
+//     order), and what walks a whole state (the changes a list or relist
+//     finds, the adds a handler added late first gets, a resync) comes in
+//     key order: by namespace, then by name, as the API server lists. An
+//     informer of several namespaces watches each apart: the events of
+//     different namespaces interleave in the order they arrive.
 //   - Isolated handlers: each handler has its own unbounded queue and
 //     goroutine (see [Registration]). A slow handler delays only itself;
 //     the reflector never waits for a handler and no event is dropped.

@@ -225,8 +225,9 @@ func (i *informer) reflector(ns string) *reflector {
 }
 
 // AddEventHandler implements [Source]. A handler added to an informer that
-// holds objects first gets an OnAdd(obj, true) for each. The cost is
-// O(cached objects), under the lock that orders changes.
+// holds objects first gets an OnAdd(obj, true) for each, in key order. The
+// cost is O(n log n) for n cached objects, under the lock that orders
+// changes.
 func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error) {
 	if h == nil {
 		return nil, errors.New("add event handler: handler is nil")
@@ -238,7 +239,7 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	}
 	r := newRegistration(h, i.store.codec)
 	i.regs = append(i.regs, r)
-	i.store.each("", true, func(v any) bool {
+	i.store.eachInOrder(func(v any) bool {
 		r.push(notification{kind: notifyAdd, obj: v, flag: true})
 		return true
 	})
@@ -342,8 +343,8 @@ func (i *informer) storedFirstLocked() {
 	close(i.synced)
 }
 
-// resyncLoop gives every handler OnUpdate(obj, obj) for every object, every
-// resync period (±10%), once the informer has synced.
+// resyncLoop gives every handler OnUpdate(obj, obj) for every object, in
+// key order, every resync period (±10%), once the informer has synced.
 func (i *informer) resyncLoop(ctx context.Context) {
 	if i.opts.ResyncPeriod < 0 {
 		return
@@ -356,7 +357,7 @@ func (i *informer) resyncLoop(ctx context.Context) {
 	for sleep(ctx, resyncDelay(i.opts.ResyncPeriod, jitter())) {
 		i.mu.Lock()
 		if len(i.regs) > 0 {
-			i.store.each("", true, func(v any) bool {
+			i.store.eachInOrder(func(v any) bool {
 				i.notifyLocked(notification{kind: notifyUpdate, old: v, obj: v})
 				return true
 			})

@@ -5,6 +5,8 @@ package cache
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -282,4 +284,81 @@ func TestInformerNamespaces(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestNotificationOrder: what a list, a relist, a late handler's adds and
+// a resync notify comes in key order (by namespace, then by name, as the
+// server lists: "a-b/x" before "a/b"), whatever the order of the store's
+// maps.
+func TestNotificationOrder(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				for _, ns := range []string{"b", "a-b", "a"} {
+					obj := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}
+					if _, err := srv.Create(kube.GroupVersionResource{Version: "v1", Resource: "namespaces"}, obj); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, key := range []string{"b/z", "a/y", "a-b/x", "b/a", "a/c", "a/b", "b/m"} {
+					ns, name, _ := strings.Cut(key, "/")
+					createCM(t, srv, ns, name, nil)
+				}
+				opts := mode.opts
+				opts.ResyncPeriod = time.Hour
+				inf, rec := startRecorded(t, srv, c, opts)
+				seen := 0
+				check := func(what string, want ...string) {
+					t.Helper()
+					rec.mu.Lock()
+					got := ops(rec.log[seen:])
+					seen = len(rec.log)
+					rec.mu.Unlock()
+					if !slices.Equal(got, want) {
+						t.Errorf("%s notified\n%q\nwant\n%q", what, got, want)
+					}
+				}
+				check("the first list", "add a-b/x", "add a/b", "add a/c", "add a/y", "add b/a", "add b/m", "add b/z")
+
+				undo := srv.Delay(isWatch, time.Second)
+				srv.CutWatches()
+				deleteCM(t, srv, "b", "m") // and created again: a new UID
+				createCM(t, srv, "b", "m", nil)
+				updateCM(t, srv, "b", "a", map[string]string{"v": "1"})
+				createCM(t, srv, "a", "d", nil)
+				deleteCM(t, srv, "a", "c")
+				srv.Compact()
+				undo()
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				checkConsistent(t, srv, inf, rec)
+				check("a relist", "delete a/c unknown=true", "add a/d", "update b/a", "delete b/m unknown=true", "add b/m")
+
+				late := newRecorder(t)
+				if _, err := inf.AddEventHandler(late); err != nil {
+					t.Fatal(err)
+				}
+				synctest.Wait()
+				late.mu.Lock()
+				if got, want := ops(late.log), []string{"add a-b/x", "add a/b", "add a/d", "add a/y", "add b/a", "add b/m", "add b/z"}; !slices.Equal(got, want) {
+					t.Errorf("a late handler's adds\n%q\nwant\n%q", got, want)
+				}
+				late.mu.Unlock()
+
+				time.Sleep(67 * time.Minute)
+				synctest.Wait()
+				check("a resync", "update a-b/x", "update a/b", "update a/d", "update a/y", "update b/a", "update b/m", "update b/z")
+			})
+		})
+	}
+}
+
+// ops returns a recorder's log without resourceVersions.
+func ops(log []string) []string {
+	out := make([]string, len(log))
+	for n, l := range log {
+		out[n], _, _ = strings.Cut(l, "@")
+	}
+	return out
 }

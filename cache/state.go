@@ -3,6 +3,10 @@
 package cache
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -135,4 +139,45 @@ func buildIndexes(st *state, indexers map[string]IndexFunc) {
 			}
 		}
 	}
+}
+
+// Whole states are walked in key order to notify handlers: by
+// namespace, then by name, in the order the API server lists them (etcd's
+// order of the keys "namespace/name", byte by byte).
+
+// sortedKeys returns the keys of a and b, each once, sorted by compare
+// (strings.Compare for names, compareNamespaces for namespaces). The
+// cost is O(n log n) for n keys, and a slice of them.
+func sortedKeys[V any](a, b map[string]V, compare func(x, y string) int) []string {
+	n := len(a)
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			n++
+		}
+	}
+	keys := make([]string, 0, n)
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, compare)
+	return keys
+}
+
+// compareNamespaces orders namespaces as their keys "namespace/name" are
+// ordered: a namespace that is a prefix of another ("a", "a-b") compares
+// the "/" after it with the other's next byte ("a-b/x" < "a/x").
+func compareNamespaces(x, y string) int {
+	n := min(len(x), len(y))
+	if c := strings.Compare(x[:n], y[:n]); c != 0 || len(x) == len(y) {
+		return c
+	}
+	if len(x) == n {
+		return cmp.Compare('/', y[n])
+	}
+	return cmp.Compare(x[n], '/')
 }

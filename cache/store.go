@@ -5,6 +5,7 @@ package cache
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -183,6 +184,23 @@ func (s *store) each(ns string, all bool, fn func(v any) bool) {
 	}
 }
 
+// eachInOrder calls fn with the stored value of every object, in key
+// order (by namespace, then by name, as the API server lists; see
+// sortedKeys), until fn returns false, under the
+// read lock as each does. The cost is O(n log n) (the sort of the keys).
+func (s *store) eachInOrder(fn func(v any) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, ns := range sortedKeys(s.cur.objects, nil, compareNamespaces) {
+		names := s.cur.objects[ns]
+		for _, name := range sortedKeys(names, nil, strings.Compare) {
+			if !fn(names[name].v) {
+				return
+			}
+		}
+	}
+}
+
 // byIndex calls fn with the stored value of every object filed under
 // value in index name, until fn returns false, under the read lock as each
 // does.
@@ -264,7 +282,8 @@ func (s nsSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 }
 
 // replace implements [sink]: it swaps in the state read and tells the
-// handlers exactly what changed:
+// handlers exactly what changed, in key order (by namespace, then by
+// name, as the API server lists; see sortedKeys):
 //   - an object that is new: OnAdd (isInInitialList on the first sync);
 //   - an object at another resourceVersion: OnUpdate(old, new);
 //   - an object with the same name but another UID (deleted and created
@@ -273,7 +292,8 @@ func (s nsSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 //   - an object at the same resourceVersion: nothing.
 //
 // initial marks the adds isInInitialList; the informer is synced once
-// every reflector has stored its first state. The cost is O(old + new).
+// every reflector has stored its first state. The cost is O(n log n) for
+// the n objects old and new (the sort of their names).
 func (s nsSink) replace(next *state, initial bool) {
 	i := s.i
 	i.mu.Lock()
@@ -285,14 +305,19 @@ func (s nsSink) replace(next *state, initial bool) {
 		prev = &state{objects: map[string]map[string]entry{s.ns: i.store.replaceNamespace(s.ns, next)}}
 	}
 	c := i.store.codec
-	for ns, names := range next.objects {
-		for name, e := range names {
-			old, ok := prev.get(kube.Key{Namespace: ns, Name: name})
-			if !ok {
+	for _, ns := range sortedKeys(prev.objects, next.objects, compareNamespaces) {
+		olds, news := prev.objects[ns], next.objects[ns]
+		for _, name := range sortedKeys(olds, news, strings.Compare) {
+			old, had := olds[name]
+			e, has := news[name]
+			switch {
+			case !has:
+				i.notifyLocked(notification{kind: notifyDelete, obj: old.v, flag: true})
+				continue
+			case !had:
 				i.notifyLocked(notification{kind: notifyAdd, obj: e.v, flag: initial})
 				continue
-			}
-			if samePacked(old.v, e.v) {
+			case samePacked(old.v, e.v):
 				continue // the same JSON: the same version
 			}
 			oldMeta, newMeta := c.load(old.v).GetObjectMeta(), c.load(e.v).GetObjectMeta()
@@ -302,13 +327,6 @@ func (s nsSink) replace(next *state, initial bool) {
 				i.notifyLocked(notification{kind: notifyAdd, obj: e.v})
 			case oldMeta.ResourceVersion != newMeta.ResourceVersion:
 				i.notifyLocked(notification{kind: notifyUpdate, old: old.v, obj: e.v})
-			}
-		}
-	}
-	for ns, names := range prev.objects {
-		for name, e := range names {
-			if _, ok := next.get(kube.Key{Namespace: ns, Name: name}); !ok {
-				i.notifyLocked(notification{kind: notifyDelete, obj: e.v, flag: true})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ package cache
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -181,5 +182,18 @@ func TestStoreReplaceIsAtomic(t *testing.T) {
 		if len(rvs) != 1 {
 			t.Fatalf("a reader saw a mix of states: %v", rvs)
 		}
+	}
+}
+
+// TestCompareNamespaces: namespaces sort as the server's keys
+// "namespace/name" do.
+func TestCompareNamespaces(t *testing.T) {
+	nss := []string{"a", "a-b", "a0", "ab", "a.b", "b", "", "kube-system", "kube", "kube-public", "z-", "z"}
+	got := slices.Clone(nss)
+	slices.SortFunc(got, compareNamespaces)
+	want := slices.Clone(nss)
+	slices.SortFunc(want, func(x, y string) int { return strings.Compare(x+"/", y+"/") })
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted by compareNamespaces: %q, want %q", got, want)
 	}
 }
