@@ -35,8 +35,9 @@
 //     goroutine (see [Registration]). A slow handler delays only itself;
 //     the reflector never waits for a handler and no event is dropped.
 //   - Bounded retries: failures (410s included) back off exponentially
-//     from 800ms to 30s with jitter, reset after two quiet minutes; watches ask for a random
-//     5 to 10 minute timeout, so that clients do not reconnect together;
+//     from 800ms to 30s with jitter, reset after two quiet minutes;
+//     watches ask for a random 5 to 10 minute timeout, so that clients do
+//     not reconnect together;
 //     resyncs (OnUpdate(obj, obj) for every object, default every 10h)
 //     are jittered ±10%.
 //   - Lean: the raw JSON is not kept; at most one page of a list is held
@@ -60,6 +61,61 @@
 //   - Clean shutdown: constructors do no I/O and start nothing; Start
 //     blocks until its context is done and returns only after every
 //     goroutine it started has ended.
+//
+// The informer loop: an informer runs a reflector for each namespace it is
+// limited to (or one for all), each in a goroutine of its own, reading
+// through a list and watch function and writing into the store. In outline
+// (reflector.go has it in full):
+//
+//	rv := "" // the resourceVersion to resume from
+//	for ctx.Err() == nil {
+//		var err error
+//		if rv == "" { // at start, and after a 410
+//			// A WatchList stream up to its initial-events-end bookmark
+//			// or, if the server refuses WatchList, paged lists (a failed
+//			// page is asked for again after a backoff). The state is built
+//			// apart from the store.
+//			var state []kube.Object
+//			state, rv, err = readAll(ctx)
+//			if err == nil {
+//				replace(state) // swapped in whole; handlers hear what differs
+//			}
+//		}
+//		if err == nil {
+//			// Each event changes the store, queues a notification to
+//			// every handler and moves rv on, as bookmarks do. The watch
+//			// ends when the server ends it (after the 5 to 10 minutes
+//			// asked for) or fails; a healthy end is no error.
+//			err = watchFrom(ctx, &rv, apply)
+//		}
+//		if kube.IsGone(err) {
+//			rv = "" // rv has left the server's history: read it all again
+//		}
+//		if err != nil {
+//			// A failed request, a broken stream or garbage on it, a 410,
+//			// a watch that ended at once with nothing.
+//			sleep(ctx, backoff.next()) // 0.4-0.8s, doubling to 15-30s
+//		}
+//	}
+//
+// Where it departs from client-go, on purpose:
+//   - No queue of deltas between the reflector and the store (client-go's
+//     DeltaFIFO or RealFIFO): the reflector writes the store through a
+//     narrow sink and each change is queued to every handler as it is
+//     made, under one lock. Handlers get objects, not deltas.
+//   - A relist notifies only what differs from the cache; client-go's
+//     gives every object listed an OnUpdate, changed or not.
+//   - A deletion missed while the watch was down is OnDelete(last known
+//     state, finalStateUnknown=true), not a DeletedFinalStateUnknown
+//     wrapper every handler must unwrap.
+//   - An informer limited to several namespaces is one informer: a
+//     reflector per namespace, one store, one set of handlers
+//     (controller-runtime runs an informer per namespace).
+//   - Objects are your own structs, decoded from JSON without a scheme;
+//     only their declared fields are kept, and a compact informer keeps
+//     them as JSON (see [InformerOptions.Compact]).
+//   - Whole states are walked in key order (see the order above), where
+//     client-go's resyncs and a relist's deletions follow its store's map.
 //
 // Usage:
 //  1. Make a [kube.Client].
