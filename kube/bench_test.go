@@ -19,17 +19,22 @@ func configMapJSON(i int) string {
 		i, i, 1000+i, i, bytes.Repeat([]byte("v"), 1024))
 }
 
-func BenchmarkDecodeList500(b *testing.B) {
+// configMapListJSON is a list of n ConfigMaps as configMapJSON makes them.
+func configMapListJSON(n int) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9999"},"items":[`)
-	for i := range 500 {
+	for i := range n {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
 		buf.WriteString(configMapJSON(i))
 	}
 	buf.WriteString("]}")
-	data := buf.Bytes()
+	return buf.Bytes()
+}
+
+func BenchmarkDecodeList500(b *testing.B) {
+	data := configMapListJSON(500)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -46,16 +51,7 @@ func BenchmarkDecodeList500(b *testing.B) {
 // BenchmarkListEach500 reads a list of 500 objects item by item, as a
 // cache's list does.
 func BenchmarkListEach500(b *testing.B) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9999"},"items":[`)
-	for i := range 500 {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.WriteString(configMapJSON(i))
-	}
-	buf.WriteString("]}")
-	data := buf.Bytes()
+	data := configMapListJSON(500)
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		code, body := 200, data
 		if c, _, b, ok := legacyDiscovery(r); ok {
