@@ -36,9 +36,7 @@ func NewDefaultRateLimiter[K comparable]() *MaxOfRateLimiter[K] {
 // until Forget; When and Forget are O(1).
 type ExponentialRateLimiter[K comparable] struct {
 	base, maxDelay time.Duration
-
-	mu       sync.Mutex
-	failures map[K]int // attempts since the last Forget; absent means 0; saturates at math.MaxInt
+	failures       failures[K]
 }
 
 // NewExponentialRateLimiter returns a limiter whose delays go base, 2·base,
@@ -47,32 +45,55 @@ func NewExponentialRateLimiter[K comparable](base, maxDelay time.Duration) *Expo
 	if base <= 0 || maxDelay < base {
 		panic(fmt.Sprintf("queue: NewExponentialRateLimiter(%v, %v): want 0 < base <= maxDelay", base, maxDelay))
 	}
-	return &ExponentialRateLimiter[K]{base: base, maxDelay: maxDelay, failures: make(map[K]int)}
+	return &ExponentialRateLimiter[K]{base: base, maxDelay: maxDelay}
 }
 
 // When returns min(base·2^n, maxDelay) for the item's n-th attempt.
 func (r *ExponentialRateLimiter[K]) When(item K) time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := r.failures[item]
-	if n < math.MaxInt {
-		r.failures[item] = n + 1
-	}
-	return backoff(r.base, r.maxDelay, n)
+	return backoff(r.base, r.maxDelay, r.failures.next(item)-1)
 }
 
 // Forget clears item's attempt count.
-func (r *ExponentialRateLimiter[K]) Forget(item K) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.failures, item)
-}
+func (r *ExponentialRateLimiter[K]) Forget(item K) { r.failures.forget(item) }
 
 // NumRequeues returns item's attempt count.
-func (r *ExponentialRateLimiter[K]) NumRequeues(item K) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failures[item]
+func (r *ExponentialRateLimiter[K]) NumRequeues(item K) int { return r.failures.count(item) }
+
+// failures counts the attempts of each item since its last forget: the
+// per-item state of [ExponentialRateLimiter] and [FastSlowRateLimiter].
+// Its zero value is ready; it is safe for concurrent use, and each method
+// is O(1).
+type failures[K comparable] struct {
+	mu sync.Mutex
+	n  map[K]int // attempts since the last forget; absent means 0; saturates at math.MaxInt
+}
+
+// next records an attempt of item and returns the count with it: 1 for
+// the first attempt.
+func (f *failures[K]) next(item K) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == nil {
+		f.n = make(map[K]int)
+	}
+	n := f.n[item]
+	if n == math.MaxInt {
+		return n
+	}
+	f.n[item] = n + 1
+	return n + 1
+}
+
+func (f *failures[K]) forget(item K) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.n, item)
+}
+
+func (f *failures[K]) count(item K) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n[item]
 }
 
 // backoff returns min(base·2^n, maxDelay) for 0 < base <= maxDelay and
@@ -176,9 +197,7 @@ func (r *MaxOfRateLimiter[K]) NumRequeues(item K) int {
 type FastSlowRateLimiter[K comparable] struct {
 	fast, slow   time.Duration
 	fastAttempts int
-
-	mu       sync.Mutex
-	failures map[K]int // attempts since the last Forget; absent means 0; saturates at math.MaxInt
+	failures     failures[K]
 }
 
 // NewFastSlowRateLimiter returns a limiter that waits fast for the first
@@ -188,34 +207,19 @@ func NewFastSlowRateLimiter[K comparable](fast, slow time.Duration, fastAttempts
 	if fast < 0 || slow < fast || fastAttempts < 0 {
 		panic(fmt.Sprintf("queue: NewFastSlowRateLimiter(%v, %v, %d): want 0 <= fast <= slow and fastAttempts >= 0", fast, slow, fastAttempts))
 	}
-	return &FastSlowRateLimiter[K]{fast: fast, slow: slow, fastAttempts: fastAttempts, failures: make(map[K]int)}
+	return &FastSlowRateLimiter[K]{fast: fast, slow: slow, fastAttempts: fastAttempts}
 }
 
 // When returns fast for the item's first fastAttempts attempts, then slow.
 func (r *FastSlowRateLimiter[K]) When(item K) time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := r.failures[item]
-	if n < math.MaxInt {
-		n++
-		r.failures[item] = n
-	}
-	if n <= r.fastAttempts {
+	if r.failures.next(item) <= r.fastAttempts {
 		return r.fast
 	}
 	return r.slow
 }
 
 // Forget clears item's attempt count.
-func (r *FastSlowRateLimiter[K]) Forget(item K) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.failures, item)
-}
+func (r *FastSlowRateLimiter[K]) Forget(item K) { r.failures.forget(item) }
 
 // NumRequeues returns item's attempt count.
-func (r *FastSlowRateLimiter[K]) NumRequeues(item K) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failures[item]
-}
+func (r *FastSlowRateLimiter[K]) NumRequeues(item K) int { return r.failures.count(item) }

@@ -94,7 +94,7 @@ func TestBackoffOverflow(t *testing.T) {
 func TestExponentialHugeFailureCount(t *testing.T) {
 	r := NewExponentialRateLimiter[string](5*time.Millisecond, 1000*time.Second)
 	for _, n := range []int{63, 64, 1 << 32, math.MaxInt - 1, math.MaxInt} {
-		r.failures["a"] = n
+		r.failures.n = map[string]int{"a": n}
 		if got := r.When("a"); got != 1000*time.Second {
 			t.Errorf("When(%q) after %d failures = %v, want %v", "a", n, got, 1000*time.Second)
 		}
@@ -176,7 +176,7 @@ func TestFastSlow(t *testing.T) {
 	if got := r.When("a"); got != time.Millisecond {
 		t.Errorf("When(%q) after Forget = %v, want %v", "a", got, time.Millisecond)
 	}
-	r.failures["a"] = math.MaxInt
+	r.failures.n = map[string]int{"a": math.MaxInt}
 	if got := r.When("a"); got != time.Minute {
 		t.Errorf("When(%q) after MaxInt failures = %v, want %v", "a", got, time.Minute)
 	}
