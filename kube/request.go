@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"syscall"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/wait"
 )
 
 // request is one call to the server before it is sent.
@@ -105,8 +107,8 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 				delay := connRetryBase << connFailures
 				connFailures++
 				c.log.Debug("retrying after connection error", "method", r.method, "path", r.path, "err", err, "delay", delay)
-				if err := sleep(ctx, delay); err != nil {
-					return nil, err
+				if !wait.Sleep(ctx, delay) {
+					return nil, ctx.Err()
 				}
 				continue
 			}
@@ -122,8 +124,8 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 			throttled++
 			delay := min(max(se.RetryAfter, time.Second), maxRetryAfter)
 			c.log.Debug("server throttled request", "method", r.method, "path", r.path, "delay", delay)
-			if err := sleep(ctx, delay); err != nil {
-				return nil, err
+			if !wait.Sleep(ctx, delay) {
+				return nil, ctx.Err()
 			}
 			continue
 		}
@@ -138,18 +140,6 @@ func isConnectionError(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		(errors.As(err, &ne) && ne.Timeout())
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // quote returns the start of b for an error message.

@@ -6,6 +6,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/wait"
 )
 
 // Conflict retry bounds, as client-go's retry.DefaultRetry: 5 tries, 10ms
@@ -29,7 +31,7 @@ func RetryOnConflict(ctx context.Context, fn func() error) error {
 			break
 		}
 		jitter := time.Duration(rand.Int64N(int64(conflictDelay / 5)))
-		if serr := sleep(ctx, conflictDelay-conflictDelay/10+jitter); serr != nil {
+		if !wait.Sleep(ctx, conflictDelay-conflictDelay/10+jitter) {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/wait"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -30,11 +31,11 @@ func (e *Elector) campaign(ctx context.Context) (sent time.Time, ok bool) {
 		case err != nil && ctx.Err() == nil:
 			e.log.Debug("attempt to acquire failed", "action", d.action.String(), "err", err)
 		}
-		wait := pollWait(e.cfg.RetryPeriod)
+		delay := pollWait(e.cfg.RetryPeriod)
 		if err == nil && d.action == follow {
-			wait = min(wait, time.Until(d.until))
+			delay = min(delay, time.Until(d.until))
 		}
-		if !sleep(ctx, wait) {
+		if !wait.Sleep(ctx, delay) {
 			break
 		}
 	}
@@ -114,7 +115,7 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 		close(callback)
 	}
 
-	for sleep(term, e.cfg.RetryPeriod) {
+	for wait.Sleep(term, e.cfg.RetryPeriod) {
 		d, sent, err := e.step(term, true)
 		switch {
 		case err == nil && d.action == renew:
@@ -203,16 +204,4 @@ const pollSpread = 0.2
 // a dead leader's last renew within one RetryPeriod.
 func pollWait(d time.Duration) time.Duration {
 	return d - time.Duration(rand.Float64()*pollSpread*float64(d))
-}
-
-// sleep waits d and reports true, or reports false as soon as ctx is done.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return ctx.Err() == nil
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/wait"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
@@ -54,7 +55,7 @@ func chaos(t *testing.T, seed uint64, span time.Duration) {
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		for sleep(sampling, 100*time.Millisecond) {
+		for wait.Sleep(sampling, 100*time.Millisecond) {
 			var leaders []string
 			c.mu.Lock()
 			for _, cd := range c.candidates {
