@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/mirror"
+	"github.com/kubeloop/kubeloop/cmd/internal/mirror"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Demo runs the mirror (package internal/mirror, the controller of
+// Demo runs the mirror (package cmd/internal/mirror, the controller of
 // cmd/mirror) with leader election and metrics on an in-process kubetest
 // API server, takes it through the life of a source, and tells what
 // happens on stdout. It needs no cluster, no file and no network beyond a
@@ -22,7 +22,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/kubeloop/kubeloop/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/manager"
 )
 

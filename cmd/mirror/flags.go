@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubeloop/kubeloop/internal/mirror"
-	"github.com/kubeloop/kubeloop/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/mirror"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 )
 
 // options are the command line, checked.

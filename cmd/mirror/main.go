@@ -7,7 +7,7 @@
 //	kubeloop.dev/mirror-to: team-a,team-b
 //	kubeloop.dev/mirror-to-selector: mirror=yes
 //
-// The controller, and what it guarantees, is package internal/mirror;
+// The controller, and what it guarantees, is package cmd/internal/mirror;
 // this program runs it with a kubeconfig (--kubeconfig, $KUBECONFIG,
 // in-cluster or ~/.kube/config). cmd/demo runs it on an in-process API
 // server. See cmd/README.md for the flags, the RBAC it needs, and its
@@ -23,8 +23,8 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/kubeloop/kubeloop/internal/mirror"
-	"github.com/kubeloop/kubeloop/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/mirror"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
 )

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/mirror"
-	"github.com/kubeloop/kubeloop/internal/operator"
-	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
+	"github.com/kubeloop/kubeloop/cmd/internal/mirror"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/mirror"
-	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
+	"github.com/kubeloop/kubeloop/cmd/internal/mirror"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )

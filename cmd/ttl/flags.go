@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubeloop/kubeloop/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/kube"
 )
 

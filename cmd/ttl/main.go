@@ -31,7 +31,7 @@ import (
 	"os"
 
 	"github.com/kubeloop/kubeloop/cache"
-	"github.com/kubeloop/kubeloop/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
 )

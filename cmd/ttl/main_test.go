@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/operator"
-	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/operator/operatortest"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
