@@ -18,10 +18,8 @@ type options struct {
 	namespace string
 }
 
-// parseFlags parses the command line. It returns flag.ErrHelp for -h, and
-// an error naming the flag and its value for anything wrong; usage goes
-// to out.
-func parseFlags(args []string, out io.Writer) (options, error) {
+// parseFlags parses the command line (see [operator.Program.Parse]).
+func parseFlags(args []string, out io.Writer) (options, *operator.Flags, error) {
 	var o options
 	fs := flag.NewFlagSet("mirror", flag.ContinueOnError)
 	fs.SetOutput(out)
@@ -45,7 +43,7 @@ Flags:
 	o.Register(fs, 2, "reconciles run at once, per kind")
 	fs.StringVar(&o.namespace, "namespace", "", "mirror only the sources in this namespace (copies go anywhere); default all")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		return o, &o.Flags, err
 	}
 
 	var errs []error
@@ -56,5 +54,5 @@ Flags:
 	if o.namespace != "" && !mirror.IsNamespaceName(o.namespace) {
 		errs = append(errs, fmt.Errorf("--namespace %q: not a namespace name", o.namespace))
 	}
-	return o, errors.Join(errs...)
+	return o, &o.Flags, errors.Join(errs...)
 }

@@ -16,9 +16,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -30,33 +27,20 @@ import (
 )
 
 func main() {
-	os.Exit(run(manager.SetupSignalHandler(), os.Args[1:], os.Stderr))
+	os.Exit(operator.Main(manager.SetupSignalHandler(), program, os.Args[1:], os.Stderr))
 }
 
-// run is the program: it returns the exit code. Logs and usage go to
-// stderr.
+// program is the mirror as [operator.Main] runs it.
+var program = operator.Program[options]{
+	Name:  "mirror",
+	Hint:  ", or run the demo on an in-process API server: go run ./cmd/demo",
+	Parse: parseFlags,
+	Run:   runMirror,
+}
+
+// run is the program from its arguments to its exit code.
 func run(ctx context.Context, args []string, stderr io.Writer) int {
-	opts, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return operator.ExitOK
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mirror: %v\n", err)
-		return operator.ExitConfig
-	}
-	log := opts.Log.NewLogger(stderr)
-	cfg, ok := opts.LoadConfig(stderr, "mirror", ", or run the demo on an in-process API server: go run ./cmd/demo")
-	if !ok {
-		return operator.ExitConfig
-	}
-	code, err := runMirror(ctx, cfg, opts, log)
-	switch {
-	case code == operator.ExitConfig:
-		fmt.Fprintf(stderr, "mirror: %v\n", err)
-	case err != nil:
-		log.Error("mirror failed", "err", err)
-	}
-	return code
+	return operator.Main(ctx, program, args, stderr)
 }
 
 // runMirror runs the mirror on the cluster cfg reaches until ctx is done

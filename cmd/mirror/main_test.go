@@ -3,12 +3,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
+	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/kubeloop/kubeloop/cmd/internal/mirror"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
@@ -24,34 +21,20 @@ func TestExitCodes(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBERNETES_SERVICE_PORT", "")
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		msg  string // in stderr
-	}{
-		{"help", []string{"-h"}, operator.ExitOK, "Exit codes"},
-		{"unknown flag", []string{"--nope"}, operator.ExitConfig, "flag provided but not defined: -nope"},
-		{"log level", []string{"--log-level", "loud"}, operator.ExitConfig, `--log-level "loud"`},
-		{"log format", []string{"--log-format", "xml"}, operator.ExitConfig, `--log-format "xml"`},
-		{"workers", []string{"--workers", "0"}, operator.ExitConfig, "--workers 0"},
-		{"address", []string{"--metrics-bind-address", "8080"}, operator.ExitConfig, `--metrics-bind-address "8080"`},
-		{"namespace", []string{"--namespace", "Not_A_Namespace"}, operator.ExitConfig, `--namespace "Not_A_Namespace"`},
-		{"arguments", []string{"extra"}, operator.ExitConfig, "unexpected arguments"},
-		{"demo", []string{"-demo"}, operator.ExitConfig, "flag provided but not defined: -demo"},
-		{"no kubeconfig", nil, operator.ExitConfig, "go run ./cmd/demo"},
-		{"missing kubeconfig", []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, operator.ExitConfig, "missing"},
-		{"leader election outside a cluster", []string{"--kubeconfig", operatortest.WriteKubeconfig(t, "https://127.0.0.1:1", nil),
-			"--leader-elect", "--metrics-bind-address", "0"}, operator.ExitConfig, "LeaderElection.Namespace"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var errOut bytes.Buffer
-			code := run(t.Context(), tc.args, &errOut)
-			if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
-				t.Errorf("run(%q) = %d, stderr:\n%s\nwant %d and %q", tc.args, code, &errOut, tc.code, tc.msg)
-			}
-		})
-	}
+	operatortest.CheckExitCodes(t, run, []operatortest.ExitCase{
+		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
+		{Name: "unknown flag", Args: []string{"--nope"}, Code: operator.ExitConfig, Stderr: "flag provided but not defined: -nope"},
+		{Name: "log level", Args: []string{"--log-level", "loud"}, Code: operator.ExitConfig, Stderr: `--log-level "loud"`},
+		{Name: "log format", Args: []string{"--log-format", "xml"}, Code: operator.ExitConfig, Stderr: `--log-format "xml"`},
+		{Name: "workers", Args: []string{"--workers", "0"}, Code: operator.ExitConfig, Stderr: "--workers 0"},
+		{Name: "address", Args: []string{"--metrics-bind-address", "8080"}, Code: operator.ExitConfig, Stderr: `--metrics-bind-address "8080"`},
+		{Name: "namespace", Args: []string{"--namespace", "Not_A_Namespace"}, Code: operator.ExitConfig, Stderr: `--namespace "Not_A_Namespace"`},
+		{Name: "arguments", Args: []string{"extra"}, Code: operator.ExitConfig, Stderr: "unexpected arguments"},
+		{Name: "demo", Args: []string{"-demo"}, Code: operator.ExitConfig, Stderr: "flag provided but not defined: -demo"},
+		{Name: "no kubeconfig", Args: nil, Code: operator.ExitConfig, Stderr: "go run ./cmd/demo"},
+		{Name: "missing kubeconfig", Args: []string{"--kubeconfig", filepath.Join(t.TempDir(), "missing")}, Code: operator.ExitConfig, Stderr: "missing"},
+		{Name: "leader election outside a cluster", Args: []string{"--kubeconfig", operatortest.WriteKubeconfig(t, "https://127.0.0.1:1", nil), "--leader-elect", "--metrics-bind-address", "0"}, Code: operator.ExitConfig, Stderr: "LeaderElection.Namespace"},
+	})
 }
 
 // The binary's life as the integration suite drives it: started with a
@@ -69,14 +52,9 @@ func TestRunWithKubeconfig(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var logs operatortest.SyncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"--kubeconfig", path, "--leader-elect", "--leader-election-namespace", "default",
-			"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0", "--log-format", "json"}, &logs)
-	}()
+	ctx := t.Context()
+	p := operatortest.Start(t, run, "--kubeconfig", path, "--leader-elect", "--leader-election-namespace", "default",
+		"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0", "--log-format", "json")
 
 	for _, ns := range []string{"team-a", "team-b"} {
 		if err := client.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
@@ -90,28 +68,17 @@ func TestRunWithKubeconfig(t *testing.T) {
 	if err := client.Create(ctx, src); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
 	for _, ns := range []string{"team-a", "team-b"} {
-		for {
+		p.Until("a copy in "+ns, func() error {
 			c := &kube.ConfigMap{}
-			err := client.Get(ctx, kube.Key{Namespace: ns, Name: "settings"}, c)
-			if err == nil && c.Data["colour"] == "blue" && c.Labels[mirror.LabelOfKind] == "ConfigMap" {
-				break
+			if err := client.Get(ctx, kube.Key{Namespace: ns, Name: "settings"}, c); err != nil {
+				return err
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no copy in %s after 20s: %v, %v\nlogs:\n%s", ns, c, err, logs.String())
+			if c.Data["colour"] != "blue" || c.Labels[mirror.LabelOfKind] != "ConfigMap" {
+				return fmt.Errorf("copy %v", c)
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return nil
+		})
 	}
-
-	cancel()
-	select {
-	case c := <-code:
-		if c != operator.ExitOK {
-			t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, operator.ExitOK, logs.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("run did not return 30s after cancel\nlogs:\n%s", logs.String())
-	}
+	p.Stop()
 }

@@ -20,10 +20,8 @@ type options struct {
 	namespace string
 }
 
-// parseFlags parses the command line. It returns flag.ErrHelp for -h, and
-// an error naming the flag and its value for anything wrong; usage goes
-// to out.
-func parseFlags(args []string, out io.Writer) (options, error) {
+// parseFlags parses the command line (see [operator.Program.Parse]).
+func parseFlags(args []string, out io.Writer) (options, *operator.Flags, error) {
 	var o options
 	var errs []error
 	fs := flag.NewFlagSet("ttl", flag.ContinueOnError)
@@ -61,7 +59,7 @@ Flags:
 	fs.StringVar(&o.namespace, "namespace", "", "expire only objects in this namespace; default all")
 	o.Register(fs, 1, "deletes run at once, per kind")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		return o, &o.Flags, err
 	}
 
 	if fs.NArg() > 0 {
@@ -78,5 +76,5 @@ Flags:
 		o.selector = sel
 	}
 	errs = append(errs, o.Validate())
-	return o, errors.Join(errs...)
+	return o, &o.Flags, errors.Join(errs...)
 }

@@ -24,7 +24,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -41,33 +40,15 @@ import (
 const Name = "kubeloop-ttl"
 
 func main() {
-	os.Exit(run(manager.SetupSignalHandler(), os.Args[1:], os.Stderr))
+	os.Exit(operator.Main(manager.SetupSignalHandler(), program, os.Args[1:], os.Stderr))
 }
 
-// run is the program: it returns the exit code. Everything it prints
-// goes to stderr.
+// program is the TTL controller as [operator.Main] runs it.
+var program = operator.Program[options]{Name: "ttl", Parse: parseFlags, Run: runTTL}
+
+// run is the program from its arguments to its exit code.
 func run(ctx context.Context, args []string, stderr io.Writer) int {
-	opts, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return operator.ExitOK
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "ttl: %v\n", err)
-		return operator.ExitConfig
-	}
-	log := opts.Log.NewLogger(stderr)
-	cfg, ok := opts.LoadConfig(stderr, "ttl", "")
-	if !ok {
-		return operator.ExitConfig
-	}
-	code, err := runTTL(ctx, cfg, opts, log)
-	switch {
-	case code == operator.ExitConfig:
-		fmt.Fprintf(stderr, "ttl: %v\n", err)
-	case err != nil:
-		log.Error("ttl failed", "err", err)
-	}
-	return code
+	return operator.Main(ctx, program, args, stderr)
 }
 
 // runTTL runs the TTL controllers on the cluster cfg reaches until ctx is

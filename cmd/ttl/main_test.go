@@ -3,11 +3,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"strings"
+	"fmt"
 	"testing"
-	"time"
 
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
@@ -27,30 +24,16 @@ func TestExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubeconfig := operatortest.WriteKubeconfig(t, ln.URL, ln.CAData)
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		msg  string // in stderr
-	}{
-		{"help", []string{"-h"}, operator.ExitOK, "Exit codes"},
-		{"no kind", nil, operator.ExitConfig, "--kind is required"},
-		{"bad kind", []string{"--kind", "Deployment"}, operator.ExitConfig, `invalid value "Deployment" for flag -kind`},
-		{"kind twice", []string{"--kind", "apps/v1/Deployment", "--kind", "apps/v1beta1/Deployment"}, operator.ExitConfig, "kind Deployment given twice"},
-		{"bad selector", []string{"--kind", "v1/ConfigMap", "--label-selector", "a in (b"}, operator.ExitConfig, "--label-selector"},
-		{"log level", []string{"--kind", "v1/ConfigMap", "--log-level", "loud"}, operator.ExitConfig, `--log-level "loud"`},
-		{"no kubeconfig", []string{"--kind", "v1/ConfigMap"}, operator.ExitConfig, "pass --kubeconfig"},
-		{"unknown kind", []string{"--kind", "example.com/v1/Widget", "--kubeconfig", kubeconfig,
-			"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, operator.ExitConfig, `no matches for kind "Widget"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var errOut bytes.Buffer
-			code := run(t.Context(), tc.args, &errOut)
-			if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
-				t.Errorf("run(%q) = %d, stderr:\n%s\nwant %d and %q", tc.args, code, &errOut, tc.code, tc.msg)
-			}
-		})
-	}
+	operatortest.CheckExitCodes(t, run, []operatortest.ExitCase{
+		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
+		{Name: "no kind", Args: nil, Code: operator.ExitConfig, Stderr: "--kind is required"},
+		{Name: "bad kind", Args: []string{"--kind", "Deployment"}, Code: operator.ExitConfig, Stderr: `invalid value "Deployment" for flag -kind`},
+		{Name: "kind twice", Args: []string{"--kind", "apps/v1/Deployment", "--kind", "apps/v1beta1/Deployment"}, Code: operator.ExitConfig, Stderr: "kind Deployment given twice"},
+		{Name: "bad selector", Args: []string{"--kind", "v1/ConfigMap", "--label-selector", "a in (b"}, Code: operator.ExitConfig, Stderr: "--label-selector"},
+		{Name: "log level", Args: []string{"--kind", "v1/ConfigMap", "--log-level", "loud"}, Code: operator.ExitConfig, Stderr: `--log-level "loud"`},
+		{Name: "no kubeconfig", Args: []string{"--kind", "v1/ConfigMap"}, Code: operator.ExitConfig, Stderr: "pass --kubeconfig"},
+		{Name: "unknown kind", Args: []string{"--kind", "example.com/v1/Widget", "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, Code: operator.ExitConfig, Stderr: `no matches for kind "Widget"`},
+	})
 }
 
 // The binary's life: started with a kubeconfig, it deletes what is due;
@@ -66,15 +49,10 @@ func TestRunWithKubeconfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var logs operatortest.SyncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"--kubeconfig", operatortest.WriteKubeconfig(t, ln.URL, ln.CAData), "--kind", "v1/ConfigMap",
-			"--leader-elect", "--leader-election-namespace", "default",
-			"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"}, &logs)
-	}()
+	ctx := t.Context()
+	p := operatortest.Start(t, run, "--kubeconfig", operatortest.WriteKubeconfig(t, ln.URL, ln.CAData), "--kind", "v1/ConfigMap",
+		"--leader-elect", "--leader-election-namespace", "default",
+		"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0")
 	for _, cm := range []*kube.ConfigMap{
 		{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "due", Annotations: map[string]string{AnnotationTTL: "0s"}}},
 		{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "later", Annotations: map[string]string{AnnotationTTL: "1h"}}},
@@ -83,27 +61,15 @@ func TestRunWithKubeconfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	p.Until("ConfigMap with ttl 0s deleted", func() error {
 		err := client.Get(ctx, kube.Key{Namespace: "default", Name: "due"}, &kube.ConfigMap{})
 		if kube.IsNotFound(err) {
-			break
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ConfigMap with ttl 0s still there after 20s (%v)\nlogs:\n%s", err, logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("still there (%v)", err)
+	})
 	if err := client.Get(ctx, kube.Key{Namespace: "default", Name: "later"}, &kube.ConfigMap{}); err != nil {
 		t.Errorf("ConfigMap with ttl 1h: %v", err)
 	}
-	cancel()
-	select {
-	case c := <-code:
-		if c != operator.ExitOK {
-			t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, operator.ExitOK, logs.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("run did not return 30s after cancel\nlogs:\n%s", logs.String())
-	}
+	p.Stop()
 }

@@ -11,17 +11,10 @@ import (
 
 	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 // env is a kubetest server with the TTL controllers running on it.
-type env struct {
-	t      *testing.T
-	ctx    context.Context
-	srv    *kubetest.Server
-	client *kube.Client
-	events *operatortest.Recorder
-}
+type env struct{ *operatortest.Env }
 
 var (
 	configMapKind  = kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
@@ -31,23 +24,18 @@ var (
 // startTTL starts the TTL controllers of ConfigMaps and Deployments on a
 // new kubetest server until the test ends. Call it inside a synctest
 // bubble.
-func startTTL(t *testing.T) *env {
+func startTTL(t *testing.T) env {
 	t.Helper()
-	h := operatortest.New(t, "ttl-test")
-	e := &env{t: t, ctx: t.Context(), srv: h.Server, client: h.Client, events: &operatortest.Recorder{}}
-	err := setupTTL(e.ctx, ttlConfig{Manager: h, Cache: h.Cache, Client: h.Client, Events: e.events,
-		Kinds: []kube.GroupVersionKind{configMapKind, deploymentKind}, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Start(e.ctx)
-	return e
+	return env{operatortest.StartEnv(t, "ttl-test", func(ctx context.Context, h *operatortest.Harness, events *operatortest.Recorder) error {
+		return setupTTL(ctx, ttlConfig{Manager: h, Cache: h.Cache, Client: h.Client, Events: events,
+			Kinds: []kube.GroupVersionKind{configMapKind, deploymentKind}, Workers: 1})
+	})}
 }
 
 // create creates an object of kind gvk in namespace default, annotated
 // with ttl unless ttl is "".
-func (e *env) create(gvk kube.GroupVersionKind, name, ttl string) *kube.Unstructured {
-	e.t.Helper()
+func (e env) create(gvk kube.GroupVersionKind, name, ttl string) *kube.Unstructured {
+	e.T.Helper()
 	obj := &kube.Unstructured{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: name}}
 	obj.SetGroupVersionKind(gvk)
 	if ttl != "" {
@@ -62,24 +50,24 @@ func (e *env) create(gvk kube.GroupVersionKind, name, ttl string) *kube.Unstruct
 			},
 		}, "spec")
 	}
-	if err := e.client.Create(e.ctx, obj); err != nil {
-		e.t.Fatal(err)
+	if err := e.Client.Create(e.Ctx, obj); err != nil {
+		e.T.Fatal(err)
 	}
 	return obj
 }
 
 // exists reports whether the object is on the server, asking the server
 // itself (not over HTTP: the test's reads are not counted as requests).
-func (e *env) exists(gvk kube.GroupVersionKind, name string) bool {
-	e.t.Helper()
-	m, err := e.client.Mapping(e.ctx, gvk)
+func (e env) exists(gvk kube.GroupVersionKind, name string) bool {
+	e.T.Helper()
+	m, err := e.Client.Mapping(e.Ctx, gvk)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	gvr := kube.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: m.Resource}
-	_, err = e.srv.Get(gvr, "default", name)
+	_, err = e.Server.Get(gvr, "default", name)
 	if err != nil && !kube.IsNotFound(err) {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return err == nil
 }
@@ -103,7 +91,7 @@ func TestTTLDeletesWhenDue(t *testing.T) {
 		at(start, time.Minute)
 		// The first state came by list or by WatchList; from here on,
 		// only watches resume, and reads come from the cache.
-		reads := func() int { return e.srv.Count("list", "configmaps") + e.srv.Count("get", "configmaps") }
+		reads := func() int { return e.Server.Count("list", "configmaps") + e.Server.Count("get", "configmaps") }
 		before := reads()
 
 		at(start, 30*time.Minute-time.Second)
@@ -120,17 +108,17 @@ func TestTTLDeletesWhenDue(t *testing.T) {
 		}
 		at(start, time.Hour+time.Second)
 		if e.exists(configMapKind, "hour") {
-			t.Fatalf("ConfigMap with ttl 1h still there after 1h\nevents:\n%s", e.events)
+			t.Fatalf("ConfigMap with ttl 1h still there after 1h\nevents:\n%s", e.Events)
 		}
 		at(start, 3*time.Hour)
 		if !e.exists(configMapKind, "forever") {
 			t.Error("ConfigMap without a ttl deleted")
 		}
 		if got := reads() - before; got != 0 {
-			t.Errorf("ConfigMaps listed or read %d times between 1m and 3h, want none (requests: %v)", got, e.srv.Counts())
+			t.Errorf("ConfigMaps listed or read %d times between 1m and 3h, want none (requests: %v)", got, e.Server.Counts())
 		}
-		if !strings.Contains(e.events.String(), "Normal Expired: deleted configmap default/hour: its ttl of 1h has passed") {
-			t.Errorf("events:\n%s\nwant an Expired event for default/hour", e.events)
+		if !strings.Contains(e.Events.String(), "Normal Expired: deleted configmap default/hour: its ttl of 1h has passed") {
+			t.Errorf("events:\n%s\nwant an Expired event for default/hour", e.Events)
 		}
 	})
 }
@@ -143,7 +131,7 @@ func TestTTLChanged(t *testing.T) {
 		obj := e.create(configMapKind, "extended", "1h")
 		at(start, 30*time.Minute)
 		patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":{"` + AnnotationTTL + `":"2h"}}}`)}
-		if err := e.client.Patch(e.ctx, obj, patch); err != nil {
+		if err := e.Client.Patch(e.Ctx, obj, patch); err != nil {
 			t.Fatal(err)
 		}
 		at(start, time.Hour+time.Minute)
@@ -174,8 +162,8 @@ func TestTTLInvalid(t *testing.T) {
 			`Warning InvalidTTL: not deleting: annotation kubeloop.dev/ttl "soon": not a duration`,
 			`Warning InvalidTTL: not deleting: annotation kubeloop.dev/ttl "-1h": negative`,
 		} {
-			if !strings.Contains(e.events.String(), want) {
-				t.Errorf("events:\n%s\nwant %q", e.events, want)
+			if !strings.Contains(e.Events.String(), want) {
+				t.Errorf("events:\n%s\nwant %q", e.Events, want)
 			}
 		}
 	})

@@ -36,7 +36,7 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			Type: "Opaque",
 			Data: map[string][]byte{"password": []byte("hunter2")},
 		}
-		if err := e.client.Create(e.ctx, src); err != nil {
+		if err := e.Client.Create(e.Ctx, src); err != nil {
 			t.Fatal(err)
 		}
 
@@ -54,7 +54,7 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 				t.Errorf("copy in %s: data %q type %q annotations %v, want the source's data and type, no annotations", ns, c.Data, c.Type, c.Annotations)
 			}
 		}
-		e.eventually("finalizer on the source", func() error {
+		e.Eventually("finalizer on the source", func() error {
 			s, err := e.secret(key.Namespace, key.Name)
 			if err != nil || s == nil || !s.HasFinalizer(Finalizer) {
 				return fmt.Errorf("source %v (%v), want the finalizer %s", s, err, Finalizer)
@@ -62,8 +62,8 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 			return nil
 		})
 		// The event follows the writes the test saw: wait for it too.
-		e.eventually("one Created event for the three copies", func() error {
-			if !e.events.Has("Normal Created: created copies of secret default/db-password in dev-1, team-a, team-b") {
+		e.Eventually("one Created event for the three copies", func() error {
+			if !e.Events.Has("Normal Created: created copies of secret default/db-password in dev-1, team-a, team-b") {
 				return fmt.Errorf("no such event")
 			}
 			return nil
@@ -71,11 +71,11 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 
 		// Change the source: every copy follows.
 		patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"password":"czNjcjN0"}}`)} // "s3cr3t"
-		if err := e.client.Patch(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}, patch); err != nil {
+		if err := e.Client.Patch(e.Ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}, patch); err != nil {
 			t.Fatal(err)
 		}
 		for _, ns := range []string{"dev-1", "team-a", "team-b"} {
-			e.eventually("copy in "+ns+" updated", func() error {
+			e.Eventually("copy in "+ns+" updated", func() error {
 				c, err := e.secret(ns, key.Name)
 				if err != nil || c == nil || string(c.Data["password"]) != "s3cr3t" {
 					return fmt.Errorf("copy %v (%v), want password s3cr3t", c, err)
@@ -92,20 +92,20 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 
 		// Relabelling a namespace out of the selector removes its copy.
 		relabel := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"labels":{"env":"prod"}}}`)}
-		if err := e.client.Patch(e.ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: "dev-2"}}, relabel); err != nil {
+		if err := e.Client.Patch(e.Ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: "dev-2"}}, relabel); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", key, "dev-1", "missing", "team-a", "team-b")
 
 		// Narrow the annotation: the copies no longer wanted go.
 		narrow := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":{"` + AnnotationTo + `":"team-a","` + AnnotationToSelector + `":null}}}`)}
-		if err := e.client.Patch(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}, narrow); err != nil {
+		if err := e.Client.Patch(e.Ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}, narrow); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", key, "team-a")
 		// The event follows the writes the test saw: wait for it too.
-		e.eventually("one Deleted event for the copies no longer wanted", func() error {
-			if !e.events.Has("Normal Deleted: deleted copies of secret default/db-password in dev-1, missing, team-b") {
+		e.Eventually("one Deleted event for the copies no longer wanted", func() error {
+			if !e.Events.Has("Normal Deleted: deleted copies of secret default/db-password in dev-1, missing, team-b") {
 				return fmt.Errorf("no such event")
 			}
 			return nil
@@ -113,10 +113,10 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 
 		// A copy changed by hand is put back.
 		edit := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"password":"aGFja2Vk"},"metadata":{"labels":{"app":"mine"}}}`)} // "hacked"
-		if err := e.client.Patch(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}, edit); err != nil {
+		if err := e.Client.Patch(e.Ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}, edit); err != nil {
 			t.Fatal(err)
 		}
-		e.eventually("copy in team-a put back", func() error {
+		e.Eventually("copy in team-a put back", func() error {
 			c, err := e.secret("team-a", key.Name)
 			if err != nil || c == nil || string(c.Data["password"]) != "s3cr3t" || c.Labels["app"] != "db" {
 				return fmt.Errorf("copy %+v (%v), want password s3cr3t and label app=db", c, err)
@@ -125,10 +125,10 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 		})
 
 		// A copy deleted by hand comes back.
-		if err := e.client.Delete(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}, kube.DeleteOptions{}); err != nil {
+		if err := e.Client.Delete(e.Ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}, kube.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		e.eventually("copy in team-a made again", func() error {
+		e.Eventually("copy in team-a made again", func() error {
 			c, err := e.secret("team-a", key.Name)
 			if err != nil || c == nil {
 				return fmt.Errorf("copy %v (%v)", c, err)
@@ -138,11 +138,11 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 
 		// Delete the source: the copies go, then the finalizer, then the
 		// source.
-		if err := e.client.Delete(e.ctx, src, kube.DeleteOptions{}); err != nil {
+		if err := e.Client.Delete(e.Ctx, src, kube.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", key)
-		e.eventually("source gone", func() error {
+		e.Eventually("source gone", func() error {
 			s, err := e.secret(key.Namespace, key.Name)
 			if err != nil || s != nil {
 				return fmt.Errorf("source still there: finalizers %v (%v)", s.Finalizers, err)
@@ -162,12 +162,12 @@ func TestMirrorConfigMap(t *testing.T) {
 			Data:       map[string]string{"colour": "blue"},
 			BinaryData: map[string][]byte{"logo": {0, 1, 2}},
 		}
-		if err := e.client.Create(e.ctx, src); err != nil {
+		if err := e.Client.Create(e.Ctx, src); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("ConfigMap", src.Key(), "team-a")
 		c := &kube.ConfigMap{}
-		if err := e.client.Get(e.ctx, kube.Key{Namespace: "team-a", Name: "settings"}, c); err != nil {
+		if err := e.Client.Get(e.Ctx, kube.Key{Namespace: "team-a", Name: "settings"}, c); err != nil {
 			t.Fatal(err)
 		}
 		if c.Data["colour"] != "blue" || string(c.BinaryData["logo"]) != "\x00\x01\x02" || c.Labels[LabelOfKind] != "ConfigMap" {
@@ -190,19 +190,19 @@ func TestMirrorLeavesAlone(t *testing.T) {
 		e.namespace("team-b", nil)
 		// Someone else's Secret holds the name in team-b.
 		foreign := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-b", Name: "token"}, Data: map[string][]byte{"k": []byte("theirs")}}
-		if err := e.client.Create(e.ctx, foreign); err != nil {
+		if err := e.Client.Create(e.Ctx, foreign); err != nil {
 			t.Fatal(err)
 		}
 		src := &kube.Secret{
 			ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "token", Annotations: map[string]string{AnnotationTo: "team-a,team-b"}},
 			Data:       map[string][]byte{"k": []byte("ours")},
 		}
-		if err := e.client.Create(e.ctx, src); err != nil {
+		if err := e.Client.Create(e.Ctx, src); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", src.Key(), "team-a")
-		e.eventually("a NameTaken warning", func() error {
-			if !e.events.Has("Warning NameTaken: not copying secret default/token to team-b: an object that is not its copy has the name there") {
+		e.Eventually("a NameTaken warning", func() error {
+			if !e.Events.Has("Warning NameTaken: not copying secret default/token to team-b: an object that is not its copy has the name there") {
 				return fmt.Errorf("no warning")
 			}
 			return nil
@@ -213,7 +213,7 @@ func TestMirrorLeavesAlone(t *testing.T) {
 
 		// A copy that carries the annotation is not mirrored.
 		patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":{"` + AnnotationTo + `":"team-b"}}}`)}
-		if err := e.client.Patch(e.ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: "token"}}, patch); err != nil {
+		if err := e.Client.Patch(e.Ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: "token"}}, patch); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(10 * time.Second)
@@ -226,11 +226,11 @@ func TestMirrorLeavesAlone(t *testing.T) {
 
 		// A name too long for a label value: a warning, no copy.
 		long := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: strings.Repeat("n", 64), Annotations: map[string]string{AnnotationTo: "team-a"}}}
-		if err := e.client.Create(e.ctx, long); err != nil {
+		if err := e.Client.Create(e.Ctx, long); err != nil {
 			t.Fatal(err)
 		}
-		e.eventually("a NameTooLong warning", func() error {
-			if !e.events.Has("Warning NameTooLong: cannot mirror default/" + long.Name) {
+		e.Eventually("a NameTooLong warning", func() error {
+			if !e.Events.Has("Warning NameTooLong: cannot mirror default/" + long.Name) {
 				return fmt.Errorf("no warning")
 			}
 			return nil
@@ -241,11 +241,11 @@ func TestMirrorLeavesAlone(t *testing.T) {
 
 		// A selector that does not parse: a warning, and the copies stay.
 		bad := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":{"` + AnnotationToSelector + `":"team in (a"}}}`)}
-		if err := e.client.Patch(e.ctx, src, bad); err != nil {
+		if err := e.Client.Patch(e.Ctx, src, bad); err != nil {
 			t.Fatal(err)
 		}
-		e.eventually("an InvalidAnnotation warning", func() error {
-			if !e.events.Has("Warning InvalidAnnotation: annotation " + AnnotationToSelector) {
+		e.Eventually("an InvalidAnnotation warning", func() error {
+			if !e.Events.Has("Warning InvalidAnnotation: annotation " + AnnotationToSelector) {
 				return fmt.Errorf("no warning")
 			}
 			return nil
@@ -263,7 +263,7 @@ func TestMirrorNamespaceLimit(t *testing.T) {
 		e.namespace("team-a", nil)
 		for _, ns := range []string{"apps", "other"} {
 			src := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "s", Annotations: map[string]string{AnnotationTo: "team-a"}}}
-			if err := e.client.Create(e.ctx, src); err != nil {
+			if err := e.Client.Create(e.Ctx, src); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -286,22 +286,22 @@ func TestMirrorOrphansAndUnannotated(t *testing.T) {
 		e.namespace("team-a", nil)
 		orphan := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: "gone", Labels: map[string]string{
 			LabelOfKind: "Secret", LabelOfNamespace: "default", LabelOfName: "gone"}}}
-		if err := e.client.Create(e.ctx, orphan); err != nil {
+		if err := e.Client.Create(e.Ctx, orphan); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", kube.Key{Namespace: "default", Name: "gone"})
 
 		src := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "s", Annotations: map[string]string{AnnotationTo: "team-a"}}}
-		if err := e.client.Create(e.ctx, src); err != nil {
+		if err := e.Client.Create(e.Ctx, src); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", src.Key(), "team-a")
 		unannotate := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"annotations":null}}`)}
-		if err := e.client.Patch(e.ctx, src, unannotate); err != nil {
+		if err := e.Client.Patch(e.Ctx, src, unannotate); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", src.Key())
-		e.eventually("finalizer released", func() error {
+		e.Eventually("finalizer released", func() error {
 			if s, err := e.secret("default", "s"); err != nil || s == nil || s.HasFinalizer(Finalizer) {
 				return fmt.Errorf("source %+v, %v: want it there without the finalizer", s, err)
 			}
@@ -321,7 +321,7 @@ func TestMirrorRemakesRefusedCopy(t *testing.T) {
 			ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "cert", Annotations: map[string]string{AnnotationTo: "team-a"}},
 			Data:       map[string][]byte{"v": []byte("1")},
 		}
-		if err := e.client.Create(e.ctx, src); err != nil {
+		if err := e.Client.Create(e.Ctx, src); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", src.Key(), "team-a")
@@ -330,14 +330,14 @@ func TestMirrorRemakesRefusedCopy(t *testing.T) {
 			t.Fatalf("copy: %v, %v", first, err)
 		}
 		synctest.Wait()
-		e.srv.FailNext(1, func(ri kubetest.RequestInfo) bool {
+		e.Server.FailNext(1, func(ri kubetest.RequestInfo) bool {
 			return ri.Verb == "patch" && ri.Resource == "secrets" && ri.Namespace == "team-a"
 		}, kube.NewStatusError(422, kube.ReasonInvalid, `Secret "cert" is invalid: data: Forbidden: field is immutable when `+"`immutable`"+` is set`))
 		patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"v":"Mg=="}}`)} // "2"
-		if err := e.client.Patch(e.ctx, src, patch); err != nil {
+		if err := e.Client.Patch(e.Ctx, src, patch); err != nil {
 			t.Fatal(err)
 		}
-		e.eventually("copy made again with the new data", func() error {
+		e.Eventually("copy made again with the new data", func() error {
 			c, err := e.secret("team-a", "cert")
 			if err != nil || c == nil || string(c.Data["v"]) != "2" {
 				return fmt.Errorf("copy %+v (%v), want v=2", c, err)

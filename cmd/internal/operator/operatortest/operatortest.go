@@ -3,15 +3,20 @@
 // Package operatortest holds the test helpers the example programs and
 // their controllers share: a kubetest server with a client and a cache on
 // it, standing in for the manager (so that tests run inside synctest
-// bubbles); an event recorder that keeps what it records; a kubeconfig
-// writer; and a buffer safe for concurrent writes, for logs.
+// bubbles); an event recorder that keeps what it records; the programs'
+// exit codes checked, and a program run as its own process would be; a
+// kubeconfig writer; and a buffer safe for concurrent writes, for logs.
 //
 // Usage:
 //
-//  1. h := New(t, "my-test") makes the server, client and cache.
-//  2. Set the controllers up with h as the manager, h.Cache and h.Client,
-//     and a &Recorder{} for the events.
-//  3. h.Start(ctx) runs the cache and the controllers until the test ends.
+//  1. e := StartEnv(t, "my-test", setup) makes the server, client and
+//     cache, has setup register the controllers (with the [Harness] as
+//     their manager), and runs them until the test ends; or, by hand,
+//     h := New(t, "my-test"), set up, h.Start(ctx).
+//  2. Seed e.Server or write with e.Client, then e.Eventually checks the
+//     outcome; e.Events holds the events recorded.
+//  3. For a program's main: [CheckExitCodes] for its command lines, and
+//     p := Start(t, run, args...), p.Until(...), p.Stop() for its life.
 package operatortest
 
 import (
@@ -24,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
@@ -185,4 +191,44 @@ func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// Env is an operator's controllers running on a kubetest server, as its
+// tests see them: the server to seed and inspect, an unlimited client,
+// and the events the controllers recorded.
+type Env struct {
+	T      *testing.T
+	Ctx    context.Context // the test's: done when it ends
+	Server *kubetest.Server
+	Client *kube.Client
+	Events *Recorder
+}
+
+// StartEnv makes a [Harness] with fieldManager, has setup register the
+// controllers on it (recording events in events), and starts them until
+// the test ends. Call it inside a synctest bubble.
+func StartEnv(t *testing.T, fieldManager string, setup func(ctx context.Context, h *Harness, events *Recorder) error) *Env {
+	t.Helper()
+	h := New(t, fieldManager)
+	e := &Env{T: t, Ctx: t.Context(), Server: h.Server, Client: h.Client, Events: &Recorder{}}
+	if err := setup(e.Ctx, h, e.Events); err != nil {
+		t.Fatal(err)
+	}
+	h.Start(e.Ctx)
+	return e
+}
+
+// Eventually checks cond every 100ms (of the bubble's fake time) for up to
+// a minute, and fails the test with cond's last error and the events
+// recorded if it never holds.
+func (e *Env) Eventually(what string, cond func() error) {
+	e.T.Helper()
+	var err error
+	for range 600 {
+		if err = cond(); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	e.T.Fatalf("%s: %v\nevents:\n%s", what, err, e.Events)
 }

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package operatortest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
+)
+
+// Main is a program from its arguments to its exit code, as
+// [operator.Main] runs it.
+type Main func(ctx context.Context, args []string, stderr io.Writer) int
+
+// ExitCase is a command line and what the program must answer it with.
+type ExitCase struct {
+	Name   string
+	Args   []string
+	Code   int    // the exit code
+	Stderr string // a part of what it writes to stderr
+}
+
+// CheckExitCodes runs main once for each case, as a subtest, and checks
+// its exit code and stderr.
+func CheckExitCodes(t *testing.T, main Main, cases []ExitCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			code := main(t.Context(), tc.Args, &errOut)
+			if code != tc.Code || !strings.Contains(errOut.String(), tc.Stderr) {
+				t.Errorf("run(%q) = %d, stderr:\n%s\nwant %d and %q", tc.Args, code, &errOut, tc.Code, tc.Stderr)
+			}
+		})
+	}
+}
+
+// Process is a program run by [Start], as a process of its own would be.
+type Process struct {
+	t      *testing.T
+	Logs   *SyncBuffer // what it writes to stderr
+	cancel context.CancelFunc
+	code   chan int
+}
+
+// Start runs main with args in a goroutine until [Process.Stop] or the
+// end of the test.
+func Start(t *testing.T, main Main, args ...string) *Process {
+	ctx, cancel := context.WithCancel(t.Context())
+	p := &Process{t: t, Logs: &SyncBuffer{}, cancel: cancel, code: make(chan int, 1)}
+	go func() { p.code <- main(ctx, args, p.Logs) }()
+	t.Cleanup(cancel)
+	return p
+}
+
+// Until checks cond every 20ms for up to 20s, and fails the test with
+// cond's last error and the program's logs if it never holds.
+func (p *Process) Until(what string, cond func() error) {
+	p.t.Helper()
+	var err error
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if err = cond(); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s: not after 20s: %v\nlogs:\n%s", what, err, p.Logs.String())
+		}
+	}
+}
+
+// Stop cancels the program's context, as SIGTERM does, and checks that it
+// exits with [operator.ExitOK] within 30s.
+func (p *Process) Stop() {
+	p.t.Helper()
+	p.cancel()
+	select {
+	case c := <-p.code:
+		if c != operator.ExitOK {
+			p.t.Errorf("run = %d after cancel, want %d\nlogs:\n%s", c, operator.ExitOK, p.Logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("run did not return 30s after cancel\nlogs:\n%s", p.Logs.String())
+	}
+}
