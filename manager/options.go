@@ -84,12 +84,13 @@ type Options struct {
 	// [DefaultGracefulShutdownTimeout] (30s); negative waits for ever.
 	GracefulShutdownTimeout time.Duration
 
-	// WebhookServer, when set, is the admission webhook server: started
-	// first and stopped after the caches, since the API server may call it
-	// while anything still writes. Make it with [NewWebhookServer], whose
-	// [WebhookOptions] hold the port (9443) and the certificate directory.
-	// If it has a Listen() error method, New calls it (so that a port in
-	// use fails New); if it has a StartedChecker() method, its check is
+	// WebhookServer, when set, is the admission and conversion webhook
+	// server: started first and stopped after the caches, since the API
+	// server may call it while anything still writes. Make it with
+	// package manager/webhook (webhook.New, whose Options hold the port,
+	// 9443, and the certificate directory). If it has a Listen() error
+	// method, New calls it (so that a port in use fails New); if it has a
+	// StartedChecker() func(*http.Request) error method, its check is
 	// added to readiness as "webhook".
 	WebhookServer Runnable
 }

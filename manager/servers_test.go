@@ -16,6 +16,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // These tests use real loopback listeners, so they run outside synctest
@@ -216,7 +217,7 @@ func TestWebhookServerSlot(t *testing.T) {
 
 	// The webhook package's own server: without its certificate, New
 	// fails at once.
-	ws, err := NewWebhookServer(WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: t.TempDir()})
+	ws, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // The mutating and conversion webhooks against the real kube-apiserver:
@@ -74,7 +74,7 @@ func startWebhooks(t *testing.T, handlers map[string]http.Handler) (url, caBundl
 	t.Helper()
 	dir := t.TempDir()
 	caPEM := writeServingCert(t, dir)
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: dir})
+	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestMutatingWebhookLargeArray(t *testing.T) {
 
 	const path = "/mutate-gizmos"
 	url, caBundle := startWebhooks(t, map[string]http.Handler{
-		path: manager.MutatingWebhookFor[gizmo](manager.DefaulterFunc[gizmo](func(_ context.Context, g *gizmo) error {
+		path: webhook.MutatingFor[gizmo](webhook.DefaulterFunc[gizmo](func(_ context.Context, g *gizmo) error {
 			for i := range g.Spec.Items {
 				if g.Spec.Items[i].Protocol == "" {
 					g.Spec.Items[i].Protocol = "TCP"
@@ -191,8 +191,8 @@ func TestConversionWebhook(t *testing.T) {
 	spoke := kube.GroupVersionKind{Group: gizmoGroup, Version: "v2", Kind: kind}
 
 	// v1 has spec.size, v2 spec.count.
-	newConversion := func(maxBytes int64) *manager.ConversionWebhook {
-		conv := &manager.ConversionWebhook{MaxRequestBytes: maxBytes}
+	newConversion := func(maxBytes int64) *webhook.Conversion {
+		conv := &webhook.Conversion{MaxRequestBytes: maxBytes}
 		err := conv.AddUnstructuredSpoke(hub, "v2",
 			func(src, dst *kube.Unstructured) error {
 				n, _ := src.Field("spec", "count")
@@ -212,7 +212,7 @@ func TestConversionWebhook(t *testing.T) {
 	roomy, tight := newConversion(0), newConversion(2048)
 	var useTight atomic.Bool
 	url, caBundle := startWebhooks(t, map[string]http.Handler{
-		manager.ConversionWebhookPath: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		webhook.ConversionPath: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if useTight.Load() {
 				tight.ServeHTTP(w, r)
 				return
@@ -224,7 +224,7 @@ func TestConversionWebhook(t *testing.T) {
 		"strategy": "Webhook",
 		"webhook": map[string]any{
 			"conversionReviewVersions": []any{"v1"},
-			"clientConfig":             map[string]any{"url": url + manager.ConversionWebhookPath, "caBundle": caBundle},
+			"clientConfig":             map[string]any{"url": url + webhook.ConversionPath, "caBundle": caBundle},
 		},
 	})
 	if err := c.Create(ctx, crd); err != nil {

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // writeServingCert makes a CA and a serving certificate for 127.0.0.1 in
@@ -70,8 +70,8 @@ func TestValidatingWebhook(t *testing.T) {
 	c, ctx := adminClient(t)
 	const path = "/validate-configmaps"
 	url, caBundle := startWebhooks(t, map[string]http.Handler{
-		path: manager.ValidatingWebhookFor[kube.ConfigMap](manager.ValidatorFuncs[kube.ConfigMap]{
-			Create: func(ctx context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
+		path: webhook.ValidatingFor[kube.ConfigMap](webhook.ValidatorFuncs[kube.ConfigMap]{
+			Create: func(ctx context.Context, cm *kube.ConfigMap) (webhook.Warnings, error) {
 				if cm.Data["color"] == "red" {
 					return nil, errors.New(`data.color: "red" is reserved`)
 				}

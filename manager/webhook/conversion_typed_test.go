@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package manager_test
+package webhook_test
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // Gadgets are served as example.com/v2 (the hub, typed), v1 (typed) and
@@ -70,11 +70,11 @@ func (g *whGadgetV1) ConvertFrom(hub *whGadget) error {
 	return nil
 }
 
-func whGadgetConversion(t *testing.T) *manager.ConversionWebhook {
+func whGadgetConversion(t *testing.T) *webhook.Conversion {
 	t.Helper()
-	var conv manager.ConversionWebhook
-	if err := manager.AddConversionSpoke[whGadgetV1, whGadget](&conv); err != nil {
-		t.Fatalf("AddConversionSpoke() error: %v", err)
+	var conv webhook.Conversion
+	if err := webhook.AddSpoke[whGadgetV1, whGadget](&conv); err != nil {
+		t.Fatalf("AddSpoke() error: %v", err)
 	}
 	hub := (&whGadget{}).GroupVersionKind()
 	err := conv.AddUnstructuredSpoke(hub, "v1alpha1",
@@ -126,13 +126,13 @@ func whConvert(t *testing.T, post func(body string) (int, []byte), desired strin
 	return review.Response.Result.Status, review.Response.Result.Message, out
 }
 
-func TestWebhookConversion(t *testing.T) {
+func TestWebhookTypedConversion(t *testing.T) {
 	pki := newWebhookPKI(t)
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
+	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Register(manager.ConversionWebhookPath, whGadgetConversion(t))
+	srv.Register(webhook.ConversionPath, whGadgetConversion(t))
 	url := startWebhookServer(t, srv) + "/convert?timeout=30s"
 	client := pki.Client()
 	post := func(body string) (int, []byte) {
@@ -191,12 +191,12 @@ func TestWebhookConversion(t *testing.T) {
 }
 
 func TestWebhookConversionSpokeErrors(t *testing.T) {
-	var conv manager.ConversionWebhook
-	if err := manager.AddConversionSpoke[whGadgetV1, whGadget](&conv); err != nil {
+	var conv webhook.Conversion
+	if err := webhook.AddSpoke[whGadgetV1, whGadget](&conv); err != nil {
 		t.Fatal(err)
 	}
-	if err := manager.AddConversionSpoke[whGadgetV1, whGadget](&conv); err == nil || !strings.Contains(err.Error(), "already added") {
-		t.Errorf("second AddConversionSpoke() = %v, want already added", err)
+	if err := webhook.AddSpoke[whGadgetV1, whGadget](&conv); err == nil || !strings.Contains(err.Error(), "already added") {
+		t.Errorf("second AddSpoke() = %v, want already added", err)
 	}
 	noop := func(_, _ *kube.Unstructured) error { return nil }
 	other := kube.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Gadget"}

@@ -35,15 +35,17 @@ func DefaultCertDir() string {
 }
 
 // Options configure a [Server]. The zero value listens on port 9443 of
-// every interface with the certificate in [DefaultCertDir].
+// every interface with the certificate in [DefaultCertDir], as
+// controller-runtime's.
 type Options struct {
 	// Host is the address to listen on; empty means every interface.
 	Host string
 	// Port is the port to listen on: 0 means [DefaultPort]; a negative
-	// port lets the system choose a free one (for tests), which
+	// port lets the system choose a free one (for tests and demos), which
 	// [Server.Addr] tells after Listen.
 	Port int
-	// CertDir holds the serving certificate and key; empty means
+	// CertDir holds the serving certificate and key, typically a mounted
+	// kubernetes.io/tls Secret that cert-manager renews; empty means
 	// [DefaultCertDir].
 	CertDir string
 	// CertName and KeyName are the PEM files in CertDir; empty means
@@ -54,8 +56,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Server serves webhooks over TLS. Build it with [New], add handlers with
-// Register, run it with Start.
+// Server serves admission and conversion webhooks to the API server over
+// HTTPS. Build it with [New], add handlers with Register, and give it to
+// the manager (manager.Options.WebhookServer), which has it Listen in
+// manager.New, starts it first, stops it last and makes its
+// StartedChecker part of readiness; or run it with Start yourself. See the
+// package doc for what it guarantees.
 type Server struct {
 	addr  string
 	log   *slog.Logger
@@ -116,9 +122,10 @@ func New(opts Options) (*Server, error) {
 }
 
 // Register serves h at path, an exact path beginning with "/" (no
-// patterns, no subtree). Registering a path twice, or an invalid path,
-// panics, as http.ServeMux does. Handlers may be registered while the
-// server serves.
+// patterns, no subtree). Handlers come from [ValidatingFor],
+// [MutatingFor], [Admission] and [Conversion], or are any http.Handler.
+// Registering a path twice, or an invalid path, panics, as http.ServeMux
+// does. Handlers may be registered while the server serves.
 func (s *Server) Register(path string, h http.Handler) {
 	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " ?#") {
 		panic(fmt.Sprintf("webhook: register %q: want a path beginning with \"/\"", path))
@@ -236,11 +243,21 @@ func (s *Server) Start(ctx context.Context) error {
 	return err
 }
 
-// Started is a readiness check: nil while Start serves, an error before
-// and after.
-func (s *Server) Started(*http.Request) error {
-	if !s.serving.Load() {
-		return errors.New("webhook server is not serving")
+// StartedChecker returns a readiness check that fails until Start serves,
+// and again once Start's context is done. The manager adds it to its
+// readiness checks as "webhook".
+func (s *Server) StartedChecker() func(*http.Request) error {
+	return func(*http.Request) error {
+		if !s.serving.Load() {
+			return errors.New("webhook server is not serving")
+		}
+		return nil
 	}
-	return nil
 }
+
+// Name is the server's name in the manager's errors and logs.
+func (s *Server) Name() string { return "webhook server" }
+
+// NeedLeaderElection reports false: every replica serves webhooks, since
+// the API server calls any of them through the Service.
+func (s *Server) NeedLeaderElection() bool { return false }

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kubeloop/kubeloop/internal/webhook"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // bigReview is a ConversionReview of v1beta1 Widgets to convert to v1, of
@@ -55,7 +55,7 @@ func convertRequest(body io.Reader, length int64) *http.Request {
 // read at all.
 func TestConversionTooLarge(t *testing.T) {
 	c := widgetConversions(t)
-	lim := webhook.Limits{RequestBytes: 4096}
+	c.MaxRequestBytes = 4096
 	body := conversionReview("uid-l", "example.com/v1", widget("v1beta1", "a", `{"size":"3","data":"`+strings.Repeat("x", 5000)+`"}`))
 	for _, stated := range []bool{true, false} {
 		cr := &countingReader{r: strings.NewReader(body)}
@@ -64,7 +64,7 @@ func TestConversionTooLarge(t *testing.T) {
 			length = -1
 		}
 		rec := httptest.NewRecorder()
-		c.Serve(rec, convertRequest(cr, length), lim)
+		c.ServeHTTP(rec, convertRequest(cr, length))
 		msg := rec.Body.String()
 		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(msg, "larger than the limit of 4096 bytes") ||
 			!strings.Contains(msg, "raise the conversion webhook's MaxRequestBytes") || !strings.Contains(msg, `"reason":"RequestEntityTooLarge"`) {
@@ -94,25 +94,25 @@ func TestConversionDefaultLimit(t *testing.T) {
 // (the API server's client retries those), and accepted again once the
 // others are done.
 func TestConversionBytesInFlight(t *testing.T) {
-	var c webhook.Conversions
+	var c webhook.Conversion
 	entered, release := make(chan struct{}), make(chan struct{})
 	slow := func(obj []byte) ([]byte, error) {
 		entered <- struct{}{}
 		<-release
 		return obj, nil
 	}
-	if err := c.AddSpoke("example.com", "Widget", "v1", "v1beta1", webhook.Spoke{ToHub: slow, FromHub: slow}); err != nil {
+	if err := c.AddRawSpoke("example.com", "Widget", "v1", "v1beta1", webhook.RawSpoke{ToHub: slow, FromHub: slow}); err != nil {
 		t.Fatal(err)
 	}
 	body := conversionReview("uid-s", "example.com/v1", widget("v1beta1", "a", `{"size":"3"}`))
 	n := int64(len(body))
-	lim := webhook.Limits{RequestBytes: 2 * n, InFlightBytes: 2*n + n/2} // two reviews, not three
+	c.MaxRequestBytes, c.MaxInFlightBytes = 2*n, 2*n+n/2 // two reviews, not three
 	var wg sync.WaitGroup
 	codes := make([]int, 2)
 	for i := range codes {
 		wg.Go(func() {
 			rec := httptest.NewRecorder()
-			c.Serve(rec, convertRequest(strings.NewReader(body), n), lim)
+			c.ServeHTTP(rec, convertRequest(strings.NewReader(body), n))
 			codes[i] = rec.Code
 		})
 		<-entered
@@ -120,7 +120,7 @@ func TestConversionBytesInFlight(t *testing.T) {
 	refused := func(req *http.Request) {
 		t.Helper()
 		rec := httptest.NewRecorder()
-		c.Serve(rec, req, lim)
+		c.ServeHTTP(rec, req)
 		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "1" ||
 			!strings.Contains(rec.Body.String(), "conversion webhook is busy") {
 			t.Errorf("review past the bytes in flight = %d (Retry-After %q) %s, want 429 with Retry-After 1", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
@@ -135,7 +135,7 @@ func TestConversionBytesInFlight(t *testing.T) {
 	}
 	go func() { <-entered }()
 	rec := httptest.NewRecorder()
-	c.Serve(rec, convertRequest(strings.NewReader(body), n), lim)
+	c.ServeHTTP(rec, convertRequest(strings.NewReader(body), n))
 	if rec.Code != 200 {
 		t.Errorf("review after the others ended = %d %s, want 200", rec.Code, rec.Body)
 	}

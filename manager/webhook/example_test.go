@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package manager_test
+package webhook_test
 
 import (
 	"context"
@@ -24,23 +24,23 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // A validating webhook for ConfigMaps, served over TLS on loopback, and
 // the review the API server would send it for a create.
-func ExampleWebhookServer() {
+func Example() {
 	// In a cluster, cert-manager writes tls.crt and tls.key into a mounted
 	// Secret; here a self-signed pair in a temporary directory stands in.
 	certDir, caPool := exampleServingCert()
 	defer os.RemoveAll(certDir)
 
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: certDir})
+	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: certDir})
 	if err != nil {
 		panic(err)
 	}
-	path := manager.RegisterValidator[kube.ConfigMap](srv, manager.ValidatorFuncs[kube.ConfigMap]{
-		Create: func(ctx context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
+	path := webhook.RegisterValidator[kube.ConfigMap](srv, webhook.ValidatorFuncs[kube.ConfigMap]{
+		Create: func(ctx context.Context, cm *kube.ConfigMap) (webhook.Warnings, error) {
 			if cm.Data["color"] == "red" {
 				return nil, errors.New(`data.color: "red" is reserved`)
 			}

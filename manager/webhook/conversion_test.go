@@ -10,14 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubeloop/kubeloop/internal/webhook"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // Widgets come in three versions of example.com: v1 (hub) has spec.size
 // as a number; v1beta1 has spec.size as a string; v1alpha1 has spec.count.
-func widgetConversions(t testing.TB) *webhook.Conversions {
+func widgetConversions(t testing.TB) *webhook.Conversion {
 	t.Helper()
-	var c webhook.Conversions
+	var c webhook.Conversion
 	edit := func(fn func(spec map[string]any) error) webhook.ConvertFunc {
 		return func(obj []byte) ([]byte, error) {
 			var m map[string]any
@@ -36,7 +36,7 @@ func widgetConversions(t testing.TB) *webhook.Conversions {
 			return json.Marshal(m)
 		}
 	}
-	beta := webhook.Spoke{
+	beta := webhook.RawSpoke{
 		ToHub: edit(func(spec map[string]any) error {
 			n, err := strconv.Atoi(fmt.Sprint(spec["size"]))
 			if err != nil {
@@ -50,7 +50,7 @@ func widgetConversions(t testing.TB) *webhook.Conversions {
 			return nil
 		}),
 	}
-	alpha := webhook.Spoke{
+	alpha := webhook.RawSpoke{
 		ToHub: edit(func(spec map[string]any) error {
 			spec["size"], spec["count"] = spec["count"], nil
 			delete(spec, "count")
@@ -65,8 +65,8 @@ func widgetConversions(t testing.TB) *webhook.Conversions {
 			return nil
 		}),
 	}
-	for v, s := range map[string]webhook.Spoke{"v1beta1": beta, "v1alpha1": alpha} {
-		if err := c.AddSpoke("example.com", "Widget", "v1", v, s); err != nil {
+	for v, s := range map[string]webhook.RawSpoke{"v1beta1": beta, "v1alpha1": alpha} {
+		if err := c.AddRawSpoke("example.com", "Widget", "v1", v, s); err != nil {
 			t.Fatalf("AddSpoke(%s) error: %v", v, err)
 		}
 	}
@@ -197,24 +197,24 @@ func TestWebhookConversionFailures(t *testing.T) {
 
 func TestWebhookAddSpokeErrors(t *testing.T) {
 	noop := func(b []byte) ([]byte, error) { return b, nil }
-	ok := webhook.Spoke{ToHub: noop, FromHub: noop}
-	var c webhook.Conversions
-	if err := c.AddSpoke("g", "K", "v1", "v2", ok); err != nil {
+	ok := webhook.RawSpoke{ToHub: noop, FromHub: noop}
+	var c webhook.Conversion
+	if err := c.AddRawSpoke("g", "K", "v1", "v2", ok); err != nil {
 		t.Fatalf("AddSpoke() error: %v", err)
 	}
 	tests := []struct {
 		name                     string
 		kind, hub, spoke, wanted string
-		s                        webhook.Spoke
+		s                        webhook.RawSpoke
 	}{
 		{"other hub", "K", "v2", "v3", "the hub of K is v1", ok},
 		{"twice", "K", "v1", "v2", "already added", ok},
 		{"spoke is hub", "K", "v1", "v1", "is the hub version", ok},
-		{"missing func", "K", "v1", "v3", "ToHub and FromHub", webhook.Spoke{ToHub: noop}},
+		{"missing func", "K", "v1", "v3", "ToHub and FromHub", webhook.RawSpoke{ToHub: noop}},
 		{"empty", "", "v1", "v3", "must not be empty", ok},
 	}
 	for _, tt := range tests {
-		err := c.AddSpoke("g", tt.kind, tt.hub, tt.spoke, tt.s)
+		err := c.AddRawSpoke("g", tt.kind, tt.hub, tt.spoke, tt.s)
 		if err == nil || !strings.Contains(err.Error(), tt.wanted) {
 			t.Errorf("%s: AddSpoke() = %v, want an error containing %q", tt.name, err, tt.wanted)
 		}

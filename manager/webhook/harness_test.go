@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package manager_test
+package webhook_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // whPKI is a test CA and a serving certificate for 127.0.0.1 and
@@ -95,7 +95,7 @@ func (p *whPKI) Client() *http.Client {
 
 // startWebhookServer runs s until the test ends and waits until it is
 // ready. It returns the base URL.
-func startWebhookServer(t testing.TB, s *manager.WebhookServer) string {
+func startWebhookServer(t testing.TB, s *webhook.Server) string {
 	t.Helper()
 	if err := s.Listen(); err != nil {
 		t.Fatalf("Listen() error: %v", err)

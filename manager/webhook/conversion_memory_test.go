@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/webhook"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // discard is a ResponseWriter that keeps only the status, the byte count

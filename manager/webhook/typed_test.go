@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package manager_test
+package webhook_test
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // whReview is an AdmissionReview request as the API server sends it.
 type whReview struct {
 	UID, Operation        string
 	Kind                  kube.GroupVersionKind
-	Resource              string
+	Resource, SubResource string
 	Object, OldObject     string // JSON, empty for none
 	User                  string
 	DryRun                bool
@@ -40,14 +40,14 @@ func (r whReview) JSON() string {
 	}
 	return fmt.Sprintf(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
 		"uid":%q,"kind":{"group":%q,"version":%q,"kind":%q},
-		"resource":{"group":%q,"version":%q,"resource":%q},
-		"requestKind":{"group":%q,"version":%q,"kind":%q},
+		"resource":{"group":%q,"version":%q,"resource":%q},"subResource":%q,
+		"requestKind":{"group":%q,"version":%q,"kind":%q},"requestSubResource":%q,
 		"namespace":%q,"name":%q,"operation":%q,
 		"userInfo":{"username":%q,"groups":["system:authenticated"]},
 		"object":%s,"oldObject":%s,"dryRun":%v}}`,
 		r.UID, r.Kind.Group, r.Kind.Version, r.Kind.Kind,
-		r.Kind.Group, r.Kind.Version, r.Resource,
-		r.Kind.Group, r.Kind.Version, r.Kind.Kind,
+		r.Kind.Group, r.Kind.Version, r.Resource, r.SubResource,
+		r.Kind.Group, r.Kind.Version, r.Kind.Kind, r.SubResource,
 		r.Namespace, r.Name, r.Operation, r.User, obj, old, r.DryRun)
 }
 
@@ -97,11 +97,11 @@ func TestWebhookPaths(t *testing.T) {
 			"/validate-batch-tutorial-kubebuilder-io-v1-cronjob", "/mutate-batch-tutorial-kubebuilder-io-v1-cronjob"},
 	}
 	for _, tt := range tests {
-		if got := manager.ValidatingWebhookPath(tt.gvk); got != tt.validate {
-			t.Errorf("ValidatingWebhookPath(%v) = %q, want %q", tt.gvk, got, tt.validate)
+		if got := webhook.ValidatingPath(tt.gvk); got != tt.validate {
+			t.Errorf("ValidatingPath(%v) = %q, want %q", tt.gvk, got, tt.validate)
 		}
-		if got := manager.MutatingWebhookPath(tt.gvk); got != tt.mutate {
-			t.Errorf("MutatingWebhookPath(%v) = %q, want %q", tt.gvk, got, tt.mutate)
+		if got := webhook.MutatingPath(tt.gvk); got != tt.mutate {
+			t.Errorf("MutatingPath(%v) = %q, want %q", tt.gvk, got, tt.mutate)
 		}
 	}
 }
@@ -110,26 +110,26 @@ var whConfigMapKind = kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 
 func TestWebhookValidator(t *testing.T) {
 	pki := newWebhookPKI(t)
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
+	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seen manager.AdmissionRequest
-	path := manager.RegisterValidator[kube.ConfigMap](srv, manager.ValidatorFuncs[kube.ConfigMap]{
-		Create: func(ctx context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
-			seen, _ = manager.AdmissionRequestFrom(ctx)
+	var seen *webhook.AdmissionRequest
+	path := webhook.RegisterValidator[kube.ConfigMap](srv, webhook.ValidatorFuncs[kube.ConfigMap]{
+		Create: func(ctx context.Context, cm *kube.ConfigMap) (webhook.Warnings, error) {
+			seen, _ = webhook.AdmissionRequestFrom(ctx)
 			if cm.Data["color"] == "red" {
-				return manager.Warnings{"red is reserved"}, errors.New(`data.color: "red" is reserved`)
+				return webhook.Warnings{"red is reserved"}, errors.New(`data.color: "red" is reserved`)
 			}
-			return manager.Warnings{"checked " + cm.Name}, nil
+			return webhook.Warnings{"checked " + cm.Name}, nil
 		},
-		Update: func(_ context.Context, oldCM, newCM *kube.ConfigMap) (manager.Warnings, error) {
+		Update: func(_ context.Context, oldCM, newCM *kube.ConfigMap) (webhook.Warnings, error) {
 			if oldCM.Data["id"] != newCM.Data["id"] {
 				return nil, fmt.Errorf("check id: %w", kube.NewStatusError(422, kube.ReasonInvalid, "data.id: field is immutable"))
 			}
 			return nil, nil
 		},
-		Delete: func(_ context.Context, cm *kube.ConfigMap) (manager.Warnings, error) {
+		Delete: func(_ context.Context, cm *kube.ConfigMap) (webhook.Warnings, error) {
 			if cm.Labels["protected"] == "true" {
 				return nil, errors.New("protected")
 			}
@@ -174,6 +174,7 @@ func TestWebhookValidator(t *testing.T) {
 				r.Kind = whConfigMapKind
 			}
 			r.Resource, r.Namespace, r.Name, r.User, r.DryRun = "configmaps", "default", "c", "alice", true
+			r.SubResource = "status" // not a ConfigMap's, but it shows the subresource carried through
 			got := whPostReview(t, client, url, r.JSON())
 			if got.UID != r.UID || got.Allowed != tt.allowed || len(got.Warnings) != tt.warnings || got.Patch != nil {
 				t.Errorf("response = %+v, want uid %s, allowed %v, %d warnings, no patch", got, r.UID, tt.allowed, tt.warnings)
@@ -186,19 +187,20 @@ func TestWebhookValidator(t *testing.T) {
 			}
 		})
 	}
-	if seen.User != "alice" || !seen.DryRun || seen.Operation != "CREATE" || seen.Resource.Resource != "configmaps" ||
-		seen.Kind != whConfigMapKind || seen.RequestKind != whConfigMapKind || seen.Namespace != "default" || len(seen.Groups) != 1 {
+	if seen == nil || seen.UserInfo.Username != "alice" || seen.DryRun == nil || !*seen.DryRun || seen.Operation != "CREATE" ||
+		seen.Resource.Resource != "configmaps" || seen.Kind != whConfigMapKind || seen.RequestKind == nil || *seen.RequestKind != whConfigMapKind ||
+		seen.SubResource != "status" || seen.RequestSubResource != "status" || seen.Namespace != "default" || len(seen.UserInfo.Groups) != 1 {
 		t.Errorf("AdmissionRequestFrom() in the validator = %+v", seen)
 	}
-	if _, ok := manager.AdmissionRequestFrom(context.Background()); ok {
+	if _, ok := webhook.AdmissionRequestFrom(context.Background()); ok {
 		t.Errorf("AdmissionRequestFrom(Background) ok, want not")
 	}
 }
 
 func TestWebhookTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := manager.ValidatingWebhookFor[kube.ConfigMap](manager.ValidatorFuncs[kube.ConfigMap]{
-			Create: func(ctx context.Context, _ *kube.ConfigMap) (manager.Warnings, error) {
+		h := webhook.ValidatingFor[kube.ConfigMap](webhook.ValidatorFuncs[kube.ConfigMap]{
+			Create: func(ctx context.Context, _ *kube.ConfigMap) (webhook.Warnings, error) {
 				<-ctx.Done() // a call that waits on something slow
 				return nil, fmt.Errorf("ask the quota service: %w", ctx.Err())
 			},
@@ -232,7 +234,7 @@ func serveTimedReview(t *testing.T, h http.Handler, target string, review whRevi
 }
 
 func TestWebhookRegisterWithoutKindPanics(t *testing.T) {
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{})
+	srv, err := webhook.New(webhook.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,14 +243,11 @@ func TestWebhookRegisterWithoutKindPanics(t *testing.T) {
 			t.Errorf("RegisterValidator[kube.Unstructured] panic = %v, want states no kind", p)
 		}
 	}()
-	manager.RegisterValidator[kube.Unstructured](srv, manager.ValidatorFuncs[kube.Unstructured]{})
+	webhook.RegisterValidator[kube.Unstructured](srv, webhook.ValidatorFuncs[kube.Unstructured]{})
 }
 
-func TestWebhookServerOptions(t *testing.T) {
-	if _, err := manager.NewWebhookServer(manager.WebhookOptions{Port: 1 << 20}); err == nil {
-		t.Errorf("NewWebhookServer(Port: 1<<20) = nil error, want one")
-	}
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: t.TempDir()})
+func TestWebhookServerNeverStarted(t *testing.T) {
+	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

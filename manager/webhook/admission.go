@@ -132,9 +132,9 @@ func Errored(code int, err error) AdmissionResponse {
 	}}
 }
 
-// Patched admits the request with the operations that change the object,
+// patched admits the request with the operations that change the object,
 // as a base64 JSON patch; with no operations it is [Allowed].
-func Patched(ops []jsonpatch.Operation, warnings []string) (AdmissionResponse, error) {
+func patched(ops []jsonpatch.Operation, warnings []string) (AdmissionResponse, error) {
 	if len(ops) == 0 {
 		return Allowed(warnings), nil
 	}

@@ -37,20 +37,6 @@ type AdmissionReview struct {
 	Response   *AdmissionResponse `json:"response,omitempty"`
 }
 
-// GroupVersionKind is a kind as admission reviews write it.
-type GroupVersionKind struct {
-	Group   string `json:"group"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-}
-
-// GroupVersionResource is a resource as admission reviews write it.
-type GroupVersionResource struct {
-	Group    string `json:"group"`
-	Version  string `json:"version"`
-	Resource string `json:"resource"`
-}
-
 // UserInfo is the user who made the request.
 type UserInfo struct {
 	Username string              `json:"username,omitempty"`
@@ -59,34 +45,46 @@ type UserInfo struct {
 	Extra    map[string][]string `json:"extra,omitempty"`
 }
 
-// AdmissionRequest is the request of an AdmissionReview.
+// AdmissionRequest is the request of an AdmissionReview: who asks for
+// what. A handler made with [Admission] gets it as its argument; a
+// [Validator] or [Defaulter] reads it with [AdmissionRequestFrom].
+//
+// Kinds and resources decode from the review's {"group", "version",
+// "kind"} objects into kube's types (encoding/json matches the field names
+// without regard to case).
 type AdmissionRequest struct {
 	// UID identifies this call; the response must carry it back.
 	UID string `json:"uid"`
 	// Kind and Resource are what the object is, in the version the
-	// webhook registered for.
-	Kind        GroupVersionKind     `json:"kind"`
-	Resource    GroupVersionResource `json:"resource"`
-	SubResource string               `json:"subResource,omitempty"`
+	// webhook is registered for; SubResource is "status", "scale"... or
+	// empty.
+	Kind        kube.GroupVersionKind     `json:"kind"`
+	Resource    kube.GroupVersionResource `json:"resource"`
+	SubResource string                    `json:"subResource,omitempty"`
 	// RequestKind, RequestResource and RequestSubResource are what the
 	// client asked for; they differ from the above when the API server
 	// converted the object for a webhook with matchPolicy Equivalent.
-	RequestKind        *GroupVersionKind     `json:"requestKind,omitempty"`
-	RequestResource    *GroupVersionResource `json:"requestResource,omitempty"`
-	RequestSubResource string                `json:"requestSubResource,omitempty"`
-	Name               string                `json:"name,omitempty"`
-	Namespace          string                `json:"namespace,omitempty"`
+	// The API server (admission.k8s.io/v1) always sends them.
+	RequestKind        *kube.GroupVersionKind     `json:"requestKind,omitempty"`
+	RequestResource    *kube.GroupVersionResource `json:"requestResource,omitempty"`
+	RequestSubResource string                     `json:"requestSubResource,omitempty"`
+	// Name is empty on a CREATE with generateName.
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
 	// Operation is one of the Op constants.
-	Operation string   `json:"operation"`
-	UserInfo  UserInfo `json:"userInfo"`
+	Operation string `json:"operation"`
+	// UserInfo is the requester's identity.
+	UserInfo UserInfo `json:"userInfo"`
 	// Object is the new object (CREATE, UPDATE) or the options of a
 	// CONNECT; null for DELETE. OldObject is the existing object (UPDATE,
 	// DELETE).
 	Object    json.RawMessage `json:"object,omitempty"`
 	OldObject json.RawMessage `json:"oldObject,omitempty"`
-	DryRun    *bool           `json:"dryRun,omitempty"`
+	// DryRun is set when the change will not be persisted: a webhook with
+	// side effects must not act on it.
+	DryRun *bool `json:"dryRun,omitempty"`
 	// Options is the CreateOptions, UpdateOptions or DeleteOptions of the
-	// call.
+	// call, as JSON.
 	Options json.RawMessage `json:"options,omitempty"`
 }
 

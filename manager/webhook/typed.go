@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package manager
+package webhook
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
-	"github.com/kubeloop/kubeloop/internal/webhook"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -40,7 +40,7 @@ type Validator[T any] interface {
 //
 // T may declare only the fields the defaulter needs: the patch is
 // computed against the object the API server sent, so fields T does not
-// declare are left as they are (see [MutatingWebhookFor]).
+// declare are left as they are (see [MutatingFor]).
 type Defaulter[T any] interface {
 	Default(ctx context.Context, obj *T) error
 }
@@ -83,9 +83,9 @@ type DefaulterFunc[T any] func(ctx context.Context, obj *T) error
 // Default implements [Defaulter].
 func (f DefaulterFunc[T]) Default(ctx context.Context, obj *T) error { return f(ctx, obj) }
 
-// ValidatingWebhookFor returns the handler of a validating admission
+// ValidatingFor returns the handler of a validating admission
 // webhook for objects of type T, to register at
-// [ValidatingWebhookPath] (or with [RegisterValidator]):
+// [ValidatingPath] (or with [RegisterValidator]):
 //   - CREATE calls ValidateCreate with the object, UPDATE calls
 //     ValidateUpdate with the old and new objects, DELETE calls
 //     ValidateDelete with the object being deleted (the review's
@@ -95,51 +95,51 @@ func (f DefaulterFunc[T]) Default(ctx context.Context, obj *T) error { return f(
 //     refused with code 400: the webhook configuration is wrong.
 //   - An object that does not decode into T is refused with code 400; a
 //     panic in v with code 500.
-func ValidatingWebhookFor[T any, PT interface {
+func ValidatingFor[T any, PT interface {
 	*T
 	kube.Object
 }](v Validator[T]) http.Handler {
 	want := PT(new(T)).GroupVersionKind()
-	return webhook.Admission(func(ctx context.Context, req *webhook.AdmissionRequest) webhook.AdmissionResponse {
+	return Admission(func(ctx context.Context, req *AdmissionRequest) AdmissionResponse {
 		if err := checkReviewKind(want, req); err != nil {
-			return webhook.Errored(http.StatusBadRequest, err)
+			return Errored(http.StatusBadRequest, err)
 		}
 		ctx = context.WithValue(ctx, admissionRequestKey{}, req)
 		var warnings Warnings
 		var err error
 		switch req.Operation {
-		case webhook.OpCreate:
+		case OpCreate:
 			obj, derr := decodeReviewObject[T](req.Object, "object")
 			if derr != nil {
-				return webhook.Errored(http.StatusBadRequest, derr)
+				return Errored(http.StatusBadRequest, derr)
 			}
 			warnings, err = v.ValidateCreate(ctx, obj)
-		case webhook.OpUpdate:
+		case OpUpdate:
 			oldObj, derr := decodeReviewObject[T](req.OldObject, "oldObject")
 			if derr != nil {
-				return webhook.Errored(http.StatusBadRequest, derr)
+				return Errored(http.StatusBadRequest, derr)
 			}
 			newObj, derr := decodeReviewObject[T](req.Object, "object")
 			if derr != nil {
-				return webhook.Errored(http.StatusBadRequest, derr)
+				return Errored(http.StatusBadRequest, derr)
 			}
 			warnings, err = v.ValidateUpdate(ctx, oldObj, newObj)
-		case webhook.OpDelete:
+		case OpDelete:
 			obj, derr := decodeReviewObject[T](req.OldObject, "oldObject")
 			if derr != nil {
-				return webhook.Errored(http.StatusBadRequest, derr)
+				return Errored(http.StatusBadRequest, derr)
 			}
 			warnings, err = v.ValidateDelete(ctx, obj)
-		case webhook.OpConnect:
+		case OpConnect:
 		default:
-			return webhook.Errored(http.StatusBadRequest, fmt.Errorf("unknown operation %q", req.Operation))
+			return Errored(http.StatusBadRequest, fmt.Errorf("unknown operation %q", req.Operation))
 		}
-		return webhook.Denied(err, warnings)
+		return Denied(err, warnings)
 	})
 }
 
-// MutatingWebhookFor returns the handler of a mutating admission webhook
-// for objects of type T, to register at [MutatingWebhookPath] (or with
+// MutatingFor returns the handler of a mutating admission webhook
+// for objects of type T, to register at [MutatingPath] (or with
 // [RegisterDefaulter]):
 //   - CREATE and UPDATE decode the object into T and call Default; the
 //     answer admits the request with a JSON patch of what Default changed
@@ -157,71 +157,71 @@ func ValidatingWebhookFor[T any, PT interface {
 //     timeout it sends up to whole seconds), has stopped waiting by then
 //     and applies the webhook's failurePolicy.
 //   - Kinds, decoding failures and panics are refused as by
-//     [ValidatingWebhookFor].
-func MutatingWebhookFor[T any, PT interface {
+//     [ValidatingFor].
+func MutatingFor[T any, PT interface {
 	*T
 	kube.Object
 }](d Defaulter[T]) http.Handler {
 	want := PT(new(T)).GroupVersionKind()
-	return webhook.Admission(func(ctx context.Context, req *webhook.AdmissionRequest) webhook.AdmissionResponse {
+	return Admission(func(ctx context.Context, req *AdmissionRequest) AdmissionResponse {
 		if err := checkReviewKind(want, req); err != nil {
-			return webhook.Errored(http.StatusBadRequest, err)
+			return Errored(http.StatusBadRequest, err)
 		}
-		if req.Operation != webhook.OpCreate && req.Operation != webhook.OpUpdate {
-			return webhook.Allowed(nil)
+		if req.Operation != OpCreate && req.Operation != OpUpdate {
+			return Allowed(nil)
 		}
 		obj, err := decodeReviewObject[T](req.Object, "object")
 		if err != nil {
-			return webhook.Errored(http.StatusBadRequest, err)
+			return Errored(http.StatusBadRequest, err)
 		}
 		before, err := json.Marshal(obj)
 		if err != nil {
-			return webhook.Errored(http.StatusInternalServerError, fmt.Errorf("encode object: %w", err))
+			return Errored(http.StatusInternalServerError, fmt.Errorf("encode object: %w", err))
 		}
 		if err := d.Default(context.WithValue(ctx, admissionRequestKey{}, req), obj); err != nil {
-			return webhook.Denied(err, nil)
+			return Denied(err, nil)
 		}
 		after, err := json.Marshal(obj)
 		if err != nil {
-			return webhook.Errored(http.StatusInternalServerError, fmt.Errorf("encode defaulted object: %w", err))
+			return Errored(http.StatusInternalServerError, fmt.Errorf("encode defaulted object: %w", err))
 		}
-		ops, err := webhook.MutationPatch(ctx, req.Object, before, after)
+		ops, err := mutationPatch(ctx, req.Object, before, after)
 		if err != nil {
-			if ctx.Err() != nil { // out of time: 504 Timeout (see webhook.Denied)
-				return webhook.Denied(fmt.Errorf("make patch: %w", err), nil)
+			if ctx.Err() != nil { // out of time: 504 Timeout (see Denied)
+				return Denied(fmt.Errorf("make patch: %w", err), nil)
 			}
-			return webhook.Errored(http.StatusInternalServerError, fmt.Errorf("make patch: %w", err))
+			return Errored(http.StatusInternalServerError, fmt.Errorf("make patch: %w", err))
 		}
-		resp, err := webhook.Patched(ops, nil)
+		resp, err := patched(ops, nil)
 		if err != nil {
-			return webhook.Errored(http.StatusInternalServerError, err)
+			return Errored(http.StatusInternalServerError, err)
 		}
 		return resp
 	})
 }
 
-// RegisterValidator registers [ValidatingWebhookFor](v) on s at the
-// [ValidatingWebhookPath] of T's kind, and returns that path. T must state
+// RegisterValidator registers [ValidatingFor](v) on s at the
+// [ValidatingPath] of T's kind, and returns that path. T must state
 // its kind; for [kube.Unstructured], register the handler at the path of
 // the kind yourself. It panics when T states no kind or the path is taken.
 func RegisterValidator[T any, PT interface {
 	*T
 	kube.Object
-}](s *WebhookServer, v Validator[T]) string {
-	path := ValidatingWebhookPath(staticKind[T, PT]("register validator"))
-	s.Register(path, ValidatingWebhookFor[T, PT](v))
+}](s *Server, v Validator[T]) string {
+	path := ValidatingPath(staticKind[T, PT]("register validator"))
+	s.Register(path, ValidatingFor[T, PT](v))
 	return path
 }
 
-// RegisterDefaulter registers [MutatingWebhookFor](d) on s at the
-// [MutatingWebhookPath] of T's kind, and returns that path; see
+// RegisterDefaulter registers [MutatingFor](d) on s at the
+// [MutatingPath] of T's kind, and returns that path; see
 // [RegisterValidator].
 func RegisterDefaulter[T any, PT interface {
 	*T
 	kube.Object
-}](s *WebhookServer, d Defaulter[T]) string {
-	path := MutatingWebhookPath(staticKind[T, PT]("register defaulter"))
-	s.Register(path, MutatingWebhookFor[T, PT](d))
+}](s *Server, d Defaulter[T]) string {
+	path := MutatingPath(staticKind[T, PT]("register defaulter"))
+	s.Register(path, MutatingFor[T, PT](d))
 	return path
 }
 
@@ -232,20 +232,19 @@ func staticKind[T any, PT interface {
 }](what string) kube.GroupVersionKind {
 	gvk := PT(new(T)).GroupVersionKind()
 	if gvk.Kind == "" || gvk.Version == "" {
-		panic(fmt.Sprintf("manager: %s: %T states no kind; use Register with ValidatingWebhookPath or MutatingWebhookPath", what, new(T)))
+		panic(fmt.Sprintf("webhook: %s: %T states no kind; use Register with ValidatingPath or MutatingPath", what, new(T)))
 	}
 	return gvk
 }
 
 // checkReviewKind refuses a review for another kind than the one T
 // states, if it states one.
-func checkReviewKind(want kube.GroupVersionKind, req *webhook.AdmissionRequest) error {
+func checkReviewKind(want kube.GroupVersionKind, req *AdmissionRequest) error {
 	if want.Kind == "" {
 		return nil
 	}
-	got := kube.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
-	if got != want {
-		return fmt.Errorf("webhook for %s got a review for %s", want, got)
+	if req.Kind != want {
+		return fmt.Errorf("webhook for %s got a review for %s", want, req.Kind)
 	}
 	return nil
 }
@@ -262,67 +261,33 @@ func decodeReviewObject[T any](raw json.RawMessage, field string) (*T, error) {
 	return obj, nil
 }
 
-// AdmissionRequest is what an admission review says besides the objects:
-// who asks for what. Read it in a [Validator] or [Defaulter] with
-// [AdmissionRequestFrom].
-type AdmissionRequest struct {
-	// UID identifies the call.
-	UID string
-	// Kind and Resource are what the object is, in the version the
-	// webhook is registered for; SubResource is "status", "scale"... or
-	// empty.
-	Kind        kube.GroupVersionKind
-	Resource    kube.GroupVersionResource
-	SubResource string
-	// RequestKind and RequestResource are what the client asked for;
-	// they differ from Kind and Resource when the API server converted
-	// the object for a webhook with matchPolicy Equivalent.
-	RequestKind     kube.GroupVersionKind
-	RequestResource kube.GroupVersionResource
-	// Name is empty on a CREATE with generateName.
-	Name, Namespace string
-	// Operation is "CREATE", "UPDATE", "DELETE" or "CONNECT".
-	Operation string
-	// User, UserUID, Groups and Extra are the requester's identity.
-	User    string
-	UserUID string
-	Groups  []string
-	Extra   map[string][]string
-	// DryRun is set when the change will not be persisted: a webhook with
-	// side effects must not act on it.
-	DryRun bool
-	// Options is the operation's CreateOptions, UpdateOptions or
-	// DeleteOptions as JSON.
-	Options json.RawMessage
-}
-
 type admissionRequestKey struct{}
 
 // AdmissionRequestFrom returns the request being admitted, inside a
-// [Validator] or [Defaulter] call; ok is false elsewhere. The slices and
-// map are shared with the call and must not be modified.
-func AdmissionRequestFrom(ctx context.Context) (req AdmissionRequest, ok bool) {
-	r, ok := ctx.Value(admissionRequestKey{}).(*webhook.AdmissionRequest)
-	if !ok {
-		return AdmissionRequest{}, false
-	}
-	req = AdmissionRequest{
-		UID:         r.UID,
-		Kind:        kube.GroupVersionKind{Group: r.Kind.Group, Version: r.Kind.Version, Kind: r.Kind.Kind},
-		Resource:    kube.GroupVersionResource{Group: r.Resource.Group, Version: r.Resource.Version, Resource: r.Resource.Resource},
-		SubResource: r.SubResource,
-		Name:        r.Name, Namespace: r.Namespace,
-		Operation: r.Operation,
-		User:      r.UserInfo.Username, UserUID: r.UserInfo.UID, Groups: r.UserInfo.Groups, Extra: r.UserInfo.Extra,
-		DryRun:  r.DryRun != nil && *r.DryRun,
-		Options: r.Options,
-	}
-	req.RequestKind, req.RequestResource = req.Kind, req.Resource
-	if k := r.RequestKind; k != nil {
-		req.RequestKind = kube.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
-	}
-	if rr := r.RequestResource; rr != nil {
-		req.RequestResource = kube.GroupVersionResource{Group: rr.Group, Version: rr.Version, Resource: rr.Resource}
-	}
-	return req, true
+// [Validator] or [Defaulter] call (who asks, the operation, the
+// subresource, dry run); ok is false elsewhere. It is shared with the
+// call and must not be modified.
+func AdmissionRequestFrom(ctx context.Context) (req *AdmissionRequest, ok bool) {
+	req, ok = ctx.Value(admissionRequestKey{}).(*AdmissionRequest)
+	return req, ok
+}
+
+// ConversionPath is where a [Conversion] is registered, as
+// controller-runtime registers it, and what a CustomResourceDefinition's
+// spec.conversion.webhook.clientConfig names.
+const ConversionPath = "/convert"
+
+// ValidatingPath is the path controller-runtime gives the validating
+// webhook of a kind: "/validate-" then the group with dots replaced by
+// dashes, the version and the lowercased kind, joined by dashes:
+// /validate-apps-v1-deployment, and /validate--v1-configmap for the core
+// group.
+func ValidatingPath(gvk kube.GroupVersionKind) string { return kindPath("validate", gvk) }
+
+// MutatingPath is [ValidatingPath] with "/mutate-":
+// /mutate-apps-v1-deployment.
+func MutatingPath(gvk kube.GroupVersionKind) string { return kindPath("mutate", gvk) }
+
+func kindPath(verb string, gvk kube.GroupVersionKind) string {
+	return "/" + verb + "-" + strings.ReplaceAll(gvk.Group, ".", "-") + "-" + gvk.Version + "-" + strings.ToLower(gvk.Kind)
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package manager_test
+package webhook_test
 
 import (
 	"bytes"
@@ -14,9 +14,8 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
-	"github.com/kubeloop/kubeloop/internal/webhook"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // fzWidget declares some of an object's fields, with the shapes typed
@@ -113,7 +112,7 @@ func FuzzMutatingWebhook(f *testing.F) {
 		f.Add([]byte(s), true)
 		f.Add([]byte(s), false)
 	}
-	h := manager.MutatingWebhookFor[fzWidget](manager.DefaulterFunc[fzWidget](fzDefault))
+	h := webhook.MutatingFor[fzWidget](webhook.DefaulterFunc[fzWidget](fzDefault))
 	kind := (&fzWidget{}).GroupVersionKind()
 	f.Fuzz(func(t *testing.T, object []byte, create bool) {
 		if !json.Valid(object) || hasCaseVariantKey(object) {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/webhook"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // running is a server started by startServer.
@@ -40,8 +40,8 @@ func startServer(t *testing.T, ca *testCA, dir string, register func(*webhook.Se
 	if register != nil {
 		register(s)
 	}
-	if err := s.Started(nil); err == nil {
-		t.Errorf("Started() before Start = nil, want an error")
+	if err := s.StartedChecker()(nil); err == nil {
+		t.Errorf("StartedChecker()() before Start = nil, want an error")
 	}
 	if err := s.Listen(); err != nil {
 		t.Fatalf("Listen() error: %v", err)
@@ -50,9 +50,9 @@ func startServer(t *testing.T, ca *testCA, dir string, register func(*webhook.Se
 	done := make(chan error, 1)
 	go func() { done <- s.Start(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
-	for s.Started(nil) != nil {
+	for s.StartedChecker()(nil) != nil {
 		if time.Now().After(deadline) {
-			t.Fatalf("Started() still failing after 10s")
+			t.Fatalf("StartedChecker()() still failing after 10s")
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -116,8 +116,8 @@ func TestWebhookServerServesTLS(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Errorf("Start() = %v, want nil after cancel", err)
 	}
-	if err := r.s.Started(nil); err == nil {
-		t.Errorf("Started() after Start returned = nil, want an error")
+	if err := r.s.StartedChecker()(nil); err == nil {
+		t.Errorf("StartedChecker()() after Start returned = nil, want an error")
 	}
 	if conn, err := net.Dial("tcp", r.addr); err == nil {
 		conn.Close()
@@ -279,8 +279,8 @@ func TestWebhookServerDrainsRequestsInFlight(t *testing.T) {
 		t.Fatalf("Start returned (%v) with a request in flight", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	if err := r.s.Started(nil); err == nil {
-		t.Errorf("Started() while draining = nil, want an error")
+	if err := r.s.StartedChecker()(nil); err == nil {
+		t.Errorf("StartedChecker()() while draining = nil, want an error")
 	}
 	close(release)
 	if body := <-got; body != "done" {

@@ -12,36 +12,9 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// Limits bound the reviews a [Conversions] holds. Zero fields mean the
-// defaults.
-type Limits struct {
-	// RequestBytes bounds one review's body; 0 means [MaxConversionBytes].
-	RequestBytes int64
-	// InFlightBytes bounds the bodies of the reviews being answered at
-	// once; 0 means [MaxConversionBytesInFlight], and less than
-	// RequestBytes means RequestBytes.
-	InFlightBytes int64
-}
-
-// resolved returns the limits with the defaults filled in.
-func (l Limits) resolved() (request, inFlight int64) {
-	request, inFlight = l.RequestBytes, l.InFlightBytes
-	if request <= 0 {
-		request = MaxConversionBytes
-	}
-	if inFlight <= 0 {
-		inFlight = MaxConversionBytesInFlight
-	}
-	return request, max(request, inFlight)
-}
-
-// ServeHTTP answers one ConversionReview (apiextensions.k8s.io/v1 or
-// v1beta1, answered in the same version) within the default [Limits].
-func (c *Conversions) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.Serve(w, r, Limits{}) }
-
-// Serve answers one ConversionReview within lim.
-func (c *Conversions) Serve(w http.ResponseWriter, r *http.Request, lim Limits) {
-	maxRequest, maxInFlight := lim.resolved()
+// ServeHTTP answers one ConversionReview; see [Conversion].
+func (c *Conversion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	maxRequest, maxInFlight := c.limits()
 	if rerr := checkPost(w, r); rerr != nil {
 		writeError(w, rerr)
 		return
@@ -106,7 +79,7 @@ func tooLarge(size string, limit int64) *requestError {
 
 // reserve adds n to the bytes in flight if that keeps them within limit,
 // and returns the bytes that were in flight before.
-func (c *Conversions) reserve(n, limit int64) (used int64, ok bool) {
+func (c *Conversion) reserve(n, limit int64) (used int64, ok bool) {
 	for {
 		used = c.inFlight.Load()
 		if used+n > limit {
@@ -143,7 +116,7 @@ func (s *span) UnmarshalJSON(b []byte) error {
 }
 
 // convertAll converts every object to desired, or fails.
-func (c *Conversions) convertAll(desired string, objects []span) ([][]byte, error) {
+func (c *Conversion) convertAll(desired string, objects []span) ([][]byte, error) {
 	group, version := kube.ParseAPIVersion(desired)
 	if version == "" {
 		return nil, fmt.Errorf("desired apiVersion %q has no version", desired)

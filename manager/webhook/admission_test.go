@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
-	"github.com/kubeloop/kubeloop/internal/webhook"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 const reviewCreate = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
-	"github.com/kubeloop/kubeloop/internal/webhook"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 func TestWebhookMutationPatch(t *testing.T) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package manager_test
+package webhook_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // whWidget declares only the fields its defaulter needs; the objects the
@@ -67,11 +67,11 @@ func whDefault(_ context.Context, w *whWidget) error {
 
 func TestWebhookDefaulter(t *testing.T) {
 	pki := newWebhookPKI(t)
-	srv, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
+	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := manager.RegisterDefaulter[whWidget](srv, manager.DefaulterFunc[whWidget](whDefault))
+	path := webhook.RegisterDefaulter[whWidget](srv, webhook.DefaulterFunc[whWidget](whDefault))
 	if path != "/mutate-example-com-v1-widget" {
 		t.Errorf("RegisterDefaulter() = %q, want /mutate-example-com-v1-widget", path)
 	}
@@ -161,12 +161,12 @@ func TestWebhookDefaulter(t *testing.T) {
 		}
 	})
 	t.Run("a panic denies", func(t *testing.T) {
-		h := manager.MutatingWebhookFor[whWidget](manager.DefaulterFunc[whWidget](func(context.Context, *whWidget) error {
+		h := webhook.MutatingFor[whWidget](webhook.DefaulterFunc[whWidget](func(context.Context, *whWidget) error {
 			var m map[string]int
 			m["boom"]++
 			return nil
 		}))
-		mux, err := manager.NewWebhookServer(manager.WebhookOptions{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
+		mux, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: pki.Dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func whMustJSON(t *testing.T, s string, v any) {
 // stopped waiting and applies the failurePolicy).
 func TestWebhookDefaulterPastDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := manager.MutatingWebhookFor[whWidget](manager.DefaulterFunc[whWidget](func(ctx context.Context, w *whWidget) error {
+		h := webhook.MutatingFor[whWidget](webhook.DefaulterFunc[whWidget](func(ctx context.Context, w *whWidget) error {
 			for i := range w.Spec.Ports {
 				w.Spec.Ports[i].Port = 80
 			}

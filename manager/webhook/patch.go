@@ -13,7 +13,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 )
 
-// MutationPatch returns the JSON patch a mutating webhook answers: the
+// mutationPatch returns the JSON patch a mutating webhook answers: the
 // operations that make, out of original (the object as the API server
 // sent it), the object the handler wants.
 //
@@ -44,7 +44,7 @@ import (
 // Values nested n levels deep may be compared once per level. The work
 // stops when ctx is done (the API server's timeout has passed): the error
 // then wraps ctx's error, context.DeadlineExceeded at a deadline.
-func MutationPatch(ctx context.Context, original, before, after []byte) ([]jsonpatch.Operation, error) {
+func mutationPatch(ctx context.Context, original, before, after []byte) ([]jsonpatch.Operation, error) {
 	o, err := decodeJSON(original)
 	if err != nil {
 		return nil, fmt.Errorf("decode original object: %w", err)
@@ -81,7 +81,7 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 // carrier carries a change over onto the original object (see
-// MutationPatch), until its context is done.
+// mutationPatch), until its context is done.
 type carrier struct {
 	ctx context.Context
 	// err is ctx's error once it is done; the result is then partial

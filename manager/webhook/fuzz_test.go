@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
-	"github.com/kubeloop/kubeloop/internal/webhook"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
 // sentUID is the uid a review says, read as the handlers read it.

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package webhook is the admission and conversion webhook server of a
+// controller program: a TLS server whose certificate follows the files on
+// disk, validating and mutating admission webhooks for your Go types,
+// conversion between the versions of a custom resource, and the
+// AdmissionReview and ConversionReview wire types underneath. A [Server]
+// is one runnable of a manager (manager.Options.WebhookServer), which
+// starts it first and stops it last; it also runs alone.
+//
+// Guarantees:
+//   - TLS only, 1.2 at least, HTTP/1.1. The certificate and key are read
+//     from files; [Server.Listen] fails with an error naming the path when
+//     they are missing or do not match, and every handshake checks
+//     whether the files changed (stat only) and serves the new pair if
+//     they did, so that rotation (cert-manager renewing a mounted Secret)
+//     needs no restart. A pair that fails to load, or is half written, is
+//     logged and the previous one is served.
+//   - A review is always answered. The uid of the request comes back in
+//     the response; a review that cannot be read is answered with an
+//     error (see [Admission] for which form), a panic in a handler with an
+//     error response (code 500), never a dropped connection.
+//   - Bounded: bodies are limited ([MaxAdmissionBytes], and
+//     [Conversion.MaxRequestBytes]), and so are the bytes of the
+//     conversion reviews being answered at once
+//     ([Conversion.MaxInFlightBytes]); a handler's context ends at the
+//     timeout the API server appends to the URL (?timeout=10s), or after
+//     [DefaultTimeout].
+//   - Exact patches: a [Defaulter]'s answer ([MutatingFor]) changes only
+//     what it changed, so fields its type does not declare survive. The
+//     patch costs time linear in the size of the object, and its work
+//     stops at the request's deadline.
+//   - Paths are exact: a request for a path nobody registered is a 404.
+//   - Clean lifecycle: [New] does no I/O and starts nothing; Start blocks
+//     until its context is done, drains the requests in flight (at most
+//     [ShutdownTimeout]) and returns only when its goroutines have ended.
+//
+// Usage:
+//  1. s, err := New(Options{CertDir: dir}) (the zero Options listen on
+//     :9443 with the certificate in [DefaultCertDir], as
+//     controller-runtime's).
+//  2. RegisterValidator[Widget](s, v) and RegisterDefaulter[Widget](s, d)
+//     for a [Validator] and a [Defaulter] of your type, at the paths
+//     controller-runtime uses ([ValidatingPath], [MutatingPath]); a
+//     [Conversion] with its spokes ([AddSpoke]) at [ConversionPath];
+//     s.Register(path, Admission(fn)) for a handler of the raw
+//     [AdmissionRequest].
+//  3. Set manager.Options.WebhookServer to s: the manager has it Listen
+//     when it is made (a port in use fails there), starts it before the
+//     caches and adds its [Server.StartedChecker] to readiness. Alone:
+//     s.Listen() to fail early, then s.Start(ctx).
+package webhook
