@@ -72,4 +72,8 @@
 //     or l, _ := s.Listen(true) and use l.Config() (a real TLS socket), or
 //     serve s as an http.Handler.
 //  3. Seed with s.Create, inject faults, and assert on s.Counts().
+//
+// For tests of other TLS servers (a webhook server, a server a client must
+// verify), [NewCA] makes a certificate authority that issues serving and
+// client certificates, the one [Server.Listen] uses for itself.
 package kubetest

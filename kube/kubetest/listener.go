@@ -3,16 +3,9 @@
 package kubetest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"sync"
@@ -50,7 +43,7 @@ func (s *Server) ListenAddr(addr string, useTLS bool) (*Listener, error) {
 	l := &Listener{s: s, served: make(chan struct{})}
 	l.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
 	if useTLS {
-		ca, cert, err := selfSignedCert()
+		ca, cert, err := loopbackCert()
 		if err != nil {
 			return nil, fmt.Errorf("listen: make certificates: %w", err)
 		}
@@ -105,49 +98,18 @@ func (l *Listener) Close() {
 	})
 }
 
-// selfSignedCert makes a CA and a server certificate it signs, for
-// loopback. It returns the CA in PEM and the server's key pair.
-func selfSignedCert() (caPEM []byte, cert tls.Certificate, err error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+// loopbackCert makes a CA and a server certificate it signs, for
+// loopback and the names a client in a pod uses. It returns the CA in PEM
+// and the server's key pair.
+func loopbackCert() (caPEM []byte, cert tls.Certificate, err error) {
+	ca, err := NewCA("kubetest-ca")
 	if err != nil {
 		return nil, cert, err
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "kubetest-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	certPEM, keyPEM, err := ca.Issue("kubetest", "127.0.0.1", "::1", "localhost", "kubernetes", "kubernetes.default.svc")
 	if err != nil {
 		return nil, cert, err
 	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, cert, err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, cert, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kubetest"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default.svc"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, cert, err
-	}
-	cert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), cert, nil
+	cert, err = tls.X509KeyPair(certPEM, keyPEM)
+	return ca.CertPEM, cert, err
 }

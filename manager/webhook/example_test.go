@@ -4,26 +4,18 @@ package webhook_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
 	"github.com/kubeloop/kubeloop/manager/webhook"
 )
 
@@ -31,9 +23,19 @@ import (
 // the review the API server would send it for a create.
 func Example() {
 	// In a cluster, cert-manager writes tls.crt and tls.key into a mounted
-	// Secret; here a self-signed pair in a temporary directory stands in.
-	certDir, caPool := exampleServingCert()
+	// Secret; here a test CA's pair in a temporary directory stands in.
+	certDir, err := os.MkdirTemp("", "serving-certs-")
+	if err != nil {
+		panic(err)
+	}
 	defer os.RemoveAll(certDir)
+	ca, err := kubetest.NewCA("example CA")
+	if err != nil {
+		panic(err)
+	}
+	if err := ca.WriteServing(certDir, "127.0.0.1"); err != nil {
+		panic(err)
+	}
 
 	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: certDir})
 	if err != nil {
@@ -71,7 +73,7 @@ func Example() {
 		"resource":{"group":"","version":"v1","resource":"configmaps"},
 		"namespace":"default","name":"paint","operation":"CREATE","userInfo":{"username":"alice"},
 		"object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"paint","namespace":"default"},"data":{"color":"red"}}}}`
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool}}}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool}}}
 	resp, err := client.Post("https://"+srv.Addr().String()+path+"?timeout=10s", "application/json", strings.NewReader(review))
 	if err != nil {
 		panic(err)
@@ -98,47 +100,4 @@ func Example() {
 	// Output:
 	// registered /validate--v1-configmap
 	// uid 0d4c4b1e allowed false: 403 data.color: "red" is reserved
-}
-
-// exampleServingCert writes a self-signed certificate for 127.0.0.1 as
-// tls.crt and tls.key in a new directory, and returns the directory and a
-// pool that trusts the certificate.
-func exampleServingCert() (string, *x509.CertPool) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "webhook"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		IsCA:         true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		panic(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		panic(err)
-	}
-	dir, err := os.MkdirTemp("", "serving-certs-")
-	if err != nil {
-		panic(err)
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600); err != nil {
-		panic(err)
-	}
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	if err := os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600); err != nil {
-		panic(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(certPEM)
-	return dir, pool
 }

@@ -3,85 +3,44 @@
 package webhook_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
-// testCA is a certificate authority made for one test.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pool *x509.CertPool
-	pem  []byte
-}
+// testCA is a kubetest.CA made for one test; the serving certificates it
+// issues are told apart by their serial numbers.
+type testCA struct{ *kubetest.CA }
 
 func newTestCA(t *testing.T) *testCA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := kubetest.NewCA("webhook test CA")
 	if err != nil {
-		t.Fatalf("generate CA key: %v", err)
+		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "webhook test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatalf("create CA certificate: %v", err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatalf("parse CA certificate: %v", err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &testCA{cert: cert, key: key, pool: pool, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+	return &testCA{ca}
 }
 
 // issue returns the PEM certificate and key of a serving certificate for
-// 127.0.0.1, ::1 and localhost with the given serial number.
-func (ca *testCA) issue(t *testing.T, serial int64) (certPEM, keyPEM []byte) {
+// 127.0.0.1, ::1 and localhost, and its serial number.
+func (ca *testCA) issue(t *testing.T) (certPEM, keyPEM []byte, serial int64) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	certPEM, keyPEM, err := ca.Issue("webhook", "127.0.0.1", "::1", "localhost")
 	if err != nil {
-		t.Fatalf("generate server key: %v", err)
+		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: "webhook"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-		DNSNames:     []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	b, _ := pem.Decode(certPEM)
+	cert, err := x509.ParseCertificate(b.Bytes)
 	if err != nil {
-		t.Fatalf("create server certificate: %v", err)
+		t.Fatal(err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatalf("marshal server key: %v", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	return certPEM, keyPEM, cert.SerialNumber.Int64()
 }
 
 // writeFile writes data to dir/name and sets its modification time, so
@@ -98,13 +57,14 @@ func writeFile(t *testing.T, dir, name string, data []byte, mtime time.Time) {
 	}
 }
 
-// writePair issues a certificate with the serial and writes it and its key
-// as tls.crt and tls.key in dir.
-func (ca *testCA) writePair(t *testing.T, dir string, serial int64, mtime time.Time) {
+// writePair issues a serving certificate and writes it and its key as
+// tls.crt and tls.key in dir; it returns the certificate's serial number.
+func (ca *testCA) writePair(t *testing.T, dir string, mtime time.Time) int64 {
 	t.Helper()
-	certPEM, keyPEM := ca.issue(t, serial)
+	certPEM, keyPEM, serial := ca.issue(t)
 	writeFile(t, dir, "tls.crt", certPEM, mtime)
 	writeFile(t, dir, "tls.key", keyPEM, mtime)
+	return serial
 }
 
 // servedSerial makes a new TLS connection (no session reuse) to addr,
@@ -112,7 +72,7 @@ func (ca *testCA) writePair(t *testing.T, dir string, serial int64, mtime time.T
 // the certificate served.
 func (ca *testCA) servedSerial(t *testing.T, addr string) int64 {
 	t.Helper()
-	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: ca.pool, ServerName: "127.0.0.1"})
+	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: ca.Pool, ServerName: "127.0.0.1"})
 	if err != nil {
 		t.Fatalf("tls.Dial(%s) error: %v", addr, err)
 	}

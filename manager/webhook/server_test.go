@@ -27,11 +27,11 @@ type running struct {
 }
 
 // startServer starts a server on a free loopback port with a fresh
-// certificate (serial 1) in a temporary directory.
+// certificate in a temporary directory.
 func startServer(t *testing.T, ca *testCA, dir string, register func(*webhook.Server)) *running {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, "tls.crt")); err != nil {
-		ca.writePair(t, dir, 1, time.Now())
+		ca.writePair(t, dir, time.Now())
 	}
 	s, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: dir})
 	if err != nil {
@@ -60,7 +60,7 @@ func startServer(t *testing.T, ca *testCA, dir string, register func(*webhook.Se
 		s:    s,
 		addr: s.Addr().String(),
 		client: &http.Client{Transport: &http.Transport{
-			TLSClientConfig: &tls.Config{RootCAs: ca.pool},
+			TLSClientConfig: &tls.Config{RootCAs: ca.Pool},
 		}},
 	}
 	var stopped bool
@@ -107,7 +107,7 @@ func TestWebhookServerServesTLS(t *testing.T) {
 		t.Errorf("GET /hello/ = %d, want 404 (paths are exact)", resp.StatusCode)
 	}
 
-	old := &tls.Config{RootCAs: ca.pool, ServerName: "127.0.0.1", MaxVersion: tls.VersionTLS11}
+	old := &tls.Config{RootCAs: ca.Pool, ServerName: "127.0.0.1", MaxVersion: tls.VersionTLS11}
 	if conn, err := tls.Dial("tcp", r.addr, old); err == nil {
 		conn.Close()
 		t.Errorf("TLS 1.1 handshake succeeded, want it refused")
@@ -129,36 +129,36 @@ func TestWebhookServerCertificateRotation(t *testing.T) {
 	ca := newTestCA(t)
 	dir := t.TempDir()
 	start := time.Now().Add(-time.Minute)
-	ca.writePair(t, dir, 1, start)
+	first := ca.writePair(t, dir, start)
 	r := startServer(t, ca, dir, nil)
-	if got := ca.servedSerial(t, r.addr); got != 1 {
-		t.Fatalf("served serial = %d, want 1", got)
+	if got := ca.servedSerial(t, r.addr); got != first {
+		t.Fatalf("served serial = %d, want %d", got, first)
 	}
 
 	// A new pair, written with a later time: served at the next handshake.
-	ca.writePair(t, dir, 2, start.Add(time.Second))
-	if got := ca.servedSerial(t, r.addr); got != 2 {
-		t.Fatalf("after rotation, served serial = %d, want 2", got)
+	second := ca.writePair(t, dir, start.Add(time.Second))
+	if got := ca.servedSerial(t, r.addr); got != second {
+		t.Fatalf("after rotation, served serial = %d, want %d", got, second)
 	}
 
 	// Half a rotation (a certificate whose key is not there yet) keeps the
 	// previous pair; the key's arrival completes it.
-	certPEM, keyPEM := ca.issue(t, 3)
+	certPEM, keyPEM, third := ca.issue(t)
 	writeFile(t, dir, "tls.crt", certPEM, start.Add(2*time.Second))
-	if got := ca.servedSerial(t, r.addr); got != 2 {
-		t.Fatalf("with a mismatched key, served serial = %d, want 2 (the previous pair)", got)
+	if got := ca.servedSerial(t, r.addr); got != second {
+		t.Fatalf("with a mismatched key, served serial = %d, want %d (the previous pair)", got, second)
 	}
 	writeFile(t, dir, "tls.key", keyPEM, start.Add(2*time.Second))
-	if got := ca.servedSerial(t, r.addr); got != 3 {
-		t.Fatalf("once the key is written, served serial = %d, want 3", got)
+	if got := ca.servedSerial(t, r.addr); got != third {
+		t.Fatalf("once the key is written, served serial = %d, want %d", got, third)
 	}
 
 	// Files gone for a moment: the last pair is still served.
 	if err := os.Remove(filepath.Join(dir, "tls.key")); err != nil {
 		t.Fatal(err)
 	}
-	if got := ca.servedSerial(t, r.addr); got != 3 {
-		t.Fatalf("with the key removed, served serial = %d, want 3", got)
+	if got := ca.servedSerial(t, r.addr); got != third {
+		t.Fatalf("with the key removed, served serial = %d, want %d", got, third)
 	}
 }
 
@@ -172,10 +172,10 @@ func TestWebhookServerListenErrors(t *testing.T) {
 	busyPort := occupied.Addr().(*net.TCPAddr).Port
 
 	withPair := t.TempDir()
-	ca.writePair(t, withPair, 1, time.Now())
+	ca.writePair(t, withPair, time.Now())
 	mismatched := t.TempDir()
-	certPEM, _ := ca.issue(t, 1)
-	_, otherKey := ca.issue(t, 2)
+	certPEM, _, _ := ca.issue(t)
+	_, otherKey, _ := ca.issue(t)
 	writeFile(t, mismatched, "tls.crt", certPEM, time.Now())
 	writeFile(t, mismatched, "tls.key", otherKey, time.Now())
 	empty := t.TempDir()
