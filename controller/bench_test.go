@@ -40,9 +40,7 @@ func benchServer(b *testing.B) (*kubetest.Server, *cache.Informer[kube.ConfigMap
 	b.Helper()
 	srv := kubetest.New(kubetest.Options{WatchBufferSize: 2 * benchObjects, HistorySize: 2 * benchObjects})
 	b.Cleanup(srv.Close)
-	cfg := srv.Config()
-	cfg.QPS = -1
-	client, err := kube.NewClient(cfg, kube.ClientOptions{})
+	client, err := srv.Client(kube.ClientOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,9 +26,7 @@ func newServer(t testing.TB) (*kubetest.Server, *kube.Client) {
 	t.Helper()
 	srv := kubetest.New(kubetest.Options{})
 	t.Cleanup(srv.Close)
-	cfg := srv.Config()
-	cfg.QPS = -1 // no client-side pacing: tests and benchmarks count on speed
-	c, err := kube.NewClient(cfg, kube.ClientOptions{FieldManager: "controller-test"})
+	c, err := srv.Client(kube.ClientOptions{FieldManager: "controller-test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,9 @@
 //
 // Usage:
 //  1. s := kubetest.New(kubetest.Options{}) and defer s.Close().
-//  2. Hand s.Config() to a kube client (in-process: works inside synctest),
+//  2. Take s.Client(opts), a client without rate limit for tests that
+//     count requests, or hand s.Config() to a kube client (in-process:
+//     both work inside synctest),
 //     or l, _ := s.Listen(true) and use l.Config() (a real TLS socket), or
 //     serve s as an http.Handler.
 //  3. Seed with s.Create, inject faults, and assert on s.Counts().

@@ -40,6 +40,16 @@ func (s *Server) Config() *kube.Config {
 		Transport: s.Transport()}
 }
 
+// Client returns a client of the server made from [Server.Config] with
+// opts, without client-side rate limit (QPS -1): tests count requests and
+// need no pacing. It works inside a synctest bubble when the server was
+// made in it.
+func (s *Server) Client(opts kube.ClientOptions) (*kube.Client, error) {
+	cfg := s.Config()
+	cfg.QPS = -1
+	return kube.NewClient(cfg, opts)
+}
+
 // ConfigFor is [Server.Config] with a token of user (none if user has no
 // token).
 func (s *Server) ConfigFor(user string) *kube.Config {

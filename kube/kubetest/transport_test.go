@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 func TestListenTLS(t *testing.T) {
@@ -141,4 +143,40 @@ func TestConfig(t *testing.T) {
 	if cfg.Transport == nil || cfg.BearerToken != "a" || cfg.Host == "" {
 		t.Errorf("Config() = %+v", cfg)
 	}
+}
+
+// Server.Client is not rate-limited: a hundred requests take no time,
+// where Server.Config's client (20 QPS, burst 30) takes seconds.
+func TestClientUnthrottled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := New(Options{})
+		defer s.Close()
+		c, err := s.Client(kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		throttled, err := kube.NewClient(s.Config(), kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name    string
+			c       *kube.Client
+			minTime time.Duration
+			maxTime time.Duration
+		}{
+			{"Client", c, 0, 0},
+			{"Config", throttled, 3 * time.Second, time.Minute},
+		} {
+			start := time.Now()
+			for range 100 {
+				if err := tc.c.Get(t.Context(), kube.Key{Name: "default"}, &kube.Namespace{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if d := time.Since(start); d < tc.minTime || d > tc.maxTime {
+				t.Errorf("100 gets with the client of %s took %v, want %v to %v", tc.name, d, tc.minTime, tc.maxTime)
+			}
+		}
+	})
 }

@@ -56,9 +56,7 @@ func New(t *testing.T, fieldManager string) *Harness {
 	t.Helper()
 	srv := kubetest.New(kubetest.Options{})
 	t.Cleanup(srv.Close)
-	cfg := srv.Config()
-	cfg.QPS = -1
-	client, err := kube.NewClient(cfg, kube.ClientOptions{FieldManager: fieldManager})
+	client, err := srv.Client(kube.ClientOptions{FieldManager: fieldManager})
 	if err != nil {
 		t.Fatal(err)
 	}
