@@ -2,25 +2,70 @@
 
 package controller
 
-import promtext "github.com/kubeloop/kubeloop/internal/metrics"
+import "github.com/kubeloop/kubeloop/queue"
 
-// Collect writes the controller's metrics, its controller_runtime_* and
-// its queue's workqueue_* series, labelled with its name: a manager calls
-// it at every scrape of its metrics endpoint. The cost is two snapshots
-// (two locks) and the series themselves.
-func (c *Controller) Collect(e *promtext.Emitter) {
+// This file names a controller's metrics and emits them, as
+// controller-runtime names and documents them, so that dashboards made
+// for it work: the controller_runtime_* families of the reconciles and the
+// workqueue_* families of its queue.
+
+// MetricsEmitter is what [Controller.CollectMetrics] writes its series to:
+// counters, gauges and histograms, each with labels given as name, value
+// pairs. Every controller writes the same families (with its own
+// controller label), so an emitter must write each family's HELP and TYPE
+// once for all of them; a manager's metrics endpoint does.
+//
+// It is an alias of an interface literal, identical to
+// manager.MetricsEmitter: a *Controller is a manager.MetricsCollector
+// without either package importing the other.
+type MetricsEmitter = interface {
+	Counter(name, help string, value float64, labels ...string)
+	Gauge(name, help string, value float64, labels ...string)
+	Histogram(name, help string, h queue.Histogram, labels ...string)
+}
+
+// CollectMetrics emits the controller's metrics, its
+// controller_runtime_* series labelled controller="<Name>" and its
+// queue's workqueue_* series labelled controller and name="<Name>": a
+// manager calls it at every scrape of its metrics endpoint. The cost is
+// two snapshots (two locks) and the series themselves.
+func (c *Controller) CollectMetrics(e MetricsEmitter) {
 	m := c.Metrics()
-	promtext.Workqueue(e, c.name, c.QueueMetrics())
-	promtext.Reconcile(e, c.name, promtext.Reconciles{
-		Success:       m.ReconcileTotal.Success,
-		Error:         m.ReconcileTotal.Error,
-		Requeue:       m.ReconcileTotal.Requeue,
-		RequeueAfter:  m.ReconcileTotal.RequeueAfter,
-		Errors:        m.ReconcileErrorsTotal,
-		Terminal:      m.TerminalReconcileErrorsTotal,
-		Panics:        m.ReconcilePanicsTotal,
-		Time:          promtext.Histogram{UpperBounds: m.ReconcileTimeSeconds.UpperBounds[:], Counts: m.ReconcileTimeSeconds.Counts[:], Count: m.ReconcileTimeSeconds.Count, Sum: m.ReconcileTimeSeconds.Sum},
-		ActiveWorkers: m.ActiveWorkers,
-		MaxWorkers:    m.MaxConcurrentReconciles,
-	})
+	emitQueue(e, m.Name, m.Queue)
+	l := []string{"controller", m.Name}
+	for _, r := range []struct {
+		result string
+		n      uint64
+	}{{"success", m.ReconcileTotal.Success}, {"error", m.ReconcileTotal.Error}, {"requeue", m.ReconcileTotal.Requeue}, {"requeue_after", m.ReconcileTotal.RequeueAfter}} {
+		e.Counter("controller_runtime_reconcile_total", "Total number of reconciliations per controller",
+			float64(r.n), "controller", m.Name, "result", r.result)
+	}
+	e.Counter("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller", float64(m.ReconcileErrorsTotal), l...)
+	e.Counter("controller_runtime_terminal_reconcile_errors_total", "Total number of terminal reconciliation errors per controller", float64(m.TerminalReconcileErrorsTotal), l...)
+	e.Counter("controller_runtime_reconcile_panics_total", "Total number of reconciliation panics per controller", float64(m.ReconcilePanicsTotal), l...)
+	e.Histogram("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller", m.ReconcileTimeSeconds, l...)
+	e.Gauge("controller_runtime_active_workers", "Number of currently used workers per controller", float64(m.ActiveWorkers), l...)
+	e.Gauge("controller_runtime_max_concurrent_reconciles", "Maximum number of concurrent reconciles per controller", float64(m.MaxConcurrentReconciles), l...)
+}
+
+// emitQueue emits a queue's workqueue_* series, labelled controller and
+// name as controller-runtime labels them; name is the queue's, or the
+// controller's when the queue has none.
+func emitQueue(e MetricsEmitter, controller string, q queue.Metrics) {
+	name := q.Name
+	if name == "" {
+		name = controller
+	}
+	l := []string{"controller", controller, "name", name}
+	e.Gauge("workqueue_depth", "Current depth of workqueue", float64(q.Depth), l...)
+	e.Counter("workqueue_adds_total", "Total number of adds handled by workqueue", float64(q.AddsTotal), l...)
+	e.Counter("workqueue_retries_total", "Total number of retries handled by workqueue", float64(q.RetriesTotal), l...)
+	e.Histogram("workqueue_queue_duration_seconds", "How long in seconds an item stays in workqueue before being requested",
+		q.QueueDurationSeconds, l...)
+	e.Histogram("workqueue_work_duration_seconds", "How long in seconds processing an item from workqueue takes.",
+		q.WorkDurationSeconds, l...)
+	e.Gauge("workqueue_unfinished_work_seconds", "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+		q.UnfinishedWorkSeconds, l...)
+	e.Gauge("workqueue_longest_running_processor_seconds", "How many seconds has the longest running processor for workqueue been running.",
+		q.LongestRunningProcessorSeconds, l...)
 }

@@ -324,7 +324,3 @@ func (c *Controller) Metrics() Metrics {
 	s.Queue = c.q.Metrics()
 	return s
 }
-
-// QueueMetrics returns a snapshot of the queue's metrics alone, for a
-// manager that exports workqueue_* and cannot import this package.
-func (c *Controller) QueueMetrics() queue.Metrics { return c.q.Metrics() }

@@ -37,7 +37,9 @@
 //   - No global state: controllers share nothing; the uniqueness of names
 //     within a manager is the manager's concern (see [Manager]).
 //   - Counted: [Controller.Metrics] is a snapshot of controller-runtime's
-//     controller_runtime_* metrics and of the queue's workqueue_* ones.
+//     controller_runtime_* metrics and of the queue's workqueue_* ones;
+//     [Controller.CollectMetrics] writes them, named and labelled as
+//     controller-runtime does, to a manager's metrics endpoint.
 //
 // Events, predicates and handlers: a source makes an [Event] (create,
 // update, delete or generic) for each change it sees, hands it on if all

@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,23 +11,24 @@ import (
 	"github.com/kubeloop/kubeloop/queue"
 )
 
-// ReconcileTimeBuckets is the number of finite buckets of the reconcile
-// time [Histogram]: controller-runtime's, from 5ms to 60s.
-const ReconcileTimeBuckets = 40
+// reconcileTimeBuckets is the number of finite buckets of the reconcile
+// time histogram: controller-runtime's, from 5ms to 60s.
+const reconcileTimeBuckets = 40
 
 // reconcileTimeBounds returns the upper bounds of the reconcile time
 // buckets, in seconds (controller-runtime's
 // controller_runtime_reconcile_time_seconds buckets).
-func reconcileTimeBounds() [ReconcileTimeBuckets]float64 {
-	return [ReconcileTimeBuckets]float64{
+func reconcileTimeBounds() [reconcileTimeBuckets]float64 {
+	return [reconcileTimeBuckets]float64{
 		0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
 		1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 	}
 }
 
 // Metrics is a snapshot of a controller's metrics. Each field is named
-// after the metric a manager exports it as (in its comment), with the
-// label controller="<Name>" (name="<Name>" for the queue's).
+// after the metric [Controller.CollectMetrics] emits it as (in its
+// comment), with the label controller="<Name>" (and name="<Name>" for the
+// queue's).
 type Metrics struct {
 	Name string // the controller label
 
@@ -36,7 +38,7 @@ type Metrics struct {
 	TerminalReconcileErrorsTotal uint64 // controller_runtime_terminal_reconcile_errors_total
 	ReconcilePanicsTotal         uint64 // controller_runtime_reconcile_panics_total: recovered or not
 
-	ReconcileTimeSeconds Histogram // controller_runtime_reconcile_time_seconds
+	ReconcileTimeSeconds queue.Histogram // controller_runtime_reconcile_time_seconds
 
 	ActiveWorkers           int // controller_runtime_active_workers: reconciles running now
 	MaxConcurrentReconciles int // controller_runtime_max_concurrent_reconciles
@@ -53,23 +55,10 @@ type ReconcileTotal struct {
 	RequeueAfter uint64 // result="requeue_after": Result.RequeueAfter > 0
 }
 
-// Histogram is a snapshot of a Prometheus-style histogram of durations in
-// seconds.
-type Histogram struct {
-	// UpperBounds are the inclusive upper bounds of the buckets, ascending.
-	UpperBounds [ReconcileTimeBuckets]float64
-	// Counts[i] is the number of observations <= UpperBounds[i] (cumulative).
-	Counts [ReconcileTimeBuckets]uint64
-	// Count is the number of observations (the +Inf bucket).
-	Count uint64
-	// Sum is the sum of the observations in seconds.
-	Sum float64
-}
-
 // metrics is a controller's bookkeeping. Recording a reconcile costs one
 // uncontended lock and a binary search over 40 bounds; no allocation.
 type metrics struct {
-	bounds [ReconcileTimeBuckets]float64 // immutable
+	bounds [reconcileTimeBuckets]float64 // immutable
 
 	active atomic.Int64
 	panics atomic.Uint64
@@ -78,7 +67,7 @@ type metrics struct {
 	total    ReconcileTotal
 	errors   uint64
 	terminal uint64
-	counts   [ReconcileTimeBuckets]uint64 // not cumulative: counts[i] holds (bounds[i-1], bounds[i]]
+	counts   [reconcileTimeBuckets]uint64 // not cumulative: counts[i] holds (bounds[i-1], bounds[i]]
 	count    uint64
 	sum      float64
 }
@@ -98,7 +87,7 @@ const (
 
 func (m *metrics) record(o outcome, d time.Duration) {
 	s := d.Seconds()
-	lo, hi := 0, ReconcileTimeBuckets // first bound >= s
+	lo, hi := 0, reconcileTimeBuckets // first bound >= s
 	for lo < hi {
 		mid := (lo + hi) / 2
 		if m.bounds[mid] < s {
@@ -123,7 +112,7 @@ func (m *metrics) record(o outcome, d time.Duration) {
 	case outcomeRequeueAfter:
 		m.total.RequeueAfter++
 	}
-	if lo < ReconcileTimeBuckets {
+	if lo < reconcileTimeBuckets {
 		m.counts[lo]++
 	}
 	m.count++
@@ -141,7 +130,7 @@ func (m *metrics) snapshot() Metrics {
 		ActiveWorkers:                int(m.active.Load()),
 	}
 	h := &s.ReconcileTimeSeconds
-	h.UpperBounds, h.Count, h.Sum = m.bounds, m.count, m.sum
+	h.UpperBounds, h.Counts, h.Count, h.Sum = slices.Clone(m.bounds[:]), make([]uint64, reconcileTimeBuckets), m.count, m.sum
 	var cum uint64
 	for i, n := range m.counts {
 		cum += n

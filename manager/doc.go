@@ -38,9 +38,10 @@
 //     send a request's headers, a minute to read a request and to write an
 //     answer, 90s idle between requests (as controller-runtime).
 //   - Nothing global: no default registry, no package state. Metrics are
-//     read from snapshots (controllers' Metrics, the cache's Stats) at
-//     scrape time, so the packages they come from know nothing of
-//     Prometheus.
+//     read at scrape time: every controller writes its own series through
+//     one small interface ([MetricsCollector]), the cache's come from its
+//     Stats snapshot; the families many controllers share are written
+//     with one HELP and TYPE.
 //   - Recording never blocks: [EventRecorder.Eventf] hands the event to a
 //     bounded buffer and returns; repeats become a series count and each
 //     object's events are rate-limited before they reach the API server.

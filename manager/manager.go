@@ -16,7 +16,6 @@ import (
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/leader"
-	"github.com/kubeloop/kubeloop/queue"
 )
 
 // Manager runs a controller program: the cache and the clients, the
@@ -116,7 +115,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		}
 	}
 	m.events = newEventSink(m.api, opts.Logger)
-	m.registry = metrics.NewRegistry(m.rest, metrics.CollectorFunc(m.collect), m.events.dropped)
+	m.registry = metrics.NewRegistry(metrics.SinkCollector(m.rest), metrics.CollectorFunc(m.collect), metrics.SinkCollector(m.events.dropped))
 	m.addBuiltinChecks()
 	_ = m.caches.add(m.cache) // the groups are idle: adds cannot fail
 	if err := m.listen(); err != nil {
@@ -210,7 +209,7 @@ func (m *Manager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.
 // Add adds a runnable, before or after Start: a runnable added to a
 // running manager starts at once if its group runs (a leader runnable
 // waits for the election). The group is chosen by the methods r has (see
-// [Runnable]). A controller (a runnable with Name and QueueMetrics
+// [Runnable]). A controller (a runnable with Name and CollectMetrics
 // methods) is added as [Manager.AddController] adds it. Add fails once the
 // manager has stopped.
 func (m *Manager) Add(r Runnable) error {
@@ -230,7 +229,7 @@ func (m *Manager) Add(r Runnable) error {
 type namedController interface {
 	LeaderElectionRunnable
 	Name() string
-	QueueMetrics() queue.Metrics
+	MetricsCollector
 }
 
 // AddController adds a controller under a name that is unique within the

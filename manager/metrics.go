@@ -20,23 +20,44 @@ import (
 // its clients' requests, and the types through which programs add their
 // own metrics.
 
-// The types of the metrics endpoint, for metrics of your own (see
-// [Manager.AddMetricsCollector]). They are those of kubeloop's internal
-// Prometheus text-format package.
+// MetricsEmitter is what a [MetricsCollector] writes its series to at a
+// scrape: counters, gauges and histograms, each with labels given as
+// name, value pairs ("color", "red"). Many collectors may write series of
+// one family (every controller writes workqueue_depth, each with its own
+// labels): the endpoint writes each family's HELP and TYPE once. A name
+// written with two types or two help texts, a series written twice, or a
+// label without a value make the scrape fail with a 500 naming the metric,
+// so that the mistake shows.
+//
+// It is an alias of an interface literal, identical to
+// controller.MetricsEmitter, so that a controller is a MetricsCollector
+// without this package importing package controller.
+type MetricsEmitter = interface {
+	Counter(name, help string, value float64, labels ...string)
+	Gauge(name, help string, value float64, labels ...string)
+	Histogram(name, help string, h queue.Histogram, labels ...string)
+}
+
+// MetricsCollector adds series to each scrape of the metrics endpoint:
+// it is how the manager reads every controller it runs (a
+// *controller.Controller writes its controller_runtime_* and workqueue_*
+// series), and how a program adds metrics of its own
+// ([Manager.AddMetricsCollector]). CollectMetrics is called once per
+// scrape, possibly from several goroutines at once, and must not keep e.
+type MetricsCollector interface {
+	CollectMetrics(e MetricsEmitter)
+}
+
+// MetricsCollectorFunc is a [MetricsCollector] made of a func.
+type MetricsCollectorFunc func(e MetricsEmitter)
+
+// CollectMetrics implements [MetricsCollector].
+func (f MetricsCollectorFunc) CollectMetrics(e MetricsEmitter) { f(e) }
+
+// CounterVec, GaugeVec and HistogramVec are metrics your code updates as
+// things happen; each is a [MetricsCollector]. They are the vectors of
+// kubeloop's internal Prometheus text-format package.
 type (
-	// MetricsCollector adds samples to each scrape.
-	MetricsCollector = metrics.Collector
-	// MetricsCollectorFunc is a MetricsCollector made of a func.
-	MetricsCollectorFunc = metrics.CollectorFunc
-	// MetricsEmitter is what a collector emits samples to: Counter, Gauge
-	// and Histogram.
-	MetricsEmitter = metrics.Emitter
-	// MetricLabel is one label of a sample.
-	MetricLabel = metrics.Label
-	// HistogramSnapshot is a histogram's buckets, as emitted.
-	HistogramSnapshot = metrics.Histogram
-	// CounterVec, GaugeVec and HistogramVec are metrics your code updates;
-	// each is a MetricsCollector.
 	CounterVec   = metrics.CounterVec
 	GaugeVec     = metrics.GaugeVec
 	HistogramVec = metrics.HistogramVec
@@ -63,10 +84,12 @@ func NewHistogramVec(name, help string, bounds []float64, labelNames ...string) 
 // type or help, or a series twice, makes scrapes fail with a 500 naming
 // the metric, so that the clash shows.
 func (m *Manager) AddMetricsCollector(c MetricsCollector) {
-	m.registry.Register(c)
+	m.registry.Register(metrics.SinkCollector(c))
 }
 
-// collect emits the metrics the manager reads at scrape time.
+// collect emits the metrics the manager reads at scrape time: the Go
+// runtime's and the process's, every controller's, the cache's and the
+// elector's.
 func (m *Manager) collect(e *metrics.Emitter) {
 	metrics.GoCollector().Collect(e) // go_* and process_*, as controller-runtime serves them
 	metrics.ProcessCollector().Collect(e)
@@ -74,13 +97,8 @@ func (m *Manager) collect(e *metrics.Emitter) {
 	controllers := maps.Clone(m.controllers)
 	m.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(controllers)) {
-		r := controllers[name]
-		if c, ok := r.(metrics.Collector); ok {
-			c.Collect(e) // a controller writes its own metrics
-			continue
-		}
-		if q, ok := r.(interface{ QueueMetrics() queue.Metrics }); ok {
-			metrics.Workqueue(e, name, q.QueueMetrics())
+		if c, ok := controllers[name].(MetricsCollector); ok {
+			c.CollectMetrics(e)
 		}
 	}
 	m.collectCache(e)
@@ -91,7 +109,7 @@ func (m *Manager) collect(e *metrics.Emitter) {
 		}
 		e.Gauge("leader_election_master_status",
 			"Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
-			v, metrics.Label{Name: "name", Value: m.opts.LeaderElection.ID})
+			v, "name", m.opts.LeaderElection.ID)
 	}
 }
 
@@ -106,7 +124,7 @@ func (m *Manager) collectCache(e *metrics.Emitter) {
 		bytes[k] += float64(s.Bytes)
 	}
 	for k := range objects {
-		labels := []metrics.Label{{Name: "group", Value: k.group}, {Name: "version", Value: k.version}, {Name: "kind", Value: k.kind}}
+		labels := []string{"group", k.group, "version", k.version, "kind", k.kind}
 		e.Gauge("kubeloop_cache_objects", "Objects held in the manager's cache, by kind.", objects[k], labels...)
 		e.Gauge("kubeloop_cache_bytes", "Approximate bytes of the objects held in the manager's cache (the size of the JSON they were decoded from), by kind.", bytes[k], labels...)
 	}
@@ -129,10 +147,10 @@ func newRESTMetrics() *restMetrics {
 	}
 }
 
-// Collect implements metrics.Collector.
-func (r *restMetrics) Collect(e *metrics.Emitter) {
-	r.requests.Collect(e)
-	r.latency.Collect(e)
+// CollectMetrics implements [MetricsCollector].
+func (r *restMetrics) CollectMetrics(e MetricsEmitter) {
+	r.requests.CollectMetrics(e)
+	r.latency.CollectMetrics(e)
 }
 
 // instrument returns a copy of cfg whose requests go through a counting

@@ -16,7 +16,8 @@ import (
 )
 
 // fakeController looks like a *controller.Controller from the manager's
-// side: a named runnable with QueueMetrics that collects its own metrics.
+// side: a named runnable that collects its own metrics, as a controller
+// does (the real one's are tested in join_test.go).
 type fakeController struct {
 	name string
 }
@@ -28,27 +29,31 @@ func (f *fakeController) Start(ctx context.Context) error {
 	return nil
 }
 
-func (f *fakeController) QueueMetrics() queue.Metrics {
-	q := queue.Metrics{Name: f.name, Depth: 3, AddsTotal: 10, RetriesTotal: 2,
-		UnfinishedWorkSeconds: 1.5, LongestRunningProcessorSeconds: 1}
-	for i := range q.QueueDurationSeconds.UpperBounds {
-		q.QueueDurationSeconds.UpperBounds[i] = float64(i+1) / 10
-		q.WorkDurationSeconds.UpperBounds[i] = float64(i+1) / 10
-		q.QueueDurationSeconds.Counts[i] = 7
+// CollectMetrics writes the fake's metrics as a controller does.
+func (f *fakeController) CollectMetrics(e MetricsEmitter) {
+	q := []string{"controller", f.name, "name", f.name}
+	e.Gauge("workqueue_depth", "Current depth of workqueue", 3, q...)
+	e.Counter("workqueue_adds_total", "Total number of adds handled by workqueue", 10, q...)
+	e.Counter("workqueue_retries_total", "Total number of retries handled by workqueue", 2, q...)
+	e.Gauge("workqueue_unfinished_work_seconds", "Unfinished work.", 1.5, q...)
+	e.Gauge("workqueue_longest_running_processor_seconds", "Longest running.", 1, q...)
+	bounds := make([]float64, queue.HistogramBuckets)
+	counts := make([]uint64, queue.HistogramBuckets)
+	for i := range bounds {
+		bounds[i], counts[i] = float64(i+1)/10, 7
 	}
-	q.QueueDurationSeconds.Count, q.QueueDurationSeconds.Sum = 7, 0.7
-	return q
-}
-
-// Collect writes the fake's metrics as a controller does.
-func (f *fakeController) Collect(e *metrics.Emitter) {
-	metrics.Workqueue(e, f.name, f.QueueMetrics())
-	metrics.Reconcile(e, f.name, metrics.Reconciles{
-		Success: 5, Error: 2, Requeue: 1, RequeueAfter: 4,
-		Errors: 2, Terminal: 1, Panics: 1,
-		Time:          metrics.Histogram{UpperBounds: []float64{0.1, 1, 10}, Counts: []uint64{6, 11, 12}, Count: 12, Sum: 3.5},
-		ActiveWorkers: 1, MaxWorkers: 4,
-	})
+	e.Histogram("workqueue_queue_duration_seconds", "Queue duration.", queue.Histogram{UpperBounds: bounds, Counts: counts, Count: 7, Sum: 0.7}, q...)
+	c := []string{"controller", f.name}
+	for result, n := range map[string]float64{"success": 5, "error": 2, "requeue": 1, "requeue_after": 4} {
+		e.Counter("controller_runtime_reconcile_total", "Reconciles.", n, "controller", f.name, "result", result)
+	}
+	e.Counter("controller_runtime_reconcile_errors_total", "Errors.", 2, c...)
+	e.Counter("controller_runtime_terminal_reconcile_errors_total", "Terminal errors.", 1, c...)
+	e.Counter("controller_runtime_reconcile_panics_total", "Panics.", 1, c...)
+	e.Histogram("controller_runtime_reconcile_time_seconds", "Reconcile time.",
+		queue.Histogram{UpperBounds: []float64{0.1, 1, 10}, Counts: []uint64{6, 11, 12}, Count: 12, Sum: 3.5}, c...)
+	e.Gauge("controller_runtime_active_workers", "Workers.", 1, c...)
+	e.Gauge("controller_runtime_max_concurrent_reconciles", "Max workers.", 4, c...)
 }
 
 // scrape reads the metrics endpoint and parses it strictly.
@@ -96,8 +101,12 @@ func TestMetricsEndpoint(t *testing.T) {
 		createCM(t, srv, "default", "a")
 		createCM(t, srv, "kube-system", "b")
 		m := electing(t, srv, "a", &ledger{}, nil)
-		if err := m.Add(&fakeController{name: "widget"}); err != nil {
-			t.Fatal(err)
+		// Two controllers write series of the same families: each
+		// family's HELP and TYPE once (scrape parses strictly).
+		for _, name := range []string{"widget", "gadget"} {
+			if err := m.Add(&fakeController{name: name}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		mine := NewCounterVec("widgets_painted_total", "Widgets painted, by color.", "color")
 		mine.Inc("red")
@@ -113,6 +122,7 @@ func TestMetricsEndpoint(t *testing.T) {
 			want   float64
 		}{
 			{"workqueue_depth", []string{"controller", "widget", "name", "widget"}, 3},
+			{"workqueue_depth", []string{"controller", "gadget", "name", "gadget"}, 3},
 			{"workqueue_adds_total", []string{"controller", "widget", "name", "widget"}, 10},
 			{"workqueue_retries_total", []string{"name", "widget"}, 2},
 			{"workqueue_unfinished_work_seconds", []string{"name", "widget"}, 1.5},
@@ -121,6 +131,7 @@ func TestMetricsEndpoint(t *testing.T) {
 			{"controller_runtime_reconcile_total", []string{"controller", "widget", "result", "error"}, 2},
 			{"controller_runtime_reconcile_total", []string{"controller", "widget", "result", "requeue"}, 1},
 			{"controller_runtime_reconcile_total", []string{"controller", "widget", "result", "requeue_after"}, 4},
+			{"controller_runtime_reconcile_total", []string{"controller", "gadget", "result", "requeue_after"}, 4},
 			{"controller_runtime_reconcile_errors_total", []string{"controller", "widget"}, 2},
 			{"controller_runtime_terminal_reconcile_errors_total", []string{"controller", "widget"}, 1},
 			{"controller_runtime_reconcile_panics_total", []string{"controller", "widget"}, 1},
@@ -196,8 +207,8 @@ func TestMetricsClashIsA500(t *testing.T) {
 	if err := m.Add(&fakeController{name: "widget"}); err != nil {
 		t.Fatal(err)
 	}
-	m.AddMetricsCollector(MetricsCollectorFunc(func(e *MetricsEmitter) {
-		e.Counter("workqueue_depth", "Mine.", 1, MetricLabel{Name: "name", Value: "x"})
+	m.AddMetricsCollector(MetricsCollectorFunc(func(e MetricsEmitter) {
+		e.Counter("workqueue_depth", "Mine.", 1, "name", "x")
 	}))
 	code, body := get(m.metricsHandler(), "/metrics")
 	if code != http.StatusInternalServerError || !strings.Contains(body, "workqueue_depth") {

@@ -2,8 +2,8 @@
 
 package queue
 
-// HistogramBuckets is the number of finite buckets of a [Histogram]. Their
-// upper bounds are 1e-8 s ×10 each: 10ns, 100ns, ..., 100s, 1000s, the
+// HistogramBuckets is the number of finite buckets of the queue's
+// histograms. Their upper bounds are 1e-8 s ×10 each: 10ns, 100ns, ..., 100s, 1000s, the
 // buckets controller-runtime uses for its workqueue histograms (client-go's
 // stop at 10s, too short for a queue holding an initial list).
 const HistogramBuckets = 12
@@ -26,16 +26,24 @@ type Metrics struct {
 }
 
 // Histogram is a snapshot of a Prometheus-style histogram of durations in
-// seconds.
-type Histogram struct {
-	// UpperBounds are the inclusive upper bounds of the buckets, ascending.
-	UpperBounds [HistogramBuckets]float64
-	// Counts[i] is the number of observations <= UpperBounds[i] (cumulative).
-	Counts [HistogramBuckets]uint64
-	// Count is the number of observations (the +Inf bucket).
-	Count uint64
-	// Sum is the sum of the observations in seconds.
-	Sum float64
+// seconds, the one histogram type of the module (a queue's durations here,
+// a controller's reconcile times, the metrics endpoint's families):
+//
+//   - UpperBounds are the inclusive upper bounds of the finite buckets,
+//     ascending.
+//   - Counts[i] is the number of observations <= UpperBounds[i]
+//     (cumulative); it has one entry per bound.
+//   - Count is the number of observations (the +Inf bucket).
+//   - Sum is the sum of the observations in seconds.
+//
+// It is an alias of a struct type literal, so that the package that
+// writes metrics (below this one, importing nothing of it) takes it as it
+// is, under a name of its own.
+type Histogram = struct {
+	UpperBounds []float64
+	Counts      []uint64
+	Count       uint64
+	Sum         float64
 }
 
 // metrics is the queue's bookkeeping, guarded by Queue.mu. The counters cost
@@ -76,7 +84,7 @@ func (h *histogram) observe(ns int64) {
 }
 
 func (h *histogram) snapshot() Histogram {
-	s := Histogram{Count: h.count, Sum: h.sum}
+	s := Histogram{UpperBounds: make([]float64, HistogramBuckets), Counts: make([]uint64, HistogramBuckets), Count: h.count, Sum: h.sum}
 	bound, cum := 1e-8, uint64(0)
 	for i := range HistogramBuckets {
 		cum += h.counts[i]
@@ -119,7 +127,8 @@ func (q *Queue[K]) finishLocked(i int32, now int64) {
 }
 
 // Metrics returns a snapshot of the queue's metrics, a copy the caller owns.
-// It is O(p) for p items being processed and allocates nothing.
+// It is O(p) for p items being processed and allocates only the
+// histograms' buckets.
 func (q *Queue[K]) Metrics() Metrics {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -18,6 +18,12 @@
 //   - Snapshots at scrape time: a [Collector] is asked for its samples only
 //     when the registry is scraped, so the code it reads (a queue, a cache)
 //     need not import this package or know about metrics at all.
+//   - Primitives only: it knows no metric of kubeloop's. The families a
+//     controller and its queue produce (workqueue_*,
+//     controller_runtime_*) are named and collected by package controller,
+//     which emits them to a [Sink] it declares for itself; many
+//     collectors may emit series of one family, whose HELP and TYPE are
+//     written once.
 //   - Mistakes surface: a scrape reports, instead of writing, samples that
 //     break the format (a bad name, a series emitted twice, a family emitted
 //     with two types or two help texts); [Registry.ServeHTTP] answers them
@@ -26,9 +32,10 @@
 // Usage:
 //
 //  1. Make a [Registry] with [NewRegistry].
-//  2. Register collectors: a [CounterVec], [GaugeVec] or [HistogramVec]
-//     that your code updates, or a [CollectorFunc] that reads a snapshot
-//     and emits samples through an [Emitter].
+//  2. Register collectors: a [CollectorFunc] that reads a snapshot and
+//     emits samples through an [Emitter], or, through [SinkCollector], a
+//     [CounterVec], [GaugeVec] or [HistogramVec] that your code updates,
+//     or anything else that emits to a [Sink] (a controller).
 //  3. Serve the registry (it is an [net/http.Handler]) or call
 //     [Registry.Write]; [Parse] reads the format back.
 package metrics

@@ -45,17 +45,22 @@ type Label struct {
 }
 
 // Histogram is a snapshot of a histogram: cumulative counts per bucket.
-type Histogram struct {
-	// UpperBounds are the inclusive upper bounds of the finite buckets,
-	// strictly ascending.
+//
+// It is an alias of a struct type literal, identical to queue.Histogram:
+// the one histogram type of the module, which a queue and a controller
+// fill and this package writes, without this package importing theirs.
+//
+//   - UpperBounds are the inclusive upper bounds of the finite buckets,
+//     strictly ascending.
+//   - Counts[i] is the number of observations <= UpperBounds[i]
+//     (cumulative, so non-decreasing); it has one entry per bound.
+//   - Count is the number of observations: the "+Inf" bucket.
+//   - Sum is the sum of the observations.
+type Histogram = struct {
 	UpperBounds []float64
-	// Counts[i] is the number of observations <= UpperBounds[i]
-	// (cumulative, so non-decreasing); it has one entry per bound.
-	Counts []uint64
-	// Count is the number of observations: the "+Inf" bucket.
-	Count uint64
-	// Sum is the sum of the observations.
-	Sum float64
+	Counts      []uint64
+	Count       uint64
+	Sum         float64
 }
 
 // Family is one metric family of a scrape: its name, help, type and
@@ -76,6 +81,19 @@ type Series struct {
 	Summary   *Summary
 }
 
+// Sink is what a collector outside this package emits samples to: an
+// [Emitter] is one. Labels are name, value pairs ("controller",
+// "mirror"). It is an alias of an interface literal, identical to
+// manager.MetricsEmitter and controller.MetricsEmitter, so that the
+// collectors of those packages (a controller's CollectMetrics) and this
+// package's vectors satisfy one another's interfaces without importing
+// one another.
+type Sink = interface {
+	Counter(name, help string, value float64, labels ...string)
+	Gauge(name, help string, value float64, labels ...string)
+	Histogram(name, help string, h Histogram, labels ...string)
+}
+
 // Collector adds samples to a scrape. Collect is called once per scrape,
 // possibly from several goroutines at once (concurrent scrapes), and must
 // not keep e.
@@ -88,6 +106,13 @@ type CollectorFunc func(e *Emitter)
 
 // Collect implements [Collector].
 func (f CollectorFunc) Collect(e *Emitter) { f(e) }
+
+// SinkCollector is a [Collector] of c, which emits to a [Sink]: a
+// vector of this package, a controller, a collector a program adds to a
+// manager.
+func SinkCollector(c interface{ CollectMetrics(e Sink) }) Collector {
+	return CollectorFunc(func(e *Emitter) { c.CollectMetrics(e) })
+}
 
 // Emitter gathers the samples of one scrape. Collectors call its methods;
 // it is not safe for concurrent use, and a scrape gives each collector the
@@ -102,27 +127,36 @@ func newEmitter() *Emitter {
 	return &Emitter{families: map[string]*Family{}, seen: map[string]bool{}}
 }
 
-// Counter emits one series of a counter family. Prometheus counters
-// conventionally end in "_total".
-func (e *Emitter) Counter(name, help string, value float64, labels ...Label) {
-	e.add(name, help, TypeCounter, Series{Labels: labels, Value: value})
+// Counter emits one series of a counter family; labels are name, value
+// pairs. Prometheus counters conventionally end in "_total".
+func (e *Emitter) Counter(name, help string, value float64, labels ...string) {
+	e.add(name, help, TypeCounter, Series{Value: value}, labels)
 }
 
-// Gauge emits one series of a gauge family.
-func (e *Emitter) Gauge(name, help string, value float64, labels ...Label) {
-	e.add(name, help, TypeGauge, Series{Labels: labels, Value: value})
+// Gauge emits one series of a gauge family; labels are name, value pairs.
+func (e *Emitter) Gauge(name, help string, value float64, labels ...string) {
+	e.add(name, help, TypeGauge, Series{Value: value}, labels)
 }
 
-// Histogram emits one series of a histogram family. h is copied.
-func (e *Emitter) Histogram(name, help string, h Histogram, labels ...Label) {
+// Histogram emits one series of a histogram family; labels are name,
+// value pairs. h is copied.
+func (e *Emitter) Histogram(name, help string, h Histogram, labels ...string) {
 	h.UpperBounds = slices.Clone(h.UpperBounds)
 	h.Counts = slices.Clone(h.Counts)
-	e.add(name, help, TypeHistogram, Series{Labels: labels, Histogram: &h})
+	e.add(name, help, TypeHistogram, Series{Histogram: &h}, labels)
 }
 
-// add checks a series and files it under its family; a series that would
-// break the format is recorded as an error instead.
-func (e *Emitter) add(name, help string, typ Type, s Series) {
+// add checks a series with the labels given as pairs and files it under
+// its family; a series that would break the format is recorded as an
+// error instead.
+func (e *Emitter) add(name, help string, typ Type, s Series, pairs []string) {
+	if len(pairs)%2 != 0 {
+		e.errs = append(e.errs, fmt.Errorf("metric %s: label %q has no value: labels are name, value pairs", name, pairs[len(pairs)-1]))
+		return
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		s.Labels = append(s.Labels, Label{Name: pairs[i], Value: pairs[i+1]})
+	}
 	if err := e.check(name, help, typ, &s); err != nil {
 		e.errs = append(e.errs, fmt.Errorf("metric %s: %w", name, err))
 		return
@@ -135,7 +169,7 @@ func (e *Emitter) add(name, help string, typ Type, s Series) {
 	f.Series = append(f.Series, s)
 }
 
-// check validates a series and sorts its labels (a copy of them).
+// check validates a series and sorts its labels.
 func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 	if !validMetricName(name) {
 		return errors.New("invalid metric name: want [a-zA-Z_:][a-zA-Z0-9_:]*")
@@ -148,7 +182,6 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 			return fmt.Errorf("emitted with two help texts, %q and %q", f.Help, help)
 		}
 	}
-	s.Labels = slices.Clone(s.Labels)
 	sort.Slice(s.Labels, func(i, j int) bool { return s.Labels[i].Name < s.Labels[j].Name }) // see result
 	for i, l := range s.Labels {
 		switch {

@@ -18,8 +18,8 @@ func Example() {
 	requests.Inc("404")
 
 	queueLen := func() int { return 3 } // some state owned elsewhere
-	reg := metrics.NewRegistry(requests, metrics.CollectorFunc(func(e *metrics.Emitter) {
-		e.Gauge("queue_depth", "Items waiting.", float64(queueLen()), metrics.Label{Name: "name", Value: "default"})
+	reg := metrics.NewRegistry(metrics.SinkCollector(requests), metrics.CollectorFunc(func(e *metrics.Emitter) {
+		e.Gauge("queue_depth", "Items waiting.", float64(queueLen()), "name", "default")
 	}))
 	if err := reg.Write(os.Stdout); err != nil {
 		log.Fatal(err)

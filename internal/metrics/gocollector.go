@@ -75,7 +75,7 @@ func collectGo(e *Emitter) {
 	e.Gauge("go_goroutines", "Number of goroutines that currently exist.", float64(runtime.NumGoroutine()))
 	threads, _ := runtime.ThreadCreateProfile(nil)
 	e.Gauge("go_threads", "Number of OS threads created.", float64(threads))
-	e.Gauge("go_info", "Information about the Go environment.", 1, Label{"version", runtime.Version()})
+	e.Gauge("go_info", "Information about the Go environment.", 1, "version", runtime.Version())
 
 	var gc debug.GCStats
 	gc.PauseQuantiles = make([]time.Duration, 5) // min, 25%, 50%, 75%, max

@@ -14,10 +14,10 @@ import (
 
 func TestWriteTextGolden(t *testing.T) {
 	reg := NewRegistry(CollectorFunc(func(e *Emitter) {
-		e.Gauge("b_gauge", "A gauge.\nSecond line with a \\ backslash.", 1.5, Label{"z", "last"}, Label{"a", `quote " and \ and` + "\nnewline"})
-		e.Gauge("b_gauge", "A gauge.\nSecond line with a \\ backslash.", math.Inf(-1), Label{"a", "0"}, Label{"z", ""})
+		e.Gauge("b_gauge", "A gauge.\nSecond line with a \\ backslash.", 1.5, "z", "last", "a", `quote " and \ and`+"\nnewline")
+		e.Gauge("b_gauge", "A gauge.\nSecond line with a \\ backslash.", math.Inf(-1), "a", "0", "z", "")
 		e.Counter("a_total", "", 3)
-		e.Histogram("c_seconds", "Latency.", Histogram{UpperBounds: []float64{0.1, 1}, Counts: []uint64{1, 2}, Count: 3, Sum: 12.25}, Label{"name", "q"})
+		e.Histogram("c_seconds", "Latency.", Histogram{UpperBounds: []float64{0.1, 1}, Counts: []uint64{1, 2}, Count: 3, Sum: 12.25}, "name", "q")
 	}))
 	var buf bytes.Buffer
 	if err := reg.Write(&buf); err != nil {
@@ -59,7 +59,7 @@ func TestRoundTrip(t *testing.T) {
 		h.Observe(v, "get")
 	}
 	h.Observe(100, "put")
-	reg := NewRegistry(c, g, h)
+	reg := NewRegistry(SinkCollector(c), SinkCollector(g), SinkCollector(h))
 	want, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestStableOrder(t *testing.T) {
 	for _, k := range []string{"m", "b", "z", "a", "q"} {
 		c.Inc(k)
 	}
-	reg := NewRegistry(c, CollectorFunc(func(e *Emitter) { e.Gauge("a", "a", 1) }))
+	reg := NewRegistry(SinkCollector(c), CollectorFunc(func(e *Emitter) { e.Gauge("a", "a", 1) }))
 	var first bytes.Buffer
 	if err := reg.Write(&first); err != nil {
 		t.Fatal(err)
@@ -121,14 +121,15 @@ func TestEmitterRefusesWhatBreaksTheFormat(t *testing.T) {
 	}{
 		{"bad metric name", func(e *Emitter) { e.Gauge("1abc", "h", 1) }, "invalid metric name"},
 		{"dash in name", func(e *Emitter) { e.Gauge("a-b", "h", 1) }, "invalid metric name"},
-		{"bad label name", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"a.b", "x"}) }, `invalid label name "a.b"`},
-		{"reserved label name", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"__name__", "x"}) }, `invalid label name "__name__"`},
-		{"label twice", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"k", "x"}, Label{"k", "y"}) }, `label "k" given twice`},
-		{"series twice", func(e *Emitter) { e.Gauge("a", "h", 1, Label{"k", "x"}); e.Gauge("a", "h", 2, Label{"k", "x"}) }, `series {k="x"} emitted twice`},
-		{"two types", func(e *Emitter) { e.Gauge("a", "h", 1); e.Counter("a", "h", 1, Label{"k", "x"}) }, "emitted as gauge and as counter"},
-		{"two helps", func(e *Emitter) { e.Gauge("a", "h", 1); e.Gauge("a", "other", 1, Label{"k", "x"}) }, "two help texts"},
+		{"bad label name", func(e *Emitter) { e.Gauge("a", "h", 1, "a.b", "x") }, `invalid label name "a.b"`},
+		{"reserved label name", func(e *Emitter) { e.Gauge("a", "h", 1, "__name__", "x") }, `invalid label name "__name__"`},
+		{"label twice", func(e *Emitter) { e.Gauge("a", "h", 1, "k", "x", "k", "y") }, `label "k" given twice`},
+		{"label without value", func(e *Emitter) { e.Counter("a_total", "h", 1, "k", "x", "code") }, `label "code" has no value`},
+		{"series twice", func(e *Emitter) { e.Gauge("a", "h", 1, "k", "x"); e.Gauge("a", "h", 2, "k", "x") }, `series {k="x"} emitted twice`},
+		{"two types", func(e *Emitter) { e.Gauge("a", "h", 1); e.Counter("a", "h", 1, "k", "x") }, "emitted as gauge and as counter"},
+		{"two helps", func(e *Emitter) { e.Gauge("a", "h", 1); e.Gauge("a", "other", 1, "k", "x") }, "two help texts"},
 		{"le on histogram", func(e *Emitter) {
-			e.Histogram("h", "h", Histogram{}, Label{"le", "1"})
+			e.Histogram("h", "h", Histogram{}, "le", "1")
 		}, `"le" is reserved`},
 		{"bounds and counts", func(e *Emitter) {
 			e.Histogram("h", "h", Histogram{UpperBounds: []float64{1, 2}, Counts: []uint64{1}})

@@ -51,15 +51,19 @@ c_seconds_count{name="q"} 3
 		e := newEmitter()
 		for _, fam := range fams {
 			for _, s := range fam.Series {
+				var labels []string
+				for _, l := range s.Labels {
+					labels = append(labels, l.Name, l.Value)
+				}
 				switch fam.Type {
 				case TypeCounter:
-					e.Counter(fam.Name, fam.Help, s.Value, s.Labels...)
+					e.Counter(fam.Name, fam.Help, s.Value, labels...)
 				case TypeGauge:
-					e.Gauge(fam.Name, fam.Help, s.Value, s.Labels...)
+					e.Gauge(fam.Name, fam.Help, s.Value, labels...)
 				case TypeHistogram:
-					e.Histogram(fam.Name, fam.Help, *s.Histogram, s.Labels...)
+					e.Histogram(fam.Name, fam.Help, *s.Histogram, labels...)
 				case TypeSummary:
-					e.Summary(fam.Name, fam.Help, *s.Summary, s.Labels...)
+					e.Summary(fam.Name, fam.Help, *s.Summary, labels...)
 				}
 			}
 		}

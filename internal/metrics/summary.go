@@ -24,10 +24,11 @@ type Quantile struct {
 	Q, Value float64
 }
 
-// Summary emits one series of a summary family. s is copied.
-func (e *Emitter) Summary(name, help string, s Summary, labels ...Label) {
+// Summary emits one series of a summary family; labels are name, value
+// pairs. s is copied.
+func (e *Emitter) Summary(name, help string, s Summary, labels ...string) {
 	s.Quantiles = slices.Clone(s.Quantiles)
-	e.add(name, help, TypeSummary, Series{Labels: labels, Summary: &s})
+	e.add(name, help, TypeSummary, Series{Summary: &s}, labels)
 }
 
 func checkSummary(s *Summary) error {

@@ -13,7 +13,7 @@ func TestSummaryWriteAndParse(t *testing.T) {
 	s := Summary{Quantiles: []Quantile{{0, 0.001}, {0.25, 0.002}, {0.5, 0.003}, {1, 0.01}}, Count: 7, Sum: 0.05}
 	reg := NewRegistry(CollectorFunc(func(e *Emitter) {
 		e.Summary("gc_seconds", "Pauses.", s)
-		e.Summary("rpc_seconds", "RPCs.", Summary{Count: 0}, Label{"op", "get"})
+		e.Summary("rpc_seconds", "RPCs.", Summary{Count: 0}, "op", "get")
 	}))
 	var buf bytes.Buffer
 	if err := reg.Write(&buf); err != nil {
@@ -51,10 +51,10 @@ func TestSummaryRefused(t *testing.T) {
 		emit func(e *Emitter)
 		want string
 	}{
-		{"quantile label", func(e *Emitter) { e.Summary("s", "", Summary{}, Label{"quantile", "x"}) }, `label "quantile" is reserved`},
+		{"quantile label", func(e *Emitter) { e.Summary("s", "", Summary{}, "quantile", "x") }, `label "quantile" is reserved`},
 		{"quantile above 1", func(e *Emitter) { e.Summary("s", "", Summary{Quantiles: []Quantile{{2, 1}}}) }, "not within [0, 1]"},
 		{"quantiles unsorted", func(e *Emitter) { e.Summary("s", "", Summary{Quantiles: []Quantile{{0.5, 1}, {0.5, 2}}}) }, "not strictly ascending"},
-		{"two types", func(e *Emitter) { e.Summary("s", "", Summary{}); e.Gauge("s", "", 1, Label{"a", "b"}) }, "emitted as summary and as gauge"},
+		{"two types", func(e *Emitter) { e.Summary("s", "", Summary{}); e.Gauge("s", "", 1, "a", "b") }, "emitted as summary and as gauge"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewRegistry(CollectorFunc(tc.emit)).Gather()

@@ -13,7 +13,8 @@ import (
 
 // This file holds the metrics a program owns and updates as things happen:
 // counters, gauges and histograms, each a family of series told apart by
-// label values. Each is a [Collector]; register it with a [Registry].
+// label values. Each has the CollectMetrics method of a manager's
+// collectors, which emits its series to a [Sink].
 
 // vec is the label bookkeeping the three kinds share: one cell per
 // combination of label values, made on first use.
@@ -52,14 +53,15 @@ func (v *vec[C]) with(values []string, mk func() C, fn func(c *C)) {
 	fn(&c.c)
 }
 
-// each calls fn for every cell with its labels, under the lock.
-func (v *vec[C]) each(fn func(labels []Label, c *C)) {
+// each calls fn for every cell with its labels as name, value pairs,
+// under the lock.
+func (v *vec[C]) each(fn func(labels []string, c *C)) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, c := range v.cells {
-		labels := make([]Label, len(v.labels))
+		labels := make([]string, 0, 2*len(v.labels))
 		for i, n := range v.labels {
-			labels[i] = Label{n, c.values[i]}
+			labels = append(labels, n, c.values[i])
 		}
 		fn(labels, &c.c)
 	}
@@ -98,9 +100,9 @@ func (c *CounterVec) Value(labelValues ...string) float64 {
 	return out
 }
 
-// Collect implements [Collector].
-func (c *CounterVec) Collect(e *Emitter) {
-	c.v.each(func(labels []Label, x *float64) { e.Counter(c.v.name, c.v.help, *x, labels...) })
+// CollectMetrics emits the family's series to e.
+func (c *CounterVec) CollectMetrics(e Sink) {
+	c.v.each(func(labels []string, x *float64) { e.Counter(c.v.name, c.v.help, *x, labels...) })
 }
 
 // GaugeVec is a gauge family: a value per combination of label values
@@ -122,9 +124,9 @@ func (g *GaugeVec) Add(delta float64, labelValues ...string) {
 	g.v.with(labelValues, func() float64 { return 0 }, func(x *float64) { *x += delta })
 }
 
-// Collect implements [Collector].
-func (g *GaugeVec) Collect(e *Emitter) {
-	g.v.each(func(labels []Label, x *float64) { e.Gauge(g.v.name, g.v.help, *x, labels...) })
+// CollectMetrics emits the family's series to e.
+func (g *GaugeVec) CollectMetrics(e Sink) {
+	g.v.each(func(labels []string, x *float64) { e.Gauge(g.v.name, g.v.help, *x, labels...) })
 }
 
 // HistogramVec is a histogram family: the distribution of observations per
@@ -162,9 +164,9 @@ func (h *HistogramVec) Observe(value float64, labelValues ...string) {
 	})
 }
 
-// Collect implements [Collector].
-func (h *HistogramVec) Collect(e *Emitter) {
-	h.v.each(func(labels []Label, c *histCell) {
+// CollectMetrics emits the family's series to e.
+func (h *HistogramVec) CollectMetrics(e Sink) {
+	h.v.each(func(labels []string, c *histCell) {
 		s := Histogram{UpperBounds: h.bounds, Counts: make([]uint64, len(c.counts)), Count: c.count, Sum: c.sum}
 		var cum uint64
 		for i, n := range c.counts {
