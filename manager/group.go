@@ -10,45 +10,6 @@ import (
 	"sync"
 )
 
-// Runnable is anything the manager runs: Start runs until ctx is done and
-// returns after it has stopped everything it started. An error returned
-// while ctx is live stops the manager; ctx's own error returned after ctx
-// is done is not a failure.
-//
-// A Runnable may also have the methods
-//
-//   - NeedLeaderElection() bool: false runs it on every replica, as soon
-//     as the caches have synced; true, or no such method, runs it only on
-//     the leader (see [LeaderElectionRunnable]);
-//   - WaitForSync(ctx context.Context) error: it is a cache, started with
-//     the manager's caches, and everything else waits for it to sync;
-//   - Warmup(ctx context.Context) error: with leader election, a runnable
-//     that needs it is warmed up on every replica once the caches have
-//     synced, while the campaign runs: Warmup should make the informers
-//     Start will use and wait for them to sync (as controller-runtime's
-//     WarmupRunnable), so that a replica elected later starts at once.
-//     Warmup's ctx is done when the manager stops; an error stops it.
-//   - Name() string: its name in errors and logs (else its type).
-type Runnable interface {
-	Start(ctx context.Context) error
-}
-
-// RunnableFunc is a [Runnable] made of a func.
-type RunnableFunc func(ctx context.Context) error
-
-// Start implements [Runnable].
-func (f RunnableFunc) Start(ctx context.Context) error { return f(ctx) }
-
-// LeaderElectionRunnable is a [Runnable] that says whether it needs leader
-// election. It is an alias of an interface literal, identical to
-// controller.Runnable, so that [Manager.AddController] satisfies the
-// controller builder's Manager interface without this package importing
-// package controller.
-type LeaderElectionRunnable = interface {
-	Start(ctx context.Context) error
-	NeedLeaderElection() bool
-}
-
 // errStopped is returned when a runnable is added to a manager that has
 // stopped.
 var errStopped = errors.New("the manager has stopped")
@@ -82,9 +43,8 @@ const (
 
 // entry is one runnable of a group.
 type entry struct {
-	r    Runnable
-	name string        // for errors: see runnableName
-	done chan struct{} // closed when Start has returned
+	runnable               // what the runnable is, read when it was added
+	done     chan struct{} // closed when Start has returned
 }
 
 func newGroup(name string, log *slog.Logger) *group {
@@ -93,13 +53,13 @@ func newGroup(name string, log *slog.Logger) *group {
 
 // add queues r to be started with the group (at once if it runs). It
 // fails once the group has stopped.
-func (g *group) add(r Runnable) error {
+func (g *group) add(r runnable) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.state == groupStopped {
 		return errStopped
 	}
-	g.pending = append(g.pending, &entry{r: r, name: runnableName(r), done: make(chan struct{})})
+	g.pending = append(g.pending, &entry{runnable: r, done: make(chan struct{})})
 	select {
 	case g.wake <- struct{}{}:
 	default:
@@ -166,12 +126,12 @@ func (g *group) close() {
 }
 
 // pendingRunnables returns the runnables added and not started yet.
-func (g *group) pendingRunnables() []Runnable {
+func (g *group) pendingRunnables() []runnable {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make([]Runnable, len(g.pending))
+	out := make([]runnable, len(g.pending))
 	for i, e := range g.pending {
-		out[i] = e.r
+		out[i] = e.runnable
 	}
 	return out
 }
@@ -199,12 +159,4 @@ func (g *group) wait(deadline <-chan struct{}) []string {
 		}
 	}
 	return late
-}
-
-// runnableName names r in errors: by its Name method, else by its type.
-func runnableName(r Runnable) string {
-	if n, ok := r.(interface{ Name() string }); ok {
-		return fmt.Sprintf("%q (%T)", n.Name(), r)
-	}
-	return fmt.Sprintf("%T", r)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -57,8 +56,8 @@ type Manager struct {
 
 	mu sync.Mutex
 	// controllers are the runnables added under a name (AddController),
-	// whose metrics the manager exports.
-	controllers map[string]LeaderElectionRunnable
+	// whose metrics the manager exports (nil for one that has none).
+	controllers map[string]MetricsCollector
 }
 
 // New makes a manager for the API server config reaches. It fills the
@@ -94,7 +93,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		leaders:     newGroup("leader-election", opts.Logger),
 		elected:     make(chan struct{}),
 		fail:        failures{stop: make(chan struct{})},
-		controllers: map[string]LeaderElectionRunnable{},
+		controllers: map[string]MetricsCollector{},
 
 		serverTimeouts: defaultServerTimeouts(),
 	}
@@ -117,7 +116,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	m.events = newEventSink(m.api, opts.Logger)
 	m.registry = metrics.NewRegistry(metrics.SinkCollector(m.rest), metrics.CollectorFunc(m.collect), metrics.SinkCollector(m.events.dropped))
 	m.addBuiltinChecks()
-	_ = m.caches.add(m.cache) // the groups are idle: adds cannot fail
+	_ = m.caches.add(classify(m.cache)) // the groups are idle: adds cannot fail
 	if err := m.listen(); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
@@ -134,17 +133,16 @@ func (m *Manager) addWebhookServer(w Runnable) error {
 	if w == nil {
 		return nil
 	}
-	if l, ok := w.(interface{ Listen() error }); ok {
-		if err := l.Listen(); err != nil {
+	r := classify(w)
+	if r.listen != nil {
+		if err := r.listen.Listen(); err != nil {
 			return err
 		}
 	}
-	if c, ok := w.(interface {
-		StartedChecker() func(*http.Request) error
-	}); ok {
-		_ = m.readyz.add("webhook", c.StartedChecker()) // the name is free
+	if r.ready != nil {
+		_ = m.readyz.add("webhook", r.ready.StartedChecker()) // the name is free
 	}
-	_ = m.webhooks.add(w) // the group is idle
+	_ = m.webhooks.add(r) // the group is idle
 	return nil
 }
 
@@ -216,20 +214,14 @@ func (m *Manager) Add(r Runnable) error {
 	if r == nil {
 		return errors.New("add runnable: runnable is nil")
 	}
-	if c, ok := r.(namedController); ok {
-		return m.AddController(c.Name(), c)
+	c := classify(r)
+	if c.controller {
+		return m.addController(c.r.(named).Name(), c)
 	}
-	if err := m.groupFor(r).add(r); err != nil {
-		return fmt.Errorf("add runnable %s: %w", runnableName(r), err)
+	if err := m.groupFor(c).add(c); err != nil {
+		return fmt.Errorf("add runnable %s: %w", c.name, err)
 	}
 	return nil
-}
-
-// namedController is what a *controller.Controller looks like from here.
-type namedController interface {
-	LeaderElectionRunnable
-	Name() string
-	MetricsCollector
 }
 
 // AddController adds a controller under a name that is unique within the
@@ -238,11 +230,15 @@ type namedController interface {
 // controller builder calls. It fails for an empty or taken name, and once
 // the manager has stopped.
 func (m *Manager) AddController(name string, r LeaderElectionRunnable) error {
-	if name == "" {
-		return errors.New(`add controller: name "" must not be empty`)
-	}
 	if r == nil {
 		return fmt.Errorf("add controller %q: runnable is nil", name)
+	}
+	return m.addController(name, classify(r))
+}
+
+func (m *Manager) addController(name string, r runnable) error {
+	if name == "" {
+		return errors.New(`add controller: name "" must not be empty`)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -252,19 +248,8 @@ func (m *Manager) AddController(name string, r LeaderElectionRunnable) error {
 	if err := m.groupFor(r).add(r); err != nil {
 		return fmt.Errorf("add controller %q: %w", name, err)
 	}
-	m.controllers[name] = r
+	m.controllers[name] = r.metrics
 	return nil
-}
-
-// groupFor returns the group r belongs to.
-func (m *Manager) groupFor(r Runnable) *group {
-	if _, ok := r.(interface{ WaitForSync(context.Context) error }); ok {
-		return m.caches
-	}
-	if le, ok := r.(interface{ NeedLeaderElection() bool }); ok && !le.NeedLeaderElection() {
-		return m.others
-	}
-	return m.leaders
 }
 
 // failures collects the errors that stop the manager.

@@ -97,7 +97,7 @@ func (m *Manager) collect(e *metrics.Emitter) {
 	controllers := maps.Clone(m.controllers)
 	m.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(controllers)) {
-		if c, ok := controllers[name].(MetricsCollector); ok {
+		if c := controllers[name]; c != nil {
 			c.CollectMetrics(e)
 		}
 	}

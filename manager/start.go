@@ -146,11 +146,10 @@ func (m *Manager) waitForCaches(ctx context.Context) bool {
 		}
 	}()
 	for _, e := range m.caches.entries() {
-		s, ok := e.r.(interface{ WaitForSync(context.Context) error })
-		if !ok {
+		if e.cache == nil {
 			continue
 		}
-		if err := s.WaitForSync(ctx); err != nil {
+		if err := e.cache.WaitForSync(ctx); err != nil {
 			if ctx.Err() == nil {
 				m.fail.add(fmt.Errorf("wait for %s to sync: %w", e.name, err))
 			}
@@ -169,13 +168,12 @@ func (m *Manager) waitForCaches(ctx context.Context) bool {
 func (m *Manager) warmup(ctx context.Context) <-chan struct{} {
 	var wg sync.WaitGroup
 	for _, r := range m.leaders.pendingRunnables() {
-		w, ok := r.(interface{ Warmup(context.Context) error })
-		if !ok {
+		if r.warmup == nil {
 			continue
 		}
 		wg.Go(func() {
-			if err := w.Warmup(ctx); err != nil && ctx.Err() == nil {
-				m.fail.add(fmt.Errorf("warm up %s: %w", runnableName(r), err))
+			if err := r.warmup.Warmup(ctx); err != nil && ctx.Err() == nil {
+				m.fail.add(fmt.Errorf("warm up %s: %w", r.name, err))
 			}
 		})
 	}
