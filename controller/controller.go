@@ -122,7 +122,7 @@ func New(name string, r Reconciler, opts Options) (*Controller, error) {
 			return nil, fmt.Errorf("new controller %q: Options.%s is %v, want >= 0", name, f.field, f.value)
 		}
 	}
-	q, err := queue.New(queue.Config[Request]{Name: name, RateLimiter: opts.RateLimiter, MaxPriorityWait: opts.MaxPriorityWait})
+	q, err := queue.New(queue.Options[Request]{Name: name, RateLimiter: opts.RateLimiter, MaxPriorityWait: opts.MaxPriorityWait})
 	if err != nil {
 		return nil, fmt.Errorf("new controller %q: %w", name, err)
 	}

@@ -25,14 +25,14 @@ var benchKeyList = func() []string {
 
 func benchConfigs() []struct {
 	name string
-	cfg  Config[string]
+	cfg  Options[string]
 } {
 	return []struct {
 		name string
-		cfg  Config[string]
+		cfg  Options[string]
 	}{
-		{"metrics", Config[string]{}},
-		{"nometrics", Config[string]{DisableMetrics: true}},
+		{"metrics", Options[string]{}},
+		{"nometrics", Options[string]{DisableMetrics: true}},
 	}
 }
 
@@ -75,7 +75,7 @@ func BenchmarkDistinctKeys(b *testing.B) {
 // BenchmarkDistinctKeysTwoPriorities is BenchmarkDistinctKeys with every
 // other key at a lower priority, as when an initial list meets changes.
 func BenchmarkDistinctKeysTwoPriorities(b *testing.B) {
-	q := newQueue(b, Config[string]{})
+	q := newQueue(b, Options[string]{})
 	b.ReportAllocs()
 	for done := 0; done < b.N; {
 		n := min(benchKeys, b.N-done)
@@ -94,7 +94,7 @@ func BenchmarkDistinctKeysTwoPriorities(b *testing.B) {
 // taking them. One op is one Add.
 func BenchmarkProducersConsumers(b *testing.B) {
 	const producers, consumers = 8, 8
-	q := newQueue(b, Config[string]{})
+	q := newQueue(b, Options[string]{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -129,12 +129,12 @@ func BenchmarkProducersConsumers(b *testing.B) {
 // shuts the queue down and starts over with a new one.
 func BenchmarkAddAfterFarFuture(b *testing.B) {
 	b.ReportAllocs()
-	q := newQueue(b, Config[string]{})
+	q := newQueue(b, Options[string]{})
 	for i := range b.N {
 		q.AddAfter(benchKeyList[i%benchKeys], time.Hour)
 		if i%benchKeys == benchKeys-1 {
 			q.ShutDown()
-			q = newQueue(b, Config[string]{})
+			q = newQueue(b, Options[string]{})
 		}
 	}
 	q.ShutDown()

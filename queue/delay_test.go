@@ -18,7 +18,7 @@ func ready(t *testing.T, q *Queue[string]) []string {
 
 func TestAddAfterOrdering(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{})
+		q := newQueue(t, Options[string]{})
 		defer q.ShutDown()
 		q.AddAfter("c", 3*time.Second)
 		q.AddAfter("a", 1*time.Second)
@@ -59,7 +59,7 @@ func TestAddAfterEarlierWins(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := newQueue(t, Config[string]{})
+				q := newQueue(t, Options[string]{})
 				defer q.ShutDown()
 				start := time.Now()
 				for _, d := range tt.delays {
@@ -86,7 +86,7 @@ func TestAddAfterNonPositiveAddsNow(t *testing.T) {
 	for _, d := range []time.Duration{0, -time.Second} {
 		t.Run(d.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := newQueue(t, Config[string]{})
+				q := newQueue(t, Options[string]{})
 				q.AddAfter("x", d)
 				if got := q.Len(); got != 1 {
 					t.Errorf("Len() right after AddAfter(x, %v) = %d, want 1", d, got)
@@ -101,7 +101,7 @@ func TestAddAfterNonPositiveAddsNow(t *testing.T) {
 
 func TestAddAfterKeepsHighestPriority(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{})
+		q := newQueue(t, Options[string]{})
 		defer q.ShutDown()
 		q.AddWithOptions("a", AddOptions{After: time.Second, Priority: 0})
 		q.AddWithOptions("b", AddOptions{After: time.Second, Priority: 1})
@@ -115,7 +115,7 @@ func TestAddAfterKeepsHighestPriority(t *testing.T) {
 
 func TestAddAfterAlreadyQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{})
+		q := newQueue(t, Options[string]{})
 		defer q.ShutDown()
 		q.Add("x")
 		q.AddAfter("x", time.Second)
@@ -144,7 +144,7 @@ func TestShutDownWithDelayedItems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := newQueue(t, Config[string]{})
+				q := newQueue(t, Options[string]{})
 				for i := range 100 {
 					q.AddAfter(string(rune('a'+i%26))+string(rune('a'+i/26)), time.Duration(i+1)*time.Minute)
 				}
@@ -164,7 +164,7 @@ func TestShutDownWithDelayedItems(t *testing.T) {
 
 func TestAddAfterBurst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[int]{})
+		q := newQueue(t, Options[int]{})
 		defer q.ShutDown()
 		const n = 5 * waitBuffer // more than the channel holds
 		for i := range n {

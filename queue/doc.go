@@ -18,7 +18,7 @@
 //     added with a low priority, does not delay a real change. Adding a
 //     queued item again with a higher priority raises it.
 //   - Never starved: once a low-priority item has waited
-//     [Config.MaxPriorityWait], newer items of higher priority can no longer
+//     [Options.MaxPriorityWait], newer items of higher priority can no longer
 //     hold it back: the oldest overdue item gets at least every other
 //     hand-out (the aging rule, below).
 //   - Delays: [Queue.AddAfter] adds an item once its delay has passed; for an
@@ -63,7 +63,7 @@
 //
 // [Queue.Metrics] returns a snapshot of counters and histograms named after
 // the workqueue_* metrics the manager exports. They are kept under the
-// queue's lock without allocation; [Config.DisableMetrics] drops the
+// queue's lock without allocation; [Options.DisableMetrics] drops the
 // time-based ones.
 //
 // # Cost
@@ -75,7 +75,7 @@
 //
 // # Usage
 //
-//  1. Create a queue with [New] and a [Config].
+//  1. Create a queue with [New] and a [Options].
 //  2. From event handlers, call [Queue.Add] (or [Queue.AddWithOptions] with a
 //     priority).
 //  3. In each worker, loop on [Queue.Get] until it returns ok = false; after

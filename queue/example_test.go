@@ -15,7 +15,7 @@ import (
 // A worker loop: Get, process, then Forget on success or AddRateLimited to
 // retry, and always Done.
 func Example() {
-	q, err := queue.New(queue.Config[string]{Name: "configmaps"})
+	q, err := queue.New(queue.Options[string]{Name: "configmaps"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,7 +12,7 @@ const HistogramBuckets = 12
 // metric the manager exports it as (given in its comment, with the label
 // name="<Name>").
 type Metrics struct {
-	Name string // the name label: Config.Name
+	Name string // the name label: Options.Name
 
 	Depth        int    // workqueue_depth: items queued now (Len)
 	AddsTotal    uint64 // workqueue_adds_total: adds that queued an item, not counting adds of an item already queued

@@ -48,7 +48,7 @@ func TestHistogram(t *testing.T) {
 
 func TestMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{Name: "pods"})
+		q := newQueue(t, Options[string]{Name: "pods"})
 		defer q.ShutDown()
 		q.Add("a")
 		q.Add("a") // deduplicated: not an add
@@ -109,7 +109,7 @@ func TestMetrics(t *testing.T) {
 
 func TestDisableMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{DisableMetrics: true})
+		q := newQueue(t, Options[string]{DisableMetrics: true})
 		q.Add("a")
 		time.Sleep(time.Second)
 		item, _ := q.Get()

@@ -38,7 +38,7 @@ func TestPriorityOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := newQueue(t, Config[string]{})
+			q := newQueue(t, Options[string]{})
 			for _, a := range tt.adds {
 				q.AddWithOptions(a.item, AddOptions{Priority: a.prio})
 			}
@@ -60,7 +60,7 @@ func TestPriorityOfRequeue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := newQueue(t, Config[string]{})
+			q := newQueue(t, Options[string]{})
 			q.AddWithOptions("a", AddOptions{Priority: 10})
 			item, _ := q.Get()
 			for _, p := range tt.readds {
@@ -82,7 +82,7 @@ func TestAgingUnderSteadyHighPriorityStream(t *testing.T) {
 	for _, wait := range []time.Duration{0, time.Second, 30 * time.Second} {
 		t.Run("MaxPriorityWait="+wait.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				q := newQueue(t, Config[string]{MaxPriorityWait: wait})
+				q := newQueue(t, Options[string]{MaxPriorityWait: wait})
 				bound := wait
 				if bound == 0 {
 					bound = DefaultMaxPriorityWait
@@ -121,7 +121,7 @@ func TestAgingUnderSteadyHighPriorityStream(t *testing.T) {
 // takes every other hand-out in age order.
 func TestOverdueBacklogDoesNotDelayRealChange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		q := newQueue(t, Options[string]{MaxPriorityWait: time.Second})
 		const backlog = 1000
 		for i := range backlog {
 			q.AddWithOptions("list"+strconv.Itoa(i), AddOptions{Priority: -100})
@@ -145,7 +145,7 @@ func TestOverdueBacklogDoesNotDelayRealChange(t *testing.T) {
 
 func TestAgingOldestFirst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		q := newQueue(t, Options[string]{MaxPriorityWait: time.Second})
 		q.AddWithOptions("old-low", AddOptions{Priority: -2})
 		time.Sleep(100 * time.Millisecond)
 		q.AddWithOptions("mid", AddOptions{Priority: -1})
@@ -165,7 +165,7 @@ func TestAgingOldestFirst(t *testing.T) {
 
 func TestNotOverdueKeepsPriority(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		q := newQueue(t, Options[string]{MaxPriorityWait: time.Second})
 		q.AddWithOptions("low", AddOptions{Priority: -1})
 		time.Sleep(999 * time.Millisecond)
 		q.Add("high")
@@ -182,7 +182,7 @@ func TestNotOverdueKeepsPriority(t *testing.T) {
 // growing with the number of items processed.
 func TestStaleEntriesStayBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{MaxPriorityWait: time.Second})
+		q := newQueue(t, Options[string]{MaxPriorityWait: time.Second})
 		const steps, depth, bound = 10000, 250, 1000
 		for j := range depth {
 			q.AddWithOptions("init"+strconv.Itoa(j), AddOptions{Priority: -1})
@@ -287,7 +287,7 @@ func TestAgainstModel(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, 1))
 				const wait = time.Second
-				q := newQueue(t, Config[string]{MaxPriorityWait: wait})
+				q := newQueue(t, Options[string]{MaxPriorityWait: wait})
 				m := &model{maxWait: wait, queued: map[string]*modelItem{}, busy: map[string]bool{}, requeue: map[string]int{}}
 				var busy []string
 				for op := range 5000 {
@@ -329,7 +329,7 @@ func TestAgainstModel(t *testing.T) {
 // TestManyDistinctPriorities uses a different priority for every item, so
 // that empty buckets must be dropped to keep Get cheap.
 func TestManyDistinctPriorities(t *testing.T) {
-	q := newQueue(t, Config[int]{})
+	q := newQueue(t, Options[int]{})
 	const n = 5000
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, p := range rng.Perm(n) {

@@ -10,12 +10,12 @@ import (
 )
 
 // DefaultMaxPriorityWait is the aging bound used when
-// [Config.MaxPriorityWait] is zero.
+// [Options.MaxPriorityWait] is zero.
 const DefaultMaxPriorityWait = 5 * time.Second
 
-// Config configures a [Queue]. The zero value is valid: every field has a
+// Options configure a [Queue]. The zero value is valid: every field has a
 // documented default.
-type Config[K comparable] struct {
+type Options[K comparable] struct {
 	// Name names the queue in its metrics (the "name" label). It may be empty.
 	Name string
 
@@ -117,17 +117,17 @@ type Queue[K comparable] struct {
 	m metrics // metrics.go
 }
 
-// New returns an empty queue configured by cfg. It starts no goroutine and
-// does no I/O. It returns an error if a field of cfg is invalid.
-func New[K comparable](cfg Config[K]) (*Queue[K], error) {
-	if cfg.MaxPriorityWait < 0 {
-		return nil, fmt.Errorf("new queue: Config.MaxPriorityWait is %v, want >= 0", cfg.MaxPriorityWait)
+// New returns an empty queue configured by opts. It starts no goroutine and
+// does no I/O. It returns an error if a field of opts is invalid.
+func New[K comparable](opts Options[K]) (*Queue[K], error) {
+	if opts.MaxPriorityWait < 0 {
+		return nil, fmt.Errorf("new queue: Options.MaxPriorityWait is %v, want >= 0", opts.MaxPriorityWait)
 	}
 	q := &Queue[K]{
-		name:      cfg.Name,
-		limiter:   cfg.RateLimiter,
-		maxWait:   int64(cfg.MaxPriorityWait),
-		metricsOn: !cfg.DisableMetrics,
+		name:      opts.Name,
+		limiter:   opts.RateLimiter,
+		maxWait:   int64(opts.MaxPriorityWait),
+		metricsOn: !opts.DisableMetrics,
 		epoch:     time.Now(),
 		index:     make(map[K]int32),
 		free:      -1,

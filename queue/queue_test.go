@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-func newQueue[K comparable](t testing.TB, cfg Config[K]) *Queue[K] {
+func newQueue[K comparable](t testing.TB, cfg Options[K]) *Queue[K] {
 	t.Helper()
 	q, err := New(cfg)
 	if err != nil {
@@ -44,12 +44,12 @@ func drain[K comparable](q *Queue[K]) []K {
 func TestNewValidates(t *testing.T) {
 	tests := []struct {
 		name    string
-		cfg     Config[string]
+		cfg     Options[string]
 		wantErr bool
 	}{
-		{"zero value", Config[string]{}, false},
-		{"positive wait", Config[string]{MaxPriorityWait: time.Second}, false},
-		{"negative wait", Config[string]{MaxPriorityWait: -time.Second}, true},
+		{"zero value", Options[string]{}, false},
+		{"positive wait", Options[string]{MaxPriorityWait: time.Second}, false},
+		{"negative wait", Options[string]{MaxPriorityWait: -time.Second}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestFairAndStingy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := newQueue(t, Config[string]{})
+			q := newQueue(t, Options[string]{})
 			for _, a := range tt.adds {
 				q.Add(a)
 			}
@@ -90,7 +90,7 @@ func TestFairAndStingy(t *testing.T) {
 
 func TestAddWhileProcessingRequeuesOnDone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{})
+		q := newQueue(t, Options[string]{})
 		q.Add("a")
 		item, _ := q.Get()
 		q.Add("a") // while processing: must not be handed out yet
@@ -127,7 +127,7 @@ func TestAddWhileProcessingRequeuesOnDone(t *testing.T) {
 }
 
 func TestDoneOfItemNotProcessing(t *testing.T) {
-	q := newQueue(t, Config[string]{})
+	q := newQueue(t, Options[string]{})
 	q.Done("never-added")
 	q.Add("a")
 	q.Done("a") // queued, not processing: must not duplicate it
@@ -138,7 +138,7 @@ func TestDoneOfItemNotProcessing(t *testing.T) {
 
 func TestShutDownWakesEveryGet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[int]{})
+		q := newQueue(t, Options[int]{})
 		const waiters = 10
 		var woken atomic.Int32
 		var wg sync.WaitGroup
@@ -163,7 +163,7 @@ func TestShutDownWakesEveryGet(t *testing.T) {
 }
 
 func TestShutDownDropsAndIgnores(t *testing.T) {
-	q := newQueue(t, Config[string]{})
+	q := newQueue(t, Options[string]{})
 	q.Add("a")
 	q.Add("b")
 	processing, _ := q.Get()
@@ -190,7 +190,7 @@ func TestShutDownDropsAndIgnores(t *testing.T) {
 
 func TestShutDownWithDrain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{})
+		q := newQueue(t, Options[string]{})
 		q.Add("a")
 		item, _ := q.Get()
 		start := time.Now()
@@ -209,7 +209,7 @@ func TestShutDownWithDrain(t *testing.T) {
 
 func TestShutDownWithDrainTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{})
+		q := newQueue(t, Options[string]{})
 		q.Add("a")
 		item, _ := q.Get()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -228,7 +228,7 @@ func TestShutDownWithDrainTimeout(t *testing.T) {
 
 func TestNewStartsNoGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{})
+		q := newQueue(t, Options[string]{})
 		q.Add("a")
 		item, _ := q.Get()
 		q.Done(item)
@@ -272,7 +272,7 @@ func TestManyProducersAndConsumers(t *testing.T) {
 		perProd   = 2000
 		keys      = 50
 	)
-	q := newQueue(t, Config[string]{})
+	q := newQueue(t, Options[string]{})
 	var (
 		mu        sync.Mutex
 		inFlight  = map[string]bool{}

@@ -209,7 +209,7 @@ func TestRateLimiterConstructorsPanic(t *testing.T) {
 
 func TestQueueRateLimited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue(t, Config[string]{
+		q := newQueue(t, Options[string]{
 			RateLimiter: NewExponentialRateLimiter[string](time.Second, time.Minute),
 		})
 		defer q.ShutDown()
