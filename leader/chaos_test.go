@@ -47,7 +47,7 @@ func chaos(t *testing.T, seed uint64, span time.Duration) {
 		id := ids[nextID]
 		nextID++
 		release := rng.IntN(2) == 0
-		return c.start(id, func(cfg *Config) { cfg.ReleaseOnCancel = release })
+		return c.start(id, func(cfg *Options) { cfg.ReleaseOnCancel = release })
 	}
 	live := []*candidate{spawn(), spawn(), spawn()}
 

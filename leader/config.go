@@ -29,14 +29,16 @@ const (
 // wait at most RetryPeriod.
 const JitterFactor = 1.2
 
-// Config says which Lease to contend for, as whom, and how often.
-type Config struct {
+// Options says which Lease to contend for, as whom, and how often.
+type Options struct {
 	// Client reads and writes the Lease. Required. Give the elector a
 	// client of its own: in a client shared with busy controllers, renewals
 	// wait their turn in the rate limit.
 	Client *kube.Client
-	// Namespace and Name name the Lease. Required.
-	Namespace, Name string
+	// Namespace and LeaseName name the Lease (a manager's
+	// LeaderElection.LeaseName, controller-runtime's LeaderElectionID).
+	// Required.
+	Namespace, LeaseName string
 	// Identity is written into holderIdentity while this candidate leads. It
 	// must be unique among the candidates. Empty means [DefaultIdentity].
 	Identity string
@@ -102,7 +104,7 @@ func DefaultIdentity() (string, error) {
 }
 
 // withDefaults returns c with zero durations and the empty identity filled.
-func (c Config) withDefaults() (Config, error) {
+func (c Options) withDefaults() (Options, error) {
 	if c.LeaseDuration == 0 {
 		c.LeaseDuration = DefaultLeaseDuration
 	}
@@ -127,7 +129,7 @@ func (c Config) withDefaults() (Config, error) {
 
 // validate checks a configuration with defaults filled. Every error names
 // the field and its value.
-func (c *Config) validate() error {
+func (c *Options) validate() error {
 	var errs []error
 	if c.Client == nil {
 		errs = append(errs, errors.New("Client is nil"))
@@ -135,8 +137,8 @@ func (c *Config) validate() error {
 	if msg := checkName(c.Namespace, 63, false); msg != "" {
 		errs = append(errs, fmt.Errorf("Namespace %q %s", c.Namespace, msg))
 	}
-	if msg := checkName(c.Name, 253, true); msg != "" {
-		errs = append(errs, fmt.Errorf("Name %q %s", c.Name, msg))
+	if msg := checkName(c.LeaseName, 253, true); msg != "" {
+		errs = append(errs, fmt.Errorf("LeaseName %q %s", c.LeaseName, msg))
 	}
 	if c.Identity == "" {
 		errs = append(errs, errors.New(`Identity "" must not be empty`))

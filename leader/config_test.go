@@ -16,32 +16,32 @@ func TestValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := Config{Client: client, Namespace: "default", Name: "demo-leader", Identity: "pod-a_1234"}
+	good := Options{Client: client, Namespace: "default", LeaseName: "demo-leader", Identity: "pod-a_1234"}
 	tests := []struct {
 		name    string
-		edit    func(*Config)
+		edit    func(*Options)
 		wantErr string // empty: valid
 	}{
-		{"defaults", func(*Config) {}, ""},
-		{"client-go's values", func(c *Config) {
+		{"defaults", func(*Options) {}, ""},
+		{"client-go's values", func(c *Options) {
 			c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 15*time.Second, 10*time.Second, 2*time.Second
 		}, ""},
-		{"dotted name", func(c *Config) { c.Name = "my.operator.example.com" }, ""},
-		{"no client", func(c *Config) { c.Client = nil }, "Client is nil"},
-		{"no namespace", func(c *Config) { c.Namespace = "" }, `Namespace "" must not be empty`},
-		{"bad namespace", func(c *Config) { c.Namespace = "kube.system" }, `Namespace "kube.system" must be a DNS-1123 label`},
-		{"no name", func(c *Config) { c.Name = "" }, `Name "" must not be empty`},
-		{"upper case name", func(c *Config) { c.Name = "Demo" }, `Name "Demo" must be a DNS-1123 subdomain`},
-		{"name ends with dash", func(c *Config) { c.Name = "demo-" }, `Name "demo-" must be a DNS-1123 subdomain`},
-		{"long name", func(c *Config) { c.Name = strings.Repeat("a", 254) }, "must be at most 253 characters"},
-		{"fractional lease", func(c *Config) { c.LeaseDuration = 15500 * time.Millisecond }, "LeaseDuration 15.5s must be whole seconds"},
-		{"negative lease", func(c *Config) { c.LeaseDuration = -time.Second }, "LeaseDuration -1s must be at least 1s"},
-		{"lease not above deadline", func(c *Config) { c.LeaseDuration = 10 * time.Second }, "LeaseDuration 10s must be longer than RenewDeadline 10s"},
-		{"deadline within jittered retry", func(c *Config) { c.RenewDeadline = 2400 * time.Millisecond },
+		{"dotted name", func(c *Options) { c.LeaseName = "my.operator.example.com" }, ""},
+		{"no client", func(c *Options) { c.Client = nil }, "Client is nil"},
+		{"no namespace", func(c *Options) { c.Namespace = "" }, `Namespace "" must not be empty`},
+		{"bad namespace", func(c *Options) { c.Namespace = "kube.system" }, `Namespace "kube.system" must be a DNS-1123 label`},
+		{"no name", func(c *Options) { c.LeaseName = "" }, `LeaseName "" must not be empty`},
+		{"upper case name", func(c *Options) { c.LeaseName = "Demo" }, `LeaseName "Demo" must be a DNS-1123 subdomain`},
+		{"name ends with dash", func(c *Options) { c.LeaseName = "demo-" }, `LeaseName "demo-" must be a DNS-1123 subdomain`},
+		{"long name", func(c *Options) { c.LeaseName = strings.Repeat("a", 254) }, "must be at most 253 characters"},
+		{"fractional lease", func(c *Options) { c.LeaseDuration = 15500 * time.Millisecond }, "LeaseDuration 15.5s must be whole seconds"},
+		{"negative lease", func(c *Options) { c.LeaseDuration = -time.Second }, "LeaseDuration -1s must be at least 1s"},
+		{"lease not above deadline", func(c *Options) { c.LeaseDuration = 10 * time.Second }, "LeaseDuration 10s must be longer than RenewDeadline 10s"},
+		{"deadline within jittered retry", func(c *Options) { c.RenewDeadline = 2400 * time.Millisecond },
 			"RenewDeadline 2.4s must be longer than RetryPeriod 2s × JitterFactor 1.2 = 2.4s"},
-		{"negative deadline", func(c *Config) { c.RenewDeadline = -1 }, "RenewDeadline -1ns must be positive"},
-		{"negative retry", func(c *Config) { c.RetryPeriod = -time.Second }, "RetryPeriod -1s must be positive"},
-		{"two faults", func(c *Config) { c.Client, c.Name = nil, "" }, "Client is nil\nName \"\" must not be empty"},
+		{"negative deadline", func(c *Options) { c.RenewDeadline = -1 }, "RenewDeadline -1ns must be positive"},
+		{"negative retry", func(c *Options) { c.RetryPeriod = -time.Second }, "RetryPeriod -1s must be positive"},
+		{"two faults", func(c *Options) { c.Client, c.LeaseName = nil, "" }, "Client is nil\nLeaseName \"\" must not be empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestWithDefaults(t *testing.T) {
-	c, err := Config{}.withDefaults()
+	c, err := Options{}.withDefaults()
 	if err != nil {
 		t.Fatal(err)
 	}

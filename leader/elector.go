@@ -23,8 +23,8 @@ var ErrLeadershipLost = errors.New("leadership lost")
 // it with [Elector.Run]; the other methods are safe to call from any
 // goroutine at any time.
 type Elector struct {
-	cfg Config // defaults filled, validated
-	key string // "namespace/name", for logs and errors
+	cfg Options // defaults filled, validated
+	key string  // "namespace/name", for logs and errors
 	log *slog.Logger
 
 	started atomic.Bool   // Run was called
@@ -49,15 +49,15 @@ type Elector struct {
 // New checks cfg, fills its defaults, and returns an elector. It does no
 // I/O (beyond reading the hostname for a default Identity) and starts no
 // goroutine.
-func New(cfg Config) (*Elector, error) {
+func New(cfg Options) (*Elector, error) {
 	cfg, err := cfg.withDefaults()
 	if err == nil {
 		err = cfg.validate()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("new elector for lease %s/%s: %w", cfg.Namespace, cfg.Name, err)
+		return nil, fmt.Errorf("new elector for lease %s/%s: %w", cfg.Namespace, cfg.LeaseName, err)
 	}
-	key := cfg.Namespace + "/" + cfg.Name
+	key := cfg.Namespace + "/" + cfg.LeaseName
 	return &Elector{
 		cfg:     cfg,
 		key:     key,

@@ -127,7 +127,7 @@ func TestOneLeaderAmongMany(t *testing.T) {
 func TestWireFormat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := newCluster(t, "a")
-		a := c.start("a", func(cfg *Config) { cfg.ReleaseOnCancel = true })
+		a := c.start("a", func(cfg *Options) { cfg.ReleaseOnCancel = true })
 		c.waitTerm(0, time.Second)
 		spec := func() map[string]any {
 			u := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}}

@@ -23,10 +23,10 @@ func Example() {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	e, err := leader.New(leader.Config{
+	e, err := leader.New(leader.Options{
 		Client:    client,
 		Namespace: "default",
-		Name:      "demo-leader",
+		LeaseName: "demo-leader",
 		Identity:  "pod-a", // empty: hostname_uuid
 		// The work below stops when its context is cancelled, so the Lease
 		// may be released as soon as it returns.

@@ -153,7 +153,7 @@ func TestReleaseOnCancel(t *testing.T) {
 		t.Run(fmt.Sprintf("cancel at +%v", offset(i)), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c := newCluster(t, "a", "b")
-				release := func(cfg *Config) { cfg.ReleaseOnCancel = true }
+				release := func(cfg *Options) { cfg.ReleaseOnCancel = true }
 				c.start("a", release)
 				first := c.waitTerm(0, time.Second)
 				c.start("b", release)
@@ -276,7 +276,7 @@ func TestStoppedAfterRelease(t *testing.T) {
 		admin := c.admin()
 		var holder string
 		var getErr error
-		a := c.start("a", func(cfg *Config) {
+		a := c.start("a", func(cfg *Options) {
 			cfg.ReleaseOnCancel = true
 			cfg.OnStartedLeading = func(ctx context.Context) {
 				<-ctx.Done()

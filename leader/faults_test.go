@@ -139,11 +139,11 @@ func TestLeaseTakenByAnotherWriter(t *testing.T) {
 // TestDifferentDurations: a candidate honours the leaseDurationSeconds the
 // holder wrote, whether longer or shorter than its own LeaseDuration.
 func TestDifferentDurations(t *testing.T) {
-	long := func(cfg *Config) { cfg.LeaseDuration, cfg.RenewDeadline = 60*time.Second, 40*time.Second }
-	short := func(cfg *Config) { cfg.LeaseDuration, cfg.RenewDeadline = 5*time.Second, 4*time.Second }
+	long := func(cfg *Options) { cfg.LeaseDuration, cfg.RenewDeadline = 60*time.Second, 40*time.Second }
+	short := func(cfg *Options) { cfg.LeaseDuration, cfg.RenewDeadline = 5*time.Second, 4*time.Second }
 	tests := []struct {
 		name           string
-		holder, other  func(*Config)
+		holder, other  func(*Options)
 		holderDuration time.Duration
 	}{
 		{"holder longer", long, short, 60 * time.Second},

@@ -75,7 +75,7 @@ func (c *cluster) since() time.Duration { return time.Since(c.t0) }
 
 // start makes and runs a candidate with the test durations (15s, 10s, 2s:
 // the defaults) unless edit changes them.
-func (c *cluster) start(id string, edit func(*Config)) *candidate {
+func (c *cluster) start(id string, edit func(*Options)) *candidate {
 	c.t.Helper()
 	cd := &candidate{id: id, done: make(chan struct{})}
 	kcfg := c.srv.ConfigFor(id)
@@ -85,8 +85,8 @@ func (c *cluster) start(id string, edit func(*Config)) *candidate {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	cfg := Config{
-		Client: client, Namespace: "default", Name: testLease, Identity: id,
+	cfg := Options{
+		Client: client, Namespace: "default", LeaseName: testLease, Identity: id,
 		OnStartedLeading: func(ctx context.Context) { c.lead(id, ctx) },
 		OnStoppedLeading: func() {
 			cd.mu.Lock()

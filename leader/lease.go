@@ -67,7 +67,7 @@ func wire(r record) record {
 // is none.
 func (e *Elector) read(ctx context.Context) (l *kube.Lease, present bool, err error) {
 	l = new(kube.Lease)
-	err = e.cfg.Client.Get(ctx, kube.Key{Namespace: e.cfg.Namespace, Name: e.cfg.Name}, l)
+	err = e.cfg.Client.Get(ctx, kube.Key{Namespace: e.cfg.Namespace, Name: e.cfg.LeaseName}, l)
 	switch {
 	case err == nil:
 		return l, true, nil
@@ -85,7 +85,7 @@ func (e *Elector) write(ctx context.Context, base *kube.Lease, r record) (*kube.
 	if base != nil {
 		*l = *base // setRecord replaces the spec's pointers: base is not changed
 	} else {
-		l.Namespace, l.Name = e.cfg.Namespace, e.cfg.Name
+		l.Namespace, l.Name = e.cfg.Namespace, e.cfg.LeaseName
 	}
 	setRecord(&l.Spec, r)
 	var err error

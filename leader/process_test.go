@@ -132,8 +132,8 @@ func runChild(t *testing.T, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Config{
-		Client: client, Namespace: "default", Name: os.Getenv("KUBELOOP_LEASE"), Identity: id,
+	e, err := New(Options{
+		Client: client, Namespace: "default", LeaseName: os.Getenv("KUBELOOP_LEASE"), Identity: id,
 		LeaseDuration: procLD, RenewDeadline: procRD, RetryPeriod: procRP,
 		OnStartedLeading: func(ctx context.Context) { fmt.Println("LEADING") },
 		OnNewLeader: func(holder string) {

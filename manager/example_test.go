@@ -36,7 +36,7 @@ func Example() {
 		// Declared kinds stay warm on standby replicas.
 		ByObject: []cache.KindOptions{{Object: &kube.ConfigMap{}}},
 		// In a cluster:
-		// LeaderElection: manager.LeaderElectionOptions{Enabled: true, ID: "greeter"},
+		// LeaderElection: manager.LeaderElectionOptions{Enabled: true, LeaseName: "greeter"},
 		// HealthProbeBindAddress: ":8081",
 	})
 	if err != nil {

@@ -28,7 +28,7 @@ func electing(t *testing.T, srv *kubetest.Server, id string, l *ledger, edit fun
 	t.Helper()
 	m := newTestManager(t, srv, func(o *Options) {
 		o.ByObject = []cache.KindOptions{{Object: &kube.ConfigMap{}}}
-		o.LeaderElection = LeaderElectionOptions{Enabled: true, ID: testLease, Namespace: "default", Identity: id}
+		o.LeaderElection = LeaderElectionOptions{Enabled: true, LeaseName: testLease, Namespace: "default", Identity: id}
 		if edit != nil {
 			edit(&o.LeaderElection)
 		}
@@ -187,13 +187,13 @@ func TestLeaderElectionOptions(t *testing.T) {
 		wantNS  string
 		wantErr string
 	}{
-		{"namespace from the pod", LeaderElectionOptions{Enabled: true, ID: "x"}, nsFile, "pod-ns", ""},
-		{"namespace given", LeaderElectionOptions{Enabled: true, ID: "x", Namespace: "mine"}, filepath.Join(dir, "none"), "mine", ""},
-		{"not in a cluster", LeaderElectionOptions{Enabled: true, ID: "x"}, filepath.Join(dir, "none"), "", "LeaderElection.Namespace is empty"},
-		{"empty namespace file", LeaderElectionOptions{Enabled: true, ID: "x"}, empty, "", "LeaderElection.Namespace is empty"},
-		{"no ID", LeaderElectionOptions{Enabled: true, Namespace: "ns"}, nsFile, "", `LeaderElection.ID ""`},
-		{"bad durations", LeaderElectionOptions{Enabled: true, ID: "x", Namespace: "ns", LeaseDuration: 5 * time.Second, RenewDeadline: 10 * time.Second}, nsFile, "", "LeaseDuration 5s must be longer than RenewDeadline 10s"},
-		{"bad lease name", LeaderElectionOptions{Enabled: true, ID: "Not_Valid", Namespace: "ns"}, nsFile, "", `Name "Not_Valid"`},
+		{"namespace from the pod", LeaderElectionOptions{Enabled: true, LeaseName: "x"}, nsFile, "pod-ns", ""},
+		{"namespace given", LeaderElectionOptions{Enabled: true, LeaseName: "x", Namespace: "mine"}, filepath.Join(dir, "none"), "mine", ""},
+		{"not in a cluster", LeaderElectionOptions{Enabled: true, LeaseName: "x"}, filepath.Join(dir, "none"), "", "LeaderElection.Namespace is empty"},
+		{"empty namespace file", LeaderElectionOptions{Enabled: true, LeaseName: "x"}, empty, "", "LeaderElection.Namespace is empty"},
+		{"no lease name", LeaderElectionOptions{Enabled: true, Namespace: "ns"}, nsFile, "", `LeaderElection.LeaseName ""`},
+		{"bad durations", LeaderElectionOptions{Enabled: true, LeaseName: "x", Namespace: "ns", LeaseDuration: 5 * time.Second, RenewDeadline: 10 * time.Second}, nsFile, "", "LeaseDuration 5s must be longer than RenewDeadline 10s"},
+		{"bad lease name", LeaderElectionOptions{Enabled: true, LeaseName: "Not_Valid", Namespace: "ns"}, nsFile, "", `LeaseName "Not_Valid"`},
 		{"disabled needs nothing", LeaderElectionOptions{}, filepath.Join(dir, "none"), "", ""},
 	}
 	for _, tt := range tests {

@@ -166,8 +166,8 @@ func (m *Manager) newElector(config *kube.Config) (*leader.Elector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return leader.New(leader.Config{
-		Client: c, Namespace: le.Namespace, Name: le.ID, Identity: le.Identity,
+	return leader.New(leader.Options{
+		Client: c, Namespace: le.Namespace, LeaseName: le.LeaseName, Identity: le.Identity,
 		LeaseDuration: le.LeaseDuration, RenewDeadline: le.RenewDeadline, RetryPeriod: le.RetryPeriod,
 		ReleaseOnCancel:  le.ReleaseOnCancel,
 		Logger:           m.log,

@@ -109,7 +109,7 @@ func (m *Manager) collect(e *metrics.Emitter) {
 		}
 		e.Gauge("leader_election_master_status",
 			"Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
-			v, "name", m.opts.LeaderElection.ID)
+			v, "name", m.opts.LeaderElection.LeaseName)
 	}
 }
 

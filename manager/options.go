@@ -31,7 +31,7 @@ const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/na
 
 // Options configure a [Manager]. The zero value is valid (it serves
 // metrics on :8080), except that leader election, once enabled, needs an
-// ID, and a Namespace outside a cluster.
+// LeaseName, and a Namespace outside a cluster.
 type Options struct {
 	// Logger receives the manager's logs (start, stop, failures of
 	// runnables and of event writes) and is passed to the cache and the
@@ -102,8 +102,9 @@ type LeaderElectionOptions struct {
 	// Enabled turns leader election on. Without it every replica runs
 	// everything.
 	Enabled bool
-	// ID is the name of the Lease. Required when Enabled.
-	ID string
+	// LeaseName is the name of the Lease (controller-runtime's
+	// LeaderElectionID). Required when Enabled.
+	LeaseName string
 	// Namespace is the namespace of the Lease. Empty means the namespace
 	// of the pod (read from
 	// /var/run/secrets/kubernetes.io/serviceaccount/namespace); outside a
@@ -113,7 +114,7 @@ type LeaderElectionOptions struct {
 	// hostname and a random UUID ([leader.DefaultIdentity]).
 	Identity string
 	// LeaseDuration, RenewDeadline and RetryPeriod are the elector's
-	// timings; zero means 15s, 10s and 2s. See [leader.Config].
+	// timings; zero means 15s, 10s and 2s. See [leader.Options].
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// ReleaseOnCancel gives the Lease up when the manager stops, once the
 	// runnables that need leader election have stopped, so a successor
@@ -185,11 +186,11 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 }
 
 // withDefaults fills the namespace of an enabled election and checks the
-// ID; the elector checks the rest.
+// lease name; the elector checks the rest.
 func (le LeaderElectionOptions) withDefaults(nsFile string) (LeaderElectionOptions, error) {
 	var errs []error
-	if le.ID == "" {
-		errs = append(errs, errors.New(`LeaderElection.ID "" must name the Lease when LeaderElection.Enabled is set`))
+	if le.LeaseName == "" {
+		errs = append(errs, errors.New(`LeaderElection.LeaseName "" must name the Lease when LeaderElection.Enabled is set`))
 	}
 	if le.Namespace == "" {
 		b, err := os.ReadFile(nsFile)

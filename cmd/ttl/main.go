@@ -59,7 +59,7 @@ func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logge
 	if err != nil {
 		return operator.ExitConfig, err
 	}
-	err = setupTTL(ctx, ttlConfig{
+	err = setupTTL(ctx, setupOptions{
 		Manager: mgr,
 		Cache:   mgr.Cache(),
 		Client:  mgr.APIClient(),
@@ -108,7 +108,7 @@ func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Mana
 		FieldManager:     Name,
 		LeaderElection: manager.LeaderElectionOptions{
 			Enabled:         opts.LeaderElect,
-			ID:              Name,
+			LeaseName:       Name,
 			Namespace:       opts.LeaderElectionNamespace,
 			ReleaseOnCancel: true,
 		},

@@ -32,8 +32,8 @@ func parseKind(s string) (kube.GroupVersionKind, error) {
 	return gvk, nil
 }
 
-// ttlConfig is what the TTL controllers are made of.
-type ttlConfig struct {
+// setupOptions are what the TTL controllers are made of.
+type setupOptions struct {
 	Manager controller.Manager
 	Cache   *cache.Cache
 	Client  *kube.Client
@@ -47,7 +47,7 @@ type ttlConfig struct {
 // watches its kind, metadata only, and is queued only by objects that
 // carry the TTL annotation. It asks discovery whether the kinds exist: an
 // unknown kind fails here with a *kube.NoKindMatchError.
-func setupTTL(ctx context.Context, cfg ttlConfig) error {
+func setupTTL(ctx context.Context, cfg setupOptions) error {
 	for _, gvk := range cfg.Kinds {
 		if _, err := cfg.Manager.Mapping(ctx, gvk); err != nil {
 			return fmt.Errorf("set up the ttl of %s: %w", gvk, err)

@@ -27,7 +27,7 @@ var (
 func startTTL(t *testing.T) env {
 	t.Helper()
 	return env{operatortest.StartEnv(t, "ttl-test", func(ctx context.Context, h *operatortest.Harness, events *operatortest.Recorder) error {
-		return setupTTL(ctx, ttlConfig{Manager: h, Cache: h.Cache, Client: h.Client, Events: events,
+		return setupTTL(ctx, setupOptions{Manager: h, Cache: h.Cache, Client: h.Client, Events: events,
 			Kinds: []kube.GroupVersionKind{configMapKind, deploymentKind}, Workers: 1})
 	})}
 }

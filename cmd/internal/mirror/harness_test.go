@@ -27,7 +27,7 @@ type env struct{ *operatortest.Env }
 func startMirror(t *testing.T, namespace string) env {
 	t.Helper()
 	return env{operatortest.StartEnv(t, "mirror-test", func(ctx context.Context, h *operatortest.Harness, events *operatortest.Recorder) error {
-		return Setup(ctx, Config{Manager: h, Cache: h.Cache, Client: h.Client, Events: events, Namespace: namespace, Workers: 2})
+		return Setup(ctx, SetupOptions{Manager: h, Cache: h.Cache, Client: h.Client, Events: events, Namespace: namespace, Workers: 2})
 	})}
 }
 

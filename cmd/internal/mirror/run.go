@@ -56,7 +56,7 @@ func NewManager(cfg *kube.Config, o Options) (*manager.Manager, error) {
 		FieldManager:     FieldManager,
 		LeaderElection: manager.LeaderElectionOptions{
 			Enabled:         o.LeaderElection,
-			ID:              LeaseName,
+			LeaseName:       LeaseName,
 			Namespace:       o.LeaderElectionNamespace,
 			ReleaseOnCancel: true,
 		},
@@ -74,7 +74,7 @@ func Run(ctx context.Context, mgr *manager.Manager, o Options) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	err := Setup(ctx, Config{
+	err := Setup(ctx, SetupOptions{
 		Manager:   mgr,
 		Cache:     mgr.Cache(),
 		Client:    mgr.APIClient(),

@@ -12,8 +12,8 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// Config is what the mirror's controllers are made of.
-type Config struct {
+// SetupOptions are what the mirror's controllers are made of.
+type SetupOptions struct {
 	Manager controller.Manager
 	Cache   *cache.Cache
 	Client  *kube.Client
@@ -39,7 +39,7 @@ type Config struct {
 //
 // It asks discovery where the kinds live (for the index), so it needs the
 // API server.
-func Setup(ctx context.Context, cfg Config) error {
+func Setup(ctx context.Context, cfg SetupOptions) error {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
