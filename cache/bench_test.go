@@ -88,7 +88,7 @@ func BenchmarkEventsFiveHandlers(b *testing.B) {
 	counters := make([]*counter, 5)
 	for n := range counters {
 		counters[n] = newCounter(b.N)
-		if _, err := inf.Source().AddEventHandler(counters[n]); err != nil {
+		if _, err := inf.ObjectInformer().AddEventHandler(counters[n]); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -171,7 +171,7 @@ func BenchmarkRead(b *testing.B) {
 }
 
 func benchmarkRead(b *testing.B, client *kube.Client, compact bool) {
-	c, err := New(client, Options{Transform: DropManagedFields, Compact: compact})
+	c, err := New(client, Options{DefaultTransform: DropManagedFields, Compact: compact})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,20 +21,23 @@ import (
 // asked for, in every namespace.
 type Options struct {
 	// Namespaces limits the namespaced kinds to these namespaces; empty
-	// means all. A kind's own KindOptions.Namespaces win.
+	// means all. A kind's own ByObject.Namespaces win.
 	Namespaces []string
-	// Kinds declares kinds up front, with their own scoping; their
-	// informers start with the cache. Other kinds get an informer on
-	// first use (unless DeclaredOnly).
-	Kinds []KindOptions
-	// DeclaredOnly makes reads of kinds not in Kinds fail with
-	// [ErrNotAllowed] instead of starting an informer for them.
-	DeclaredOnly bool
-	// Transform is applied to the objects of every kind without a
-	// Transform of its own; see [DropManagedFields].
-	Transform func(obj kube.Object)
+	// ByObject declares kinds up front, with their own scoping, as
+	// controller-runtime's cache.Options.ByObject; their informers start
+	// with the cache. Other kinds get an informer on first use (unless
+	// ReaderFailOnMissingInformer).
+	ByObject []ByObject
+	// ReaderFailOnMissingInformer makes reads of kinds not in ByObject
+	// fail with [ErrNotAllowed] instead of starting an informer for them
+	// (controller-runtime's option of that name).
+	ReaderFailOnMissingInformer bool
+	// DefaultTransform is applied to the objects of every kind without a
+	// Transform of its own (ByObject.Transform); see
+	// [DropManagedFields].
+	DefaultTransform func(obj kube.Object)
 	// SyncPeriod is the resync period of every informer; see
-	// [InformerOptions.ResyncPeriod] (zero means 10h).
+	// [InformerOptions.SyncPeriod] (zero means [DefaultSyncPeriod], 10h).
 	SyncPeriod time.Duration
 	// DisableWatchList and PageSize apply to every informer; see
 	// [InformerOptions].
@@ -47,8 +50,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// KindOptions scope the cache of one kind.
-type KindOptions struct {
+// ByObject scopes the cache of one kind (controller-runtime's
+// cache.ByObject).
+type ByObject struct {
 	// Object names the kind: a typed object (&kube.ConfigMap{}), or a
 	// kube.Unstructured or kube.PartialObjectMetadata with apiVersion and
 	// kind set. The options apply to every Go type the kind is read as.
@@ -58,7 +62,8 @@ type KindOptions struct {
 	// LabelSelector and FieldSelector limit the objects cached.
 	LabelSelector kube.Selector
 	FieldSelector kube.FieldSelector
-	// Transform, when set, replaces Options.Transform for this kind.
+	// Transform, when set, replaces Options.DefaultTransform for this
+	// kind.
 	Transform func(obj kube.Object)
 	// Compact stores this kind's objects as JSON (as Options.Compact does
 	// for every kind); see [InformerOptions.Compact].
@@ -75,8 +80,8 @@ type Cache struct {
 	opts   Options
 	log    *slog.Logger
 	intern *interner
-	// declared maps each kind of opts.Kinds to its options.
-	declared map[kube.GroupVersionKind]KindOptions
+	// declared maps each kind of opts.ByObject to its options.
+	declared map[kube.GroupVersionKind]ByObject
 
 	mu sync.Mutex
 	// kinds holds every informer made, by kind and Go type.
@@ -113,14 +118,14 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 	if client == nil {
 		return nil, errors.New("new cache: client is nil")
 	}
-	declared := map[kube.GroupVersionKind]KindOptions{}
-	for n, k := range opts.Kinds {
+	declared := map[kube.GroupVersionKind]ByObject{}
+	for n, k := range opts.ByObject {
 		if k.Object == nil {
-			return nil, fmt.Errorf("new cache: Kinds[%d].Object is nil", n)
+			return nil, fmt.Errorf("new cache: ByObject[%d].Object is nil", n)
 		}
 		gvk := k.Object.GroupVersionKind()
 		if gvk.Kind == "" || gvk.Version == "" {
-			return nil, fmt.Errorf("new cache: Kinds[%d].Object (%T) has no apiVersion and kind", n, k.Object)
+			return nil, fmt.Errorf("new cache: ByObject[%d].Object (%T) has no apiVersion and kind", n, k.Object)
 		}
 		if _, ok := declared[gvk]; ok {
 			return nil, fmt.Errorf("new cache: kind %s declared twice", gvk)
@@ -148,7 +153,7 @@ func (c *Cache) Start(ctx context.Context) error {
 	c.phase = running
 	c.mu.Unlock()
 	var err error
-	for _, k := range c.opts.Kinds {
+	for _, k := range c.opts.ByObject {
 		if _, err = c.kindFor(ctx, k.Object.GroupVersionKind(), reflect.TypeOf(k.Object).Elem()); err != nil {
 			break
 		}
@@ -195,8 +200,8 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return nil, fmt.Errorf("object of type *%s has no apiVersion and kind", typ)
 	}
 	ko, ok := c.declared[gvk]
-	if !ok && c.opts.DeclaredOnly {
-		return nil, &NotAllowedError{Kind: gvk, Reason: "the cache serves declared kinds only (Options.Kinds)"}
+	if !ok && c.opts.ReaderFailOnMissingInformer {
+		return nil, &NotAllowedError{Kind: gvk, Reason: "the cache serves declared kinds only (Options.ByObject)"}
 	}
 	if ph == stopped {
 		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, ErrStopped)
@@ -206,11 +211,11 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, err)
 	}
 	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
-		Transform: ko.Transform, ResyncPeriod: c.opts.SyncPeriod,
+		Transform: ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
 		Logger: c.opts.Logger}
 	if ko.Transform == nil {
-		opts.Transform = c.opts.Transform
+		opts.Transform = c.opts.DefaultTransform
 	}
 	if m.Namespaced {
 		opts.Namespaces = c.opts.Namespaces
@@ -241,9 +246,10 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	return k, nil
 }
 
-// Source returns the informer of obj's kind and Go type, for adding
-// handlers, making it on first use as reads do.
-func (c *Cache) Source(ctx context.Context, obj kube.Object) (Source, error) {
+// GetInformer returns the informer of obj's kind and Go type, for adding
+// handlers, making it on first use as reads do (controller-runtime's
+// Informers.GetInformer).
+func (c *Cache) GetInformer(ctx context.Context, obj kube.Object) (ObjectInformer, error) {
 	k, err := c.kindFor(ctx, obj.GroupVersionKind(), reflect.TypeOf(obj).Elem())
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func TestCacheGetList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, client := newServer(t, kubetest.Options{})
 		seedCache(t, srv)
-		c, err := New(client, Options{Transform: DropManagedFields})
+		c, err := New(client, Options{DefaultTransform: DropManagedFields})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,9 +192,9 @@ func TestCacheScope(t *testing.T) {
 		seedCache(t, srv)
 		createCM(t, srv, "default", "labelled", nil)
 		c, err := New(client, Options{
-			Namespaces:   []string{"default"},
-			DeclaredOnly: true,
-			Kinds: []KindOptions{
+			Namespaces:                  []string{"default"},
+			ReaderFailOnMissingInformer: true,
+			ByObject: []ByObject{
 				{Object: &kube.ConfigMap{}},
 				{Object: &kube.Namespace{}},
 				{Object: &kube.Secret{}, Namespaces: []string{"kube-system"}, LabelSelector: kube.MustParseSelector("keep=yes")},
@@ -272,9 +272,9 @@ func TestCacheUnstructuredAndMetadata(t *testing.T) {
 		if st := c.Stats(); len(st) != 2 {
 			t.Errorf("Stats = %d informers, want 2 (unstructured and metadata-only are apart)", len(st))
 		}
-		src, err := c.Source(ctx, &m)
+		src, err := c.GetInformer(ctx, &m)
 		if err != nil || src.Kind().Kind != "ConfigMap" || !src.HasSynced() {
-			t.Errorf("Source = %v, %v", src, err)
+			t.Errorf("GetInformer = %v, %v", src, err)
 		}
 	})
 }
@@ -282,9 +282,9 @@ func TestCacheUnstructuredAndMetadata(t *testing.T) {
 func TestNewCacheErrors(t *testing.T) {
 	_, client := newServer(t, kubetest.Options{})
 	for _, opts := range []Options{
-		{Kinds: []KindOptions{{}}},
-		{Kinds: []KindOptions{{Object: &kube.Unstructured{}}}},
-		{Kinds: []KindOptions{{Object: &kube.ConfigMap{}}, {Object: &kube.ConfigMap{}}}},
+		{ByObject: []ByObject{{}}},
+		{ByObject: []ByObject{{Object: &kube.Unstructured{}}}},
+		{ByObject: []ByObject{{Object: &kube.ConfigMap{}}, {Object: &kube.ConfigMap{}}}},
 	} {
 		if _, err := New(client, opts); err == nil {
 			t.Errorf("New(%+v) = nil error, want one", opts)
@@ -299,7 +299,7 @@ func TestCacheStartFailsOnUnknownDeclaredKind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, client := newServer(t, kubetest.Options{})
 		widget := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"}}
-		c, err := New(client, Options{Kinds: []KindOptions{{Object: widget}}})
+		c, err := New(client, Options{ByObject: []ByObject{{Object: widget}}})
 		if err != nil {
 			t.Fatal(err)
 		}

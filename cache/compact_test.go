@@ -26,10 +26,10 @@ func sameAsDecoded[T any](t *testing.T, c *kube.Client, opts InformerOptions, ke
 	if err != nil {
 		t.Fatal(err)
 	}
-	startInformer(t, plain.Source())
-	startInformer(t, compact.Source())
-	waitSynced(t, plain.Source())
-	waitSynced(t, compact.Source())
+	startInformer(t, plain.ObjectInformer())
+	startInformer(t, compact.ObjectInformer())
+	waitSynced(t, plain.ObjectInformer())
+	waitSynced(t, compact.ObjectInformer())
 	for _, key := range keys {
 		want, ok1 := plain.Get(key)
 		got, ok2 := compact.Get(key)
@@ -69,8 +69,8 @@ func TestCompactReadsAreNew(t *testing.T) {
 		if err := inf.AddIndex("owner", func(cm *kube.ConfigMap) []string { return []string{cm.Data["owner"]} }); err != nil {
 			t.Fatal(err)
 		}
-		startInformer(t, inf.Source())
-		waitSynced(t, inf.Source())
+		startInformer(t, inf.ObjectInformer())
+		waitSynced(t, inf.ObjectInformer())
 
 		key := kube.Key{Namespace: "default", Name: "a"}
 		x, _ := inf.ReadOnly().Get(key)

@@ -29,11 +29,11 @@ func Example() {
 		panic(err)
 	}
 
-	c, err := cache.New(client, cache.Options{Transform: cache.DropManagedFields})
+	c, err := cache.New(client, cache.Options{DefaultTransform: cache.DropManagedFields})
 	if err != nil {
 		panic(err)
 	}
-	source, err := c.Source(ctx, &kube.ConfigMap{})
+	source, err := c.GetInformer(ctx, &kube.ConfigMap{})
 	if err != nil {
 		panic(err)
 	}

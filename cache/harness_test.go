@@ -190,7 +190,7 @@ func sorted(m map[string]string) []string {
 
 // startInformer runs inf until the test ends (or stop is called) and
 // checks that Start returns nil.
-func startInformer(t *testing.T, inf Source) (stop func()) {
+func startInformer(t *testing.T, inf ObjectInformer) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -233,7 +233,7 @@ func startRecorded(t *testing.T, srv *kubetest.Server, c *kube.Client, opts Info
 	return inf, rec
 }
 
-func waitSynced(t *testing.T, inf Source) {
+func waitSynced(t *testing.T, inf ObjectInformer) {
 	t.Helper()
 	if err := inf.WaitForSync(context.Background()); err != nil {
 		t.Fatalf("WaitForSync: %v", err)

@@ -32,10 +32,10 @@ type InformerOptions struct {
 	// stored or handed to a handler; it changes the object in place. See
 	// [DropManagedFields].
 	Transform func(obj kube.Object)
-	// ResyncPeriod is how often every handler gets OnUpdate(obj, obj) for
+	// SyncPeriod is how often every handler gets OnUpdate(obj, obj) for
 	// every cached object, each period drawn within ±10%. Zero means
-	// [DefaultResyncPeriod]; negative turns resyncs off.
-	ResyncPeriod time.Duration
+	// [DefaultSyncPeriod]; negative turns resyncs off.
+	SyncPeriod time.Duration
 	// DisableWatchList makes the informer read the initial state with
 	// paged lists. By default it asks for a WatchList stream
 	// (sendInitialEvents=true), as client-go 1.36 does, and falls back to
@@ -66,7 +66,7 @@ type InformerOptions struct {
 // informer is the kind-agnostic engine behind [Informer] and the [Cache]:
 // reflectors (one per namespace, or one) that keep a store equal to the
 // server's state, and the fan-out of changes to handlers. It implements
-// [Source]. Its methods are in this file; each reflector reads through a
+// [ObjectInformer]. Its methods are in this file; each reflector reads through a
 // listWatch (decode.go) and writes through an nsSink (store.go), the one
 // place where the store's objects change.
 type informer struct {
@@ -148,8 +148,8 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	if opts.PageSize == 0 {
 		opts.PageSize = kube.DefaultPageSize
 	}
-	if opts.ResyncPeriod == 0 {
-		opts.ResyncPeriod = DefaultResyncPeriod
+	if opts.SyncPeriod == 0 {
+		opts.SyncPeriod = DefaultSyncPeriod
 	}
 	log := opts.Logger
 	if log == nil {
@@ -175,7 +175,7 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	}, nil
 }
 
-// Kind implements [Source].
+// Kind implements [ObjectInformer].
 func (i *informer) Kind() kube.GroupVersionKind { return i.gvk }
 
 // Start runs the reflector, the resyncs and the handlers' deliveries until
@@ -224,7 +224,7 @@ func (i *informer) reflector(ns string) *reflector {
 	}
 }
 
-// AddEventHandler implements [Source]. A handler added to an informer that
+// AddEventHandler implements [ObjectInformer]. A handler added to an informer that
 // holds objects first gets an OnAdd(obj, true) for each, in key order. The
 // cost is O(n log n) for n cached objects, under the lock that orders
 // changes.
@@ -252,7 +252,7 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	return r, nil
 }
 
-// RemoveEventHandler implements [Source]. Notifications not yet delivered
+// RemoveEventHandler implements [ObjectInformer]. Notifications not yet delivered
 // are dropped; a call of the handler in progress is not waited for.
 func (i *informer) RemoveEventHandler(r *Registration) error {
 	i.mu.Lock()
@@ -266,7 +266,7 @@ func (i *informer) RemoveEventHandler(r *Registration) error {
 	return nil
 }
 
-// HasSynced implements [Source]: the first state is in the store, and the
+// HasSynced implements [ObjectInformer]: the first state is in the store, and the
 // handlers there were at that time have been given all of it.
 func (i *informer) HasSynced() bool {
 	i.mu.Lock()
@@ -284,7 +284,7 @@ func (i *informer) HasSynced() bool {
 	return true
 }
 
-// WaitForSync implements [Source]. When ctx ends first the error is a
+// WaitForSync implements [ObjectInformer]. When ctx ends first the error is a
 // [*NotSyncedError] naming the kind and the last list or watch failure.
 func (i *informer) WaitForSync(ctx context.Context) error {
 	select {
@@ -346,7 +346,7 @@ func (i *informer) storedFirstLocked() {
 // resyncLoop gives every handler OnUpdate(obj, obj) for every object, in
 // key order, every resync period (±10%), once the informer has synced.
 func (i *informer) resyncLoop(ctx context.Context) {
-	if i.opts.ResyncPeriod < 0 {
+	if i.opts.SyncPeriod < 0 {
 		return
 	}
 	select {
@@ -354,7 +354,7 @@ func (i *informer) resyncLoop(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
-	for sleep(ctx, resyncDelay(i.opts.ResyncPeriod, jitter())) {
+	for sleep(ctx, resyncDelay(i.opts.SyncPeriod, jitter())) {
 		i.mu.Lock()
 		if len(i.regs) > 0 {
 			i.store.eachInOrder(func(v any) bool {

@@ -157,10 +157,10 @@ func TestInformerKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		startInformer(t, meta.Source())
-		startInformer(t, unst.Source())
-		waitSynced(t, meta.Source())
-		waitSynced(t, unst.Source())
+		startInformer(t, meta.ObjectInformer())
+		startInformer(t, unst.ObjectInformer())
+		waitSynced(t, meta.ObjectInformer())
+		waitSynced(t, unst.ObjectInformer())
 
 		m, ok := meta.Get(kube.Key{Namespace: "default", Name: "a"})
 		if !ok || m.GroupVersionKind() != cmKind || m.UID == "" || m.ManagedFields != nil {
@@ -306,7 +306,7 @@ func TestNotificationOrder(t *testing.T) {
 					createCM(t, srv, ns, name, nil)
 				}
 				opts := mode.opts
-				opts.ResyncPeriod = time.Hour
+				opts.SyncPeriod = time.Hour
 				inf, rec := startRecorded(t, srv, c, opts)
 				seen := 0
 				check := func(what string, want ...string) {

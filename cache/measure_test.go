@@ -69,7 +69,7 @@ func measureConfigMap(namespace string, k int) *kube.ConfigMap {
 // measureVariant is one kind of cache to measure.
 type measureVariant struct {
 	name string
-	make func(c *kube.Client, opts InformerOptions) (Source, error)
+	make func(c *kube.Client, opts InformerOptions) (ObjectInformer, error)
 	drop bool
 }
 
@@ -78,7 +78,7 @@ var cmKind = kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 // variant measures an informer of T; drop adds DropManagedFields, compact
 // sets InformerOptions.Compact.
 func variant[T any](name string, drop, compact bool) measureVariant {
-	return measureVariant{name: name, drop: drop, make: func(c *kube.Client, opts InformerOptions) (Source, error) {
+	return measureVariant{name: name, drop: drop, make: func(c *kube.Client, opts InformerOptions) (ObjectInformer, error) {
 		opts.Kind = cmKind
 		opts.Compact = compact
 		if drop {
@@ -88,7 +88,7 @@ func variant[T any](name string, drop, compact bool) measureVariant {
 		if err != nil {
 			return nil, err
 		}
-		return inf.Source(), nil
+		return inf.ObjectInformer(), nil
 	}}
 }
 

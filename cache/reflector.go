@@ -334,10 +334,10 @@ const (
 	minWatchTimeout = 5 * time.Minute
 )
 
-// DefaultResyncPeriod is the resync period of informers that do not set
+// DefaultSyncPeriod is the resync period of informers that do not set
 // one, as controller-runtime's default SyncPeriod. Each period is drawn
 // anew within ±10% of it.
-const DefaultResyncPeriod = 10 * time.Hour
+const DefaultSyncPeriod = 10 * time.Hour
 
 // backoff spaces retries after failures. The zero value is ready to use.
 //

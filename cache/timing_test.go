@@ -32,7 +32,7 @@ func TestResync(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv, c := newServer(t, kubetest.Options{})
-				inf, rec := syncedInformer(t, srv, c, InformerOptions{ResyncPeriod: tt.period}, 3)
+				inf, rec := syncedInformer(t, srv, c, InformerOptions{SyncPeriod: tt.period}, 3)
 				other := newRecorder(t)
 				if _, err := inf.AddEventHandler(other); err != nil {
 					t.Fatal(err)

@@ -99,9 +99,9 @@ func (i *Informer[T]) HasSynced() bool { return i.inf.HasSynced() }
 // [*NotSyncedError].
 func (i *Informer[T]) WaitForSync(ctx context.Context) error { return i.inf.WaitForSync(ctx) }
 
-// Source returns the informer as a [Source], for code that handles many
-// kinds.
-func (i *Informer[T]) Source() Source { return i.inf }
+// ObjectInformer returns the informer as an [ObjectInformer], for code
+// that handles many kinds.
+func (i *Informer[T]) ObjectInformer() ObjectInformer { return i.inf }
 
 // Stats returns the informer's counters.
 func (i *Informer[T]) Stats() Stats { return i.inf.stats() }
@@ -164,10 +164,11 @@ func (r ReadOnly[T]) List(opts kube.ListOptions) ([]*T, error) {
 	return out, err
 }
 
-// Source is an informer of any kind, seen through [kube.Object]: what code
-// that handles many kinds (the [Cache], a controller) holds. Get one from
-// [Informer.Source] or [Cache.Source].
-type Source interface {
+// ObjectInformer is an informer of any kind, seen through [kube.Object]
+// (controller-runtime's cache.Informer): what code that handles many kinds
+// (the [Cache], a controller's sources) holds. Get one from
+// [Informer.ObjectInformer] or [Cache.GetInformer].
+type ObjectInformer interface {
 	// Kind is the kind the informer watches.
 	Kind() kube.GroupVersionKind
 	// AddEventHandler registers h; see [Informer.AddEventHandler].
@@ -182,7 +183,7 @@ type Source interface {
 	WaitForSync(ctx context.Context) error
 }
 
-var _ Source = (*informer)(nil)
+var _ ObjectInformer = (*informer)(nil)
 
 // Stats are an informer's counters at one moment, for metrics.
 type Stats struct {

@@ -75,7 +75,7 @@ func BenchmarkReconcileInitialList(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := c.Watch(Kind(inf.Source(), EnqueueObject())); err != nil {
+				if err := c.Watch(Kind(inf.ObjectInformer(), EnqueueObject())); err != nil {
 					b.Fatal(err)
 				}
 				start := time.Now()
@@ -108,7 +108,7 @@ func BenchmarkReconcileWatchEvents(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := c.Watch(Kind(inf.Source(), EnqueueObject())); err != nil {
+			if err := c.Watch(Kind(inf.ObjectInformer(), EnqueueObject())); err != nil {
 				b.Fatal(err)
 			}
 			stop := run(b, c.Start)

@@ -24,12 +24,12 @@ type Runnable = interface {
 // controllers (kubeloop's manager implements it; this package does not
 // import it).
 type Manager interface {
-	// Source returns the informer of obj's kind and Go type from the
+	// GetInformer returns the informer of obj's kind and Go type from the
 	// manager's cache, making it on first use; the cache runs it (a
 	// *cache.Cache has this method). obj only names the kind: &Widget{}.
 	// The builder calls it when the controller starts, with Start's
 	// context.
-	Source(ctx context.Context, obj kube.Object) (cache.Source, error)
+	GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error)
 	// Mapping says where a kind lives, from discovery (a *kube.Client
 	// has this method). The builder calls it when the controller starts,
 	// for Owns: it tells whether the owner kind is cluster-scoped.
@@ -217,8 +217,8 @@ func (b *Builder) kind(obj kube.Object, h EventHandler, preds []Predicate) Sourc
 	k := newKindSource(b.predicates(preds))
 	k.kind = obj.GroupVersionKind()
 	m := b.mgr
-	k.resolve = func(ctx context.Context) (cache.Source, EventHandler, error) {
-		src, err := m.Source(ctx, obj)
+	k.resolve = func(ctx context.Context) (cache.ObjectInformer, EventHandler, error) {
+		src, err := m.GetInformer(ctx, obj)
 		return src, h, err
 	}
 	return k
@@ -230,12 +230,12 @@ func (b *Builder) owned(w watchSpec) Source {
 	k := newKindSource(b.predicates(w.preds))
 	k.kind = w.obj.GroupVersionKind()
 	m, owner := b.mgr, b.forObj
-	k.resolve = func(ctx context.Context) (cache.Source, EventHandler, error) {
+	k.resolve = func(ctx context.Context) (cache.ObjectInformer, EventHandler, error) {
 		mapping, err := m.Mapping(ctx, owner.GroupVersionKind())
 		if err != nil {
 			return nil, nil, fmt.Errorf("find the scope of owner kind %s: %w", owner.GroupVersionKind().Kind, err)
 		}
-		src, err := m.Source(ctx, w.obj)
+		src, err := m.GetInformer(ctx, w.obj)
 		h := EnqueueOwner(owner, OwnerOptions{OnlyController: true, ClusterScoped: !mapping.Namespaced})
 		return src, h, err
 	}

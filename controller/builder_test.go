@@ -36,8 +36,8 @@ func newTestManager(t testing.TB, client *kube.Client) *testManager {
 	return &testManager{cache: c, client: client, added: map[string]Runnable{}}
 }
 
-func (m *testManager) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
-	return m.cache.Source(ctx, obj)
+func (m *testManager) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
+	return m.cache.GetInformer(ctx, obj)
 }
 
 func (m *testManager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {

@@ -105,7 +105,7 @@ func TestWorkersRunConcurrentlyButNeverTheSameKeyTwice(t *testing.T) {
 			}
 		}
 		c := mustNew(t, "concurrency", r, Options{MaxConcurrentReconciles: 4})
-		mustWatch(t, c, Kind(inf.Source(), EnqueueObject()))
+		mustWatch(t, c, Kind(inf.ObjectInformer(), EnqueueObject()))
 		stop := startController(t, c)
 
 		time.Sleep(500 * time.Millisecond)
@@ -245,7 +245,7 @@ func TestCacheSyncTimeoutNamesTheKind(t *testing.T) {
 		inf := startCMInformer(t, client)
 		rec := newRecorder(nil)
 		c := mustNew(t, "nosync", rec, Options{})
-		mustWatch(t, c, Kind(inf.Source(), EnqueueObject()))
+		mustWatch(t, c, Kind(inf.ObjectInformer(), EnqueueObject()))
 		start := time.Now()
 		err := c.Start(t.Context())
 		if took := time.Since(start); took != DefaultCacheSyncTimeout {
@@ -266,13 +266,13 @@ func TestCacheSyncTimeoutNamesTheKind(t *testing.T) {
 func TestStartFailsWhenASourceCannotRun(t *testing.T) {
 	tests := []struct {
 		name    string
-		src     func(stopped cache.Source) Source
+		src     func(stopped cache.ObjectInformer) Source
 		wantErr string
 	}{
-		{"nil cache source", func(cache.Source) Source { return Kind(nil, EnqueueObject()) }, "watch kind <unknown>: cache source is nil"},
-		{"nil handler", func(s cache.Source) Source { return Kind(s, nil) }, "watch kind ConfigMap (v1): event handler is nil"},
-		{"stopped informer", func(s cache.Source) Source { return Kind(s, EnqueueObject()) }, "informer stopped"},
-		{"nil channel", func(cache.Source) Source { return Channel(nil, EnqueueObject()) }, "channel is nil"},
+		{"nil cache source", func(cache.ObjectInformer) Source { return Kind(nil, EnqueueObject()) }, "watch kind <unknown>: cache source is nil"},
+		{"nil handler", func(s cache.ObjectInformer) Source { return Kind(s, nil) }, "watch kind ConfigMap (v1): event handler is nil"},
+		{"stopped informer", func(s cache.ObjectInformer) Source { return Kind(s, EnqueueObject()) }, "informer stopped"},
+		{"nil channel", func(cache.ObjectInformer) Source { return Channel(nil, EnqueueObject()) }, "channel is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,7 +286,7 @@ func TestStartFailsWhenASourceCannotRun(t *testing.T) {
 				cancel()
 				_ = inf.Start(ctx) // stopped: it takes no more handlers
 				c := mustNew(t, "bad", newRecorder(nil), Options{})
-				mustWatch(t, c, tt.src(inf.Source()))
+				mustWatch(t, c, tt.src(inf.ObjectInformer()))
 				start := time.Now()
 				err = c.Start(t.Context())
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || time.Since(start) != 0 {
@@ -304,7 +304,7 @@ func TestStopWhileWaitingForSyncIsNotAnError(t *testing.T) {
 		srv.Deny("*", "watch", "configmaps")
 		inf := startCMInformer(t, client)
 		c := mustNew(t, "stopearly", newRecorder(nil), Options{})
-		mustWatch(t, c, Kind(inf.Source(), EnqueueObject()))
+		mustWatch(t, c, Kind(inf.ObjectInformer(), EnqueueObject()))
 		stop := run(t, c.Start)
 		time.Sleep(time.Second)
 		if err := stop(); err != nil {
@@ -324,7 +324,7 @@ func TestWatchAfterStart(t *testing.T) {
 		c := mustNew(t, "late", rec, Options{})
 		startController(t, c)
 		time.Sleep(time.Second)
-		if err := c.Watch(Kind(inf.Source(), EnqueueObject())); err != nil {
+		if err := c.Watch(Kind(inf.ObjectInformer(), EnqueueObject())); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -349,7 +349,7 @@ func TestWatchAfterStartLogsSyncTimeout(t *testing.T) {
 		c := mustNew(t, "latenosync", newRecorder(nil), Options{Logger: jsonLogger(&logs), CacheSyncTimeout: time.Minute})
 		startController(t, c)
 		synctest.Wait() // running: the Watch below is a late one
-		if err := c.Watch(Kind(inf.Source(), EnqueueObject())); err != nil {
+		if err := c.Watch(Kind(inf.ObjectInformer(), EnqueueObject())); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * time.Minute)
@@ -380,7 +380,7 @@ func TestChangesGoBeforeTheInitialList(t *testing.T) {
 			return Result{}, nil
 		})
 		c := mustNew(t, "priority", rec, Options{})
-		mustWatch(t, c, Kind(inf.Source(), EnqueueObject()))
+		mustWatch(t, c, Kind(inf.ObjectInformer(), EnqueueObject()))
 		startController(t, c)
 		time.Sleep(2500 * time.Millisecond)
 		createCM(t, srv, cm{ns: "default", name: "new"})

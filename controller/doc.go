@@ -53,7 +53,7 @@
 //  2. With a manager, build and register the controller in one chain:
 //     NewBuilder(mgr).For(&Widget{}).Owns(&kube.ConfigMap{}).Complete(r).
 //  3. Without one, make it with [New], add sources with [Controller.Watch]
-//     ([Kind] over an informer's [cache.Source], [Channel] for outside
+//     ([Kind] over an informer's [cache.ObjectInformer], [Channel] for outside
 //     events), run the informers, and run [Controller.Start] until your
 //     context is done.
 package controller

@@ -40,7 +40,7 @@ func Example() {
 		return controller.Result{}, err
 	})
 	c, _ := controller.New("greeter", reconciler, controller.Options{})
-	_ = c.Watch(controller.Kind(greetings.Source(), controller.EnqueueObject(),
+	_ = c.Watch(controller.Kind(greetings.ObjectInformer(), controller.EnqueueObject(),
 		controller.LabelSelector(kube.SelectorFromSet(map[string]string{"app": "greeter"}))))
 
 	var wg sync.WaitGroup

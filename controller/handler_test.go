@@ -186,8 +186,8 @@ func TestOwnerAndMapEnqueueEndToEnd(t *testing.T) {
 		inf := startCMInformer(t, client)
 		rec := newRecorder(nil)
 		c := mustNew(t, "widgets", rec, Options{})
-		mustWatch(t, c, Kind(inf.Source(), EnqueueOwner(&widget{}, OwnerOptions{OnlyController: true})))
-		mustWatch(t, c, Kind(inf.Source(), EnqueueMapped(func(_ context.Context, o kube.Object) []Request {
+		mustWatch(t, c, Kind(inf.ObjectInformer(), EnqueueOwner(&widget{}, OwnerOptions{OnlyController: true})))
+		mustWatch(t, c, Kind(inf.ObjectInformer(), EnqueueMapped(func(_ context.Context, o kube.Object) []Request {
 			if w := o.GetObjectMeta().Labels["widget"]; w != "" {
 				return []Request{req(o.GetObjectMeta().Namespace, w)}
 			}

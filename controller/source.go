@@ -39,12 +39,12 @@ type Source interface {
 // The source is synced once the informer has stored its first list and
 // has handed h (through the predicates) every object in it, or, for a
 // source started after the informer synced, every object cached then.
-func Kind(src cache.Source, h EventHandler, preds ...Predicate) Source {
+func Kind(src cache.ObjectInformer, h EventHandler, preds ...Predicate) Source {
 	k := newKindSource(preds)
 	if src != nil {
 		k.kind = src.Kind()
 	}
-	k.resolve = func(context.Context) (cache.Source, EventHandler, error) {
+	k.resolve = func(context.Context) (cache.ObjectInformer, EventHandler, error) {
 		if src == nil {
 			return nil, nil, errors.New("cache source is nil")
 		}
@@ -60,7 +60,7 @@ type kindSource struct {
 	preds []Predicate
 	// resolve returns the informer and the handler; called by Run with
 	// its context.
-	resolve func(ctx context.Context) (cache.Source, EventHandler, error)
+	resolve func(ctx context.Context) (cache.ObjectInformer, EventHandler, error)
 
 	mu      sync.Mutex
 	started bool // Run was called
@@ -68,7 +68,7 @@ type kindSource struct {
 	// ready is closed once Run has registered its handler, or failed;
 	// src, reg and err are set before and never change after.
 	ready chan struct{}
-	src   cache.Source
+	src   cache.ObjectInformer
 	reg   *cache.Registration
 	err   error
 }

@@ -94,7 +94,7 @@ func TestKindSourceEvents(t *testing.T) {
 		}
 		var log eventLog
 		// Only deletes and changes of the data go through.
-		src := Kind(inf.Source(), &log, PredicateFuncs{
+		src := Kind(inf.ObjectInformer(), &log, PredicateFuncs{
 			Update: func(e Event) bool {
 				return fmt.Sprint(e.Object.(*kube.ConfigMap).Data) != fmt.Sprint(e.Old.(*kube.ConfigMap).Data)
 			},
@@ -167,7 +167,7 @@ func TestKindSourceWaitForSyncBeforeRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, client := newServer(t)
 		inf := startCMInformer(t, client)
-		src := Kind(inf.Source(), EnqueueObject())
+		src := Kind(inf.ObjectInformer(), EnqueueObject())
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
 		err := src.WaitForSync(ctx)

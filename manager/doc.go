@@ -47,7 +47,7 @@
 //     object's events are rate-limited before they reach the API server.
 //
 // A manager never imports package controller: a controller is a runnable.
-// The controller builder asks for the little it needs (Source, Mapping,
+// The controller builder asks for the little it needs (GetInformer, Mapping,
 // AddController), which a *Manager has.
 //
 // Usage:

@@ -34,7 +34,7 @@ func Example() {
 	mgr, err := manager.New(srv.Config(), manager.Options{
 		MetricsBindAddress: "0", // the default is ":8080"
 		// Declared kinds stay warm on standby replicas.
-		ByObject: []cache.KindOptions{{Object: &kube.ConfigMap{}}},
+		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}}},
 		// In a cluster:
 		// LeaderElection: manager.LeaderElectionOptions{Enabled: true, LeaseName: "greeter"},
 		// HealthProbeBindAddress: ":8081",

@@ -27,7 +27,7 @@ const testLease = "demo-lease"
 func electing(t *testing.T, srv *kubetest.Server, id string, l *ledger, edit func(*LeaderElectionOptions)) *Manager {
 	t.Helper()
 	m := newTestManager(t, srv, func(o *Options) {
-		o.ByObject = []cache.KindOptions{{Object: &kube.ConfigMap{}}}
+		o.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
 		o.LeaderElection = LeaderElectionOptions{Enabled: true, LeaseName: testLease, Namespace: "default", Identity: id}
 		if edit != nil {
 			edit(&o.LeaderElection)
@@ -231,7 +231,7 @@ func (w *warmProbe) Warmup(ctx context.Context) error {
 	if w.warmErr != nil {
 		return w.warmErr
 	}
-	src, err := w.m.Source(ctx, &kube.Secret{})
+	src, err := w.m.GetInformer(ctx, &kube.Secret{})
 	if err != nil {
 		return err
 	}

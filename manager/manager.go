@@ -101,7 +101,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	m.cache, err = cache.New(m.api, cache.Options{
-		Namespaces: opts.Namespaces, Kinds: opts.ByObject, Transform: opts.DefaultTransform,
+		Namespaces: opts.Namespaces, ByObject: opts.ByObject, DefaultTransform: opts.DefaultTransform,
 		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger,
 	})
 	if err != nil {
@@ -193,10 +193,10 @@ func (m *Manager) Cache() *cache.Cache { return m.cache }
 // as soon as the caches have synced.
 func (m *Manager) Elected() <-chan struct{} { return m.elected }
 
-// Source returns the cache's informer of obj's kind and Go type, making it
-// on first use; it is what the controller builder watches.
-func (m *Manager) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
-	return m.cache.Source(ctx, obj)
+// GetInformer returns the cache's informer of obj's kind and Go type,
+// making it on first use; it is what the controller builder watches.
+func (m *Manager) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
+	return m.cache.GetInformer(ctx, obj)
 }
 
 // Mapping says where a kind lives, from discovery.

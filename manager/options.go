@@ -16,9 +16,9 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// Defaults, as controller-runtime sets them.
+// Defaults, as controller-runtime sets them (the sync period's is the
+// cache's, cache.DefaultSyncPeriod).
 const (
-	DefaultSyncPeriod              = 10 * time.Hour
 	DefaultMetricsBindAddress      = ":8080"
 	DefaultReadinessEndpointName   = "/readyz"
 	DefaultLivenessEndpointName    = "/healthz"
@@ -42,15 +42,15 @@ type Options struct {
 	Namespaces []string
 	// SyncPeriod is how often the cache's informers resync: every handler
 	// gets an update for every object again. Zero means
-	// [DefaultSyncPeriod] (10h); negative turns resyncs off.
+	// [cache.DefaultSyncPeriod] (10h); negative turns resyncs off.
 	SyncPeriod time.Duration
 	// ByObject declares kinds up front, with their own namespaces,
-	// selectors, transform and compactness (cache.KindOptions.Compact).
+	// selectors, transform and compactness (cache.ByObject.Compact).
 	// Declared kinds start with the cache and are synced before anything
 	// else starts, on every replica: declare the kinds your controllers
 	// watch so that a standby replica keeps them warm (see the package
 	// doc).
-	ByObject []cache.KindOptions
+	ByObject []cache.ByObject
 	// DisableFor lists kinds that [Client] reads from the API server
 	// instead of the cache (each value names a kind, as &kube.Secret{}):
 	// kinds read rarely, or too many to hold in memory.
@@ -132,9 +132,6 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 	var errs []error
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.SyncPeriod == 0 {
-		o.SyncPeriod = DefaultSyncPeriod
 	}
 	for i, obj := range o.DisableFor {
 		if obj == nil {

@@ -90,11 +90,11 @@ func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logge
 // and a label selector when asked, leader election and the endpoints.
 func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Manager, error) {
 	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
-	var kinds []cache.KindOptions
+	var kinds []cache.ByObject
 	for _, gvk := range opts.kinds {
 		obj := &kube.PartialObjectMetadata{}
 		obj.SetGroupVersionKind(gvk)
-		kinds = append(kinds, cache.KindOptions{Object: obj, LabelSelector: opts.selector})
+		kinds = append(kinds, cache.ByObject{Object: obj, LabelSelector: opts.selector})
 	}
 	var namespaces []string
 	if opts.namespace != "" {

@@ -45,9 +45,9 @@ type Options struct {
 // one of configuration (an address in use, a Lease namespace unknown).
 func NewManager(cfg *kube.Config, o Options) (*manager.Manager, error) {
 	cfg.QPS, cfg.Burst = o.QPS, o.Burst
-	kinds := []cache.KindOptions{{Object: namespaceMeta()}}
+	kinds := []cache.ByObject{{Object: namespaceMeta()}}
 	for _, k := range mirroredKinds() {
-		kinds = append(kinds, cache.KindOptions{Object: k.meta()})
+		kinds = append(kinds, cache.ByObject{Object: k.meta()})
 	}
 	return manager.New(cfg, manager.Options{
 		Logger:           o.Logger,

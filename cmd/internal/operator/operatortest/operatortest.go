@@ -60,15 +60,15 @@ func New(t *testing.T, fieldManager string) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cache.New(client, cache.Options{Transform: cache.DropManagedFields})
+	c, err := cache.New(client, cache.Options{DefaultTransform: cache.DropManagedFields})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &Harness{t: t, Server: srv, Client: client, Cache: c, controllers: map[string]controller.Runnable{}}
 }
 
-func (h *Harness) Source(ctx context.Context, obj kube.Object) (cache.Source, error) {
-	return h.Cache.Source(ctx, obj)
+func (h *Harness) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
+	return h.Cache.GetInformer(ctx, obj)
 }
 
 func (h *Harness) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
