@@ -30,10 +30,10 @@ func (c *counter) saw() {
 		close(c.done)
 	}
 }
-func (c *counter) OnAdd(kube.Object, bool)    {}
-func (c *counter) OnUpdate(_, _ kube.Object)  { c.saw() }
-func (c *counter) OnDelete(kube.Object, bool) {}
-func newCounter(want int) *counter            { return &counter{want: int64(want), done: make(chan struct{})} }
+func (c *counter) OnAdd(kube.Object, bool)           {}
+func (c *counter) OnUpdate(_, _ kube.Object, _ bool) { c.saw() }
+func (c *counter) OnDelete(kube.Object, bool)        {}
+func newCounter(want int) *counter                   { return &counter{want: int64(want), done: make(chan struct{})} }
 func (c *counter) wait(b *testing.B, d time.Duration) {
 	select {
 	case <-c.done:

@@ -38,7 +38,7 @@
 //     from 800ms to 30s with jitter, reset after two quiet minutes;
 //     watches ask for a random 5 to 10 minute timeout, so that clients do
 //     not reconnect together;
-//     resyncs (OnUpdate(obj, obj) for every object, default every 10h)
+//     resyncs (OnUpdate(obj, obj, true) for every object, default every 10h)
 //     are jittered ±10%.
 //   - Lean: the raw JSON is not kept; at most one page of a list is held
 //     besides the state being built; the kind's strings are shared by
@@ -108,6 +108,8 @@
 //   - A deletion missed while the watch was down is OnDelete(last known
 //     state, finalStateUnknown=true), not a DeletedFinalStateUnknown
 //     wrapper every handler must unwrap.
+//   - A resync says it is one: OnUpdate(obj, obj, isResync=true), where
+//     client-go's handlers compare resourceVersions to tell.
 //   - An informer limited to several namespaces is one informer: a
 //     reflector per namespace, one store, one set of handlers
 //     (controller-runtime runs an informer per namespace).

@@ -42,7 +42,7 @@ func Example() {
 		AddFunc: func(obj kube.Object, initial bool) {
 			changes <- fmt.Sprintf("added %s (initial list: %v)", obj.GetObjectMeta().Key(), initial)
 		},
-		UpdateFunc: func(_, obj kube.Object) {
+		UpdateFunc: func(_, obj kube.Object, _ bool) {
 			changes <- fmt.Sprintf("updated %s: color=%s", obj.GetObjectMeta().Key(), obj.(*kube.ConfigMap).Data["color"])
 		},
 	}); err != nil {

@@ -19,9 +19,11 @@ type Handler[O any] interface {
 	// objects created later and for objects a relist found new.
 	OnAdd(obj O, isInInitialList bool)
 	// OnUpdate is called when an object changed, with the version the
-	// informer had and the new one. A resync calls it with oldObj ==
-	// newObj (the same pointer) for every object.
-	OnUpdate(oldObj, newObj O)
+	// informer had and the new one, isResync false. A resync calls it for
+	// every object with isResync true and oldObj == newObj: nothing
+	// changed, the object is delivered again (client-go's resync, which
+	// its handlers tell apart by comparing resourceVersions).
+	OnUpdate(oldObj, newObj O, isResync bool)
 	// OnDelete is called when an object went. obj is its final state as
 	// the server sent it, or, when finalStateUnknown is set, the last
 	// state the informer had: the deletion happened while the watch was
@@ -33,7 +35,7 @@ type Handler[O any] interface {
 // HandlerFuncs is a [Handler] made of funcs; nil funcs ignore their events.
 type HandlerFuncs[O any] struct {
 	AddFunc    func(obj O, isInInitialList bool)
-	UpdateFunc func(oldObj, newObj O)
+	UpdateFunc func(oldObj, newObj O, isResync bool)
 	DeleteFunc func(obj O, finalStateUnknown bool)
 }
 
@@ -45,9 +47,9 @@ func (f HandlerFuncs[O]) OnAdd(obj O, isInInitialList bool) {
 }
 
 // OnUpdate implements [Handler].
-func (f HandlerFuncs[O]) OnUpdate(oldObj, newObj O) {
+func (f HandlerFuncs[O]) OnUpdate(oldObj, newObj O, isResync bool) {
 	if f.UpdateFunc != nil {
-		f.UpdateFunc(oldObj, newObj)
+		f.UpdateFunc(oldObj, newObj, isResync)
 	}
 }
 
@@ -63,8 +65,8 @@ func (f HandlerFuncs[O]) OnDelete(obj O, finalStateUnknown bool) {
 type objectHandler[T any] struct{ h Handler[*T] }
 
 func (a objectHandler[T]) OnAdd(obj kube.Object, initial bool) { a.h.OnAdd(typed[T](obj), initial) }
-func (a objectHandler[T]) OnUpdate(oldObj, newObj kube.Object) {
-	a.h.OnUpdate(typed[T](oldObj), typed[T](newObj))
+func (a objectHandler[T]) OnUpdate(oldObj, newObj kube.Object, isResync bool) {
+	a.h.OnUpdate(typed[T](oldObj), typed[T](newObj), isResync)
 }
 func (a objectHandler[T]) OnDelete(obj kube.Object, unknown bool) {
 	a.h.OnDelete(typed[T](obj), unknown)
@@ -81,7 +83,8 @@ type notification struct {
 	// codec.load): a relist or a late handler's adds then queue no
 	// decoded objects.
 	old, obj any
-	// flag is isInInitialList for adds and finalStateUnknown for deletes.
+	// flag is isInInitialList for adds, isResync for updates and
+	// finalStateUnknown for deletes.
 	flag bool
 }
 
@@ -103,7 +106,7 @@ func (n notification) deliver(h Handler[kube.Object], c *codec) {
 		if n.old != n.obj {
 			old = c.load(n.old)
 		}
-		h.OnUpdate(old, obj)
+		h.OnUpdate(old, obj, n.flag)
 	case notifyDelete:
 		h.OnDelete(obj, n.flag)
 	}

@@ -120,7 +120,7 @@ func (r *recorder) OnAdd(obj kube.Object, initial bool) {
 	r.log = append(r.log, fmt.Sprintf("add %s@%s", k, m.ResourceVersion))
 }
 
-func (r *recorder) OnUpdate(oldObj, newObj kube.Object) {
+func (r *recorder) OnUpdate(oldObj, newObj kube.Object, isResync bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	o, n := oldObj.GetObjectMeta(), newObj.GetObjectMeta()
@@ -129,9 +129,14 @@ func (r *recorder) OnUpdate(oldObj, newObj kube.Object) {
 		r.t.Errorf("OnUpdate(%s): old rv %s, handler has %q (known %v)", k, o.ResourceVersion, got, ok)
 	}
 	r.state[k] = n.ResourceVersion
-	if oldObj == newObj {
+	switch {
+	case isResync && (oldObj != newObj || o.ResourceVersion != n.ResourceVersion):
+		r.t.Errorf("OnUpdate(%s) resync of rv %s to rv %s: a resync delivers the same object", k, o.ResourceVersion, n.ResourceVersion)
+	case !isResync && o.ResourceVersion == n.ResourceVersion:
+		r.t.Errorf("OnUpdate(%s) of rv %s to the same rv, not a resync", k, o.ResourceVersion)
+	case isResync:
 		r.resyncs++
-	} else {
+	default:
 		r.updates++
 	}
 	r.log = append(r.log, fmt.Sprintf("update %s@%s", k, n.ResourceVersion))

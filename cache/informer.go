@@ -32,7 +32,7 @@ type InformerOptions struct {
 	// stored or handed to a handler; it changes the object in place. See
 	// [DropManagedFields].
 	Transform func(obj kube.Object)
-	// SyncPeriod is how often every handler gets OnUpdate(obj, obj) for
+	// SyncPeriod is how often every handler gets OnUpdate(obj, obj, true) for
 	// every cached object, each period drawn within ±10%. Zero means
 	// [DefaultSyncPeriod]; negative turns resyncs off.
 	SyncPeriod time.Duration
@@ -343,7 +343,7 @@ func (i *informer) storedFirstLocked() {
 	close(i.synced)
 }
 
-// resyncLoop gives every handler OnUpdate(obj, obj) for every object, in
+// resyncLoop gives every handler OnUpdate(obj, obj, true) for every object, in
 // key order, every resync period (±10%), once the informer has synced.
 func (i *informer) resyncLoop(ctx context.Context) {
 	if i.opts.SyncPeriod < 0 {
@@ -358,7 +358,7 @@ func (i *informer) resyncLoop(ctx context.Context) {
 		i.mu.Lock()
 		if len(i.regs) > 0 {
 			i.store.eachInOrder(func(v any) bool {
-				i.notifyLocked(notification{kind: notifyUpdate, old: v, obj: v})
+				i.notifyLocked(notification{kind: notifyUpdate, old: v, obj: v, flag: true})
 				return true
 			})
 		}

@@ -72,7 +72,7 @@ type watchSpec struct {
 // NewBuilder returns a builder of a controller that m runs.
 func NewBuilder(m Manager) *Builder { return &Builder{mgr: m} }
 
-// For sets the kind the controller reconciles: each event for an object of
+// For sets the kind the controller reconciles: each change of an object of
 // this kind that passes preds (and the [Builder.WithEventFilter]
 // predicates) queues a request for the object itself. It may be called
 // once. The controller's name defaults to the kind in lower case.
@@ -86,7 +86,7 @@ func (b *Builder) For(obj kube.Object, preds ...Predicate) *Builder {
 	return b
 }
 
-// Owns adds a kind the controller creates and owns: each event for an
+// Owns adds a kind the controller creates and owns: each change of an
 // object of this kind that passes preds queues its controlling owner of
 // the For kind ([EnqueueOwner] with OnlyController; whether the owner is
 // cluster-scoped is asked of the manager's Mapping). For other owner
@@ -98,7 +98,7 @@ func (b *Builder) Owns(obj kube.Object, preds ...Predicate) *Builder {
 	return b
 }
 
-// Watches adds a kind whose events, once through preds, go to h (for
+// Watches adds a kind whose changes, once through preds, go to h (for
 // example [EnqueueMapped]).
 func (b *Builder) Watches(obj kube.Object, h EventHandler, preds ...Predicate) *Builder {
 	if h == nil {
@@ -242,7 +242,7 @@ func (b *Builder) owned(w watchSpec) Source {
 	return k
 }
 
-// predicates returns the event filters followed by preds, in a slice of
+// predicates returns the change filters (WithEventFilter) followed by preds, in a slice of
 // its own.
 func (b *Builder) predicates(preds []Predicate) []Predicate {
 	return append(append([]Predicate(nil), b.filters...), preds...)

@@ -85,7 +85,7 @@ func TestBuilderWiresEverything(t *testing.T) {
 		srv, client := newServer(t)
 		mgr := newTestManager(t, client)
 		rec := newRecorder(nil)
-		ch := make(chan Event, 1)
+		ch := make(chan Change, 1)
 		notIgnored := ObjectFilter(func(o kube.Object) bool { return !strings.HasPrefix(o.GetObjectMeta().Name, "ignored") })
 		c, err := NewBuilder(mgr).
 			For(&kube.ConfigMap{}).
@@ -122,7 +122,7 @@ func TestBuilderWiresEverything(t *testing.T) {
 		createSecret(t, srv, "s2", map[string]any{"for": "b"})
 		createSecret(t, srv, "ignored-s", map[string]any{"for": "c"})
 		synctest.Wait()
-		ch <- Event{Key: kube.Key{Namespace: "default", Name: "ignored-k"}}
+		ch <- Change{Key: kube.Key{Namespace: "default", Name: "ignored-k"}}
 		synctest.Wait()
 
 		got := rec.order()
@@ -138,7 +138,7 @@ func TestBuilderClusterScopedOwner(t *testing.T) {
 		srv, client := newServer(t)
 		mgr := newTestManager(t, client)
 		rec := newRecorder(nil)
-		if err := NewBuilder(mgr).For(&kube.Namespace{}, PredicateFuncs{Create: func(Event) bool { return false }}).Owns(&kube.ConfigMap{}).Complete(rec); err != nil {
+		if err := NewBuilder(mgr).For(&kube.Namespace{}, PredicateFuncs{Create: func(Change) bool { return false }}).Owns(&kube.ConfigMap{}).Complete(rec); err != nil {
 			t.Fatal(err)
 		}
 		mgr.start(t)

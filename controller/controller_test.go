@@ -143,15 +143,15 @@ func TestSlowReconcileDoesNotBlockOtherKeys(t *testing.T) {
 			return Result{}, nil
 		})
 		c := mustNew(t, "slow", rec, Options{MaxConcurrentReconciles: 2})
-		ch := make(chan Event, 10)
+		ch := make(chan Change, 10)
 		mustWatch(t, c, Channel(ch, EnqueueObject()))
 		for _, n := range []string{"slow", "a", "b", "c"} {
-			ch <- Event{Key: kube.Key{Namespace: "ns", Name: n}}
+			ch <- Change{Key: kube.Key{Namespace: "ns", Name: n}}
 		}
 		startController(t, c)
 		time.Sleep(time.Second)
-		ch <- Event{Key: kube.Key{Namespace: "ns", Name: "slow"}} // queued behind the running one
-		ch <- Event{Key: kube.Key{Namespace: "ns", Name: "d"}}
+		ch <- Change{Key: kube.Key{Namespace: "ns", Name: "slow"}} // queued behind the running one
+		ch <- Change{Key: kube.Key{Namespace: "ns", Name: "d"}}
 		time.Sleep(time.Hour)
 		synctest.Wait()
 		// Two workers start at once, so the order of slow and a varies;

@@ -27,7 +27,7 @@
 //     queued with [LowPriority], real changes with priority 0, so a
 //     change is reconciled at once even while thousands of objects of the
 //     initial list wait; the queue's aging rule keeps the backlog moving
-//     (see [Event.Priority] and package queue).
+//     (see [Change.Priority] and package queue).
 //   - Synced before working: Start waits, within
 //     [Options.CacheSyncTimeout], until every source has delivered its
 //     initial state; a timeout fails Start with an error naming the kind.
@@ -41,7 +41,7 @@
 //     [Controller.CollectMetrics] writes them, named and labelled as
 //     controller-runtime does, to a manager's metrics endpoint.
 //
-// Events, predicates and handlers: a source makes an [Event] (create,
+// Events, predicates and handlers: a source makes a [Change] (create,
 // update, delete or generic) for each change it sees, hands it on if all
 // its [Predicate]s allow it, and an [EventHandler] turns it into requests:
 // [EnqueueObject] for the kind reconciled, [EnqueueOwner] for the kinds it

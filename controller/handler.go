@@ -12,30 +12,30 @@ import (
 )
 
 // EventHandler turns an event into requests on a controller's queue. A
-// source calls it for each event that passed its predicates, one at a
+// source calls it for each change that passed its predicates, one at a
 // time, with the source's context.
 //
-// The handlers of this package queue each request with the event's
-// [Event.Priority], so the initial list and resyncs go after real changes.
+// The handlers of this package queue each request with the change's
+// [Change.Priority], so the initial list and resyncs go after real changes.
 type EventHandler interface {
-	Handle(ctx context.Context, ev Event, q Queue)
+	Handle(ctx context.Context, c Change, q Queue)
 }
 
 // EventHandlerFunc is an [EventHandler] made of a func.
-type EventHandlerFunc func(ctx context.Context, ev Event, q Queue)
+type EventHandlerFunc func(ctx context.Context, c Change, q Queue)
 
 // Handle implements [EventHandler].
-func (f EventHandlerFunc) Handle(ctx context.Context, ev Event, q Queue) { f(ctx, ev, q) }
+func (f EventHandlerFunc) Handle(ctx context.Context, c Change, q Queue) { f(ctx, c, q) }
 
-// EnqueueObject returns the handler that queues the object of the event
+// EnqueueObject returns the handler that queues the object of the change
 // itself (controller-runtime's EnqueueRequestForObject): what a
 // controller uses for the kind it reconciles.
 func EnqueueObject() EventHandler { return enqueueObject{} }
 
 type enqueueObject struct{}
 
-func (enqueueObject) Handle(_ context.Context, ev Event, q Queue) {
-	q.AddWithOptions(Request{Key: ev.Key}, queue.AddOptions{Priority: ev.Priority()})
+func (enqueueObject) Handle(_ context.Context, c Change, q Queue) {
+	q.AddWithOptions(Request{Key: c.Key}, queue.AddOptions{Priority: c.Priority()})
 }
 
 // OwnerOptions refine [EnqueueOwner].
@@ -49,7 +49,7 @@ type OwnerOptions struct {
 	ClusterScoped bool
 }
 
-// EnqueueOwner returns the handler that queues the owners of the event's
+// EnqueueOwner returns the handler that queues the owners of the change's
 // object whose kind is owner's (controller-runtime's
 // EnqueueRequestForOwner): what a controller uses for the kinds it
 // creates, to hear about changes to them. Owner references match on group
@@ -75,14 +75,14 @@ type enqueueOwner struct {
 	opts        OwnerOptions
 }
 
-func (h *enqueueOwner) Handle(_ context.Context, ev Event, q Queue) {
+func (h *enqueueOwner) Handle(_ context.Context, c Change, q Queue) {
 	var buf [2]Request
-	reqs := h.owners(ev.Object, buf[:0])
-	if ev.Old != nil {
-		reqs = h.owners(ev.Old, reqs)
+	reqs := h.owners(c.Object, buf[:0])
+	if c.Old != nil {
+		reqs = h.owners(c.Old, reqs)
 	}
 	for _, r := range reqs {
-		q.AddWithOptions(r, queue.AddOptions{Priority: ev.Priority()})
+		q.AddWithOptions(r, queue.AddOptions{Priority: c.Priority()})
 	}
 }
 
@@ -112,8 +112,8 @@ func (h *enqueueOwner) owners(obj kube.Object, reqs []Request) []Request {
 // obj.
 type MapFunc func(ctx context.Context, obj kube.Object) []Request
 
-// EnqueueMapped returns the handler that queues what fn maps the event's
-// object to (controller-runtime's EnqueueRequestsFromMapFunc): one event
+// EnqueueMapped returns the handler that queues what fn maps the change's
+// object to (controller-runtime's EnqueueRequestsFromMapFunc): one change
 // to any number of requests, for relations other than ownership (a
 // Secret to the Widgets that mount it). For an update, both the old and
 // the new object are mapped, and each request is queued once. It panics
@@ -127,16 +127,16 @@ func EnqueueMapped(fn MapFunc) EventHandler {
 
 type enqueueMapped struct{ fn MapFunc }
 
-func (h enqueueMapped) Handle(ctx context.Context, ev Event, q Queue) {
-	reqs := h.fn(ctx, ev.Object)
-	if ev.Old != nil {
-		for _, r := range h.fn(ctx, ev.Old) {
+func (h enqueueMapped) Handle(ctx context.Context, c Change, q Queue) {
+	reqs := h.fn(ctx, c.Object)
+	if c.Old != nil {
+		for _, r := range h.fn(ctx, c.Old) {
 			if !slices.Contains(reqs, r) {
 				reqs = append(reqs, r)
 			}
 		}
 	}
-	opts := queue.AddOptions{Priority: ev.Priority()}
+	opts := queue.AddOptions{Priority: c.Priority()}
 	for _, r := range reqs {
 		q.AddWithOptions(r, opts)
 	}

@@ -44,28 +44,36 @@ func obj(ns, name, rv string, owners ...kube.OwnerReference) *kube.ConfigMap {
 	return &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv, OwnerReferences: owners}}
 }
 
-func ev(t EventType, o, old kube.Object) Event {
-	e := Event{Type: t, Object: o, Old: old}
+func ev(t ChangeType, o, old kube.Object) Change {
+	e := Change{Type: t, Object: o, Old: old}
 	normalize(&e)
+	return e
+}
+
+// resync is the update a cache's resync delivers.
+func resync(o kube.Object) Change {
+	e := ev(ChangeUpdate, o, o)
+	e.Resync = true
 	return e
 }
 
 func TestEnqueueObjectPriorities(t *testing.T) {
 	a1, a2 := obj("ns", "a", "1", nil...), obj("ns", "a", "2")
-	a1copy := obj("ns", "a", "1")
 	tests := []struct {
 		name string
-		ev   Event
+		ev   Change
 		want string
 	}{
-		{"create", ev(EventCreate, a1, nil), "ns/a@0"},
-		{"create in initial list", Event{Type: EventCreate, Object: a1, Key: a1.Key(), InInitialList: true}, "ns/a@-100"},
-		{"update", ev(EventUpdate, a2, a1), "ns/a@0"},
-		{"resync, same object", ev(EventUpdate, a1, a1), "ns/a@-100"},
-		{"resync, same resourceVersion", ev(EventUpdate, a1copy, a1), "ns/a@-100"},
-		{"delete", ev(EventDelete, a1, nil), "ns/a@0"},
-		{"generic", ev(EventGeneric, a1, nil), "ns/a@0"},
-		{"generic key only", func() Event { e := Event{Key: kube.Key{Name: "cluster"}}; normalize(&e); return e }(), "cluster@0"},
+		{"create", ev(ChangeCreate, a1, nil), "ns/a@0"},
+		{"create in initial list", Change{Type: ChangeCreate, Object: a1, Key: a1.Key(), InInitialList: true}, "ns/a@-100"},
+		{"update", ev(ChangeUpdate, a2, a1), "ns/a@0"},
+		{"resync", resync(a1), "ns/a@-100"},
+		// A resync is what the cache says is one, not what the objects
+		// look like.
+		{"same object, not a resync", ev(ChangeUpdate, a1, a1), "ns/a@0"},
+		{"delete", ev(ChangeDelete, a1, nil), "ns/a@0"},
+		{"generic", ev(ChangeGeneric, a1, nil), "ns/a@0"},
+		{"generic key only", func() Change { e := Change{Key: kube.Key{Name: "cluster"}}; normalize(&e); return e }(), "cluster@0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,15 +112,15 @@ func TestEnqueueOwner(t *testing.T) {
 	tests := []struct {
 		name string
 		opts OwnerOptions
-		ev   Event
+		ev   Change
 		want []string
 	}{
-		{"any owner", OwnerOptions{}, ev(EventCreate, owned, nil), []string{"ns/w1@0", "ns/w2@0"}},
-		{"controller only", OwnerOptions{OnlyController: true}, ev(EventCreate, owned, nil), []string{"ns/w1@0"}},
-		{"cluster-scoped owner", OwnerOptions{ClusterScoped: true}, ev(EventDelete, owned, nil), []string{"w1@0", "w2@0"}},
-		{"update: old and new owners", OwnerOptions{OnlyController: true}, ev(EventUpdate, owned, before), []string{"ns/w1@0", "ns/w0@0"}},
-		{"resync: low priority", OwnerOptions{OnlyController: true}, ev(EventUpdate, owned, owned), []string{"ns/w1@-100"}},
-		{"no owner", OwnerOptions{}, ev(EventCreate, obj("ns", "lonely", "1"), nil), nil},
+		{"any owner", OwnerOptions{}, ev(ChangeCreate, owned, nil), []string{"ns/w1@0", "ns/w2@0"}},
+		{"controller only", OwnerOptions{OnlyController: true}, ev(ChangeCreate, owned, nil), []string{"ns/w1@0"}},
+		{"cluster-scoped owner", OwnerOptions{ClusterScoped: true}, ev(ChangeDelete, owned, nil), []string{"w1@0", "w2@0"}},
+		{"update: old and new owners", OwnerOptions{OnlyController: true}, ev(ChangeUpdate, owned, before), []string{"ns/w1@0", "ns/w0@0"}},
+		{"resync: low priority", OwnerOptions{OnlyController: true}, resync(owned), []string{"ns/w1@-100"}},
+		{"no owner", OwnerOptions{}, ev(ChangeCreate, obj("ns", "lonely", "1"), nil), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,13 +149,13 @@ func TestEnqueueMapped(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		ev   Event
+		ev   Change
 		want []string
 	}{
-		{"create: one to many", ev(EventCreate, withTargets("1", "a b c"), nil), []string{"ns/a@0", "ns/b@0", "ns/c@0"}},
-		{"none", ev(EventDelete, withTargets("1", ""), nil), nil},
-		{"update: old and new, once each", ev(EventUpdate, withTargets("2", "b c"), withTargets("1", "a b")), []string{"ns/b@0", "ns/c@0", "ns/a@0"}},
-		{"initial list: low priority", Event{Type: EventCreate, Object: withTargets("1", "a"), InInitialList: true}, []string{"ns/a@-100"}},
+		{"create: one to many", ev(ChangeCreate, withTargets("1", "a b c"), nil), []string{"ns/a@0", "ns/b@0", "ns/c@0"}},
+		{"none", ev(ChangeDelete, withTargets("1", ""), nil), nil},
+		{"update: old and new, once each", ev(ChangeUpdate, withTargets("2", "b c"), withTargets("1", "a b")), []string{"ns/b@0", "ns/c@0", "ns/a@0"}},
+		{"initial list: low priority", Change{Type: ChangeCreate, Object: withTargets("1", "a"), InInitialList: true}, []string{"ns/a@-100"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -201,9 +201,9 @@ func (r *recorder) order() []string {
 // sendKeys returns a channel source fed with one generic event per key.
 func sendKeys(t testing.TB, keys ...Request) Source {
 	t.Helper()
-	ch := make(chan Event, len(keys))
+	ch := make(chan Change, len(keys))
 	for _, k := range keys {
-		ch <- Event{Key: k.Key}
+		ch <- Change{Key: k.Key}
 	}
 	return Channel(ch, EnqueueObject())
 }

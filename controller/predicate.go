@@ -8,73 +8,73 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// Predicate filters events before they reach an [EventHandler]: a source
-// hands an event on only if every one of its predicates allows it.
-// Predicates see every event type (create, update, delete, generic) and
+// Predicate filters changes before they reach an [EventHandler]: a source
+// hands a change on only if every one of its predicates allows it.
+// Predicates see every change type (create, update, delete, generic) and
 // decide per type, as controller-runtime's do: the "changed" predicates
 // judge updates and allow everything else.
 type Predicate interface {
-	Allow(ev Event) bool
+	Allow(c Change) bool
 }
 
 // PredicateFunc is a [Predicate] made of a func.
-type PredicateFunc func(ev Event) bool
+type PredicateFunc func(c Change) bool
 
 // Allow implements [Predicate].
-func (f PredicateFunc) Allow(ev Event) bool { return f(ev) }
+func (f PredicateFunc) Allow(c Change) bool { return f(c) }
 
-// PredicateFuncs is a [Predicate] with one func per event type; a nil
-// func allows the events of its type (controller-runtime's
+// PredicateFuncs is a [Predicate] with one func per change type; a nil
+// func allows the changes of its type (controller-runtime's
 // predicate.Funcs).
 type PredicateFuncs struct {
-	Create, Update, Delete, Generic func(ev Event) bool
+	Create, Update, Delete, Generic func(c Change) bool
 }
 
 // Allow implements [Predicate].
-func (p PredicateFuncs) Allow(ev Event) bool {
-	var f func(Event) bool
-	switch ev.Type {
-	case EventCreate:
+func (p PredicateFuncs) Allow(c Change) bool {
+	var f func(Change) bool
+	switch c.Type {
+	case ChangeCreate:
 		f = p.Create
-	case EventUpdate:
+	case ChangeUpdate:
 		f = p.Update
-	case EventDelete:
+	case ChangeDelete:
 		f = p.Delete
-	case EventGeneric:
+	case ChangeGeneric:
 		f = p.Generic
 	}
-	return f == nil || f(ev)
+	return f == nil || f(c)
 }
 
-// allow reports whether every predicate allows ev.
-func allow(preds []Predicate, ev Event) bool {
+// allow reports whether every predicate allows c.
+func allow(preds []Predicate, c Change) bool {
 	for _, p := range preds {
-		if !p.Allow(ev) {
+		if !p.Allow(c) {
 			return false
 		}
 	}
 	return true
 }
 
-// ObjectFilter returns a predicate that allows an event when fn allows
-// its object (the new one for an update), whatever the event type
+// ObjectFilter returns a predicate that allows a change when fn allows
+// its object (the new one for an update), whatever the change type
 // (controller-runtime's NewPredicateFuncs).
 func ObjectFilter(fn func(obj kube.Object) bool) Predicate {
-	return PredicateFunc(func(ev Event) bool { return ev.Object != nil && fn(ev.Object) })
+	return PredicateFunc(func(c Change) bool { return c.Object != nil && fn(c.Object) })
 }
 
 // updateOnly returns a predicate that judges updates with changed (given
-// both objects, never nil) and allows every other event. An update
+// both objects, never nil) and allows every other change. An update
 // missing an object is refused.
 func updateOnly(changed func(oldMeta, newMeta *kube.ObjectMeta) bool) Predicate {
-	return PredicateFunc(func(ev Event) bool {
-		if ev.Type != EventUpdate {
+	return PredicateFunc(func(c Change) bool {
+		if c.Type != ChangeUpdate {
 			return true
 		}
-		if ev.Old == nil || ev.Object == nil {
+		if c.Old == nil || c.Object == nil {
 			return false
 		}
-		return changed(ev.Old.GetObjectMeta(), ev.Object.GetObjectMeta())
+		return changed(c.Old.GetObjectMeta(), c.Object.GetObjectMeta())
 	})
 }
 
@@ -103,23 +103,23 @@ func AnnotationsChanged() Predicate {
 	return updateOnly(func(o, n *kube.ObjectMeta) bool { return !maps.Equal(o.Annotations, n.Annotations) })
 }
 
-// LabelSelector allows events whose object's labels sel matches (the new
-// object's for an update), for every event type.
+// LabelSelector allows changes whose object's labels sel matches (the new
+// object's for an update), for every change type.
 func LabelSelector(sel kube.Selector) Predicate {
 	return ObjectFilter(func(obj kube.Object) bool { return sel.Matches(obj.GetObjectMeta().Labels) })
 }
 
-// And allows an event that every one of preds allows (all, when there is
+// And allows a change that every one of preds allows (all, when there is
 // none).
 func And(preds ...Predicate) Predicate {
-	return PredicateFunc(func(ev Event) bool { return allow(preds, ev) })
+	return PredicateFunc(func(c Change) bool { return allow(preds, c) })
 }
 
-// Or allows an event that one of preds allows (none, when there is none).
+// Or allows a change that one of preds allows (none, when there is none).
 func Or(preds ...Predicate) Predicate {
-	return PredicateFunc(func(ev Event) bool {
+	return PredicateFunc(func(c Change) bool {
 		for _, p := range preds {
-			if p.Allow(ev) {
+			if p.Allow(c) {
 				return true
 			}
 		}
@@ -129,5 +129,5 @@ func Or(preds ...Predicate) Predicate {
 
 // Not allows what pred refuses.
 func Not(pred Predicate) Predicate {
-	return PredicateFunc(func(ev Event) bool { return !pred.Allow(ev) })
+	return PredicateFunc(func(c Change) bool { return !pred.Allow(c) })
 }

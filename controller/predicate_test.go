@@ -16,7 +16,7 @@ func meta(gen int64, rv string, labels, annotations map[string]string) *kube.Con
 // predicateCase is one event and whether the predicate under test allows it.
 type predicateCase struct {
 	name string
-	ev   Event
+	ev   Change
 	want bool
 }
 
@@ -35,48 +35,48 @@ func checkPredicate(t *testing.T, p Predicate, cases []predicateCase) {
 // predicates allow.
 func otherTypes(o kube.Object) []predicateCase {
 	return []predicateCase{
-		{"create", ev(EventCreate, o, nil), true},
-		{"delete", ev(EventDelete, o, nil), true},
-		{"generic", ev(EventGeneric, o, nil), true},
+		{"create", ev(ChangeCreate, o, nil), true},
+		{"delete", ev(ChangeDelete, o, nil), true},
+		{"generic", ev(ChangeGeneric, o, nil), true},
 	}
 }
 
 func TestGenerationChanged(t *testing.T) {
 	a := meta(1, "10", nil, nil)
 	checkPredicate(t, GenerationChanged(), append(otherTypes(a),
-		predicateCase{"spec change", ev(EventUpdate, meta(2, "11", nil, nil), a), true},
-		predicateCase{"status change", ev(EventUpdate, meta(1, "11", nil, nil), a), false},
-		predicateCase{"resync", ev(EventUpdate, a, a), false},
-		predicateCase{"update without old object", Event{Type: EventUpdate, Object: a}, false},
+		predicateCase{"spec change", ev(ChangeUpdate, meta(2, "11", nil, nil), a), true},
+		predicateCase{"status change", ev(ChangeUpdate, meta(1, "11", nil, nil), a), false},
+		predicateCase{"resync", ev(ChangeUpdate, a, a), false},
+		predicateCase{"update without old object", Change{Type: ChangeUpdate, Object: a}, false},
 	))
 }
 
 func TestResourceVersionChanged(t *testing.T) {
 	a := meta(1, "10", nil, nil)
 	checkPredicate(t, ResourceVersionChanged(), append(otherTypes(a),
-		predicateCase{"change", ev(EventUpdate, meta(1, "11", nil, nil), a), true},
-		predicateCase{"resync", ev(EventUpdate, a, a), false},
-		predicateCase{"same version, other copy", ev(EventUpdate, meta(1, "10", nil, nil), a), false},
+		predicateCase{"change", ev(ChangeUpdate, meta(1, "11", nil, nil), a), true},
+		predicateCase{"resync", ev(ChangeUpdate, a, a), false},
+		predicateCase{"same version, other copy", ev(ChangeUpdate, meta(1, "10", nil, nil), a), false},
 	))
 }
 
 func TestLabelsChanged(t *testing.T) {
 	a := meta(1, "10", map[string]string{"app": "x"}, nil)
 	checkPredicate(t, LabelsChanged(), append(otherTypes(a),
-		predicateCase{"value changed", ev(EventUpdate, meta(1, "11", map[string]string{"app": "y"}, nil), a), true},
-		predicateCase{"label added", ev(EventUpdate, meta(1, "11", map[string]string{"app": "x", "b": ""}, nil), a), true},
-		predicateCase{"labels removed", ev(EventUpdate, meta(1, "11", nil, nil), a), true},
-		predicateCase{"same labels", ev(EventUpdate, meta(2, "11", map[string]string{"app": "x"}, nil), a), false},
-		predicateCase{"nil and empty", ev(EventUpdate, meta(1, "11", map[string]string{}, nil), meta(1, "10", nil, nil)), false},
+		predicateCase{"value changed", ev(ChangeUpdate, meta(1, "11", map[string]string{"app": "y"}, nil), a), true},
+		predicateCase{"label added", ev(ChangeUpdate, meta(1, "11", map[string]string{"app": "x", "b": ""}, nil), a), true},
+		predicateCase{"labels removed", ev(ChangeUpdate, meta(1, "11", nil, nil), a), true},
+		predicateCase{"same labels", ev(ChangeUpdate, meta(2, "11", map[string]string{"app": "x"}, nil), a), false},
+		predicateCase{"nil and empty", ev(ChangeUpdate, meta(1, "11", map[string]string{}, nil), meta(1, "10", nil, nil)), false},
 	))
 }
 
 func TestAnnotationsChanged(t *testing.T) {
 	a := meta(1, "10", nil, map[string]string{"note": "x"})
 	checkPredicate(t, AnnotationsChanged(), append(otherTypes(a),
-		predicateCase{"value changed", ev(EventUpdate, meta(1, "11", nil, map[string]string{"note": "y"}), a), true},
-		predicateCase{"removed", ev(EventUpdate, meta(1, "11", nil, nil), a), true},
-		predicateCase{"same annotations", ev(EventUpdate, meta(1, "11", map[string]string{"l": "1"}, map[string]string{"note": "x"}), a), false},
+		predicateCase{"value changed", ev(ChangeUpdate, meta(1, "11", nil, map[string]string{"note": "y"}), a), true},
+		predicateCase{"removed", ev(ChangeUpdate, meta(1, "11", nil, nil), a), true},
+		predicateCase{"same annotations", ev(ChangeUpdate, meta(1, "11", map[string]string{"l": "1"}, map[string]string{"note": "x"}), a), false},
 	))
 }
 
@@ -84,39 +84,39 @@ func TestLabelSelector(t *testing.T) {
 	sel := kube.MustParseSelector("app=web,tier!=db")
 	web := meta(1, "1", map[string]string{"app": "web"}, nil)
 	db := meta(1, "2", map[string]string{"app": "web", "tier": "db"}, nil)
-	keyOnly := Event{Key: kube.Key{Namespace: "ns", Name: "x"}}
+	keyOnly := Change{Key: kube.Key{Namespace: "ns", Name: "x"}}
 	normalize(&keyOnly)
 	checkPredicate(t, LabelSelector(sel), []predicateCase{
-		{"create matching", ev(EventCreate, web, nil), true},
-		{"create not matching", ev(EventCreate, db, nil), false},
-		{"update to matching: the new object decides", ev(EventUpdate, web, db), true},
-		{"update to not matching", ev(EventUpdate, db, web), false},
-		{"delete matching", ev(EventDelete, web, nil), true},
-		{"generic not matching", ev(EventGeneric, db, nil), false},
+		{"create matching", ev(ChangeCreate, web, nil), true},
+		{"create not matching", ev(ChangeCreate, db, nil), false},
+		{"update to matching: the new object decides", ev(ChangeUpdate, web, db), true},
+		{"update to not matching", ev(ChangeUpdate, db, web), false},
+		{"delete matching", ev(ChangeDelete, web, nil), true},
+		{"generic not matching", ev(ChangeGeneric, db, nil), false},
 		{"generic key only: no labels", keyOnly, false},
 	})
 }
 
 func TestPredicateFuncs(t *testing.T) {
-	no := func(Event) bool { return false }
+	no := func(Change) bool { return false }
 	a := meta(1, "1", nil, nil)
 	checkPredicate(t, PredicateFuncs{Update: no, Generic: no}, []predicateCase{
-		{"create: nil func allows", ev(EventCreate, a, nil), true},
-		{"update", ev(EventUpdate, a, a), false},
-		{"delete: nil func allows", ev(EventDelete, a, nil), true},
-		{"generic", ev(EventGeneric, a, nil), false},
+		{"create: nil func allows", ev(ChangeCreate, a, nil), true},
+		{"update", ev(ChangeUpdate, a, a), false},
+		{"delete: nil func allows", ev(ChangeDelete, a, nil), true},
+		{"generic", ev(ChangeGeneric, a, nil), false},
 	})
 	checkPredicate(t, PredicateFuncs{Create: no, Delete: no}, []predicateCase{
-		{"create", ev(EventCreate, a, nil), false},
-		{"update: nil func allows", ev(EventUpdate, a, a), true},
-		{"delete", ev(EventDelete, a, nil), false},
+		{"create", ev(ChangeCreate, a, nil), false},
+		{"update: nil func allows", ev(ChangeUpdate, a, a), true},
+		{"delete", ev(ChangeDelete, a, nil), false},
 	})
 }
 
 func TestCombinators(t *testing.T) {
-	yes := PredicateFunc(func(Event) bool { return true })
-	no := PredicateFunc(func(Event) bool { return false })
-	e := ev(EventCreate, meta(1, "1", nil, nil), nil)
+	yes := PredicateFunc(func(Change) bool { return true })
+	no := PredicateFunc(func(Change) bool { return false })
+	e := ev(ChangeCreate, meta(1, "1", nil, nil), nil)
 	tests := []struct {
 		name string
 		p    Predicate
@@ -142,9 +142,9 @@ func TestCombinators(t *testing.T) {
 	specOrLabels := Or(GenerationChanged(), LabelsChanged())
 	a := meta(1, "1", map[string]string{"a": "1"}, nil)
 	checkPredicate(t, specOrLabels, append(otherTypes(a),
-		predicateCase{"spec", ev(EventUpdate, meta(2, "2", map[string]string{"a": "1"}, nil), a), true},
-		predicateCase{"labels", ev(EventUpdate, meta(1, "2", nil, nil), a), true},
-		predicateCase{"status", ev(EventUpdate, meta(1, "2", map[string]string{"a": "1"}, nil), a), false},
+		predicateCase{"spec", ev(ChangeUpdate, meta(2, "2", map[string]string{"a": "1"}, nil), a), true},
+		predicateCase{"labels", ev(ChangeUpdate, meta(1, "2", nil, nil), a), true},
+		predicateCase{"status", ev(ChangeUpdate, meta(1, "2", map[string]string{"a": "1"}, nil), a), false},
 	))
-	checkPredicate(t, Not(LabelsChanged()), []predicateCase{{"create", ev(EventCreate, a, nil), false}})
+	checkPredicate(t, Not(LabelsChanged()), []predicateCase{{"create", ev(ChangeCreate, a, nil), false}})
 }

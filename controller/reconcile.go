@@ -38,7 +38,7 @@ func (r Result) IsZero() bool { return r == Result{} }
 
 // Reconciler brings the world in line with the object a [Request] names.
 // It is called with the object's key only: read the object (from a cache)
-// and act on what is there now, not on the event that queued the request.
+// and act on what is there now, not on the change that queued the request.
 //
 // What the controller does with the outcome (controller-runtime's rules):
 //   - a non-nil error: the request is queued again after the rate

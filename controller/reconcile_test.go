@@ -41,10 +41,10 @@ func TestResultHandling(t *testing.T) {
 			return Result{}, nil
 		})
 		c := mustNew(t, "results", rec, Options{})
-		ch := make(chan Event, 1)
+		ch := make(chan Change, 1)
 		mustWatch(t, c, Channel(ch, EnqueueObject()))
 		key := req("default", "a")
-		ch <- Event{Key: key.Key}
+		ch <- Change{Key: key.Key}
 		stop := startController(t, c)
 
 		time.Sleep(2 * time.Second)
@@ -61,7 +61,7 @@ func TestResultHandling(t *testing.T) {
 		if n := rec.count(key); n != 8 {
 			t.Errorf("an hour after success: %d reconciles, want 8", n)
 		}
-		ch <- Event{Key: key.Key} // again: the backoff starts over at 5ms
+		ch <- Change{Key: key.Key} // again: the backoff starts over at 5ms
 		time.Sleep(time.Second)
 		synctest.Wait()
 		want = append(want, 2000*time.Millisecond+time.Hour, 2005*time.Millisecond+time.Hour)

@@ -13,7 +13,7 @@ import (
 )
 
 // Source is where a controller's requests come from: it turns what it
-// sees into [Event]s, filters them through predicates and hands them to an
+// sees into [Change]s, filters them through predicates and hands them to an
 // [EventHandler], which queues requests. [Kind] and [Channel] make the two
 // common ones. A Source value serves one controller, once.
 type Source interface {
@@ -31,7 +31,7 @@ type Source interface {
 	String() string
 }
 
-// Kind returns a source of the events of the objects src caches (an
+// Kind returns a source of the changes of the objects src caches (an
 // informer; see [cache.Informer.Source] and [cache.Cache.Source]). The
 // cache, not the source, runs the informer. Events that pass every
 // predicate go to h.
@@ -118,23 +118,23 @@ func (k *kindSource) Run(ctx context.Context, q Queue) error {
 	return nil
 }
 
-// handler adapts the informer's notifications to events.
+// handler adapts the informer's notifications to changes.
 func (k *kindSource) handler(ctx context.Context, h EventHandler, q Queue) cache.Handler[kube.Object] {
-	deliver := func(ev Event) {
-		ev.Key = ev.Object.GetObjectMeta().Key()
-		if allow(k.preds, ev) {
-			h.Handle(ctx, ev, q)
+	deliver := func(c Change) {
+		c.Key = c.Object.GetObjectMeta().Key()
+		if allow(k.preds, c) {
+			h.Handle(ctx, c, q)
 		}
 	}
 	return cache.HandlerFuncs[kube.Object]{
 		AddFunc: func(obj kube.Object, initial bool) {
-			deliver(Event{Type: EventCreate, Object: obj, InInitialList: initial})
+			deliver(Change{Type: ChangeCreate, Object: obj, InInitialList: initial})
 		},
-		UpdateFunc: func(oldObj, newObj kube.Object) {
-			deliver(Event{Type: EventUpdate, Object: newObj, Old: oldObj})
+		UpdateFunc: func(oldObj, newObj kube.Object, resync bool) {
+			deliver(Change{Type: ChangeUpdate, Object: newObj, Old: oldObj, Resync: resync})
 		},
 		DeleteFunc: func(obj kube.Object, unknown bool) {
-			deliver(Event{Type: EventDelete, Object: obj, FinalStateUnknown: unknown})
+			deliver(Change{Type: ChangeDelete, Object: obj, FinalStateUnknown: unknown})
 		},
 	}
 }
@@ -163,23 +163,23 @@ func (k *kindSource) WaitForSync(ctx context.Context) error {
 	return fmt.Errorf("wait for %s to sync: handler not given the initial list: %w", k, err)
 }
 
-// Channel returns a source of the events sent on ch, for changes from
-// outside the cluster (a webhook, a timer, another system). Events that
+// Channel returns a source of the changes sent on ch, from
+// outside the cluster (a webhook, a timer, another system). Changes that
 // pass every predicate go to h, in the order sent, from the source's own
 // goroutine.
 //
-// An event's Type is kept (the zero value is [EventGeneric]). An event
+// A change's Type is kept (the zero value is [ChangeGeneric]). A change
 // with a Key and no Object gets a [kube.PartialObjectMetadata] holding
 // that namespace and name, so predicates and handlers always see an
-// object; an event with an Object gets its Key filled in; an event with
+// object; a change with an Object gets its Key filled in; a change with
 // neither (no name) is dropped. The source is synced at once. It stops
 // when ctx is done or ch is closed.
-func Channel(ch <-chan Event, h EventHandler, preds ...Predicate) Source {
+func Channel(ch <-chan Change, h EventHandler, preds ...Predicate) Source {
 	return &channelSource{ch: ch, h: h, preds: preds}
 }
 
 type channelSource struct {
-	ch    <-chan Event
+	ch    <-chan Change
 	h     EventHandler
 	preds []Predicate
 }
@@ -201,28 +201,28 @@ func (s *channelSource) Run(ctx context.Context, q Queue) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-s.ch:
+		case c, ok := <-s.ch:
 			if !ok {
 				return nil
 			}
-			if !normalize(&ev) {
+			if !normalize(&c) {
 				continue
 			}
-			if allow(s.preds, ev) {
-				s.h.Handle(ctx, ev, q)
+			if allow(s.preds, c) {
+				s.h.Handle(ctx, c, q)
 			}
 		}
 	}
 }
 
-// normalize fills in an event's Key or Object from the other; it reports
-// false for an event that names nothing.
-func normalize(ev *Event) bool {
+// normalize fills in a change's Key or Object from the other; it reports
+// false for a change that names nothing.
+func normalize(c *Change) bool {
 	switch {
-	case ev.Object != nil:
-		ev.Key = ev.Object.GetObjectMeta().Key()
-	case ev.Key.Name != "":
-		ev.Object = &kube.PartialObjectMetadata{ObjectMeta: kube.ObjectMeta{Namespace: ev.Key.Namespace, Name: ev.Key.Name}}
+	case c.Object != nil:
+		c.Key = c.Object.GetObjectMeta().Key()
+	case c.Key.Name != "":
+		c.Object = &kube.PartialObjectMetadata{ObjectMeta: kube.ObjectMeta{Namespace: c.Key.Namespace, Name: c.Key.Name}}
 	}
-	return ev.Key.Name != ""
+	return c.Key.Name != ""
 }

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -21,7 +22,7 @@ type eventLog struct {
 	got []string
 }
 
-func (l *eventLog) Handle(_ context.Context, e Event, q Queue) {
+func (l *eventLog) Handle(_ context.Context, e Change, q Queue) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := fmt.Sprintf("%s %s %T", e.Type, e.Key, e.Object)
@@ -45,7 +46,7 @@ func (l *eventLog) take() []string {
 
 func TestChannelSource(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ch := make(chan Event)
+		ch := make(chan Change)
 		var log eventLog
 		onlyA := ObjectFilter(func(o kube.Object) bool { return strings.HasPrefix(o.GetObjectMeta().Name, "a") })
 		src := Channel(ch, &log, onlyA)
@@ -58,12 +59,12 @@ func TestChannelSource(t *testing.T) {
 		defer cancel()
 		go func() { done <- src.Run(ctx, q) }()
 
-		ch <- Event{Key: kube.Key{Namespace: "ns", Name: "a1"}}                // key only
-		ch <- Event{Object: obj("ns", "a2", "5")}                              // object only
-		ch <- Event{Type: EventDelete, Object: obj("ns", "a3", "5")}           // a type kept
-		ch <- Event{Key: kube.Key{Name: "b1"}}                                 // filtered out
-		ch <- Event{}                                                          // names nothing: dropped
-		ch <- Event{Key: kube.Key{Namespace: "ns"}, Object: obj("", "a4", "")} // the object wins
+		ch <- Change{Key: kube.Key{Namespace: "ns", Name: "a1"}}                // key only
+		ch <- Change{Object: obj("ns", "a2", "5")}                              // object only
+		ch <- Change{Type: ChangeDelete, Object: obj("ns", "a3", "5")}          // a type kept
+		ch <- Change{Key: kube.Key{Name: "b1"}}                                 // filtered out
+		ch <- Change{}                                                          // names nothing: dropped
+		ch <- Change{Key: kube.Key{Namespace: "ns"}, Object: obj("", "a4", "")} // the object wins
 		synctest.Wait()
 		want := []string{
 			"generic ns/a1 *kube.PartialObjectMetadata",
@@ -95,7 +96,7 @@ func TestKindSourceEvents(t *testing.T) {
 		var log eventLog
 		// Only deletes and changes of the data go through.
 		src := Kind(inf.ObjectInformer(), &log, PredicateFuncs{
-			Update: func(e Event) bool {
+			Update: func(e Change) bool {
 				return fmt.Sprint(e.Object.(*kube.ConfigMap).Data) != fmt.Sprint(e.Old.(*kube.ConfigMap).Data)
 			},
 		})
@@ -173,6 +174,46 @@ func TestKindSourceWaitForSyncBeforeRun(t *testing.T) {
 		err := src.WaitForSync(ctx)
 		if err == nil || !strings.Contains(err.Error(), "wait for kind ConfigMap (v1) to sync: not started") {
 			t.Errorf("WaitForSync without Run = %v, want not started", err)
+		}
+	})
+}
+
+// A Kind source marks the updates of the cache's resyncs (Resync, low
+// priority) and only those: a real update of the same object is not one.
+func TestKindSourceMarksResyncs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, client := newServer(t)
+		createCM(t, srv, cm{ns: "default", name: "a", data: map[string]any{"v": "1"}})
+		inf, err := cache.NewInformer[kube.ConfigMap](client, cache.InformerOptions{SyncPeriod: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, inf.Start)
+		var mu sync.Mutex
+		var updates []Change
+		src := Kind(inf.ObjectInformer(), EventHandlerFunc(func(_ context.Context, c Change, _ Queue) {
+			if c.Type == ChangeUpdate {
+				mu.Lock()
+				updates = append(updates, c)
+				mu.Unlock()
+			}
+		}))
+		var q fakeQueue
+		run(t, func(ctx context.Context) error { return src.Run(ctx, &q) })
+		time.Sleep(70 * time.Minute) // one resync, at 1h ±10%
+		synctest.Wait()
+		updateCM(t, srv, "default", "a", map[string]any{"v": "2"})
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(updates) != 2 {
+			t.Fatalf("updates = %+v, want a resync then a change", updates)
+		}
+		if r := updates[0]; !r.Resync || r.Priority() != LowPriority || r.Old != r.Object {
+			t.Errorf("resync = %+v (priority %d), want Resync, LowPriority, the same object twice", r, r.Priority())
+		}
+		if u := updates[1]; u.Resync || u.Priority() != 0 {
+			t.Errorf("update = %+v (priority %d), want a change of priority 0", u, u.Priority())
 		}
 	})
 }

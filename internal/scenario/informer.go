@@ -118,7 +118,7 @@ func testInformerAfterCuts(t *testing.T, f *fixture) {
 	v := &view{objs: map[string]string{}}
 	if _, err := inf.AddEventHandler(cache.HandlerFuncs[*kube.ConfigMap]{
 		AddFunc:    func(cm *kube.ConfigMap, _ bool) { v.set(cm) },
-		UpdateFunc: func(_, cm *kube.ConfigMap) { v.set(cm) },
+		UpdateFunc: func(_, cm *kube.ConfigMap, _ bool) { v.set(cm) },
 		DeleteFunc: func(cm *kube.ConfigMap, _ bool) { v.mu.Lock(); delete(v.objs, cm.Name); v.mu.Unlock() },
 	}); err != nil {
 		t.Fatal(err)

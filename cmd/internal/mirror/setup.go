@@ -71,7 +71,7 @@ func Setup(ctx context.Context, cfg SetupOptions) error {
 
 // isChange reports whether ev is a change, not an object of the initial
 // list or a resync (which are queued at low priority).
-func isChange(ev controller.Event) bool { return ev.Priority() != controller.LowPriority }
+func isChange(ev controller.Change) bool { return ev.Priority() != controller.LowPriority }
 
 // requestsFor maps an object of the mirror's kind to the source to
 // reconcile: a copy to its source, a source to itself (a source being
