@@ -58,8 +58,8 @@ type InformerOptions struct {
 	// read rarely, for example the objects a controller only maps to a
 	// request key.
 	Compact bool
-	// Logger receives list and watch failures (warn), relists (info) and
-	// resumed watches (debug); nil discards them.
+	// Logger receives list and watch failures (warn), relists after a 410
+	// and a server's refusal of WatchList (info); nil discards them.
 	Logger *slog.Logger
 }
 
