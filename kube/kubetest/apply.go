@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,14 +15,24 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// This file is server-side apply, approximated without schemas: a missing
-// object is created from the configuration (201); an existing one gets the
-// configuration merged in (maps merged key by key; lists replaced, except
-// metadata.finalizers, a set, and metadata.ownerReferences, keyed by uid).
-// Fields the manager applied before and omits now are removed unless
-// another manager owns them. Another manager's field that the
-// configuration would change is a conflict (409) unless force=true, which
-// takes it over.
+// This file is server-side apply, as the real server's field manager does
+// it with the kind's schema (fieldwalk.go):
+//   - the configuration is merged into the object: maps key by key, set
+//     and map lists entry by entry, atomic lists and maps replaced;
+//   - the manager's Apply entry becomes exactly the configuration's
+//     fields; the fields it applied before and omits now are removed
+//     unless another manager owns them (or what is under them);
+//   - a field of another manager that the merge adds or changes is a
+//     conflict (409, naming the manager and the field: .data.x,
+//     .status.conditions[type="Ready"]) unless force=true, which takes it
+//     from them; fields the merge removes leave every entry;
+//   - an object without managedFields first gets them as if a manager
+//     "before-first-apply" had made it by an Update;
+//   - the manager "kubectl" may take fields from others that its
+//     kubectl.kubernetes.io/last-applied-configuration annotation says it
+//     set and that still have that value (the client-side to server-side
+//     apply migration), and keeps that annotation, when the object has
+//     one, equal to the configuration it applied.
 
 func (s *Server) serveApply(c *call, body []byte) {
 	if c.q.Get("fieldManager") == "" {
@@ -34,6 +43,10 @@ func (s *Server) serveApply(c *call, body []byte) {
 	config, err := parseApplyBody(body)
 	if err != nil {
 		writeError(c.w, errBadRequest("error decoding YAML: "+err.Error()))
+		return
+	}
+	if av, kind := str(config, "apiVersion"), str(config, "kind"); av != c.res.apiVersion() || kind != c.res.Kind {
+		writeError(c.w, errBadRequest("invalid object type: "+gvkString(av, kind)))
 		return
 	}
 	if serr := checkKind(c.res, config); serr != nil {
@@ -49,6 +62,11 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, serr)
 		return
 	}
+	if msg := duplicateEntries(c.res.Schema, config); msg != "" {
+		writeError(c.w, statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
+			str(meta, "namespace"), str(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
+		return
+	}
 	if str(meta, "name") == "" {
 		meta["name"] = c.info.Name
 	}
@@ -58,6 +76,30 @@ func (s *Server) serveApply(c *call, body []byte) {
 	out, serr := s.applyLocked(wr, config)
 	s.mu.Unlock()
 	c.respondUpdate(out, serr)
+}
+
+// gvkString writes a group, version and kind as the real server's
+// messages do: "apps/v1, Kind=Deployment", "/v1, Kind=ConfigMap".
+func gvkString(apiVersion, kind string) string {
+	if !strings.Contains(apiVersion, "/") {
+		apiVersion = "/" + apiVersion
+	}
+	return apiVersion + ", Kind=" + kind
+}
+
+// fieldManagerOf returns the field manager of wr's write.
+func (s *Server) fieldManagerOf(wr *write, now string) *fieldManager {
+	res := wr.res
+	return &fieldManager{res: res, sub: wr.sub, now: now, served: func(apiVersion string) bool {
+		if apiVersion == res.apiVersion() {
+			return true
+		}
+		group, version, ok := strings.Cut(apiVersion, "/")
+		if !ok {
+			group, version = "", apiVersion
+		}
+		return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
+	}}
 }
 
 // applyLocked applies config to the object wr names.
@@ -70,89 +112,237 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 		if wr.sub != "" {
 			return updateResult{}, errNotFound(wr.res, wr.name)
 		}
-		rec, err := s.createLocked(wr, config)
+		wr.applied = config
+		rec, err := s.createLocked(wr, deepCopy(config).(obj))
 		return updateResult{rec: rec, created: true}, err
 	}
 	live := mustDecode(prev.raw)
 	live["apiVersion"] = wr.res.apiVersion()
-	applied := applySet(wr.res, wr.sub, config)
-	entries := parseManagedFields(metaOf(live))
-	var mine *mfEntry
-	var conflicts []string // "manager\x00path"
+	fm := s.fieldManagerOf(wr, nowString())
+	next, entries, err := fm.applyKubectl(live, config, wr.manager, wr.force)
+	if err != nil {
+		return updateResult{}, err
+	}
+	metaOf(next)["resourceVersion"] = formatRV(prev.rv)
+	return s.updateLocked(wr, next, func(meta, _, _ obj, _ string) { setManagedFields(meta, entries) })
+}
+
+// recordCreate writes the managedFields of an object a write creates:
+// the configuration's fields for an apply (wr.applied), else an Update
+// from nothing, starting from the managedFields the request sent.
+func (s *Server) recordCreate(wr *write, meta, o obj, requested any, ok bool, now string) {
+	fm := s.fieldManagerOf(wr, now)
+	if !wr.apply {
+		fm.recordUpdate(meta, nil, o, requested, ok, wr.manager)
+		return
+	}
+	_, entries, err := fm.apply(nil, wr.applied, nil, wr.manager, true)
+	if err != nil {
+		delete(meta, "managedFields")
+		return
+	}
+	setManagedFields(meta, entries)
+}
+
+// applyKubectl is apply, with what the real server does for the manager
+// "kubectl": conflicts on fields its last-applied annotation set, with
+// the values they still have, are forced, and the annotation follows the
+// configuration.
+func (fm *fieldManager) applyKubectl(live, config obj, manager string, force bool) (obj, []*mfEntry, *kube.StatusError) {
+	entries := storedManagedFields(metaOf(live))
+	next, out, err := fm.apply(live, config, cloneEntries(entries), manager, force)
+	if err != nil && err.other == nil && manager == "kubectl" && !force {
+		if allowed := fm.lastAppliedFields(live); allowed != nil {
+			var rest []applyConflict
+			for _, cf := range err.conflicts {
+				if !allowed.has(cf.path...) {
+					rest = append(rest, cf)
+				}
+			}
+			if len(rest) > 0 {
+				return nil, nil, errApplyConflict(rest)
+			}
+			next, out, err = fm.apply(live, config, cloneEntries(entries), manager, true)
+		}
+	}
+	if err != nil {
+		return nil, nil, err.status()
+	}
+	if manager == "kubectl" {
+		updateLastApplied(next, config)
+	}
+	return next, out, nil
+}
+
+func cloneEntries(entries []*mfEntry) []*mfEntry {
+	out := make([]*mfEntry, len(entries))
+	for i, e := range entries {
+		c := *e
+		c.Fields = e.Fields.clone()
+		out[i] = &c
+	}
+	return out
+}
+
+// applyConflict is one field of another manager an apply would change.
+type applyConflict struct {
+	manager *mfEntry
+	path    []string
+}
+
+// applyError is an apply's failure: its conflicts, or another error.
+type applyError struct {
+	conflicts []applyConflict
+	other     *kube.StatusError
+}
+
+func (e *applyError) status() *kube.StatusError {
+	if e.other != nil {
+		return e.other
+	}
+	return errApplyConflict(e.conflicts)
+}
+
+// apply merges config into live (nil: the object is created) for
+// manager, with the entries the object has. It returns the object to
+// store and its entries; the applier's entry has fm.now as its time when
+// the object changed.
+func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager string, force bool) (obj, []*mfEntry, *applyError) {
+	sch := fm.res.Schema
+	if live == nil {
+		live = zeroObject()
+	} else if len(entries) == 0 {
+		var err error
+		if entries, err = fm.track(nil, zeroObject(), live, "before-first-apply"); err != nil {
+			return nil, nil, &applyError{other: statusError(http.StatusInternalServerError, "",
+				"failed to create manager for existing fields: "+err.Error(), nil)}
+		}
+	}
+	entries = fm.reconcile(entries)
+	merged, _ := mergeApplied(sch, live, config).(obj)
+	set, _ := toFieldSet(sch, config)
+	set = fm.reset(set)
+	me := entryOf(&entries, fm.writer(manager, "Apply"))
+	last := me.Fields
+	me.Fields, me.APIVersion = set, fm.res.apiVersion()
+	next := fm.prune(merged, entries, last)
+
+	c, err := compareObjects(sch, withoutManaged(live), withoutManaged(next), fm.typed(), fm.typed())
+	if err != nil {
+		return nil, nil, &applyError{other: statusError(http.StatusInternalServerError, "",
+			"failed to compare objects: "+err.Error(), nil)}
+	}
+	c.filter(fm.reset)
+	changed := c.changed()
+	var conflicts []applyConflict
 	for _, e := range entries {
-		if e.Manager == wr.manager && e.Operation == "Apply" && e.Subresource == wr.sub {
-			mine = e
+		if e == me {
 			continue
 		}
-		for p := range applied {
-			if !e.Fields[p] {
-				continue
-			}
-			lv, _ := lookup(live, p)
-			cv, _ := lookup(config, p)
-			if reflect.DeepEqual(lv, cv) {
-				continue
-			}
-			if wr.force {
-				delete(e.Fields, p)
-			} else {
-				conflicts = append(conflicts, managerName(e)+pathSep+p)
-			}
+		taken := e.Fields.intersection(changed)
+		for _, p := range taken.paths() {
+			conflicts = append(conflicts, applyConflict{manager: e, path: p})
 		}
+		e.Fields = e.Fields.difference(taken).difference(c.removed)
 	}
-	if len(conflicts) > 0 {
-		return updateResult{}, errApplyConflict(conflicts)
+	if len(conflicts) > 0 && !force {
+		return nil, nil, &applyError{conflicts: conflicts}
 	}
-	if mine != nil {
-		for p := range mine.Fields {
-			if applied[p] || ownedByOther(entries, mine, p) {
-				continue
-			}
-			deletePath(live, p)
-		}
+	if !equalValues(live, next) {
+		me.Time = fm.now
 	}
-	mergeApply(live, config)
-	metaOf(live)["resourceVersion"] = formatRV(prev.rv)
-	return s.updateLocked(wr, live, func(meta, _, next obj, now string) {
-		for _, e := range entries {
-			e.Fields.prune(next)
-		}
-		if mine == nil {
-			mine = &mfEntry{Manager: wr.manager, Operation: "Apply", Subresource: wr.sub}
-			entries = append(entries, mine)
-		}
-		mine.Fields, mine.APIVersion, mine.Time = applied, wr.res.apiVersion(), now
-		setManagedFields(meta, entries)
-	})
+	me.Fields = me.Fields.difference(strippedFields)
+	entries = slices.DeleteFunc(entries, func(e *mfEntry) bool { return e.Fields.empty() })
+	return next, entries, nil
 }
 
-// applySet is the set of fields a configuration applies: every leaf, no
-// ".", limited to status for the status subresource and without status
-// for the main resource of a kind that has the subresource.
-func applySet(res *resource, sub string, config obj) fieldSet {
-	set := fieldDiff(res, nil, config, false)
-	for p := range set {
-		inStatus := p == "f:status" || strings.HasPrefix(p, "f:status"+pathSep)
-		if (sub == "status") != inStatus && (sub == "status" || res.Status) {
-			delete(set, p)
-		}
+// prune removes from merged the fields the applier's last configuration
+// (last) had and no manager owns any more, each with what is under it.
+func (fm *fieldManager) prune(merged obj, entries []*mfEntry, last *fieldSet) obj {
+	if last.empty() {
+		return merged
 	}
-	return set
-}
-
-// recordApply writes the managedFields of an object created by apply.
-func recordApply(meta obj, set fieldSet, manager, apiVersion, sub, now string) {
-	setManagedFields(meta, []*mfEntry{{Manager: manager, Operation: "Apply", APIVersion: apiVersion,
-		Time: now, Subresource: sub, Fields: set}})
-}
-
-func ownedByOther(entries []*mfEntry, mine *mfEntry, p string) bool {
+	sch := fm.res.Schema
+	named := func(v obj) *fieldSet {
+		fs, _ := toFieldSet(sch, v)
+		return ensureNamedFields(sch, fs)
+	}
+	remove := func(v obj, set *fieldSet) obj {
+		out, ok := removeFields(sch, v, set)
+		m, _ := out.(obj)
+		if !ok || m == nil {
+			return obj{}
+		}
+		return m
+	}
+	lastNamed := ensureNamedFields(sch, last)
+	owned := newFieldSet()
 	for _, e := range entries {
-		if e != mine && e.Fields[p] {
-			return true
+		owned = owned.union(e.Fields)
+	}
+	all := named(merged)
+	withoutLast := remove(merged, lastNamed)
+	kept := remove(merged, all.difference(named(withoutLast).union(ensureNamedFields(sch, owned))))
+	return remove(merged, all.difference(named(kept)).intersection(lastNamed))
+}
+
+// lastAppliedFields returns the fields of live's last-applied annotation
+// whose values live still has; nil when there is no usable annotation.
+func (fm *fieldManager) lastAppliedFields(live obj) *fieldSet {
+	ann, _ := stringMap(metaOf(live), "annotations")
+	raw := ann[lastAppliedAnnotation]
+	if raw == "" {
+		return nil
+	}
+	la, err := decodeObject([]byte(raw))
+	if err != nil || str(la, "apiVersion") != fm.res.apiVersion() {
+		return nil
+	}
+	fs, err := toFieldSet(fm.res.Schema, la)
+	if err != nil {
+		return nil
+	}
+	c, err := compareObjects(fm.res.Schema, la, withoutManaged(live), false, fm.typed())
+	if err != nil {
+		return nil
+	}
+	return fs.difference(c.modified).difference(c.added).difference(c.removed)
+}
+
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// maxAnnotationsSize is the most the annotations of an object may hold.
+const maxAnnotationsSize = 256 << 10
+
+// updateLastApplied sets o's last-applied annotation, when it has one, to
+// the applied configuration (without that annotation), as JSON; it drops
+// the annotation when the annotations would then be too large.
+func updateLastApplied(o, config obj) {
+	meta := metaOf(o)
+	ann, _ := meta["annotations"].(obj)
+	if s, _ := ann[lastAppliedAnnotation].(string); s == "" {
+		return
+	}
+	c := deepCopy(config).(obj)
+	if cm, ok := c["metadata"].(obj); ok {
+		if ca, ok := cm["annotations"].(obj); ok {
+			delete(ca, lastAppliedAnnotation)
 		}
 	}
-	return false
+	var b bytes.Buffer
+	writeJSONValue(&b, c)
+	b.WriteByte('\n')
+	ann = deepCopy(ann).(obj)
+	ann[lastAppliedAnnotation] = b.String()
+	size := 0
+	for k, v := range ann {
+		s, _ := v.(string)
+		size += len(k) + len(s)
+	}
+	if size > maxAnnotationsSize {
+		delete(ann, lastAppliedAnnotation)
+	}
+	meta["annotations"] = ann
 }
 
 // managerName names a manager as conflicts print it.
@@ -167,118 +357,30 @@ func managerName(e *mfEntry) string {
 	return name
 }
 
-// errApplyConflict is the real server's conflict error (NewConflictError of
-// the field manager).
-func errApplyConflict(conflicts []string) *kube.StatusError {
-	slices.Sort(conflicts)
+// errApplyConflict is the real server's conflict error (NewConflictError
+// of the field manager): managers in the order of their identifiers,
+// each one's fields in path order.
+func errApplyConflict(conflicts []applyConflict) *kube.StatusError {
+	slices.SortStableFunc(conflicts, func(a, b applyConflict) int {
+		return strings.Compare(a.manager.identifier(), b.manager.identifier())
+	})
 	causes := make([]kube.StatusCause, len(conflicts))
-	byManager := map[string][]string{}
-	var managers []string
-	for i, c := range conflicts {
-		m, p, _ := strings.Cut(c, pathSep)
-		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + m, Field: fieldPathString(p)}
-		if _, seen := byManager[m]; !seen {
-			managers = append(managers, m)
+	var lines []string
+	for i, cf := range conflicts {
+		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + managerName(cf.manager),
+			Field: pathString(cf.path)}
+		if i == 0 || conflicts[i-1].manager != cf.manager {
+			lines = append(lines, "conflicts with "+managerName(cf.manager)+":")
 		}
-		byManager[m] = append(byManager[m], fieldPathString(p))
+		lines = append(lines, "- "+causes[i].Field)
 	}
 	var msg string
 	if len(conflicts) == 1 {
-		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", managers[0], causes[0].Field)
+		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", managerName(conflicts[0].manager), causes[0].Field)
 	} else {
-		var lines []string
-		for _, m := range managers {
-			lines = append(lines, "conflicts with "+m+":")
-			for _, p := range byManager[m] {
-				lines = append(lines, "- "+p)
-			}
-		}
 		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(conflicts), strings.Join(lines, "\n"))
 	}
 	return statusError(http.StatusConflict, kube.ReasonConflict, msg, &kube.StatusDetails{Causes: causes})
-}
-
-// deletePath removes the field at p from o.
-func deletePath(o obj, p string) {
-	elems := strings.Split(p, pathSep)
-	parentPath := strings.Join(elems[:len(elems)-1], pathSep)
-	last := elems[len(elems)-1]
-	var parent any = o
-	if parentPath != "" {
-		var ok bool
-		if parent, ok = lookup(o, parentPath); !ok {
-			return
-		}
-	}
-	switch {
-	case strings.HasPrefix(last, "f:"):
-		if m, ok := parent.(obj); ok {
-			delete(m, last[2:])
-		}
-	case strings.HasPrefix(last, "v:"), strings.HasPrefix(last, "k:"):
-		list := "ownerReferences"
-		if last[0] == 'v' {
-			list = "finalizers"
-		}
-		grand, ok := lookup(o, strings.Join(elems[:len(elems)-2], pathSep))
-		if m, isMap := grand.(obj); ok && isMap {
-			items, _ := parent.([]any)
-			m[list] = slices.DeleteFunc(slices.Clone(items), func(it any) bool { return listElement(list, it) == last })
-		}
-	}
-}
-
-// mergeApply merges config into live.
-func mergeApply(live, config obj) {
-	for k, cv := range config {
-		if k == "metadata" {
-			lm, cm := metaOf(live), metaOf(config)
-			for mk, mv := range cm {
-				switch mk {
-				case "finalizers", "ownerReferences":
-					lm[mk] = mergeList(mk, lm[mk], mv)
-				case "labels", "annotations":
-					lv, ok := lm[mk].(obj)
-					cvm, isMap := mv.(obj)
-					if !ok || !isMap {
-						lm[mk] = deepCopy(mv)
-						continue
-					}
-					for lk, v := range cvm {
-						lv[lk] = v
-					}
-				case "name", "namespace", "generateName":
-					lm[mk] = mv
-				}
-			}
-			continue
-		}
-		lmap, lok := live[k].(obj)
-		cmap, cok := cv.(obj)
-		if lok && cok {
-			mergeApply(lmap, cmap)
-			continue
-		}
-		live[k] = deepCopy(cv)
-	}
-}
-
-// mergeList merges an applied list into a live one: finalizers as a set,
-// owner references by uid.
-func mergeList(list string, live, applied any) any {
-	out, _ := live.([]any)
-	out = slices.Clone(out)
-	in, _ := applied.([]any)
-	for _, it := range in {
-		el := listElement(list, it)
-		i := slices.IndexFunc(out, func(o any) bool { return listElement(list, o) == el })
-		if i >= 0 {
-			out[i] = deepCopy(it)
-		} else {
-			out = append(out, deepCopy(it))
-		}
-	}
-	return out
 }
 
 // parseApplyBody reads an apply configuration: JSON, or YAML with plain

@@ -181,7 +181,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 			"message": "the initial names have been accepted"},
 	}
 	old := mustDecode(rec.raw)
-	recordUpdate(res, metaOf(o), old, o, "kube-apiserver", "apiextensions.k8s.io/v1", "status", now)
+	s.fieldManagerOf(&write{res: res, sub: "status"}, now).recordUpdate(metaOf(o), old, o, nil, false, "kube-apiserver")
 	rec = s.commitLocked(res, s.cols[res.colKey()], "MODIFIED", o, rec)
 	s.registerCRDLocked(mustDecode(rec.raw))
 }

@@ -22,6 +22,7 @@ type write struct {
 	manager   string
 	apply     bool // server-side apply: managedFields record operation Apply
 	force     bool // apply with force=true
+	applied   obj  // the configuration of an apply that creates the object
 	dryRun    bool
 }
 
@@ -149,6 +150,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if col.objects[objectKey(wr.namespace, name)] != nil {
 		return nil, errAlreadyExists(res, name)
 	}
+	requested, hasRequested := meta["managedFields"]
 	for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
 		"deletionGracePeriodSeconds", "generation", "selfLink", "managedFields"} {
 		delete(meta, k)
@@ -162,11 +164,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.
 	defaultKind(res, o)
-	if wr.apply {
-		recordApply(meta, applySet(res, "", o), wr.manager, res.apiVersion(), "", now)
-	} else {
-		recordUpdate(res, meta, nil, o, wr.manager, res.apiVersion(), "", now)
-	}
+	s.recordCreate(wr, meta, o, requested, hasRequested, now)
 	if res.Status {
 		if res.InitStatus != nil {
 			o["status"] = res.InitStatus()
@@ -177,7 +175,6 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if err := s.prepareCreateLocked(res, o); err != nil {
 		return nil, err
 	}
-	pruneManagedFields(meta, o)
 	o["apiVersion"] = res.storageAPIVersion()
 	if wr.dryRun {
 		return makeRecord(res, o), nil

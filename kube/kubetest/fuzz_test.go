@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -177,10 +178,12 @@ func checkWrite(t *testing.T, kind byte, method, query, contentType string, body
 	s.Close()
 }
 
-// checkManagedFields checks the managedFields of an object: entries with
-// a manager, an operation (Apply or Update), an apiVersion, a time,
-// fieldsType FieldsV1 and a fieldsV1 object, one per manager, operation
-// and subresource.
+// checkManagedFields checks the managedFields of an object as the real
+// server keeps them: entries with an operation (Apply or Update), an
+// apiVersion, a time in RFC 3339 if any (an apply that changed nothing
+// leaves a new manager's entry without one), fieldsType FieldsV1 and a
+// non-empty fieldsV1 object, one per manager, operation, subresource and,
+// for Update, apiVersion.
 func checkManagedFields(t *testing.T, body, raw []byte) {
 	t.Helper()
 	var o struct {
@@ -200,10 +203,14 @@ func checkManagedFields(t *testing.T, body, raw []byte) {
 		ft, _ := e["fieldsType"].(string)
 		fv, _ := e["fieldsV1"].(map[string]any)
 		sub, _ := e["subresource"].(string)
-		if mgr == "" || (op != "Apply" && op != "Update") || av == "" || tm == "" || ft != "FieldsV1" || len(fv) == 0 {
+		_, timeErr := time.Parse(time.RFC3339, tm)
+		if (op != "Apply" && op != "Update") || av == "" || (e["time"] != nil && timeErr != nil) || ft != "FieldsV1" || len(fv) == 0 {
 			t.Fatalf("after %q a managedFields entry is malformed: %v", body, e)
 		}
 		key := mgr + "\x00" + op + "\x00" + sub
+		if op == "Update" {
+			key += "\x00" + av
+		}
 		if seen[key] {
 			t.Fatalf("after %q managedFields has two entries for %s %s: %s", body, mgr, op, raw)
 		}

@@ -4,327 +4,413 @@ package kubetest
 
 import (
 	"encoding/json"
-	"reflect"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
-// This file keeps metadata.managedFields, simplified. The real server runs
-// structured-merge-diff against the kind's schema; the fake keeps one entry
-// per manager, operation and subresource whose fieldsV1 lists:
-//   - for Update (POST, PUT, non-apply PATCH): the fields this manager set
-//     or changed, taken from other managers, and ".” for maps and lists it
-//     created (labels, annotations, data, custom resource fields);
-//   - for Apply: exactly the fields of the last applied configuration.
+// This file keeps metadata.managedFields as the real server's field
+// manager does. Each entry is one manager's set of fields (fieldset.go),
+// identified by manager, operation, subresource and, for Update, the
+// apiVersion it wrote. An Update (POST, PUT, non-apply PATCH):
+//   - starts from the managedFields the write sets, when they decode (a
+//     PUT or patch that sets them replaces them; [] or [{}] clears them),
+//     else from the stored ones; a subresource write always uses the
+//     stored ones;
+//   - is not tracked at all when that leaves none on an existing object
+//     (after a clear, only an apply starts tracking again);
+//   - gives the writer every field it adds or changes (fieldcompare.go),
+//     taking them from other entries, and takes the fields it removes
+//     from every entry; the writer's time is now when it took anything;
+//   - drops entries left empty, entries of versions the kind no longer
+//     serves, and merges the oldest Update entries into "ancient-changes"
+//     beyond ten.
 //
-// Lists are atomic except metadata.finalizers (a set, "v:" entries) and
-// metadata.ownerReferences (keyed by uid, "k:" entries). Fields that vanish
-// from the object vanish from every entry; empty entries are dropped. Built-in
-// kinds' top-level fields other than data, binaryData and stringData are
-// structs and get no "." of their own, as in the real server.
-
-// fieldSet is a set of field paths, each the path elements ("f:data",
-// "f:a", `v:"x"`) joined by pathSep.
-type fieldSet map[string]bool
-
-const pathSep = "\x00"
+// Fields a strategy resets (status on the main resource of a kind with a
+// status subresource; all but status on the subresource) and the
+// metadata the server owns (name, uid, resourceVersion...) are never
+// recorded. Server-side apply is in apply.go.
 
 // mfEntry is one managedFields entry.
 type mfEntry struct {
-	Manager, Operation, APIVersion, Time, Subresource string
-	Fields                                            fieldSet
+	Manager, Operation, APIVersion, Subresource string
+	// Time is the entry's time as written (RFC 3339, UTC); "" when the
+	// entry has none (the real server writes none for a manager whose
+	// apply changed nothing).
+	Time   string
+	Fields *fieldSet
 }
 
-// parseManagedFields reads metadata.managedFields of a stored object.
-func parseManagedFields(meta obj) []*mfEntry {
-	list, _ := meta["managedFields"].([]any)
-	out := make([]*mfEntry, 0, len(list))
-	for _, v := range list {
-		m, ok := v.(obj)
+// sameManager reports whether e and o are the same manager: the real
+// server's manager identifier leaves out the apiVersion of Apply entries.
+func (e *mfEntry) sameManager(o *mfEntry) bool {
+	return e.Manager == o.Manager && e.Operation == o.Operation && e.Subresource == o.Subresource &&
+		(e.Operation == "Apply" || e.APIVersion == o.APIVersion)
+}
+
+// identifier is the manager's identifier as the real server builds it
+// (the JSON of the entry's naming fields), which orders conflicts.
+func (e *mfEntry) identifier() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	add := func(k, v string) {
+		if v == "" {
+			return
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + k + `":`)
+		raw, _ := json.Marshal(v)
+		b.Write(raw)
+	}
+	add("manager", e.Manager)
+	add("operation", e.Operation)
+	if e.Operation != "Apply" {
+		add("apiVersion", e.APIVersion)
+	}
+	add("subresource", e.Subresource)
+	b.WriteByte('}')
+	return b.String()
+}
+
+// decodeManagedFields reads a managedFields value as the real server
+// does; any entry that is not well formed makes the whole value invalid.
+func decodeManagedFields(v any) ([]*mfEntry, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("managedFields is not a list")
+	}
+	var out []*mfEntry
+	for i, item := range list {
+		m, ok := item.(obj)
 		if !ok {
-			continue
+			return nil, fmt.Errorf("managed fields entry %d is not an object", i)
 		}
 		e := &mfEntry{Manager: str(m, "manager"), Operation: str(m, "operation"),
-			APIVersion: str(m, "apiVersion"), Time: str(m, "time"), Subresource: str(m, "subresource"),
-			Fields: fieldSet{}}
-		if t, ok := m["fieldsV1"].(obj); ok {
-			treeToSet(t, nil, e.Fields)
+			APIVersion: str(m, "apiVersion"), Subresource: str(m, "subresource")}
+		switch {
+		case e.Operation != "Apply" && e.Operation != "Update":
+			return nil, fmt.Errorf("operation must be `Apply` or `Update`")
+		case e.APIVersion == "":
+			return nil, fmt.Errorf("apiVersion must not be empty")
+		case str(m, "fieldsType") == "":
+			return nil, fmt.Errorf("missing fieldsType in managed fields entry %d", i)
+		case str(m, "fieldsType") != "FieldsV1":
+			return nil, fmt.Errorf("invalid fieldsType %q in managed fields entry %d", str(m, "fieldsType"), i)
 		}
+		if t, ok := m["time"].(string); ok {
+			parsed, err := time.Parse(time.RFC3339, t)
+			if err != nil {
+				return nil, fmt.Errorf("managed fields entry %d: time: %v", i, err)
+			}
+			e.Time = parsed.UTC().Format(time.RFC3339)
+		}
+		fields, err := parseFieldsV1(m["fieldsV1"])
+		if err != nil {
+			return nil, fmt.Errorf("error decoding set: %v", err)
+		}
+		e.Fields = fields
+		// A later entry of the same manager replaces an earlier one.
+		out = slices.DeleteFunc(out, e.sameManager)
 		out = append(out, e)
 	}
-	return out
+	return out, nil
 }
 
-// setManagedFields writes entries into meta, dropping empty ones.
-func setManagedFields(meta obj, entries []*mfEntry) {
-	var out []any
-	for _, e := range entries {
-		if len(e.Fields) == 0 {
-			continue
+// storedManagedFields reads the managedFields of a stored object; stored
+// ones are always well formed.
+func storedManagedFields(meta obj) []*mfEntry {
+	entries, _ := decodeManagedFields(meta["managedFields"])
+	return entries
+}
+
+// isResetManagedFields reports whether a write's managedFields clear them:
+// an empty list, or one entry with nothing in it.
+func isResetManagedFields(v any) bool {
+	list, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	if len(list) == 0 {
+		return true
+	}
+	if len(list) != 1 {
+		return false
+	}
+	m, ok := list[0].(obj)
+	if !ok {
+		return false
+	}
+	for _, k := range []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"} {
+		if v, ok := m[k]; ok && v != nil && v != "" {
+			return false
 		}
-		m := obj{"manager": e.Manager, "operation": e.Operation, "apiVersion": e.APIVersion,
-			"time": e.Time, "fieldsType": "FieldsV1", "fieldsV1": setToTree(e.Fields)}
+	}
+	return true
+}
+
+// setManagedFields writes entries into meta in the real server's order
+// (Apply before Update, then by time, manager, apiVersion and
+// subresource), dropping empty ones; none removes the field.
+func setManagedFields(meta obj, entries []*mfEntry) {
+	entries = slices.DeleteFunc(slices.Clone(entries), func(e *mfEntry) bool { return e.Fields.empty() })
+	if len(entries) == 0 {
+		delete(meta, "managedFields")
+		return
+	}
+	slices.SortStableFunc(entries, func(a, b *mfEntry) int {
+		if a.Operation != b.Operation {
+			return strings.Compare(a.Operation, b.Operation)
+		}
+		if ta, tb := entryUnix(a), entryUnix(b); ta != tb {
+			return int(ta - tb)
+		}
+		if a.Manager != b.Manager {
+			return strings.Compare(a.Manager, b.Manager)
+		}
+		if a.APIVersion != b.APIVersion {
+			return strings.Compare(a.APIVersion, b.APIVersion)
+		}
+		return strings.Compare(a.Subresource, b.Subresource)
+	})
+	out := make([]any, len(entries))
+	for i, e := range entries {
+		m := obj{"operation": e.Operation, "apiVersion": e.APIVersion,
+			"fieldsType": "FieldsV1", "fieldsV1": e.Fields.fieldsV1()}
+		if e.Manager != "" {
+			m["manager"] = e.Manager
+		}
+		if e.Time != "" {
+			m["time"] = e.Time
+		}
 		if e.Subresource != "" {
 			m["subresource"] = e.Subresource
 		}
-		out = append(out, m)
-	}
-	if len(out) == 0 {
-		delete(meta, "managedFields")
-		return
+		out[i] = m
 	}
 	meta["managedFields"] = out
 }
 
-func treeToSet(t obj, prefix []string, out fieldSet) {
-	for k, v := range t {
-		if k == "." {
-			out[strings.Join(prefix, pathSep)] = true
-			continue
-		}
-		p := append(slices.Clip(prefix), k)
-		if child, _ := v.(obj); len(child) > 0 {
-			treeToSet(child, p, out)
-		} else {
-			out[strings.Join(p, pathSep)] = true
-		}
+func entryUnix(e *mfEntry) int64 {
+	t, err := time.Parse(time.RFC3339, e.Time)
+	if err != nil {
+		return 0
 	}
+	return t.Unix()
 }
 
-func setToTree(set fieldSet) obj {
-	root := obj{}
-	nodes := make(map[string]obj, len(set))
-	for p := range set {
-		node := root
-		for e := range strings.SplitSeq(p, pathSep) {
-			child, ok := node[e].(obj)
-			if !ok {
-				child = obj{}
-				node[e] = child
-			}
-			node = child
-		}
-		nodes[p] = node
+// strippedFields are the fields no manager owns: the object's identity
+// and what the server maintains.
+var strippedFields = func() *fieldSet {
+	s := newFieldSet()
+	s.insert("f:apiVersion")
+	s.insert("f:kind")
+	s.insert("f:metadata")
+	for _, f := range []string{"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName",
+		"generation", "managedFields", "resourceVersion"} {
+		s.insert("f:metadata", "f:"+f)
 	}
-	for _, node := range nodes {
-		if len(node) > 0 {
-			node["."] = obj{}
-		}
-	}
-	return root
+	return s
+}()
+
+// fieldManager computes the managedFields of one write.
+type fieldManager struct {
+	res *resource
+	sub string // "" or "status"
+	// served says whether the kind is served at an apiVersion: entries of
+	// other versions are dropped, as the real server cannot convert to
+	// them.
+	served func(apiVersion string) bool
+	now    string
 }
 
-// fieldDiff collects the fields of next that are new or changed compared
-// with prev (nil for a create). With dots, maps and lists that next adds
-// are members too, as Update entries record them.
-func fieldDiff(res *resource, prev, next obj, dots bool) fieldSet {
-	set := fieldSet{}
-	for k, v := range next {
-		switch k {
-		case "apiVersion", "kind":
-			continue
-		case "metadata":
-			m, _ := v.(obj)
-			var pm obj
-			if prev != nil {
-				pm, _ = prev["metadata"].(obj)
-			}
-			for _, mk := range []string{"labels", "annotations", "finalizers", "ownerReferences"} {
-				mv, ok := m[mk]
-				if !ok {
-					continue
-				}
-				old, oldOK := pm[mk]
-				p := []string{"f:metadata", "f:" + mk}
-				if mk == "finalizers" || mk == "ownerReferences" {
-					diffList(set, p, mk, mv, old, oldOK, dots)
-				} else {
-					diffValue(set, p, mv, old, oldOK, dots)
-				}
-			}
-		default:
-			old, oldOK := prev[k]
-			topDot := dots && (res.CRD != "" || k == "data" || k == "binaryData" || k == "stringData")
-			diffTop(set, []string{"f:" + k}, v, old, oldOK, topDot, dots)
+// typed says objects of the kind are typed Go objects in the real server.
+func (fm *fieldManager) typed() bool { return fm.res.CRD == "" }
+
+// reset keeps a set to the fields this endpoint writes: without status
+// on the main resource of a kind with a status subresource, only status
+// on the subresource.
+func (fm *fieldManager) reset(s *fieldSet) *fieldSet {
+	switch {
+	case fm.sub == "status":
+		out := newFieldSet()
+		if c := s.child("f:status"); c != nil {
+			out.children = map[string]*fieldSet{"f:status": c.clone()}
+			out.children["f:status"].member = c.member
 		}
+		return out
+	case fm.res.Status:
+		only := newFieldSet()
+		only.insert("f:status")
+		return s.without(only)
 	}
-	return set
+	return s
 }
 
-// diffTop is diffValue for a top-level field, whose own "." depends on
-// whether the kind declares it as a map or a struct.
-func diffTop(set fieldSet, p []string, v, old any, oldOK, topDot, dots bool) {
-	m, isMap := v.(obj)
-	if !isMap || len(m) == 0 {
-		diffValue(set, p, v, old, oldOK, dots)
-		return
-	}
-	oldMap, oldIsMap := old.(obj)
-	if topDot && (!oldOK || !oldIsMap) {
-		set[strings.Join(p, pathSep)] = true
-	}
-	for k, cv := range m {
-		ov, ok := oldMap[k]
-		diffValue(set, append(slices.Clip(p), "f:"+k), cv, ov, ok, dots)
-	}
+// reconcile drops the entries of versions the kind is not served at.
+func (fm *fieldManager) reconcile(entries []*mfEntry) []*mfEntry {
+	return slices.DeleteFunc(entries, func(e *mfEntry) bool { return !fm.served(e.APIVersion) })
 }
 
-func diffValue(set fieldSet, p []string, v, old any, oldOK, dots bool) {
-	m, isMap := v.(obj)
-	if !isMap || len(m) == 0 {
-		if !oldOK || !reflect.DeepEqual(v, old) {
-			set[strings.Join(p, pathSep)] = true
+// entry returns the entry of manager m (creating it, without fields).
+func entryOf(entries *[]*mfEntry, m *mfEntry) *mfEntry {
+	for _, e := range *entries {
+		if e.sameManager(m) {
+			return e
 		}
-		return
 	}
-	oldMap, oldIsMap := old.(obj)
-	if dots && (!oldOK || !oldIsMap) {
-		set[strings.Join(p, pathSep)] = true
-	}
-	for k, cv := range m {
-		ov, ok := oldMap[k]
-		diffValue(set, append(slices.Clip(p), "f:"+k), cv, ov, ok, dots)
-	}
+	e := &mfEntry{Manager: m.Manager, Operation: m.Operation, APIVersion: m.APIVersion,
+		Subresource: m.Subresource, Fields: newFieldSet()}
+	*entries = append(*entries, e)
+	return e
 }
 
-// diffList handles finalizers (a set of strings) and ownerReferences (keyed
-// by uid).
-func diffList(set fieldSet, p []string, name string, v, old any, oldOK, dots bool) {
-	items, _ := v.([]any)
-	oldItems, _ := old.([]any)
-	if dots && (!oldOK || old == nil) && len(items) > 0 {
-		set[strings.Join(p, pathSep)] = true
+// writer is the entry identity of this write's manager.
+func (fm *fieldManager) writer(manager, operation string) *mfEntry {
+	if manager == "" {
+		manager = "unknown"
 	}
-	for _, it := range items {
-		el := listElement(name, it)
-		if el == "" {
-			continue
-		}
-		found := false
-		for _, o := range oldItems {
-			if listElement(name, o) == el && reflect.DeepEqual(o, it) {
-				found = true
-			}
-		}
-		if !found {
-			set[strings.Join(append(slices.Clip(p), el), pathSep)] = true
-		}
-	}
+	return &mfEntry{Manager: manager, Operation: operation, APIVersion: fm.res.apiVersion(), Subresource: fm.sub}
 }
 
-// listElement is the path element of a list item: `v:"x"` for a finalizer,
-// `k:{"uid":"..."}` for an owner reference.
-func listElement(list string, item any) string {
-	if list == "finalizers" {
-		s, ok := item.(string)
-		if !ok {
-			return ""
-		}
-		b, _ := json.Marshal(s)
-		return "v:" + string(b)
-	}
-	m, _ := item.(obj)
-	uid, ok := m["uid"].(string)
+// zeroObject is the object a create starts from: empty, with the zero
+// fields of a built-in kind (compareObjects adds them).
+func zeroObject() obj { return obj{} }
+
+// withoutManaged returns o without metadata.managedFields (a shallow
+// copy when it has them), which are not part of what is compared.
+func withoutManaged(o obj) obj {
+	m, ok := o["metadata"].(obj)
 	if !ok {
-		return ""
+		return o
 	}
-	b, _ := json.Marshal(map[string]string{"uid": uid})
-	return "k:" + string(b)
-}
-
-// lookup returns the value at a field path in o.
-func lookup(o obj, p string) (any, bool) {
-	var cur any = o
-	for e := range strings.SplitSeq(p, pathSep) {
-		switch {
-		case strings.HasPrefix(e, "f:"):
-			m, ok := cur.(obj)
-			if !ok {
-				return nil, false
-			}
-			if cur, ok = m[e[2:]]; !ok {
-				return nil, false
-			}
-		case strings.HasPrefix(e, "v:"), strings.HasPrefix(e, "k:"):
-			items, _ := cur.([]any)
-			list := "ownerReferences"
-			if e[0] == 'v' {
-				list = "finalizers"
-			}
-			i := slices.IndexFunc(items, func(it any) bool { return listElement(list, it) == e })
-			if i < 0 {
-				return nil, false
-			}
-			cur = items[i]
-		default:
-			return nil, false
+	if _, has := m["managedFields"]; !has {
+		return o
+	}
+	out := make(obj, len(o))
+	for k, v := range o {
+		out[k] = v
+	}
+	nm := make(obj, len(m))
+	for k, v := range m {
+		if k != "managedFields" {
+			nm[k] = v
 		}
 	}
-	return cur, true
+	out["metadata"] = nm
+	return out
 }
 
-// prune drops from s the paths o no longer has.
-func (s fieldSet) prune(o obj) {
-	for p := range s {
-		if _, ok := lookup(o, p); !ok {
-			delete(s, p)
-		}
+// track records an Update by manager from prev to next into entries. An
+// error (a list whose entries cannot be told apart) leaves the fields
+// unknown, as the real server does.
+func (fm *fieldManager) track(entries []*mfEntry, prev, next obj, manager string) ([]*mfEntry, error) {
+	entries = fm.reconcile(entries)
+	c, err := compareObjects(fm.res.Schema, withoutManaged(prev), withoutManaged(next), fm.typed(), fm.typed())
+	if err != nil {
+		return nil, err
 	}
-}
-
-// fieldPathString renders a path as apply conflicts name it: ".data.x",
-// `.metadata.finalizers[="x"]`.
-func fieldPathString(p string) string {
-	var b strings.Builder
-	for e := range strings.SplitSeq(p, pathSep) {
-		switch {
-		case strings.HasPrefix(e, "f:"):
-			b.WriteString("." + e[2:])
-		case strings.HasPrefix(e, "v:"):
-			b.WriteString("[=" + e[2:] + "]")
-		case strings.HasPrefix(e, "k:"):
-			var m map[string]string
-			_ = json.Unmarshal([]byte(e[2:]), &m)
-			b.WriteString(`[uid="` + m["uid"] + `"]`)
-		}
-	}
-	return b.String()
-}
-
-// recordUpdate records an Update by manager: the changed fields become its
-// own and leave every other entry; fields next lacks leave every entry.
-func recordUpdate(res *resource, meta obj, prev, next obj, manager, apiVersion, subresource, now string) {
-	entries := parseManagedFields(meta)
-	changed := fieldDiff(res, prev, next, true)
-	var mine *mfEntry
+	c.filter(fm.reset)
+	changed := c.changed()
 	for _, e := range entries {
-		e.Fields.prune(next)
-		if e.Manager == manager && e.Operation == "Update" && e.Subresource == subresource {
-			mine = e
+		e.Fields = e.Fields.difference(changed).difference(c.removed)
+	}
+	entries = slices.DeleteFunc(entries, func(e *mfEntry) bool { return e.Fields.empty() })
+	if mine := changed.difference(strippedFields); !mine.empty() {
+		e := entryOf(&entries, fm.writer(manager, "Update"))
+		e.Fields, e.Time = e.Fields.union(mine), fm.now
+	}
+	return capUpdateManagers(entries), nil
+}
+
+// recordUpdate writes into meta (next's) the managedFields after an
+// Update by manager. prev is the stored object (nil for a create);
+// requested is metadata.managedFields as the write sent it (ok: it did).
+func (fm *fieldManager) recordUpdate(meta, prev, next obj, requested any, ok bool, manager string) {
+	var entries []*mfEntry
+	switch {
+	case fm.sub != "" || !ok:
+		if prev != nil {
+			entries = storedManagedFields(metaOf(prev))
+		}
+	case isResetManagedFields(requested):
+	default:
+		var err error
+		if entries, err = decodeManagedFields(requested); err != nil || len(entries) == 0 {
+			entries = nil
+			if prev != nil {
+				entries = storedManagedFields(metaOf(prev))
+			}
+		}
+	}
+	if len(entries) == 0 && prev != nil {
+		delete(meta, "managedFields") // not tracked until an apply
+		return
+	}
+	from := prev
+	if from == nil {
+		from = zeroObject()
+	}
+	entries, err := fm.track(entries, from, next, manager)
+	if err != nil {
+		delete(meta, "managedFields")
+		return
+	}
+	setManagedFields(meta, entries)
+}
+
+// maxUpdateManagers is how many Update entries an object keeps before the
+// oldest are merged into "ancient-changes".
+const maxUpdateManagers = 10
+
+// capUpdateManagers merges the oldest Update entries of each apiVersion
+// into one "ancient-changes" entry while there are more than ten.
+func capUpdateManagers(entries []*mfEntry) []*mfEntry {
+	var updaters []*mfEntry
+	for _, e := range entries {
+		if e.Operation == "Update" {
+			updaters = append(updaters, e)
+		}
+	}
+	if len(updaters) <= maxUpdateManagers {
+		return entries
+	}
+	slices.SortStableFunc(updaters, func(a, b *mfEntry) int {
+		if ta, tb := entryUnix(a), entryUnix(b); ta != tb {
+			return int(ta - tb)
+		}
+		return strings.Compare(a.identifier(), b.identifier())
+	})
+	firstOf := map[string]*mfEntry{}
+	n := len(updaters)
+	for _, e := range updaters {
+		if n <= maxUpdateManagers {
+			break
+		}
+		first, ok := firstOf[e.APIVersion]
+		if !ok {
+			firstOf[e.APIVersion] = e
 			continue
 		}
-		for p := range changed {
-			delete(e.Fields, p)
+		bucket := &mfEntry{Manager: "ancient-changes", Operation: "Update", APIVersion: e.APIVersion}
+		var b *mfEntry
+		for _, x := range entries {
+			if x.sameManager(bucket) {
+				b = x
+			}
 		}
-	}
-	if len(changed) > 0 {
-		if mine == nil {
-			mine = &mfEntry{Manager: manager, Operation: "Update", Subresource: subresource, Fields: fieldSet{}}
-			entries = append(entries, mine)
+		if b == nil {
+			first.Manager, first.Subresource = bucket.Manager, ""
+			b = first
 		}
-		for p := range changed {
-			mine.Fields[p] = true
-		}
-		mine.APIVersion, mine.Time = apiVersion, now
+		b.Fields, b.Time = b.Fields.union(e.Fields), e.Time
+		entries = slices.DeleteFunc(entries, func(x *mfEntry) bool { return x == e })
+		n--
 	}
-	setManagedFields(meta, entries)
-}
-
-// pruneManagedFields drops from every entry the fields o does not have.
-func pruneManagedFields(meta, o obj) {
-	entries := parseManagedFields(meta)
-	for _, e := range entries {
-		e.Fields.prune(o)
-	}
-	setManagedFields(meta, entries)
+	return entries
 }

@@ -93,6 +93,15 @@ type schema struct {
 	// by field name.
 	goFields map[string]goField
 
+	// zeroFields are, for a struct of a built-in kind, the properties
+	// that are not scalars and that its Go zero value holds: true for a
+	// struct that is not a pointer (published with "default": {}), false
+	// for a list, map or pointer the JSON encoding keeps as null (a
+	// required field). Server-side apply sees them in every object of the
+	// kind, as the real server's typed objects have them
+	// (managedfields_typed.go). Custom resources ignore them.
+	zeroFields map[string]bool
+
 	// hasEmbedded and hasSetLists say, at the root of a custom resource,
 	// whether it has embedded resources and set or map lists to check.
 	hasEmbedded, hasSetLists bool

@@ -99,6 +99,12 @@ func (c *compiler) fill(n *schema, raw obj) {
 		for k, v := range props {
 			p, _ := v.(obj)
 			n.Properties[k] = c.Compile(p)
+			if d, ok := p["default"].(obj); ok && len(d) == 0 {
+				if n.zeroFields == nil {
+					n.zeroFields = map[string]bool{}
+				}
+				n.zeroFields[k] = true
+			}
 		}
 		n.names = sortedKeys(n.Properties)
 	}
@@ -116,6 +122,12 @@ func (c *compiler) fill(n *schema, raw obj) {
 	for _, r := range anyList(raw["required"]) {
 		if s, ok := r.(string); ok {
 			n.Required = append(n.Required, s)
+			if p := n.Properties[s]; p != nil && (p.Type == "array" || p.Type == "object") && !n.zeroFields[s] {
+				if n.zeroFields == nil {
+					n.zeroFields = map[string]bool{}
+				}
+				n.zeroFields[s] = false
+			}
 		}
 	}
 	n.Nullable, _ = raw["nullable"].(bool)

@@ -54,6 +54,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{}, errConflict(res, wr.name, msgModified)
 	}
 	old := mustDecode(prev.raw)
+	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := metaOf(next)
 	if errs := append(validateMeta(res, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
@@ -69,18 +70,18 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
 		}
 	}
+	now := nowString()
+	if managed == nil {
+		s.fieldManagerOf(wr, now).recordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
+	} else {
+		managed(nextMeta, old, next, now)
+	}
 	if sameObject(old, next) {
 		return updateResult{rec: prev}, nil
 	}
 	if res.Generation && specChanged(res, old, next) {
 		g, _ := metaOf(old)["generation"].(float64)
 		nextMeta["generation"] = g + 1
-	}
-	now := nowString()
-	if managed == nil {
-		recordUpdate(res, nextMeta, old, next, wr.manager, res.apiVersion(), wr.sub, now)
-	} else {
-		managed(nextMeta, old, next, now)
 	}
 	next["apiVersion"] = res.storageAPIVersion()
 	if prev.deleting && !hasFinalizers(next) {
@@ -136,14 +137,11 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 	return next
 }
 
-// sameObject reports whether an update changes nothing but bookkeeping, in
-// which case the real server writes nothing.
+// sameObject reports whether an update changes nothing but the
+// resourceVersion, in which case the real server writes nothing.
 func sameObject(old, next obj) bool {
 	om, nm := metaOf(old), metaOf(next)
-	omf, nmf := om["managedFields"], nm["managedFields"]
 	orv, nrv := om["resourceVersion"], nm["resourceVersion"]
-	delete(om, "managedFields")
-	delete(nm, "managedFields")
 	delete(om, "resourceVersion")
 	delete(nm, "resourceVersion")
 	oav, nav := old["apiVersion"], next["apiVersion"]
@@ -155,8 +153,6 @@ func sameObject(old, next obj) bool {
 			m[k] = v
 		}
 	}
-	restore(om, "managedFields", omf)
-	restore(nm, "managedFields", nmf)
 	restore(om, "resourceVersion", orv)
 	restore(nm, "resourceVersion", nrv)
 	return same
