@@ -4,7 +4,9 @@ package scenario
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -127,6 +129,26 @@ func testManagedFieldsWrites(t *testing.T, f *fixture) {
 "data":{"x":"1","z":"2"}}`))
 	expectManagedFields(t, "create with managedFields", o, "["+mfEntry("creator", "Update", "v1", "", `{"f:data":{".":{},"f:x":{},"f:z":{}}}`)+","+
 		mfEntry("other", "Update", "v1", "", `{"f:data":{"f:gone":{}}}`)+"]")
+}
+
+// testManagedFieldsCap checks that beyond ten Update entries the oldest
+// two are merged into one "ancient-changes" entry.
+func testManagedFieldsCap(t *testing.T, f *fixture) {
+	path := f.configMapsPath() + "/capped"
+	f.mustApply(t, path, "applier", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"capped"},"data":{"a":"1"}}`, false)
+	var o map[string]any
+	for i := range 11 {
+		// Managers in the order of their names and times, so that the
+		// oldest are the first by name whatever second each write falls in.
+		o = mustOK(t, "update", f.send(t, "PATCH", fmt.Sprintf("%s?fieldManager=m%02d", path, i), ctMerge,
+			fmt.Sprintf(`{"data":{"k%02d":"v"}}`, i)))
+	}
+	want := []string{mfEntry("applier", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`),
+		mfEntry("ancient-changes", "Update", "v1", "", `{"f:data":{"f:k00":{},"f:k01":{}}}`)}
+	for i := 2; i < 11; i++ {
+		want = append(want, mfEntry(fmt.Sprintf("m%02d", i), "Update", "v1", "", fmt.Sprintf(`{"f:data":{"f:k%02d":{}}}`, i)))
+	}
+	expectManagedFields(t, "eleven updaters", o, "["+strings.Join(want, ",")+"]")
 }
 
 // unionFieldsV1 merges two fieldsV1 trees, as kubectl's managedFields

@@ -59,6 +59,7 @@ func Run(t *testing.T, env Env) {
 		{"ApplyBuiltinLists", testApplyBuiltinLists},
 		{"ApplyControllers", testApplyControllers},
 		{"ManagedFieldsWrites", testManagedFieldsWrites},
+		{"ManagedFieldsCap", testManagedFieldsCap},
 		{"KubectlMigration", testKubectlMigration},
 		{"Watch", testWatch},
 		{"WatchSelectorLeaves", testWatchSelectorLeaves},

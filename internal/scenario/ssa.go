@@ -232,6 +232,32 @@ func testApplyListTypes(t *testing.T, f *fixture) {
 "f:labels":{"f:b":{}},"f:tags":{"v:\"x\"":{},"v:\"z\"":{}}}}`)
 	expectManagedFields(t, "forced", o, "["+alice+","+bob+"]")
 
+	// An update of a custom resource owns the maps it adds with a "."
+	// of their own; a status update is recorded for its subresource.
+	u := f.get(t, path)
+	spec, _ := u["spec"].(map[string]any)
+	spec["labels"] = map[string]any{"a": "1", "c": "3"}
+	spec["selector"] = map[string]any{"b": "2"}
+	u["status"] = map[string]any{"phase": "ignored"}
+	o = mustOK(t, "update", f.put(t, path, "editor", u, ""))
+	editor := mfEntry("editor", "Update", tr.apiVersion, "", `{"f:spec":{"f:labels":{"f:c":{}},"f:selector":{}}}`)
+	alice = mfEntry("alice", "Apply", tr.apiVersion, "", `{"f:spec":{"f:items":{"k:{\"name\":\"n2\",\"zone\":\"b\"}":{".":{},"f:name":{},"f:size":{},"f:zone":{}}},
+"f:labels":{"f:a":{}},"f:order":{}}}`)
+	bob = mfEntry("bob", "Apply", tr.apiVersion, "", `{"f:spec":{"f:items":{"k:{\"name\":\"n2\",\"zone\":\"b\"}":{".":{},"f:name":{},"f:zone":{}}},
+"f:tags":{"v:\"x\"":{},"v:\"z\"":{}}}}`)
+	expectManagedFields(t, "update (bob's label b removed)", o, "["+alice+","+bob+","+editor+"]")
+	u = f.get(t, path)
+	u["status"] = map[string]any{"phase": "Running", "conditions": []any{map[string]any{"type": "A", "status": "True"}}}
+	o = mustOK(t, "status update", f.put(t, path+"/status", "status-writer", u, `[{}]`))
+	expectManagedFields(t, "status update", o, "["+alice+","+bob+","+editor+","+mfEntry("status-writer", "Update", tr.apiVersion, "status",
+		`{"f:status":{".":{},"f:conditions":{".":{},"k:{\"type\":\"A\"}":{".":{},"f:status":{},"f:type":{}}},"f:phase":{}}}`)+"]")
+
+	// A configuration of another kind, or of none, is refused.
+	r = f.apply(t, path, "bob", `{"metadata":{"name":"t"}}`, false)
+	expectStatus(t, "apply without a kind", r, 400, "BadRequest", "invalid object type: /, Kind=")
+	r = f.apply(t, path, "bob", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"t"}}`, false)
+	expectStatus(t, "apply of another kind", r, 400, "BadRequest", "invalid object type: /v1, Kind=ConfigMap")
+
 	// Duplicate entries in a configuration are refused.
 	r = f.apply(t, path, "bob", tr.config("t", `"spec":{"tags":["z","z"]}`), false)
 	expectStatus(t, "duplicate set entries", r, 500, "", fmt.Sprintf(
@@ -316,6 +342,20 @@ func testApplyBuiltinLists(t *testing.T, f *fixture) {
 	r = f.apply(t, path, "bob", deployment(`{"template":{"spec":{"containers":[{"name":"c1","ports":[{"containerPort":80},{"containerPort":80,"protocol":"TCP"}]}]}}}`), false)
 	expectStatus(t, "duplicate ports", r, 500, "",
 		`failed to create typed patch object (/d; apps/v1, Kind=Deployment): .spec.template.spec.containers[name="c1"].ports: duplicate entries for key [containerPort=80,protocol="TCP"]`)
+
+	// An update owns what it adds and changes, per entry: inside a
+	// container's resources (a struct every container has: no "." of
+	// its own), an atomic map, and alice's image, which she loses.
+	o = mustOK(t, "update of c1", f.send(t, "PATCH", path+"?fieldManager=editor", ctJSONPatch, `[
+{"op":"add","path":"/spec/template/spec/containers/0/resources","value":{"limits":{"cpu":"1"}}},
+{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"i3"},
+{"op":"add","path":"/spec/template/spec/nodeSelector","value":{"zone":"z1"}}]`))
+	editor := mfEntry("editor", "Update", "apps/v1", "", `{"f:spec":{"f:template":{"f:spec":{
+"f:containers":{"k:{\"name\":\"c1\"}":{"f:image":{},"f:resources":{"f:limits":{".":{},"f:cpu":{}}}}},"f:nodeSelector":{}}}}}`)
+	alice = mfEntry("alice", "Apply", "apps/v1", "", `{"f:spec":{"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},
+"f:spec":{"f:containers":{"k:{\"name\":\"c1\"}":{".":{},"f:env":{"k:{\"name\":\"A\"}":{".":{},"f:name":{},"f:value":{}}},"f:name":{},
+"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}}}}}}}}`)
+	expectManagedFields(t, "update of c1", o, "["+alice+","+bob+","+editor+"]")
 
 	// bob lets go of c1: alice's part of it stays, bob's env and port go.
 	o = f.mustApply(t, path, "bob", deployment(`{"template":{"spec":{"containers":[{"name":"c2","image":"i2"}]}}}`), false)
