@@ -28,6 +28,14 @@
 //     resources the structural schema validation (422 with the real field
 //     paths and messages, ratcheting on updates), defaults and the
 //     refusal of non-structural CRDs. CEL rules are not evaluated.
+//   - Server-side apply and managedFields as the real field manager keeps
+//     them, from the same schemas: lists merged and owned by their type
+//     (atomic, set, map by its keys) and maps by theirs, one entry per
+//     manager with per-entry ownership (k:{"type":"Ready"}), conflicts
+//     that name the entry, pruning of what a manager stops applying,
+//     updates that take what they change, managedFields written by
+//     updates and patches ([{}] clears them), and kubectl's move from
+//     client-side to server-side apply.
 //   - Lists with label and field selectors, limit and continue (pages are
 //     consistent with the first), resourceVersion and
 //     resourceVersionMatch, and the PartialObjectMetadata projection.
@@ -62,7 +70,8 @@
 // aliases them.
 //
 // Cost: one mutex guards the storage. A write costs the JSON encoding of
-// the object plus O(watchers of its resource); a list costs O(objects of
+// the object, a field by field comparison with its previous version for
+// managedFields, plus O(watchers of its resource); a list costs O(objects of
 // the resource), plus O(events since) for a list at a past version. A
 // Table costs the JSON decoding of every object it prints.
 //

@@ -24,7 +24,8 @@ import (
 //
 // A node with member set and children is written with a "." key, as the
 // real server does. Sets are small (one object's fields): every operation
-// copies, and none is shared once built.
+// builds a new set or returns one of its operands: a set is not changed
+// once built.
 
 // fieldSet is a set of field paths. The zero value and nil are empty.
 type fieldSet struct {
@@ -104,16 +105,28 @@ func (s *fieldSet) clone() *fieldSet {
 
 // union returns the paths of s or o.
 func (s *fieldSet) union(o *fieldSet) *fieldSet {
+	switch {
+	case o.empty() && s != nil:
+		return s
+	case s.empty() && o != nil:
+		return o
+	}
 	return s.combine(o, func(a, b bool) bool { return a || b })
 }
 
 // difference returns the paths of s that o does not have.
 func (s *fieldSet) difference(o *fieldSet) *fieldSet {
+	if o.empty() && s != nil {
+		return s
+	}
 	return s.combine(o, func(a, b bool) bool { return a && !b })
 }
 
 // intersection returns the paths of both s and o.
 func (s *fieldSet) intersection(o *fieldSet) *fieldSet {
+	if s.empty() || o.empty() {
+		return newFieldSet()
+	}
 	return s.combine(o, func(a, b bool) bool { return a && b })
 }
 
@@ -121,21 +134,7 @@ func (s *fieldSet) intersection(o *fieldSet) *fieldSet {
 // holds of their membership in s and o. Branches left empty are dropped.
 func (s *fieldSet) combine(o *fieldSet, keep func(inS, inO bool) bool) *fieldSet {
 	out := &fieldSet{}
-	var names []string
-	if s != nil {
-		for e := range s.children {
-			names = append(names, e)
-		}
-	}
-	if o != nil {
-		for e := range o.children {
-			if s.child(e) == nil {
-				names = append(names, e)
-			}
-		}
-	}
-	for _, e := range names {
-		a, b := s.child(e), o.child(e)
+	add := func(e string, a, b *fieldSet) {
 		c := a.combine(b, keep)
 		c.member = keep(a != nil && a.member, b != nil && b.member)
 		if c.member || len(c.children) > 0 {
@@ -143,6 +142,18 @@ func (s *fieldSet) combine(o *fieldSet, keep func(inS, inO bool) bool) *fieldSet
 				out.children = map[string]*fieldSet{}
 			}
 			out.children[e] = c
+		}
+	}
+	if s != nil {
+		for e, a := range s.children {
+			add(e, a, o.child(e))
+		}
+	}
+	if o != nil {
+		for e, b := range o.children {
+			if s.child(e) == nil {
+				add(e, nil, b)
+			}
 		}
 	}
 	return out

@@ -476,4 +476,33 @@ func duplicateEntries(s *schema, v any) string {
 }
 
 // equalValues reports whether two decoded JSON values are equal.
-func equalValues(a, b any) bool { return reflect.DeepEqual(a, b) }
+func equalValues(a, b any) bool {
+	switch x := a.(type) {
+	case obj:
+		y, ok := b.(obj)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !equalValues(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !equalValues(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string, float64, bool, nil:
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
+}

@@ -146,7 +146,7 @@ func sameObject(old, next obj) bool {
 	delete(nm, "resourceVersion")
 	oav, nav := old["apiVersion"], next["apiVersion"]
 	next["apiVersion"] = oav
-	same := reflect.DeepEqual(old, next)
+	same := equalValues(old, next)
 	next["apiVersion"] = nav
 	restore := func(m obj, k string, v any) {
 		if v != nil {
