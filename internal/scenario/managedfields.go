@@ -243,6 +243,16 @@ func testKubectlMigration(t *testing.T, f *fixture) {
 	expectField(t, "second server-side apply", o, `{"a":"3","c":"4"}`, "data")
 	expectField(t, "second server-side apply", o, `"`+jsonEscape(compactJSON(t, config)+"\n")+`"`, "metadata", "annotations", lastAppliedKey)
 	expectManagedFields(t, "second server-side apply", o, "["+kubectl+","+keeper+"]")
+
+	// A field someone else changed since the last client-side apply is
+	// still a conflict, and the only one reported.
+	created, _ = json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "kc2", "annotations": map[string]any{lastAppliedKey: strings.ReplaceAll(lastApplied, `"kc"`, `"kc2"`)}},
+		"data":     map[string]any{"a": "1", "b": "2"}})
+	mustOK(t, "client-side apply", f.send(t, "POST", coll+"?fieldManager=kubectl-client-side-apply", ctJSON, string(created)))
+	mustOK(t, "edit", f.send(t, "PATCH", coll+"/kc2?fieldManager=editor", ctMerge, `{"data":{"b":"3"}}`))
+	r = f.apply(t, coll+"/kc2", "kubectl", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"kc2"},"data":{"a":"5","b":"6"}}`, false)
+	expectStatus(t, "server-side apply over an edit", r, 409, "Conflict", `Apply failed with 1 conflict: conflict with "editor" using v1: .data.b`)
 }
 
 const lastAppliedKey = "kubectl.kubernetes.io/last-applied-configuration"
