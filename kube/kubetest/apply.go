@@ -113,7 +113,11 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 			return updateResult{}, errNotFound(wr.res, wr.name)
 		}
 		wr.applied = config
-		rec, err := s.createLocked(wr, deepCopy(config).(obj))
+		o := deepCopy(config).(obj)
+		if wr.manager == "kubectl" {
+			updateLastApplied(o, config)
+		}
+		rec, err := s.createLocked(wr, o)
 		return updateResult{rec: rec, created: true}, err
 	}
 	live := mustDecode(prev.raw)
