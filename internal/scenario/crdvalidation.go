@@ -41,44 +41,57 @@ const gadgetSchema = `{"type":"object","properties":{
 }},
 "status":{"type":"object","properties":{"phase":{"type":"string","enum":["A","B"]},"count":{"type":"integer","minimum":0}}}}}`
 
-// gadgets is a fresh Gadget CRD of a scenario.
-type gadgets struct {
-	f                   *fixture
+// schemaCRD is a fresh CRD of a scenario: a schema of its own and a
+// status subresource, under names no earlier run used.
+type schemaCRD struct {
 	kind, plural, crd   string
 	collection          string // the namespaced collection path
 	gvk                 kube.GroupVersionKind
 	crdPath, apiVersion string
 }
 
-// installGadgets creates a CRD with gadgetSchema (and a status
-// subresource) under fresh names and waits until it is served.
-func (f *fixture) installGadgets(t *testing.T) *gadgets {
+// installSchemaCRD creates a CRD with schema (its openAPIV3Schema) under
+// fresh names and waits until it is served.
+func (f *fixture) installSchemaCRD(t *testing.T, kind, plural, schema string) schemaCRD {
 	t.Helper()
 	suffix := randomSuffix()
-	g := &gadgets{f: f, kind: "Gadget" + suffix, plural: "gadgets" + suffix, apiVersion: widgetGroup + "/v1"}
-	g.crd = g.plural + "." + widgetGroup
-	g.crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + g.crd
-	g.collection = "/apis/" + widgetGroup + "/v1/namespaces/" + f.ns + "/" + g.plural
-	g.gvk = kube.GroupVersionKind{Group: widgetGroup, Version: "v1", Kind: g.kind}
+	c := schemaCRD{kind: kind + suffix, plural: plural + suffix, apiVersion: widgetGroup + "/v1"}
+	c.crd = c.plural + "." + widgetGroup
+	c.crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + c.crd
+	c.collection = "/apis/" + widgetGroup + "/v1/namespaces/" + f.ns + "/" + c.plural
+	c.gvk = kube.GroupVersionKind{Group: widgetGroup, Version: "v1", Kind: c.kind}
 	body := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":%q},
 "spec":{"group":%q,"scope":"Namespaced","names":{"plural":%q,"kind":%q},
 "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":%s}}]}}`,
-		g.crd, widgetGroup, g.plural, g.kind, gadgetSchema)
+		c.crd, widgetGroup, c.plural, c.kind, schema)
 	if r := f.send(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", ctJSON, body); r.code != 201 {
-		t.Fatalf("create CRD %s = %d %s", g.crd, r.code, r.body)
+		t.Fatalf("create CRD %s = %d %s", c.crd, r.code, r.body)
 	}
 	t.Cleanup(func() {
 		crd := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
-			ObjectMeta: kube.ObjectMeta{Name: g.crd}}
+			ObjectMeta: kube.ObjectMeta{Name: c.crd}}
 		_ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{})
 	})
 	f.eventually(t, "CRD served", func() error {
-		if r := f.send(t, "GET", g.collection, "", ""); r.code != 200 {
+		if r := f.send(t, "GET", c.collection, "", ""); r.code != 200 {
 			return fmt.Errorf("list = %d", r.code)
 		}
 		return nil
 	})
-	return g
+	return c
+}
+
+// gadgets is a fresh Gadget CRD of a scenario.
+type gadgets struct {
+	schemaCRD
+	f *fixture
+}
+
+// installGadgets creates a CRD with gadgetSchema (and a status
+// subresource) under fresh names and waits until it is served.
+func (f *fixture) installGadgets(t *testing.T) *gadgets {
+	t.Helper()
+	return &gadgets{schemaCRD: f.installSchemaCRD(t, "Gadget", "gadgets", gadgetSchema), f: f}
 }
 
 // object is a Gadget named name with the given spec (JSON).

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/kubeloop/kubeloop/kube"
 )
 
 // The scenarios of this file check server-side apply by the schema's list
@@ -39,42 +37,13 @@ const trackerSchema = `{"type":"object","properties":{
   "type":{"type":"string"},"status":{"type":"string"},"reason":{"type":"string"},"message":{"type":"string"}}}}}}}}`
 
 // trackers is a fresh Tracker CRD of a scenario.
-type trackers struct {
-	f               *fixture
-	kind, plural    string
-	collection      string
-	gvk             kube.GroupVersionKind
-	crd, apiVersion string
-}
+type trackers struct{ schemaCRD }
 
 // installTrackers creates a CRD with trackerSchema and a status
 // subresource under fresh names, and waits until it is served.
 func (f *fixture) installTrackers(t *testing.T) *trackers {
 	t.Helper()
-	suffix := randomSuffix()
-	tr := &trackers{f: f, kind: "Tracker" + suffix, plural: "trackers" + suffix, apiVersion: widgetGroup + "/v1"}
-	tr.crd = tr.plural + "." + widgetGroup
-	tr.collection = "/apis/" + widgetGroup + "/v1/namespaces/" + f.ns + "/" + tr.plural
-	tr.gvk = kube.GroupVersionKind{Group: widgetGroup, Version: "v1", Kind: tr.kind}
-	body := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":%q},
-"spec":{"group":%q,"scope":"Namespaced","names":{"plural":%q,"kind":%q},
-"versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},"schema":{"openAPIV3Schema":%s}}]}}`,
-		tr.crd, widgetGroup, tr.plural, tr.kind, trackerSchema)
-	if r := f.send(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", ctJSON, body); r.code != 201 {
-		t.Fatalf("create CRD %s = %d %s", tr.crd, r.code, r.body)
-	}
-	t.Cleanup(func() {
-		crd := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
-			ObjectMeta: kube.ObjectMeta{Name: tr.crd}}
-		_ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{})
-	})
-	f.eventually(t, "CRD served", func() error {
-		if r := f.send(t, "GET", tr.collection, "", ""); r.code != 200 {
-			return fmt.Errorf("list = %d", r.code)
-		}
-		return nil
-	})
-	return tr
+	return &trackers{f.installSchemaCRD(t, "Tracker", "trackers", trackerSchema)}
 }
 
 // config is an apply configuration of the Tracker name with the given

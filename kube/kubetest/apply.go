@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -252,7 +253,7 @@ func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager stri
 	if len(conflicts) > 0 && !force {
 		return nil, nil, &applyError{conflicts: conflicts}
 	}
-	if !equalValues(live, next) {
+	if !jsonpatch.Equal(live, next) {
 		me.Time = fm.now
 	}
 	me.Fields = me.Fields.difference(strippedFields)

@@ -2,7 +2,11 @@
 
 package kubetest
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kubeloop/kubeloop/internal/jsonpatch"
+)
 
 // This file compares two versions of an object field by field, as the
 // real server does to decide who owns what after a write: a field (or
@@ -71,7 +75,7 @@ func (w *comparer) walk(path []string, s *schema, l, r any, lok, rok bool) {
 			w.c.added.insert(path...)
 		case !rok:
 			w.c.removed.insert(path...)
-		case !equalValues(l, r):
+		case !jsonpatch.Equal(l, r):
 			w.c.modified.insert(path...)
 		}
 		return
@@ -126,7 +130,7 @@ func (w *comparer) children(path []string, s *schema, sh valueShape, l, r any, l
 			case len(lv) <= 1 && len(rv) <= 1:
 				w.walk(p, elem, first(lv), first(rv), len(lv) == 1, len(rv) == 1)
 			case len(lv) >= 2 && len(rv) >= 2:
-				if !equalValues(lv, rv) {
+				if !jsonpatch.Equal(lv, rv) {
 					w.c.modified.insert(p...)
 				}
 			case len(lv) >= 2:

@@ -273,7 +273,7 @@ func parseFieldsV1(v any) (*fieldSet, error) {
 		}
 		return s, nil
 	}
-	return nil, fmt.Errorf("expected an object, got %s", jsonKind(v))
+	return nil, fmt.Errorf("expected an object, got %s", encodeElementValue(v))
 }
 
 var errUnknownElement = fmt.Errorf("unknown path element type")
@@ -469,20 +469,4 @@ func valueString(v any) string {
 		return strings.Join(parts, "")
 	}
 	return fmt.Sprint(v)
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "bool"
-	case []any:
-		return "array"
-	}
-	return "object"
 }

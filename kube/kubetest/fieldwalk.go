@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 )
 
@@ -473,36 +472,4 @@ func duplicateEntries(s *schema, v any) string {
 	}
 	walk(nil, s, v)
 	return msg
-}
-
-// equalValues reports whether two decoded JSON values are equal.
-func equalValues(a, b any) bool {
-	switch x := a.(type) {
-	case obj:
-		y, ok := b.(obj)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !equalValues(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalValues(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case string, float64, bool, nil:
-		return a == b
-	}
-	return reflect.DeepEqual(a, b)
 }

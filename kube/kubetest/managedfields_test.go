@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 )
 
 // The tests of this file check the pieces of server-side apply and
@@ -84,7 +86,7 @@ func TestMergeApplied(t *testing.T) {
 			`{"order":["c"],"selector":{},"labels":{"k":"v","j":"w"}}`},
 	} {
 		got := mergeApplied(s.Field("spec"), ssaJSON(t, tc.live), ssaJSON(t, tc.config))
-		if g, _ := json.Marshal(got); !equalValues(got, any(ssaJSON(t, tc.want))) {
+		if g, _ := json.Marshal(got); !jsonpatch.Equal(got, any(ssaJSON(t, tc.want))) {
 			t.Errorf("merge(%s, %s) = %s, want %s", tc.live, tc.config, g, tc.want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 
+	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -146,7 +147,7 @@ func sameObject(old, next obj) bool {
 	delete(nm, "resourceVersion")
 	oav, nav := old["apiVersion"], next["apiVersion"]
 	next["apiVersion"] = oav
-	same := equalValues(old, next)
+	same := jsonpatch.Equal(old, next)
 	next["apiVersion"] = nav
 	restore := func(m obj, k string, v any) {
 		if v != nil {
