@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"bytes"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file is what the real server's apply does for the manager
+// "kubectl" beyond a plain apply: the client-side to server-side apply
+// migration, where fields its kubectl.kubernetes.io/last-applied-configuration
+// annotation set (and that still have those values) are taken from other
+// managers without a conflict, and that annotation kept equal to the
+// configuration applied.
+
+// applyKubectl is apply, with what the real server does for the manager
+// "kubectl": conflicts on fields its last-applied annotation set, with
+// the values they still have, are forced, and the annotation follows the
+// configuration.
+func (fm *fieldManager) applyKubectl(live, config obj, manager string, force bool) (obj, []*mfEntry, *kube.StatusError) {
+	entries := storedManagedFields(metaOf(live))
+	next, out, err := fm.apply(live, config, cloneEntries(entries), manager, force)
+	if err != nil && err.other == nil && manager == "kubectl" && !force {
+		if allowed := fm.lastAppliedFields(live); allowed != nil {
+			var rest []applyConflict
+			for _, cf := range err.conflicts {
+				if !allowed.has(cf.path...) {
+					rest = append(rest, cf)
+				}
+			}
+			if len(rest) > 0 {
+				return nil, nil, errApplyConflict(rest)
+			}
+			next, out, err = fm.apply(live, config, cloneEntries(entries), manager, true)
+		}
+	}
+	if err != nil {
+		return nil, nil, err.status()
+	}
+	if manager == "kubectl" {
+		updateLastApplied(next, config)
+	}
+	return next, out, nil
+}
+
+// lastAppliedFields returns the fields of live's last-applied annotation
+// whose values live still has; nil when there is no usable annotation.
+func (fm *fieldManager) lastAppliedFields(live obj) *fieldSet {
+	ann, _ := stringMap(metaOf(live), "annotations")
+	raw := ann[lastAppliedAnnotation]
+	if raw == "" {
+		return nil
+	}
+	la, err := decodeObject([]byte(raw))
+	if err != nil || str(la, "apiVersion") != fm.res.apiVersion() {
+		return nil
+	}
+	fs, err := toFieldSet(fm.res.Schema, la)
+	if err != nil {
+		return nil
+	}
+	c, err := compareObjects(fm.res.Schema, la, withoutManaged(live), false, fm.typed())
+	if err != nil {
+		return nil
+	}
+	return fs.difference(c.modified).difference(c.added).difference(c.removed)
+}
+
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// maxAnnotationsSize is the most the annotations of an object may hold.
+const maxAnnotationsSize = 256 << 10
+
+// updateLastApplied sets o's last-applied annotation, when it has one, to
+// the applied configuration (without that annotation), as JSON; it drops
+// the annotation when the annotations would then be too large.
+func updateLastApplied(o, config obj) {
+	meta := metaOf(o)
+	ann, _ := meta["annotations"].(obj)
+	if s, _ := ann[lastAppliedAnnotation].(string); s == "" {
+		return
+	}
+	c := deepCopy(config).(obj)
+	if cm, ok := c["metadata"].(obj); ok {
+		if ca, ok := cm["annotations"].(obj); ok {
+			delete(ca, lastAppliedAnnotation)
+		}
+	}
+	var b bytes.Buffer
+	writeJSONValue(&b, c)
+	b.WriteByte('\n')
+	ann = deepCopy(ann).(obj)
+	ann[lastAppliedAnnotation] = b.String()
+	size := 0
+	for k, v := range ann {
+		s, _ := v.(string)
+		size += len(k) + len(s)
+	}
+	if size > maxAnnotationsSize {
+		delete(ann, lastAppliedAnnotation)
+	}
+	meta["annotations"] = ann
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"slices"
+	"strings"
+)
+
+// This file keeps metadata.managedFields as the real server's field
+// manager does on an Update. Each entry (managedfields.go) is one
+// manager's set of fields (fieldset.go), identified by manager,
+// operation, subresource and, for Update, the apiVersion it wrote. An
+// Update (POST, PUT, non-apply PATCH):
+//   - starts from the managedFields the write sets, when they decode (a
+//     PUT or patch that sets them replaces them; [] or [{}] clears them),
+//     else from the stored ones; a subresource write always uses the
+//     stored ones;
+//   - is not tracked at all when that leaves none on an existing object
+//     (after a clear, only an apply starts tracking again);
+//   - gives the writer every field it adds or changes (fieldcompare.go),
+//     taking them from other entries, and takes the fields it removes
+//     from every entry; the writer's time is now when it took anything;
+//   - drops entries left empty, entries of versions the kind no longer
+//     serves, and merges the oldest Update entries into "ancient-changes"
+//     beyond ten.
+//
+// Fields a strategy resets (status on the main resource of a kind with a
+// status subresource; all but status on the subresource) and the
+// metadata the server owns (name, uid, resourceVersion...) are never
+// recorded. Server-side apply is in apply.go.
+
+// strippedFields are the fields no manager owns: the object's identity
+// and what the server maintains.
+var strippedFields = func() *fieldSet {
+	s := newFieldSet()
+	s.insert("f:apiVersion")
+	s.insert("f:kind")
+	s.insert("f:metadata")
+	for _, f := range []string{"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName",
+		"generation", "managedFields", "resourceVersion"} {
+		s.insert("f:metadata", "f:"+f)
+	}
+	return s
+}()
+
+// fieldManager computes the managedFields of one write.
+type fieldManager struct {
+	res *resource
+	sub string // "" or "status"
+	// served says whether the kind is served at an apiVersion: entries of
+	// other versions are dropped, as the real server cannot convert to
+	// them.
+	served func(apiVersion string) bool
+	now    string
+}
+
+// typed says objects of the kind are typed Go objects in the real server.
+func (fm *fieldManager) typed() bool { return fm.res.CRD == "" }
+
+// reset keeps a set to the fields this endpoint writes: without status
+// on the main resource of a kind with a status subresource, only status
+// on the subresource.
+func (fm *fieldManager) reset(s *fieldSet) *fieldSet {
+	switch {
+	case fm.sub == "status":
+		out := newFieldSet()
+		if c := s.child("f:status"); c != nil {
+			out.children = map[string]*fieldSet{"f:status": c.clone()}
+			out.children["f:status"].member = c.member
+		}
+		return out
+	case fm.res.Status:
+		only := newFieldSet()
+		only.insert("f:status")
+		return s.without(only)
+	}
+	return s
+}
+
+// reconcile drops the entries of versions the kind is not served at.
+func (fm *fieldManager) reconcile(entries []*mfEntry) []*mfEntry {
+	return slices.DeleteFunc(entries, func(e *mfEntry) bool { return !fm.served(e.APIVersion) })
+}
+
+// entry returns the entry of manager m (creating it, without fields).
+func entryOf(entries *[]*mfEntry, m *mfEntry) *mfEntry {
+	for _, e := range *entries {
+		if e.sameManager(m) {
+			return e
+		}
+	}
+	e := &mfEntry{Manager: m.Manager, Operation: m.Operation, APIVersion: m.APIVersion,
+		Subresource: m.Subresource, Fields: newFieldSet()}
+	*entries = append(*entries, e)
+	return e
+}
+
+// writer is the entry identity of this write's manager.
+func (fm *fieldManager) writer(manager, operation string) *mfEntry {
+	if manager == "" {
+		manager = "unknown"
+	}
+	return &mfEntry{Manager: manager, Operation: operation, APIVersion: fm.res.apiVersion(), Subresource: fm.sub}
+}
+
+// zeroObject is the object a create starts from: empty, with the zero
+// fields of a built-in kind (compareObjects adds them).
+func zeroObject() obj { return obj{} }
+
+// withoutManaged returns o without metadata.managedFields (a shallow
+// copy when it has them), which are not part of what is compared.
+func withoutManaged(o obj) obj {
+	m, ok := o["metadata"].(obj)
+	if !ok {
+		return o
+	}
+	if _, has := m["managedFields"]; !has {
+		return o
+	}
+	out := make(obj, len(o))
+	for k, v := range o {
+		out[k] = v
+	}
+	nm := make(obj, len(m))
+	for k, v := range m {
+		if k != "managedFields" {
+			nm[k] = v
+		}
+	}
+	out["metadata"] = nm
+	return out
+}
+
+// track records an Update by manager from prev to next into entries. An
+// error (a list whose entries cannot be told apart) leaves the fields
+// unknown, as the real server does.
+func (fm *fieldManager) track(entries []*mfEntry, prev, next obj, manager string) ([]*mfEntry, error) {
+	entries = fm.reconcile(entries)
+	c, err := compareObjects(fm.res.Schema, withoutManaged(prev), withoutManaged(next), fm.typed(), fm.typed())
+	if err != nil {
+		return nil, err
+	}
+	c.filter(fm.reset)
+	changed := c.changed()
+	for _, e := range entries {
+		e.Fields = e.Fields.difference(changed).difference(c.removed)
+	}
+	entries = slices.DeleteFunc(entries, func(e *mfEntry) bool { return e.Fields.empty() })
+	if mine := changed.difference(strippedFields); !mine.empty() {
+		e := entryOf(&entries, fm.writer(manager, "Update"))
+		e.Fields, e.Time = e.Fields.union(mine), fm.now
+	}
+	return capUpdateManagers(entries), nil
+}
+
+// recordUpdate writes into meta (next's) the managedFields after an
+// Update by manager. prev is the stored object (nil for a create);
+// requested is metadata.managedFields as the write sent it (ok: it did).
+func (fm *fieldManager) recordUpdate(meta, prev, next obj, requested any, ok bool, manager string) {
+	var entries []*mfEntry
+	switch {
+	case fm.sub != "" || !ok:
+		if prev != nil {
+			entries = storedManagedFields(metaOf(prev))
+		}
+	case isResetManagedFields(requested):
+	default:
+		var err error
+		if entries, err = decodeManagedFields(requested); err != nil || len(entries) == 0 {
+			entries = nil
+			if prev != nil {
+				entries = storedManagedFields(metaOf(prev))
+			}
+		}
+	}
+	if len(entries) == 0 && prev != nil {
+		delete(meta, "managedFields") // not tracked until an apply
+		return
+	}
+	from := prev
+	if from == nil {
+		from = zeroObject()
+	}
+	entries, err := fm.track(entries, from, next, manager)
+	if err != nil {
+		delete(meta, "managedFields")
+		return
+	}
+	setManagedFields(meta, entries)
+}
+
+// maxUpdateManagers is how many Update entries an object keeps before the
+// oldest are merged into "ancient-changes".
+const maxUpdateManagers = 10
+
+// capUpdateManagers merges the oldest Update entries of each apiVersion
+// into one "ancient-changes" entry while there are more than ten.
+func capUpdateManagers(entries []*mfEntry) []*mfEntry {
+	var updaters []*mfEntry
+	for _, e := range entries {
+		if e.Operation == "Update" {
+			updaters = append(updaters, e)
+		}
+	}
+	if len(updaters) <= maxUpdateManagers {
+		return entries
+	}
+	slices.SortStableFunc(updaters, func(a, b *mfEntry) int {
+		if ta, tb := entryUnix(a), entryUnix(b); ta != tb {
+			return int(ta - tb)
+		}
+		return strings.Compare(a.identifier(), b.identifier())
+	})
+	firstOf := map[string]*mfEntry{}
+	n := len(updaters)
+	for _, e := range updaters {
+		if n <= maxUpdateManagers {
+			break
+		}
+		first, ok := firstOf[e.APIVersion]
+		if !ok {
+			firstOf[e.APIVersion] = e
+			continue
+		}
+		bucket := &mfEntry{Manager: "ancient-changes", Operation: "Update", APIVersion: e.APIVersion}
+		var b *mfEntry
+		for _, x := range entries {
+			if x.sameManager(bucket) {
+				b = x
+			}
+		}
+		if b == nil {
+			first.Manager, first.Subresource = bucket.Manager, ""
+			b = first
+		}
+		b.Fields, b.Time = b.Fields.union(e.Fields), e.Time
+		entries = slices.DeleteFunc(entries, func(x *mfEntry) bool { return x == e })
+		n--
+	}
+	return entries
+}
