@@ -47,6 +47,58 @@
 // [EnqueueObject] for the kind reconciled, [EnqueueOwner] for the kinds it
 // owns, [EnqueueMapped] for other relations.
 //
+// The worker loop: [Controller.Start] runs [Options.MaxConcurrentReconciles]
+// workers, each this loop over the controller's queue (worker.go has it in
+// full, with metrics and logging):
+//
+//	for {
+//		req, ok := q.Get() // blocks; ok is false once the controller stops
+//		if !ok {
+//			return
+//		}
+//		res, err := r.Reconcile(ctx, req) // a panic is recovered as an error
+//		switch {
+//		case errors.Is(err, ErrTerminal):
+//			q.Forget(req) // logged and counted, not retried
+//		case err != nil:
+//			q.AddRateLimited(req) // 5ms doubling to 1000s per request
+//		case res.RequeueAfter > 0:
+//			q.Forget(req)
+//			q.AddAfter(req, res.RequeueAfter)
+//		case res.Requeue:
+//			q.AddRateLimited(req)
+//		default:
+//			q.Forget(req) // success: the backoff starts over
+//		}
+//		q.Done(req) // if req was added during the reconcile, it is queued again now
+//	}
+//
+// and the sources feed the queue, for each change their informer reports:
+//
+//	c := Change{Type: ChangeUpdate, Old: old, Object: obj, Key: key, Resync: isResync}
+//	if every predicate allows c {
+//		handler.Handle(ctx, c, q) // q.AddWithOptions(req, queue.AddOptions{Priority: c.Priority()})
+//	}
+//
+// Where it departs from controller-runtime, on purpose:
+//   - Changes first cannot be turned off: the initial list and resyncs
+//     are always queued at [LowPriority] (controller-runtime's priority
+//     queue is an option, UsePriorityQueue, on by default since v0.23),
+//     and the queue's aging rule bounds how long they can be passed over.
+//   - A resync says it is one ([Change.Resync]); controller-runtime's
+//     UpdateEvent does not, and predicates compare resourceVersions.
+//   - One [Change] type and one [EventHandler] method, Handle, where
+//     controller-runtime has an event type and a handler method for each
+//     of create, update, delete and generic.
+//   - Metrics are kept by each controller and written by
+//     [Controller.CollectMetrics] to whoever asks (the manager), under
+//     controller-runtime's names; there is no global registry, so two
+//     managers in one process count apart, and names need to be unique
+//     only within a manager, not within the process.
+//   - The package does not import manager: the [Builder] asks for the
+//     small [Manager] interface declared here (GetInformer, Mapping,
+//     AddController).
+//
 // Usage:
 //  1. Write a [Reconciler]: read the object the [Request] names, act,
 //     return a [Result] or an error.
