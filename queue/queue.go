@@ -52,9 +52,23 @@ type AddOptions struct {
 	RateLimited bool
 }
 
-// Node states. The zero value is stateFree.
+// Node states. The zero value is stateFree. In the terms of client-go's
+// workqueue, which keeps a queue, a dirty set (items that need processing)
+// and a processing set (items handed out and not yet Done), one state per
+// item says which of them hold it:
+//
+//	state            queue  dirty  processing
+//	stateQueued      yes    yes    no
+//	stateProcessing  no     no     yes
+//	stateRequeue     no     yes    yes   (added while processed: Done queues it)
+//
+// So the workqueue's invariants hold by construction: every queued item is
+// dirty and not being processed; an item is never queued twice (dirty set);
+// an item being processed is not handed out again until Done (processing
+// set). A fourth combination, dirty and neither queued nor processing,
+// does not exist here: a delayed add is not dirty until its delay ends.
 const (
-	stateFree       uint8 = iota // in the free list
+	stateFree       uint8 = iota // in the free list: in no set
 	stateQueued                  // in the order, waiting for Get; live entries exist
 	stateProcessing              // handed out by Get, not added since
 	stateRequeue                 // handed out by Get and added since: Done queues it again
@@ -93,15 +107,19 @@ type Queue[K comparable] struct {
 
 	// Everything below is guarded by mu.
 
-	// index holds every item that is queued or being processed.
+	// index holds every item in the dirty set or the processing set (see
+	// the node states), each once: the union of client-go's two sets.
 	// Invariant: index[k] == i iff nodes[i].state != stateFree and nodes[i].item == k.
 	index map[K]int32
 	nodes []node[K] // slab; nodes not in index are free
 	free  int32     // first free node, linked through node.next; -1 if none
 
-	order      order // hand-out order of queued nodes (priority.go)
-	depth      int   // nodes in stateQueued; == Len
-	processing int   // nodes in stateProcessing or stateRequeue
+	// order is the queue proper: the hand-out order of the dirty items that
+	// are not being processed (stateQueued), each with one live entry in it
+	// (priority.go).
+	order      order
+	depth      int // nodes in stateQueued: the queue's length, Len
+	processing int // the processing set's size: nodes in stateProcessing or stateRequeue
 
 	// shuttingDown is set once and never cleared. From then on nothing is
 	// queued, Get returns false, and order is empty.
