@@ -94,7 +94,7 @@
 //		if err != nil {
 //			// A failed request, a broken stream or garbage on it, a 410,
 //			// a watch that ended at once with nothing.
-//			sleep(ctx, backoff.next()) // 0.4-0.8s, doubling to 15-30s
+//			wait.Sleep(ctx, backoff.next()) // 0.4-0.8s, doubling to 15-30s
 //		}
 //	}
 //

@@ -28,9 +28,7 @@ func newServer(t testing.TB, opts kubetest.Options) (*kubetest.Server, *kube.Cli
 	t.Helper()
 	srv := kubetest.New(opts)
 	t.Cleanup(srv.Close)
-	cfg := srv.Config()
-	cfg.QPS = -1 // tests count requests; they do not need client-side pacing
-	c, err := kube.NewClient(cfg, kube.ClientOptions{})
+	c, err := srv.Client(kube.ClientOptions{}) // unthrottled: tests count requests
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/wait"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -354,7 +355,7 @@ func (i *informer) resyncLoop(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
-	for sleep(ctx, resyncDelay(i.opts.SyncPeriod, jitter())) {
+	for wait.Sleep(ctx, resyncDelay(i.opts.SyncPeriod, jitter())) {
 		i.mu.Lock()
 		if len(i.regs) > 0 {
 			i.store.eachInOrder(func(v any) bool {

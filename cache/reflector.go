@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/wait"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -148,7 +149,7 @@ func (r *reflector) run(ctx context.Context) {
 		} else {
 			r.log.Warn("list or watch failed; retrying", "err", err, "rv", r.rv, "delay", d)
 		}
-		if !sleep(ctx, d) {
+		if !wait.Sleep(ctx, d) {
 			return
 		}
 	}
@@ -280,7 +281,7 @@ func (r *reflector) list(ctx context.Context) error {
 			r.stats.lastErr.Store(&err)
 			d := r.b.next(time.Now(), jitter())
 			r.log.Warn("list page failed; retrying", "err", err, "delay", d)
-			if !sleep(ctx, d) {
+			if !wait.Sleep(ctx, d) {
 				return ctx.Err()
 			}
 			continue
@@ -380,18 +381,6 @@ func resyncDelay(period time.Duration, r float64) time.Duration {
 // in [0, 1) the jitter.
 func watchTimeout(r float64) int64 {
 	return int64((minWatchTimeout + time.Duration(r*float64(minWatchTimeout))) / time.Second)
-}
-
-// sleep waits d or until ctx is done, and reports whether it waited d.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // jitter returns a random number in [0, 1) for the functions above.
