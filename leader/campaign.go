@@ -22,7 +22,7 @@ import (
 // holder's lease expires sooner. It returns when the winning write was sent.
 func (e *Elector) campaign(ctx context.Context) (sent time.Time, ok bool) {
 	for ctx.Err() == nil {
-		attempt, cancel := context.WithTimeout(ctx, e.cfg.RenewDeadline)
+		attempt, cancel := context.WithTimeout(ctx, e.opts.RenewDeadline)
 		d, sent, err := e.step(attempt, false)
 		cancel()
 		switch {
@@ -31,7 +31,7 @@ func (e *Elector) campaign(ctx context.Context) (sent time.Time, ok bool) {
 		case err != nil && ctx.Err() == nil:
 			e.log.Debug("attempt to acquire failed", "action", d.action.String(), "err", err)
 		}
-		delay := pollWait(e.cfg.RetryPeriod)
+		delay := pollWait(e.opts.RetryPeriod)
 		if err == nil && d.action == follow {
 			delay = min(delay, time.Until(d.until))
 		}
@@ -49,10 +49,10 @@ func (e *Elector) campaign(ctx context.Context) (sent time.Time, ok bool) {
 // step returns the decision and, if a write succeeded, when it was sent; on
 // a failed read the decision is the zero one.
 func (e *Elector) step(ctx context.Context, leading bool) (decision, time.Time, error) {
-	if leading && e.lease != nil && e.obs.present && e.obs.rec.holder == e.cfg.Identity {
+	if leading && e.lease != nil && e.obs.present && e.obs.rec.holder == e.opts.Identity {
 		sent, err := e.put(ctx, e.lease, false)
 		if err == nil || !lostRace(err) {
-			return decision{action: renew, holder: e.cfg.Identity}, sent, err
+			return decision{action: renew, holder: e.opts.Identity}, sent, err
 		}
 		e.log.Debug("lease changed since the last renew; reading it again", "err", err)
 	}
@@ -62,7 +62,7 @@ func (e *Elector) step(ctx context.Context, leading bool) (decision, time.Time, 
 	}
 	now := time.Now()
 	e.see(l, present, now)
-	d := decide(e.obs, now, e.cfg.Identity, e.cfg.LeaseDuration)
+	d := decide(e.obs, now, e.opts.Identity, e.opts.LeaseDuration)
 	var sent time.Time
 	switch {
 	case d.action == renew || d.action == acquire && !leading:
@@ -77,7 +77,7 @@ func (e *Elector) step(ctx context.Context, leading bool) (decision, time.Time, 
 // a conditional update of base. It returns when the write was sent.
 func (e *Elector) put(ctx context.Context, base *kube.Lease, created bool) (time.Time, error) {
 	sent := time.Now()
-	stored, err := e.write(ctx, base, next(e.obs.rec, created, e.cfg.Identity, e.cfg.LeaseDuration, sent))
+	stored, err := e.write(ctx, base, next(e.obs.rec, created, e.opts.Identity, e.opts.LeaseDuration, sent))
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -95,8 +95,8 @@ func (e *Elector) put(ctx context.Context, base *kube.Lease, created bool) (time
 func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) error {
 	term, end := context.WithCancelCause(ctx)
 	defer end(nil)
-	deadline := time.AfterFunc(time.Until(sent.Add(e.cfg.RenewDeadline)), func() {
-		end(fmt.Errorf("%w: no renew succeeded within RenewDeadline %v", ErrLeadershipLost, e.cfg.RenewDeadline))
+	deadline := time.AfterFunc(time.Until(sent.Add(e.opts.RenewDeadline)), func() {
+		end(fmt.Errorf("%w: no renew succeeded within RenewDeadline %v", ErrLeadershipLost, e.opts.RenewDeadline))
 	})
 	defer deadline.Stop()
 	e.mu.Lock()
@@ -106,7 +106,7 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 	e.log.Info("started leading")
 
 	callback := make(chan struct{}) // closed when OnStartedLeading returns
-	if fn := e.cfg.OnStartedLeading; fn != nil {
+	if fn := e.opts.OnStartedLeading; fn != nil {
 		go func() {
 			defer close(callback)
 			fn(term)
@@ -115,14 +115,14 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 		close(callback)
 	}
 
-	for wait.Sleep(term, e.cfg.RetryPeriod) {
+	for wait.Sleep(term, e.opts.RetryPeriod) {
 		d, sent, err := e.step(term, true)
 		switch {
 		case err == nil && d.action == renew:
 			e.mu.Lock()
 			if deadline.Stop() { // false: the deadline passed meanwhile
 				e.renewed = sent
-				deadline.Reset(time.Until(sent.Add(e.cfg.RenewDeadline)))
+				deadline.Reset(time.Until(sent.Add(e.opts.RenewDeadline)))
 			}
 			e.mu.Unlock()
 		case err == nil:
@@ -137,10 +137,10 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 	e.log.Info("stopped leading", "reason", cause.Error())
 	<-callback
 	lost := errors.Is(cause, ErrLeadershipLost)
-	if !lost && e.cfg.ReleaseOnCancel {
+	if !lost && e.opts.ReleaseOnCancel {
 		e.release(ctx)
 	}
-	if fn := e.cfg.OnStoppedLeading; fn != nil {
+	if fn := e.opts.OnStoppedLeading; fn != nil {
 		wg.Go(fn)
 	}
 	if lost {
@@ -164,7 +164,7 @@ func lostTo(d decision) string {
 // successor need not wait for it to expire. ctx is done; the write gets
 // RenewDeadline of its own.
 func (e *Elector) release(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.RenewDeadline)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.opts.RenewDeadline)
 	defer cancel()
 	base := e.lease
 	for range 2 {
@@ -187,7 +187,7 @@ func (e *Elector) release(ctx context.Context) {
 			return
 		}
 		e.see(l, present, time.Now())
-		if !present || e.obs.rec.holder != e.cfg.Identity {
+		if !present || e.obs.rec.holder != e.opts.Identity {
 			return
 		}
 		base = l

@@ -23,9 +23,9 @@ var ErrLeadershipLost = errors.New("leadership lost")
 // it with [Elector.Run]; the other methods are safe to call from any
 // goroutine at any time.
 type Elector struct {
-	cfg Options // defaults filled, validated
-	key string  // "namespace/name", for logs and errors
-	log *slog.Logger
+	opts Options // defaults filled, validated
+	key  string  // "namespace/name", for logs and errors
+	log  *slog.Logger
 
 	started atomic.Bool   // Run was called
 	elected chan struct{} // closed when this candidate first leads
@@ -46,24 +46,24 @@ type Elector struct {
 	renewed time.Time
 }
 
-// New checks cfg, fills its defaults, and returns an elector. It does no
+// New checks opts, fills its defaults, and returns an elector. It does no
 // I/O (beyond reading the hostname for a default Identity) and starts no
 // goroutine.
-func New(cfg Options) (*Elector, error) {
-	cfg, err := cfg.withDefaults()
+func New(opts Options) (*Elector, error) {
+	opts, err := opts.withDefaults()
 	if err == nil {
-		err = cfg.validate()
+		err = opts.validate()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("new elector for lease %s/%s: %w", cfg.Namespace, cfg.LeaseName, err)
+		return nil, fmt.Errorf("new elector for lease %s/%s: %w", opts.Namespace, opts.LeaseName, err)
 	}
-	key := cfg.Namespace + "/" + cfg.LeaseName
+	key := opts.Namespace + "/" + opts.LeaseName
 	return &Elector{
-		cfg:     cfg,
+		opts:    opts,
 		key:     key,
-		log:     cfg.Logger.With("lease", key, "identity", cfg.Identity),
+		log:     opts.Logger.With("lease", key, "identity", opts.Identity),
 		elected: make(chan struct{}),
-		notes:   notifier{fn: cfg.OnNewLeader, wake: make(chan struct{}, 1)},
+		notes:   notifier{fn: opts.OnNewLeader, wake: make(chan struct{}, 1)},
 	}, nil
 }
 
@@ -101,7 +101,7 @@ func (e *Elector) Run(ctx context.Context) error {
 }
 
 // Identity returns the identity this candidate writes into the Lease.
-func (e *Elector) Identity() string { return e.cfg.Identity }
+func (e *Elector) Identity() string { return e.opts.Identity }
 
 // Elected returns a channel closed when this candidate first becomes
 // leader. It stays closed after leadership ends; see [Elector.IsLeader].
@@ -146,7 +146,7 @@ func (e *Elector) Check(maxTolerable time.Duration) error {
 	e.mu.Lock()
 	leading, renewed := e.isLeaderLocked(), e.renewed
 	e.mu.Unlock()
-	if err := health(leading, renewed, time.Now(), e.cfg.LeaseDuration, maxTolerable); err != nil {
+	if err := health(leading, renewed, time.Now(), e.opts.LeaseDuration, maxTolerable); err != nil {
 		return fmt.Errorf("lease %s: %w", e.key, err)
 	}
 	return nil

@@ -67,7 +67,7 @@ func wire(r record) record {
 // is none.
 func (e *Elector) read(ctx context.Context) (l *kube.Lease, present bool, err error) {
 	l = new(kube.Lease)
-	err = e.cfg.Client.Get(ctx, kube.Key{Namespace: e.cfg.Namespace, Name: e.cfg.LeaseName}, l)
+	err = e.opts.Client.Get(ctx, kube.Key{Namespace: e.opts.Namespace, Name: e.opts.LeaseName}, l)
 	switch {
 	case err == nil:
 		return l, true, nil
@@ -85,14 +85,14 @@ func (e *Elector) write(ctx context.Context, base *kube.Lease, r record) (*kube.
 	if base != nil {
 		*l = *base // setRecord replaces the spec's pointers: base is not changed
 	} else {
-		l.Namespace, l.Name = e.cfg.Namespace, e.cfg.LeaseName
+		l.Namespace, l.Name = e.opts.Namespace, e.opts.LeaseName
 	}
 	setRecord(&l.Spec, r)
 	var err error
 	if base == nil {
-		err = e.cfg.Client.Create(ctx, l)
+		err = e.opts.Client.Create(ctx, l)
 	} else {
-		err = e.cfg.Client.Update(ctx, l)
+		err = e.opts.Client.Update(ctx, l)
 	}
 	if err != nil {
 		return nil, err
