@@ -12,31 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while run writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestRunServesKubeconfig starts the server, waits for its kubeconfig,
 // reads a namespace through it with the kube package's loader and
@@ -46,7 +28,7 @@ func TestRunServesKubeconfig(t *testing.T) {
 		t.Run(map[bool]string{true: "tls", false: "plain"}[useTLS], func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sub", "kubeconfig")
 			ctx, cancel := context.WithCancel(context.Background())
-			var stdout, stderr syncBuffer
+			var stdout, stderr operatortest.SyncBuffer
 			done := make(chan error, 1)
 			args := []string{"-kubeconfig", path, "-token", "s3cret"}
 			if !useTLS {

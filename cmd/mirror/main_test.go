@@ -17,10 +17,7 @@ import (
 func TestExitCodes(t *testing.T) {
 	// No kubeconfig anywhere: the error says how to get one, or to run
 	// the demo.
-	t.Setenv("KUBECONFIG", "")
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	operatortest.NoCluster(t)
 	operatortest.CheckExitCodes(t, run, []operatortest.ExitCase{
 		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
 		{Name: "unknown flag", Args: []string{"--nope"}, Code: operator.ExitConfig, Stderr: "flag provided but not defined: -nope"},

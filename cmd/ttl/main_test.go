@@ -13,10 +13,7 @@ import (
 )
 
 func TestExitCodes(t *testing.T) {
-	t.Setenv("KUBECONFIG", "")
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	operatortest.NoCluster(t)
 	srv := kubetest.New(kubetest.Options{})
 	t.Cleanup(srv.Close)
 	ln, err := srv.Listen(true)

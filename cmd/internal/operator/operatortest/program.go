@@ -25,6 +25,16 @@ type ExitCase struct {
 	Stderr string // a part of what it writes to stderr
 }
 
+// NoCluster clears, for the rest of the test, what a program finds a
+// cluster through ($KUBECONFIG, ~/.kube/config, the in-cluster service
+// variables), so that it finds none unless given --kubeconfig.
+func NoCluster(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+}
+
 // CheckExitCodes runs main once for each case, as a subtest, and checks
 // its exit code and stderr.
 func CheckExitCodes(t *testing.T, main Main, cases []ExitCase) {
