@@ -68,32 +68,38 @@ type failures[K comparable] struct {
 	n  map[K]int // attempts since the last forget; absent means 0; saturates at math.MaxInt
 }
 
+// Its methods unlock without defer (nothing between Lock and Unlock can
+// panic for a comparable key of a concrete type): small enough to inline,
+// they add no functions to a program, whose binary would otherwise grow
+// for the fold of the two limiters' copies.
+
 // next records an attempt of item and returns the count with it: 1 for
 // the first attempt.
 func (f *failures[K]) next(item K) int {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.n == nil {
 		f.n = make(map[K]int)
 	}
 	n := f.n[item]
-	if n == math.MaxInt {
-		return n
+	if n < math.MaxInt {
+		n++
+		f.n[item] = n
 	}
-	f.n[item] = n + 1
-	return n + 1
+	f.mu.Unlock()
+	return n
 }
 
 func (f *failures[K]) forget(item K) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	delete(f.n, item)
+	f.mu.Unlock()
 }
 
 func (f *failures[K]) count(item K) int {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.n[item]
+	n := f.n[item]
+	f.mu.Unlock()
+	return n
 }
 
 // backoff returns min(base·2^n, maxDelay) for 0 < base <= maxDelay and
