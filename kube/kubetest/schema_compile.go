@@ -43,14 +43,23 @@ func (c *compiler) Named(name string) *schema {
 
 // Compile compiles an anonymous schema. A reference, or the allOf
 // wrapper OpenAPI v3 puts around one to give it a description or a
-// default, is the named node itself.
+// default, is the named node itself; a wrapper that gives the field a
+// patch strategy or merge key (DeploymentSpec.strategy's retainKeys) is a
+// copy of it that carries them, as they are the field's, not the type's.
 func (c *compiler) Compile(raw obj) *schema {
 	if raw == nil {
 		return nil
 	}
 	if name := c.refName(raw); name != "" {
 		if n := c.Named(name); n != nil {
-			return n
+			strategy, _ := raw["x-kubernetes-patch-strategy"].(string)
+			key, _ := raw["x-kubernetes-patch-merge-key"].(string)
+			if strategy == "" && key == "" {
+				return n
+			}
+			field := *n
+			field.PatchStrategy, field.PatchMergeKey = strategy, key
+			return &field
 		}
 	}
 	n := &schema{}
@@ -59,7 +68,8 @@ func (c *compiler) Compile(raw obj) *schema {
 }
 
 // refName returns the name raw refers to: a "$ref", or an "allOf" of one
-// "$ref" with nothing else but a description or a default beside it.
+// "$ref" with nothing else but a description, a default or a field's
+// patch directives beside it.
 func (c *compiler) refName(raw obj) string {
 	if ref, ok := raw["$ref"].(string); ok {
 		return strings.TrimPrefix(ref, c.prefix)
@@ -69,7 +79,9 @@ func (c *compiler) refName(raw obj) string {
 		return ""
 	}
 	for k := range raw {
-		if k != "allOf" && k != "description" && k != "default" {
+		switch k {
+		case "allOf", "description", "default", "x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key":
+		default:
 			return ""
 		}
 	}

@@ -76,3 +76,26 @@ func TestApplyTypeErrorsAllListed(t *testing.T) {
 		t.Errorf("applyTypeErrors = %q, want %q", errs, want)
 	}
 }
+
+// TestDeploymentStrategyIsTyped: a Deployment's strategy (published as an
+// allOf wrapper with a patch strategy beside it) has its type's schema:
+// unknown fields in it are dropped with a warning, and a string is a type
+// error, as in kube-apiserver.
+func TestDeploymentStrategyIsTyped(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	const deployPath = "/apis/apps/v1/namespaces/default/deployments"
+	must(t, c, 201, "POST", deployPath, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},
+"spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"a"}]}}}}`)
+	r := c.do("PATCH", deployPath+"/d", `{"spec":{"strategy":{"bogus":1,"type":"Recreate"}}}`, "Content-Type", ctMerge)
+	if w := r.header.Values("Warning"); r.code != 200 || len(w) != 1 || !strings.Contains(w[0], `unknown field \"spec.strategy.bogus\"`) ||
+		!reflect.DeepEqual(field(r.json(t), "spec.strategy"), obj{"type": "Recreate"}) {
+		t.Errorf("unknown field in strategy = %d %s, warnings %q", r.code, r.body, w)
+	}
+	r = c.do("PATCH", deployPath+"/d", `{"spec":{"strategy":"x"}}`, "Content-Type", ctMerge)
+	if r.code != 422 || !strings.Contains(string(r.body), "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.strategy of type v1.DeploymentStrategy") {
+		t.Errorf("a string for strategy = %d %s, want 422 cannot unmarshal", r.code, r.body)
+	}
+	if sh := builtinSchema("apps", "v1", "Deployment").Lookup("spec", "strategy").Shape(); !sh.Struct || sh.PatchStrategy != "retainKeys" {
+		t.Errorf("spec.strategy shape = %+v, want a struct with patch strategy retainKeys", sh)
+	}
+}
