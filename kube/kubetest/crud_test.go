@@ -100,3 +100,19 @@ func TestDeleteMatchesCapture(t *testing.T) {
 	}
 	c.mustDo(404, "GET", "/api/v1/namespaces/default/configmaps/cm5", "")
 }
+
+// TestUpdateWithoutName: a PUT or patch that leaves the object without a
+// name is refused with the real server's words.
+func TestUpdateWithoutName(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	createCM(c, "a", "")
+	const want = "the name of the object (a based on URL) was undeterminable: name must be provided"
+	for _, r := range []response{
+		c.do("PUT", cmPath+"/a", `{"metadata":{}}`, "Content-Type", "application/json"),
+		c.do("PATCH", cmPath+"/a", `{"metadata":{"name":null}}`, "Content-Type", ctMerge),
+	} {
+		if st := r.json(t); r.code != 400 || st["message"] != want {
+			t.Errorf("write without a name = %d %s, want 400 %q", r.code, r.body, want)
+		}
+	}
+}

@@ -29,7 +29,10 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	res, col := wr.res, wr.col
 	coerceObject(res, o)
 	meta := metaOf(o)
-	if name := str(meta, "name"); name != wr.name {
+	switch name := str(meta, "name"); {
+	case name == "":
+		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
+	case name != wr.name:
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
 	}
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
