@@ -61,6 +61,7 @@ func Run(t *testing.T, env Env) {
 		{"ManagedFieldsWrites", testManagedFieldsWrites},
 		{"ManagedFieldsCap", testManagedFieldsCap},
 		{"KubectlMigration", testKubectlMigration},
+		{"StrategicMerge", testStrategicMerge},
 		{"Watch", testWatch},
 		{"WatchSelectorLeaves", testWatchSelectorLeaves},
 		{"WatchList", testWatchList},

@@ -36,6 +36,10 @@
 //     updates that take what they change, managedFields written by
 //     updates and patches ([{}] clears them), and kubectl's move from
 //     client-side to server-side apply.
+//   - Strategic merge patches of built-in kinds merged as the real
+//     server merges them: lists by the schema's merge keys, in its
+//     order, with $patch, $setElementOrder, $retainKeys and
+//     $deleteFromPrimitiveList carried out and never stored.
 //   - Lists with label and field selectors, limit and continue (pages are
 //     consistent with the first), resourceVersion and
 //     resourceVersionMatch, and the PartialObjectMetadata projection.

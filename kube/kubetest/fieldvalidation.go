@@ -101,9 +101,10 @@ func (c *call) checkBody(body []byte, o obj) *kube.StatusError {
 // checkPatched checks the object a patch of media type mt (body) produced,
 // as the real server decodes it: a built-in kind's type error, and with
 // Strict unknown or duplicate fields, are a 422 on the field "patch" that
-// quotes the patched object (JSON and merge patches) or the patch
-// (strategic merge patches). Duplicates in the patch body come first.
-func (c *call) checkPatched(mt string, body []byte, patched obj) *kube.StatusError {
+// quotes the patched object (JSON and merge patches) or smpQuoted, the
+// patch as the strategic merge left it. Duplicates in the patch body come
+// first.
+func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched obj) *kube.StatusError {
 	s := c.res.Schema
 	if s == nil {
 		return nil
@@ -123,18 +124,10 @@ func (c *call) checkPatched(mt string, body []byte, patched obj) *kube.StatusErr
 	case c.res.CRD != "":
 		strict = append(strict, unknownFieldErrors(coerceCustomResource(s, patched, c.fieldValidation != fieldValidationIgnore))...)
 	case mt == mediaStrategic:
-		var patch any
-		_ = json.Unmarshal(body, &patch)
-		value = goValueString(patch)
+		// Directives the merge left in place are unknown fields there too.
+		value = smpQuoted
 		typeErr = convertError(s, patched)
-		rep := scanBody(s, []byte(patchedJSON(c.res, patched)), false)
-		for _, e := range rep.strict {
-			// Directives ($setElementOrder/..., $patch) are the merge's,
-			// never unknown fields.
-			if !strings.Contains(e, `.$`) && !strings.HasPrefix(e, `unknown field "$`) {
-				strict = append(strict, e)
-			}
-		}
+		strict = append(strict, scanBody(s, []byte(patchedJSON(c.res, patched)), false).strict...)
 	default:
 		rep := scanBody(s, []byte(value), false)
 		typeErr = rep.typeErr

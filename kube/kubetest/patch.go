@@ -12,9 +12,9 @@ import (
 )
 
 // This file serves PATCH: JSON merge patch (RFC 7386), JSON patch (RFC
-// 6902), strategic merge patch (treated as a merge patch: the fake has no
-// schemas to know list merge keys) and server-side apply (apply.go). The
-// patched object then goes through the update rules of update.go.
+// 6902), strategic merge patch of built-in kinds (strategicmerge.go) and
+// server-side apply (apply.go). The patched object then goes through the
+// update rules of update.go.
 
 const (
 	mediaJSONPatch  = "application/json-patch+json"
@@ -53,27 +53,33 @@ func (s *Server) servePatch(c *call) {
 		return
 	}
 	var ops []jsonpatch.Operation
-	var merge any
+	var patch obj
 	switch mt {
 	case mediaJSONPatch:
 		if ops, err = jsonpatch.ParseOperations(body); err != nil {
 			writeError(c.w, errBadRequest(err.Error()))
 			return
 		}
-	default:
-		if err := json.Unmarshal(body, &merge); err != nil {
+	case mediaMergePatch:
+		if err := json.Unmarshal(body, &patch); err != nil {
 			writeError(c.w, errBadRequest("error decoding patch: "+err.Error()))
 			return
 		}
-		if _, isObj := merge.(obj); !isObj {
-			writeError(c.w, errBadRequest("the patch is not a JSON object"))
+		if patch == nil {
+			writeError(c.w, errBadRequest("Invalid JSON Patch"))
+			return
+		}
+	default: // strategic merge patch; null is an empty one
+		if err := json.Unmarshal(body, &patch); err != nil {
+			writeError(c.w, errBadRequest(err.Error()))
 			return
 		}
 	}
 	wr := c.write()
 	s.mu.Lock()
 	out, serr := s.patchLocked(wr, func(cur obj) (obj, *kube.StatusError) {
-		if mt == mediaJSONPatch {
+		switch mt {
+		case mediaJSONPatch:
 			patched, err := jsonpatch.ApplyValue(cur, ops)
 			if err != nil {
 				// A failed test, a missing path: the real server answers
@@ -85,13 +91,19 @@ func (s *Server) servePatch(c *call) {
 			if !isObj {
 				return nil, errBadRequest("the patched document is not a JSON object")
 			}
-			return o, c.checkPatched(mt, body, o)
+			return o, c.checkPatched(mt, body, "", o)
+		case mediaMergePatch:
+			o, _ := jsonpatch.MergeValue(cur, patch).(obj)
+			if o == nil {
+				return nil, errBadRequest("the patched document is not a JSON object")
+			}
+			return o, c.checkPatched(mt, body, "", o)
 		}
-		o, _ := jsonpatch.MergeValue(cur, merge).(obj)
-		if o == nil {
-			return nil, errBadRequest("the patched document is not a JSON object")
+		o, quoted, err := strategicMerge(c.res.Schema, cur, patch)
+		if err != nil {
+			return nil, err.status()
 		}
-		return o, c.checkPatched(mt, body, o)
+		return o, c.checkPatched(mt, body, quoted, o)
 	})
 	s.mu.Unlock()
 	if serr != nil {

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file applies a strategic merge patch
+// (application/strategic-merge-patch+json) to an object of a built-in
+// kind as kube-apiserver does. The schema says how each field merges:
+// x-kubernetes-patch-strategy and x-kubernetes-patch-merge-key, which the
+// real server reads from the same Go struct tags they are published from.
+//
+// What a patch does, field by field (strategicmerge_list.go has lists):
+//   - An object merges key by key; null removes a key; a key the object
+//     lacks takes the patch's value, its nulls dropped and its directives
+//     removed.
+//   - A list whose strategy is "merge" merges: lists of objects by merge
+//     key (an item merges into the item with its key, or is added), lists
+//     of scalars as sets. Any other list is replaced.
+//   - Directives: {"$patch": "replace"} replaces an object with the rest
+//     of its patch, {"$patch": "delete"} empties it; in a merged list an
+//     item {"$patch": "delete", <key>: v} removes the items with key v and
+//     {"$patch": "replace"} makes the rest of the patch list the list.
+//     "$retainKeys": [names] removes every other key of the object;
+//     "$setElementOrder/<list>": [items] orders a merged list;
+//     "$deleteFromPrimitiveList/<list>": [values] removes values from a
+//     list of scalars. {"$patch": "merge"} is refused, as it is there.
+//
+// Directives are consumed by the merge and never stored. Where the real
+// merge leaves one in place (inside an item it adds to a list, a replaced
+// object or list, an unknown "$key"), it is an unknown field of the
+// result: dropped, with a warning or a Strict error, as there.
+//
+// Errors are the real server's, word for word: 400 for a malformed
+// directive name or $retainKeys, 422 for lists of lists, and 500 with no
+// reason for the rest (a missing merge key, an unknown $patch, a
+// $setElementOrder that contradicts its list...). Where the real merge
+// panics (it compares objects with ==, or hashes them, in lists without
+// merge key), the real server drops the connection; kubetest answers 500
+// with the Go runtime's message instead.
+//
+// The patch is consumed: maps of the patch become parts of the result,
+// and directives and nulls are deleted from it as the merge goes. What is
+// left of it is what the real server quotes in the 422 errors of the
+// patched object.
+//
+// Cost: O(size of object and patch) for objects; merging a patch list of
+// m items into a list of n is O(n·m), lookups by merge key being linear
+// as in the real server.
+
+// Directive keys and their values.
+const (
+	smpDirective         = "$patch"
+	smpRetainKeys        = "$retainKeys"
+	smpSetElementOrder   = "$setElementOrder"
+	smpDeleteFromList    = "$deleteFromPrimitiveList"
+	smpDirectiveDelete   = "delete"
+	smpDirectiveReplace  = "replace"
+	smpDirectiveMerge    = "merge"
+	smpStrategyRetain    = "retainKeys"
+	smpTypeMap           = "map[string]interface {}"
+	smpTypeList          = "[]interface {}"
+	smpUnprocessableText = "the server rejected our request due to an error in our request"
+)
+
+// smpError is a failure of a strategic merge patch, as the real server
+// answers it.
+type smpError struct {
+	code int // 400, 422 or 500
+	msg  string
+}
+
+// status is the answer: BadRequest, the generic Invalid of a 422 without
+// details, or an internal error without reason.
+func (e *smpError) status() *kube.StatusError {
+	switch e.code {
+	case http.StatusBadRequest:
+		return errBadRequest(e.msg)
+	case http.StatusUnprocessableEntity:
+		return statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid, smpUnprocessableText, &kube.StatusDetails{})
+	}
+	return statusError(http.StatusInternalServerError, "", e.msg, nil)
+}
+
+func smpFailed(format string, args ...any) *smpError {
+	return &smpError{code: http.StatusInternalServerError, msg: fmt.Sprintf(format, args...)}
+}
+
+// smpPanic carries a failure where the real server's merge panics, from
+// deep in a comparison up to strategicMerge.
+type smpPanic struct{ msg string }
+
+// strategicMerge applies patch to cur by s, the schema of cur's kind.
+// Both are consumed: the result shares maps with them. quoted is the patch
+// as the merge left it, formatted as the real server quotes it.
+func strategicMerge(s *schema, cur, patch obj) (out obj, quoted string, err *smpError) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, ok := r.(smpPanic)
+			if !ok {
+				panic(r)
+			}
+			out, err = nil, smpFailed("%s", p.msg)
+		}
+	}()
+	out, err = mergeObjects(s, cur, patch)
+	if err != nil {
+		return nil, "", err
+	}
+	quoted = goValueString(patch)
+	// The real server decodes the result into Go structs, where a null
+	// is a zero value: the ones the merge keeps (in added items, replaced
+	// objects and lists) are not stored.
+	dropPatchNulls(out)
+	return out, quoted, nil
+}
+
+// mergeObjects merges patch into cur, an object of schema s (nil: no
+// schema), and returns the merged object.
+func mergeObjects(s *schema, cur, patch obj) (obj, *smpError) {
+	if d, ok := patch[smpDirective]; ok {
+		switch d {
+		case smpDirectiveReplace:
+			delete(patch, smpDirective)
+			return patch, nil
+		case smpDirectiveDelete:
+			return obj{}, nil
+		}
+		return nil, unknownDirective(d, patch)
+	}
+	if cur == nil {
+		cur = obj{}
+	}
+	if err := retainKeys(cur, patch); err != nil {
+		return nil, err
+	}
+	if err := orderLists(s, cur, patch); err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(patch) {
+		if err := mergeField(s, cur, patch, k); err != nil {
+			return nil, err
+		}
+	}
+	return cur, nil
+}
+
+// mergeField merges the patch's key k into cur.
+func mergeField(s *schema, cur, patch obj, k string) *smpError {
+	pv := patch[k]
+	name, deleting := k, false
+	if strings.HasPrefix(k, smpDeleteFromList) {
+		target, err := directiveTarget(k, smpDeleteFromList)
+		if err != nil {
+			return err
+		}
+		name, deleting = target, true
+	}
+	if pv == nil {
+		delete(cur, name)
+		return nil
+	}
+	cv, present := cur[name]
+	if !present || isAbsent(cv) {
+		if !deleting {
+			setFromPatch(cur, name, pv)
+		}
+		return nil
+	}
+	if unstructuredKind(cv) != unstructuredKind(pv) {
+		if !deleting {
+			setFromPatch(cur, name, pv)
+		}
+		return nil
+	}
+	switch c := cv.(type) {
+	case obj:
+		field, strategy, _, err := lookupPatchField(s, name, false)
+		if err != nil {
+			return err
+		}
+		merged := pv.(obj)
+		if strategy != smpDirectiveReplace {
+			if merged, err = mergeObjects(field, c, merged); err != nil {
+				return err
+			}
+		}
+		cur[name] = merged
+		if len(merged) == 0 && field != nil && len(field.Properties) == 0 && field.Additional != nil {
+			delete(cur, name) // an empty map is omitted, as its Go type's omitempty does
+		}
+	case []any:
+		item, strategy, mergeKey, err := lookupPatchField(s, name, true)
+		if err != nil {
+			return err
+		}
+		merged := pv.([]any)
+		if strategy == smpDirectiveMerge || deleting {
+			if merged, err = smpMergeLists(item, c, merged, mergeKey, deleting); err != nil {
+				return err
+			}
+		}
+		setList(cur, name, merged)
+	default:
+		cur[name] = pv // scalars of one type, even for a $deleteFromPrimitiveList
+	}
+	return nil
+}
+
+// isAbsent says a value of the current object counts as missing: the real
+// server's object is a Go struct, whose omitempty leaves out nil and
+// empty lists.
+func isAbsent(v any) bool {
+	l, isList := v.([]any)
+	return v == nil || (isList && len(l) == 0)
+}
+
+// setFromPatch sets cur[name] to a value of the patch that the object
+// lacks (or has with another type): without its nulls and directives.
+func setFromPatch(cur obj, name string, pv any) {
+	dropPatchNulls(pv)
+	if v, keep := withoutDirectives(pv); keep {
+		cur[name] = v
+	} else {
+		delete(cur, name)
+	}
+}
+
+// setList stores a merged list, leaving out an empty one as omitempty
+// does.
+func setList(cur obj, name string, l []any) {
+	if len(l) == 0 {
+		delete(cur, name)
+		return
+	}
+	cur[name] = l
+}
+
+// lookupPatchField finds the field name of the struct s and its patch
+// strategy ("merge", "replace" or "") and merge key. For a list (list
+// set) it returns the schema of its items, else the field's. It fails as
+// the real server's lookup in Go types does: s must be a struct with that
+// field (matched case-insensitively if need be), and a list a slice.
+func lookupPatchField(s *schema, name string, list bool) (*schema, string, string, *smpError) {
+	if s == nil {
+		return nil, "", "", nil
+	}
+	if len(s.Properties) == 0 && s.Additional != nil {
+		return nil, "", "", smpFailed("merging an object in json but data type is not struct, instead is: map")
+	}
+	f, ok := s.Properties[name]
+	for i := 0; !ok && i < len(s.names); i++ {
+		// Go's JSON field matching ignores case when no name is exact.
+		f, ok = s.Properties[s.names[i]], strings.EqualFold(s.names[i], name)
+	}
+	if !ok {
+		return nil, "", "", smpFailed("unable to find api field in struct %s for the json field %q", goStructName(s), name)
+	}
+	strategy, err := patchStrategy(f.PatchStrategy)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if !list {
+		return f, strategy, f.PatchMergeKey, nil
+	}
+	if f.Type != "array" {
+		return nil, "", "", smpFailed("expected slice or array type, but got: struct")
+	}
+	return f.Elem, strategy, f.PatchMergeKey, nil
+}
+
+// patchStrategy is the strategy a merge follows for a field tagged tag:
+// retainKeys only says which clients send $retainKeys.
+func patchStrategy(tag string) (string, *smpError) {
+	parts := strings.Split(tag, ",")
+	switch {
+	case len(parts) == 1 && parts[0] == smpStrategyRetain:
+		return "", nil
+	case len(parts) == 1:
+		return parts[0], nil
+	case len(parts) == 2 && parts[0] == smpStrategyRetain:
+		return parts[1], nil
+	case len(parts) == 2 && parts[1] == smpStrategyRetain:
+		return parts[0], nil
+	}
+	return "", smpFailed("unexpected patch strategy: %v", parts)
+}
+
+// retainKeys applies a $retainKeys directive of patch: every key of the
+// patch (but nulls and list directives) must be listed, and cur keeps the
+// listed keys only.
+func retainKeys(cur, patch obj) *smpError {
+	v, ok := patch[smpRetainKeys]
+	if !ok {
+		return nil
+	}
+	delete(patch, smpRetainKeys)
+	bad := &smpError{code: http.StatusBadRequest, msg: "invalid patch format of retainKeys"}
+	list, ok := v.([]any)
+	if !ok {
+		return bad
+	}
+	keep := make(map[any]bool, len(list))
+	for _, k := range list {
+		keep[hashable(k)] = true
+	}
+	for k, x := range patch {
+		if x != nil && !strings.HasPrefix(k, smpDeleteFromList) && !strings.HasPrefix(k, smpSetElementOrder) && !keep[k] {
+			return bad
+		}
+	}
+	for k := range cur {
+		if !keep[k] {
+			delete(cur, k)
+		}
+	}
+	return nil
+}
+
+// directiveTarget is the list a directive key names: "containers" for
+// "$setElementOrder/containers". A key with another prefix than the
+// directive's is a 400.
+func directiveTarget(key, prefix string) (string, *smpError) {
+	directive, target, ok := strings.Cut(key, "/")
+	if ok && directive == prefix {
+		return target, nil
+	}
+	what := "primitive list"
+	if prefix == smpSetElementOrder {
+		what = "setElementOrder list"
+	}
+	return "", &smpError{code: http.StatusBadRequest, msg: "invalid patch format of " + what}
+}
+
+// withoutDirectives removes from x the objects that carry a $patch
+// directive (keep is false when x is one); objects are changed in place,
+// lists are copied.
+func withoutDirectives(x any) (v any, keep bool) {
+	switch t := x.(type) {
+	case obj:
+		if _, ok := t[smpDirective]; ok {
+			return nil, false
+		}
+		for k, e := range t {
+			if e2, keep := withoutDirectives(e); keep {
+				t[k] = e2
+			} else {
+				delete(t, k)
+			}
+		}
+	case []any:
+		out := make([]any, 0, len(t))
+		for _, e := range t {
+			if e2, keep := withoutDirectives(e); keep {
+				out = append(out, e2)
+			}
+		}
+		return out, true
+	}
+	return x, true
+}
+
+// dropNulls removes the null fields of the objects in x (a patch value the
+// object lacks: its nulls have nothing to delete).
+func dropPatchNulls(x any) {
+	switch t := x.(type) {
+	case obj:
+		for k, e := range t {
+			if e == nil {
+				delete(t, k)
+			} else {
+				dropPatchNulls(e)
+			}
+		}
+	case []any:
+		for _, e := range t {
+			dropPatchNulls(e)
+		}
+	}
+}
+
+// unknownDirective is the error for a $patch value a merge does not know.
+func unknownDirective(d any, m obj) *smpError {
+	return smpFailed("unknown patch type: %s in map: %s", goStringVerb(d), goValueString(m))
+}
+
+// noMergeKey is the error for a list item without its merge key.
+func noMergeKey(m obj, key string) *smpError {
+	return smpFailed("map: %s does not contain declared merge key: %s", goValueString(m), key)
+}
+
+// badArgType is the error for a value of the wrong type: want is a Go
+// type ("[]interface {}").
+func badArgType(want string, got any) *smpError {
+	return smpFailed("expected a %s, but received a %s", want, goTypeOf(got))
+}
+
+// goTypeOf is %s of the Go type of a decoded value, as the real server's
+// unstructured form has it.
+func goTypeOf(x any) string {
+	switch k := unstructuredKind(x); k {
+	case "map":
+		return smpTypeMap
+	case "slice":
+		return smpTypeList
+	case "interface":
+		return "%!s(<nil>)"
+	default:
+		return k
+	}
+}
+
+// goStringVerb formats x as Go's %s formats the real server's decoded
+// value: strings as they are, other scalars as "%!s(int64=1)".
+func goStringVerb(x any) string {
+	switch t := x.(type) {
+	case string:
+		return t
+	case nil:
+		return "%!s(<nil>)"
+	case obj:
+		keys := sortedKeys(t)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ":" + goStringVerb(t[k])
+		}
+		return "map[" + strings.Join(parts, " ") + "]"
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = goStringVerb(e)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	}
+	return "%!s(" + unstructuredKind(x) + "=" + goValueString(x) + ")"
+}
+
+// hashable returns x for use as a map key, panicking as Go does (and the
+// real server with it) for maps and lists.
+func hashable(x any) any {
+	switch x.(type) {
+	case obj:
+		panic(smpPanic{"runtime error: hash of unhashable type " + smpTypeMap})
+	case []any:
+		panic(smpPanic{"runtime error: hash of unhashable type " + smpTypeList})
+	}
+	return x
+}
+
+// same is Go's == on two decoded values, panicking as Go does (and the
+// real server with it) when both are maps or both are lists.
+func same(a, b any) bool {
+	switch a.(type) {
+	case obj:
+		if _, ok := b.(obj); ok {
+			panic(smpPanic{"runtime error: comparing uncomparable type " + smpTypeMap})
+		}
+		return false
+	case []any:
+		if _, ok := b.([]any); ok {
+			panic(smpPanic{"runtime error: comparing uncomparable type " + smpTypeList})
+		}
+		return false
+	}
+	return a == b
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const deployPath = "/apis/apps/v1/namespaces/default/deployments"
+
+// createDeployment creates Deployment d with containers c1 (env A and B,
+// port 80) and c2.
+func createDeployment(t *testing.T, c *client) {
+	t.Helper()
+	must(t, c, 201, "POST", deployPath, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},
+"spec":{"selector":{"matchLabels":{"app":"d"}},"strategy":{"type":"RollingUpdate"},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[
+{"name":"c1","image":"nginx","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80,"protocol":"TCP"}]},
+{"name":"c2","image":"busybox"}]}}}}`)
+}
+
+// TestStrategicMergeKubectlApply: the patch a second kubectl apply sends
+// (its annotation, $setElementOrder, a changed image) merges the container
+// by name: env and ports stay, and no directive is stored.
+func TestStrategicMergeKubectlApply(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	createDeployment(t, c)
+	got := must(t, c, 200, "PATCH", deployPath+"/d", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}\n"}},
+"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"c1"},{"name":"c2"}],"containers":[{"image":"nginx:2","name":"c1"}]}}}}`,
+		"Content-Type", ctSMP).json(t)
+	if strings.Contains(string(encodeObject(got)), "$setElementOrder") {
+		t.Errorf("the directive was stored: %v", got)
+	}
+	c1 := valueAt(got, "spec.template.spec.containers.0")
+	want := decodeJSONValue(t, `{"name":"c1","image":"nginx:2","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80,"protocol":"TCP"}]}`)
+	if !reflect.DeepEqual(c1, want) {
+		t.Errorf("container c1 = %v, want %v", c1, want)
+	}
+	if n := itemNames(valueAt(got, "spec.template.spec.containers").([]any)); !reflect.DeepEqual(n, []any{"c1", "c2"}) {
+		t.Errorf("containers %v, want [c1 c2]", n)
+	}
+	ann, _ := valueAt(got, "metadata.annotations").(obj)
+	if ann["kubectl.kubernetes.io/last-applied-configuration"] != "{}\n" {
+		t.Errorf("annotations %v, want the last-applied configuration", ann)
+	}
+}
+
+// TestStrategicMergeDirectivesAreNotData: {"$patch": "replace"} replaces,
+// it is not stored; of the whole object it leaves no name, which the real
+// server refuses.
+func TestStrategicMergeDirectivesAreNotData(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	createCM(c, "a", `{"a":"b"}`)
+	got := must(t, c, 200, "PATCH", cmPath+"/a", `{"data":{"$patch":"replace","n":"1"},"metadata":{"labels":{"$patch":"replace","x":"y"}}}`, "Content-Type", ctSMP).json(t)
+	if !reflect.DeepEqual(got["data"], obj{"n": "1"}) || !reflect.DeepEqual(valueAt(got, "metadata.labels"), obj{"x": "y"}) {
+		t.Errorf("after $patch replace: data %v labels %v, want {n: 1} and {x: y}", got["data"], valueAt(got, "metadata.labels"))
+	}
+	r := c.do("PATCH", cmPath+"/a", `{"$patch":"replace"}`, "Content-Type", ctSMP)
+	if st := r.json(t); r.code != 400 || st["message"] != "the name of the object (a based on URL) was undeterminable: name must be provided" {
+		t.Errorf("$patch replace of the object = %d %s, want 400 name must be provided", r.code, r.body)
+	}
+	if d := must(t, c, 200, "GET", cmPath+"/a", "").json(t)["data"]; !reflect.DeepEqual(d, obj{"n": "1"}) {
+		t.Errorf("data after a refused patch = %v", d)
+	}
+}
+
+// TestStrategicMergeAnswers: how the server answers strategic merge
+// patches it cannot apply, and the bodies it reads, as kube-apiserver.
+func TestStrategicMergeAnswers(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	createDeployment(t, c)
+	for _, tc := range []struct {
+		body   string
+		code   int
+		reason string
+		msg    string
+	}{
+		{`{"spec":{"template":{"spec":{"containers":[{"image":"z"}]}}}}`, 500, "", "map: map[image:z] does not contain declared merge key: name"},
+		{`{"spec":{"strategy":{"$retainKeys":["rollingUpdate"],"type":"Recreate"}}}`, 400, "BadRequest", "invalid patch format of retainKeys"},
+	} {
+		r := c.do("PATCH", deployPath+"/d", tc.body, "Content-Type", ctSMP)
+		st := r.json(t)
+		if r.code != tc.code || (tc.code != 200 && (st["reason"] != nilIfEmpty(tc.reason) || st["message"] != tc.msg)) {
+			t.Errorf("patch %s = %d %s, want %d %q %q", tc.body, r.code, r.body, tc.code, tc.reason, tc.msg)
+		}
+	}
+	// With Strict, an unknown field is an error that quotes the patch as
+	// the merge left it; a directive left in an added item is an unknown
+	// field too: a warning by default.
+	r := c.do("PATCH", deployPath+"/d?fieldValidation=Strict", `{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"c1"},{"name":"c2"}],"containers":[{"name":"c1","bogus":1}]}}}}`, "Content-Type", ctSMP)
+	const want = ` "" is invalid: patch: Invalid value: "map[spec:map[template:map[spec:map[]]]]": strict decoding error: unknown field "spec.template.spec.containers[0].bogus"`
+	if st := r.json(t); r.code != 422 || st["message"] != want {
+		t.Errorf("Strict patch with an unknown field = %d %s, want 422 %s", r.code, r.body, want)
+	}
+	r = c.do("PATCH", deployPath+"/d", `{"spec":{"template":{"spec":{"containers":[{"name":"c3","image":"x","env":[{"name":"E","$patch":"delete"}]}]}}}}`, "Content-Type", ctSMP)
+	if w := r.header.Values("Warning"); r.code != 200 || len(w) != 1 || !strings.Contains(w[0], `unknown field \"spec.template.spec.containers[0].env[0].$patch\"`) {
+		t.Errorf("leftover directive = %d, warnings %q", r.code, w)
+	}
+	if env := valueAt(r.json(t), "spec.template.spec.containers.0.env"); !reflect.DeepEqual(env, []any{obj{"name": "E"}}) {
+		t.Errorf("env of the added container = %v, want [{name: E}]", env)
+	}
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// TestPatchBodies: merge and strategic merge patch bodies that are not
+// JSON objects, answered in kube-apiserver's words.
+func TestPatchBodies(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	createCM(c, "a", "")
+	for _, tc := range []struct {
+		ct, body string
+		code     int
+		msg      string
+	}{
+		{ctMerge, `[1]`, 400, "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{ctMerge, `"x"`, 400, "error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}"},
+		{ctMerge, `{bad`, 400, "error decoding patch: invalid character 'b' looking for beginning of object key string"},
+		{ctMerge, `null`, 400, "Invalid JSON Patch"},
+		{ctSMP, `[1]`, 400, "json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{ctSMP, `1`, 400, "json: cannot unmarshal number into Go value of type map[string]interface {}"},
+		{ctSMP, `{"data":{"a":"1"}} x`, 400, "invalid character 'x' after top-level value"},
+		{ctSMP, ``, 400, "unexpected end of JSON input"},
+		{ctSMP, `null`, 200, ""},
+	} {
+		r := c.do("PATCH", cmPath+"/a", tc.body, "Content-Type", tc.ct)
+		if st := r.json(t); r.code != tc.code || (tc.code != 200 && (st["reason"] != "BadRequest" || st["message"] != tc.msg)) {
+			t.Errorf("%s %q = %d %s, want %d %q", tc.ct, tc.body, r.code, r.body, tc.code, tc.msg)
+		}
+	}
+}
