@@ -84,8 +84,7 @@ func (s *Server) servePatch(c *call) {
 			if err != nil {
 				// A failed test, a missing path: the real server answers
 				// every failure to apply a JSON patch this way (wire 17).
-				return nil, statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid,
-					"the server rejected our request due to an error in our request", &kube.StatusDetails{})
+				return nil, errPatchRejected()
 			}
 			o, isObj := patched.(obj)
 			if !isObj {
@@ -111,6 +110,13 @@ func (s *Server) servePatch(c *call) {
 		return
 	}
 	c.respond(http.StatusOK, out.raw)
+}
+
+// errPatchRejected is the real server's answer to a patch it cannot
+// apply, short of a better one: 422 Invalid without details.
+func errPatchRejected() *kube.StatusError {
+	return statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid,
+		"the server rejected our request due to an error in our request", &kube.StatusDetails{})
 }
 
 // patchLocked reads the object wr names, patches it with fn and stores the

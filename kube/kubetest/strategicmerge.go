@@ -3,11 +3,8 @@
 package kubetest
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/kubeloop/kubeloop/kube"
 )
 
 // This file applies a strategic merge patch
@@ -16,7 +13,8 @@ import (
 // x-kubernetes-patch-strategy and x-kubernetes-patch-merge-key, which the
 // real server reads from the same Go struct tags they are published from.
 //
-// What a patch does, field by field (strategicmerge_list.go has lists):
+// What a patch does, field by field (lists: strategicmerge_list.go and
+// strategicmerge_order.go):
 //   - An object merges key by key; null removes a key; a key the object
 //     lacks takes the patch's value, its nulls dropped and its directives
 //     removed.
@@ -35,7 +33,10 @@ import (
 // Directives are consumed by the merge and never stored. Where the real
 // merge leaves one in place (inside an item it adds to a list, a replaced
 // object or list, an unknown "$key"), it is an unknown field of the
-// result: dropped, with a warning or a Strict error, as there.
+// result: dropped, with a warning or a Strict error, as there. The result
+// is then what the real server's Go types make of it (settle): a null
+// left in it is its type's zero value, and empty lists and maps are
+// omitted.
 //
 // Errors are the real server's, word for word: 400 for a malformed
 // directive name or $retainKeys, 422 for lists of lists, and 500 with no
@@ -56,45 +57,15 @@ import (
 
 // Directive keys and their values.
 const (
-	smpDirective         = "$patch"
-	smpRetainKeys        = "$retainKeys"
-	smpSetElementOrder   = "$setElementOrder"
-	smpDeleteFromList    = "$deleteFromPrimitiveList"
-	smpDirectiveDelete   = "delete"
-	smpDirectiveReplace  = "replace"
-	smpDirectiveMerge    = "merge"
-	smpStrategyRetain    = "retainKeys"
-	smpTypeMap           = "map[string]interface {}"
-	smpTypeList          = "[]interface {}"
-	smpUnprocessableText = "the server rejected our request due to an error in our request"
+	smpDirective        = "$patch"
+	smpRetainKeys       = "$retainKeys"
+	smpSetElementOrder  = "$setElementOrder"
+	smpDeleteFromList   = "$deleteFromPrimitiveList"
+	smpDirectiveDelete  = "delete"
+	smpDirectiveReplace = "replace"
+	smpDirectiveMerge   = "merge"
+	smpStrategyRetain   = "retainKeys"
 )
-
-// smpError is a failure of a strategic merge patch, as the real server
-// answers it.
-type smpError struct {
-	code int // 400, 422 or 500
-	msg  string
-}
-
-// status is the answer: BadRequest, the generic Invalid of a 422 without
-// details, or an internal error without reason.
-func (e *smpError) status() *kube.StatusError {
-	switch e.code {
-	case http.StatusBadRequest:
-		return errBadRequest(e.msg)
-	case http.StatusUnprocessableEntity:
-		return statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid, smpUnprocessableText, &kube.StatusDetails{})
-	}
-	return statusError(http.StatusInternalServerError, "", e.msg, nil)
-}
-
-func smpFailed(format string, args ...any) *smpError {
-	return &smpError{code: http.StatusInternalServerError, msg: fmt.Sprintf(format, args...)}
-}
-
-// smpPanic carries a failure where the real server's merge panics, from
-// deep in a comparison up to strategicMerge.
-type smpPanic struct{ msg string }
 
 // strategicMerge applies patch to cur by s, the schema of cur's kind.
 // Both are consumed: the result shares maps with them. quoted is the patch
@@ -114,10 +85,7 @@ func strategicMerge(s *schema, cur, patch obj) (out obj, quoted string, err *smp
 		return nil, "", err
 	}
 	quoted = goValueString(patch)
-	// The real server decodes the result into Go structs, where a null
-	// is a zero value: the ones the merge keeps (in added items, replaced
-	// objects and lists) are not stored.
-	dropPatchNulls(out)
+	settle(s, out)
 	return out, quoted, nil
 }
 
@@ -192,9 +160,6 @@ func mergeField(s *schema, cur, patch obj, k string) *smpError {
 			}
 		}
 		cur[name] = merged
-		if len(merged) == 0 && field != nil && len(field.Properties) == 0 && field.Additional != nil {
-			delete(cur, name) // an empty map is omitted, as its Go type's omitempty does
-		}
 	case []any:
 		item, strategy, mergeKey, err := lookupPatchField(s, name, true)
 		if err != nil {
@@ -206,7 +171,7 @@ func mergeField(s *schema, cur, patch obj, k string) *smpError {
 				return err
 			}
 		}
-		setList(cur, name, merged)
+		cur[name] = merged
 	default:
 		cur[name] = pv // scalars of one type, even for a $deleteFromPrimitiveList
 	}
@@ -230,16 +195,6 @@ func setFromPatch(cur obj, name string, pv any) {
 	} else {
 		delete(cur, name)
 	}
-}
-
-// setList stores a merged list, leaving out an empty one as omitempty
-// does.
-func setList(cur obj, name string, l []any) {
-	if len(l) == 0 {
-		delete(cur, name)
-		return
-	}
-	cur[name] = l
 }
 
 // lookupPatchField finds the field name of the struct s and its patch
@@ -383,90 +338,4 @@ func dropPatchNulls(x any) {
 			dropPatchNulls(e)
 		}
 	}
-}
-
-// unknownDirective is the error for a $patch value a merge does not know.
-func unknownDirective(d any, m obj) *smpError {
-	return smpFailed("unknown patch type: %s in map: %s", goStringVerb(d), goValueString(m))
-}
-
-// noMergeKey is the error for a list item without its merge key.
-func noMergeKey(m obj, key string) *smpError {
-	return smpFailed("map: %s does not contain declared merge key: %s", goValueString(m), key)
-}
-
-// badArgType is the error for a value of the wrong type: want is a Go
-// type ("[]interface {}").
-func badArgType(want string, got any) *smpError {
-	return smpFailed("expected a %s, but received a %s", want, goTypeOf(got))
-}
-
-// goTypeOf is %s of the Go type of a decoded value, as the real server's
-// unstructured form has it.
-func goTypeOf(x any) string {
-	switch k := unstructuredKind(x); k {
-	case "map":
-		return smpTypeMap
-	case "slice":
-		return smpTypeList
-	case "interface":
-		return "%!s(<nil>)"
-	default:
-		return k
-	}
-}
-
-// goStringVerb formats x as Go's %s formats the real server's decoded
-// value: strings as they are, other scalars as "%!s(int64=1)".
-func goStringVerb(x any) string {
-	switch t := x.(type) {
-	case string:
-		return t
-	case nil:
-		return "%!s(<nil>)"
-	case obj:
-		keys := sortedKeys(t)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + ":" + goStringVerb(t[k])
-		}
-		return "map[" + strings.Join(parts, " ") + "]"
-	case []any:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			parts[i] = goStringVerb(e)
-		}
-		return "[" + strings.Join(parts, " ") + "]"
-	}
-	return "%!s(" + unstructuredKind(x) + "=" + goValueString(x) + ")"
-}
-
-// hashable returns x for use as a map key, panicking as Go does (and the
-// real server with it) for maps and lists.
-func hashable(x any) any {
-	switch x.(type) {
-	case obj:
-		panic(smpPanic{"runtime error: hash of unhashable type " + smpTypeMap})
-	case []any:
-		panic(smpPanic{"runtime error: hash of unhashable type " + smpTypeList})
-	}
-	return x
-}
-
-// same is Go's == on two decoded values, panicking as Go does (and the
-// real server with it) when both are maps or both are lists.
-func same(a, b any) bool {
-	switch a.(type) {
-	case obj:
-		if _, ok := b.(obj); ok {
-			panic(smpPanic{"runtime error: comparing uncomparable type " + smpTypeMap})
-		}
-		return false
-	case []any:
-		if _, ok := b.([]any); ok {
-			panic(smpPanic{"runtime error: comparing uncomparable type " + smpTypeList})
-		}
-		return false
-	}
-	return a == b
 }
