@@ -73,9 +73,9 @@ func (s *Server) serveApply(c *call, body []byte) {
 	}
 	wr := c.write()
 	wr.apply, wr.force = true, queryBool(c.q, "force")
-	s.mu.Lock()
-	out, serr := s.applyLocked(wr, config)
-	s.mu.Unlock()
+	var out updateResult
+	var serr *kube.StatusError
+	s.withLock(func() { out, serr = s.applyLocked(wr, config) })
 	c.respondUpdate(out, serr)
 }
 

@@ -80,16 +80,16 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 	if info.Subresource != "" {
 		res += "/" + info.Subresource
 	}
-	s.mu.Lock()
 	denied := false
-	for _, u := range []string{info.User, "*"} {
-		for _, v := range []string{info.Verb, "*"} {
-			for _, r := range []string{res, "*"} {
-				denied = denied || s.denials[denial{u, v, r}]
+	s.withLock(func() {
+		for _, u := range []string{info.User, "*"} {
+			for _, v := range []string{info.Verb, "*"} {
+				for _, r := range []string{res, "*"} {
+					denied = denied || s.denials[denial{u, v, r}]
+				}
 			}
 		}
-	}
-	s.mu.Unlock()
+	})
 	if !denied {
 		return nil
 	}

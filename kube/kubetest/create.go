@@ -195,9 +195,8 @@ func (s *Server) serveCreate(c *call) {
 		return
 	}
 	wr := c.write()
-	s.mu.Lock()
-	rec, err := s.createLocked(wr, o)
-	s.mu.Unlock()
+	var rec *record
+	s.withLock(func() { rec, err = s.createLocked(wr, o) })
 	if err != nil {
 		writeError(c.w, err)
 		return

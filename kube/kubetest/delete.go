@@ -92,24 +92,24 @@ func (s *Server) serveDelete(c *call) {
 		return
 	}
 	wr := c.write()
-	s.mu.Lock()
-	prev := c.col.objects[c.key()]
 	var rec *record
 	var gone bool
-	switch {
-	case prev == nil:
-		err = errNotFound(c.res, c.info.Name)
-	case opts.Preconditions != nil && opts.Preconditions.UID != nil && *opts.Preconditions.UID != prev.uid:
-		err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v",
-			*opts.Preconditions.UID, prev.uid))
-	case opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil &&
-		*opts.Preconditions.ResourceVersion != formatRV(prev.rv):
-		err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
-			*opts.Preconditions.ResourceVersion, formatRV(prev.rv)))
-	default:
-		rec, gone, err = s.deleteLocked(wr, prev)
-	}
-	s.mu.Unlock()
+	s.withLock(func() {
+		prev := c.col.objects[c.key()]
+		switch {
+		case prev == nil:
+			err = errNotFound(c.res, c.info.Name)
+		case opts.Preconditions != nil && opts.Preconditions.UID != nil && *opts.Preconditions.UID != prev.uid:
+			err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v",
+				*opts.Preconditions.UID, prev.uid))
+		case opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil &&
+			*opts.Preconditions.ResourceVersion != formatRV(prev.rv):
+			err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+				*opts.Preconditions.ResourceVersion, formatRV(prev.rv)))
+		default:
+			rec, gone, err = s.deleteLocked(wr, prev)
+		}
+	})
 	if err != nil {
 		writeError(c.w, err)
 		return
@@ -134,19 +134,20 @@ func (s *Server) serveDeleteCollection(c *call) {
 		return
 	}
 	wr := c.write()
-	s.mu.Lock()
-	var deleted []*record
-	for _, k := range slices.Clone(c.col.keys()) {
-		r := c.col.objects[k]
-		if r == nil || !opts.filter.matches(r) {
-			continue
+	var page *listPage
+	s.withLock(func() {
+		var deleted []*record
+		for _, k := range slices.Clone(c.col.keys()) {
+			r := c.col.objects[k]
+			if r == nil || !opts.filter.matches(r) {
+				continue
+			}
+			if _, _, err := s.deleteLocked(wr, r); err != nil {
+				continue
+			}
+			deleted = append(deleted, r)
 		}
-		if _, _, err := s.deleteLocked(wr, r); err != nil {
-			continue
-		}
-		deleted = append(deleted, r)
-	}
-	page := &listPage{items: deleted, rv: s.rv}
-	s.mu.Unlock()
+		page = &listPage{items: deleted, rv: s.rv}
+	})
 	c.writeList(page)
 }

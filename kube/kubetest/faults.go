@@ -66,14 +66,14 @@ func (s *Server) Delay(match func(RequestInfo) bool, d time.Duration) (undo func
 
 // injectFaults delays and fails r as the rules say.
 func (s *Server) injectFaults(r *http.Request, info RequestInfo) *kube.StatusError {
-	s.mu.Lock()
 	var wait time.Duration
-	for _, d := range s.delays {
-		if d.match == nil || d.match(info) {
-			wait += d.d
+	s.withLock(func() {
+		for _, d := range s.delays {
+			if d.match == nil || d.match(info) {
+				wait += d.d
+			}
 		}
-	}
-	s.mu.Unlock()
+	})
 	if wait > 0 {
 		t := time.NewTimer(wait)
 		select {

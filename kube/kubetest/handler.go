@@ -42,13 +42,13 @@ type call struct {
 }
 
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
-	s.mu.Lock()
-	res := s.reg.lookup(info.Group, info.Version, info.Resource)
+	var res *resource
 	var col *collection
-	if res != nil {
-		col = s.cols[res.colKey()]
-	}
-	s.mu.Unlock()
+	s.withLock(func() {
+		if res = s.reg.lookup(info.Group, info.Version, info.Resource); res != nil {
+			col = s.cols[res.colKey()]
+		}
+	})
 	if res == nil {
 		writeError(w, errResourceNotFound())
 		return

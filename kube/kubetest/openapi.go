@@ -154,14 +154,12 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 			w.WriteHeader(http.StatusNotAcceptable)
 			return
 		}
-		s.mu.Lock()
-		doc := newOpenAPIDoc(s.openAPIV2Locked())
-		s.mu.Unlock()
+		var doc openAPIDoc
+		s.withLock(func() { doc = newOpenAPIDoc(s.openAPIV2Locked()) })
 		serveOpenAPIDoc(w, r, doc)
 	case p == "/openapi/v3":
-		s.mu.Lock()
-		docs := s.openAPIV3DocsLocked()
-		s.mu.Unlock()
+		var docs map[string]openAPIDoc
+		s.withLock(func() { docs = s.openAPIV3DocsLocked() })
 		type entry struct {
 			ServerRelativeURL string `json:"serverRelativeURL"`
 		}
@@ -179,9 +177,9 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 	default:
 		path := strings.TrimPrefix(p, "/openapi/v3/")
-		s.mu.Lock()
-		d, ok := s.openAPIV3DocsLocked()[path]
-		s.mu.Unlock()
+		var d openAPIDoc
+		var ok bool
+		s.withLock(func() { d, ok = s.openAPIV3DocsLocked()[path] })
 		if !ok {
 			w.WriteHeader(http.StatusNotFound)
 			return

@@ -76,8 +76,19 @@ func (s *Server) servePatch(c *call) {
 		}
 	}
 	wr := c.write()
-	s.mu.Lock()
-	out, serr := s.patchLocked(wr, func(cur obj) (obj, *kube.StatusError) {
+	var out *record
+	s.withLock(func() { out, serr = s.patchLocked(wr, c.patchFunc(mt, body, ops, patch)) })
+	if serr != nil {
+		writeError(c.w, serr)
+		return
+	}
+	c.respond(http.StatusOK, out.raw)
+}
+
+// patchFunc is the patch of type mt, its body decoded as ops (a JSON
+// patch) or patch (the others), as a function of the stored object.
+func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patch obj) func(cur obj) (obj, *kube.StatusError) {
+	return func(cur obj) (obj, *kube.StatusError) {
 		switch mt {
 		case mediaJSONPatch:
 			patched, err := jsonpatch.ApplyValue(cur, ops)
@@ -103,13 +114,7 @@ func (s *Server) servePatch(c *call) {
 			return nil, err.status()
 		}
 		return o, c.checkPatched(mt, body, quoted, o)
-	})
-	s.mu.Unlock()
-	if serr != nil {
-		writeError(c.w, serr)
-		return
 	}
-	c.respond(http.StatusOK, out.raw)
 }
 
 // errPatchRejected is the real server's answer to a patch it cannot

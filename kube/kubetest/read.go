@@ -45,10 +45,9 @@ func (s *Server) serveGet(c *call) {
 		writeError(c.w, err)
 		return
 	}
-	s.mu.Lock()
-	cur := s.rv
-	rec := c.col.objects[c.key()]
-	s.mu.Unlock()
+	var cur uint64
+	var rec *record
+	s.withLock(func() { cur, rec = s.rv, c.col.objects[c.key()] })
 	switch {
 	case want > cur:
 		writeError(c.w, errTooLargeRV(want, cur))

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -30,9 +31,10 @@ type Options struct {
 	// authentication and every request is made by user "admin"; otherwise a
 	// request needs one of the tokens (health and /version excepted).
 	Tokens map[string]string
-	// Logger receives one record per request at debug level, and slow
-	// watches closed and listener failures at warn level; nil discards
-	// them.
+	// Logger receives one record per request at debug level, slow
+	// watches closed and listener failures at warn level, and a request
+	// whose handler panicked (answered 500, as kube-apiserver does) at
+	// error level with the panic's value and stack; nil discards them.
 	Logger *slog.Logger
 }
 
@@ -160,6 +162,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.inflight.Done()
+	defer s.recoverPanic(w, r)
 	info := parseRequestInfo(r)
 	user, authErr := s.authenticate(r, info)
 	info.User = user
@@ -178,6 +181,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serveResource(w, r, info)
+}
+
+// msgPanic is kube-apiserver's answer to a request whose handler
+// panicked (500, text/plain).
+const msgPanic = "This request caused apiserver to panic. Look in the logs for details."
+
+// recoverPanic ends a request whose handler panicked as kube-apiserver's
+// panic filter does: the panic is logged at error level with its value and
+// stack, and the request answered 500 with msgPanic. Locks are released
+// by the deferred unlocks of withLock; the server goes on serving. What the
+// panicking request had changed stays changed.
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	s.log.Error("request panicked", "method", r.Method, "path", r.URL.RequestURI(), "panic", p, "stack", string(debug.Stack()))
+	http.Error(w, msgPanic, http.StatusInternalServerError)
+}
+
+// withLock runs fn with s.mu held, and releases it even when fn panics:
+// a panic while serving one request must leave the server serving the
+// next (see recoverPanic).
+func (s *Server) withLock(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn()
 }
 
 // nextRV hands out the next resourceVersion. The caller holds s.mu.

@@ -204,9 +204,8 @@ func (s *Server) serveUpdate(c *call) {
 		writeError(c.w, err)
 		return
 	}
-	s.mu.Lock()
-	out, err := s.updateLocked(c.write(), o, nil)
-	s.mu.Unlock()
+	var out updateResult
+	s.withLock(func() { out, err = s.updateLocked(c.write(), o, nil) })
 	c.respondUpdate(out, err)
 }
 

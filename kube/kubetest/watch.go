@@ -134,46 +134,46 @@ func (s *Server) serveWatch(c *call) {
 	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents
 	var start []watchItem
 	var tooOld string
-	s.mu.Lock()
-	cur := s.rv
-	switch {
-	case want > cur && initialEvents:
-		s.mu.Unlock()
+	var cur uint64
+	var expire bool
+	s.withLock(func() {
+		cur = s.rv
+		switch {
+		case want > cur && initialEvents:
+			return
+		case want > cur:
+			w.after = want
+		case initialEvents:
+			for _, k := range c.col.keys() {
+				if r := c.col.objects[k]; w.filter.matches(r) {
+					start = append(start, watchItem{typ: "ADDED", rec: r})
+				}
+			}
+		case want > 0:
+			evs, ok := c.col.since(want, cur)
+			if !ok {
+				tooOld = fmt.Sprintf("too old resource version: %d (%d)", want, c.col.oldest(cur))
+				break
+			}
+			for _, e := range evs {
+				if it, ok := w.itemFor(e); ok {
+					start = append(start, it)
+				}
+			}
+		}
+		expire = s.expiring > 0 // ExpireWatches
+		if expire && !initialEvents && tooOld == "" {
+			tooOld = msgWatchTooOld
+		}
+		if tooOld == "" && !expire && !s.closed {
+			c.col.watchers[w] = struct{}{}
+		}
+	})
+	if want > cur && initialEvents {
 		writeError(c.w, errTooLargeRV(want, cur))
 		return
-	case want > cur:
-		w.after = want
-	case initialEvents:
-		for _, k := range c.col.keys() {
-			if r := c.col.objects[k]; w.filter.matches(r) {
-				start = append(start, watchItem{typ: "ADDED", rec: r})
-			}
-		}
-	case want > 0:
-		evs, ok := c.col.since(want, cur)
-		if !ok {
-			tooOld = fmt.Sprintf("too old resource version: %d (%d)", want, c.col.oldest(cur))
-			break
-		}
-		for _, e := range evs {
-			if it, ok := w.itemFor(e); ok {
-				start = append(start, it)
-			}
-		}
 	}
-	expire := s.expiring > 0 // ExpireWatches
-	if expire && !initialEvents && tooOld == "" {
-		tooOld = msgWatchTooOld
-	}
-	if tooOld == "" && !expire && !s.closed {
-		c.col.watchers[w] = struct{}{}
-	}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.stopWatcherLocked(w)
-		s.mu.Unlock()
-	}()
+	defer s.withLock(func() { s.stopWatcherLocked(w) })
 
 	h := c.w.Header()
 	h.Set("Content-Type", "application/json")
@@ -232,11 +232,9 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 	// drain writes the queued items and, with bookmark, a bookmark at the
 	// current resourceVersion, which no queued event can be newer than.
 	drain := func(bookmark bool) bool {
-		s.mu.Lock()
-		q := w.queue
-		w.queue = nil
-		rv := s.rv
-		s.mu.Unlock()
+		var q []watchItem
+		var rv uint64
+		s.withLock(func() { q, w.queue, rv = w.queue, nil, s.rv })
 		for _, it := range q {
 			w.writeItem(buf, it)
 		}
@@ -261,9 +259,8 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 			drain(o.bookmarks)
 			return
 		case <-w.stop:
-			s.mu.Lock()
-			overflowed := w.overflowed
-			s.mu.Unlock()
+			var overflowed bool
+			s.withLock(func() { overflowed = w.overflowed })
 			if !overflowed {
 				drain(false) // events queued before the end, such as a CRD's last deletes
 			}
