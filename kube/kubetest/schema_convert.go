@@ -103,20 +103,10 @@ func unstructuredKind(x any) string {
 // goValueString formats a decoded value as Go's %+v formats the real
 // server's unstructured form ("map[data:map[n:1]]").
 func goValueString(x any) string {
+	if s, ok := goComposite(x, goValueString); ok {
+		return s
+	}
 	switch t := x.(type) {
-	case obj:
-		keys := sortedKeys(t)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + ":" + goValueString(t[k])
-		}
-		return "map[" + strings.Join(parts, " ") + "]"
-	case []any:
-		parts := make([]string, len(t))
-		for i, v := range t {
-			parts[i] = goValueString(v)
-		}
-		return "[" + strings.Join(parts, " ") + "]"
 	case float64:
 		if unstructuredKind(t) == "int64" {
 			return fmt.Sprint(int64(t))
@@ -126,6 +116,25 @@ func goValueString(x any) string {
 		return "<nil>"
 	}
 	return fmt.Sprint(x)
+}
+
+// goComposite formats a map (keys sorted) or a list as Go's fmt does,
+// each element by elem; ok is false for other values.
+func goComposite(x any, elem func(any) string) (s string, ok bool) {
+	var parts []string
+	switch t := x.(type) {
+	case obj:
+		for _, k := range sortedKeys(t) {
+			parts = append(parts, k+":"+elem(t[k]))
+		}
+		return "map[" + strings.Join(parts, " ") + "]", true
+	case []any:
+		for _, v := range t {
+			parts = append(parts, elem(v))
+		}
+		return "[" + strings.Join(parts, " ") + "]", true
+	}
+	return "", false
 }
 
 // smdValue formats a value as structured-merge-diff's errors print it:

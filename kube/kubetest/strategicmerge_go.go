@@ -5,7 +5,6 @@ package kubetest
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -153,24 +152,14 @@ func goTypeOf(x any) string {
 // goStringVerb formats x as Go's %s formats the real server's decoded
 // value: strings as they are, other scalars as "%!s(int64=1)".
 func goStringVerb(x any) string {
+	if s, ok := goComposite(x, goStringVerb); ok {
+		return s
+	}
 	switch t := x.(type) {
 	case string:
 		return t
 	case nil:
 		return "%!s(<nil>)"
-	case obj:
-		keys := sortedKeys(t)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + ":" + goStringVerb(t[k])
-		}
-		return "map[" + strings.Join(parts, " ") + "]"
-	case []any:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			parts[i] = goStringVerb(e)
-		}
-		return "[" + strings.Join(parts, " ") + "]"
 	}
 	return "%!s(" + unstructuredKind(x) + "=" + goValueString(x) + ")"
 }
