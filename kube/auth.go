@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -19,6 +21,10 @@ import (
 type authTransport struct {
 	next      http.RoundTripper
 	userAgent string
+	// origin is "scheme://host:port" of the configured server, lower case;
+	// credentials are added only to requests for it ("" when Host cannot
+	// be parsed: never).
+	origin string
 	// At most one kind of header credential is set: tokenFile (with token
 	// as its fallback), token, or basic auth. exec is set only when none is.
 	token              string
@@ -31,6 +37,7 @@ func newAuthTransport(c *Config, next http.RoundTripper, ex *execAuth) *authTran
 	t := &authTransport{
 		next:      next,
 		userAgent: c.UserAgent,
+		origin:    originOf(c.Host),
 		token:     c.BearerToken,
 		username:  c.Username,
 		password:  c.Password,
@@ -51,8 +58,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if r.Header.Get("User-Agent") == "" {
 		r.Header.Set("User-Agent", t.userAgent)
 	}
-	if r.Header.Get("Authorization") != "" {
-		return t.next.RoundTrip(r) // the caller's own credentials win
+	if r.Header.Get("Authorization") != "" || originOfURL(r.URL) != t.origin {
+		// The caller's own credentials win; another server, or this one
+		// over another scheme, gets none of ours.
+		return t.next.RoundTrip(r)
 	}
 	cred, err := t.authorize(r)
 	if err != nil {
@@ -134,6 +143,38 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 		r.Header.Set("Authorization", "Bearer "+fresh.token)
 	}
 	return t.next.RoundTrip(r)
+}
+
+// originOf returns the origin of a server URL as originOfURL does, "" when
+// it cannot be parsed; a URL without a scheme is taken as https.
+func originOf(host string) string {
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return ""
+	}
+	return originOfURL(u)
+}
+
+// originOfURL returns "scheme://host:port" of u in lower case, with the
+// scheme's default port when u has none; "" when u has no host.
+func originOfURL(u *url.URL) string {
+	if u.Host == "" {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // closeConns closes every connection, after a change of client

@@ -21,8 +21,9 @@ import (
 // password of ProxyURL.
 //
 // Credentials: a bearer token (BearerTokenFile, else BearerToken) or basic
-// auth (Username and Password) is sent in the Authorization header; setting
-// both kinds is an error. A client certificate in TLS is presented whenever
+// auth (Username and Password) is sent in the Authorization header, to
+// Host only (see [Config.HTTPClient] on redirects); setting both kinds is
+// an error. A client certificate in TLS is presented whenever
 // the server asks for one. Exec is used only when none of these is set (as
 // kubectl does).
 type Config struct {

@@ -102,6 +102,10 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		req.Header.Set("Accept", accept)
 
 		resp, err := c.http.Do(req)
+		var re *redirectError
+		if errors.As(err, &re) {
+			return nil, re // without the *url.Error that quotes the target's query
+		}
 		if err != nil {
 			if r.safe && connFailures < maxConnRetries && ctx.Err() == nil && isConnectionError(err) {
 				delay := connRetryBase << connFailures

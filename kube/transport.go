@@ -43,6 +43,23 @@ const defaultUserAgent = "kubeloop"
 // no goroutine. The client has no timeout: bound each request with its
 // context.
 //
+// Redirects are not followed: a 3xx answer fails the request with an error
+// that names the redirect's target (scheme, host and path; never its query
+// or user info). kube-apiserver does not redirect the requests a client
+// sends, so a redirect comes from something in the way (a proxy, a load
+// balancer, an attacker), and following it would at best reach a server
+// that was not configured; net/http strips the Authorization header only
+// when the caller set it, not when a transport adds it, as this one does.
+//
+// Credentials (the bearer token, basic auth, the exec plugin's token) go
+// only to the configured server: a request whose scheme, host or port
+// differs from c.Host's (default ports made explicit, the host compared
+// without case) is sent without them, so a caller that wraps the
+// transport in its own redirect-following client cannot leak them either,
+// not even to c.Host's own host over plain http. A client certificate is
+// presented to whichever server the transport connects to, as TLS
+// decides; without redirects that is c.Host or the proxy.
+//
 // On each request the client:
 //   - leaves a request that already has an Authorization header as it is,
 //     and never modifies the caller's request (it sends a clone);
@@ -61,7 +78,29 @@ func (c *Config) HTTPClient() (*http.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build http client: %w", err)
 	}
-	return &http.Client{Transport: rt}, nil
+	return &http.Client{Transport: rt, CheckRedirect: refuseRedirect}, nil
+}
+
+// refuseRedirect is the CheckRedirect of the client: it follows no
+// redirect. http.Client wraps its error in a *url.Error with the target's
+// full URL; [Client] unwraps it.
+func refuseRedirect(req *http.Request, via []*http.Request) error {
+	from := via[len(via)-1]
+	return &redirectError{
+		method: from.Method,
+		from:   from.URL.Path,
+		to:     (&url.URL{Scheme: req.URL.Scheme, Host: req.URL.Host, Path: req.URL.Path}).String(),
+	}
+}
+
+// redirectError is a redirect that was not followed. It names the target
+// by scheme, host and path: its query and user info are left out.
+type redirectError struct {
+	method, from, to string
+}
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("the server redirected %s %s to %s: redirects are not followed", e.method, e.from, e.to)
 }
 
 // roundTripper builds the transport and the authentication on top of it.
