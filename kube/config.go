@@ -3,10 +3,7 @@
 package kube
 
 import (
-	"fmt"
-	"log/slog"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -16,9 +13,10 @@ import (
 // credentials, default rate limit. [Config.HTTPClient] turns it into the
 // client that carries requests.
 //
-// Printing a Config with any fmt verb, or logging it with slog, never shows
-// BearerToken, Password, TLS.KeyData, the values of Exec.Env or the
-// password of ProxyURL.
+// Printing a Config with any fmt verb, logging it with slog (text or JSON,
+// alone or inside another value) or encoding it as JSON never shows
+// BearerToken, Password, TLS.KeyData, Exec.Args, the values of Exec.Env or
+// the user info of Host and ProxyURL.
 //
 // Credentials: a bearer token (BearerTokenFile, else BearerToken) or basic
 // auth (Username and Password) is sent in the Authorization header, to
@@ -121,128 +119,3 @@ type ExecEnvVar struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
-
-// redacted replaces a secret that is set.
-const redacted = "[redacted]"
-
-// redact returns s, or [redacted] when s is set.
-func redact(s string) string {
-	if s == "" {
-		return ""
-	}
-	return redacted
-}
-
-// redactURL hides the password in a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return redact(s)
-	}
-	return u.Redacted()
-}
-
-// byteCount describes PEM data by its size.
-func byteCount(b []byte) string {
-	if b == nil {
-		return ""
-	}
-	return fmt.Sprintf("<%d bytes>", len(b))
-}
-
-// formatPlain prints v, a struct without methods, honouring %v, %+v and
-// %#v; other verbs print as %v.
-func formatPlain(f fmt.State, verb rune, v any) {
-	switch {
-	case verb == 'v' && f.Flag('#'):
-		fmt.Fprintf(f, "%#v", v)
-	case f.Flag('+'):
-		fmt.Fprintf(f, "%+v", v)
-	default:
-		fmt.Fprintf(f, "%v", v)
-	}
-}
-
-// Format prints c field by field with its secrets replaced by
-// "[redacted]", whatever the verb.
-func (c Config) Format(f fmt.State, verb rune) {
-	type config Config // the same fields, without this method
-	c.BearerToken = redact(c.BearerToken)
-	c.Password = redact(c.Password)
-	c.ProxyURL = redactURL(c.ProxyURL)
-	formatPlain(f, verb, config(c))
-}
-
-// String returns c as %v prints it, secrets redacted.
-func (c Config) String() string { return fmt.Sprint(c) }
-
-// LogValue lets slog log a Config without its secrets: the host, the
-// namespace, and which kind of credential it holds.
-func (c Config) LogValue() slog.Value {
-	auth := "none"
-	switch {
-	case c.BearerTokenFile != "":
-		auth = "token-file"
-	case c.BearerToken != "":
-		auth = "token"
-	case c.Username != "" || c.Password != "":
-		auth = "basic"
-	case c.TLS.CertFile != "" || c.TLS.CertData != nil:
-		auth = "client-certificate"
-	case c.Exec != nil:
-		auth = "exec"
-	}
-	attrs := []slog.Attr{slog.String("host", c.Host), slog.String("auth", auth)}
-	if c.Namespace != "" {
-		attrs = append(attrs, slog.String("namespace", c.Namespace))
-	}
-	if c.TLS.Insecure {
-		attrs = append(attrs, slog.Bool("insecure", true))
-	}
-	if c.ProxyURL != "" {
-		attrs = append(attrs, slog.String("proxy", redactURL(c.ProxyURL)))
-	}
-	return slog.GroupValue(attrs...)
-}
-
-// Format prints t with the key redacted and PEM data shown by size,
-// whatever the verb.
-func (t TLSConfig) Format(f fmt.State, verb rune) {
-	type tlsConfig struct {
-		Insecure           bool
-		ServerName         string
-		CAFile, CAData     string
-		CertFile, CertData string
-		KeyFile, KeyData   string
-	}
-	key := ""
-	if t.KeyData != nil {
-		key = redacted
-	}
-	formatPlain(f, verb, tlsConfig{
-		Insecure: t.Insecure, ServerName: t.ServerName,
-		CAFile: t.CAFile, CAData: byteCount(t.CAData),
-		CertFile: t.CertFile, CertData: byteCount(t.CertData),
-		KeyFile: t.KeyFile, KeyData: key,
-	})
-}
-
-// String returns t as %v prints it, the key redacted.
-func (t TLSConfig) String() string { return fmt.Sprint(t) }
-
-// Format prints e with the values of Env redacted, whatever the verb.
-func (e ExecConfig) Format(f fmt.State, verb rune) {
-	type execConfig ExecConfig // the same fields, without this method
-	env := make([]ExecEnvVar, len(e.Env))
-	for i, v := range e.Env {
-		env[i] = ExecEnvVar{Name: v.Name, Value: redact(v.Value)}
-	}
-	if e.Env == nil {
-		env = nil
-	}
-	e.Env = env
-	formatPlain(f, verb, execConfig(e))
-}
-
-// String returns e as %v prints it, the environment values redacted.
-func (e ExecConfig) String() string { return fmt.Sprint(e) }
