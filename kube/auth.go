@@ -95,11 +95,11 @@ func (t *authTransport) authorize(r *http.Request) (*execCredential, error) {
 	case t.username != "" || t.password != "":
 		r.SetBasicAuth(t.username, t.password)
 	case t.exec != nil:
-		cred, rotated, err := t.exec.credential(r.Context())
+		cred, err := t.exec.credential(r.Context())
 		if err != nil {
 			return nil, err
 		}
-		if rotated {
+		if t.exec.takeRotated() {
 			t.closeConns()
 		}
 		if cred.token != "" {
@@ -119,7 +119,7 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		return resp, nil // the body is gone; the next request gets the new credential
 	}
-	fresh, _, err := t.exec.credential(req.Context())
+	fresh, err := t.exec.credential(req.Context())
 	if err != nil || fresh.same(used) {
 		return resp, nil
 	}
@@ -131,7 +131,7 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // lets the connection be reused
 	resp.Body.Close()
-	if used.cert != nil || fresh.cert != nil {
+	if t.exec.takeRotated() || used.cert != nil || fresh.cert != nil {
 		// Pooled connections present the old certificate; the one the
 		// 401 came on is back in the pool now.
 		t.closeConns()

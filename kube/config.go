@@ -92,7 +92,8 @@ type TLSConfig struct {
 
 // ExecConfig runs a client.authentication.k8s.io/v1 credential plugin, as
 // the users[].user.exec section of a kubeconfig describes it. See
-// [Config.HTTPClient] for when the plugin runs.
+// [Config.HTTPClient] for when the plugin runs, for how long at most, and
+// where its standard error goes.
 type ExecConfig struct {
 	// Command is the program to run: a name looked up in PATH, or a path.
 	Command string

@@ -15,8 +15,11 @@
 //   - A watch is decoded event by event as the server flushes it; the body is
 //     never buffered whole. Garbage on the stream ends the watch with an
 //     error that quotes what was read.
-//   - Nothing here starts a goroutine of its own: a [Watcher] is read by
-//     its caller's goroutine (net/http keeps its connections' goroutines).
+//   - A [Watcher] is read by its caller's goroutine (net/http keeps its
+//     connections' goroutines). The only goroutines of this package are
+//     one per discovery refresh and one per credential plugin run, so that
+//     callers sharing one can each give up at their own deadline; each
+//     ends with its refresh or run, which is bounded in time.
 //   - A [Config] never prints a secret: tokens, passwords, key data and
 //     exec environment values are hidden from every fmt verb and from slog.
 //

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -21,31 +22,45 @@ const (
 	execAPIVersionV1beta1 = "client.authentication.k8s.io/v1beta1"
 )
 
-// Bounds on what a plugin may print: its output is read whole, and part of
-// its standard error goes into error messages.
+// Bounds on a plugin run.
 const (
+	// execTimeout bounds one run of a plugin. client-go sets no bound (a
+	// hung plugin blocks its caller for ever); a plugin that kubeloop runs
+	// is never interactive, and the usual ones (aws eks get-token,
+	// gke-gcloud-auth-plugin, kubelogin with a cached refresh token)
+	// answer within seconds, so a minute ends a hung run without cutting a
+	// slow identity provider short.
+	execTimeout = time.Minute
+	// execMaxStdout bounds what a plugin may print: an ExecCredential is a
+	// few kilobytes. A plugin that prints more is stopped at once.
 	execMaxStdout = 1 << 20
-	execMaxStderr = 4 << 10
-	execStderrMsg = 512 // bytes of stderr quoted in an error
 	// execWaitDelay bounds the wait for a plugin's output once it has
-	// exited (a child it started may hold the pipe open).
+	// exited or been stopped (a child it started may hold the pipe open).
 	execWaitDelay = 5 * time.Second
 )
 
 // execAuth runs a credential plugin and caches the credential it prints
 // until the credential expires or the server rejects it. Concurrent callers
-// share one run: the plugin runs at most once at a time.
+// share one run; a run has a lifetime of its own, bounded by timeout,
+// which no caller's context shortens (see [flightGroup]).
 type execAuth struct {
 	cfg     ExecConfig
 	cluster *execCluster // sent in KUBERNETES_EXEC_INFO; nil unless ProvideClusterInfo
 	caFile  string       // read into cluster at each run when the CA is a file
 	conns   *connTracker // nil when the caller's Transport carries requests
+	timeout time.Duration
+	// stderr receives the plugin's standard error: this process's, as
+	// client-go and kubectl do, never an error message or a log.
+	stderr io.Writer
 
-	run chan struct{} // holds a token while the plugin runs
+	runs flightGroup[*execCredential] // under the key ""
 
 	mu      sync.Mutex      // guards the fields below
 	cred    *execCredential // the last credential the plugin gave; nil before the first run
 	invalid bool            // cred was rejected by the server
+	// rotated is set by a run whose client certificate differs from the
+	// one before, until a caller takes it (see takeRotated).
+	rotated bool
 }
 
 // execCredential is what a plugin run gave. It is never modified.
@@ -77,7 +92,7 @@ func sameCert(a, b *tls.Certificate) bool {
 
 // newExecAuth checks c.Exec; it runs nothing.
 func newExecAuth(c *Config) (*execAuth, error) {
-	a := &execAuth{cfg: *c.Exec, run: make(chan struct{}, 1)}
+	a := &execAuth{cfg: *c.Exec, timeout: execTimeout, stderr: os.Stderr}
 	if a.cfg.Command == "" {
 		return nil, errors.New("config: Exec.Command is empty")
 	}
@@ -111,31 +126,47 @@ func newExecAuth(c *Config) (*execAuth, error) {
 }
 
 // credential returns a valid credential, running the plugin when there is
-// none. rotated reports that this call ran the plugin and the client
-// certificate changed, so connections opened with the old one should be
-// closed.
-func (a *execAuth) credential(ctx context.Context) (cred *execCredential, rotated bool, err error) {
+// none, or waiting for the run under way; the wait ends with ctx, the run
+// does not.
+func (a *execAuth) credential(ctx context.Context) (*execCredential, error) {
 	if c := a.current(time.Now()); c != nil {
-		return c, false, nil
+		return c, nil
 	}
-	select {
-	case a.run <- struct{}{}:
-	case <-ctx.Done():
-		return nil, false, fmt.Errorf("run credential plugin %q: %w", a.cfg.Command, ctx.Err())
+	c, err := a.runs.do(ctx, "", a.timeout, a.run)
+	if err != nil {
+		return nil, fmt.Errorf("run credential plugin %q: %w", a.cfg.Command, err)
 	}
-	defer func() { <-a.run }()
+	return c, nil
+}
+
+// takeRotated reports whether a run changed the client certificate since
+// the last call: the caller told so alone should close the connections
+// opened with the old one.
+func (a *execAuth) takeRotated() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.rotated
+	a.rotated = false
+	return r
+}
+
+// run runs the plugin, unless a run that ended since the caller looked
+// left a valid credential, and caches what it gives.
+func (a *execAuth) run(ctx context.Context) (*execCredential, error) {
 	if c := a.current(time.Now()); c != nil {
-		return c, false, nil // another caller ran the plugin meanwhile
+		return c, nil
 	}
 	c, err := a.exec(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	a.mu.Lock()
-	old := a.cred
+	if a.cred != nil && !sameCert(a.cred.cert, c.cert) {
+		a.rotated = true
+	}
 	a.cred, a.invalid = c, false
 	a.mu.Unlock()
-	return c, old != nil && !sameCert(old.cert, c.cert), nil
+	return c, nil
 }
 
 // current returns the cached credential when it is valid at now.
@@ -165,69 +196,59 @@ func (a *execAuth) closeConns() {
 	}
 }
 
-// exec runs the plugin once and parses what it prints. Its errors name the
-// command and quote the start of its standard error, never its output.
+// errOutputTooLarge stops a plugin whose output passed execMaxStdout.
+var errOutputTooLarge = fmt.Errorf("its output passed %d bytes: stopped", execMaxStdout)
+
+// exec runs the plugin once, within ctx, and parses what it prints. Its
+// errors never quote the output (it holds the credential) nor the
+// standard error (which goes to a.stderr).
 func (a *execAuth) exec(ctx context.Context) (*execCredential, error) {
 	info, err := a.execInfo()
 	if err != nil {
-		return nil, fmt.Errorf("run credential plugin %q: %w", a.cfg.Command, err)
+		return nil, err
 	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	cmd := exec.CommandContext(ctx, a.cfg.Command, a.cfg.Args...)
 	cmd.Env = os.Environ()
 	for _, e := range a.cfg.Env {
 		cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
 	}
 	cmd.Env = append(cmd.Env, "KUBERNETES_EXEC_INFO="+string(info))
-	stdout := &cappedBuffer{max: execMaxStdout}
-	stderr := &cappedBuffer{max: execMaxStderr}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, stderr
+	stdout := &cappedBuffer{max: execMaxStdout, over: func() { stop(errOutputTooLarge) }}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, a.stderr
 	cmd.WaitDelay = execWaitDelay
-	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) && a.cfg.InstallHint != "" {
-			return nil, fmt.Errorf("run credential plugin %q: %w (%s)", a.cfg.Command, err, strings.TrimSpace(a.cfg.InstallHint))
+	err = cmd.Run()
+	switch {
+	case context.Cause(ctx) == errOutputTooLarge:
+		return nil, errOutputTooLarge
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, fmt.Errorf("it did not finish within %v: stopped", a.timeout)
+	case errors.Is(err, exec.ErrNotFound) && a.cfg.InstallHint != "":
+		return nil, fmt.Errorf("%w (%s)", err, strings.TrimSpace(a.cfg.InstallHint))
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%w (its messages are on standard error)", err)
 		}
-		if msg := stderr.excerpt(); msg != "" {
-			return nil, fmt.Errorf("run credential plugin %q: %w; stderr: %s", a.cfg.Command, err, msg)
-		}
-		return nil, fmt.Errorf("run credential plugin %q: %w", a.cfg.Command, err)
+		return nil, err
 	}
-	if stdout.over {
-		return nil, fmt.Errorf("run credential plugin %q: its output is larger than %d bytes", a.cfg.Command, execMaxStdout)
-	}
-	c, err := parseExecCredential(stdout.buf, a.cfg.APIVersion)
-	if err != nil {
-		return nil, fmt.Errorf("run credential plugin %q: %w", a.cfg.Command, err)
-	}
-	return c, nil
+	return parseExecCredential(stdout.buf, a.cfg.APIVersion)
 }
 
-// cappedBuffer keeps the first max bytes written to it and drops the rest,
-// so that a plugin cannot fill the memory; writes never fail.
+// cappedBuffer keeps what is written to it up to max bytes; the write
+// that would pass max fails and calls over, which stops the writer.
 type cappedBuffer struct {
 	buf  []byte
 	max  int
-	over bool // bytes were dropped
+	over func()
 }
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
-	room := b.max - len(b.buf)
-	if len(p) > room {
-		b.buf = append(b.buf, p[:room]...)
-		b.over = true
-	} else {
-		b.buf = append(b.buf, p...)
+	if len(p) > b.max-len(b.buf) {
+		b.over()
+		return 0, errOutputTooLarge
 	}
+	b.buf = append(b.buf, p...)
 	return len(p), nil
-}
-
-// excerpt returns the start of the buffer on one line, for an error.
-func (b *cappedBuffer) excerpt() string {
-	s := strings.Join(strings.Fields(string(b.buf)), " ")
-	if len(s) > execStderrMsg {
-		return s[:execStderrMsg] + " [truncated]"
-	}
-	if b.over {
-		return s + " [truncated]"
-	}
-	return s
 }

@@ -37,6 +37,9 @@ func TestMain(m *testing.M) {
 //	cert    the client certificate in cert-N.pem and key-N.pem
 //	fail    a message on stderr, exit status 3
 //	garbage truncated JSON holding a token
+//	hang    sleeps for an hour
+//	endless prints without end
+//	slow    sleeps $KUBELOOP_TEST_EXEC_SLEEP, then prints a token
 //
 // The credential expires in an hour, or as $KUBELOOP_TEST_EXEC_EXPIRY says
 // ("past", "none").
@@ -59,8 +62,16 @@ func execPluginMain() int {
 	status := map[string]string{}
 	switch os.Getenv("KUBELOOP_TEST_EXEC_MODE") {
 	case "fail":
-		fmt.Fprintln(os.Stderr, "boom: cannot reach the identity provider")
+		fmt.Fprintln(os.Stderr, "boom: the identity provider refused stderr-SECRET")
 		return 3
+	case "hang":
+		time.Sleep(time.Hour)
+		return 0
+	case "endless":
+		line := []byte(strings.Repeat("x", 4<<10))
+		for {
+			os.Stdout.Write(line) // the write error, if any, is ignored
+		}
 	case "garbage":
 		fmt.Print(`{"apiVersion": "client.authentication.k8s.io/v1", "status": {"token": "leaked-secret"`)
 		return 0
@@ -68,7 +79,10 @@ func execPluginMain() int {
 		cert, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("cert-%d.pem", n)))
 		key, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("key-%d.pem", n)))
 		status["clientCertificateData"], status["clientKeyData"] = string(cert), string(key)
-	default:
+	default: // token, slow
+		if d, err := time.ParseDuration(os.Getenv("KUBELOOP_TEST_EXEC_SLEEP")); err == nil {
+			time.Sleep(d)
+		}
 		status["token"] = os.Getenv("KUBELOOP_TEST_EXEC_TOKEN")
 		if status["token"] == "" {
 			status["token"] = fmt.Sprintf("tok-%d", n)
@@ -325,7 +339,7 @@ func TestExecErrors(t *testing.T) {
 		ex   *ExecConfig
 		want []string
 	}{
-		{"plugin fails", testPlugin(dir, "fail"), []string{filepath.Base(os.Args[0]), "exit status 3", "stderr: boom: cannot reach the identity provider"}},
+		{"plugin fails", testPlugin(dir, "fail"), []string{filepath.Base(os.Args[0]), "exit status 3", "standard error"}},
 		{"output is not JSON", testPlugin(dir, "garbage"), []string{"decode its output: not JSON"}},
 		{"command not found", &ExecConfig{Command: "kubeloop-no-such-plugin", InstallHint: "brew install it"}, []string{`"kubeloop-no-such-plugin"`, "brew install it"}},
 	}
@@ -335,6 +349,8 @@ func TestExecErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var stderr strings.Builder
+			c.Transport.(*authTransport).exec.stderr = &stderr
 			_, err = get(t, c, "http://127.0.0.1:1/")
 			if err == nil {
 				t.Fatal("GET succeeded, want the plugin's error")
@@ -346,6 +362,14 @@ func TestExecErrors(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "leaked-secret") {
 				t.Errorf("GET error = %q: it quotes the plugin's output", err)
+			}
+			// The plugin's standard error goes to the process's, as with
+			// kubectl, and never into an error.
+			if strings.Contains(err.Error(), "SECRET") {
+				t.Errorf("GET error = %q: it quotes the plugin's standard error", err)
+			}
+			if tt.name == "plugin fails" && !strings.Contains(stderr.String(), "boom") {
+				t.Errorf("the plugin's standard error was %q, want its message passed on", stderr.String())
 			}
 		})
 	}

@@ -66,8 +66,14 @@ const defaultUserAgent = "kubeloop"
 //   - sends the bearer token, re-reading BearerTokenFile when it changes
 //     and at least every minute (one stat per request);
 //   - with Exec, runs the plugin when there is no credential yet or it has
-//     expired (one run at a time, shared by concurrent requests), and caches
-//     what it returns. On a 401 answer it forgets the credential, runs the
+//     expired, and caches what it returns. One run at a time, shared by
+//     concurrent requests: a run has its own lifetime of at most a minute,
+//     which the request that started it does not shorten (a request that
+//     gives up returns, the run goes on for the others), and every request
+//     waiting for a run that fails gets its error. A plugin that prints
+//     more than 1 MiB is stopped at once. The plugin's standard error goes
+//     to this process's standard error, as with kubectl and client-go,
+//     and never into an error message. On a 401 answer it forgets the credential, runs the
 //     plugin again, and, when that gives a new credential and the request
 //     body can be replayed (no body, or req.GetBody set), sends the request
 //     once more; otherwise it returns the 401. When the plugin's client

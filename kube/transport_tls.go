@@ -166,7 +166,7 @@ func (s *tlsSource) clientCertificate(cri *tls.CertificateRequestInfo) (*tls.Cer
 		return s.certificate()
 	}
 	if s.exec != nil {
-		cred, _, err := s.exec.credential(cri.Context())
+		cred, err := s.exec.credential(cri.Context())
 		if err != nil {
 			return nil, err
 		}
