@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Mapping is where the objects of a kind live: the resource's plural name
@@ -31,14 +33,26 @@ func (e *NoKindMatchError) Error() string {
 // (/api/v1, /apis/GROUP/VERSION) as kinds are needed. A miss refreshes once,
 // so a kind from a CRD installed after start becomes usable; a kind still
 // missing after the refresh is a [*NoKindMatchError].
+//
+// A lookup of a known kind takes a lock held only to read a map: it never
+// waits for a refresh. A refresh runs as a [flightGroup] call keyed by what
+// it reads (everything, or one group version), shared by every lookup that
+// misses on the same thing while it runs, bounded by discoveryTimeout; each
+// of those lookups waits no longer than its own context allows.
 type mapper struct {
-	c *Client
+	c       *Client
+	refresh flightGroup[struct{}]
 
-	mu         sync.Mutex // held across refreshes: one refresh at a time
+	mu         sync.Mutex // guards the fields below; never held across a request
 	kinds      map[GroupVersionKind]Mapping
 	aggregated bool // the server answered aggregated discovery
 	loaded     bool // the first full load was tried
 }
+
+// discoveryTimeout bounds one refresh. client-go gives each discovery
+// request 32 s when the configuration sets no timeout; a refresh is at
+// most two requests.
+const discoveryTimeout = time.Minute
 
 func newMapper(c *Client) *mapper { return &mapper{c: c, kinds: map[GroupVersionKind]Mapping{}} }
 
@@ -48,34 +62,46 @@ func (c *Client) Mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, er
 }
 
 func (m *mapper) mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if mp, ok := m.kinds[gvk]; ok {
-		return mp, nil
+	var done []string // the refreshes this lookup waited for
+	for {
+		m.mu.Lock()
+		mp, ok := m.kinds[gvk]
+		all := !m.loaded || m.aggregated
+		m.mu.Unlock()
+		if ok {
+			return mp, nil
+		}
+		key := gvk.Group + "/" + gvk.Version
+		if all {
+			key = ""
+		}
+		if slices.Contains(done, key) {
+			return Mapping{}, &NoKindMatchError{GVK: gvk}
+		}
+		_, err := m.refresh.do(ctx, key, discoveryTimeout, func(ctx context.Context) (struct{}, error) {
+			if all {
+				return struct{}{}, m.loadAll(ctx)
+			}
+			return struct{}{}, m.loadGroupVersion(ctx, gvk.Group, gvk.Version)
+		})
+		if err != nil {
+			return Mapping{}, fmt.Errorf("discover %s: %w", gvk.APIVersion(), err)
+		}
+		done = append(done, key)
 	}
-	if err := m.refresh(ctx, gvk); err != nil {
-		return Mapping{}, fmt.Errorf("discover %s: %w", gvk.APIVersion(), err)
-	}
-	if mp, ok := m.kinds[gvk]; ok {
-		return mp, nil
-	}
-	return Mapping{}, &NoKindMatchError{GVK: gvk}
 }
 
-// refresh reloads discovery after a miss for gvk.
-func (m *mapper) refresh(ctx context.Context, gvk GroupVersionKind) error {
-	if !m.loaded || m.aggregated {
-		m.loaded = true
-		ok, err := m.loadAggregated(ctx)
-		if err != nil {
-			return err
-		}
-		m.aggregated = ok
-		if ok {
-			return nil
-		}
+// loadAll reads aggregated discovery. On a server without it, it notes
+// that discovery goes group version by group version from now on.
+func (m *mapper) loadAll(ctx context.Context) error {
+	ok, err := m.loadAggregated(ctx)
+	if err != nil {
+		return err
 	}
-	return m.loadGroupVersion(ctx, gvk.Group, gvk.Version)
+	m.mu.Lock()
+	m.loaded, m.aggregated = true, ok
+	m.mu.Unlock()
+	return nil
 }
 
 // aggregatedAccept asks for aggregated discovery, falling back to the
@@ -126,7 +152,9 @@ func (m *mapper) loadAggregated(ctx context.Context) (bool, error) {
 			}
 		}
 	}
+	m.mu.Lock()
 	m.kinds = kinds
+	m.mu.Unlock()
 	m.c.log.Debug("loaded aggregated discovery", "kinds", len(kinds))
 	return true, nil
 }
@@ -152,6 +180,8 @@ func (m *mapper) loadGroupVersion(ctx context.Context, group, version string) er
 		}
 		return err
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for gvk := range m.kinds {
 		if gvk.Group == group && gvk.Version == version {
 			delete(m.kinds, gvk)
