@@ -28,6 +28,8 @@ type Client struct {
 	fieldManager string
 	log          *slog.Logger
 	mapper       *mapper
+	// maxObjectSize is ClientOptions.MaxObjectSize; see maxObject.
+	maxObjectSize int
 }
 
 // ClientOptions refine a [Client].
@@ -42,6 +44,16 @@ type ClientOptions struct {
 	// Logger receives retries and discovery refreshes at debug level; nil
 	// discards them.
 	Logger *slog.Logger
+	// MaxObjectSize bounds the JSON of one object the client reads, in
+	// bytes: the answer of a Get or a write, a list item, the object of a
+	// watch event. A larger one fails the read with an error that wraps
+	// [ErrObjectTooLarge] and names the object, having read little more
+	// than the limit; the memory a read takes is a few times the limit at
+	// most, whatever the server sends. Zero means [DefaultMaxObjectSize],
+	// enough for any object the API server can store with etcd's default
+	// request limit; raise it for a server whose etcd has a larger
+	// --max-request-bytes.
+	MaxObjectSize int
 }
 
 // Default client-side rate limit, as controller-runtime sets it.
@@ -74,12 +86,13 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 		return nil, fmt.Errorf("new client: %w", err)
 	}
 	c := &Client{
-		base:         base,
-		http:         hc,
-		cfg:          cfg,
-		dryRun:       opts.DryRun,
-		fieldManager: opts.FieldManager,
-		log:          opts.Logger,
+		base:          base,
+		http:          hc,
+		cfg:           cfg,
+		dryRun:        opts.DryRun,
+		fieldManager:  opts.FieldManager,
+		log:           opts.Logger,
+		maxObjectSize: opts.MaxObjectSize,
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -122,7 +135,10 @@ func (c *Client) Get(ctx context.Context, key Key, obj Object) error {
 
 // List reads the objects of the list's item kind, in one request: with
 // opts.Limit set that is one page, and the list's Continue names the next.
-// See [ListAll] for every page.
+// See [ListAll] for every page. A [List] is decoded item by item as the
+// answer streams in, each item bounded by [ClientOptions.MaxObjectSize];
+// the answer as a whole may take at most 1 GiB (read larger lists in pages
+// or with [Client.ListEach]).
 func (c *Client) List(ctx context.Context, list ObjectList, opts ListOptions) error {
 	gvk := list.ItemGroupVersionKind()
 	if err := c.list(ctx, gvk, list, opts); err != nil {
@@ -136,7 +152,14 @@ func (c *Client) list(ctx context.Context, gvk GroupVersionKind, list ObjectList
 	if err != nil {
 		return err
 	}
-	if err := c.call(ctx, r, list); err != nil {
+	if l, ok := list.(streamedList); ok {
+		resetObject(list)
+		err = c.readList(ctx, r, maxListBody, l.decoding())
+	} else {
+		r.maxBody = maxListBody
+		err = c.call(ctx, r, list)
+	}
+	if err != nil {
 		return err
 	}
 	if s, ok := list.(interface{ stampKinds(GroupVersionKind) }); ok {

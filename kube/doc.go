@@ -12,8 +12,12 @@
 //     declare are dropped when decoding, which is what keeps caches small.
 //   - Every error the server returns as a Status body is a [*StatusError];
 //     [IsNotFound], [IsConflict] and friends look through wrapping.
-//   - A watch is decoded event by event as the server flushes it; the body is
-//     never buffered whole. Garbage on the stream ends the watch with an
+//   - A watch is decoded event by event as the server flushes it, and a
+//     [List] or [Client.ListEach] item by item; neither is buffered whole.
+//     One object may take at most [ClientOptions.MaxObjectSize] (16 MiB
+//     by default, above anything etcd stores by default); a larger one
+//     ends the read with an error naming it ([ErrObjectTooLarge]), having
+//     read little more than the limit. Garbage on the stream ends the watch with an
 //     error that quotes what was read.
 //   - A [Watcher] is read by its caller's goroutine (net/http keeps its
 //     connections' goroutines). The only goroutines of this package are

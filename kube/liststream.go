@@ -5,6 +5,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,12 +18,13 @@ import (
 // continue token.
 //
 // Unlike [Client.List] it never holds the answer: memory is one item's
-// JSON and the decoder's buffer, whatever the page size. jsonBytes is the
-// size of the item's JSON. An error from each ends the read and is
-// returned as is. A request that fails before its answer starts (a
-// dropped connection, a 429) is retried as every read is; an answer cut
-// midway is not, and the items handed out before the cut stay handed out:
-// ask for the page again.
+// JSON and the decoder's buffer, whatever the page size; an item larger
+// than [ClientOptions.MaxObjectSize] ends the read with an error that
+// wraps [ErrObjectTooLarge]. jsonBytes is the size of the item's JSON. An
+// error from each ends the read and is returned as is. A request that
+// fails before its answer starts (a dropped connection, a 429) is retried
+// as every read is; an answer cut midway is not, and the items handed out
+// before the cut stay handed out: ask for the page again.
 func (c *Client) ListEach(ctx context.Context, gvk GroupVersionKind, opts ListOptions,
 	newItem func() Object, each func(item Object, jsonBytes int) error) (ListMeta, error) {
 	meta, err := c.listEach(ctx, gvk, opts, newItem, each)
@@ -48,71 +50,11 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 	if err != nil {
 		return meta, err
 	}
-	ctx, cancel := c.requestContext(ctx)
-	defer cancel()
-	resp, err := c.do(ctx, r)
-	if err != nil {
-		return meta, err
-	}
-	defer resp.Body.Close()
-	d := newStreamDecoder(io.LimitReader(resp.Body, maxResponseBody))
-	if err := expectDelim(d.dec, '{'); err != nil {
-		return meta, err
-	}
-	sawItems := false
-	for d.dec.More() {
-		tok, err := d.dec.Token()
-		if err != nil {
-			return meta, fmt.Errorf("decode response: %w", err)
-		}
-		// Member names match as json.Unmarshal matches them to a
-		// List's fields (case-insensitively), so that ListEach reads
-		// what List reads. A second items array cannot be read as
-		// json.Unmarshal does (the last one wins): it is refused.
-		name, _ := tok.(string)
-		switch {
-		case strings.EqualFold(name, "metadata"):
-			err = d.dec.Decode(&meta)
-		case strings.EqualFold(name, "items"):
-			if sawItems {
-				return meta, fmt.Errorf("decode response: field %v: items given twice", tok)
-			}
-			sawItems = true
-			err = decodeItems(d, gvk, newItem, each)
-		default: // apiVersion, kind
-			var skip json.RawMessage
-			err = d.dec.Decode(&skip)
-		}
-		if _, ok := err.(errFromEach); ok {
-			return meta, err
-		}
-		if err != nil {
-			return meta, fmt.Errorf("decode response: field %v: %w", tok, err)
-		}
-	}
-	if err := expectDelim(d.dec, '}'); err != nil {
-		return meta, err
-	}
-	if tok, err := d.dec.Token(); err != io.EOF {
-		return meta, fmt.Errorf("decode response: %v after the list (%v)", tok, err)
-	}
-	return meta, nil
-}
-
-// decodeItems decodes the items array (or null) one item at a time.
-func decodeItems(d *objectDecoder, gvk GroupVersionKind, newItem func() Object, each func(Object, int) error) error {
-	tok, err := d.dec.Token()
-	if err != nil || tok == nil {
-		return err
-	}
-	if tok != json.Delim('[') {
-		return fmt.Errorf("items is %v, not an array", tok)
-	}
-	for n := 0; d.dec.More(); n++ {
+	err = c.readList(ctx, r, -1, listDecoding{meta: &meta, item: func(d *objectDecoder) error {
 		obj := newItem()
 		size, err := d.object(obj)
 		if err != nil {
-			return fmt.Errorf("item %d: %w", n, err)
+			return err
 		}
 		if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 			s.SetGroupVersionKind(gvk)
@@ -120,19 +62,171 @@ func decodeItems(d *objectDecoder, gvk GroupVersionKind, newItem func() Object, 
 		if err := each(obj, size); err != nil {
 			return errFromEach{err}
 		}
+		return nil
+	}})
+	return meta, err
+}
+
+// listDecoding says where the parts of a list answer go.
+type listDecoding struct {
+	typeMeta *TypeMeta // apiVersion and kind; nil skips them, whatever their type
+	meta     *ListMeta
+	// items is called when the items array starts (not for null).
+	items func()
+	// item decodes the next item, the next value of d.
+	item func(d *objectDecoder) error
+}
+
+// readList sends the list request r and decodes its answer as d says,
+// within the per-request timeout. Each piece of the answer (a field, an
+// item) may take at most the client's object limit; the whole answer at
+// most total bytes (negative: no bound).
+func (c *Client) readList(ctx context.Context, r *request, total int64, d listDecoding) error {
+	ctx, cancel := c.requestContext(ctx)
+	defer cancel()
+	resp, err := c.do(ctx, r)
+	if err != nil {
+		return err
 	}
-	_, err = d.dec.Token() // the closing bracket
-	return err
+	defer resp.Body.Close()
+	sr := &stepReader{r: resp.Body, step: c.maxObject(), total: total}
+	item, err := decodeList(newStreamDecoder(sr), sr, d)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errStepTooLarge) && sr.total == 0:
+		return fmt.Errorf("the list is larger than %d bytes: read it in pages (ListOptions.Limit) or with ListEach", total)
+	case errors.Is(err, errStepTooLarge) && item >= 0:
+		what := fmt.Sprintf("item %d", item)
+		if name := nameIn(sr.start); name != "" {
+			what += " (" + name + ")"
+		}
+		return tooLarge(what, sr.step)
+	case errors.Is(err, errStepTooLarge):
+		return tooLarge(r.path, sr.step)
+	}
+	if _, ok := err.(errFromEach); ok {
+		return err
+	}
+	if item >= 0 {
+		return fmt.Errorf("decode response: item %d: %w", item, err)
+	}
+	return fmt.Errorf("decode response: %w", err)
+}
+
+// decodeList decodes a list answer from od, which reads from sr, piece
+// by piece. It returns the index of the item it was decoding when it
+// failed, -1 when it was not in an item.
+func decodeList(od *objectDecoder, sr *stepReader, d listDecoding) (item int, err error) {
+	dec := od.dec
+	sr.next(nil)
+	if err := expectDelim(dec, '{'); err != nil {
+		return -1, err
+	}
+	sawItems := false
+	for {
+		sr.next(nil)
+		if !dec.More() {
+			break
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return -1, err
+		}
+		sr.next(nil)
+		// Member names match as json.Unmarshal matches them to a List's
+		// fields (case-insensitively), so that ListEach and List read
+		// what json.Unmarshal would. A second items array cannot be read
+		// as json.Unmarshal does (the last one wins): it is refused.
+		name, _ := tok.(string)
+		switch {
+		case strings.EqualFold(name, "metadata"):
+			err = dec.Decode(d.meta)
+		case d.typeMeta != nil && strings.EqualFold(name, "apiVersion"):
+			err = dec.Decode(&d.typeMeta.APIVersion)
+		case d.typeMeta != nil && strings.EqualFold(name, "kind"):
+			err = dec.Decode(&d.typeMeta.Kind)
+		case strings.EqualFold(name, "items"):
+			if sawItems {
+				return -1, fmt.Errorf("field %v: items given twice", tok)
+			}
+			sawItems = true
+			if n, err := decodeItems(od, sr, d); err != nil {
+				return n, err
+			}
+		default: // apiVersion and kind for ListEach, whatever their type
+			err = skipValue(dec)
+		}
+		if err != nil {
+			return -1, fmt.Errorf("field %v: %w", tok, err)
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return -1, err
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		return -1, fmt.Errorf("%s after the list", tokenKind(tok, err))
+	}
+	return -1, nil
+}
+
+// decodeItems decodes the items array (or null) one item at a time.
+func decodeItems(od *objectDecoder, sr *stepReader, d listDecoding) (int, error) {
+	dec := od.dec
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return -1, err
+	}
+	if tok != json.Delim('[') {
+		return -1, fmt.Errorf("items is %s, not an array", tokenKind(tok, nil))
+	}
+	if d.items != nil {
+		d.items()
+	}
+	for n := 0; ; n++ {
+		sr.next(nil)
+		if !dec.More() {
+			break
+		}
+		sr.next(dec.Buffered())
+		if err := d.item(od); err != nil {
+			return n, err
+		}
+	}
+	sr.next(nil)
+	_, err = dec.Token() // the closing bracket
+	return -1, err
 }
 
 // expectDelim reads delim, the next token of dec.
 func expectDelim(dec *json.Decoder, delim json.Delim) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("decode response: %w", err)
+		return err
 	}
 	if tok != delim {
-		return fmt.Errorf("decode response: got %v, want %v", tok, delim)
+		return fmt.Errorf("got %s, want %v", tokenKind(tok, nil), delim)
 	}
 	return nil
+}
+
+// tokenKind describes a JSON token without quoting it: a value in an
+// answer may be a Secret's data.
+func tokenKind(tok json.Token, err error) string {
+	if err != nil {
+		return "garbage (" + err.Error() + ")"
+	}
+	switch tok := tok.(type) {
+	case json.Delim:
+		return "'" + tok.String() + "'"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("a %T", tok)
 }

@@ -80,6 +80,26 @@ func (l *List[T]) Item(i int) Object {
 	return o
 }
 
+// streamedList is a list that decodes item by item: a *[List].
+type streamedList interface {
+	decoding() listDecoding
+}
+
+// decoding decodes each item into its place in Items.
+func (l *List[T]) decoding() listDecoding {
+	return listDecoding{
+		typeMeta: &l.TypeMeta,
+		meta:     &l.ListMeta,
+		items:    func() { l.Items = []T{} },
+		item: func(d *objectDecoder) error {
+			var zero T
+			l.Items = append(l.Items, zero)
+			_, err := d.object(&l.Items[len(l.Items)-1])
+			return err
+		},
+	}
+}
+
 // stampKinds writes the kind of the items into the list and every item, so
 // that lists read through the metadata projection or without per-item kinds
 // say what they hold.

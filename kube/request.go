@@ -26,6 +26,9 @@ type request struct {
 	body        []byte
 	contentType string
 	accept      string
+	// maxBody bounds the answer when it is not one object (a discovery
+	// document, a list); zero means the client's object limit.
+	maxBody int
 	// safe marks reads: they are retried after a connection error and
 	// after 429 Too Many Requests.
 	safe bool
@@ -36,15 +39,15 @@ type request struct {
 // maxRetryAfter); writes are never retried, since the server may have
 // applied them.
 const (
-	maxConnRetries  = 3
-	maxThrottled    = 10
-	maxRetryAfter   = time.Minute
-	connRetryBase   = 200 * time.Millisecond
-	maxResponseBody = 1 << 30 // a list of a very large kind fits; garbage does not
+	maxConnRetries = 3
+	maxThrottled   = 10
+	maxRetryAfter  = time.Minute
+	connRetryBase  = 200 * time.Millisecond
 )
 
 // call sends r and decodes a successful answer into out (ignored when nil),
-// within the configured per-request timeout.
+// within the configured per-request timeout. The answer is read whole,
+// up to r.maxBody or the client's object limit.
 func (c *Client) call(ctx context.Context, r *request, out any) error {
 	ctx, cancel := c.requestContext(ctx)
 	defer cancel()
@@ -53,12 +56,22 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-	if err != nil {
-		return fmt.Errorf("read response: %w", err)
-	}
 	if out == nil {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 		return nil
+	}
+	limit := r.maxBody
+	if limit == 0 {
+		limit = c.maxObject()
+	}
+	body, whole, err := readLimited(resp.Body, limit)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read response: %w", err)
+	case !whole && r.maxBody == 0:
+		return tooLarge("", limit)
+	case !whole:
+		return fmt.Errorf("%s %s: the answer is larger than %d bytes", r.method, r.path, limit)
 	}
 	resetObject(out)
 	if err := json.Unmarshal(body, out); err != nil {

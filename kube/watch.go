@@ -62,20 +62,30 @@ func (e *WatchEvent) Decode(obj any) error {
 }
 
 // Watcher reads a watch stream event by event, as the server flushes it.
-// It holds one event at a time (bounded by [MaxWatchEventSize]), never the
-// whole stream. Next is for one goroutine; Stop may be called from any.
+// It holds one event at a time, never the whole stream: an event whose
+// object is larger than the client's limit ([ClientOptions.MaxObjectSize];
+// [DefaultMaxObjectSize] for [NewWatcher]) ends the stream with an error
+// that wraps [ErrObjectTooLarge] and names the object. Next is for one
+// goroutine; Stop may be called from any.
 type Watcher struct {
-	body   io.ReadCloser
-	r      *bufio.Reader
-	line   []byte // reused between events when an event spans buffers
-	dec    objectDecoder
-	stop   sync.Once
-	cancel context.CancelFunc
+	body      io.ReadCloser
+	r         *bufio.Reader
+	line      []byte // reused between events when an event spans buffers
+	dec       objectDecoder
+	maxObject int    // the object limit; an event may add watchEnvelope
+	path      string // the request's path, for errors; "" for NewWatcher
+	stop      sync.Once
+	cancel    context.CancelFunc
 }
 
-// MaxWatchEventSize bounds one event of a watch stream. The server's own
-// limit on an object is about 1.5 MiB; a line longer than this is garbage.
-const MaxWatchEventSize = 16 << 20
+// watchEnvelope is what an event adds to its object:
+// {"type":"MODIFIED","object":...} and a newline, with room to spare.
+const watchEnvelope = 4 << 10
+
+// MaxWatchEventSize bounds one event of a stream read by [NewWatcher]: an
+// object of [DefaultMaxObjectSize] and its envelope. [Client.Watch] uses
+// [ClientOptions.MaxObjectSize] instead.
+const MaxWatchEventSize = DefaultMaxObjectSize + watchEnvelope
 
 // Watch opens a watch on objects of kind gvk. The stream ends when ctx is
 // done, when [Watcher.Stop] is called, or when the server closes it (Next
@@ -95,13 +105,15 @@ func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptio
 		cancel()
 		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
 	}
-	return NewWatcher(resp.Body, cancel), nil
+	w := NewWatcher(resp.Body, cancel)
+	w.maxObject, w.path = c.maxObject(), r.path
+	return w, nil
 }
 
 // NewWatcher reads a watch stream from body. cancel, if not nil, is called
 // by Stop (to end the request the body belongs to).
 func NewWatcher(body io.ReadCloser, cancel context.CancelFunc) *Watcher {
-	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel}
+	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize}
 }
 
 // Stop ends the stream and releases the connection. It is safe to call
@@ -164,8 +176,8 @@ func (w *Watcher) readLine() ([]byte, error) {
 		if err == bufio.ErrBufferFull {
 			w.line = append(w.line[:0], b...)
 			for err == bufio.ErrBufferFull {
-				if len(w.line) > MaxWatchEventSize {
-					return nil, fmt.Errorf("watch: event larger than %d bytes (%s)", MaxWatchEventSize, quote(w.line))
+				if len(w.line) > w.maxObject+watchEnvelope {
+					return nil, w.tooLarge()
 				}
 				b, err = w.r.ReadSlice('\n')
 				w.line = append(w.line, b...)
@@ -188,6 +200,23 @@ func (w *Watcher) readLine() ([]byte, error) {
 			return nil, io.EOF
 		}
 	}
+}
+
+// tooLarge is the error for the event in w.line, which is too large; it
+// lets go of the line.
+func (w *Watcher) tooLarge() error {
+	what := "watch"
+	if w.path != "" {
+		what += " " + w.path
+	}
+	what += ": event"
+	if _, obj, ok := bytes.Cut(w.line, objectKey); ok {
+		if name := nameIn(obj); name != "" {
+			what += " for " + name
+		}
+	}
+	w.line = nil
+	return tooLarge(what, w.maxObject)
 }
 
 // eventPrefix is how the server starts every event line; parseEvent takes

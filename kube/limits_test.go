@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// hugeBody is a response body made as it is read: head, then size bytes
+// of 'a', then tail. It counts what was read of it.
+type hugeBody struct {
+	head, tail string
+	size       int64
+	off        int64 // bytes read so far
+	read       *atomic.Int64
+}
+
+func (b *hugeBody) Read(p []byte) (int, error) {
+	total := int64(len(b.head)) + b.size + int64(len(b.tail))
+	if b.off >= total {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && b.off < total {
+		switch {
+		case b.off < int64(len(b.head)):
+			c := copy(p[n:], b.head[b.off:])
+			n += c
+			b.off += int64(c)
+		case b.off < int64(len(b.head))+b.size:
+			c := int(min(int64(len(p)-n), int64(len(b.head))+b.size-b.off, int64(len(filler))))
+			copy(p[n:], filler[:c])
+			n += c
+			b.off += int64(c)
+		default:
+			c := copy(p[n:], b.tail[b.off-int64(len(b.head))-b.size:])
+			n += c
+			b.off += int64(c)
+		}
+	}
+	b.read.Add(int64(n))
+	return n, nil
+}
+
+func (b *hugeBody) Close() error { return nil }
+
+var filler = strings.Repeat("a", 64<<10)
+
+// hugeServer answers every read of ConfigMaps with one object holding 512
+// MiB of data (named ns/big), made as it is read: a Get, a list whose
+// second item is that object, and a watch whose second event is.
+type hugeServer struct{ read atomic.Int64 }
+
+const hugeSize = 512 << 20
+
+func (s *hugeServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if code, _, body, ok := legacyDiscovery(r); ok {
+		return &http.Response{StatusCode: code, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	}
+	small := `{"metadata":{"name":"small","namespace":"ns"}}`
+	big := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big","namespace":"ns"},"data":{"x":"`
+	body := &hugeBody{size: hugeSize, read: &s.read}
+	switch {
+	case r.URL.Query().Get("watch") == "true":
+		body.head = `{"type":"ADDED","object":` + small + "}\n" + `{"type":"ADDED","object":` + big
+		body.tail = `"}}}` + "\n"
+	case strings.HasSuffix(r.URL.Path, "/configmaps"):
+		body.head = `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[` + small + "," + big
+		body.tail = `"}}]}`
+	default:
+		body.head, body.tail = big, `"}}`
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: body, Request: r}, nil
+}
+
+// TestHugeObjectsAreRefused: an object larger than the limit fails the
+// read with an error naming it, after reading little more than the limit,
+// whichever call reads it.
+func TestHugeObjectsAreRefused(t *testing.T) {
+	reads := []struct {
+		name string
+		read func(ctx context.Context, c *Client) error
+		want string // names the object
+	}{
+		{"Get", func(ctx context.Context, c *Client) error {
+			var cm ConfigMap
+			return c.Get(ctx, Key{Namespace: "ns", Name: "big"}, &cm)
+		}, "get ConfigMap ns/big"},
+		{"List", func(ctx context.Context, c *Client) error {
+			var list List[ConfigMap]
+			return c.List(ctx, &list, ListOptions{})
+		}, "item 1 (ns/big)"},
+		{"List of Unstructured", func(ctx context.Context, c *Client) error {
+			list := List[Unstructured]{TypeMeta: TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}}
+			return c.List(ctx, &list, ListOptions{})
+		}, "item 1 (ns/big)"},
+		{"ListEach", func(ctx context.Context, c *Client) error {
+			_, err := c.ListEach(ctx, configMapKind, ListOptions{}, newConfigMap, func(Object, int) error { return nil })
+			return err
+		}, "item 1 (ns/big)"},
+		{"Watch", func(ctx context.Context, c *Client) error {
+			w, err := c.Watch(ctx, configMapKind, ListOptions{Namespace: "ns"})
+			if err != nil {
+				return err
+			}
+			defer w.Stop()
+			for {
+				if _, err := w.Next(); err != nil {
+					return err
+				}
+			}
+		}, "ns/big"},
+	}
+	for _, tt := range reads {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &hugeServer{}
+			c, err := NewClient(&Config{Host: "https://huge.invalid", Transport: s, QPS: -1}, ClientOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Mapping(t.Context(), configMapKind); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			err = tt.read(t.Context(), c)
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrObjectTooLarge) || !strings.Contains(err.Error(), tt.want) ||
+				!strings.Contains(err.Error(), fmt.Sprint(DefaultMaxObjectSize)) {
+				t.Errorf("%s of a %d MiB object = %v, want ErrObjectTooLarge naming %q and the limit", tt.name, hugeSize>>20, err, tt.want)
+			}
+			t.Logf("%v; read %d MiB, allocated %d MiB", err, s.read.Load()>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
+			if n := s.read.Load(); n > 2*DefaultMaxObjectSize {
+				t.Errorf("%s read %d MiB of the answer, want little more than the limit (%d MiB)", tt.name, n>>20, DefaultMaxObjectSize>>20)
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > 8*DefaultMaxObjectSize {
+				t.Errorf("%s allocated %d MiB, want a few times the limit (%d MiB) at most", tt.name, n>>20, DefaultMaxObjectSize>>20)
+			}
+		})
+	}
+}
