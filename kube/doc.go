@@ -14,18 +14,25 @@
 //     [IsNotFound], [IsConflict] and friends look through wrapping.
 //   - A watch is decoded event by event as the server flushes it, and a
 //     [List] or [Client.ListEach] item by item; neither is buffered whole.
-//     One object may take at most [ClientOptions.MaxObjectSize] (16 MiB
-//     by default, above anything etcd stores by default); a larger one
-//     ends the read with an error naming it ([ErrObjectTooLarge]), having
-//     read little more than the limit. Garbage on the stream ends the watch with an
-//     error that quotes what was read.
+//     One object may take at most [ClientOptions.MaxObjectSize] (16 MiB by
+//     default, above anything etcd stores by default); a larger one ends
+//     the read with an error naming it ([ErrObjectTooLarge]), having read
+//     little more than the limit. Garbage on a watch stream ends it with an
+//     error that describes what was read.
+//   - The errors this package builds never quote what the server sent (for
+//     a Secret, its data) nor a credential: an answer that cannot be
+//     decoded is described by its shape, kind, name and size and the path
+//     of the field at fault. A [*StatusError] carries the server's message.
 //   - A [Watcher] is read by its caller's goroutine (net/http keeps its
 //     connections' goroutines). The only goroutines of this package are
 //     one per discovery refresh and one per credential plugin run, so that
 //     callers sharing one can each give up at their own deadline; each
 //     ends with its refresh or run, which is bounded in time.
-//   - A [Config] never prints a secret: tokens, passwords, key data and
-//     exec environment values are hidden from every fmt verb and from slog.
+//   - A [Config] never prints a secret: tokens, passwords, key data, the
+//     exec plugin's arguments and environment values and the user info of
+//     URLs are hidden from every fmt verb, from slog and from
+//     encoding/json. A credential goes to the configured server only, and
+//     no redirect is followed.
 //
 // Usage:
 //  1. Load a [Config] with [LoadConfig] (or build one by hand, or take one

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Reasons the server puts in a Status, as the wire carries them.
@@ -119,20 +118,20 @@ const maxErrorBody = 512
 
 // errorFromResponse turns a failed response (code >= 400) with its body into
 // a *StatusError. A body that is not a Status still gives a useful error:
-// the code, a reason derived from it, and the start of the body.
+// the code, a reason derived from it, and the start of the body when it is
+// text (a proxy's message), its shape when it is JSON (which may be an
+// object, and a Secret's data is not for error messages).
 func errorFromResponse(code int, header http.Header, body []byte) *StatusError {
 	var st Status
 	if err := json.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
 		msg := strings.TrimSpace(string(body))
-		if len(msg) > maxErrorBody {
-			n := maxErrorBody
-			for n > 0 && !utf8.RuneStart(msg[n]) { // cut between runes
-				n--
-			}
-			msg = msg[:n] + "..."
-		}
-		if msg == "" {
+		switch {
+		case msg == "":
 			msg = http.StatusText(code)
+		case msg[0] == '{' || msg[0] == '[':
+			msg = "not a Status: " + shapeOf(body)
+		default:
+			msg = truncate(msg, maxErrorBody)
 		}
 		st = Status{
 			TypeMeta: TypeMeta{APIVersion: "v1", Kind: "Status"},

@@ -74,7 +74,7 @@ func TestErrorFromNonStatusBody(t *testing.T) {
 		{404, "404 page not found\n", IsNotFound, "404: 404 page not found"},
 		{500, "<html>proxy error</html>", IsInternalError, "500: <html>proxy error</html>"},
 		{403, "", IsForbidden, "403: Forbidden"},
-		{401, `{"kind":"Other"}`, IsUnauthorized, `401: {"kind":"Other"}`},
+		{401, `{"kind":"Other"}`, IsUnauthorized, `401: not a Status: a JSON object of kind Other, 16 bytes`},
 		{429, strings.Repeat("x", 2000), IsTooManyRequests, "..."},
 	}
 	for _, tt := range tests {

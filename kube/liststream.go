@@ -97,11 +97,7 @@ func (c *Client) readList(ctx context.Context, r *request, total int64, d listDe
 	case errors.Is(err, errStepTooLarge) && sr.total == 0:
 		return fmt.Errorf("the list is larger than %d bytes: read it in pages (ListOptions.Limit) or with ListEach", total)
 	case errors.Is(err, errStepTooLarge) && item >= 0:
-		what := fmt.Sprintf("item %d", item)
-		if name := nameIn(sr.start); name != "" {
-			what += " (" + name + ")"
-		}
-		return tooLarge(what, sr.step)
+		return tooLarge(itemName(item, sr.start), sr.step)
 	case errors.Is(err, errStepTooLarge):
 		return tooLarge(r.path, sr.step)
 	}
@@ -109,15 +105,33 @@ func (c *Client) readList(ctx context.Context, r *request, total int64, d listDe
 		return err
 	}
 	if item >= 0 {
-		return fmt.Errorf("decode response: item %d: %w", item, err)
+		return fmt.Errorf("decode response: %s: %w", itemName(item, sr.start), err)
 	}
 	return fmt.Errorf("decode response: %w", err)
 }
 
+// itemName names item n of a list in an error: "item 3 (ns/name)", with
+// the name when the item's start holds it.
+func itemName(n int, start []byte) string {
+	if name := nameIn(start); name != "" {
+		return fmt.Sprintf("item %d (%s)", n, name)
+	}
+	return fmt.Sprintf("item %d", n)
+}
+
 // decodeList decodes a list answer from od, which reads from sr, piece
 // by piece. It returns the index of the item it was decoding when it
-// failed, -1 when it was not in an item.
+// failed, -1 when it was not in an item. Its errors quote no value (see
+// jsonError); those of d.item pass as they are.
 func decodeList(od *objectDecoder, sr *stepReader, d listDecoding) (item int, err error) {
+	item, err = decodeListParts(od, sr, d)
+	if _, ok := err.(errFromEach); !ok && err != nil {
+		err = jsonError(err)
+	}
+	return item, err
+}
+
+func decodeListParts(od *objectDecoder, sr *stepReader, d listDecoding) (item int, err error) {
 	dec := od.dec
 	sr.next(nil)
 	if err := expectDelim(dec, '{'); err != nil {
@@ -158,7 +172,7 @@ func decodeList(od *objectDecoder, sr *stepReader, d listDecoding) (item int, er
 			err = skipValue(dec)
 		}
 		if err != nil {
-			return -1, fmt.Errorf("field %v: %w", tok, err)
+			return -1, fmt.Errorf("field %v: %w", tok, jsonError(err))
 		}
 	}
 	if err := expectDelim(dec, '}'); err != nil {
@@ -208,25 +222,4 @@ func expectDelim(dec *json.Decoder, delim json.Delim) error {
 		return fmt.Errorf("got %s, want %v", tokenKind(tok, nil), delim)
 	}
 	return nil
-}
-
-// tokenKind describes a JSON token without quoting it: a value in an
-// answer may be a Secret's data.
-func tokenKind(tok json.Token, err error) string {
-	if err != nil {
-		return "garbage (" + err.Error() + ")"
-	}
-	switch tok := tok.(type) {
-	case json.Delim:
-		return "'" + tok.String() + "'"
-	case string:
-		return "a string"
-	case float64, json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("a %T", tok)
 }

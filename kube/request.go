@@ -75,7 +75,7 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 	}
 	resetObject(out)
 	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("decode response (%s): %w", quote(body), err)
+		return fmt.Errorf("decode response (%s): %w", shapeOf(body), jsonError(err))
 	}
 	return nil
 }
@@ -157,13 +157,4 @@ func isConnectionError(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		(errors.As(err, &ne) && ne.Timeout())
-}
-
-// quote returns the start of b for an error message.
-func quote(b []byte) string {
-	const n = 200
-	if len(b) > n {
-		return fmt.Sprintf("%q...", b[:n])
-	}
-	return fmt.Sprintf("%q", b)
 }

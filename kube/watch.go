@@ -56,7 +56,7 @@ type WatchEvent struct {
 func (e *WatchEvent) Decode(obj any) error {
 	resetObject(obj)
 	if err := e.dec.decode(e.Object, obj); err != nil {
-		return fmt.Errorf("decode %s event (%d bytes): %w", e.Type, len(e.Object), err)
+		return fmt.Errorf("decode %s event (%s): %w", e.Type, shapeOf(e.Object), jsonError(err))
 	}
 	return nil
 }
@@ -129,8 +129,9 @@ func (w *Watcher) Stop() {
 
 // Next returns the next event. It returns io.EOF when the server ended the
 // stream cleanly, a [*StatusError] for an ERROR event (for example a 410
-// Expired: [IsGone]), and an error that quotes what was read when the
-// stream holds something that is not an event.
+// Expired: [IsGone]), and an error that describes what was read (its
+// shape and size, never its content) when the stream holds something that
+// is not an event.
 func (w *Watcher) Next() (WatchEvent, error) {
 	line, err := w.readLine()
 	if err != nil {
@@ -152,7 +153,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 			} `json:"metadata"`
 		}
 		if err := w.dec.decode(ev.Object, &b); err != nil {
-			return WatchEvent{}, fmt.Errorf("watch: decode bookmark (%s): %w", quote(ev.Object), err)
+			return WatchEvent{}, fmt.Errorf("watch: decode bookmark (%s): %w", shapeOf(ev.Object), jsonError(err))
 		}
 		ev.ResourceVersion = b.Metadata.ResourceVersion
 		ev.InitialEventsEnd = b.Metadata.Annotations[InitialEventsEndAnnotation] == "true"
@@ -160,11 +161,11 @@ func (w *Watcher) Next() (WatchEvent, error) {
 	case Error:
 		var st Status
 		if err := w.dec.decode(ev.Object, &st); err != nil || st.Code == 0 && st.Reason == "" {
-			return WatchEvent{}, fmt.Errorf("watch: ERROR event without a Status: %s", quote(ev.Object))
+			return WatchEvent{}, fmt.Errorf("watch: ERROR event without a Status (%s)", shapeOf(ev.Object))
 		}
 		return WatchEvent{}, &StatusError{Status: st}
 	default:
-		return WatchEvent{}, fmt.Errorf("watch: unknown event type %q in %s", ev.Type, quote(line))
+		return WatchEvent{}, fmt.Errorf("watch: unknown event type %q (%s)", truncate(string(ev.Type), 64), shapeOf(ev.Object))
 	}
 }
 
@@ -243,10 +244,10 @@ func parseEvent(line []byte) (WatchEvent, error) {
 		Object json.RawMessage `json:"object"`
 	}
 	if err := json.Unmarshal(line, &env); err != nil {
-		return WatchEvent{}, fmt.Errorf("watch: not an event: %s: %w", quote(line), err)
+		return WatchEvent{}, fmt.Errorf("watch: not an event (%s): %w", shapeOf(line), jsonError(err))
 	}
 	if env.Type == "" || len(env.Object) == 0 {
-		return WatchEvent{}, fmt.Errorf("watch: not an event (no type or object): %s", quote(line))
+		return WatchEvent{}, fmt.Errorf("watch: not an event: no type or object (%s)", shapeOf(line))
 	}
 	return WatchEvent{Type: env.Type, Object: env.Object}, nil
 }

@@ -92,7 +92,7 @@ func TestWatchGarbage(t *testing.T) {
 		stream string
 		want   string // in the error
 	}{
-		{"not json", "hello world\n", `"hello world"`},
+		{"not json", "hello world\n", `11 bytes, not JSON`},
 		{"truncated object", `{"type":"ADDED","object":{"kind":"Conf` + "\n", `not an event`},
 		{"no type", `{"object":{}}` + "\n", "no type or object"},
 		{"unknown type", `{"type":"EXPLODED","object":{}}` + "\n", `unknown event type "EXPLODED"`},

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kube
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file describes JSON in error messages without quoting it: what the
+// server sends may be a Secret, whose data is a credential. An error says
+// what kind of value was met, its kind and name when it is an object, its
+// size, and the path of the field at fault; never a value.
+
+// shapeOf describes b: "a JSON object of kind ConfigMap (ns/name), 1234
+// bytes", "a JSON array, 12 bytes", "12 bytes, not JSON". Markup (an HTML
+// error page of a proxy in the way: it starts with '<') is shown by its
+// text, which no object of the API server is written in; other text may be
+// an object in another encoding (YAML, protobuf) and is not shown.
+func shapeOf(b []byte) string {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	what := "not JSON"
+	if len(t) > 0 {
+		what = jsonKind(t[0])
+	}
+	switch {
+	case what == "a JSON object":
+		head := t[:min(len(t), startLen)]
+		if kind := kindIn(head); kind != "" {
+			what += " of kind " + kind
+		}
+		if name := nameIn(head); name != "" {
+			what += " (" + name + ")"
+		}
+	case len(t) > 0 && t[0] == '<':
+		return fmt.Sprintf("%d bytes of markup, not JSON: %q", len(b), markupText(t))
+	case what == "not JSON":
+		return fmt.Sprintf("%d bytes, not JSON", len(b))
+	}
+	return fmt.Sprintf("%s, %d bytes", what, len(b))
+}
+
+// markupText returns the text of markup, tags left out, on one line, cut
+// at 200 bytes.
+func markupText(b []byte) string {
+	var text []byte
+	for len(b) > 0 && len(text) <= 200 {
+		before, after, _ := bytes.Cut(b, []byte("<"))
+		text = append(text, before...)
+		text = append(text, ' ')
+		_, b, _ = bytes.Cut(after, []byte(">"))
+	}
+	return truncate(strings.Join(strings.Fields(string(text)), " "), 200)
+}
+
+// jsonKind names the kind of JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch {
+	case c == '{':
+		return "a JSON object"
+	case c == '[':
+		return "a JSON array"
+	case c == '"':
+		return "a JSON string"
+	case c == 't' || c == 'f':
+		return "a JSON boolean"
+	case c == 'n':
+		return "JSON null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a JSON number"
+	}
+	return "not JSON"
+}
+
+// kindIn returns the kind field at the top of an object's start when it
+// reads as a kind (a short word), "" otherwise.
+func kindIn(start []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(start))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key != "kind" {
+			if skipValue(dec) != nil {
+				return ""
+			}
+			continue
+		}
+		tok, err := dec.Token()
+		kind, _ := tok.(string)
+		if err != nil || len(kind) > 63 || strings.IndexFunc(kind, notWordRune) >= 0 {
+			return ""
+		}
+		return kind
+	}
+	return ""
+}
+
+func notWordRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+}
+
+// jsonError rewrites an error of encoding/json so that it quotes no value:
+// a type mismatch names the field and the kinds, a syntax error its
+// offset. Other errors (of a type's own UnmarshalJSON) pass as they are.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		// Value is "string", "number", "number 123" (the number, or a
+		// map key, quoted): keep the first word.
+		kind, _, _ := strings.Cut(te.Value, " ")
+		field := te.Field
+		if field == "" {
+			field = "the value"
+		} else {
+			field = "field " + field
+		}
+		return fmt.Errorf("%s: cannot decode a JSON %s at offset %d into %v", field, kind, te.Offset, te.Type)
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON at offset %d", se.Offset)
+	case err != nil && strings.HasPrefix(err.Error(), "json: invalid use of ,string struct tag"):
+		return errors.New("json: a ,string field holds a value that is not a quoted number or boolean")
+	}
+	return err
+}
+
+// tokenKind describes a JSON token without quoting it.
+func tokenKind(tok json.Token, err error) string {
+	if err != nil {
+		return "garbage (" + jsonError(err).Error() + ")"
+	}
+	switch tok := tok.(type) {
+	case json.Delim:
+		return "'" + tok.String() + "'"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("a %T", tok)
+}
+
+// truncate cuts s to at most n bytes, between runes, marking the cut: the
+// text of a UTF-8 body stays UTF-8.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
