@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -129,5 +130,24 @@ func TestErrorAnswersInTextAreQuoted(t *testing.T) {
 	err := newFakeClient(t, f, ClientOptions{}).Get(context.Background(), Key{Namespace: "ns", Name: "a"}, &cm)
 	if !strings.Contains(err.Error(), "upstream connect error") {
 		t.Errorf("Get = %v, want the proxy's message", err)
+	}
+}
+
+// TestErrorsNeverQuoteHostPassword: a password in Host's user info (sent
+// as basic auth) stays out of the errors of requests that fail, and of the
+// client's debug log.
+func TestErrorsNeverQuoteHostPassword(t *testing.T) {
+	var log strings.Builder
+	c, err := NewClient(&Config{Host: "http://admin:host-SECRET@127.0.0.1:1", QPS: -1},
+		ClientOptions{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Mapping(context.Background(), configMapKind)
+	if err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("Mapping through a refused connection = %v, want an error without the password", err)
+	}
+	if strings.Contains(log.String(), "SECRET") {
+		t.Errorf("the debug log shows the password:\n%s", log.String())
 	}
 }
