@@ -148,3 +148,28 @@ func TestHugeObjectsAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestListAnswerIsBounded: a list answer as a whole is bounded too, since
+// List keeps every item; the error says how to read a larger one.
+func TestListAnswerIsBounded(t *testing.T) {
+	items := strings.Repeat(`{"metadata":{"name":"a","namespace":"ns"}},`, 100)
+	f := &fakeServer{handle: func(r *http.Request) (int, http.Header, string) {
+		if code, h, b, ok := legacyDiscovery(r); ok {
+			return code, h, b
+		}
+		return 200, nil, `{"items":[` + items + `{}]}`
+	}}
+	c := newFakeClient(t, f, ClientOptions{})
+	r, err := c.listRequest(t.Context(), configMapKind, ListOptions{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list List[ConfigMap]
+	err = c.readList(t.Context(), r, 1000, list.decoding())
+	if err == nil || !strings.Contains(err.Error(), "larger than 1000 bytes") || !strings.Contains(err.Error(), "ListEach") {
+		t.Errorf("readList of a 4 kB list bounded at 1000 bytes = %v, want an error saying how to read it", err)
+	}
+	if err := c.readList(t.Context(), r, 10000, list.decoding()); err != nil || len(list.Items) != 101 {
+		t.Errorf("readList of a 4 kB list bounded at 10000 bytes = %v, %d items; want 101 items", err, len(list.Items))
+	}
+}
