@@ -146,16 +146,12 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 }
 
 // originOf returns the origin of a server URL as originOfURL does, "" when
-// it cannot be parsed; a URL without a scheme is taken as https.
+// it cannot be parsed.
 func originOf(host string) string {
-	if !strings.Contains(host, "://") {
-		host = "https://" + host
+	if u := serverURL(host); u != nil {
+		return originOfURL(u)
 	}
-	u, err := url.Parse(host)
-	if err != nil {
-		return ""
-	}
-	return originOfURL(u)
+	return ""
 }
 
 // originOfURL returns "scheme://host:port" of u in lower case, with the

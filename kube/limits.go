@@ -3,8 +3,6 @@
 package kube
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,85 +111,4 @@ func (s *stepReader) Read(p []byte) (int, error) {
 func readLimited(r io.Reader, limit int) ([]byte, bool, error) {
 	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	return b, len(b) <= limit, err
-}
-
-// nameIn returns "namespace/name" (or "name") from the metadata at the
-// start of an object's JSON, "" when the start does not hold it: the
-// server writes metadata before the fields that make an object large.
-func nameIn(start []byte) string {
-	start = bytes.TrimLeft(start, " \t\r\n,")
-	dec := json.NewDecoder(bytes.NewReader(start))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		if key != "metadata" {
-			if skipValue(dec) != nil {
-				return ""
-			}
-			continue
-		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-			return ""
-		}
-		var k Key
-		for dec.More() {
-			field, err := dec.Token()
-			if err != nil {
-				break
-			}
-			v, err := dec.Token()
-			if err != nil {
-				break
-			}
-			switch s, _ := v.(string); field {
-			case "name":
-				k.Name = s
-			case "namespace":
-				k.Namespace = s
-			}
-			if d, ok := v.(json.Delim); ok && (d == '{' || d == '[') && skipRest(dec) != nil {
-				break
-			}
-		}
-		if k.Name == "" {
-			return ""
-		}
-		return k.String()
-	}
-	return ""
-}
-
-// skipValue reads the next value of dec, token by token.
-func skipValue(dec *json.Decoder) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
-		return skipRest(dec)
-	}
-	return nil
-}
-
-// skipRest reads the rest of an object or array whose opening delimiter
-// was just read.
-func skipRest(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
 }

@@ -79,29 +79,77 @@ func jsonKind(c byte) string {
 // kindIn returns the kind field at the top of an object's start when it
 // reads as a kind (a short word), "" otherwise.
 func kindIn(start []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(start))
+	dec := topField(start, "kind")
+	if dec == nil {
+		return ""
+	}
+	tok, err := dec.Token()
+	kind, _ := tok.(string)
+	if err != nil || len(kind) > 63 || strings.IndexFunc(kind, notWordRune) >= 0 {
+		return ""
+	}
+	return kind
+}
+
+// nameIn returns "namespace/name" (or "name") from the metadata at the
+// start of an object's JSON, "" when the start does not hold it: the
+// server writes metadata before the fields that make an object large.
+func nameIn(start []byte) string {
+	dec := topField(start, "metadata")
+	if dec == nil {
+		return ""
+	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return ""
 	}
+	var k Key
 	for dec.More() {
-		key, err := dec.Token()
+		field, err := dec.Token()
 		if err != nil {
-			return ""
+			break
 		}
-		if key != "kind" {
-			if skipValue(dec) != nil {
-				return ""
-			}
-			continue
+		v, err := dec.Token()
+		if err != nil {
+			break
 		}
-		tok, err := dec.Token()
-		kind, _ := tok.(string)
-		if err != nil || len(kind) > 63 || strings.IndexFunc(kind, notWordRune) >= 0 {
-			return ""
+		switch s, _ := v.(string); field {
+		case "name":
+			k.Name = s
+		case "namespace":
+			k.Namespace = s
 		}
-		return kind
+		if d, ok := v.(json.Delim); ok && (d == '{' || d == '[') && skipRest(dec) != nil {
+			break
+		}
 	}
-	return ""
+	if k.Name == "" {
+		return ""
+	}
+	return k.String()
+}
+
+// topField returns a decoder of the start of an object's JSON (after a
+// comma or spaces, as a list's item comes) positioned at the value of its
+// top-level field key, nil when the start does not hold that field.
+func topField(start []byte, key string) *json.Decoder {
+	start = bytes.TrimLeft(start, " \t\r\n,")
+	dec := json.NewDecoder(bytes.NewReader(start))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if k == key {
+			return dec
+		}
+		if skipValue(dec) != nil {
+			return nil
+		}
+	}
+	return nil
 }
 
 func notWordRune(r rune) bool {
@@ -152,6 +200,36 @@ func tokenKind(tok json.Token, err error) string {
 		return "null"
 	}
 	return fmt.Sprintf("a %T", tok)
+}
+
+// skipValue reads the next value of dec, token by token.
+func skipValue(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
+		return skipRest(dec)
+	}
+	return nil
+}
+
+// skipRest reads the rest of an object or array whose opening delimiter
+// was just read.
+func skipRest(dec *json.Decoder) error {
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
 }
 
 // truncate cuts s to at most n bytes, between runes, marking the cut: the

@@ -58,17 +58,26 @@ func newTLSSource(c *Config, ex *execAuth) *tlsSource {
 	return s
 }
 
-// hostname returns the host of a server URL without its port ("" when the
-// URL cannot be parsed); a URL without a scheme is taken as https.
-func hostname(host string) string {
+// serverURL parses the URL of a server, nil when it cannot be parsed; a
+// URL without a scheme is taken as https.
+func serverURL(host string) *url.URL {
 	if !strings.Contains(host, "://") {
 		host = "https://" + host
 	}
 	u, err := url.Parse(host)
 	if err != nil {
-		return ""
+		return nil
 	}
-	return u.Hostname()
+	return u
+}
+
+// hostname returns the host of a server URL without its port ("" when the
+// URL cannot be parsed).
+func hostname(host string) string {
+	if u := serverURL(host); u != nil {
+		return u.Hostname()
+	}
+	return ""
 }
 
 // config returns the tls.Config, after reading the CA and client
