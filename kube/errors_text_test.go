@@ -17,7 +17,8 @@ type replicated struct {
 	TypeMeta
 	ObjectMeta `json:"metadata"`
 	Spec       struct {
-		Replicas int32 `json:"replicas"`
+		Replicas int32       `json:"replicas"`
+		MaxSurge IntOrString `json:"maxSurge"`
 	} `json:"spec"`
 }
 
@@ -75,6 +76,8 @@ func TestErrorsNeverQuoteObjects(t *testing.T) {
 		{name: "a string where a map is", body: obj + `"data":"SECRET"}`, read: get, want: "data"},
 		{name: "a number where a string is", body: obj + `"data":{"k":987654321987654321987}}`, read: get, want: "data"},
 		{name: "a number too large", body: obj + `"spec":{"replicas":987654321987654321987}}`, read: getReplicated, want: "spec.replicas"},
+		{name: "IntOrString of an object", body: obj + `"spec":{"maxSurge":{"k":"SECRET"}}}`, read: getReplicated, want: "IntOrString"},
+		{name: "IntOrString of a fraction", body: obj + `"spec":{"maxSurge":987654321987654321987.5}}`, read: getReplicated, want: "IntOrString"},
 		{name: "broken JSON", body: obj + `"data":{"k":"abc-SECRET\q"}}`, read: get, want: "invalid JSON"},
 		{name: "not JSON", body: `SECRET`, read: get, want: "invalid JSON"},
 		{name: "YAML", body: "apiVersion: v1\nkind: Secret\ndata:\n  k: SECRET\n", read: get, want: "not JSON"},

@@ -5,6 +5,7 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -70,10 +71,10 @@ func (v *IntOrString) UnmarshalJSON(b []byte) error {
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || b[0] != '-' && (b[0] < '0' || b[0] > '9') {
-		return fmt.Errorf("decode IntOrString: %s is neither a number nor a string", b)
+		return fmt.Errorf("decode IntOrString: %s is neither a number nor a string", jsonKind(b[0]))
 	}
 	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
-		return fmt.Errorf("decode IntOrString: %s is not an integer within int32", b)
+		return errors.New("decode IntOrString: a number that is not an integer within int32")
 	}
 	*v = IntOrStringFromInt(int32(f))
 	return nil

@@ -54,9 +54,9 @@ func TestIntOrStringUnmarshal(t *testing.T) {
 		{`2.0`, kube.IntOrStringFromInt(2), ""},
 		{`null`, kube.IntOrString{}, ""},
 		{`"a\"b"`, kube.IntOrStringFromString(`a"b`), ""},
-		{`1.5`, kube.IntOrString{}, "1.5 is not an integer within int32"},
+		{`1.5`, kube.IntOrString{}, "not an integer within int32"},
 		{`2147483648`, kube.IntOrString{}, "not an integer within int32"},
-		{`true`, kube.IntOrString{}, "true is neither a number nor a string"},
+		{`true`, kube.IntOrString{}, "a JSON boolean is neither a number nor a string"},
 		{`{}`, kube.IntOrString{}, "neither a number nor a string"},
 		{`[1]`, kube.IntOrString{}, "neither a number nor a string"},
 	} {
