@@ -33,6 +33,9 @@ func configMapListJSON(n int) []byte {
 	return buf.Bytes()
 }
 
+// BenchmarkDecodeList500 decodes a list of 500 ConfigMaps whole, as
+// json.Unmarshal does; BenchmarkDecodeList500Streamed item by item, each
+// bounded, as Client.List does.
 func BenchmarkDecodeList500(b *testing.B) {
 	data := configMapListJSON(500)
 	b.SetBytes(int64(len(data)))
@@ -40,6 +43,22 @@ func BenchmarkDecodeList500(b *testing.B) {
 	for b.Loop() {
 		var list List[ConfigMap]
 		if err := json.Unmarshal(data, &list); err != nil {
+			b.Fatal(err)
+		}
+		if len(list.Items) != 500 {
+			b.Fatal(len(list.Items))
+		}
+	}
+}
+
+func BenchmarkDecodeList500Streamed(b *testing.B) {
+	data := configMapListJSON(500)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var list List[ConfigMap]
+		sr := &stepReader{r: bytes.NewReader(data), step: DefaultMaxObjectSize, total: maxListBody}
+		if _, err := decodeList(newStreamDecoder(sr), sr, list.decoding()); err != nil {
 			b.Fatal(err)
 		}
 		if len(list.Items) != 500 {

@@ -72,7 +72,7 @@ type stepReader struct {
 }
 
 // startLen is how much of a piece's start a stepReader keeps.
-const startLen = 4 << 10
+const startLen = 1 << 10
 
 // next starts a piece; buffered is what the decoder already holds of it.
 func (s *stepReader) next(buffered io.Reader) {

@@ -83,8 +83,10 @@ func (s *hugeServer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestHugeObjectsAreRefused: an object larger than the limit fails the
 // read with an error naming it, after reading little more than the limit,
-// whichever call reads it.
+// whichever call reads it. The limit is 1 MiB here, to keep the test
+// quick; the default is the same code with another number.
 func TestHugeObjectsAreRefused(t *testing.T) {
+	const limit = 1 << 20
 	reads := []struct {
 		name string
 		read func(ctx context.Context, c *Client) error
@@ -122,7 +124,7 @@ func TestHugeObjectsAreRefused(t *testing.T) {
 	for _, tt := range reads {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &hugeServer{}
-			c, err := NewClient(&Config{Host: "https://huge.invalid", Transport: s, QPS: -1}, ClientOptions{})
+			c, err := NewClient(&Config{Host: "https://huge.invalid", Transport: s, QPS: -1}, ClientOptions{MaxObjectSize: limit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,17 +137,27 @@ func TestHugeObjectsAreRefused(t *testing.T) {
 			err = tt.read(t.Context(), c)
 			runtime.ReadMemStats(&after)
 			if !errors.Is(err, ErrObjectTooLarge) || !strings.Contains(err.Error(), tt.want) ||
-				!strings.Contains(err.Error(), fmt.Sprint(DefaultMaxObjectSize)) {
+				!strings.Contains(err.Error(), fmt.Sprint(limit)) {
 				t.Errorf("%s of a %d MiB object = %v, want ErrObjectTooLarge naming %q and the limit", tt.name, hugeSize>>20, err, tt.want)
 			}
-			t.Logf("%v; read %d MiB, allocated %d MiB", err, s.read.Load()>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
-			if n := s.read.Load(); n > 2*DefaultMaxObjectSize {
-				t.Errorf("%s read %d MiB of the answer, want little more than the limit (%d MiB)", tt.name, n>>20, DefaultMaxObjectSize>>20)
+			t.Logf("%v; read %d KiB, allocated %d KiB", err, s.read.Load()>>10, (after.TotalAlloc-before.TotalAlloc)>>10)
+			if n := s.read.Load(); n > 2*limit {
+				t.Errorf("%s read %d KiB of the answer, want little more than the limit (%d KiB)", tt.name, n>>10, limit>>10)
 			}
-			if n := after.TotalAlloc - before.TotalAlloc; n > 8*DefaultMaxObjectSize {
-				t.Errorf("%s allocated %d MiB, want a few times the limit (%d MiB) at most", tt.name, n>>20, DefaultMaxObjectSize>>20)
+			if n := after.TotalAlloc - before.TotalAlloc; n > 8*limit {
+				t.Errorf("%s allocated %d KiB, want a few times the limit (%d KiB) at most", tt.name, n>>10, limit>>10)
 			}
 		})
+	}
+}
+
+func TestDefaultMaxObjectSize(t *testing.T) {
+	c := newFakeClient(t, &fakeServer{}, ClientOptions{})
+	if got := c.maxObject(); got != DefaultMaxObjectSize {
+		t.Errorf("object limit without MaxObjectSize = %d, want DefaultMaxObjectSize (%d)", got, DefaultMaxObjectSize)
+	}
+	if w := NewWatcher(io.NopCloser(strings.NewReader("")), nil); w.maxObject != DefaultMaxObjectSize {
+		t.Errorf("NewWatcher's object limit = %d, want DefaultMaxObjectSize (%d)", w.maxObject, DefaultMaxObjectSize)
 	}
 }
 
