@@ -168,9 +168,12 @@ func jsonError(err error) error {
 		// map key, quoted): keep the first word.
 		kind, _, _ := strings.Cut(te.Value, " ")
 		field := te.Field
-		if field == "" {
+		switch {
+		case field == "":
 			field = "the value"
-		} else {
+		case te.Struct != "":
+			field = "field " + te.Struct + "." + field
+		default:
 			field = "field " + field
 		}
 		return fmt.Errorf("%s: cannot decode a JSON %s at offset %d into %v", field, kind, te.Offset, te.Type)
