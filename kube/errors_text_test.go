@@ -90,6 +90,8 @@ func TestErrorsNeverQuoteObjects(t *testing.T) {
 		{name: "watch ERROR without a Status", body: `{"type":"ERROR","object":{"data":"SECRET"}}` + "\n", read: watch, want: "ERROR"},
 		{name: "watch unknown type", body: `{"type":"SPLIT","object":{"data":"SECRET"}}` + "\n", read: watch, want: "SPLIT"},
 		{name: "watch not an event", body: `{"data":"SECRET"}` + "\n", read: watch, want: "not an event"},
+		{name: "watch markup line", body: "<p>SECRET</p>\n", read: watch, want: "not an event"},
+		{name: "watch type not a word", body: `{"type":"SECRET, or any text","object":{"data":"SECRET"}}` + "\n", read: watch, want: "unknown event type"},
 		{name: "watch broken line", body: `{"type":"ADDED","object":{"data":"SECRET"` + "\n", read: watch, want: "not an event"},
 		{name: "error answer in JSON that is not a Status", code: 500, body: `{"data":"SECRET"}`, read: get, reason: ReasonInternalError},
 		{name: "error answer in JSON that is a list", code: 502, body: `["SECRET"]`, read: get, reason: ReasonUnknown},

@@ -75,7 +75,7 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 	}
 	resetObject(out)
 	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("decode response (%s): %w", shapeOf(body), jsonError(err))
+		return fmt.Errorf("decode response (%s): %w", answerShape(body), jsonError(err))
 	}
 	return nil
 }

@@ -16,11 +16,21 @@ import (
 // what kind of value was met, its kind and name when it is an object, its
 // size, and the path of the field at fault; never a value.
 
-// shapeOf describes b: "a JSON object of kind ConfigMap (ns/name), 1234
-// bytes", "a JSON array, 12 bytes", "12 bytes, not JSON". Markup (an HTML
-// error page of a proxy in the way: it starts with '<') is shown by its
-// text, which no object of the API server is written in; other text may be
-// an object in another encoding (YAML, protobuf) and is not shown.
+// answerShape describes a whole answer as shapeOf does, but shows markup
+// (an HTML error page of a proxy in the way: it starts with '<') by its
+// text, which no object of the API server is written in. Other text may be
+// an object in another encoding (YAML, protobuf) and is not shown; nor is
+// a line of a watch stream, which may be a piece of anything (shapeOf).
+func answerShape(b []byte) string {
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '<' {
+		return fmt.Sprintf("%s: %q", shapeOf(b), markupText(t))
+	}
+	return shapeOf(b)
+}
+
+// shapeOf describes b without quoting any of it: "a JSON object of kind
+// ConfigMap (ns/name), 1234 bytes", "a JSON array, 12 bytes", "12 bytes,
+// not JSON", "12 bytes of markup, not JSON".
 func shapeOf(b []byte) string {
 	t := bytes.TrimLeft(b, " \t\r\n")
 	what := "not JSON"
@@ -37,7 +47,7 @@ func shapeOf(b []byte) string {
 			what += " (" + name + ")"
 		}
 	case len(t) > 0 && t[0] == '<':
-		return fmt.Sprintf("%d bytes of markup, not JSON: %q", len(b), markupText(t))
+		return fmt.Sprintf("%d bytes of markup, not JSON", len(b))
 	case what == "not JSON":
 		return fmt.Sprintf("%d bytes, not JSON", len(b))
 	}

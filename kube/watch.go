@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -165,8 +166,18 @@ func (w *Watcher) Next() (WatchEvent, error) {
 		}
 		return WatchEvent{}, &StatusError{Status: st}
 	default:
-		return WatchEvent{}, fmt.Errorf("watch: unknown event type %q (%s)", truncate(string(ev.Type), 64), shapeOf(ev.Object))
+		return WatchEvent{}, fmt.Errorf("watch: unknown event type %s (%s)", typeName(ev.Type), shapeOf(ev.Object))
 	}
+}
+
+// typeName shows an event type that reads as one (a word in capitals, as
+// every type the server sends) and describes any other without quoting
+// it: a line that is not an event may be a piece of anything.
+func typeName(t EventType) string {
+	if len(t) == 0 || len(t) > 32 || strings.IndexFunc(string(t), func(r rune) bool { return (r < 'A' || r > 'Z') && r != '_' }) >= 0 {
+		return fmt.Sprintf("of %d bytes, not a word in capitals", len(t))
+	}
+	return `"` + string(t) + `"`
 }
 
 // readLine returns the next non-empty line without its newline. The slice
