@@ -34,36 +34,31 @@ func configMapListJSON(n int) []byte {
 }
 
 // BenchmarkDecodeList500 decodes a list of 500 ConfigMaps whole, as
-// json.Unmarshal does; BenchmarkDecodeList500Streamed item by item, each
-// bounded, as Client.List does.
+// json.Unmarshal does, and item by item, each bounded, as Client.List
+// does.
 func BenchmarkDecodeList500(b *testing.B) {
 	data := configMapListJSON(500)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var list List[ConfigMap]
-		if err := json.Unmarshal(data, &list); err != nil {
-			b.Fatal(err)
-		}
-		if len(list.Items) != 500 {
-			b.Fatal(len(list.Items))
-		}
-	}
-}
-
-func BenchmarkDecodeList500Streamed(b *testing.B) {
-	data := configMapListJSON(500)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		var list List[ConfigMap]
-		sr := &stepReader{r: bytes.NewReader(data), step: DefaultMaxObjectSize, total: maxListBody}
-		if _, err := decodeList(newStreamDecoder(sr), sr, list.decoding()); err != nil {
-			b.Fatal(err)
-		}
-		if len(list.Items) != 500 {
-			b.Fatal(len(list.Items))
-		}
+	for _, bb := range []struct {
+		name   string
+		decode func(*List[ConfigMap]) error
+	}{
+		{"Unmarshal", func(l *List[ConfigMap]) error { return json.Unmarshal(data, l) }},
+		{"Streamed", func(l *List[ConfigMap]) error {
+			sr := &stepReader{r: bytes.NewReader(data), step: DefaultMaxObjectSize, total: maxListBody}
+			_, err := decodeList(newStreamDecoder(sr), sr, l.decoding())
+			return err
+		}},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var list List[ConfigMap]
+				if err := bb.decode(&list); err != nil || len(list.Items) != 500 {
+					b.Fatal(len(list.Items), err)
+				}
+			}
+		})
 	}
 }
 
