@@ -15,10 +15,14 @@ import (
 // (json.Unmarshal makes both anew for every object: garbage that, during
 // the sync of many objects, raises the peak of the heap.)
 //
-// Its input is either a stream, a list's body that [Client.ListEach]
-// reads item by item (object), or the objects of a watch's events, which
-// a [Watcher] hands it one at a time (decode, through
-// [WatchEvent.Decode]).
+// Its input is either a stream, a list's body that [Client.List] and
+// [Client.ListEach] read item by item (object), or the objects of a
+// watch's events, which a [Watcher] hands it one at a time (decode,
+// through [WatchEvent.Decode]). It does not bound what it reads: a list's
+// body reaches it through a stepReader, which bounds each item, and a
+// watch's event is bounded by the line the Watcher reads, both at
+// [ClientOptions.MaxObjectSize]. Its errors are encoding/json's; the
+// callers rewrite them with jsonError, which quotes no value.
 //
 // It is used by one goroutine at a time. decode is safe to call from
 // several (events are values, and may be decoded anywhere): a call that
