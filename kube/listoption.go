@@ -12,8 +12,8 @@ package kube
 
 // ListOption is one setting of a [ListOptions]. [InNamespace],
 // [MatchingLabels], [HasLabels], [MatchingLabelsSelector],
-// [MatchingFields], [MatchingFieldsSelector], [Limit], [Continue] and
-// ListOptions itself are ListOptions.
+// [MatchingFields], [MatchingFieldsSelector], [Limit], [Continue],
+// [ShardSelector] and ListOptions itself are ListOptions.
 type ListOption interface {
 	// ApplyToList writes the option into opts.
 	ApplyToList(opts *ListOptions)
@@ -58,6 +58,9 @@ func (o ListOptions) ApplyToList(target *ListOptions) {
 	}
 	if o.TimeoutSeconds != 0 {
 		target.TimeoutSeconds = o.TimeoutSeconds
+	}
+	if !o.ShardSelector.Empty() {
+		target.ShardSelector = o.ShardSelector
 	}
 	target.MetadataOnly = target.MetadataOnly || o.MetadataOnly
 	target.AllowWatchBookmarks = target.AllowWatchBookmarks || o.AllowWatchBookmarks

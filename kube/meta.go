@@ -138,6 +138,9 @@ type ListMeta struct {
 	ResourceVersion    string `json:"resourceVersion,omitempty"`
 	Continue           string `json:"continue,omitempty"`
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+	// ShardInfo is set when the server filtered the list by a shard
+	// selector; see [ListMeta.FilteredBy].
+	ShardInfo *ShardInfo `json:"shardInfo,omitempty"`
 }
 
 // GetListMeta returns m itself; see [ObjectList].

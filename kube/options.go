@@ -25,6 +25,10 @@ type ListOptions struct {
 	// "Exact" the version given.
 	ResourceVersion      string
 	ResourceVersionMatch string
+	// ShardSelector asks for the objects of some hash ranges only
+	// (?shardSelector=); a server without the ShardedListAndWatch feature
+	// gate ignores it, see [ListMeta.FilteredBy].
+	ShardSelector ShardSelector
 
 	// MetadataOnly asks for the PartialObjectMetadata projection of every
 	// object (of every event's object, for Watch). A List into a
@@ -68,6 +72,9 @@ func (o *ListOptions) query(watch bool) url.Values {
 	}
 	if o.ResourceVersionMatch != "" {
 		q.Set("resourceVersionMatch", o.ResourceVersionMatch)
+	}
+	if !o.ShardSelector.Empty() {
+		q.Set("shardSelector", o.ShardSelector.String())
 	}
 	if !watch {
 		return q
