@@ -3,9 +3,13 @@
 package kube_test
 
 import (
+	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 func TestShardHash(t *testing.T) {
@@ -67,5 +71,75 @@ func TestShardSelectorIsAListOption(t *testing.T) {
 	o := kube.NewListOptions(kube.InNamespace("ns"), sel, kube.ListOptions{Limit: 3})
 	if o.ShardSelector.String() != sel.String() || o.Namespace != "ns" || o.Limit != 3 {
 		t.Errorf("NewListOptions = %+v, want the selector, namespace ns and limit 3", o)
+	}
+}
+
+// TestShardedListFallback lists and watches with a shard selector on a
+// server that filters and on one that ignores the selector (gate off): the
+// client tells them apart by FilteredBy and, filtering by Matches where the
+// server did not, ends with the same objects.
+func TestShardedListFallback(t *testing.T) {
+	sel := kube.ShardSelector{Ranges: []kube.HashRange{{End: 1 << 62}, {Start: 3 << 62}}}
+	for _, off := range []bool{false, true} {
+		t.Run(fmt.Sprint("gate off ", off), func(t *testing.T) {
+			srv := kubetest.New(kubetest.Options{DisableShardedListAndWatch: off})
+			t.Cleanup(srv.Close)
+			c, err := kube.NewClient(srv.Config(), kube.ClientOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			var want []string
+			for i := range 40 {
+				cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: fmt.Sprint("cm", i)}}
+				if err := c.Create(ctx, cm); err != nil {
+					t.Fatal(err)
+				}
+				if sel.Matches(cm) {
+					want = append(want, cm.Name)
+				}
+			}
+			slices.Sort(want)
+
+			var list kube.List[kube.ConfigMap]
+			if err := c.List(ctx, &list, kube.ListOptions{Namespace: "default", ShardSelector: sel}); err != nil {
+				t.Fatal(err)
+			}
+			if got := list.FilteredBy(sel); got == off {
+				t.Errorf("FilteredBy = %v with the gate off %v", got, off)
+			}
+			var got []string
+			for i := range list.Items {
+				if list.FilteredBy(sel) || sel.Matches(&list.Items[i]) {
+					got = append(got, list.Items[i].Name)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("listed %v, want %v", got, want)
+			}
+
+			w, err := c.Watch(ctx, kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, kube.ListOptions{
+				Namespace: "default", ShardSelector: sel, SendInitialEvents: true,
+				ResourceVersionMatch: kube.MatchNotOlderThan, AllowWatchBookmarks: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			var sent int
+			for {
+				ev, err := w.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ev.InitialEventsEnd {
+					break
+				}
+				sent++
+			}
+			if wantSent := map[bool]int{false: len(want), true: 40}[off]; sent != wantSent {
+				t.Errorf("WatchList sent %d initial events, want %d", sent, wantSent)
+			}
+		})
 	}
 }

@@ -217,6 +217,7 @@ type listPage struct {
 	rv        uint64
 	cont      string
 	remaining *int64
+	shard     *kube.ShardInfo
 }
 
 // readList selects a page of objects as the options ask. It holds s.mu.
@@ -237,7 +238,7 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 	if want > cur {
 		return nil, errTooLargeRV(want, cur)
 	}
-	page := &listPage{rv: cur}
+	page := &listPage{rv: cur, shard: shardInfo(o.filter.shard)}
 	var all []*record
 	start := ""
 	switch {
@@ -280,35 +281,45 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 		}
 		all = all[i:]
 	}
-	for _, r := range all {
+	// As the real server does, a full page says there is more when any
+	// object in scope (the namespace) follows, selected or not, and counts
+	// the remaining items (when no label or field selects) as every object
+	// in scope from the page's start on, less the page.
+	inScope := func(rs []*record) (n int64) {
+		for _, r := range rs {
+			if o.filter.namespace == "" || r.namespace == o.filter.namespace {
+				n++
+			}
+		}
+		return n
+	}
+	for i, r := range all {
 		if !o.filter.matches(r) {
 			continue
 		}
-		if o.limit > 0 && int64(len(page.items)) == o.limit {
-			last := page.items[len(page.items)-1]
-			next := last.key
-			if c.info.Namespace != "" && c.res.Namespaced {
-				next = last.name
-			}
-			page.cont = encodeContinue(int64(page.rv), next)
-			if o.filter.empty() {
-				var n int64
-				for _, rest := range all {
-					if rest.key > last.key && o.filter.matches(rest) {
-						n++
-					}
-				}
-				page.remaining = &n
-			}
-			break
-		}
 		page.items = append(page.items, r)
+		if o.limit <= 0 || int64(len(page.items)) < o.limit || inScope(all[i+1:]) == 0 {
+			continue
+		}
+		next := r.key
+		if c.info.Namespace != "" && c.res.Namespaced {
+			next = r.name
+		}
+		page.cont = encodeContinue(int64(page.rv), next)
+		if o.filter.empty() {
+			n := inScope(all) - o.limit
+			page.remaining = &n
+		}
+		break
 	}
 	return page, nil
 }
 
 func (s *Server) serveList(c *call) {
 	o, err := c.parseListOptions(false)
+	if err == nil {
+		err = s.parseShardSelector(c, o)
+	}
 	if err != nil {
 		writeError(c.w, err)
 		return
@@ -339,7 +350,7 @@ func (c *call) encodeList(page *listPage) []byte {
 		kind, av = "PartialObjectMetadataList", "meta.k8s.io/v1"
 	}
 	meta, _ := json.Marshal(kube.ListMeta{ResourceVersion: formatRV(page.rv), Continue: page.cont,
-		RemainingItemCount: page.remaining})
+		RemainingItemCount: page.remaining, ShardInfo: page.shard})
 	fmt.Fprintf(&b, `{"kind":%q,"apiVersion":%q,"metadata":%s,"items":[`, kind, av, meta)
 	for i, r := range page.items {
 		if i > 0 {

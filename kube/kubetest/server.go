@@ -31,6 +31,12 @@ type Options struct {
 	// authentication and every request is made by user "admin"; otherwise a
 	// request needs one of the tokens (health and /version excepted).
 	Tokens map[string]string
+	// DisableShardedListAndWatch makes the server behave as kube-apiserver
+	// with the ShardedListAndWatch feature gate off (its default before
+	// 1.36, and in 1.36 unless turned on): ?shardSelector= is ignored and
+	// lists carry no shardInfo. By default the server honours it as a 1.36
+	// server with the gate on does.
+	DisableShardedListAndWatch bool
 	// Logger receives one record per request at debug level, slow
 	// watches closed and listener failures at warn level, and a request
 	// whose handler panicked (answered 500, as kube-apiserver does) at

@@ -205,6 +205,7 @@ type filter struct {
 	namespace string // empty for all namespaces
 	labels    kube.Selector
 	fields    kube.FieldSelector
+	shard     kube.ShardSelector // see shard.go
 }
 
 // empty reports whether the filter selects by label or field (a namespace
@@ -218,5 +219,5 @@ func (f *filter) matches(r *record) bool {
 	if f.namespace != "" && r.namespace != f.namespace {
 		return false
 	}
-	return f.labels.Matches(r.labels) && f.fields.Matches(r.fields)
+	return f.labels.Matches(r.labels) && f.fields.Matches(r.fields) && shardMatches(f.shard, r)
 }

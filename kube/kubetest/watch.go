@@ -113,6 +113,9 @@ func (s *Server) stopWatcherLocked(w *watcher) {
 
 func (s *Server) serveWatch(c *call) {
 	o, serr := c.parseListOptions(true)
+	if serr == nil {
+		serr = s.parseShardSelector(c, o)
+	}
 	if serr != nil {
 		writeError(c.w, serr)
 		return
