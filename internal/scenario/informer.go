@@ -73,20 +73,31 @@ func (c *cutter) cut() int {
 // can cut: the configuration's own transport (TLS and credentials
 // included) wrapped.
 func (f *fixture) cuttableClient(t *testing.T) (*kube.Client, *cutter) {
+	var c *cutter
+	client := f.wrappedClient(t, func(next http.RoundTripper) http.RoundTripper {
+		c = &cutter{next: next, bodies: map[*cutBody]bool{}}
+		return c
+	})
+	return client, c
+}
+
+// wrappedClient returns a client whose requests go through wrap's
+// transport around the configuration's own (TLS and credentials
+// included).
+func (f *fixture) wrappedClient(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper) *kube.Client {
 	hc, err := f.env.Config.HTTPClient()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &cutter{next: hc.Transport, bodies: map[*cutBody]bool{}}
 	cfg := *f.env.Config
-	cfg.Transport = c
+	cfg.Transport = wrap(hc.Transport)
 	// The wrapped transport authenticates already.
 	cfg.BearerToken, cfg.BearerTokenFile, cfg.Username, cfg.Password, cfg.Exec = "", "", "", "", nil
 	client, err := kube.NewClient(&cfg, kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client, c
+	return client
 }
 
 // view is what a handler rebuilt from the events it got: name to

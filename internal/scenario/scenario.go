@@ -83,6 +83,9 @@ func Run(t *testing.T, env Env) {
 		{"CustomResourceRatcheting", testCustomResourceRatcheting},
 		{"NonStructuralCRD", testNonStructuralCRD},
 		{"OpenAPI", testOpenAPI},
+		{"ShardedList", testShardedList},
+		{"ShardedWatch", testShardedWatch},
+		{"ShardedMalformed", testShardedMalformed},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			s.run(t, newFixture(t, env))
