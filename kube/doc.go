@@ -3,7 +3,8 @@
 // Package kube talks to a Kubernetes API server over HTTP and JSON with the
 // standard library alone: configuration (kubeconfig, in-cluster, exec
 // credential plugins), the object model, REST calls, watch streams,
-// discovery, errors and label and field selectors.
+// discovery, errors, label and field selectors, and the shard selectors of
+// the server's sharded list and watch.
 //
 // Guarantees:
 //   - Objects are plain Go structs. A type satisfies [Object] by embedding

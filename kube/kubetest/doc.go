@@ -49,6 +49,9 @@
 //     every built-in kind and for CustomResourceDefinitions, the
 //     additionalPrinterColumns of custom resources (kubectl's JSONPath),
 //     includeObject, paged lists and Table watches.
+//   - Sharded list and watch (shardSelector and shardInfo) as 1.36 serves
+//     them with the ShardedListAndWatch gate on, or ignored as with the gate
+//     off (Options.DisableShardedListAndWatch).
 //   - Watches as chunked JSON, flushed per event: resumable from a
 //     resourceVersion within a bounded history (410 Expired beyond it),
 //     bookmarks, timeoutSeconds, WatchList (sendInitialEvents), and
