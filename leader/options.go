@@ -143,28 +143,36 @@ func (c *Options) validate() error {
 	if c.Identity == "" {
 		errs = append(errs, errors.New(`Identity "" must not be empty`))
 	}
-	switch {
-	case c.LeaseDuration < time.Second:
-		errs = append(errs, fmt.Errorf("LeaseDuration %v must be at least 1s", c.LeaseDuration))
-	case c.LeaseDuration%time.Second != 0:
-		errs = append(errs, fmt.Errorf("LeaseDuration %v must be whole seconds (the Lease stores leaseDurationSeconds)", c.LeaseDuration))
-	case c.LeaseDuration > time.Duration(1<<31-1)*time.Second:
-		errs = append(errs, fmt.Errorf("LeaseDuration %v does not fit leaseDurationSeconds (int32)", c.LeaseDuration))
-	}
-	if c.RetryPeriod <= 0 {
-		errs = append(errs, fmt.Errorf("RetryPeriod %v must be positive", c.RetryPeriod))
-	}
-	if c.RenewDeadline <= 0 {
-		errs = append(errs, fmt.Errorf("RenewDeadline %v must be positive", c.RenewDeadline))
-	} else {
-		if c.LeaseDuration <= c.RenewDeadline {
-			errs = append(errs, fmt.Errorf("LeaseDuration %v must be longer than RenewDeadline %v", c.LeaseDuration, c.RenewDeadline))
-		}
-		if jittered := time.Duration(JitterFactor * float64(c.RetryPeriod)); c.RetryPeriod > 0 && c.RenewDeadline <= jittered {
-			errs = append(errs, fmt.Errorf("RenewDeadline %v must be longer than RetryPeriod %v × JitterFactor %v = %v", c.RenewDeadline, c.RetryPeriod, JitterFactor, jittered))
-		}
-	}
+	errs = append(errs, checkDurations(c.LeaseDuration, c.RenewDeadline, c.RetryPeriod)...)
 	return errors.Join(errs...)
+}
+
+// checkDurations checks the three durations of a Lease protocol, the
+// elector's or a ring member's, and says what is wrong with each.
+func checkDurations(lease, renew, retry time.Duration) []error {
+	var errs []error
+	switch {
+	case lease < time.Second:
+		errs = append(errs, fmt.Errorf("LeaseDuration %v must be at least 1s", lease))
+	case lease%time.Second != 0:
+		errs = append(errs, fmt.Errorf("LeaseDuration %v must be whole seconds (the Lease stores leaseDurationSeconds)", lease))
+	case lease > time.Duration(1<<31-1)*time.Second:
+		errs = append(errs, fmt.Errorf("LeaseDuration %v does not fit leaseDurationSeconds (int32)", lease))
+	}
+	if retry <= 0 {
+		errs = append(errs, fmt.Errorf("RetryPeriod %v must be positive", retry))
+	}
+	if renew <= 0 {
+		errs = append(errs, fmt.Errorf("RenewDeadline %v must be positive", renew))
+	} else {
+		if lease <= renew {
+			errs = append(errs, fmt.Errorf("LeaseDuration %v must be longer than RenewDeadline %v", lease, renew))
+		}
+		if jittered := time.Duration(JitterFactor * float64(retry)); retry > 0 && renew <= jittered {
+			errs = append(errs, fmt.Errorf("RenewDeadline %v must be longer than RetryPeriod %v × JitterFactor %v = %v", renew, retry, JitterFactor, jittered))
+		}
+	}
+	return errs
 }
 
 // checkName returns why s is not a DNS-1123 label (at most max bytes) or,
