@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package leader elects one leader among the replicas of a controller with
-// a coordination.k8s.io/v1 Lease, written as client-go and controller-runtime
-// write it.
+// Package leader coordinates the replicas of a controller through
+// coordination.k8s.io/v1 Leases, in two ways: an [Elector] elects one leader
+// with one Lease, written as client-go and controller-runtime write it; a
+// [Member] of a ring shares the work among all replicas, each holding some
+// ranges of the hash space the API server shards objects over (see Rings
+// below).
 //
-// Guarantees:
+// Guarantees of the election:
 //   - At most one leader, whatever the clocks say. A candidate takes the
 //     Lease from another holder only when the record has not changed for
 //     the leaseDurationSeconds written in it, measured on the candidate's own
@@ -54,4 +57,71 @@
 //  5. Report [Elector.IsLeader] as the leader_election_master_status gauge,
 //     labelled with the Lease name, and serve [Elector.Check] as a health
 //     check.
+//
+// # Rings
+//
+// A ring cuts the 64-bit hash space into a fixed number of equal ranges
+// ([Range], 64 by default) and spreads them over its live members: the
+// objects whose [kube.ShardHash] of their uid (or namespace) falls in a
+// range are that range holder's to cache and reconcile, and a member lists
+// and watches them with the range's selector ([Selector]). Each member holds
+// a Lease of its own ([MemberLeaseName], labelled [RingLabel]) that it renews
+// every RetryPeriod and that publishes the ranges it claims, holds or
+// drains ([RangesAnnotation]). Every RetryPeriod it lists the ring's Leases,
+// computes the assignment ([Assign]) from the live members it sees, and
+// moves towards it.
+//
+// Guarantees of a ring:
+//   - Never two holders of a range at once, as long as the machines' clocks
+//     run at about the same rate and Work returns within LeaseDuration -
+//     RenewDeadline of being asked to when renewals fail. A member starts a
+//     range's Work only after it has published its claim and then read, in
+//     a list sent after that write, that no live member publishes the range
+//     (so of two claims at most one is started); it publishes the release
+//     only once Work has returned. A member whose renewals fail stops every
+//     Work RenewDeadline after the last one that succeeded; the others take
+//     it to be gone only when its Lease has not changed for the
+//     leaseDurationSeconds written in it, measured on their own monotonic
+//     clocks from the moment they saw it change (as the elector does), and
+//     judged against a list sent after that moment.
+//   - Every range held again after each change of membership, once the
+//     members see the same Leases: after a member dies, within
+//     LeaseDuration + RetryPeriod; after a graceful leave, within
+//     RetryPeriod plus the time its Work takes to drain (the leaver marks
+//     itself leaving, stops its Works and publishes each release as the
+//     Work returns; the others, who claimed its ranges at their next poll,
+//     poll every quarter RetryPeriod while a claim waits). A range the
+//     assignment moves between two live members waits for its holder's next
+//     poll and drain.
+//   - Deterministic and stable assignment: every member computes the same
+//     owners from the same members; a join or leave moves about the
+//     newcomer's (leaver's) share of the ranges and few others; shares
+//     differ by at most one range.
+//   - Tidy. A member that leaves deletes its Lease; the Lease of a member
+//     that died is deleted by the first member that sees it expire (a
+//     delete conditional on the version it saw). For every member, a Lease
+//     gone is a member gone that publishes nothing.
+//   - No leaks. [NewMember] does no I/O and starts nothing; [Member.Run]
+//     returns after every Work it started has returned.
+//
+// Cost: per member and per RetryPeriod, one Lease update and one list of
+// the ring's Leases (a watch would cost the same: every renewal reaches
+// every member either way), four lists while a claim waits, plus one
+// update and list per range move.
+//
+// Limits: a member's Lease deleted by hand while it lives is taken as the
+// member gone: do not delete a ring's Leases in use. Members configured
+// with different Ranges stay safe (claims are compared by hash bounds) but
+// do not agree on an assignment, so ranges may stay unheld.
+//
+// Usage of a ring:
+//  1. Give each member a [kube.Client] of its own and make it with
+//     [NewMember], naming the ring and the Work to run for each range held:
+//     start taking the range's objects (list and watch them with
+//     Selector(field, r)), and when ctx is cancelled stop taking new ones,
+//     finish those in flight, and return.
+//  2. Call [Member.Run] with the process's context; it returns after the
+//     member has left the ring.
+//  3. Serve [Member.Status] on a metrics or health endpoint: a member with
+//     assigned ranges and none held is not ready.
 package leader

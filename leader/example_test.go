@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -58,4 +59,54 @@ func Example() {
 	// stopped leading
 	// Run: <nil>
 	// holder after release: "", leaseDurationSeconds: 1
+}
+
+// A replica joins a ring of members sharing the objects of a kind by the
+// hash of their uid. Alone, it holds every range; its Work for a range
+// would list and watch that range's objects with the range's selector.
+func ExampleMember() {
+	srv := kubetest.New(kubetest.Options{})
+	defer srv.Close()
+	client, err := kube.NewClient(srv.Config(), kube.ClientOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	started := make(chan leader.Range)
+	m, err := leader.NewMember(leader.RingConfig{
+		Client:    client,
+		Namespace: "default",
+		Ring:      "mirror",
+		Identity:  "pod-a", // empty: hostname_uuid
+		Ranges:    4,
+		Work: func(ctx context.Context, r leader.Range) {
+			started <- r
+			<-ctx.Done() // reconcile r's objects until the range moves or the member leaves
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- m.Run(ctx) }()
+	var held []leader.Range
+	for range 4 {
+		held = append(held, <-started)
+	}
+	slices.SortFunc(held, func(a, b leader.Range) int { return a.Index - b.Index })
+	for _, r := range held {
+		fmt.Println(r, leader.Selector(kube.ShardByUID, r))
+	}
+	fmt.Println("all:", leader.Selector(kube.ShardByUID, held...))
+
+	cancel() // shutdown: every Work is asked to stop, then the Lease is deleted
+	fmt.Println("Run:", <-done)
+	// Output:
+	// 0/4 shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000')
+	// 1/4 shardRange(object.metadata.uid, '0x4000000000000000', '0x8000000000000000')
+	// 2/4 shardRange(object.metadata.uid, '0x8000000000000000', '0xc000000000000000')
+	// 3/4 shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')
+	// all: shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')
+	// Run: <nil>
 }

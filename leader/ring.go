@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// This file is a ring's configuration and the Member type a process runs:
+// see the package documentation for the protocol and its guarantees.
+
+// DefaultRanges is the number of ranges a ring cuts the hash space into
+// when RingConfig.Ranges is zero: enough to spread over a few dozen
+// members, few enough that a member's Lease and selector stay short.
+const DefaultRanges = 64
+
+// The label and annotations of a ring member's Lease.
+const (
+	// RingLabel holds the ring's name: members find each other by it.
+	RingLabel = "kubeloop.dev/ring"
+	// RangesAnnotation lists the ranges the member claims, holds or is
+	// draining, as COUNT:RUNS ("64:0-3,9"): no other member may start them.
+	RangesAnnotation = "kubeloop.dev/ring-ranges"
+	// LeavingAnnotation is "true" once the member is leaving: the others
+	// take its ranges over as it releases them.
+	LeavingAnnotation = "kubeloop.dev/ring-leaving"
+)
+
+// RingConfig says which ring to join, as whom, how the hash space is cut,
+// how often to renew, and what to do with a range.
+type RingConfig struct {
+	// Client reads and writes the ring's Leases. Required. As for the
+	// elector, give the member a client of its own.
+	Client *kube.Client
+	// Namespace holds the ring's Leases. Required.
+	Namespace string
+	// Ring names the ring: the value of [RingLabel] on the Lease of every
+	// member, and the prefix of their names. A DNS-1123 label of at most 63
+	// characters. Required.
+	Ring string
+	// Identity names this member in its Lease (holderIdentity). It must be
+	// unique among the live processes of the ring. Empty means
+	// [DefaultIdentity].
+	Identity string
+	// Ranges is how many equal ranges the hash space is cut into, at most
+	// [MaxRanges]; every member of a ring must use the same number. Zero
+	// means [DefaultRanges].
+	Ranges int
+
+	// LeaseDuration, RenewDeadline and RetryPeriod are the elector's (see
+	// [Config]) and have its defaults: a member renews its Lease every
+	// RetryPeriod, stops all work RenewDeadline after its last successful
+	// renew, and is gone for the others LeaseDuration after they last saw
+	// its Lease change.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+
+	// Work is called on a goroutine of its own when this member starts
+	// holding range r, and must return once ctx is cancelled, having
+	// finished what it started on r's objects: the member publishes the
+	// release of r only when Work has returned. ctx is cancelled when r
+	// moves to another member, when Run's context is done, and at once when
+	// this member's renewals stop succeeding (RenewDeadline after the last
+	// one): Work must then stop within LeaseDuration - RenewDeadline, after
+	// which another member may start r. If Work returns before ctx is done,
+	// the member releases r and claims it again after RetryPeriod. Required.
+	Work func(ctx context.Context, r Range)
+
+	// Logger receives joins, leaves and range moves (keys "ring",
+	// "identity", "range", "member") at info level, failed calls at warn or
+	// debug level (key "err"). Nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults returns c with the zero fields that have defaults filled.
+func (c RingConfig) withDefaults() (RingConfig, error) {
+	if c.Ranges == 0 {
+		c.Ranges = DefaultRanges
+	}
+	if c.LeaseDuration == 0 {
+		c.LeaseDuration = DefaultLeaseDuration
+	}
+	if c.RenewDeadline == 0 {
+		c.RenewDeadline = DefaultRenewDeadline
+	}
+	if c.RetryPeriod == 0 {
+		c.RetryPeriod = DefaultRetryPeriod
+	}
+	if c.Identity == "" {
+		id, err := DefaultIdentity()
+		if err != nil {
+			return c, fmt.Errorf("Identity is empty and the default failed: %w", err)
+		}
+		c.Identity = id
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}
+
+// validate checks a configuration with defaults filled; every error names
+// the field and its value.
+func (c *RingConfig) validate() error {
+	var errs []error
+	if c.Client == nil {
+		errs = append(errs, errors.New("Client is nil"))
+	}
+	if c.Work == nil {
+		errs = append(errs, errors.New("Work is nil"))
+	}
+	if msg := checkName(c.Namespace, 63, false); msg != "" {
+		errs = append(errs, fmt.Errorf("Namespace %q %s", c.Namespace, msg))
+	}
+	if msg := checkName(c.Ring, 63, false); msg != "" {
+		errs = append(errs, fmt.Errorf("Ring %q %s", c.Ring, msg))
+	}
+	if c.Ranges < 1 || c.Ranges > MaxRanges {
+		errs = append(errs, fmt.Errorf("Ranges %d must be between 1 and %d", c.Ranges, MaxRanges))
+	}
+	errs = append(errs, checkDurations(c.LeaseDuration, c.RenewDeadline, c.RetryPeriod)...)
+	return errors.Join(errs...)
+}
+
+// MemberLeaseName returns the name of the Lease of member identity in
+// ring: the ring's name and the FNV-1a hash of the identity in hex.
+func MemberLeaseName(ring, identity string) string {
+	return fmt.Sprintf("%s-%016x", ring, kube.ShardHash(identity))
+}
+
+// Member is one process's membership of a ring. Make it with [NewMember],
+// run it with [Member.Run]; [Member.Status] and [Member.Identity] are safe
+// to call from any goroutine at any time.
+type Member struct {
+	cfg  RingConfig // defaults filled, validated
+	name string     // of this member's Lease
+	log  *slog.Logger
+
+	started atomic.Bool
+
+	// The rest is owned by the goroutine running Run; no lock.
+	state   []rangeState     // by range index
+	rested  []time.Time      // a Work that returned by itself: no claim before
+	written []bool           // the ranges the Lease on the server publishes for sure
+	peers   map[string]*peer // by Lease name, from the last list that succeeded
+	own     *kube.Lease      // this member's Lease as last stored or read; nil if unknown
+	joined  time.Time        // acquireTime: when Run started
+	leaving bool
+	// sent is when the last successful write was sent; wroteLeaving says it
+	// carried the leaving mark.
+	sent         time.Time
+	wroteLeaving bool
+
+	// termDone is closed when the current term ends; nil between terms. A
+	// term starts with a successful write and ends RenewDeadline after the
+	// last one, when deadline fires: it cancels every Work at once, even
+	// while the loop waits for a stuck call.
+	termDone chan struct{}
+	deadline *time.Timer
+
+	returned chan int // Work goroutines say they returned; capacity Ranges
+	works    sync.WaitGroup
+	// cancels holds the cancel functions of the Works of held and draining
+	// ranges, by range index; guarded by workMu, for the deadline's timer.
+	workMu  sync.Mutex
+	cancels []context.CancelFunc
+
+	mu     sync.Mutex
+	status RingStatus
+}
+
+// RingStatus is what a member knows of its ring at one moment.
+type RingStatus struct {
+	// Members are the identities of the live members this member counts
+	// (itself included unless it is leaving), sorted.
+	Members []string
+	// Assigned are the ranges the assignment gives this member.
+	Assigned []Range
+	// Held are the ranges whose Work runs and has not been asked to stop.
+	Held []Range
+	// Draining are the ranges whose Work was asked to stop and has not
+	// returned yet.
+	Draining []Range
+	// Claimed are assigned ranges published as claimed, waiting for their
+	// previous holder to release them or to expire.
+	Claimed []Range
+}
+
+// NewMember checks cfg, fills its defaults, and returns a member. It does
+// no I/O (beyond reading the hostname for a default Identity) and starts no
+// goroutine.
+func NewMember(cfg RingConfig) (*Member, error) {
+	cfg, err := cfg.withDefaults()
+	if err == nil {
+		err = cfg.validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("new member of ring %s/%s: %w", cfg.Namespace, cfg.Ring, err)
+	}
+	n := cfg.Ranges
+	return &Member{
+		cfg:      cfg,
+		name:     MemberLeaseName(cfg.Ring, cfg.Identity),
+		log:      cfg.Logger.With("ring", cfg.Namespace+"/"+cfg.Ring, "identity", cfg.Identity),
+		state:    make([]rangeState, n),
+		cancels:  make([]context.CancelFunc, n),
+		rested:   make([]time.Time, n),
+		written:  make([]bool, n),
+		peers:    map[string]*peer{},
+		returned: make(chan int, n),
+	}, nil
+}
+
+// Identity returns the identity this member writes into its Lease.
+func (m *Member) Identity() string { return m.cfg.Identity }
+
+// Status returns a copy of what the member knew after its last step.
+func (m *Member) Status() RingStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.status
+	s.Members = slices.Clone(s.Members)
+	s.Assigned, s.Held = slices.Clone(s.Assigned), slices.Clone(s.Held)
+	s.Draining, s.Claimed = slices.Clone(s.Draining), slices.Clone(s.Claimed)
+	return s
+}
+
+// publishStatus stores what the step just computed for Status.
+func (m *Member) publishStatus(members []string, mine []bool) {
+	var s RingStatus
+	s.Members = members
+	for i, st := range m.state {
+		r := Range{Index: i, Count: m.cfg.Ranges}
+		if mine[i] {
+			s.Assigned = append(s.Assigned, r)
+		}
+		switch st {
+		case rangeHeld:
+			s.Held = append(s.Held, r)
+		case rangeDraining:
+			s.Draining = append(s.Draining, r)
+		case rangeClaimed:
+			s.Claimed = append(s.Claimed, r)
+		}
+	}
+	m.mu.Lock()
+	m.status = s
+	m.mu.Unlock()
+}
