@@ -176,3 +176,22 @@ func TestShardSelectorOnTheWire(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseShardExpr: any text parses or is refused without a panic, and
+// what parses is written back (as shardInfo echoes it) in a form that
+// parses to the same selector.
+func FuzzParseShardExpr(f *testing.F) {
+	for _, tc := range shardCases {
+		f.Add(tc.in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		sel, err := parseShardExpr(in)
+		if err != nil {
+			return
+		}
+		again, err := parseShardExpr(sel.String())
+		if err != nil || again.String() != sel.String() {
+			t.Fatalf("parseShardExpr(%q) = %s, which parses to %s, %v", in, sel, again, err)
+		}
+	})
+}

@@ -218,7 +218,7 @@ func (p *celParser) binary(level int) (*celExpr, error) {
 
 func (p *celParser) unary() (*celExpr, error) {
 	switch k := p.peek().kind; {
-	case k == "-" && strings.Contains("int float", p.peekAt(1).kind):
+	case k == "-" && (p.peekAt(1).kind == "int" || p.peekAt(1).kind == "float"):
 		p.next()
 		lit, err := p.member()
 		if err == nil {
