@@ -377,22 +377,8 @@ func (p *celParser) composite(open string) (*celExpr, error) {
 // literal turns a literal token into a node, its value decoded as far as
 // the shard walk needs (a string's value; the others' types).
 func literal(t celTok) (*celExpr, error) {
-	e := &celExpr{kind: celLiteral, name: t.text}
-	switch t.kind {
-	case "int":
-		e.literalType = "int64"
-	case "uint":
-		e.literalType = "uint64"
-	case "float":
-		e.literalType = "float64"
-	case "true", "false":
-		e.literalType = "bool"
-	case "null":
-		e.literalType = "structpb.NullValue"
-	case "bytes":
-		e.literalType = "[]uint8"
-	case "string":
-		e.literalType = "string"
+	e := &celExpr{kind: celLiteral, name: t.text, literalType: celLiteralTypes[t.kind]}
+	if t.kind == "string" {
 		v, err := unquoteCEL(t.text)
 		if err != nil {
 			return nil, err
@@ -401,6 +387,10 @@ func literal(t celTok) (*celExpr, error) {
 	}
 	return e, nil
 }
+
+// celLiteralTypes are the Go types of cel-go's literal values, by token.
+var celLiteralTypes = map[string]string{"int": "int64", "uint": "uint64", "float": "float64", "true": "bool",
+	"false": "bool", "null": "structpb.NullValue", "bytes": "[]uint8", "string": "string"}
 
 // unquoteCEL decodes a string literal: raw or not, one or three quotes.
 func unquoteCEL(s string) (string, error) {

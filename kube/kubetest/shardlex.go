@@ -115,35 +115,17 @@ func prefixedString(src string, i int) (int, bool) {
 
 // lexString reads a quoted string at src[i] (one or three quotes).
 func lexString(src string, i int, raw bool) (end, fail int) {
-	q := src[i]
-	if triple := strings.Repeat(string(q), 3); strings.HasPrefix(src[i:], triple) {
-		for j := i + 3; j < len(src); {
-			if strings.HasPrefix(src[j:], triple) {
-				return j + 3, -1
-			}
-			if src[j] == '\\' && !raw {
-				n, bad := escapeLen(src, j)
-				if bad >= 0 {
-					return 0, bad
-				}
-				j += n
-				continue
-			}
-			j++
-		}
-		// Unterminated: the longest token is the empty string ''.
-		return i + 2, -1
+	closing := src[i : i+1]
+	if q3 := strings.Repeat(closing, 3); strings.HasPrefix(src[i:], q3) {
+		closing = q3
 	}
-	for j := i + 1; j < len(src); {
-		switch src[j] {
-		case q:
-			return j + 1, -1
-		case '\n', '\r':
+	for j := i + len(closing); j < len(src); {
+		switch {
+		case strings.HasPrefix(src[j:], closing):
+			return j + len(closing), -1
+		case len(closing) == 1 && (src[j] == '\n' || src[j] == '\r'):
 			return 0, j
-		case '\\':
-			if raw {
-				break
-			}
+		case src[j] == '\\' && !raw:
 			n, bad := escapeLen(src, j)
 			if bad >= 0 {
 				return 0, bad
@@ -152,6 +134,9 @@ func lexString(src string, i int, raw bool) (end, fail int) {
 			continue
 		}
 		j++
+	}
+	if len(closing) == 3 { // unterminated: the longest token is the empty string ''
+		return i + 2, -1
 	}
 	return 0, len(src)
 }
