@@ -78,13 +78,8 @@ func (c *cluster) since() time.Duration { return time.Since(c.t0) }
 func (c *cluster) start(id string, edit func(*Options)) *candidate {
 	c.t.Helper()
 	cd := &candidate{id: id, done: make(chan struct{})}
-	kcfg := c.srv.ConfigFor(id)
-	cd.link = &link{next: kcfg.Transport}
-	kcfg.Transport = cd.link
-	client, err := kube.NewClient(kcfg, kube.ClientOptions{})
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	var client *kube.Client
+	client, cd.link = linkedClient(c.t, c.srv, id)
 	cfg := Options{
 		Client: client, Namespace: "default", LeaseName: testLease, Identity: id,
 		OnStartedLeading: func(ctx context.Context) { c.lead(id, ctx) },
@@ -102,8 +97,8 @@ func (c *cluster) start(id string, edit func(*Options)) *candidate {
 	if edit != nil {
 		edit(&cfg)
 	}
-	cd.e, err = New(cfg)
-	if err != nil {
+	var err error
+	if cd.e, err = New(cfg); err != nil {
 		c.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -263,6 +258,20 @@ func (c *cluster) shutdown() {
 		}
 	}
 	c.srv.Close()
+}
+
+// linkedClient returns a client of user id on srv, through a link the
+// test can cut.
+func linkedClient(t *testing.T, srv *kubetest.Server, id string) (*kube.Client, *link) {
+	t.Helper()
+	kcfg := srv.ConfigFor(id)
+	l := &link{next: kcfg.Transport}
+	kcfg.Transport = l
+	client, err := kube.NewClient(kcfg, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, l
 }
 
 // link is a candidate's network: it passes requests on, or refuses them

@@ -105,26 +105,32 @@ func DefaultIdentity() (string, error) {
 
 // withDefaults returns c with zero durations and the empty identity filled.
 func (c Options) withDefaults() (Options, error) {
-	if c.LeaseDuration == 0 {
-		c.LeaseDuration = DefaultLeaseDuration
+	err := fillDefaults(&c.Identity, &c.LeaseDuration, &c.RenewDeadline, &c.RetryPeriod, &c.Logger)
+	return c, err
+}
+
+// fillDefaults fills the settings the elector and a ring member share:
+// zero durations, the empty identity and the nil logger.
+func fillDefaults(identity *string, lease, renew, retry *time.Duration, logger **slog.Logger) error {
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{lease, DefaultLeaseDuration}, {renew, DefaultRenewDeadline}, {retry, DefaultRetryPeriod}} {
+		if *d.v == 0 {
+			*d.v = d.def
+		}
 	}
-	if c.RenewDeadline == 0 {
-		c.RenewDeadline = DefaultRenewDeadline
+	if *logger == nil {
+		*logger = slog.New(slog.DiscardHandler)
 	}
-	if c.RetryPeriod == 0 {
-		c.RetryPeriod = DefaultRetryPeriod
-	}
-	if c.Identity == "" {
+	if *identity == "" {
 		id, err := DefaultIdentity()
 		if err != nil {
-			return c, fmt.Errorf("Identity is empty and the default failed: %w", err)
+			return fmt.Errorf("Identity is empty and the default failed: %w", err)
 		}
-		c.Identity = id
+		*identity = id
 	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	return c, nil
+	return nil
 }
 
 // validate checks a configuration with defaults filled. Every error names

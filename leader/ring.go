@@ -85,26 +85,8 @@ func (c RingConfig) withDefaults() (RingConfig, error) {
 	if c.Ranges == 0 {
 		c.Ranges = DefaultRanges
 	}
-	if c.LeaseDuration == 0 {
-		c.LeaseDuration = DefaultLeaseDuration
-	}
-	if c.RenewDeadline == 0 {
-		c.RenewDeadline = DefaultRenewDeadline
-	}
-	if c.RetryPeriod == 0 {
-		c.RetryPeriod = DefaultRetryPeriod
-	}
-	if c.Identity == "" {
-		id, err := DefaultIdentity()
-		if err != nil {
-			return c, fmt.Errorf("Identity is empty and the default failed: %w", err)
-		}
-		c.Identity = id
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	return c, nil
+	err := fillDefaults(&c.Identity, &c.LeaseDuration, &c.RenewDeadline, &c.RetryPeriod, &c.Logger)
+	return c, err
 }
 
 // validate checks a configuration with defaults filled; every error names

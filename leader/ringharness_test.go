@@ -73,13 +73,8 @@ func (rt *ringTest) since() time.Duration { return time.Since(rt.t0) }
 func (rt *ringTest) start(id string, edit func(*RingConfig)) *ringMember {
 	rt.t.Helper()
 	rm := &ringMember{id: id, done: make(chan struct{})}
-	kcfg := rt.srv.ConfigFor(id)
-	rm.link = &link{next: kcfg.Transport}
-	kcfg.Transport = rm.link
-	client, err := kube.NewClient(kcfg, kube.ClientOptions{})
-	if err != nil {
-		rt.t.Fatal(err)
-	}
+	var client *kube.Client
+	client, rm.link = linkedClient(rt.t, rt.srv, id)
 	cfg := RingConfig{Client: client, Namespace: "default", Ring: testRing, Identity: id, Ranges: testRanges,
 		Work: func(ctx context.Context, r Range) { rt.work(id, ctx, r) }}
 	if os.Getenv("RINGLOG") != "" {
@@ -94,6 +89,7 @@ func (rt *ringTest) start(id string, edit func(*RingConfig)) *ringMember {
 	if edit != nil {
 		edit(&cfg)
 	}
+	var err error
 	if rm.m, err = NewMember(cfg); err != nil {
 		rt.t.Fatal(err)
 	}
