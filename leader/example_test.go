@@ -73,7 +73,7 @@ func ExampleMember() {
 	}
 
 	started := make(chan leader.Range)
-	m, err := leader.NewMember(leader.RingConfig{
+	m, err := leader.NewMember(leader.RingOptions{
 		Client:    client,
 		Namespace: "default",
 		Ring:      "mirror",

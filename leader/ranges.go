@@ -129,6 +129,6 @@ func parseRanges(s string) (count int, idx []int, err error) {
 	return count, idx, nil
 }
 
-// MaxRanges bounds RingConfig.Ranges: a member's Lease lists its ranges in
+// MaxRanges bounds RingOptions.Ranges: a member's Lease lists its ranges in
 // an annotation, and a selector names each run of them in the URL.
 const MaxRanges = 4096

@@ -19,7 +19,7 @@ import (
 // see the package documentation for the protocol and its guarantees.
 
 // DefaultRanges is the number of ranges a ring cuts the hash space into
-// when RingConfig.Ranges is zero: enough to spread over a few dozen
+// when RingOptions.Ranges is zero: enough to spread over a few dozen
 // members, few enough that a member's Lease and selector stay short.
 const DefaultRanges = 64
 
@@ -35,9 +35,9 @@ const (
 	LeavingAnnotation = "kubeloop.dev/ring-leaving"
 )
 
-// RingConfig says which ring to join, as whom, how the hash space is cut,
+// RingOptions says which ring to join, as whom, how the hash space is cut,
 // how often to renew, and what to do with a range.
-type RingConfig struct {
+type RingOptions struct {
 	// Client reads and writes the ring's Leases. Required. As for the
 	// elector, give the member a client of its own.
 	Client *kube.Client
@@ -57,7 +57,7 @@ type RingConfig struct {
 	Ranges int
 
 	// LeaseDuration, RenewDeadline and RetryPeriod are the elector's (see
-	// [Config]) and have its defaults: a member renews its Lease every
+	// [Options]) and have its defaults: a member renews its Lease every
 	// RetryPeriod, stops all work RenewDeadline after its last successful
 	// renew, and is gone for the others LeaseDuration after they last saw
 	// its Lease change.
@@ -81,7 +81,7 @@ type RingConfig struct {
 }
 
 // withDefaults returns c with the zero fields that have defaults filled.
-func (c RingConfig) withDefaults() (RingConfig, error) {
+func (c RingOptions) withDefaults() (RingOptions, error) {
 	if c.Ranges == 0 {
 		c.Ranges = DefaultRanges
 	}
@@ -91,7 +91,7 @@ func (c RingConfig) withDefaults() (RingConfig, error) {
 
 // validate checks a configuration with defaults filled; every error names
 // the field and its value.
-func (c *RingConfig) validate() error {
+func (c *RingOptions) validate() error {
 	var errs []error
 	if c.Client == nil {
 		errs = append(errs, errors.New("Client is nil"))
@@ -122,8 +122,8 @@ func MemberLeaseName(ring, identity string) string {
 // run it with [Member.Run]; [Member.Status] and [Member.Identity] are safe
 // to call from any goroutine at any time.
 type Member struct {
-	cfg  RingConfig // defaults filled, validated
-	name string     // of this member's Lease
+	cfg  RingOptions // defaults filled, validated
+	name string      // of this member's Lease
 	log  *slog.Logger
 
 	started atomic.Bool
@@ -179,7 +179,7 @@ type RingStatus struct {
 // NewMember checks cfg, fills its defaults, and returns a member. It does
 // no I/O (beyond reading the hostname for a default Identity) and starts no
 // goroutine.
-func NewMember(cfg RingConfig) (*Member, error) {
+func NewMember(cfg RingOptions) (*Member, error) {
 	cfg, err := cfg.withDefaults()
 	if err == nil {
 		err = cfg.validate()

@@ -70,12 +70,12 @@ func (rt *ringTest) since() time.Duration { return time.Since(rt.t0) }
 
 // start makes and runs a member with the test durations unless edit
 // changes them.
-func (rt *ringTest) start(id string, edit func(*RingConfig)) *ringMember {
+func (rt *ringTest) start(id string, edit func(*RingOptions)) *ringMember {
 	rt.t.Helper()
 	rm := &ringMember{id: id, done: make(chan struct{})}
 	var client *kube.Client
 	client, rm.link = linkedClient(rt.t, rt.srv, id)
-	cfg := RingConfig{Client: client, Namespace: "default", Ring: testRing, Identity: id, Ranges: testRanges,
+	cfg := RingOptions{Client: client, Namespace: "default", Ring: testRing, Identity: id, Ranges: testRanges,
 		Work: func(ctx context.Context, r Range) { rt.work(id, ctx, r) }}
 	if os.Getenv("RINGLOG") != "" {
 		t0 := rt.t0

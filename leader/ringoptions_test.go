@@ -18,22 +18,22 @@ func TestNewMemberValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := RingConfig{Client: client, Namespace: "default", Ring: "mirror", Identity: "pod-a_1234",
+	good := RingOptions{Client: client, Namespace: "default", Ring: "mirror", Identity: "pod-a_1234",
 		Work: func(context.Context, Range) {}}
 	for _, tc := range []struct {
 		name    string
-		edit    func(*RingConfig)
+		edit    func(*RingOptions)
 		wantErr string // empty: valid
 	}{
-		{"defaults", func(*RingConfig) {}, ""},
-		{"no work", func(c *RingConfig) { c.Work = nil }, "Work is nil"},
-		{"no ring", func(c *RingConfig) { c.Ring = "" }, `Ring "" must not be empty`},
-		{"dotted ring", func(c *RingConfig) { c.Ring = "a.b" }, `Ring "a.b" must be a DNS-1123 label`},
-		{"too many ranges", func(c *RingConfig) { c.Ranges = MaxRanges + 1 }, "Ranges 4097 must be between 1 and 4096"},
-		{"negative ranges", func(c *RingConfig) { c.Ranges = -1 }, "Ranges -1 must be between 1 and 4096"},
-		{"lease not above deadline", func(c *RingConfig) { c.LeaseDuration = 10 * time.Second }, "LeaseDuration 10s must be longer than RenewDeadline 10s"},
+		{"defaults", func(*RingOptions) {}, ""},
+		{"no work", func(c *RingOptions) { c.Work = nil }, "Work is nil"},
+		{"no ring", func(c *RingOptions) { c.Ring = "" }, `Ring "" must not be empty`},
+		{"dotted ring", func(c *RingOptions) { c.Ring = "a.b" }, `Ring "a.b" must be a DNS-1123 label`},
+		{"too many ranges", func(c *RingOptions) { c.Ranges = MaxRanges + 1 }, "Ranges 4097 must be between 1 and 4096"},
+		{"negative ranges", func(c *RingOptions) { c.Ranges = -1 }, "Ranges -1 must be between 1 and 4096"},
+		{"lease not above deadline", func(c *RingOptions) { c.LeaseDuration = 10 * time.Second }, "LeaseDuration 10s must be longer than RenewDeadline 10s"},
 	} {
-		m, err := NewMember(func() RingConfig { c := good; tc.edit(&c); return c }())
+		m, err := NewMember(func() RingOptions { c := good; tc.edit(&c); return c }())
 		switch {
 		case tc.wantErr == "" && err != nil:
 			t.Errorf("NewMember(%s) = %v, want no error", tc.name, err)
@@ -53,7 +53,7 @@ func TestRingWorkReturningEarly(t *testing.T) {
 		rt := newRingTest(t, 0, "solo")
 		starts := make(chan time.Time, 10)
 		var calls atomic.Int32
-		rm := rt.start("solo", func(c *RingConfig) {
+		rm := rt.start("solo", func(c *RingOptions) {
 			c.Ranges = 4
 			c.Work = func(ctx context.Context, r Range) {
 				if r.Index != 2 {
