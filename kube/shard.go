@@ -110,6 +110,20 @@ func (s ShardSelector) String() string {
 	return b.String()
 }
 
+// Validate reports what the server would refuse in s: a field other than
+// the two it hashes, or an empty range. The zero value is valid.
+func (s ShardSelector) Validate() error {
+	if s.Field != "" && s.Field != ShardByUID && s.Field != ShardByNamespace {
+		return fmt.Errorf("shard selector field %q is not %s or %s", s.Field, ShardByUID, ShardByNamespace)
+	}
+	for _, r := range s.Ranges {
+		if r.End != 0 && r.Start >= r.End {
+			return fmt.Errorf("shard selector range %s is empty", r)
+		}
+	}
+	return nil
+}
+
 // ContainsHash reports whether h falls in one of s's ranges (true for an
 // empty s).
 func (s ShardSelector) ContainsHash(h uint64) bool {

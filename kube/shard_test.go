@@ -66,6 +66,23 @@ func TestShardSelectorMatches(t *testing.T) {
 	}
 }
 
+func TestShardSelectorValidate(t *testing.T) {
+	for _, tc := range []struct {
+		sel  kube.ShardSelector
+		want string
+	}{
+		{kube.ShardSelector{}, ""},
+		{kube.ShardSelector{Field: kube.ShardByNamespace, Ranges: []kube.HashRange{{Start: 5}, {End: 5}}}, ""},
+		{kube.ShardSelector{Field: "object.metadata.name"}, `shard selector field "object.metadata.name" is not object.metadata.uid or object.metadata.namespace`},
+		{kube.ShardSelector{Ranges: []kube.HashRange{{End: 1 << 62}, {Start: 1 << 62, End: 1 << 62}}}, "shard selector range [0x4000000000000000, 0x4000000000000000) is empty"},
+	} {
+		err := tc.sel.Validate()
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("%+v.Validate() = %v, want %q", tc.sel, err, tc.want)
+		}
+	}
+}
+
 func TestShardSelectorIsAListOption(t *testing.T) {
 	sel := kube.ShardSelector{Ranges: []kube.HashRange{{End: 1 << 62}}}
 	o := kube.NewListOptions(kube.InNamespace("ns"), sel, kube.ListOptions{Limit: 3})
