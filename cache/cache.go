@@ -62,6 +62,9 @@ type ByObject struct {
 	// LabelSelector and FieldSelector limit the objects cached.
 	LabelSelector kube.Selector
 	FieldSelector kube.FieldSelector
+	// ShardSelector limits the objects cached to a shard of the kind; see
+	// [InformerOptions.ShardSelector].
+	ShardSelector kube.ShardSelector
 	// Transform, when set, replaces Options.DefaultTransform for this
 	// kind.
 	Transform func(obj kube.Object)
@@ -211,7 +214,8 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, err)
 	}
 	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
-		Transform: ko.Transform, SyncPeriod: c.opts.SyncPeriod,
+		ShardSelector: ko.ShardSelector,
+		Transform:     ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
 		Logger: c.opts.Logger}
 	if ko.Transform == nil {

@@ -36,19 +36,39 @@ func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
 	opts.Namespace = lw.ns
 	opts.LabelSelector = lw.i.opts.LabelSelector
 	opts.FieldSelector = lw.i.opts.FieldSelector
+	opts.ShardSelector = lw.i.opts.ShardSelector
 	opts.MetadataOnly = lw.i.metadataOnly
 	return opts
 }
 
 // list implements [listerWatcher] with [kube.Client.ListEach]: objects
-// are decoded one at a time as the answer arrives.
+// are decoded one at a time as the answer arrives, and those outside the
+// shard selector dropped (see [InformerOptions.ShardSelector]).
 func (lw listWatch) list(ctx context.Context, opts kube.ListOptions, each func(kube.Object, int32)) (kube.ListMeta, error) {
 	i := lw.i
-	return i.client.ListEach(ctx, i.gvk, lw.scoped(opts), i.newObj, func(obj kube.Object, size int) error {
+	meta, err := i.client.ListEach(ctx, i.gvk, lw.scoped(opts), i.newObj, func(obj kube.Object, size int) error {
+		if lw.outOfShard(obj) {
+			return nil
+		}
 		lw.prepare(obj)
 		each(obj, clampSize(size))
 		return nil
 	})
+	if sel := i.opts.ShardSelector; err == nil && !sel.Empty() && !meta.FilteredBy(sel) && !i.reads.shardIgnored.Swap(true) {
+		i.log.Info("server ignores shardSelector (no metadata.shardInfo); filtering on the client", "shardSelector", sel.String())
+	}
+	return meta, err
+}
+
+// outOfShard reports whether obj falls outside the informer's shard
+// selector, which a server that ignores it sent anyway, and counts it.
+// Cost: one hash of the uid or namespace.
+func (lw listWatch) outOfShard(obj kube.Object) bool {
+	if lw.i.opts.ShardSelector.Matches(obj) {
+		return false
+	}
+	lw.i.reads.shardDropped.Add(1)
+	return true
 }
 
 // watch implements [listerWatcher] with [kube.Client.Watch].
@@ -77,6 +97,9 @@ func (s watchStream) next() (event, error) {
 	obj, size, err := s.lw.decode(&ev)
 	if err != nil {
 		return event{}, err
+	}
+	if s.lw.outOfShard(obj) { // only its resourceVersion counts, as a bookmark's
+		return event{typ: kube.Bookmark, rv: obj.GetObjectMeta().ResourceVersion}, nil
 	}
 	return event{typ: ev.Type, obj: obj, size: size}, nil
 }

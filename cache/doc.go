@@ -52,6 +52,11 @@
 //     the fields they declare are kept), [kube.Unstructured], or
 //     [kube.PartialObjectMetadata] for metadata-only caches (the server
 //     sends only metadata).
+//   - Shardable: an informer limited to a shard of its kind
+//     ([InformerOptions.ShardSelector]) lists and watches only that shard
+//     on kube-apiserver 1.36 with ShardedListAndWatch on, and filters
+//     with the server's hash itself when the server ignores the selector:
+//     the same objects either way.
 //   - Observable: Stats give objects, approximate bytes, requests, relists
 //     and handler queue lengths per kind, as plain values for metrics.
 //   - Owned objects: stored objects are never modified. Reads return deep

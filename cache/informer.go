@@ -29,6 +29,18 @@ type InformerOptions struct {
 	// LabelSelector and FieldSelector limit the objects the server sends.
 	LabelSelector kube.Selector
 	FieldSelector kube.FieldSelector
+	// ShardSelector limits the informer to the objects whose hash of a
+	// field falls in its ranges: every list and watch (WatchList
+	// included) asks the server for those alone, through kube-apiserver
+	// 1.36's sharded list and watch. A server that ignores the selector
+	// (the ShardedListAndWatch gate off, or older) sends every object; the
+	// informer then drops the others itself with the same hash
+	// ([kube.ShardSelector.Matches]), so that the store and the handlers
+	// see the same objects either way and only the bytes read differ
+	// ([Stats].ShardDropped counts the objects dropped). The hashed fields
+	// (uid, namespace) never change, so an object never moves in or out.
+	// Empty means every object.
+	ShardSelector kube.ShardSelector
 	// Transform is applied to every object the server sends, before it is
 	// stored or handed to a handler; it changes the object in place. See
 	// [DropManagedFields].
@@ -143,6 +155,10 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 			return nil, fmt.Errorf("new informer: namespace %q is in Namespaces twice", ns)
 		}
 	}
+	if err := opts.ShardSelector.Validate(); err != nil {
+		return nil, fmt.Errorf("new informer: ShardSelector: %w", err)
+	}
+	opts.ShardSelector.Ranges = slices.Clone(opts.ShardSelector.Ranges)
 	if opts.PageSize < 0 {
 		return nil, fmt.Errorf("new informer: PageSize %d is negative", opts.PageSize)
 	}
@@ -380,6 +396,7 @@ func (i *informer) stats() Stats {
 		WatchRequests: i.reads.watches.Load(),
 		Relists:       i.reads.relists.Load(),
 		Events:        i.reads.events.Load(),
+		ShardDropped:  i.reads.shardDropped.Load(),
 	}
 	i.mu.Lock()
 	regs := append([]*Registration(nil), i.regs...)

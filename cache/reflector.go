@@ -78,6 +78,12 @@ type sink interface {
 // [Stats] and [NotSyncedError]; shared by the informer's reflectors.
 type readStats struct {
 	lists, watches, relists, events atomic.Uint64
+	// shardDropped counts the objects a server that ignores the shard
+	// selector sent, dropped on the client.
+	shardDropped atomic.Uint64
+	// shardIgnored is set once a list came back without the shardInfo
+	// that says the server applied the selector (logged once).
+	shardIgnored atomic.Bool
 	// lastErr is the last list or watch failure, cleared by a success.
 	lastErr atomic.Pointer[error]
 }

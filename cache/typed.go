@@ -204,8 +204,13 @@ type Stats struct {
 	// ListRequests counts list pages asked for; WatchRequests counts
 	// watches opened; Relists counts full reads of the state after the
 	// first (after a 410, or a broken WatchList); Events counts the
-	// objects received in watch events.
+	// objects received in watch events (those ShardDropped counts aside).
 	ListRequests, WatchRequests, Relists, Events uint64
+	// ShardDropped counts the objects outside
+	// [InformerOptions.ShardSelector] that the server sent anyway (it
+	// ignores the selector) and the informer dropped; 0 when the server
+	// filters.
+	ShardDropped uint64
 	// Handlers is the number of registered handlers; Queued the
 	// notifications waiting for them; PeakQueued the longest one
 	// handler's queue has been.

@@ -86,6 +86,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedList", testShardedList},
 		{"ShardedWatch", testShardedWatch},
 		{"ShardedMalformed", testShardedMalformed},
+		{"ShardedInformer", testShardedInformer},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			s.run(t, newFixture(t, env))
