@@ -122,7 +122,7 @@ func MemberLeaseName(ring, identity string) string {
 // run it with [Member.Run]; [Member.Status] and [Member.Identity] are safe
 // to call from any goroutine at any time.
 type Member struct {
-	cfg  RingOptions // defaults filled, validated
+	opts RingOptions // defaults filled, validated
 	name string      // of this member's Lease
 	log  *slog.Logger
 
@@ -176,22 +176,22 @@ type RingStatus struct {
 	Claimed []Range
 }
 
-// NewMember checks cfg, fills its defaults, and returns a member. It does
+// NewMember checks opts, fills its defaults, and returns a member. It does
 // no I/O (beyond reading the hostname for a default Identity) and starts no
 // goroutine.
-func NewMember(cfg RingOptions) (*Member, error) {
-	cfg, err := cfg.withDefaults()
+func NewMember(opts RingOptions) (*Member, error) {
+	opts, err := opts.withDefaults()
 	if err == nil {
-		err = cfg.validate()
+		err = opts.validate()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("new member of ring %s/%s: %w", cfg.Namespace, cfg.Ring, err)
+		return nil, fmt.Errorf("new member of ring %s/%s: %w", opts.Namespace, opts.Ring, err)
 	}
-	n := cfg.Ranges
+	n := opts.Ranges
 	return &Member{
-		cfg:      cfg,
-		name:     MemberLeaseName(cfg.Ring, cfg.Identity),
-		log:      cfg.Logger.With("ring", cfg.Namespace+"/"+cfg.Ring, "identity", cfg.Identity),
+		opts:     opts,
+		name:     MemberLeaseName(opts.Ring, opts.Identity),
+		log:      opts.Logger.With("ring", opts.Namespace+"/"+opts.Ring, "identity", opts.Identity),
 		state:    make([]rangeState, n),
 		cancels:  make([]context.CancelFunc, n),
 		rested:   make([]time.Time, n),
@@ -202,7 +202,7 @@ func NewMember(cfg RingOptions) (*Member, error) {
 }
 
 // Identity returns the identity this member writes into its Lease.
-func (m *Member) Identity() string { return m.cfg.Identity }
+func (m *Member) Identity() string { return m.opts.Identity }
 
 // Status returns a copy of what the member knew after its last step.
 func (m *Member) Status() RingStatus {
@@ -220,7 +220,7 @@ func (m *Member) publishStatus(members []string, mine []bool) {
 	var s RingStatus
 	s.Members = members
 	for i, st := range m.state {
-		r := Range{Index: i, Count: m.cfg.Ranges}
+		r := Range{Index: i, Count: m.opts.Ranges}
 		if mine[i] {
 			s.Assigned = append(s.Assigned, r)
 		}

@@ -26,18 +26,18 @@ func (m *Member) writeOwn(ctx context.Context, idx []int) (time.Time, error) {
 		if m.own != nil {
 			*l = *m.own // a shallow copy: what is replaced below is not shared
 		}
-		l.Namespace, l.Name = m.cfg.Namespace, m.name
-		l.Labels = map[string]string{RingLabel: m.cfg.Ring}
-		l.Annotations = map[string]string{RangesAnnotation: formatRanges(m.cfg.Ranges, idx)}
+		l.Namespace, l.Name = m.opts.Namespace, m.name
+		l.Labels = map[string]string{RingLabel: m.opts.Ring}
+		l.Annotations = map[string]string{RangesAnnotation: formatRanges(m.opts.Ranges, idx)}
 		if m.leaving {
 			l.Annotations[LeavingAnnotation] = "true"
 		}
 		sent := time.Now()
-		setRecord(&l.Spec, record{holder: m.cfg.Identity, duration: m.cfg.LeaseDuration, acquire: m.joined, renew: sent})
+		setRecord(&l.Spec, record{holder: m.opts.Identity, duration: m.opts.LeaseDuration, acquire: m.joined, renew: sent})
 		if m.own == nil {
-			err = m.cfg.Client.Create(ctx, l)
+			err = m.opts.Client.Create(ctx, l)
 		} else {
-			err = m.cfg.Client.Update(ctx, l)
+			err = m.opts.Client.Update(ctx, l)
 		}
 		switch {
 		case err == nil:
@@ -47,7 +47,7 @@ func (m *Member) writeOwn(ctx context.Context, idx []int) (time.Time, error) {
 			m.own = nil
 		case kube.IsConflict(err) || kube.IsAlreadyExists(err):
 			cur := new(kube.Lease)
-			if gerr := m.cfg.Client.Get(ctx, kube.Key{Namespace: m.cfg.Namespace, Name: m.name}, cur); gerr != nil {
+			if gerr := m.opts.Client.Get(ctx, kube.Key{Namespace: m.opts.Namespace, Name: m.name}, cur); gerr != nil {
 				m.own = nil
 				if !kube.IsNotFound(gerr) {
 					return time.Time{}, gerr
@@ -67,8 +67,8 @@ func (m *Member) writeOwn(ctx context.Context, idx []int) (time.Time, error) {
 // observed at the moment the list returned.
 func (m *Member) listPeers(ctx context.Context) (map[string]*peer, error) {
 	var list kube.List[kube.Lease]
-	opts := kube.ListOptions{Namespace: m.cfg.Namespace, LabelSelector: kube.SelectorFromSet(map[string]string{RingLabel: m.cfg.Ring})}
-	if err := m.cfg.Client.List(ctx, &list, opts); err != nil {
+	opts := kube.ListOptions{Namespace: m.opts.Namespace, LabelSelector: kube.SelectorFromSet(map[string]string{RingLabel: m.opts.Ring})}
+	if err := m.opts.Client.List(ctx, &list, opts); err != nil {
 		return nil, err
 	}
 	now := time.Now()
@@ -106,8 +106,8 @@ func peerOf(l *kube.Lease) peer {
 // renewed meanwhile keeps its Lease.
 func (m *Member) deleteExpired(ctx context.Context, p *peer) {
 	rv := p.rv
-	l := &kube.Lease{ObjectMeta: kube.ObjectMeta{Namespace: m.cfg.Namespace, Name: p.name}}
-	err := m.cfg.Client.Delete(ctx, l, kube.DeleteOptions{Preconditions: &kube.Preconditions{ResourceVersion: &rv}})
+	l := &kube.Lease{ObjectMeta: kube.ObjectMeta{Namespace: m.opts.Namespace, Name: p.name}}
+	err := m.opts.Client.Delete(ctx, l, kube.DeleteOptions{Preconditions: &kube.Preconditions{ResourceVersion: &rv}})
 	switch {
 	case err == nil:
 		m.log.Info("member expired: deleted its lease", "member", p.id, "lease", p.name)
@@ -127,7 +127,7 @@ func (m *Member) deleteOwn(ctx context.Context) error {
 			return nil
 		}
 		rv := m.own.ResourceVersion
-		err := m.cfg.Client.Delete(ctx, m.own, kube.DeleteOptions{Preconditions: &kube.Preconditions{ResourceVersion: &rv}})
+		err := m.opts.Client.Delete(ctx, m.own, kube.DeleteOptions{Preconditions: &kube.Preconditions{ResourceVersion: &rv}})
 		switch {
 		case err == nil || kube.IsNotFound(err):
 			return nil
@@ -136,7 +136,7 @@ func (m *Member) deleteOwn(ctx context.Context) error {
 		}
 		// A write whose answer was lost landed after all: read it again.
 		cur := new(kube.Lease)
-		if err := m.cfg.Client.Get(ctx, kube.Key{Namespace: m.cfg.Namespace, Name: m.name}, cur); err != nil {
+		if err := m.opts.Client.Get(ctx, kube.Key{Namespace: m.opts.Namespace, Name: m.name}, cur); err != nil {
 			if kube.IsNotFound(err) {
 				return nil
 			}

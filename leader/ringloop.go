@@ -24,7 +24,7 @@ import (
 // when the server answers. Run may be called once.
 func (m *Member) Run(ctx context.Context) error {
 	if !m.started.CompareAndSwap(false, true) {
-		return fmt.Errorf("run member of ring %s/%s: Run was already called", m.cfg.Namespace, m.cfg.Ring)
+		return fmt.Errorf("run member of ring %s/%s: Run was already called", m.opts.Namespace, m.opts.Ring)
 	}
 	if ctx.Err() != nil {
 		return nil
@@ -33,7 +33,7 @@ func (m *Member) Run(ctx context.Context) error {
 	// the contexts of Works derive from api too, keeping ctx's values.
 	api := context.WithoutCancel(ctx)
 	m.joined = time.Now()
-	m.log.Info("joining the ring", "lease", m.name, "ranges", m.cfg.Ranges)
+	m.log.Info("joining the ring", "lease", m.name, "ranges", m.opts.Ranges)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -62,7 +62,7 @@ func (m *Member) Run(ctx context.Context) error {
 	if m.termDone != nil && !m.deadline.Stop() {
 		<-m.termDone
 	}
-	call, cancel := context.WithTimeout(api, m.cfg.RenewDeadline)
+	call, cancel := context.WithTimeout(api, m.opts.RenewDeadline)
 	defer cancel()
 	if err := m.deleteOwn(call); err != nil {
 		m.log.Info("left the ring; its lease stays until it expires", "err", err)
@@ -84,20 +84,20 @@ func (m *Member) step(ctx context.Context) time.Time {
 		if listed {
 			m.start(ctx, judged)
 			for _, p := range m.peers {
-				if p.expired(judged, m.cfg.LeaseDuration) {
-					call, cancel := context.WithTimeout(ctx, m.cfg.RenewDeadline)
+				if p.expired(judged, m.opts.LeaseDuration) {
+					call, cancel := context.WithTimeout(ctx, m.opts.RenewDeadline)
 					m.deleteExpired(call, p)
 					cancel()
 				}
 			}
 		}
-		ids := liveMembers(m.cfg.Identity, m.leaving, m.peers, m.cfg.Ranges, judged, m.cfg.LeaseDuration)
-		mine := make([]bool, m.cfg.Ranges)
-		for i, owner := range Assign(ids, m.cfg.Ranges) {
-			mine[i] = owner == m.cfg.Identity
+		ids := liveMembers(m.opts.Identity, m.leaving, m.peers, m.opts.Ranges, judged, m.opts.LeaseDuration)
+		mine := make([]bool, m.opts.Ranges)
+		for i, owner := range Assign(ids, m.opts.Ranges) {
+			mine[i] = owner == m.opts.Identity
 		}
 		for _, i := range retarget(m.state, mine, m.rested, judged) {
-			m.log.Info("range moves away: stopping its work", "range", Range{Index: i, Count: m.cfg.Ranges}.String())
+			m.log.Info("range moves away: stopping its work", "range", Range{Index: i, Count: m.opts.Ranges}.String())
 			m.cancelWork(i)
 		}
 		m.publishStatus(ids, mine)
@@ -112,11 +112,11 @@ func (m *Member) step(ctx context.Context) time.Time {
 // 0.8 RetryPeriod old (nextStep wakes the loop for it at RetryPeriod).
 func (m *Member) write(ctx context.Context) bool {
 	want := publishedSet(m.state)
-	due := m.sent.IsZero() || time.Since(m.sent) >= m.cfg.RetryPeriod-time.Duration(pollSpread*float64(m.cfg.RetryPeriod))
+	due := m.sent.IsZero() || time.Since(m.sent) >= m.opts.RetryPeriod-time.Duration(pollSpread*float64(m.opts.RetryPeriod))
 	if !due && slices.Equal(want, m.written) && m.leaving == m.wroteLeaving && m.inTerm() {
 		return true
 	}
-	call, cancel := context.WithTimeout(ctx, m.cfg.RenewDeadline)
+	call, cancel := context.WithTimeout(ctx, m.opts.RenewDeadline)
 	defer cancel()
 	sent, err := m.writeOwn(call, indexes(want))
 	if err != nil {
@@ -135,7 +135,7 @@ func (m *Member) write(ctx context.Context) bool {
 
 // list reads the ring's Leases into m.peers.
 func (m *Member) list(ctx context.Context) bool {
-	call, cancel := context.WithTimeout(ctx, m.cfg.RenewDeadline)
+	call, cancel := context.WithTimeout(ctx, m.opts.RenewDeadline)
 	defer cancel()
 	peers, err := m.listPeers(call)
 	if err != nil {
@@ -167,8 +167,8 @@ func (m *Member) start(ctx context.Context, judged time.Time) {
 		if st != rangeClaimed || !m.written[i] {
 			continue
 		}
-		r := Range{Index: i, Count: m.cfg.Ranges}
-		if blocker(m.peers, r, judged, m.cfg.LeaseDuration) != "" {
+		r := Range{Index: i, Count: m.opts.Ranges}
+		if blocker(m.peers, r, judged, m.opts.LeaseDuration) != "" {
 			continue
 		}
 		work, cancel := context.WithCancel(ctx)
@@ -179,7 +179,7 @@ func (m *Member) start(ctx context.Context, judged time.Time) {
 		m.log.Info("range held: starting its work", "range", r.String())
 		m.works.Go(func() {
 			defer func() { m.returned <- i }()
-			m.cfg.Work(work, r)
+			m.opts.Work(work, r)
 		})
 	}
 }
@@ -196,9 +196,9 @@ func (m *Member) cancelWork(i int) {
 // workReturned releases range i, whose Work returned: asked to, or by
 // itself (then the range rests for RetryPeriod before it is claimed again).
 func (m *Member) workReturned(i int) {
-	r := Range{Index: i, Count: m.cfg.Ranges}
+	r := Range{Index: i, Count: m.opts.Ranges}
 	if m.state[i] == rangeHeld {
-		m.rested[i] = time.Now().Add(m.cfg.RetryPeriod)
+		m.rested[i] = time.Now().Add(m.opts.RetryPeriod)
 		m.log.Info("work returned by itself: releasing the range", "range", r.String())
 	} else {
 		m.log.Info("range drained: releasing it", "range", r.String())
@@ -240,7 +240,7 @@ func (m *Member) inTerm() bool {
 // a new one. A write that succeeded after the deadline passed starts a new
 // term: the old one is over, and its Works were asked to stop.
 func (m *Member) renewed(sent time.Time) {
-	until := time.Until(sent.Add(m.cfg.RenewDeadline))
+	until := time.Until(sent.Add(m.opts.RenewDeadline))
 	if m.termDone != nil && m.deadline.Stop() {
 		m.deadline.Reset(until)
 		return
@@ -273,7 +273,7 @@ func (m *Member) termEnded() {
 	for i, st := range m.state {
 		if st == rangeHeld {
 			m.state[i] = rangeDraining
-			stopped = append(stopped, Range{Index: i, Count: m.cfg.Ranges}.String())
+			stopped = append(stopped, Range{Index: i, Count: m.opts.Ranges}.String())
 		}
 	}
 	m.log.Warn("no renew succeeded within RenewDeadline: stopped all work", "ranges", stopped)
@@ -284,16 +284,16 @@ func (m *Member) termEnded() {
 // a quarter of that while a claim waits for a release; or sooner when a
 // peer expires or a rested range may be claimed again.
 func (m *Member) nextStep(now time.Time) time.Time {
-	poll := m.cfg.RetryPeriod
+	poll := m.opts.RetryPeriod
 	if slices.Contains(m.state, rangeClaimed) {
 		poll /= 4
 	}
 	next := now.Add(pollWait(poll))
-	if renew := m.sent.Add(m.cfg.RetryPeriod); renew.After(now) && renew.Before(next) {
+	if renew := m.sent.Add(m.opts.RetryPeriod); renew.After(now) && renew.Before(next) {
 		next = renew
 	}
 	for _, p := range m.peers {
-		if e := p.expiry(m.cfg.LeaseDuration); e.After(now) && e.Before(next) {
+		if e := p.expiry(m.opts.LeaseDuration); e.After(now) && e.Before(next) {
 			next = e
 		}
 	}

@@ -39,8 +39,8 @@ func TestNewMemberValidates(t *testing.T) {
 			t.Errorf("NewMember(%s) = %v, want no error", tc.name, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("NewMember(%s) = %v, want an error containing %q", tc.name, err, tc.wantErr)
-		case err == nil && (m.cfg.Ranges != DefaultRanges || m.name != MemberLeaseName("mirror", "pod-a_1234")):
-			t.Errorf("NewMember(%s): %d ranges, lease %q; want the defaults", tc.name, m.cfg.Ranges, m.name)
+		case err == nil && (m.opts.Ranges != DefaultRanges || m.name != MemberLeaseName("mirror", "pod-a_1234")):
+			t.Errorf("NewMember(%s): %d ranges, lease %q; want the defaults", tc.name, m.opts.Ranges, m.name)
 		}
 	}
 }
