@@ -224,6 +224,15 @@ func newCMInformer(t *testing.T, c *kube.Client, opts InformerOptions) *informer
 // to sync and checks it against the server.
 func startRecorded(t *testing.T, srv *kubetest.Server, c *kube.Client, opts InformerOptions) (*informer, *recorder) {
 	t.Helper()
+	inf, rec := startSynced(t, c, opts)
+	checkConsistent(t, srv, inf, rec)
+	return inf, rec
+}
+
+// startSynced starts a ConfigMap informer with a recorder and waits for it
+// to sync and for the recorder to hear it all.
+func startSynced(t *testing.T, c *kube.Client, opts InformerOptions) (*informer, *recorder) {
+	t.Helper()
 	inf := newCMInformer(t, c, opts)
 	rec := newRecorder(t)
 	if _, err := inf.AddEventHandler(rec); err != nil {
@@ -232,7 +241,6 @@ func startRecorded(t *testing.T, srv *kubetest.Server, c *kube.Client, opts Info
 	startInformer(t, inf)
 	waitSynced(t, inf)
 	synctest.Wait()
-	checkConsistent(t, srv, inf, rec)
 	return inf, rec
 }
 

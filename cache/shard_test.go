@@ -65,14 +65,7 @@ func testInformerShard(t *testing.T, srvOpts kubetest.Options, opts InformerOpti
 		createCM(t, srv, namespaces[n%2], fmt.Sprintf("cm%d", n), nil)
 	}
 	opts.ShardSelector = sel
-	inf := newCMInformer(t, c, opts)
-	rec := newRecorder(t)
-	if _, err := inf.AddEventHandler(rec); err != nil {
-		t.Fatal(err)
-	}
-	startInformer(t, inf)
-	waitSynced(t, inf)
-	synctest.Wait()
+	inf, rec := startSynced(t, c, opts)
 	check := func(when string) {
 		t.Helper()
 		want := shardState(t, srv, sel)

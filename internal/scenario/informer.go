@@ -119,10 +119,12 @@ func (v *view) snapshot() map[string]string {
 	return maps.Clone(v.objs)
 }
 
-func testInformerAfterCuts(t *testing.T, f *fixture) {
-	f.seed(t, 6)
-	client, cut := f.cuttableClient(t)
-	inf, err := cache.NewInformer[kube.ConfigMap](client, cache.InformerOptions{Namespaces: []string{f.ns}, Transform: cache.DropManagedFields})
+// startViewed starts a ConfigMap informer of client with opts and a
+// handler that keeps a view of it, waits for it to sync, and stops it
+// (checking that Start returns nil) when the test ends.
+func (f *fixture) startViewed(t *testing.T, client *kube.Client, opts cache.InformerOptions) (*cache.Informer[kube.ConfigMap], *view) {
+	t.Helper()
+	inf, err := cache.NewInformer[kube.ConfigMap](client, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,15 +139,59 @@ func testInformerAfterCuts(t *testing.T, f *fixture) {
 	ctx, cancel := context.WithCancel(f.ctx)
 	done := make(chan error, 1)
 	go func() { done <- inf.Start(ctx) }()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("informer Start: %v", err)
 		}
-	}()
+	})
 	if err := inf.WaitForSync(f.ctx); err != nil {
 		t.Fatal(err)
 	}
+	return inf, v
+}
+
+// cachedEqual waits until the informer's store and the handler's view v
+// hold exactly the objects of f.ns that sel selects (all for the empty
+// sel), at the server's resourceVersions.
+func (f *fixture) cachedEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], v *view, sel kube.ShardSelector) {
+	t.Helper()
+	f.eventually(t, "informer equals the server", func() error {
+		var list kube.List[kube.ConfigMap]
+		if err := f.c.List(f.ctx, &list, kube.ListOptions{Namespace: f.ns}); err != nil {
+			return err
+		}
+		want := map[string]string{}
+		for i := range list.Items {
+			if sel.Matches(&list.Items[i]) {
+				want[list.Items[i].Name] = list.Items[i].ResourceVersion
+			}
+		}
+		if !sel.Empty() && (len(want) == 0 || len(want) == len(list.Items)) {
+			return fmt.Errorf("the shard holds %d objects of %d: the scenario needs some in and some out", len(want), len(list.Items))
+		}
+		items, err := inf.List(kube.ListOptions{})
+		if err != nil {
+			return err
+		}
+		stored := map[string]string{}
+		for _, cm := range items {
+			stored[cm.Name] = cm.ResourceVersion
+		}
+		if !maps.Equal(stored, want) {
+			return fmt.Errorf("store %v, server %v", stored, want)
+		}
+		if got := v.snapshot(); !maps.Equal(got, want) {
+			return fmt.Errorf("handler view %v, server %v", got, want)
+		}
+		return nil
+	})
+}
+
+func testInformerAfterCuts(t *testing.T, f *fixture) {
+	f.seed(t, 6)
+	client, cut := f.cuttableClient(t)
+	inf, v := f.startViewed(t, client, cache.InformerOptions{Namespaces: []string{f.ns}, Transform: cache.DropManagedFields})
 
 	for round := range 3 {
 		f.mustCreate(t, f.configMap(fmt.Sprintf("new-%d", round), nil, nil))
@@ -168,31 +214,7 @@ func testInformerAfterCuts(t *testing.T, f *fixture) {
 		f.mustCreate(t, f.configMap(fmt.Sprintf("gap-%d", round), nil, nil))
 	}
 
-	f.eventually(t, "informer equals the server", func() error {
-		var list kube.List[kube.ConfigMap]
-		if err := f.c.List(f.ctx, &list, kube.ListOptions{Namespace: f.ns}); err != nil {
-			return err
-		}
-		want := map[string]string{}
-		for _, cm := range list.Items {
-			want[cm.Name] = cm.ResourceVersion
-		}
-		stored := map[string]string{}
-		items, err := inf.List(kube.ListOptions{})
-		if err != nil {
-			return err
-		}
-		for _, cm := range items {
-			stored[cm.Name] = cm.ResourceVersion
-		}
-		if !maps.Equal(stored, want) {
-			return fmt.Errorf("store %v, server %v", stored, want)
-		}
-		if got := v.snapshot(); !maps.Equal(got, want) {
-			return fmt.Errorf("handler view %v, server %v", got, want)
-		}
-		return nil
-	})
+	f.cachedEqual(t, inf, v, kube.ShardSelector{})
 	st := inf.Stats()
 	if st.Relists != 0 {
 		t.Errorf("relists after watch cuts = %d, want 0 (resume from the last resourceVersion)", st.Relists)

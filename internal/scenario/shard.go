@@ -3,10 +3,8 @@
 package scenario
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -257,31 +255,8 @@ func testShardedInformer(t *testing.T, f *fixture) {
 		t.Run(mode.name, func(t *testing.T) {
 			opts := mode.opts
 			opts.Namespaces, opts.ShardSelector = []string{f.ns}, lowHalf
-			inf, err := cache.NewInformer[kube.ConfigMap](f.c, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v := &view{objs: map[string]string{}}
-			if _, err := inf.AddEventHandler(cache.HandlerFuncs[*kube.ConfigMap]{
-				AddFunc:    func(cm *kube.ConfigMap, _ bool) { v.set(cm) },
-				UpdateFunc: func(_, cm *kube.ConfigMap, _ bool) { v.set(cm) },
-				DeleteFunc: func(cm *kube.ConfigMap, _ bool) { v.mu.Lock(); delete(v.objs, cm.Name); v.mu.Unlock() },
-			}); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(f.ctx)
-			done := make(chan error, 1)
-			go func() { done <- inf.Start(ctx) }()
-			defer func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Errorf("informer Start: %v", err)
-				}
-			}()
-			if err := inf.WaitForSync(f.ctx); err != nil {
-				t.Fatal(err)
-			}
-			f.shardCachedEqual(t, inf, v)
+			inf, v := f.startViewed(t, f.c, opts)
+			f.cachedEqual(t, inf, v, lowHalf)
 
 			for i := range 6 {
 				cm := f.configMap(fmt.Sprintf("%s-new-%d", mode.name, i), nil, nil)
@@ -294,47 +269,10 @@ func testShardedInformer(t *testing.T, f *fixture) {
 			if err := f.c.Delete(f.ctx, f.configMap(fmt.Sprintf("%s-new-0", mode.name), nil, nil), kube.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			f.shardCachedEqual(t, inf, v)
+			f.cachedEqual(t, inf, v, lowHalf)
 			if st := inf.Stats(); st.ShardDropped != 0 {
 				t.Errorf("ShardDropped = %d, want 0: the server filters", st.ShardDropped)
 			}
 		})
 	}
-}
-
-// shardCachedEqual waits until the informer's store and the handler's view
-// v hold exactly the objects of f.ns that lowHalf selects, at the server's
-// resourceVersions.
-func (f *fixture) shardCachedEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], v *view) {
-	t.Helper()
-	f.eventually(t, "informer equals the shard of the server", func() error {
-		var list kube.List[kube.ConfigMap]
-		if err := f.c.List(f.ctx, &list, kube.ListOptions{Namespace: f.ns}); err != nil {
-			return err
-		}
-		want := map[string]string{}
-		for i := range list.Items {
-			if lowHalf.Matches(&list.Items[i]) {
-				want[list.Items[i].Name] = list.Items[i].ResourceVersion
-			}
-		}
-		if len(want) == 0 || len(want) == len(list.Items) {
-			return fmt.Errorf("the shard holds %d objects of %d: the scenario needs some in and some out", len(want), len(list.Items))
-		}
-		items, err := inf.List(kube.ListOptions{})
-		if err != nil {
-			return err
-		}
-		stored := map[string]string{}
-		for _, cm := range items {
-			stored[cm.Name] = cm.ResourceVersion
-		}
-		if !maps.Equal(stored, want) {
-			return fmt.Errorf("store %v, shard of the server %v", stored, want)
-		}
-		if got := v.snapshot(); !maps.Equal(got, want) {
-			return fmt.Errorf("handler view %v, shard of the server %v", got, want)
-		}
-		return nil
-	})
 }
