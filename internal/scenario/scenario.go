@@ -47,6 +47,8 @@ func Run(t *testing.T, env Env) {
 		{"Invalid", testInvalid},
 		{"MissingNamespace", testMissingNamespace},
 		{"Finalizers", testFinalizers},
+		{"DeleteBumpsGeneration", testDeleteBumpsGeneration},
+		{"RemoveLastFinalizer", testRemoveLastFinalizer},
 		{"DeletePreconditions", testDeletePreconditions},
 		{"DeleteAllOf", testDeleteAllOf},
 		{"Paging", testPaging},

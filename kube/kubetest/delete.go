@@ -75,6 +75,11 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 		return s.removeLocked(res, wr.col, prev), true, nil
 	}
 	meta := metaOf(o)
+	// The real server bumps the generation of kinds that keep one when it
+	// marks an object deleting, so that GenerationChanged predicates see it.
+	if g, _ := meta["generation"].(float64); g > 0 {
+		meta["generation"] = g + 1
+	}
 	meta["deletionTimestamp"] = nowString()
 	meta["deletionGracePeriodSeconds"] = float64(0)
 	if wr.dryRun {

@@ -89,10 +89,13 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	}
 	next["apiVersion"] = res.storageAPIVersion()
 	if prev.deleting && !hasFinalizers(next) {
-		if wr.dryRun {
-			return updateResult{rec: prev}, nil
+		// The object goes (its DELETED event carries the last stored
+		// state); the answer is the object as this write left it, as the
+		// real server answers a PUT that empties the finalizers.
+		if !wr.dryRun {
+			s.removeLocked(res, col, prev)
 		}
-		return updateResult{rec: s.removeLocked(res, col, prev)}, nil
+		return updateResult{rec: makeRecord(res, next)}, nil
 	}
 	if wr.dryRun {
 		return updateResult{rec: makeRecord(res, next)}, nil
