@@ -29,7 +29,7 @@ func Example() {
 		panic(err)
 	}
 
-	c, err := cache.New(client, cache.Options{DefaultTransform: cache.DropManagedFields})
+	c, err := cache.New(client, cache.Options{Namespaces: []string{"default"}, DefaultTransform: cache.DropManagedFields})
 	if err != nil {
 		panic(err)
 	}

@@ -336,8 +336,7 @@ func (b *cutBody) Read(p []byte) (int, error) {
 // partial state is dropped and the next WatchList gives the whole state.
 func TestWatchListCutBeforeInitialEventsEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := kubetest.New(kubetest.Options{})
-		t.Cleanup(srv.Close)
+		srv := newBareServer(t, kubetest.Options{})
 		for k := range 10 {
 			createCM(t, srv, "default", fmt.Sprintf("cm%d", k), nil)
 		}
@@ -397,8 +396,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // answer, at a newer resourceVersion, lacks them.
 func TestListCutMidPage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := kubetest.New(kubetest.Options{})
-		t.Cleanup(srv.Close)
+		srv := newBareServer(t, kubetest.Options{})
 		for _, name := range []string{"a", "b", "c"} {
 			createCM(t, srv, "default", name, nil)
 		}

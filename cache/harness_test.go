@@ -26,13 +26,24 @@ var configMaps = kube.GroupVersionResource{Version: "v1", Resource: "configmaps"
 // synctest bubble when the test uses one.
 func newServer(t testing.TB, opts kubetest.Options) (*kubetest.Server, *kube.Client) {
 	t.Helper()
-	srv := kubetest.New(opts)
-	t.Cleanup(srv.Close)
+	srv := newBareServer(t, opts)
 	c, err := srv.Client(kube.ClientOptions{}) // unthrottled: tests count requests
 	if err != nil {
 		t.Fatal(err)
 	}
 	return srv, c
+}
+
+// newBareServer returns a server without the ConfigMap every server (and
+// kubetest) holds in kube-system: the tests count ConfigMaps cluster-wide.
+func newBareServer(t testing.TB, opts kubetest.Options) *kubetest.Server {
+	t.Helper()
+	srv := kubetest.New(opts)
+	t.Cleanup(srv.Close)
+	if err := srv.Delete(configMaps, "kube-system", "kube-apiserver-legacy-service-account-token-tracking"); err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }
 
 func createCM(t *testing.T, srv *kubetest.Server, ns, name string, data map[string]string) {

@@ -26,6 +26,11 @@ func newServer(t testing.TB) (*kubetest.Server, *kube.Client) {
 	t.Helper()
 	srv := kubetest.New(kubetest.Options{})
 	t.Cleanup(srv.Close)
+	// The tests count ConfigMaps cluster-wide: start without the one every
+	// server (and kubetest) holds in kube-system.
+	if err := srv.Delete(configMaps, "kube-system", "kube-apiserver-legacy-service-account-token-tracking"); err != nil {
+		t.Fatal(err)
+	}
 	c, err := srv.Client(kube.ClientOptions{FieldManager: "controller-test"})
 	if err != nil {
 		t.Fatal(err)

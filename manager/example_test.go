@@ -33,8 +33,9 @@ func Example() {
 
 	mgr, err := manager.New(srv.Config(), manager.Options{
 		MetricsBindAddress: "0", // the default is ":8080"
-		// Declared kinds stay warm on standby replicas.
-		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}}},
+		// Declared kinds stay warm on standby replicas; this one is cached
+		// in namespace default only.
+		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{"default"}}},
 		// In a cluster:
 		// LeaderElection: manager.LeaderElectionOptions{Enabled: true, LeaseName: "greeter"},
 		// HealthProbeBindAddress: ":8081",

@@ -89,6 +89,12 @@ func Run(t *testing.T, env Env) {
 		{"ShardedWatch", testShardedWatch},
 		{"ShardedMalformed", testShardedMalformed},
 		{"ShardedInformer", testShardedInformer},
+		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
+		{"UnknownPaths", testUnknownPaths},
+		{"MalformedResourceVersion", testMalformedResourceVersion},
+		{"FieldSelectors", testFieldSelectors},
+		{"StartingObjects", testStartingObjects},
+		{"QuotaAndLimitRange", testQuotaAndLimitRange},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			s.run(t, newFixture(t, env))

@@ -34,7 +34,7 @@ func makeRecord(res *resource, o obj) *record {
 	ns, name := str(meta, "namespace"), str(meta, "name")
 	fields := map[string]string{"metadata.name": name, "metadata.namespace": ns}
 	for _, f := range res.Fields {
-		if v, ok := path(o, f); ok {
+		if v, ok := res.fieldValue(o, f); ok {
 			fields[f] = fieldString(v)
 		}
 	}

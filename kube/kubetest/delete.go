@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"slices"
 
@@ -19,13 +20,15 @@ import (
 
 // deleteOptions is the part of DeleteOptions the fake acts on.
 type deleteOptions struct {
-	Preconditions *struct {
-		UID             *string `json:"uid"`
-		ResourceVersion *string `json:"resourceVersion"`
-	} `json:"preconditions"`
-	PropagationPolicy  *string  `json:"propagationPolicy"`
-	GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
-	DryRun             []string `json:"dryRun"`
+	Preconditions      *preconditions `json:"preconditions"`
+	PropagationPolicy  *string        `json:"propagationPolicy"`
+	GracePeriodSeconds *int64         `json:"gracePeriodSeconds"`
+	DryRun             []string       `json:"dryRun"`
+}
+
+type preconditions struct {
+	UID             *string `json:"uid"`
+	ResourceVersion *string `json:"resourceVersion"`
 }
 
 // parseDeleteOptions reads DeleteOptions from the body and the query.
@@ -36,8 +39,24 @@ func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
 		return nil, err
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, &o); err != nil {
-			return nil, errBadRequest("error decoding DeleteOptions: " + err.Error())
+		mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
+		switch mt {
+		case mediaProtobuf:
+			po, err := decodeProtoDeleteOptions(body)
+			if err != nil {
+				return nil, errBadRequest(err.Error())
+			}
+			o = *po
+		case "", "application/json", "application/yaml":
+			m, err := parseApplyBody(body)
+			if err == nil {
+				err = json.Unmarshal(encodeObject(m), &o)
+			}
+			if err != nil {
+				return nil, errBadRequest("error decoding DeleteOptions: " + err.Error())
+			}
+		default:
+			return nil, errUnsupportedMedia(append(bodyMediaTypes, mediaProtobuf)...)
 		}
 	}
 	if p := c.q.Get("propagationPolicy"); p != "" {
@@ -90,6 +109,14 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	return rec, false, nil
 }
 
+// errPrecondition is the storage's answer to a failed delete precondition:
+// a Conflict that names the kind, not the resource.
+func errPrecondition(res *resource, name, msg string) *kube.StatusError {
+	return statusError(http.StatusConflict, kube.ReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", qualified(res.Group, res.Kind), name, msg),
+		&kube.StatusDetails{Name: name, Group: res.Group, Kind: res.Kind})
+}
+
 func (s *Server) serveDelete(c *call) {
 	opts, err := c.parseDeleteOptions()
 	if err != nil {
@@ -105,12 +132,12 @@ func (s *Server) serveDelete(c *call) {
 		case prev == nil:
 			err = errNotFound(c.res, c.info.Name)
 		case opts.Preconditions != nil && opts.Preconditions.UID != nil && *opts.Preconditions.UID != prev.uid:
-			err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: UID in precondition: %v, UID in object meta: %v",
-				*opts.Preconditions.UID, prev.uid))
+			err = errPrecondition(c.res, c.info.Name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). "+
+				"The object might have been deleted and then recreated", *opts.Preconditions.UID, prev.uid))
 		case opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil &&
 			*opts.Preconditions.ResourceVersion != formatRV(prev.rv):
-			err = errConflict(c.res, c.info.Name, fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
-				*opts.Preconditions.ResourceVersion, formatRV(prev.rv)))
+			err = errPrecondition(c.res, c.info.Name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). "+
+				"The object might have been modified", *opts.Preconditions.ResourceVersion, formatRV(prev.rv)))
 		default:
 			rec, gone, err = s.deleteLocked(wr, prev)
 		}

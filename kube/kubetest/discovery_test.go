@@ -143,8 +143,15 @@ func TestDiscoveryMatchesCapture(t *testing.T) {
 				t.Errorf("GET %s = %d %q, want 200 ok", p, r.code, r.body)
 			}
 		}
-		if r := c.do("GET", "/apis/nope.example.com/v1", ""); r.code != 404 || r.json(t)["message"] != "the server could not find the requested resource" {
-			t.Errorf("unknown group = %d %s", r.code, r.body)
+		// An unknown group has no handler: the real server's mux answers.
+		for _, p := range []string{"/apis/nope.example.com", "/apis/nope.example.com/v1", "/apis/nope.example.com/v1/things"} {
+			if r := c.do("GET", p, ""); r.code != 404 || string(r.body) != "404 page not found\n" ||
+				r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+				t.Errorf("GET %s = %d %q %q, want 404 page not found as text", p, r.code, r.header.Get("Content-Type"), r.body)
+			}
+		}
+		if r := c.do("GET", "/apis/apps/v9", ""); r.code != 404 || r.json(t)["message"] != "the server could not find the requested resource" {
+			t.Errorf("unknown version = %d %s", r.code, r.body)
 		}
 		if r := c.do("GET", "/api/v1/namespaces/default/widgets", ""); r.code != 404 {
 			t.Errorf("unknown resource = %d %s", r.code, r.body)

@@ -44,12 +44,18 @@ type call struct {
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
 	var res *resource
 	var col *collection
+	var unknownGroup bool
 	s.withLock(func() {
 		if res = s.reg.lookup(info.Group, info.Version, info.Resource); res != nil {
 			col = s.cols[res.colKey()]
 		}
+		unknownGroup = info.Group != "" && len(s.reg.versions(info.Group)) == 0
 	})
-	if res == nil {
+	switch {
+	case unknownGroup: // no handler at all for the group: the mux's own 404
+		http.NotFound(w, r)
+		return
+	case res == nil:
 		writeError(w, errResourceNotFound())
 		return
 	}
@@ -208,20 +214,31 @@ func (c *call) readBody() ([]byte, *kube.StatusError) {
 	return body, nil
 }
 
-// decodeBody reads a create or update body: a JSON object of the call's
-// kind.
+// bodyMediaTypes are the request body types the fake decodes, as its 415
+// lists them (the real server adds application/vnd.kubernetes.protobuf).
+var bodyMediaTypes = []string{"application/json", "application/yaml"}
+
+// decodeBody reads a create or update body: a JSON (or YAML) object of the
+// call's kind.
 func (c *call) decodeBody() (obj, *kube.StatusError) {
+	mt := "application/json"
 	if ct := c.r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return nil, errUnsupportedMedia("application/json")
+		var err error
+		if mt, _, err = mime.ParseMediaType(ct); err != nil || (mt != "application/json" && mt != "application/yaml") {
+			return nil, errUnsupportedMedia(bodyMediaTypes...)
 		}
 	}
 	body, serr := c.readBody()
 	if serr != nil {
 		return nil, serr
 	}
-	o, err := decodeObject(body)
+	var o obj
+	var err error
+	if mt == "application/yaml" {
+		o, err = parseApplyBody(body)
+	} else {
+		o, err = decodeObject(body)
+	}
 	if err != nil {
 		return nil, errBadRequest("the object provided could not be decoded: " + err.Error())
 	}

@@ -200,7 +200,7 @@ func TestListSelectors(t *testing.T) {
 	for _, tc := range []struct {
 		query, msg string
 	}{
-		{"?fieldSelector=spec.foo%3Dbar", "field label not supported: spec.foo"},
+		{"?fieldSelector=spec.foo%3Dbar", `"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"`},
 		{"?labelSelector=a+b", ""},
 	} {
 		r := c.do("GET", cmPath+tc.query, "")

@@ -25,26 +25,16 @@ const labelNamespaceName = "kubernetes.io/metadata.name"
 
 func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == "namespaces" }
 
-// seedNamespaces creates the namespaces a fresh cluster has.
-func (s *Server) seedNamespaces() {
-	res := s.reg.lookup("", "v1", "namespaces")
-	wr := &write{res: res, col: s.cols[res.colKey()], manager: "kube-apiserver"}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, name := range []string{"kube-system", "kube-public", "default", "kube-node-lease"} {
-		o := obj{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": name}}
-		if _, err := s.createLocked(wr, o); err != nil {
-			panic("kubetest: seed namespace " + name + ": " + err.Error())
-		}
-	}
-}
-
 // defaultKind applies the defaults a kind's decoding applies, before
 // managedFields are computed: the namespace name label; a Secret's type
 // (Opaque) and its write-only stringData, merged into data in base64.
 func defaultKind(res *resource, o obj) {
 	if res.Group == "" && res.Plural == "secrets" {
 		defaultSecret(o)
+		return
+	}
+	if res.Group == "" && res.Plural == "limitranges" {
+		defaultLimitRange(o)
 		return
 	}
 	if !isNamespaces(res) {
@@ -77,6 +67,39 @@ func defaultSecret(o obj) {
 		if s, ok := v.(string); ok {
 			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
 		}
+	}
+}
+
+// defaultLimitRange fills the defaults of Container limits as the real
+// server does: a missing default limit from max, then a missing default
+// request from the default limit, then from min.
+func defaultLimitRange(o obj) {
+	spec, _ := o["spec"].(obj)
+	limits, _ := spec["limits"].([]any)
+	for _, l := range limits {
+		item, ok := l.(obj)
+		if !ok || item["type"] != "Container" {
+			continue
+		}
+		fill := func(to string, from ...string) {
+			dst, _ := item[to].(obj)
+			if dst == nil {
+				dst = obj{}
+			}
+			for _, f := range from {
+				src, _ := item[f].(obj)
+				for k, v := range src {
+					if _, ok := dst[k]; !ok {
+						dst[k] = v
+					}
+				}
+			}
+			if len(dst) > 0 {
+				item[to] = dst
+			}
+		}
+		fill("default", "max")
+		fill("defaultRequest", "default", "min")
 	}
 }
 

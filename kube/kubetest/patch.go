@@ -39,7 +39,14 @@ func (s *Server) servePatch(c *call) {
 	for _, t := range supported {
 		ok = ok || (err == nil && mt == t)
 	}
-	if !ok {
+	switch {
+	case !ok && c.res.CRD == "":
+		// The route of a built-in kind refuses the type before the handler
+		// sees it.
+		writeError(c.w, statusError(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
+			"415: Unsupported Media Type", &kube.StatusDetails{}))
+		return
+	case !ok:
 		writeError(c.w, errUnsupportedMedia(supported...))
 		return
 	}

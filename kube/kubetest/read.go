@@ -27,14 +27,27 @@ const (
 		"show up in the list."
 )
 
-// parseRV parses a resourceVersion parameter; "" and "0" are 0.
+// parseRV parses the resourceVersion parameter of a get or a watch; "" and
+// "0" are 0. The real server's storage fails on a malformed one with an
+// internal error (500, no reason).
 func parseRV(s string) (uint64, *kube.StatusError) {
 	if s == "" {
 		return 0, nil
 	}
 	rv, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, errBadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", s, err))
+		return 0, statusError(http.StatusInternalServerError, "",
+			fmt.Sprintf("resourceVersion: Invalid value: %q: %v", s, err), nil)
+	}
+	return rv, nil
+}
+
+// parseListRV parses the resourceVersion parameter of a list, which the
+// real server checks before its storage sees it (400).
+func parseListRV(s string) (uint64, *kube.StatusError) {
+	rv, err := parseRV(s)
+	if err != nil {
+		return 0, errBadRequest("invalid resource version: " + err.Status.Message)
 	}
 	return rv, nil
 }
@@ -174,7 +187,7 @@ func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
 		}
 		for _, r := range sel.Requirements() {
 			if !c.res.supportsField(r.Field) {
-				return errBadRequest("field label not supported: " + r.Field)
+				return errBadRequest(c.res.errFieldNotSupported(r.Field))
 			}
 		}
 		o.filter.fields = sel
@@ -228,7 +241,7 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 			return nil, errBadRequest("specifying resource version is not allowed when using continue")
 		}
 		var err *kube.StatusError
-		if want, err = parseRV(o.rv); err != nil {
+		if want, err = parseListRV(o.rv); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ package kubetest
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"slices"
 )
 
@@ -46,6 +47,13 @@ type resource struct {
 	// Fields are the field selectors supported beyond metadata.name and
 	// metadata.namespace, as dotted paths into the object.
 	Fields []string
+	// FieldPaths maps a field of Fields to the paths its value is read
+	// from instead, the first present and not empty winning.
+	FieldPaths map[string][]string
+	// OwnFieldLabels says the kind has its own field label conversion, as
+	// custom resources do: an unsupported field selector is refused with
+	// "field label not supported" instead of the generic message.
+	OwnFieldLabels bool
 	// InitStatus, when set, is the status a create stores (the kind's
 	// PrepareForCreate); kinds with Status and no InitStatus drop it.
 	InitStatus func() map[string]any
@@ -113,8 +121,33 @@ func (r *resource) storageVersionHash() string {
 }
 
 // supportsField reports whether f may be used in a field selector.
+// Namespaces are the one kind whose own conversion leaves out
+// metadata.namespace.
 func (r *resource) supportsField(f string) bool {
-	return f == "metadata.name" || f == "metadata.namespace" || slices.Contains(r.Fields, f)
+	return f == "metadata.name" || (f == "metadata.namespace" && !isNamespaces(r)) || slices.Contains(r.Fields, f)
+}
+
+// fieldValue reads the selectable field f of o, and whether it is set.
+func (r *resource) fieldValue(o obj, f string) (any, bool) {
+	paths, ok := r.FieldPaths[f]
+	if !ok {
+		return path(o, f)
+	}
+	for _, p := range paths {
+		if v, ok := path(o, p); ok && v != "" {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// errFieldNotSupported is the answer to a field selector on an unsupported
+// field: the kind's own conversion's message, or the generic one.
+func (r *resource) errFieldNotSupported(f string) string {
+	if r.OwnFieldLabels || r.CRD != "" {
+		return "field label not supported: " + f
+	}
+	return fmt.Sprintf("%q is not a known field selector: only %q, %q", f, "metadata.name", "metadata.namespace")
 }
 
 // builtins returns the built-in kinds, in discovery order within each
@@ -129,35 +162,45 @@ func builtins() []*resource {
 		core(resource{Plural: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
 			ShortNames: []string{"cm"}}),
 		core(resource{Plural: "events", Singular: "event", Kind: "Event", Namespaced: true,
-			ShortNames: []string{"ev"}, CreateOnUpdate: true,
+			ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
 			Fields: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
 				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-				"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}}),
+				"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
+			FieldPaths: map[string][]string{"source": {"source.component", "reportingComponent"}}}),
+		core(resource{Plural: "limitranges", Singular: "limitrange", Kind: "LimitRange", Namespaced: true,
+			ShortNames: []string{"limits"}, CreateOnUpdate: true}),
 		core(resource{Plural: "namespaces", Singular: "namespace", Kind: "Namespace",
 			ShortNames: []string{"ns"}, Status: true, Names: nameLabel, NoDeleteCollection: true,
-			Fields:     []string{"status.phase"},
+			Fields: []string{"status.phase"}, OwnFieldLabels: true,
 			InitStatus: func() map[string]any { return map[string]any{"phase": "Active"} }}),
 		core(resource{Plural: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Status: true, Generation: true,
-			ReturnDeleted: true,
+			ReturnDeleted: true, OwnFieldLabels: true,
 			Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
 				"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
 				"status.nominatedNodeName"},
 			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
+		core(resource{Plural: "resourcequotas", Singular: "resourcequota", Kind: "ResourceQuota", Namespaced: true,
+			ShortNames: []string{"quota"}, Status: true,
+			InitStatus: func() map[string]any { return map[string]any{} }}),
 		core(resource{Plural: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
-			Fields: []string{"type"}}),
+			Fields: []string{"type"}, OwnFieldLabels: true}),
 		core(resource{Plural: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
 			Namespaced: true, ShortNames: []string{"sa"}, CreateOnUpdate: true, ReturnDeleted: true}),
 		core(resource{Plural: "services", Singular: "service", Kind: "Service", Namespaced: true,
 			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: nameDNS1035,
 			CreateOnUpdate: true, ReturnDeleted: true,
+			Fields: []string{"spec.clusterIP", "spec.type"}, OwnFieldLabels: true,
 			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
 		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
 			Status: true, Generation: true,
 			InitStatus: func() map[string]any { return map[string]any{} }}),
 		group("events.k8s.io", resource{Plural: "events", Singular: "event", Kind: "Event",
-			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true}),
+			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
+			Fields: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason",
+				"reportingController", "type"}}),
 		group("apiextensions.k8s.io", resource{Plural: "customresourcedefinitions",
 			Singular: "customresourcedefinition", Kind: "CustomResourceDefinition",
 			ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},

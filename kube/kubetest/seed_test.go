@@ -25,7 +25,7 @@ func TestSeedingMethods(t *testing.T) {
 		if got["kind"] != "ConfigMap" || field(got, "metadata.namespace") != "default" || field(got, "metadata.uid") == nil {
 			t.Errorf("Create(typed) = %v", got)
 		}
-		if _, err := s.Create(gvrConfigMaps, []byte(`{"metadata":{"name":"raw","namespace":"kube-system"}}`)); err != nil {
+		if _, err := s.Create(gvrConfigMaps, []byte(`{"metadata":{"name":"raw","namespace":"kube-public"}}`)); err != nil {
 			t.Fatalf("Create(raw): %v", err)
 		}
 		if _, err := s.Create(gvrConfigMaps, &typed); !kube.IsAlreadyExists(err) {
@@ -39,12 +39,14 @@ func TestSeedingMethods(t *testing.T) {
 		if got, err = s.Update(gvrConfigMaps, got); err != nil || field(got, "data.a") != "2" {
 			t.Fatalf("Update = %v, %v", got, err)
 		}
+		// kube-system holds the ConfigMap every server starts with.
 		list, err := s.List(gvrConfigMaps, "")
-		if err != nil || len(list) != 2 || field(list[0], "metadata.namespace") != "default" {
-			t.Errorf("List(all) = %v, %v; want default/typed then kube-system/raw", list, err)
+		if err != nil || len(list) != 3 || field(list[0], "metadata.namespace") != "default" ||
+			field(list[1], "metadata.name") != "raw" {
+			t.Errorf("List(all) = %v, %v; want default/typed then kube-public/raw", list, err)
 		}
-		if list, _ := s.List(gvrConfigMaps, "kube-system"); len(list) != 1 {
-			t.Errorf("List(kube-system) has %d objects, want 1", len(list))
+		if list, _ := s.List(gvrConfigMaps, "kube-public"); len(list) != 1 {
+			t.Errorf("List(kube-public) has %d objects, want 1", len(list))
 		}
 
 		deploys := kube.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}

@@ -120,7 +120,8 @@ func TestWriteErrors(t *testing.T) {
 		{"label value", "POST", cmPath, `{"metadata":{"name":"b","labels":{"a":"b c"}}}`, 422,
 			`ConfigMap "b" is invalid: metadata.labels: Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`},
 		{"wrong kind", "POST", cmPath, `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"b"}}`, 400, ""},
-		{"content type", "POST", cmPath, `name: b`, 415, ""},
+		{"content type", "POST", cmPath, `name: b`, 415,
+			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"},
 		{"post to a name", "POST", cmPath + "/a", `{"metadata":{"name":"a"}}`, 405, ""},
 		{"immortal namespace", "DELETE", "/api/v1/namespaces/default", "", 403,
 			`namespaces "default" is forbidden: this namespace may not be deleted`},
@@ -130,7 +131,7 @@ func TestWriteErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var h []string
 			if tc.name == "content type" {
-				h = []string{"Content-Type", "application/yaml"}
+				h = []string{"Content-Type", "text/plain"}
 			}
 			r := c.do(tc.method, tc.path, tc.body, h...)
 			st := r.json(t)
@@ -146,12 +147,14 @@ func TestDeletePreconditions(t *testing.T) {
 	cm := createCM(c, "a", "")
 	uid, rv := field(cm, "metadata.uid").(string), field(cm, "metadata.resourceVersion").(string)
 	r := c.do("DELETE", cmPath+"/a", `{"preconditions":{"resourceVersion":"1"}}`)
-	want := `Operation cannot be fulfilled on configmaps "a": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ` + rv
+	want := `Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (` +
+		rv + `). The object might have been modified`
 	if st := r.json(t); r.code != 409 || st["reason"] != "Conflict" || st["message"] != want {
 		t.Errorf("DELETE with a stale resourceVersion = %d %q, want 409 %q", r.code, st["message"], want)
 	}
 	r = c.do("DELETE", cmPath+"/a", `{"preconditions":{"uid":"other"}}`)
-	want = `Operation cannot be fulfilled on configmaps "a": Precondition failed: UID in precondition: other, UID in object meta: ` + uid
+	want = `Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition (other) does not match the UID in record (` +
+		uid + `). The object might have been deleted and then recreated`
 	if st := r.json(t); r.code != 409 || st["message"] != want {
 		t.Errorf("DELETE with another uid = %d %q, want 409 %q", r.code, st["message"], want)
 	}

@@ -81,8 +81,11 @@ type Server struct {
 	listeners []*Listener
 }
 
-// New returns a server holding the namespaces default, kube-system,
-// kube-public and kube-node-lease. It does no I/O and starts no goroutine.
+// New returns a server holding what a fresh kube-apiserver holds (see
+// bootstrap.go): the namespaces default, kube-system, kube-public and
+// kube-node-lease, service/kubernetes in default, and the API server's
+// ConfigMap and identity Lease in kube-system. It does no I/O and starts no
+// goroutine.
 func New(opts Options) *Server {
 	if opts.HistorySize == 0 {
 		opts.HistorySize = 1000
@@ -119,7 +122,7 @@ func New(opts Options) *Server {
 			}
 		}
 	}
-	s.seedNamespaces()
+	s.bootstrap()
 	return s
 }
 
