@@ -4,7 +4,8 @@
 # Builds, starts and stops a real kube-apiserver (with an embedded etcd) on
 # loopback for kubeloop's integration tests.
 #
-#   harness.sh build              build .bin/kube-apiserver (Go caches make rebuilds fast)
+#   harness.sh build              build .bin/kube-apiserver and .bin/kubectl (Go caches make
+#                                 rebuilds fast)
 #   harness.sh start DIR [-- ARG...]  start it with state in DIR, wait for /readyz,
 #                                 write DIR/admin.kubeconfig, DIR/denied.kubeconfig, DIR/env;
 #                                 ARGs go to kube-apiserver after the defaults
@@ -19,6 +20,7 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BIN=$HERE/.bin/kube-apiserver
+KUBECTL=$HERE/.bin/kubectl
 READY_TIMEOUT=${KUBELOOP_HARNESS_READY_TIMEOUT:-120}
 STOP_TIMEOUT=30
 
@@ -26,7 +28,7 @@ log() { printf 'harness: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 usage() {
-	sed -n '4,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -41,8 +43,11 @@ cmd_build() {
 	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 		ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
 	done
-	log "building $BIN ($version)"
-	(cd "$HERE" && GOWORK=off go build -buildvcs=false -ldflags="$ldflags" -o "$BIN" .)
+	log "building $BIN and $KUBECTL ($version)"
+	# One go build for both: the two share nearly all packages, and one
+	# command schedules their compilation together. kubectl is a tool of the
+	# module (go.mod's tool line), so it builds from the same versions.
+	(cd "$HERE" && GOWORK=off go build -buildvcs=false -ldflags="$ldflags" -o "$HERE/.bin/" . k8s.io/kubernetes/cmd/kubectl)
 	log "built in $((SECONDS - start))s"
 }
 
@@ -130,6 +135,7 @@ export KUBELOOP_SERVER='$server'
 export KUBELOOP_TOKEN='$admin'
 export KUBELOOP_DENIED_TOKEN='$denied'
 export KUBELOOP_CA_FILE='$ca'
+export KUBELOOP_KUBECTL='$KUBECTL'
 EOF
 }
 
@@ -141,7 +147,7 @@ cmd_start() {
 		[[ $1 == -- ]] || usage
 		shift
 	fi
-	[[ -x $BIN ]] || die "$BIN is missing: run $0 build"
+	[[ -x $BIN && -x $KUBECTL ]] || die "$BIN or $KUBECTL is missing: run $0 build"
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	if [[ -f $dir/pid ]] && running "$(cat "$dir/pid")"; then
