@@ -13,6 +13,8 @@
 //   - KUBELOOP_SERVER: the server URL, https://127.0.0.1:PORT
 //   - KUBELOOP_TOKEN, KUBELOOP_DENIED_TOKEN: the two users' bearer tokens
 //   - KUBELOOP_CA_FILE: PEM bundle that verifies the server's certificate
+//   - KUBELOOP_KUBECTL: the kubectl the harness built, which TestKubectl
+//     runs against kube/kubetest and the real server
 //
 // Usage, from the repository root:
 //

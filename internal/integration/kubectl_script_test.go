@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: Apache-2.0
+
+//go:build integration
+
+package integration
+
+// This file is the script of TestKubectl: the objects it starts from, the
+// manifests it applies, and the commands, each with whether kubetest's
+// output agrees with kube-apiserver's today.
+//
+// In the commands, {ns} is the script's namespace (also the kubeconfig's),
+// {group} the API group of its CRD and {dir} the directory holding the
+// manifests; a 'quoted' part is one argument. KUBE_EDITOR is editor.sh.
+
+// kubectlStep is one command of the script.
+type kubectlStep struct {
+	args  string // after "kubectl"
+	stdin string
+	// differs names the DIFFERENCES.md entry (its bold title) that says
+	// why kubetest's output differs; empty when the outputs agree.
+	differs string
+}
+
+func (s kubectlStep) reason() string {
+	if s.differs == "" {
+		return "not expected"
+	}
+	return s.differs
+}
+
+// The reasons a command's output differs: bold titles of entries in
+// kube/kubetest/DIFFERENCES.md.
+const (
+	noOpenAPI    = "No OpenAPI"
+	noTable      = "No Table"
+	noProtobuf   = "No protobuf bodies"
+	noStrategic  = "Strategic merge patch is a merge patch"
+	servedKinds  = "Served kinds"
+	noAuthz      = "No authorization API"
+	noScale      = "No scale subresource"
+	noClusterIPs = "No cluster IPs"
+	noDefaults   = "No defaulting"
+)
+
+// kubectlFixtures are the objects the script starts from, as JSON, created
+// in order through kube.Client.
+func kubectlFixtures() []string {
+	return []string{
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings","namespace":"{ns}","labels":{"app":"demo"}},
+		  "data":{"color":"blue","size":"3"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"editme","namespace":"{ns}"},"data":{"color":"blue"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"page-1","namespace":"{ns}","labels":{"app":"pages"}}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"page-2","namespace":"{ns}","labels":{"app":"pages"}}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"page-3","namespace":"{ns}","labels":{"app":"pages"}}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"{ns}","finalizers":["kubeloop.dev/hold"]}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"doomed","namespace":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"fixture-secret","namespace":"{ns}"},"type":"Opaque",
+		  "data":{"password":"aHVudGVyMg=="}}`,
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"{ns}","labels":{"app":"web"}},
+		  "spec":{"replicas":1,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},
+		  "spec":{"containers":[{"name":"app","image":"nginx:1.27","ports":[{"containerPort":80}],"env":[{"name":"A","value":"1"}]}]}}}}`,
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"patched","namespace":"{ns}"},
+		  "spec":{"replicas":1,"selector":{"matchLabels":{"app":"patched"}},"template":{"metadata":{"labels":{"app":"patched"}},
+		  "spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}`,
+		`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.{group}"},
+		  "spec":{"group":"{group}","scope":"Namespaced",
+		  "names":{"plural":"gizmos","singular":"gizmo","kind":"Gizmo","listKind":"GizmoList","shortNames":["gz"]},
+		  "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
+		  "additionalPrinterColumns":[{"name":"Size","type":"integer","jsonPath":".spec.size"},
+		    {"name":"Color","type":"string","jsonPath":".spec.color"},
+		    {"name":"Note","type":"string","jsonPath":".spec.note","priority":1},
+		    {"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}],
+		  "schema":{"openAPIV3Schema":{"type":"object","properties":{
+		    "spec":{"type":"object","properties":{"size":{"type":"integer","minimum":0},"color":{"type":"string"},"note":{"type":"string"}}},
+		    "status":{"type":"object","properties":{"phase":{"type":"string"}}}}}}}]}}`,
+		`{"apiVersion":"{group}/v1","kind":"Gizmo","metadata":{"name":"g1","namespace":"{ns}"},"spec":{"size":3,"color":"red","note":"first"}}`,
+		`{"apiVersion":"v1","kind":"Event","metadata":{"name":"settings.ev1","namespace":"{ns}"},
+		  "involvedObject":{"apiVersion":"v1","kind":"ConfigMap","name":"settings","namespace":"{ns}"},
+		  "reason":"Configured","message":"settings configured","type":"Normal","count":1,
+		  "source":{"component":"kubectl-test"},"firstTimestamp":"2026-01-01T00:00:00Z","lastTimestamp":"2026-01-01T00:00:00Z"}`,
+		`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"quota","namespace":"{ns}"},"spec":{"hard":{"count/jobs.batch":"5"}}}`,
+		`{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"limits","namespace":"{ns}"},
+		  "spec":{"limits":[{"type":"Container","default":{"cpu":"500m"}}]}}`,
+	}
+}
+
+// kubectlFiles are the files the script reads, by name in {dir}.
+func kubectlFiles() map[string]string {
+	return map[string]string{
+		"editor.sh": "#!/bin/sh\nsed -i 's/color: blue/color: green/' \"$1\"\n",
+		"applied-v1.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+  labels: {app: applied}
+data:
+  color: blue
+`,
+		"applied-v2.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+  labels: {app: applied}
+  annotations: {note: v2}
+data:
+  color: green
+  size: "4"
+`,
+		"applied-v3.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: applied
+  labels: {app: applied}
+data:
+  color: red
+`,
+		"created.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: created
+data:
+  from: file
+`,
+		"web-v1.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-applied
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web-applied}
+  template:
+    metadata:
+      labels: {app: web-applied}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        ports:
+        - containerPort: 80
+        env:
+        - {name: A, value: "1"}
+        - {name: B, value: "2"}
+`,
+		"web-v2.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-applied
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web-applied}
+  template:
+    metadata:
+      labels: {app: web-applied}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.28
+        ports:
+        - containerPort: 80
+        env:
+        - {name: A, value: "1"}
+        - {name: B, value: "3"}
+`,
+		"ssa.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ssa
+data:
+  a: "1"
+  b: "1"
+`,
+		"ssa-other.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ssa
+data:
+  a: "2"
+`,
+		"settings-replace.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  labels: {app: demo}
+data:
+  color: purple
+`,
+		"gizmo2.yaml": `apiVersion: {group}/v1
+kind: Gizmo
+metadata:
+  name: g2
+spec:
+  size: 5
+  color: blue
+`,
+	}
+}
+
+// kubectlScript is the script, in order: later commands see what earlier
+// ones did. Objects a command makes are deleted soon after, so that a
+// command that fails on one server does not change the lists of the
+// commands after it.
+func kubectlScript() []kubectlStep {
+	return []kubectlStep{
+		// What the server is.
+		{args: "version"},
+		{args: "api-versions", differs: servedKinds},
+		{args: "api-resources", differs: servedKinds},
+		{args: "api-resources --api-group=coordination.k8s.io"},
+		{args: "api-resources --namespaced=false -o name", differs: servedKinds},
+		{args: "explain configmap.data", differs: noOpenAPI},
+		{args: "explain gizmos --api-version={group}/v1", differs: noOpenAPI},
+		{args: "auth can-i create configmaps", differs: noAuthz},
+		{args: "auth whoami", differs: noAuthz},
+		{args: "cluster-info"},
+
+		// Objects made by kubectl's generators and from files.
+		{args: "create configmap app-config --from-literal=color=blue --from-literal=size=3", differs: noProtobuf},
+		{args: "get configmap app-config -o jsonpath={.data}", differs: noProtobuf},
+		{args: "delete configmap app-config", differs: noProtobuf},
+		{args: "create secret generic app-secret --from-literal=password=hunter2", differs: noProtobuf},
+		{args: "get secret app-secret -o jsonpath={.type}", differs: noProtobuf},
+		{args: "delete secret app-secret", differs: noProtobuf},
+		{args: "create configmap dry-client --from-literal=a=1 --dry-run=client -o yaml"},
+		{args: "create configmap dry-server --from-literal=a=1 --dry-run=server -o yaml", differs: noProtobuf},
+		{args: "get configmap dry-server"},
+		{args: "create deployment gen --image=nginx:1.27 --dry-run=client -o yaml"},
+		{args: "run pod1 --image=nginx:1.27 --restart=Never --dry-run=client -o yaml"},
+		{args: "create -f {dir}/created.yaml", differs: noOpenAPI},
+		{args: "get configmap created -o jsonpath={.data}", differs: noOpenAPI},
+		{args: "delete -f {dir}/created.yaml", differs: noOpenAPI},
+
+		// Reading.
+		{args: "get configmaps", differs: noTable},
+		{args: "get configmap settings -o yaml"},
+		{args: "get configmap settings -o json"},
+		{args: "get configmap settings -o jsonpath={.data.color}"},
+		{args: "get configmaps -o custom-columns=NAME:.metadata.name,COLOR:.data.color"},
+		{args: "get configmaps --show-labels", differs: noTable},
+		{args: "get configmaps -l app=pages", differs: noTable},
+		{args: "get configmaps -l 'app in (pages,demo)' -o name"},
+		{args: "get configmaps --field-selector metadata.name=settings -o name"},
+		{args: "get configmaps --chunk-size=1 -o name"},
+		{args: "get configmaps -o wide", differs: noTable},
+		{args: "get deployments", differs: noTable},
+		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
+		{args: "get all", differs: noTable},
+		{args: "get namespace {ns} -o jsonpath={.status.phase}"},
+		{args: "get events -o custom-columns=REASON:.reason,OBJECT:.involvedObject.name"},
+		{args: "get events --field-selector source=kubectl-test -o name"},
+		{args: "get secrets -o name"},
+		{args: "get configmap nosuch"},
+		{args: "get gizmos.{group}", differs: noTable},
+		{args: "get gizmos.{group} -o wide", differs: noTable},
+		{args: "get gizmos.{group} g1 -o yaml"},
+		{args: "get crd gizmos.{group} -o jsonpath={.status.conditions[?(@.type==\"Established\")].status}"},
+		{args: "get configmaps -l app=pages -w --request-timeout=2s -o name"},
+		{args: "get configmaps -l app=pages -w --output-watch-events --request-timeout=2s", differs: noTable},
+
+		// Describing.
+		{args: "describe configmap settings"},
+		{args: "describe secret fixture-secret"},
+		{args: "describe namespace {ns}"},
+		{args: "describe deployment web", differs: noDefaults},
+		{args: "describe gizmos.{group} g1"},
+		{args: "describe quota quota"},
+
+		// Client-side apply, twice with changes, and diff.
+		{args: "apply -f {dir}/applied-v1.yaml", differs: noOpenAPI},
+		{args: "apply -f {dir}/applied-v1.yaml", differs: noOpenAPI},
+		{args: "apply -f {dir}/applied-v2.yaml", differs: noOpenAPI},
+		{args: "get configmap applied -o yaml", differs: noOpenAPI},
+		{args: "apply view-last-applied configmap applied", differs: noOpenAPI},
+		{args: "diff -f {dir}/applied-v2.yaml", differs: noOpenAPI},
+		{args: "diff -f {dir}/applied-v3.yaml", differs: noOpenAPI},
+		{args: "delete -f {dir}/applied-v2.yaml", differs: noOpenAPI},
+		{args: "apply -f {dir}/web-v1.yaml", differs: noOpenAPI},
+		{args: "apply -f {dir}/web-v2.yaml", differs: noOpenAPI},
+		{args: "get deployment web-applied -o yaml", differs: noOpenAPI},
+		{args: "delete -f {dir}/web-v2.yaml", differs: noOpenAPI},
+
+		// Server-side apply with a conflict.
+		{args: "apply --server-side -f {dir}/ssa.yaml", differs: noOpenAPI},
+		{args: "apply --server-side -f {dir}/ssa-other.yaml --field-manager=other", differs: noOpenAPI},
+		{args: "apply --server-side -f {dir}/ssa-other.yaml --field-manager=other --force-conflicts", differs: noOpenAPI},
+		{args: "get configmap ssa -o yaml --show-managed-fields", differs: noOpenAPI},
+		{args: "delete configmap ssa", differs: noOpenAPI},
+
+		// Edit through KUBE_EDITOR (editor.sh turns blue into green).
+		{args: "edit configmap editme", differs: noOpenAPI},
+		{args: "get configmap editme -o jsonpath={.data.color}", differs: noOpenAPI},
+
+		// Patches of each type.
+		{args: `patch configmap settings --type=merge -p {"data":{"size":"4"}}`},
+		{args: `patch configmap settings --type=json -p [{"op":"add","path":"/data/shape","value":"round"}]`},
+		{args: `patch deployment patched --type=strategic -p {"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox:1.36"}]}}}}`},
+		{args: "get deployment patched -o jsonpath={.spec.template.spec.containers[*].name}", differs: noStrategic},
+		{args: `patch gizmos.{group} g1 --type=merge -p {"spec":{"size":4}}`},
+		{args: `patch gizmos.{group} g1 --type=strategic -p {"spec":{"size":5}}`},
+		{args: `patch configmap settings -p {"data":{"x":"1"}} --dry-run=server -o jsonpath={.data}`},
+
+		// Labels and annotations.
+		{args: "label configmap settings tier=backend"},
+		{args: "label configmap settings tier=frontend"},
+		{args: "label configmap settings tier=frontend --overwrite"},
+		{args: "label configmap settings tier-"},
+		{args: "annotate configmap settings note=hello"},
+		{args: "get configmap settings -o jsonpath='{.metadata.labels} {.metadata.annotations}'"},
+
+		// Replace.
+		{args: "replace -f {dir}/settings-replace.yaml", differs: noOpenAPI},
+		{args: "get configmap settings -o jsonpath={.data}", differs: noOpenAPI},
+
+		// Custom resources.
+		{args: "get gizmos.{group} -o custom-columns=NAME:.metadata.name,SIZE:.spec.size"},
+		{args: "create -f {dir}/gizmo2.yaml", differs: noOpenAPI},
+		{args: "get gizmos.{group} g2 -o jsonpath={.spec}", differs: noOpenAPI},
+		{args: "delete -f {dir}/gizmo2.yaml", differs: noOpenAPI},
+
+		// Waiting.
+		{args: "wait --for=jsonpath={.data.color}=green configmap/editme --timeout=2s", differs: noOpenAPI},
+		{args: "wait --for=condition=Established crd/gizmos.{group} --timeout=10s"},
+		{args: "delete configmap doomed --wait=false"},
+		{args: "wait --for=delete configmap/doomed --timeout=10s"},
+
+		// Events.
+		{args: "events"},
+		{args: "events --for configmap/settings"},
+
+		// Deleting.
+		{args: "delete configmap -l app=pages"},
+		{args: "delete configmap nosuch"},
+		{args: "delete configmap held --wait=false"},
+		{args: "get configmap held -o jsonpath={.metadata.deletionTimestamp}"},
+		{args: "delete configmap settings --dry-run=server"},
+		{args: "get configmap settings -o name"},
+
+		// Deployments without controllers.
+		{args: "rollout history deployment/web", differs: servedKinds},
+		{args: "rollout pause deployment/web"},
+		{args: "rollout resume deployment/web"},
+		{args: "scale deployment web --replicas=2", differs: noScale},
+		{args: "set image deployment/web app=nginx:1.28"},
+		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
+		{args: "expose deployment web --port=80 --dry-run=server -o jsonpath={.spec.clusterIP}", differs: noClusterIPs},
+	}
+}
