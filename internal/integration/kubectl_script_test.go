@@ -33,7 +33,6 @@ func (s kubectlStep) reason() string {
 const (
 	noOpenAPI    = "No OpenAPI"
 	noTable      = "No Table"
-	noProtobuf   = "No protobuf bodies"
 	noStrategic  = "Strategic merge patch is a merge patch"
 	servedKinds  = "Served kinds"
 	noAuthz      = "No authorization API"
@@ -217,14 +216,14 @@ func kubectlScript() []kubectlStep {
 		{args: "cluster-info"},
 
 		// Objects made by kubectl's generators and from files.
-		{args: "create configmap app-config --from-literal=color=blue --from-literal=size=3", differs: noProtobuf},
-		{args: "get configmap app-config -o jsonpath={.data}", differs: noProtobuf},
-		{args: "delete configmap app-config", differs: noProtobuf},
-		{args: "create secret generic app-secret --from-literal=password=hunter2", differs: noProtobuf},
-		{args: "get secret app-secret -o jsonpath={.type}", differs: noProtobuf},
-		{args: "delete secret app-secret", differs: noProtobuf},
+		{args: "create configmap app-config --from-literal=color=blue --from-literal=size=3"},
+		{args: "get configmap app-config -o jsonpath={.data}"},
+		{args: "delete configmap app-config"},
+		{args: "create secret generic app-secret --from-literal=password=hunter2"},
+		{args: "get secret app-secret -o jsonpath={.type}"},
+		{args: "delete secret app-secret"},
 		{args: "create configmap dry-client --from-literal=a=1 --dry-run=client -o yaml"},
-		{args: "create configmap dry-server --from-literal=a=1 --dry-run=server -o yaml", differs: noProtobuf},
+		{args: "create configmap dry-server --from-literal=a=1 --dry-run=server -o yaml"},
 		{args: "get configmap dry-server"},
 		{args: "create deployment gen --image=nginx:1.27 --dry-run=client -o yaml"},
 		{args: "run pod1 --image=nginx:1.27 --restart=Never --dry-run=client -o yaml"},

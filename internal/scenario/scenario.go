@@ -90,6 +90,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedMalformed", testShardedMalformed},
 		{"ShardedInformer", testShardedInformer},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
+		{"ProtobufObjects", testProtobufObjects},
 		{"UnknownPaths", testUnknownPaths},
 		{"MalformedResourceVersion", testMalformedResourceVersion},
 		{"FieldSelectors", testFieldSelectors},

@@ -56,7 +56,7 @@ func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
 				return nil, errBadRequest("error decoding DeleteOptions: " + err.Error())
 			}
 		default:
-			return nil, errUnsupportedMedia(append(bodyMediaTypes, mediaProtobuf)...)
+			return nil, errUnsupportedMedia(bodyMediaTypes...)
 		}
 	}
 	if p := c.q.Get("propagationPolicy"); p != "" {

@@ -214,17 +214,18 @@ func (c *call) readBody() ([]byte, *kube.StatusError) {
 	return body, nil
 }
 
-// bodyMediaTypes are the request body types the fake decodes, as its 415
-// lists them (the real server adds application/vnd.kubernetes.protobuf).
-var bodyMediaTypes = []string{"application/json", "application/yaml"}
+// bodyMediaTypes are the request body types the real server decodes, as
+// its 415 lists them.
+var bodyMediaTypes = []string{"application/json", "application/yaml", mediaProtobuf}
 
-// decodeBody reads a create or update body: a JSON (or YAML) object of the
-// call's kind.
+// decodeBody reads a create or update body: an object of the call's kind
+// in JSON, YAML, or for built-in kinds protobuf.
 func (c *call) decodeBody() (obj, *kube.StatusError) {
 	mt := "application/json"
 	if ct := c.r.Header.Get("Content-Type"); ct != "" {
 		var err error
-		if mt, _, err = mime.ParseMediaType(ct); err != nil || (mt != "application/json" && mt != "application/yaml") {
+		if mt, _, err = mime.ParseMediaType(ct); err != nil ||
+			(mt != "application/json" && mt != "application/yaml" && mt != mediaProtobuf) {
 			return nil, errUnsupportedMedia(bodyMediaTypes...)
 		}
 	}
@@ -234,9 +235,17 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 	}
 	var o obj
 	var err error
-	if mt == "application/yaml" {
+	switch mt {
+	case "application/yaml":
 		o, err = parseApplyBody(body)
-	} else {
+	case mediaProtobuf:
+		var known bool
+		if o, known, err = decodeProtoObject(body); err == nil && !known {
+			// Custom resources have no protobuf form (the real server
+			// fails on one with a panic).
+			return nil, errUnsupportedMedia(bodyMediaTypes...)
+		}
+	default:
 		o, err = decodeObject(body)
 	}
 	if err != nil {

@@ -9,11 +9,13 @@ import (
 	"fmt"
 )
 
-// This file reads the one protobuf body the fake accepts: DeleteOptions,
-// which client-go and controller-runtime send as protobuf for built-in
-// kinds, and which the real server decodes for every resource (its meta
-// codecs are not the resource's). Other protobuf bodies answer 415: the
-// fake has no schemas to decode them with.
+// This file reads protobuf request bodies, which kubectl's generators and
+// client-go's typed clients send for built-in kinds: DeleteOptions (which
+// the real server decodes for every resource) by hand, and objects of the
+// built-in kinds with their layout in protobuf.json (generated from
+// k8s.io/api by testdata/kube-apiserver/protodesc) into the JSON the real
+// server would store for them. Custom resources and CRDs have no layout:
+// their protobuf bodies answer 415.
 //
 // A Kubernetes protobuf body is the magic "k8s\x00" followed by a
 // runtime.Unknown message: typeMeta (1: apiVersion, 2: kind), raw (2: the
@@ -53,7 +55,7 @@ func protoFields(b []byte) ([]protoField, error) {
 			if len(b) < 8 {
 				return nil, fmt.Errorf("short fixed64 in field %d", f.num)
 			}
-			b = b[8:]
+			f.value, b = binary.LittleEndian.Uint64(b), b[8:]
 		case 2:
 			l, n := binary.Uvarint(b)
 			if n <= 0 || uint64(len(b)-n) < l {
@@ -73,33 +75,44 @@ func protoFields(b []byte) ([]protoField, error) {
 	return out, nil
 }
 
-// decodeProtoDeleteOptions reads a protobuf DeleteOptions envelope.
-func decodeProtoDeleteOptions(body []byte) (*deleteOptions, error) {
+// protoEnvelope splits a protobuf body into its type and the object's
+// message.
+func protoEnvelope(body []byte) (apiVersion, kind string, raw []byte, err error) {
 	rest, ok := bytes.CutPrefix(body, protoMagic)
 	if !ok {
-		return nil, errors.New("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")
+		return "", "", nil, errors.New("provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]")
 	}
 	envelope, err := protoFields(rest)
 	if err != nil {
-		return nil, err
+		return "", "", nil, err
 	}
-	var kind string
-	var raw []byte
 	for _, f := range envelope {
 		switch {
 		case f.num == 1 && f.wire == 2:
 			tm, err := protoFields(f.bytes)
 			if err != nil {
-				return nil, err
+				return "", "", nil, err
 			}
 			for _, t := range tm {
-				if t.num == 2 && t.wire == 2 {
+				switch {
+				case t.num == 1 && t.wire == 2:
+					apiVersion = string(t.bytes)
+				case t.num == 2 && t.wire == 2:
 					kind = string(t.bytes)
 				}
 			}
 		case f.num == 2 && f.wire == 2:
 			raw = f.bytes
 		}
+	}
+	return apiVersion, kind, raw, nil
+}
+
+// decodeProtoDeleteOptions reads a protobuf DeleteOptions envelope.
+func decodeProtoDeleteOptions(body []byte) (*deleteOptions, error) {
+	_, kind, raw, err := protoEnvelope(body)
+	if err != nil {
+		return nil, err
 	}
 	if kind != "DeleteOptions" {
 		return nil, errors.New("decoded object cannot be converted to DeleteOptions")

@@ -121,7 +121,7 @@ func TestWriteErrors(t *testing.T) {
 			`ConfigMap "b" is invalid: metadata.labels: Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`},
 		{"wrong kind", "POST", cmPath, `{"kind":"Secret","apiVersion":"v1","metadata":{"name":"b"}}`, 400, ""},
 		{"content type", "POST", cmPath, `name: b`, 415,
-			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"},
+			"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"},
 		{"post to a name", "POST", cmPath + "/a", `{"metadata":{"name":"a"}}`, 405, ""},
 		{"immortal namespace", "DELETE", "/api/v1/namespaces/default", "", 403,
 			`namespaces "default" is forbidden: this namespace may not be deleted`},

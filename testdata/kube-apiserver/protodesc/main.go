@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Command protodesc writes the protobuf layout of the built-in kinds that
+// kube/kubetest serves, as JSON, from the Go types of k8s.io/api (the
+// version in this module's go.mod): kubetest decodes protobuf request
+// bodies with it. Regenerate after an upgrade, from this directory:
+//
+//	GOWORK=off go run ./protodesc > ../../kube/kubetest/protobuf.json
+//
+// The output maps "apiVersion/Kind" to a message name, and each message
+// name to its fields: [number, JSON name, kind, message, flags]. kind is
+// string, bytes, bool, int32, int64, uint32, uint64, double, message, map,
+// or a type with its own wire form (time, microtime, duration, quantity,
+// intorstring, raw, fieldsv1). message names the message of a message
+// field, or for a map "KEYKIND VALUEKIND [MESSAGE]". flags: r repeated, z
+// dropped from JSON when zero (omitempty and not a pointer), i inlined into
+// the parent's JSON.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+)
+
+// roots are the kinds kubetest serves that the real server takes as
+// protobuf (custom resources and CRDs are served as JSON only by kubetest).
+var roots = map[string]reflect.Type{
+	"v1/ConfigMap":                 reflect.TypeFor[corev1.ConfigMap](),
+	"v1/Secret":                    reflect.TypeFor[corev1.Secret](),
+	"v1/Namespace":                 reflect.TypeFor[corev1.Namespace](),
+	"v1/Service":                   reflect.TypeFor[corev1.Service](),
+	"v1/ServiceAccount":            reflect.TypeFor[corev1.ServiceAccount](),
+	"v1/Pod":                       reflect.TypeFor[corev1.Pod](),
+	"v1/Event":                     reflect.TypeFor[corev1.Event](),
+	"v1/ResourceQuota":             reflect.TypeFor[corev1.ResourceQuota](),
+	"v1/LimitRange":                reflect.TypeFor[corev1.LimitRange](),
+	"apps/v1/Deployment":           reflect.TypeFor[appsv1.Deployment](),
+	"events.k8s.io/v1/Event":       reflect.TypeFor[eventsv1.Event](),
+	"coordination.k8s.io/v1/Lease": reflect.TypeFor[coordinationv1.Lease](),
+}
+
+// special are the types with a wire form of their own, by package path and
+// name.
+var special = map[string]string{
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       "time",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "microtime",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   "duration",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":   "fieldsv1",
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "quantity",
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "intorstring",
+	"k8s.io/apimachinery/pkg/runtime.RawExtension":    "raw",
+}
+
+type layout struct {
+	Kinds    map[string]string  `json:"kinds"`
+	Messages map[string][][]any `json:"messages"`
+}
+
+func main() {
+	out := layout{Kinds: map[string]string{}, Messages: map[string][][]any{}}
+	for k, t := range roots {
+		out.Kinds[k] = message(out.Messages, t)
+	}
+	// One message per line, sorted, so that a regeneration diffs well.
+	names := make([]string, 0, len(out.Messages))
+	for n := range out.Messages {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	kinds, _ := json.Marshal(out.Kinds)
+	fmt.Printf("{\"kinds\":%s,\n\"messages\":{\n", kinds)
+	for i, n := range names {
+		fields, _ := json.Marshal(out.Messages[n])
+		sep := ","
+		if i == len(names)-1 {
+			sep = ""
+		}
+		fmt.Printf("%q:%s%s\n", n, fields, sep)
+	}
+	fmt.Println("}}")
+}
+
+// typeName shortens a Go type's package path for the message name.
+func typeName(t reflect.Type) string {
+	p := strings.TrimPrefix(strings.TrimPrefix(t.PkgPath(), "k8s.io/api/"), "k8s.io/apimachinery/pkg/apis/")
+	return p + "." + t.Name()
+}
+
+// message records the layout of struct type t (and of the messages it
+// holds) and returns its name.
+func message(msgs map[string][][]any, t reflect.Type) string {
+	name := typeName(t)
+	if _, done := msgs[name]; done {
+		return name
+	}
+	msgs[name] = nil // mark as in progress: types may refer to themselves
+	var fields [][]any
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("protobuf")
+		if tag == "" || tag == "-" {
+			continue // TypeMeta travels in the envelope
+		}
+		parts := strings.Split(tag, ",")
+		num, err := strconv.Atoi(parts[1])
+		if err != nil {
+			fail("%s.%s: protobuf tag %q", name, f.Name, tag)
+		}
+		jsonName, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if jsonName == "-" {
+			continue
+		}
+		ft := f.Type
+		var flags string
+		pointer := ft.Kind() == reflect.Pointer
+		if pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8:
+			flags += "r"
+			ft = ft.Elem()
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+		case strings.Contains(opts, "omitempty") && !pointer:
+			flags += "z"
+		}
+		if strings.Contains(opts, "inline") {
+			flags += "i"
+		}
+		kind, ref := fieldKind(msgs, ft, name+"."+f.Name)
+		fields = append(fields, []any{num, jsonName, kind, ref, flags})
+	}
+	msgs[name] = fields
+	return name
+}
+
+// fieldKind returns the kind of a (dereferenced, element) field type, and
+// its message or map description.
+func fieldKind(msgs map[string][][]any, t reflect.Type, where string) (kind, ref string) {
+	if s, ok := special[t.PkgPath()+"."+t.Name()]; ok {
+		return s, ""
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string", ""
+	case reflect.Bool:
+		return "bool", ""
+	case reflect.Int32:
+		return "int32", ""
+	case reflect.Int64, reflect.Int:
+		return "int64", ""
+	case reflect.Uint32:
+		return "uint32", ""
+	case reflect.Uint64:
+		return "uint64", ""
+	case reflect.Float64:
+		return "double", ""
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "bytes", ""
+		}
+	case reflect.Struct:
+		return "message", message(msgs, t)
+	case reflect.Map:
+		k, _ := fieldKind(msgs, t.Key(), where)
+		vt := t.Elem()
+		if vt.Kind() == reflect.Pointer {
+			vt = vt.Elem()
+		}
+		v, vref := fieldKind(msgs, vt, where)
+		return "map", strings.TrimSpace(k + " " + v + " " + vref)
+	}
+	fail("%s: unsupported type %s", where, t)
+	return "", ""
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "protodesc: "+format+"\n", args...)
+	os.Exit(1)
+}
