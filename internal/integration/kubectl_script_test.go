@@ -32,7 +32,6 @@ func (s kubectlStep) reason() string {
 // kube/kubetest/DIFFERENCES.md.
 const (
 	noOpenAPI    = "No OpenAPI"
-	noTable      = "No Table"
 	noStrategic  = "Strategic merge patch is a merge patch"
 	servedKinds  = "Served kinds"
 	noAuthz      = "No authorization API"
@@ -232,31 +231,31 @@ func kubectlScript() []kubectlStep {
 		{args: "delete -f {dir}/created.yaml", differs: noOpenAPI},
 
 		// Reading.
-		{args: "get configmaps", differs: noTable},
+		{args: "get configmaps"},
 		{args: "get configmap settings -o yaml"},
 		{args: "get configmap settings -o json"},
 		{args: "get configmap settings -o jsonpath={.data.color}"},
 		{args: "get configmaps -o custom-columns=NAME:.metadata.name,COLOR:.data.color"},
-		{args: "get configmaps --show-labels", differs: noTable},
-		{args: "get configmaps -l app=pages", differs: noTable},
+		{args: "get configmaps --show-labels"},
+		{args: "get configmaps -l app=pages"},
 		{args: "get configmaps -l 'app in (pages,demo)' -o name"},
 		{args: "get configmaps --field-selector metadata.name=settings -o name"},
 		{args: "get configmaps --chunk-size=1 -o name"},
-		{args: "get configmaps -o wide", differs: noTable},
-		{args: "get deployments", differs: noTable},
+		{args: "get configmaps -o wide"},
+		{args: "get deployments"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
-		{args: "get all", differs: noTable},
+		{args: "get all"},
 		{args: "get namespace {ns} -o jsonpath={.status.phase}"},
 		{args: "get events -o custom-columns=REASON:.reason,OBJECT:.involvedObject.name"},
 		{args: "get events --field-selector source=kubectl-test -o name"},
 		{args: "get secrets -o name"},
 		{args: "get configmap nosuch"},
-		{args: "get gizmos.{group}", differs: noTable},
-		{args: "get gizmos.{group} -o wide", differs: noTable},
+		{args: "get gizmos.{group}"},
+		{args: "get gizmos.{group} -o wide"},
 		{args: "get gizmos.{group} g1 -o yaml"},
 		{args: "get crd gizmos.{group} -o jsonpath={.status.conditions[?(@.type==\"Established\")].status}"},
 		{args: "get configmaps -l app=pages -w --request-timeout=2s -o name"},
-		{args: "get configmaps -l app=pages -w --output-watch-events --request-timeout=2s", differs: noTable},
+		{args: "get configmaps -l app=pages -w --output-watch-events --request-timeout=2s"},
 
 		// Describing.
 		{args: "describe configmap settings"},
