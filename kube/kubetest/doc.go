@@ -8,15 +8,21 @@
 //
 // Guarantees:
 //   - Any resource: namespaces, configmaps, secrets, serviceaccounts,
-//     services, pods, events (v1 and events.k8s.io/v1), leases,
-//     deployments, and CustomResourceDefinitions created through the API,
-//     whose resources appear in discovery at once and vanish with them.
+//     services, pods, events (v1 and events.k8s.io/v1), resourcequotas,
+//     limitranges, leases, deployments, and CustomResourceDefinitions
+//     created through the API, whose resources appear in discovery at once
+//     and vanish with them. A new server holds what a new kube-apiserver
+//     holds: the system namespaces, service/kubernetes, and the API
+//     server's ConfigMap and Lease in kube-system.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
 //     generation, the status subresource, finalizers and
-//     deletionTimestamp, optimistic concurrency, managedFields,
-//     namespaces and their deletion, and Status errors with the real
-//     server's codes, reasons and messages.
+//     deletionTimestamp (with the generation bump of a deletion),
+//     optimistic concurrency, managedFields, namespaces and their
+//     deletion, and Status errors with the real server's codes, reasons
+//     and messages.
+//   - Request bodies in JSON, YAML, and for the built-in kinds protobuf,
+//     as kubectl and client-go's typed clients send them.
 //   - Schemas as the real server has them: /openapi/v3 (index and
 //     group-version documents, hashed and cached for good) and
 //     /openapi/v2 for every served kind, built-in ones captured from
