@@ -251,6 +251,9 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 	if err != nil {
 		return nil, errBadRequest("the object provided could not be decoded: " + err.Error())
 	}
+	if mt != "application/json" {
+		body = encodeObject(o) // the schema checks read JSON
+	}
 	if err := c.checkBody(body, o); err != nil {
 		return nil, err
 	}
