@@ -24,6 +24,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`(?m)(resourceVersion"?:\s*)"?\d+"?`), `${1}"RV"`},
 	{regexp.MustCompile(`(Resource Version:\s*)\d+`), "${1}RV"},
 	{regexp.MustCompile(`(?m)(^|[\s(])(\d+m)?\d+s\b`), "${1}AGE"},
+	{regexp.MustCompile(`(?m)(^|[\s(])[1-9]\d?m($|[\s)])`), "${1}AGE${2}"},
 	{regexp.MustCompile(`\b10\.0\.0\.\d+\b`), "IP"},
 	{regexp.MustCompile(`(Server Version:\s*)v\S+`), "${1}VERSION"},
 	{regexp.MustCompile(`(/tmp/[A-Za-z-]+-)\d+`), "${1}N"},
@@ -47,7 +48,7 @@ func normaliseKubectl(s string, tg *kubectlTarget) string {
 func TestNormaliseKubectl(t *testing.T) {
 	tg := &kubectlTarget{ns: "kubectl-0a1b2c3d", dir: "/tmp/TestKubectl123/001"}
 	for _, tc := range []struct{ in, want string }{
-		{"NAME    DATA   AGE\nsettings   1      5s\nother   0   2m30s  ", "NAME DATA AGE\nsettings 1 AGE\nother 0 AGE"},
+		{"NAME    DATA   AGE\nsettings   1      5s\nother   0   2m30s  \nlast 0 2m", "NAME DATA AGE\nsettings 1 AGE\nother 0 AGE\nlast 0 AGE"},
 		{"Container  cpu  -  -  500m  500m  -", "Container cpu - - 500m 500m -"},
 		{`resourceVersion: "123"` + "\n" + `"resourceVersion": "45",`, `resourceVersion: "RV"` + "\n" + `"resourceVersion": "RV",`},
 		{"uid: 6a3aa89c-b72d-4418-8851-ea921a4a92e1", "uid: UID"},

@@ -31,7 +31,6 @@ func (s kubectlStep) reason() string {
 // The reasons a command's output differs: bold titles of entries in
 // kube/kubetest/DIFFERENCES.md.
 const (
-	noOpenAPI    = "No OpenAPI"
 	noStrategic  = "Strategic merge patch is a merge patch"
 	servedKinds  = "Served kinds"
 	noAuthz      = "No authorization API"
@@ -208,8 +207,8 @@ func kubectlScript() []kubectlStep {
 		{args: "api-resources", differs: servedKinds},
 		{args: "api-resources --api-group=coordination.k8s.io"},
 		{args: "api-resources --namespaced=false -o name", differs: servedKinds},
-		{args: "explain configmap.data", differs: noOpenAPI},
-		{args: "explain gizmos --api-version={group}/v1", differs: noOpenAPI},
+		{args: "explain configmap.data"},
+		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps", differs: noAuthz},
 		{args: "auth whoami", differs: noAuthz},
 		{args: "cluster-info"},
@@ -226,9 +225,9 @@ func kubectlScript() []kubectlStep {
 		{args: "get configmap dry-server"},
 		{args: "create deployment gen --image=nginx:1.27 --dry-run=client -o yaml"},
 		{args: "run pod1 --image=nginx:1.27 --restart=Never --dry-run=client -o yaml"},
-		{args: "create -f {dir}/created.yaml", differs: noOpenAPI},
-		{args: "get configmap created -o jsonpath={.data}", differs: noOpenAPI},
-		{args: "delete -f {dir}/created.yaml", differs: noOpenAPI},
+		{args: "create -f {dir}/created.yaml"},
+		{args: "get configmap created -o jsonpath={.data}"},
+		{args: "delete -f {dir}/created.yaml"},
 
 		// Reading.
 		{args: "get configmaps"},
@@ -266,29 +265,31 @@ func kubectlScript() []kubectlStep {
 		{args: "describe quota quota"},
 
 		// Client-side apply, twice with changes, and diff.
-		{args: "apply -f {dir}/applied-v1.yaml", differs: noOpenAPI},
-		{args: "apply -f {dir}/applied-v1.yaml", differs: noOpenAPI},
-		{args: "apply -f {dir}/applied-v2.yaml", differs: noOpenAPI},
-		{args: "get configmap applied -o yaml", differs: noOpenAPI},
-		{args: "apply view-last-applied configmap applied", differs: noOpenAPI},
-		{args: "diff -f {dir}/applied-v2.yaml", differs: noOpenAPI},
-		{args: "diff -f {dir}/applied-v3.yaml", differs: noOpenAPI},
-		{args: "delete -f {dir}/applied-v2.yaml", differs: noOpenAPI},
-		{args: "apply -f {dir}/web-v1.yaml", differs: noOpenAPI},
-		{args: "apply -f {dir}/web-v2.yaml", differs: noOpenAPI},
-		{args: "get deployment web-applied -o yaml", differs: noOpenAPI},
-		{args: "delete -f {dir}/web-v2.yaml", differs: noOpenAPI},
+		{args: "apply -f {dir}/applied-v1.yaml"},
+		{args: "apply -f {dir}/applied-v1.yaml"},
+		{args: "apply -f {dir}/applied-v2.yaml"},
+		{args: "get configmap applied -o yaml"},
+		{args: "apply view-last-applied configmap applied"},
+		{args: "diff -f {dir}/applied-v2.yaml"},
+		{args: "diff -f {dir}/applied-v3.yaml"},
+		{args: "delete -f {dir}/applied-v2.yaml"},
+		{args: "apply -f {dir}/web-v1.yaml"},
+		{args: "apply -f {dir}/web-v2.yaml"},
+		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'",
+			differs: noStrategic},
+		{args: "get deployment web-applied -o jsonpath={.spec.strategy}", differs: noDefaults},
+		{args: "delete -f {dir}/web-v2.yaml"},
 
 		// Server-side apply with a conflict.
-		{args: "apply --server-side -f {dir}/ssa.yaml", differs: noOpenAPI},
-		{args: "apply --server-side -f {dir}/ssa-other.yaml --field-manager=other", differs: noOpenAPI},
-		{args: "apply --server-side -f {dir}/ssa-other.yaml --field-manager=other --force-conflicts", differs: noOpenAPI},
-		{args: "get configmap ssa -o yaml --show-managed-fields", differs: noOpenAPI},
-		{args: "delete configmap ssa", differs: noOpenAPI},
+		{args: "apply --server-side -f {dir}/ssa.yaml"},
+		{args: "apply --server-side -f {dir}/ssa-other.yaml --field-manager=other"},
+		{args: "apply --server-side -f {dir}/ssa-other.yaml --field-manager=other --force-conflicts"},
+		{args: "get configmap ssa -o yaml --show-managed-fields"},
+		{args: "delete configmap ssa"},
 
 		// Edit through KUBE_EDITOR (editor.sh turns blue into green).
-		{args: "edit configmap editme", differs: noOpenAPI},
-		{args: "get configmap editme -o jsonpath={.data.color}", differs: noOpenAPI},
+		{args: "edit configmap editme"},
+		{args: "get configmap editme -o jsonpath={.data.color}"},
 
 		// Patches of each type.
 		{args: `patch configmap settings --type=merge -p {"data":{"size":"4"}}`},
@@ -308,17 +309,17 @@ func kubectlScript() []kubectlStep {
 		{args: "get configmap settings -o jsonpath='{.metadata.labels} {.metadata.annotations}'"},
 
 		// Replace.
-		{args: "replace -f {dir}/settings-replace.yaml", differs: noOpenAPI},
-		{args: "get configmap settings -o jsonpath={.data}", differs: noOpenAPI},
+		{args: "replace -f {dir}/settings-replace.yaml"},
+		{args: "get configmap settings -o jsonpath={.data}"},
 
 		// Custom resources.
 		{args: "get gizmos.{group} -o custom-columns=NAME:.metadata.name,SIZE:.spec.size"},
-		{args: "create -f {dir}/gizmo2.yaml", differs: noOpenAPI},
-		{args: "get gizmos.{group} g2 -o jsonpath={.spec}", differs: noOpenAPI},
-		{args: "delete -f {dir}/gizmo2.yaml", differs: noOpenAPI},
+		{args: "create -f {dir}/gizmo2.yaml"},
+		{args: "get gizmos.{group} g2 -o jsonpath={.spec}"},
+		{args: "delete -f {dir}/gizmo2.yaml"},
 
 		// Waiting.
-		{args: "wait --for=jsonpath={.data.color}=green configmap/editme --timeout=2s", differs: noOpenAPI},
+		{args: "wait --for=jsonpath={.data.color}=green configmap/editme --timeout=2s"},
 		{args: "wait --for=condition=Established crd/gizmos.{group} --timeout=10s"},
 		{args: "delete configmap doomed --wait=false"},
 		{args: "wait --for=delete configmap/doomed --timeout=10s"},
