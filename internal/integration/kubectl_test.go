@@ -11,10 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,9 +56,9 @@ func TestKubectl(t *testing.T) {
 	}
 
 	token := randomName()
-	fake := kubetest.New(kubetest.Options{Tokens: map[string]string{"kubectl-" + token: "admin"}})
-	t.Cleanup(fake.Close)
-	l, err := fake.Listen(true)
+	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"kubectl-" + token: "admin"}})
+	t.Cleanup(srv.Close)
+	l, err := srv.Listen(true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,10 +83,10 @@ func TestKubectl(t *testing.T) {
 	byReason := map[string][]string{}
 	show := os.Getenv("KUBELOOP_KUBECTL_SHOW") != ""
 	for i, s := range script {
-		real, fake := targets[0].results[i], targets[1].results[i]
-		same := real == fake
+		fromReal, fromFake := targets[0].results[i], targets[1].results[i]
+		same := fromReal == fromFake
 		if show {
-			t.Logf("kubectl %s\n=== kube-apiserver\n%s\n=== kubetest (same: %v)\n%s", s.args, real, same, fake)
+			t.Logf("kubectl %s\n=== kube-apiserver\n%s\n=== kubetest (same: %v)\n%s", s.args, fromReal, same, fromFake)
 		}
 		if same {
 			agree++
@@ -94,18 +95,13 @@ func TestKubectl(t *testing.T) {
 		}
 		switch {
 		case !same && s.differs == "":
-			t.Errorf("kubectl %s: kubetest differs from kube-apiserver (- kube-apiserver, + kubetest):\n%s", s.args, lineDiff(real, fake))
+			t.Errorf("kubectl %s: kubetest differs from kube-apiserver (- kube-apiserver, + kubetest):\n%s", s.args, lineDiff(fromReal, fromFake))
 		case same && s.differs != "":
-			t.Errorf("kubectl %s: now agrees with kube-apiserver; drop its reason %q from the script:\n%s", s.args, s.differs, real)
+			t.Errorf("kubectl %s: now agrees with kube-apiserver; drop its reason %q from the script:\n%s", s.args, s.differs, fromReal)
 		}
 	}
 	t.Logf("kubectl: %d of %d commands agree", agree, len(script))
-	reasons := make([]string, 0, len(byReason))
-	for r := range byReason {
-		reasons = append(reasons, r)
-	}
-	sort.Strings(reasons)
-	for _, r := range reasons {
+	for _, r := range slices.Sorted(maps.Keys(byReason)) {
 		t.Logf("differ, %s (%d):\n\t%s", r, len(byReason[r]), strings.Join(byReason[r], "\n\t"))
 	}
 }
