@@ -91,6 +91,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedInformer", testShardedInformer},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
+		{"ProtobufUpdates", testProtobufUpdates},
 		{"UnknownPaths", testUnknownPaths},
 		{"MalformedResourceVersion", testMalformedResourceVersion},
 		{"FieldSelectors", testFieldSelectors},
