@@ -209,7 +209,7 @@ func kubectlScript() []kubectlStep {
 		{args: "api-resources --namespaced=false -o name", differs: servedKinds},
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
-		{args: "auth can-i create configmaps", differs: noAuthz},
+		{args: "auth can-i create configmaps"},
 		{args: "auth whoami", differs: noAuthz},
 		{args: "cluster-info"},
 

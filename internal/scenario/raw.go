@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 // rawResponse is an answer read whole, for the scenarios that look at
@@ -67,7 +69,13 @@ func (r rawResponse) warnings() []string {
 // without following redirects. headers are name, value pairs.
 func (f *fixture) send(t *testing.T, method, path, contentType, body string, headers ...string) rawResponse {
 	t.Helper()
-	hc, err := f.env.Config.HTTPClient()
+	return f.sendAs(t, f.env.Config, method, path, contentType, body, headers...)
+}
+
+// sendAs is send with cfg's credentials.
+func (f *fixture) sendAs(t *testing.T, cfg *kube.Config, method, path, contentType, body string, headers ...string) rawResponse {
+	t.Helper()
+	hc, err := cfg.HTTPClient()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +87,7 @@ func (f *fixture) send(t *testing.T, method, path, contentType, body string, hea
 	}
 	ctx, cancel := context.WithTimeout(f.ctx, f.env.Wait)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(f.env.Config.Host, "/")+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(cfg.Host, "/")+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,6 +92,7 @@ func Run(t *testing.T, env Env) {
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
+		{"AccessReview", testAccessReview},
 		{"UnknownPaths", testUnknownPaths},
 		{"MalformedResourceVersion", testMalformedResourceVersion},
 		{"FieldSelectors", testFieldSelectors},

@@ -13,7 +13,8 @@
 //     created through the API, whose resources appear in discovery at once
 //     and vanish with them. A new server holds what a new kube-apiserver
 //     holds: the system namespaces, service/kubernetes, and the API
-//     server's ConfigMap and Lease in kube-system.
+//     server's ConfigMap and Lease in kube-system. SelfSubjectAccessReviews
+//     (kubectl auth can-i) are answered from [Server.Deny], not stored.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
 //     generation, the status subresource, finalizers and

@@ -52,6 +52,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		unknownGroup = info.Group != "" && len(s.reg.versions(info.Group)) == 0
 	})
 	switch {
+	case isAccessReview(info):
+		s.serveAccessReview(w, r, info)
+		return
 	case unknownGroup: // no handler at all for the group: the mux's own 404
 		http.NotFound(w, r)
 		return
@@ -93,13 +96,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 			return
 		}
 	}
-	c.manager = c.q.Get("fieldManager")
-	if c.manager == "" {
-		c.manager, _, _ = strings.Cut(r.UserAgent(), "/")
-		if len(c.manager) > 128 {
-			c.manager = c.manager[:128]
-		}
-	}
+	c.manager = managerOf(r)
 	switch info.Verb {
 	case "get":
 		s.serveGet(c)
@@ -120,6 +117,19 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	default:
 		writeError(w, errMethodNotAllowed())
 	}
+}
+
+// managerOf is the field manager of a write: ?fieldManager=, or the
+// first segment of the User-Agent cut to 128 bytes.
+func managerOf(r *http.Request) string {
+	if m := r.URL.Query().Get("fieldManager"); m != "" {
+		return m
+	}
+	m, _, _ := strings.Cut(r.UserAgent(), "/")
+	if len(m) > 128 {
+		m = m[:128]
+	}
+	return m
 }
 
 // key is the storage key of the object the call names.

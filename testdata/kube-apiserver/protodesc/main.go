@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -47,6 +48,7 @@ var roots = map[string]reflect.Type{
 	"apps/v1/Deployment":           reflect.TypeFor[appsv1.Deployment](),
 	"events.k8s.io/v1/Event":       reflect.TypeFor[eventsv1.Event](),
 	"coordination.k8s.io/v1/Lease": reflect.TypeFor[coordinationv1.Lease](),
+	"authorization.k8s.io/v1/SelfSubjectAccessReview": reflect.TypeFor[authorizationv1.SelfSubjectAccessReview](),
 }
 
 // special are the types with a wire form of their own, by package path and
