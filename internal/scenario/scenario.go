@@ -93,6 +93,7 @@ func Run(t *testing.T, env Env) {
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
 		{"AccessReview", testAccessReview},
+		{"ServiceDefaults", testServiceDefaults},
 		{"UnknownPaths", testUnknownPaths},
 		{"MalformedResourceVersion", testMalformedResourceVersion},
 		{"FieldSelectors", testFieldSelectors},

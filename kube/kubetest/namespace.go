@@ -27,7 +27,8 @@ func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == 
 
 // defaultKind applies the defaults a kind's decoding applies, before
 // managedFields are computed: the namespace name label; a Secret's type
-// (Opaque) and its write-only stringData, merged into data in base64.
+// (Opaque) and its write-only stringData, merged into data in base64; a
+// Service's spec defaults (service.go).
 func defaultKind(res *resource, o obj) {
 	if res.Group == "" && res.Plural == "secrets" {
 		defaultSecret(o)
@@ -35,6 +36,10 @@ func defaultKind(res *resource, o obj) {
 	}
 	if res.Group == "" && res.Plural == "limitranges" {
 		defaultLimitRange(o)
+		return
+	}
+	if isServices(res) {
+		defaultService(o)
 		return
 	}
 	if !isNamespaces(res) {
@@ -118,6 +123,8 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 		}
 	case isCRDs(res):
 		return s.prepareCRDCreate(o)
+	case isServices(res):
+		return s.allocateServiceLocked(res, o)
 	}
 	return nil
 }
@@ -135,6 +142,9 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 		defaultKind(res, next)
 	case isCRDs(res):
 		prepareCRDUpdate(next)
+	case isServices(res):
+		defaultService(next)
+		keepServiceAllocation(next, old)
 	}
 }
 
