@@ -19,6 +19,9 @@ type kubectlStep struct {
 	// differs names the DIFFERENCES.md entry (its bold title) that says
 	// why kubetest's output differs; empty when the outputs agree.
 	differs string
+	// why says in one line what differs in this command's output and
+	// why; set exactly when differs is.
+	why string
 }
 
 func (s kubectlStep) reason() string {
@@ -202,14 +205,18 @@ func kubectlScript() []kubectlStep {
 	return []kubectlStep{
 		// What the server is.
 		{args: "version"},
-		{args: "api-versions", differs: servedKinds},
-		{args: "api-resources", differs: servedKinds},
+		{args: "api-versions", differs: servedKinds,
+			why: "kubetest serves 5 built-in API groups (core, apps, coordination, events, apiextensions); the real server 22 group versions"},
+		{args: "api-resources", differs: servedKinds,
+			why: "kubetest lists its 13 built-in resources; the real server dozens more (rbac, batch, networking...)"},
 		{args: "api-resources --api-group=coordination.k8s.io"},
-		{args: "api-resources --namespaced=false -o name", differs: servedKinds},
+		{args: "api-resources --namespaced=false -o name", differs: servedKinds,
+			why: "namespaces and CRDs are kubetest's only cluster-scoped resources"},
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
-		{args: "auth whoami", differs: noAuthz},
+		{args: "auth whoami", differs: noAuthz,
+			why: "no SelfSubjectReview (authentication.k8s.io): kubetest's users have no uid or groups to report"},
 		{args: "cluster-info"},
 
 		// Objects made by kubectl's generators and from files.
@@ -259,7 +266,8 @@ func kubectlScript() []kubectlStep {
 		{args: "describe configmap settings"},
 		{args: "describe secret fixture-secret"},
 		{args: "describe namespace {ns}"},
-		{args: "describe deployment web", differs: noDefaults},
+		{args: "describe deployment web", differs: noDefaults,
+			why: "Deployments are not defaulted: no strategy (RollingUpdate 25%/25%), ports without protocol TCP"},
 		{args: "describe gizmos.{group} g1"},
 		{args: "describe quota quota"},
 
@@ -275,8 +283,9 @@ func kubectlScript() []kubectlStep {
 		{args: "apply -f {dir}/web-v1.yaml"},
 		{args: "apply -f {dir}/web-v2.yaml"},
 		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'",
-			differs: noStrategic},
-		{args: "get deployment web-applied -o jsonpath={.spec.strategy}", differs: noDefaults},
+			differs: noStrategic, why: "the second apply's strategic patch replaced the containers: env A and the port are gone"},
+		{args: "get deployment web-applied -o jsonpath={.spec.strategy}", differs: noDefaults,
+			why: "spec.strategy is not defaulted, so it is empty"},
 		{args: "delete -f {dir}/web-v2.yaml"},
 
 		// Server-side apply with a conflict.
@@ -294,7 +303,8 @@ func kubectlScript() []kubectlStep {
 		{args: `patch configmap settings --type=merge -p {"data":{"size":"4"}}`},
 		{args: `patch configmap settings --type=json -p [{"op":"add","path":"/data/shape","value":"round"}]`},
 		{args: `patch deployment patched --type=strategic -p {"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox:1.36"}]}}}}`},
-		{args: "get deployment patched -o jsonpath={.spec.template.spec.containers[*].name}", differs: noStrategic},
+		{args: "get deployment patched -o jsonpath={.spec.template.spec.containers[*].name}", differs: noStrategic,
+			why: "the strategic patch adding container sidecar replaced the list, dropping app"},
 		{args: `patch gizmos.{group} g1 --type=merge -p {"spec":{"size":4}}`},
 		{args: `patch gizmos.{group} g1 --type=strategic -p {"spec":{"size":5}}`},
 		{args: `patch configmap settings -p {"data":{"x":"1"}} --dry-run=server -o jsonpath={.data}`},
@@ -336,10 +346,12 @@ func kubectlScript() []kubectlStep {
 		{args: "get configmap settings -o name"},
 
 		// Deployments without controllers.
-		{args: "rollout history deployment/web", differs: servedKinds},
+		{args: "rollout history deployment/web", differs: servedKinds,
+			why: "replicasets are not served, so kubectl cannot read the history"},
 		{args: "rollout pause deployment/web"},
 		{args: "rollout resume deployment/web"},
-		{args: "scale deployment web --replicas=2", differs: noScale},
+		{args: "scale deployment web --replicas=2", differs: noScale,
+			why: "deployments/scale is not served: 404"},
 		{args: "set image deployment/web app=nginx:1.28"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
 		{args: "expose deployment web --port=80 --dry-run=server -o jsonpath={.spec.clusterIP}"},

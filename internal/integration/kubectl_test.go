@@ -53,6 +53,9 @@ func TestKubectl(t *testing.T) {
 		if s.differs != "" && !bytes.Contains(differences, []byte("**"+s.differs+"**")) {
 			t.Errorf("kubectl %s: reason %q is not an entry of kube/kubetest/DIFFERENCES.md", s.args, s.differs)
 		}
+		if (s.differs == "") != (s.why == "") {
+			t.Errorf("kubectl %s: differs %q and why %q: set both or neither", s.args, s.differs, s.why)
+		}
 	}
 
 	token := randomName()
@@ -91,7 +94,7 @@ func TestKubectl(t *testing.T) {
 		if same {
 			agree++
 		} else {
-			byReason[s.reason()] = append(byReason[s.reason()], s.args)
+			byReason[s.reason()] = append(byReason[s.reason()], s.args+": "+s.why)
 		}
 		switch {
 		case !same && s.differs == "":
