@@ -34,7 +34,7 @@ type preconditions struct {
 // parseDeleteOptions reads DeleteOptions from the body and the query.
 func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
 	var o deleteOptions
-	body, err := c.readBody()
+	body, err := readBody(c.r)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func (s *Server) servePatch(c *call) {
 		writeError(c.w, errUnsupportedMedia(supported...))
 		return
 	}
-	body, serr := c.readBody()
+	body, serr := readBody(c.r)
 	if serr != nil {
 		writeError(c.w, serr)
 		return

@@ -2,13 +2,7 @@
 
 package kubetest
 
-import (
-	"encoding/json"
-	"mime"
-	"net/http"
-
-	"github.com/kubeloop/kubeloop/kube"
-)
+import "net/http"
 
 // This file answers SelfSubjectAccessReviews (`kubectl auth can-i`): the
 // one review of the authorization.k8s.io group kubetest serves. A review is
@@ -40,7 +34,7 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 		writeError(w, errMethodNotAllowed())
 		return
 	}
-	review, serr := decodeReview(r)
+	review, _, _, serr := decodeRequestObject(r)
 	if serr != nil {
 		writeError(w, serr)
 		return
@@ -68,39 +62,6 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 		"apiVersion": out["apiVersion"], "time": nowString(), "fieldsType": "FieldsV1",
 		"fieldsV1": obj{"f:spec": reviewFields(spec, false)}}}}
 	writeJSON(w, http.StatusCreated, encodeObject(out))
-}
-
-// decodeReview reads a review body in JSON, YAML or protobuf.
-func decodeReview(r *http.Request) (obj, *kube.StatusError) {
-	mt := "application/json"
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		var err error
-		if mt, _, err = mime.ParseMediaType(ct); err != nil ||
-			(mt != "application/json" && mt != "application/yaml" && mt != mediaProtobuf) {
-			return nil, errUnsupportedMedia(bodyMediaTypes...)
-		}
-	}
-	body, serr := (&call{r: r}).readBody()
-	if serr != nil {
-		return nil, serr
-	}
-	var o obj
-	var err error
-	switch mt {
-	case "application/yaml":
-		o, err = parseApplyBody(body)
-	case mediaProtobuf:
-		o, _, err = decodeProtoObject(body)
-	default:
-		err = json.Unmarshal(body, &o)
-	}
-	if err == nil && o == nil {
-		o = obj{}
-	}
-	if err != nil {
-		return nil, errBadRequest("the object provided could not be decoded: " + err.Error())
-	}
-	return o, nil
 }
 
 // reviewFields is the fieldsV1 of a review's spec as the real field
