@@ -34,7 +34,6 @@ func (s kubectlStep) reason() string {
 // The reasons a command's output differs: bold titles of entries in
 // kube/kubetest/DIFFERENCES.md.
 const (
-	noStrategic = "Strategic merge patch is a merge patch"
 	servedKinds = "Served kinds"
 	noAuthz     = "No authorization API"
 	noScale     = "No scale subresource"
@@ -283,7 +282,7 @@ func kubectlScript() []kubectlStep {
 		{args: "apply -f {dir}/web-v1.yaml"},
 		{args: "apply -f {dir}/web-v2.yaml"},
 		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'",
-			differs: noStrategic, why: "the second apply's strategic patch replaced the containers: env A and the port are gone"},
+			differs: noDefaults, why: "the container port is not defaulted: no protocol TCP"},
 		{args: "get deployment web-applied -o jsonpath={.spec.strategy}", differs: noDefaults,
 			why: "spec.strategy is not defaulted, so it is empty"},
 		{args: "delete -f {dir}/web-v2.yaml"},
@@ -303,8 +302,7 @@ func kubectlScript() []kubectlStep {
 		{args: `patch configmap settings --type=merge -p {"data":{"size":"4"}}`},
 		{args: `patch configmap settings --type=json -p [{"op":"add","path":"/data/shape","value":"round"}]`},
 		{args: `patch deployment patched --type=strategic -p {"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox:1.36"}]}}}}`},
-		{args: "get deployment patched -o jsonpath={.spec.template.spec.containers[*].name}", differs: noStrategic,
-			why: "the strategic patch adding container sidecar replaced the list, dropping app"},
+		{args: "get deployment patched -o jsonpath={.spec.template.spec.containers[*].name}"},
 		{args: `patch gizmos.{group} g1 --type=merge -p {"spec":{"size":4}}`},
 		{args: `patch gizmos.{group} g1 --type=strategic -p {"spec":{"size":5}}`},
 		{args: `patch configmap settings -p {"data":{"x":"1"}} --dry-run=server -o jsonpath={.data}`},
