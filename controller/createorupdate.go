@@ -12,18 +12,6 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// Client is what [CreateOrUpdate] and [CreateOrPatch] need to read and
-// write objects. A *kube.Client is one.
-type Client interface {
-	Get(ctx context.Context, key kube.Key, obj kube.Object) error
-	Create(ctx context.Context, obj kube.Object) error
-	Update(ctx context.Context, obj kube.Object) error
-	Patch(ctx context.Context, obj kube.Object, patch kube.Patch) error
-	PatchStatus(ctx context.Context, obj kube.Object, patch kube.Patch) error
-}
-
-var _ Client = (*kube.Client)(nil)
-
 // OperationResult says what [CreateOrUpdate] or [CreateOrPatch] did.
 type OperationResult string
 
@@ -112,7 +100,7 @@ func CreateOrPatch(ctx context.Context, c Client, obj kube.Object, mutate func()
 		result = OperationUpdated
 	}
 	if statusPatch != nil {
-		if err := sendPatch(ctx, c.PatchStatus, obj, statusPatch); err != nil {
+		if err := sendPatch(ctx, c.Status().Patch, obj, statusPatch); err != nil {
 			return result, err
 		}
 		if result == OperationUpdated {

@@ -138,10 +138,12 @@ func (c *Client) Get(ctx context.Context, key Key, obj Object) error {
 // See [ListAll] for every page. A [List] is decoded item by item as the
 // answer streams in, each item bounded by [ClientOptions.MaxObjectSize];
 // the answer as a whole may take at most 1 GiB (read larger lists in pages
-// or with [Client.ListEach]).
-func (c *Client) List(ctx context.Context, list ObjectList, opts ListOptions) error {
+// or with [Client.ListEach]). opts are applied in order (see
+// [NewListOptions]): a [ListOptions] struct is one, and so are
+// [InNamespace], [MatchingLabels], [MatchingFields] and the others.
+func (c *Client) List(ctx context.Context, list ObjectList, opts ...ListOption) error {
 	gvk := list.ItemGroupVersionKind()
-	if err := c.list(ctx, gvk, list, opts); err != nil {
+	if err := c.list(ctx, gvk, list, NewListOptions(opts...)); err != nil {
 		return fmt.Errorf("list %s: %w", gvk.Kind, err)
 	}
 	return nil

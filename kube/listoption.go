@@ -5,10 +5,12 @@ package kube
 // This file holds options that fill a ListOptions, so that a list reads as
 // it does with controller-runtime:
 //
-//	c.List(ctx, &pods, kube.NewListOptions(kube.InNamespace(ns), kube.MatchingFields{"spec.nodeName": node}))
+//	c.List(ctx, &pods, kube.InNamespace(ns), kube.MatchingFields{"spec.nodeName": node})
 //
-// The struct stays the one thing List, ListEach, Watch and the cache take;
-// the options only build it, and a ListOptions is itself an option.
+// The options only build a ListOptions, and a ListOptions is itself an
+// option, so c.List(ctx, &pods, kube.ListOptions{Namespace: ns}) reads as
+// before. ListEach, Watch and the cache take the struct: build it with
+// [NewListOptions].
 
 // ListOption is one setting of a [ListOptions]. [InNamespace],
 // [MatchingLabels], [HasLabels], [MatchingLabelsSelector],

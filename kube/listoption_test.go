@@ -76,7 +76,7 @@ func mustFieldSelector(t *testing.T, s string) kube.FieldSelector {
 	return f
 }
 
-func ExampleNewListOptions() {
+func ExampleClient_List() {
 	srv := kubetest.New(kubetest.Options{})
 	defer srv.Close()
 	c, err := kube.NewClient(srv.Config(), kube.ClientOptions{})
@@ -95,11 +95,11 @@ func ExampleNewListOptions() {
 	}
 
 	var list kube.List[kube.ConfigMap]
-	err = c.List(ctx, &list, kube.NewListOptions(
+	err = c.List(ctx, &list,
 		kube.InNamespace("default"),
 		kube.MatchingLabels{"app": "shop"},
 		kube.MatchingFields{"metadata.name": "db"},
-	))
+	)
 	if err != nil {
 		panic(err)
 	}

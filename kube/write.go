@@ -19,14 +19,36 @@ func (c *Client) Create(ctx context.Context, obj Object) error {
 
 // Update replaces obj. The server refuses it with a Conflict ([IsConflict])
 // when obj's resourceVersion is stale. Kinds with a status subresource
-// ignore status changes here; see [Client.UpdateStatus].
+// ignore status changes here; see [Client.Status].
 func (c *Client) Update(ctx context.Context, obj Object) error {
 	return c.write(ctx, "update", http.MethodPut, obj, "")
 }
 
-// UpdateStatus replaces obj's status through the status subresource.
-func (c *Client) UpdateStatus(ctx context.Context, obj Object) error {
-	return c.write(ctx, "update status of", http.MethodPut, obj, "status")
+// Status returns the writer of the status subresource, so that status
+// writes read as they do with controller-runtime, and the same on every
+// client of this module: c.Status().Update(ctx, obj),
+// c.Status().Patch(ctx, obj, patch). It costs nothing (no allocation).
+func (c *Client) Status() StatusWriter { return StatusWriter{c: c} }
+
+// StatusWriter writes the status subresource (…/status) of objects: the
+// server takes the status from what is sent and leaves the rest (spec,
+// metadata but for resourceVersion) as stored, and the generation does
+// not change. Get one from [Client.Status]. A kind without a status
+// subresource answers NotFound.
+type StatusWriter struct {
+	c *Client
+}
+
+// Update replaces obj's status and reads back what the server stored.
+// A stale resourceVersion fails with a Conflict ([IsConflict]).
+func (s StatusWriter) Update(ctx context.Context, obj Object) error {
+	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status")
+}
+
+// Patch patches obj's status and reads the result into obj (see
+// [Client.Patch]).
+func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch) error {
+	return s.c.patch(ctx, "patch status of", obj, patch, "status", false)
 }
 
 func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string) error {
@@ -64,11 +86,6 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 // obj. Only obj's kind, namespace and name are used to address it.
 func (c *Client) Patch(ctx context.Context, obj Object, patch Patch) error {
 	return c.patch(ctx, "patch", obj, patch, "", false)
-}
-
-// PatchStatus patches obj's status subresource.
-func (c *Client) PatchStatus(ctx context.Context, obj Object, patch Patch) error {
-	return c.patch(ctx, "patch status of", obj, patch, "status", false)
 }
 
 // Apply sends obj as a server-side apply configuration: the fields set in

@@ -43,12 +43,15 @@ func (c *Client) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
 }
 
 // List reads the objects opts select into list (see [cache.Cache.List]
-// for the options the cache answers).
-func (c *Client) List(ctx context.Context, list kube.ObjectList, opts kube.ListOptions) error {
+// for the options the cache answers). opts are applied in order as
+// [kube.NewListOptions] does: kube.InNamespace(ns),
+// kube.MatchingFields{index: value}, or a plain [kube.ListOptions].
+func (c *Client) List(ctx context.Context, list kube.ObjectList, opts ...kube.ListOption) error {
+	o := kube.NewListOptions(opts...)
 	if c.uncached[list.ItemGroupVersionKind()] {
-		return c.api.List(ctx, list, opts)
+		return c.api.List(ctx, list, o)
 	}
-	return c.cache.List(ctx, list, opts)
+	return c.cache.List(ctx, list, o)
 }
 
 // Create creates obj on the server and reads back what it stored.
@@ -84,21 +87,8 @@ func (c *Client) DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opt
 	return c.api.DeleteAllOf(ctx, gvk, opts)
 }
 
-// Status returns the writer of the status subresource:
-// c.Status().Update(ctx, obj).
-func (c *Client) Status() StatusWriter { return StatusWriter{api: c.api} }
-
-// StatusWriter writes the status subresource of objects.
-type StatusWriter struct {
-	api *kube.Client
-}
-
-// Update replaces obj's status.
-func (s StatusWriter) Update(ctx context.Context, obj kube.Object) error {
-	return s.api.UpdateStatus(ctx, obj)
-}
-
-// Patch patches obj's status and reads the result into obj.
-func (s StatusWriter) Patch(ctx context.Context, obj kube.Object, patch kube.Patch) error {
-	return s.api.PatchStatus(ctx, obj, patch)
-}
+// Status returns the writer of the status subresource, which writes to
+// the API server: c.Status().Update(ctx, obj), c.Status().Patch(ctx,
+// obj, patch). It is the same type as [kube.Client.Status] gives, so one
+// interface (controller.Client) covers both clients.
+func (c *Client) Status() kube.StatusWriter { return c.api.Status() }

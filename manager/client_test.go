@@ -44,6 +44,12 @@ func TestClientReadsCacheAndWritesServer(t *testing.T) {
 		if err := c.List(ctx, &cms, kube.ListOptions{Namespace: "default"}); err != nil || len(cms.Items) != 1 {
 			t.Fatalf("List configmaps = %d items, %v", len(cms.Items), err)
 		}
+		if err := c.List(ctx, &cms, kube.InNamespace("kube-system")); err != nil || len(cms.Items) != 0 {
+			t.Fatalf("List configmaps in kube-system = %d items, %v; want none", len(cms.Items), err)
+		}
+		if err := c.List(ctx, &cms, kube.InNamespace("default"), kube.MatchingFields{"metadata.name": "cached"}); err != nil || len(cms.Items) != 1 {
+			t.Fatalf("List configmaps by option helpers = %d items, %v; want 1", len(cms.Items), err)
+		}
 		if n := srv.Count("get", "configmaps") + srv.Count("list", "configmaps"); n != 0 {
 			t.Errorf("cached reads made %d requests, want 0", n)
 		}
@@ -52,7 +58,7 @@ func TestClientReadsCacheAndWritesServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ss kube.List[kube.Secret]
-		if err := c.List(ctx, &ss, kube.ListOptions{Namespace: "default"}); err != nil || len(ss.Items) != 1 {
+		if err := c.List(ctx, &ss, kube.InNamespace("default"), kube.MatchingLabels{}); err != nil || len(ss.Items) != 1 {
 			t.Fatalf("List secrets = %d items, %v", len(ss.Items), err)
 		}
 		if g, l := srv.Count("get", "secrets"), srv.Count("list", "secrets"); g != 1 || l != 1 {

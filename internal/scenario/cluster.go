@@ -86,7 +86,7 @@ func testQuotaAndLimitRange(t *testing.T, f *fixture) {
 		t.Errorf("created quota: status %v generation %d, want {} and none", st, q.Generation)
 	}
 	status := []byte(`{"status":{"hard":{"count/jobs.batch":"5"},"used":{"count/jobs.batch":"0"}}}`)
-	if err := f.c.PatchStatus(f.ctx, q, kube.Patch{Type: kube.MergePatch, Data: status}); err != nil {
+	if err := f.c.Status().Patch(f.ctx, q, kube.Patch{Type: kube.MergePatch, Data: status}); err != nil {
 		t.Fatal(err)
 	}
 	if used, _ := q.Field("status", "used", "count/jobs.batch"); used != "0" {

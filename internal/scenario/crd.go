@@ -127,19 +127,19 @@ func testCustomResource(t *testing.T, f *fixture) {
 
 	w.SetField(map[string]any{"phase": "Ready"}, "status")
 	w.SetField(map[string]any{"size": 99}, "spec")
-	if err := f.c.UpdateStatus(f.ctx, w); err != nil {
+	if err := f.c.Status().Update(f.ctx, w); err != nil {
 		t.Fatal(err)
 	}
 	if phase, _ := w.Field("status", "phase"); phase != "Ready" {
-		t.Errorf("status.phase after UpdateStatus = %v, want Ready", phase)
+		t.Errorf("status.phase after Status().Update = %v, want Ready", phase)
 	}
 	if size, _ := w.Field("spec", "size"); size != float64(2) || w.Generation != 2 {
-		t.Errorf("spec.size %v generation %d after UpdateStatus, want 2 and 2 (status writes leave spec alone)", size, w.Generation)
+		t.Errorf("spec.size %v generation %d after Status().Update, want 2 and 2 (status writes leave spec alone)", size, w.Generation)
 	}
-	if err := f.c.PatchStatus(f.ctx, w, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"status":{"phase":"Done"}}`)}); err != nil {
+	if err := f.c.Status().Patch(f.ctx, w, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"status":{"phase":"Done"}}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if phase, _ := w.Field("status", "phase"); phase != "Done" {
-		t.Errorf("status.phase after PatchStatus = %v, want Done", phase)
+		t.Errorf("status.phase after Status().Patch = %v, want Done", phase)
 	}
 }

@@ -122,7 +122,7 @@ func testCRDRoundTrip(t *testing.T, f *fixture, gvk kube.GroupVersionKind) {
 	// The selectable field works in a field selector.
 	var list kube.List[Sprocket]
 	list.SetGroupVersionKind(kube.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind + "List"})
-	if err := f.c.List(f.ctx, &list, kube.NewListOptions(kube.InNamespace(f.ns), kube.MatchingFields{"spec.color": "blue"})); err != nil {
+	if err := f.c.List(f.ctx, &list, kube.InNamespace(f.ns), kube.MatchingFields{"spec.color": "blue"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Items) != 1 || list.Items[0].Name != "full" {
@@ -168,7 +168,7 @@ func testCRDStatus(t *testing.T, f *fixture, gvk kube.GroupVersionKind) {
 	kube.SetStatusCondition(&s.Status.Conditions, kube.Condition{Type: "Ready", Status: kube.ConditionTrue, Reason: "AllGood", ObservedGeneration: s.Generation})
 	kube.SetStatusCondition(&s.Status.Conditions, kube.Condition{Type: "example.com/Degraded", Status: kube.ConditionFalse, Reason: "Fine", Message: "nothing, to report"})
 	want := s.Status
-	if err := f.c.UpdateStatus(f.ctx, s); err != nil {
+	if err := f.c.Status().Update(f.ctx, s); err != nil {
 		t.Fatalf("update status: %v", err)
 	}
 	if !reflect.DeepEqual(s.Status, want) {
@@ -176,7 +176,7 @@ func testCRDStatus(t *testing.T, f *fixture, gvk kube.GroupVersionKind) {
 	}
 	// A condition the API's rules refuse.
 	kube.SetStatusCondition(&s.Status.Conditions, kube.Condition{Type: "Bad Type", Status: "Maybe"})
-	err := f.c.UpdateStatus(f.ctx, s)
+	err := f.c.Status().Update(f.ctx, s)
 	checkCauses(t, "status with a bad condition", err, []string{
 		`status.conditions[2].reason: Invalid value: "": conditions[2].reason in body should be at least 1 chars long`,
 		`status.conditions[2].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"`,

@@ -51,7 +51,7 @@ func testApplyControllers(t *testing.T, f *fixture) {
 				"metadata": map[string]any{"name": req.Name, "namespace": req.Namespace},
 				"status": map[string]any{"conditions": []any{
 					map[string]any{"type": condition, "status": "True", "reason": "Reconciled"}}}})
-			err := client.PatchStatus(ctx, cfg, kube.Patch{Type: kube.ApplyPatch, Data: body})
+			err := client.Status().Patch(ctx, cfg, kube.Patch{Type: kube.ApplyPatch, Data: body})
 			if err != nil && ctx.Err() == nil {
 				failOnce.Do(func() { failed <- fmt.Errorf("%s: %w", manager, err) })
 			}

@@ -88,7 +88,7 @@ func setCondition(t *testing.T, c *kube.Client, name string, cond kube.Condition
 		t.Fatal(err)
 	}
 	kube.SetStatusCondition(&cur.Status.Conditions, cond)
-	if err := c.UpdateStatus(ctx, &cur); err != nil {
+	if err := c.Status().Update(ctx, &cur); err != nil {
 		t.Fatal(err)
 	}
 }

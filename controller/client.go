@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package controller
+
+import (
+	"context"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// Client reads and writes objects: the one client interface of this
+// module's helpers ([CreateOrUpdate], [CreateOrPatch], [EnsureFinalizer],
+// [RemoveFinalizer]) and of a reconciler's code. Two clients satisfy it:
+//
+//   - the manager's (manager.Manager.Client): Get and List from the
+//     cache, writes to the API server. What a reconciler normally uses.
+//   - *kube.Client: every call a request to the API server.
+//
+// Status writes are spelled as controller-runtime spells them, and the
+// same on both: c.Status().Update(ctx, obj) and c.Status().Patch(ctx,
+// obj, patch) ([kube.StatusWriter]). List takes options as
+// controller-runtime's does, and a plain [kube.ListOptions] is one:
+//
+//	c.List(ctx, &list, kube.InNamespace(ns), kube.MatchingFields{"spec.owner": name})
+//	c.List(ctx, &list, kube.ListOptions{Namespace: ns})
+type Client interface {
+	Get(ctx context.Context, key kube.Key, obj kube.Object) error
+	List(ctx context.Context, list kube.ObjectList, opts ...kube.ListOption) error
+	Create(ctx context.Context, obj kube.Object) error
+	Update(ctx context.Context, obj kube.Object) error
+	Patch(ctx context.Context, obj kube.Object, patch kube.Patch) error
+	Apply(ctx context.Context, obj kube.Object, opts kube.ApplyOptions) error
+	Delete(ctx context.Context, obj kube.Object, opts kube.DeleteOptions) error
+	DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts kube.DeleteAllOfOptions) error
+	Status() kube.StatusWriter
+}
