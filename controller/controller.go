@@ -29,8 +29,8 @@ type Options struct {
 	// before workers start. Zero means [DefaultCacheSyncTimeout].
 	CacheSyncTimeout time.Duration
 
-	// RateLimiter decides how long a request that failed (or asked for
-	// Requeue) waits. Nil means [queue.NewDefaultRateLimiter]: the longer
+	// RateLimiter decides how long a request that failed (or returned
+	// [RequeueRateLimited]) waits. Nil means [queue.NewDefaultRateLimiter]: the longer
 	// of a per-request exponential backoff from 5ms doubling to 1000s and
 	// an overall 10 qps bucket with a burst of 100.
 	RateLimiter queue.RateLimiter[Request]

@@ -19,7 +19,8 @@
 //     limiter's backoff (5ms doubling to 1000s per request by default) and
 //     its Result is ignored; a [TerminalError] is not retried;
 //     RequeueAfter resets the backoff and requeues after exactly that
-//     long; Requeue retries with backoff; success resets the backoff.
+//     long; [RequeueRateLimited] retries with backoff; success resets the
+//     backoff.
 //   - Panics are errors: a panic in Reconcile is recovered, counted,
 //     logged with its stack and retried like an error, unless
 //     [Options.RecoverPanic] says to re-raise it.
@@ -65,7 +66,7 @@
 //		case res.RequeueAfter > 0:
 //			q.Forget(req)
 //			q.AddAfter(req, res.RequeueAfter)
-//		case res.Requeue:
+//		case res.IsRateLimited(): // RequeueRateLimited(), not an error
 //			q.AddRateLimited(req)
 //		default:
 //			q.Forget(req) // success: the backoff starts over

@@ -51,7 +51,7 @@ type Metrics struct {
 type ReconcileTotal struct {
 	Success      uint64 // result="success": no error, no requeue
 	Error        uint64 // result="error" (terminal errors included)
-	Requeue      uint64 // result="requeue": Result.Requeue
+	Requeue      uint64 // result="requeue": RequeueRateLimited
 	RequeueAfter uint64 // result="requeue_after": Result.RequeueAfter > 0
 }
 

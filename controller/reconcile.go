@@ -22,16 +22,38 @@ type Request struct {
 }
 
 // Result says whether and when a request is to be reconciled again. The
-// zero Result means "done until something changes".
+// zero Result means "done until something changes". There are two ways
+// to ask for another reconcile without an error:
+//
+//   - Result{RequeueAfter: d}: after a fixed delay d (polling an outside
+//     system, an expiry time);
+//   - [RequeueRateLimited](): after the request's rate limiter's delay,
+//     growing with each retry as an error's would (waiting for something
+//     that is not watched to become ready).
+//
+// There is no Requeue bool: controller-runtime deprecated it because it
+// hid which of the two it meant.
 type Result struct {
-	// Requeue queues the request again after its rate limiter's delay
-	// (exponential per request), as an error does, without counting as
-	// an error.
-	Requeue bool
 	// RequeueAfter, when positive, queues the request again once it has
-	// passed, and resets the request's backoff. It wins over Requeue.
+	// passed, and resets the request's backoff.
 	RequeueAfter time.Duration
+
+	// rateLimited: queue again after the rate limiter's delay. Set by
+	// RequeueRateLimited only; RequeueAfter wins over it.
+	rateLimited bool
 }
+
+// RequeueRateLimited returns the Result that queues the request again
+// after its rate limiter's delay (exponential per request: 5ms doubling
+// to 1000s by default), as an error does, without logging or counting an
+// error: it counts as result="requeue" in
+// controller_runtime_reconcile_total. The backoff resets when a reconcile
+// of the request returns anything else.
+func RequeueRateLimited() Result { return Result{rateLimited: true} }
+
+// IsRateLimited reports whether r is [RequeueRateLimited]'s Result (and
+// sets no RequeueAfter, which would win).
+func (r Result) IsRateLimited() bool { return r.rateLimited && r.RequeueAfter <= 0 }
 
 // IsZero reports whether r is the zero Result.
 func (r Result) IsZero() bool { return r == Result{} }
@@ -47,7 +69,7 @@ func (r Result) IsZero() bool { return r == Result{} }
 //     retried;
 //   - Result.RequeueAfter > 0: the backoff is reset and the request is
 //     queued again after RequeueAfter;
-//   - Result.Requeue: queued again after the rate limiter's delay;
+//   - [RequeueRateLimited]: queued again after the rate limiter's delay;
 //   - otherwise success: the backoff is reset.
 //
 // ctx is done when the controller stops, or when

@@ -34,7 +34,7 @@ func TestResultHandling(t *testing.T) {
 			case 4:
 				return Result{RequeueAfter: time.Second}, nil
 			case 6:
-				return Result{Requeue: true}, nil
+				return RequeueRateLimited(), nil
 			case 7:
 				return Result{RequeueAfter: time.Hour}, boom // the result is ignored
 			}
@@ -83,6 +83,23 @@ func TestResultHandling(t *testing.T) {
 				m.Queue.Name, m.Queue.RetriesTotal, m.MaxConcurrentReconciles, m.Name)
 		}
 	})
+}
+
+func TestResultKinds(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		r                 Result
+		zero, rateLimited bool
+	}{
+		{"zero", Result{}, true, false},
+		{"after", Result{RequeueAfter: time.Second}, false, false},
+		{"rate limited", RequeueRateLimited(), false, true},
+		{"after wins", Result{RequeueAfter: time.Second, rateLimited: true}, false, false},
+	} {
+		if z, rl := tc.r.IsZero(), tc.r.IsRateLimited(); z != tc.zero || rl != tc.rateLimited {
+			t.Errorf("%s: IsZero, IsRateLimited = %v, %v; want %v, %v", tc.name, z, rl, tc.zero, tc.rateLimited)
+		}
+	}
 }
 
 func TestTerminalErrorIsNotRetried(t *testing.T) {
@@ -334,7 +351,7 @@ func TestReconcileTimeHistogram(t *testing.T) {
 		rec := newRecorder(func(_ context.Context, _ Request, n int) (Result, error) {
 			time.Sleep(took[n-1])
 			if n < len(took) {
-				return Result{Requeue: true}, nil
+				return RequeueRateLimited(), nil
 			}
 			return Result{}, nil
 		})

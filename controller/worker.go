@@ -40,7 +40,7 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 		log := rc.logger()
 		if !res.IsZero() {
 			log.Warn("reconciler returned both a result and an error: the result is ignored, the error is retried with backoff",
-				"requeue", res.Requeue, "requeueAfter", res.RequeueAfter)
+				"requeueRateLimited", res.rateLimited, "requeueAfter", res.RequeueAfter)
 		}
 		var pe *panicError
 		attrs := []any{"err", err}
@@ -64,7 +64,7 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 		c.q.Forget(req)
 		c.q.AddAfter(req, res.RequeueAfter)
 		c.debug(ctx, rc, "reconciled: requeue after", "after", res.RequeueAfter, "took", took)
-	case res.Requeue:
+	case res.rateLimited:
 		o = outcomeRequeue
 		c.q.AddRateLimited(req)
 		c.debug(ctx, rc, "reconciled: requeue", "took", took)

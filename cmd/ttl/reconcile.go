@@ -74,7 +74,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	case kube.IsNotFound(err):
 		return controller.Result{}, nil
 	case kube.IsConflict(err):
-		return controller.Result{Requeue: true}, nil
+		return controller.RequeueRateLimited(), nil
 	case err != nil:
 		return controller.Result{}, err
 	}

@@ -259,7 +259,7 @@ func (r *reconciler) setFinalizer(ctx context.Context, src *kube.PartialObjectMe
 	err = r.client.Patch(ctx, obj, kube.Patch{Type: kube.MergePatch, Data: body})
 	switch {
 	case kube.IsConflict(err):
-		return controller.Result{Requeue: true}, nil
+		return controller.RequeueRateLimited(), nil
 	case kube.IsNotFound(err):
 		return controller.Result{}, nil // gone: nothing to hold
 	case err != nil:
