@@ -55,7 +55,9 @@
 //  1. Make a manager with [New] from a kube.Config (kube.LoadConfig).
 //  2. Register controllers: controller.NewBuilder(mgr).For(...).Complete(r);
 //     add other runnables with [Manager.Add], health checks with
-//     [Manager.AddReadyzCheck], metrics with [Manager.AddMetricsCollector].
+//     [Manager.AddReadyzCheck] (the built-ins [CheckPing], [CheckCacheSync]
+//     and [CheckLeaderElection] are there already), metrics with
+//     [Manager.AddMetricsCollector].
 //  3. Run [Manager.Start] with [SetupSignalHandler]'s context, and exit
 //     non-zero on its error (leadership lost included).
 package manager

@@ -26,17 +26,34 @@ const maxTolerableRenewDelay = 20 * time.Second
 // default).
 type Checker func(req *http.Request) error
 
+// The built-in checks, which [New] adds and no user check may replace:
+//
+//   - "ping" (liveness and readiness): always passes; the process
+//     answers HTTP.
+//   - "cache-sync" (readiness): fails until the manager's caches have
+//     synced, and again once they stop.
+//   - "leader-election" (liveness, only with LeaderElection on): fails
+//     when this replica leads but has not renewed its Lease for
+//     LeaseDuration plus 20s, a stuck leader a restart cures.
+const (
+	CheckPing           = "ping"
+	CheckCacheSync      = "cache-sync"
+	CheckLeaderElection = "leader-election"
+)
+
 // AddHealthzCheck adds a liveness check, served at
 // LivenessEndpointName and LivenessEndpointName/NAME. A failing liveness
 // check makes the kubelet restart the container: use it only for states
 // a restart cures. It fails for an empty name, a name with "/", and a
-// name taken.
+// name taken: a built-in's ([CheckPing], [CheckLeaderElection]; the error
+// names them) or one added before.
 func (m *Manager) AddHealthzCheck(name string, check Checker) error {
 	return m.healthz.add(name, check)
 }
 
 // AddReadyzCheck adds a readiness check, served at ReadinessEndpointName
-// and ReadinessEndpointName/NAME. It fails as AddHealthzCheck does.
+// and ReadinessEndpointName/NAME. It fails as AddHealthzCheck does; the
+// built-ins here are [CheckPing] and [CheckCacheSync].
 func (m *Manager) AddReadyzCheck(name string, check Checker) error {
 	return m.readyz.add(name, check)
 }
@@ -45,16 +62,16 @@ func (m *Manager) AddReadyzCheck(name string, check Checker) error {
 // readiness, and "leader-election" to liveness when the manager elects.
 func (m *Manager) addBuiltinChecks() {
 	ping := func(*http.Request) error { return nil }
-	_ = m.healthz.add("ping", ping) // the names are free and valid
-	_ = m.readyz.add("ping", ping)
-	_ = m.readyz.add("cache-sync", func(*http.Request) error {
+	m.healthz.addBuiltin(CheckPing, ping)
+	m.readyz.addBuiltin(CheckPing, ping)
+	m.readyz.addBuiltin(CheckCacheSync, func(*http.Request) error {
 		if !m.synced.Load() {
 			return errors.New("the caches have not synced, or have stopped")
 		}
 		return nil
 	})
 	if e := m.elector; e != nil {
-		_ = m.healthz.add("leader-election", func(*http.Request) error { return e.Check(maxTolerableRenewDelay) })
+		m.healthz.addBuiltin(CheckLeaderElection, func(*http.Request) error { return e.Check(maxTolerableRenewDelay) })
 	}
 }
 
@@ -63,12 +80,21 @@ type checks struct {
 	endpoint string // "healthz" or "readyz", in answers
 	log      *slog.Logger
 
-	mu     sync.Mutex
-	byName map[string]Checker
+	mu       sync.Mutex
+	byName   map[string]Checker
+	builtins []string // the names in byName that the manager added, in order
 }
 
 func newChecks(endpoint string, log *slog.Logger) *checks {
 	return &checks{endpoint: endpoint, log: log, byName: map[string]Checker{}}
+}
+
+// addBuiltin adds one of the manager's own checks (before any user's).
+func (c *checks) addBuiltin(name string, check Checker) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byName[name] = check
+	c.builtins = append(c.builtins, name)
 }
 
 func (c *checks) add(name string, check Checker) error {
@@ -80,6 +106,10 @@ func (c *checks) add(name string, check Checker) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if slices.Contains(c.builtins, name) {
+		return fmt.Errorf("add %s check %q: the name is a built-in check of the manager's (%s has %s): choose another",
+			c.endpoint, name, c.endpoint, strings.Join(c.builtins, ", "))
+	}
 	if _, ok := c.byName[name]; ok {
 		return fmt.Errorf("add %s check %q: a check of that name was added before", c.endpoint, name)
 	}

@@ -76,6 +76,9 @@ func TestAddCheckErrors(t *testing.T) {
 	srv := newServer(t)
 	m := newTestManager(t, srv, nil)
 	ok := func(*http.Request) error { return nil }
+	if err := m.AddReadyzCheck("mine", ok); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name  string
 		check Checker
@@ -83,12 +86,20 @@ func TestAddCheckErrors(t *testing.T) {
 	}{
 		{"", ok, `name ""`},
 		{"a/b", ok, `name "a/b"`},
-		{"ping", ok, `check "ping": a check of that name`},
+		{"ping", ok, `add readyz check "ping": the name is a built-in check of the manager's (readyz has ping, cache-sync): choose another`},
+		{"cache-sync", ok, `(readyz has ping, cache-sync)`},
+		{"mine", ok, `check "mine": a check of that name was added before`},
 		{"x", nil, "check is nil"},
 	} {
 		if err := m.AddReadyzCheck(tt.name, tt.check); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("AddReadyzCheck(%q) = %v, want an error containing %q", tt.name, err, tt.want)
 		}
+	}
+	if err := m.AddHealthzCheck("cache-sync", ok); err != nil {
+		t.Errorf("AddHealthzCheck(cache-sync) = %v: the name is only a readiness built-in", err)
+	}
+	if err := m.AddHealthzCheck("ping", ok); err == nil || !strings.Contains(err.Error(), "(healthz has ping)") {
+		t.Errorf("AddHealthzCheck(ping) = %v, want an error naming healthz's built-ins", err)
 	}
 }
 
