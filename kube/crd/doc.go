@@ -28,7 +28,8 @@
 //  1. Declare the type as for any kube object, with crd tags where the Go
 //     type says too little (see the example below).
 //  2. Build its CRD with [For], once, at start-up.
-//  3. Install it with [Install] before starting the caches that read it.
+//  3. Install it with [Install] before starting the caches that read it,
+//     or have a manager do it as it starts: mgr.Add([NewInstaller](...)).
 //
 // A type and its tags:
 //

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package crd_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/crd"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+	"github.com/kubeloop/kubeloop/manager"
+)
+
+// A manager with an Installer starts its controllers (here, a runnable
+// that lists Widgets through the cache) only once the CRD serves; an
+// install that fails stops the manager with the error.
+func TestInstallerInManager(t *testing.T) {
+	for _, deny := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			srv := kubetest.New(kubetest.Options{})
+			defer srv.Close()
+			if deny {
+				srv.Deny("*", "create", "customresourcedefinitions.apiextensions.k8s.io")
+			}
+			cfg := srv.Config()
+			cfg.QPS = -1
+			mgr, err := manager.New(cfg, manager.Options{MetricsBindAddress: "0"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), widgetCRD(t, crd.Options{}))); err != nil {
+				t.Fatal(err)
+			}
+			listed := make(chan error, 1)
+			err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+				var list kube.List[Widget]
+				listed <- mgr.Client().List(ctx, &list, kube.InNamespace("default"))
+				<-ctx.Done()
+				return nil
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- mgr.Start(ctx) }()
+			synctest.Wait()
+			if deny {
+				select {
+				case err := <-done:
+					if !kube.IsForbidden(err) {
+						t.Errorf("Start with the install forbidden = %v, want the Forbidden error", err)
+					}
+				default:
+					t.Error("Start with the install forbidden still runs")
+				}
+				if len(listed) != 0 {
+					t.Error("a runnable started though the install failed")
+				}
+				cancel()
+				return
+			}
+			select {
+			case err := <-listed:
+				if err != nil {
+					t.Errorf("List Widgets from a runnable = %v, want the CRD served by then", err)
+				}
+			default:
+				t.Error("the runnable has not started")
+			}
+			cancel()
+			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("Start = %v", err)
+			}
+		})
+	}
+}
