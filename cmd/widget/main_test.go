@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+func TestExitCodes(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	srv := kubetest.New(kubetest.Options{})
+	t.Cleanup(srv.Close)
+	ln, err := srv.Listen(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := operatortest.WriteKubeconfig(t, ln.URL, ln.CAData)
+	operatortest.CheckExitCodes(t, run, []operatortest.ExitCase{
+		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
+		{Name: "arguments", Args: []string{"extra"}, Code: operator.ExitConfig, Stderr: `unexpected arguments ["extra"]`},
+		{Name: "no kubeconfig", Args: nil, Code: operator.ExitConfig, Stderr: "pass --kubeconfig"},
+		{Name: "no CRD", Args: []string{"--install-crd=false", "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"},
+			Code: operator.ExitRuntime, Stderr: `no matches for kind \"Widget\"`},
+	})
+}
+
+// The binary's life: it installs its CRD, reconciles a Widget, serves
+// its metrics (the controller's, the Go runtime's and the process's, and
+// leader election's), and exits 0 when cancelled.
+func TestRunWithKubeconfig(t *testing.T) {
+	srv := kubetest.New(kubetest.Options{})
+	t.Cleanup(srv.Close)
+	ln, err := srv.Listen(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := kube.NewClient(ln.Config(), kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := freeLoopbackAddr(t)
+	p := operatortest.Start(t, run, "--kubeconfig", operatortest.WriteKubeconfig(t, ln.URL, ln.CAData),
+		"--leader-elect", "--leader-election-namespace", "default",
+		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0")
+	ctx := t.Context()
+	p.Until("the CRD installed", func() error {
+		return client.Create(ctx, &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}, Spec: WidgetSpec{Color: "red"}})
+	})
+	p.Until("the Widget ready", func() error {
+		var w Widget
+		if err := client.Get(ctx, kube.Key{Namespace: "default", Name: "w"}, &w); err != nil {
+			return err
+		}
+		if !kube.IsStatusConditionTrue(w.Status.Conditions, ConditionReady) {
+			return fmt.Errorf("status %+v", w.Status)
+		}
+		return nil
+	})
+	p.Until("metrics served", func() error {
+		body, err := scrape(metricsAddr)
+		if err != nil {
+			return err
+		}
+		for _, want := range []string{
+			`controller_runtime_reconcile_total{controller="widget",result="success"}`,
+			`workqueue_depth{controller="widget",name="widget"}`,
+			"go_goroutines ", "go_memstats_heap_alloc_bytes ", "process_start_time_seconds ",
+			`leader_election_master_status{name="kubeloop-widget"} 1`,
+		} {
+			if !strings.Contains(body, want) {
+				return fmt.Errorf("no %s in /metrics", want)
+			}
+		}
+		return nil
+	})
+	p.Stop()
+}
+
+func scrape(addr string) (string, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// freeLoopbackAddr returns a loopback address with a port free a moment
+// ago, for the metrics server.
+func freeLoopbackAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+const (
+	// Finalizer holds a Widget until its ConfigMaps are gone (the API
+	// server's garbage collector would delete them too, from their owner
+	// reference, but a cluster without kube-controller-manager has none,
+	// and the finalizer makes the cleanup visible as an event).
+	Finalizer = "example.kubeloop.dev/cleanup"
+	// LabelManagedBy marks the ConfigMaps the operator writes; the cache
+	// holds only those.
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// IndexOwner is the cache's field index of ConfigMaps by the name of
+	// the Widget that controls them (controller-runtime's CronJob
+	// tutorial indexes Jobs the same way).
+	IndexOwner = ".metadata.controller"
+	// ConditionReady is the Widget's condition type.
+	ConditionReady = "Ready"
+)
+
+// recorder records Events; a *manager.EventRecorder is one.
+type recorder interface {
+	Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any)
+}
+
+// reconciler makes each Widget's ConfigMap hold its spec, and reports
+// in the Widget's status. It reads through the manager's client (from the
+// cache) and writes through it (to the API server).
+type reconciler struct {
+	client controller.Client
+	events recorder
+}
+
+// Reconcile brings one Widget's ConfigMap in line with its spec:
+//
+//  1. a Widget being deleted has its ConfigMaps deleted (found through
+//     the owner index), then its finalizer removed;
+//  2. otherwise it gets the finalizer, then its ConfigMap is created or
+//     put back as the spec says (a hand edit is undone), and the status
+//     says Ready with the generation it was made from.
+func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	var w Widget
+	if err := r.client.Get(ctx, req.Key, &w); err != nil {
+		if kube.IsNotFound(err) {
+			return controller.Result{}, nil // deleted: nothing left to do
+		}
+		return controller.Result{}, err
+	}
+	if w.DeletionTimestamp != nil {
+		return controller.Result{}, r.finalize(ctx, &w)
+	}
+	if _, err := controller.EnsureFinalizer(ctx, r.client, &w, Finalizer); err != nil {
+		return controller.Result{}, err
+	}
+	cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: w.Namespace, Name: "widget-" + w.Name}}
+	op, err := controller.CreateOrUpdate(ctx, r.client, cm, func() error {
+		if cm.Labels == nil {
+			cm.Labels = map[string]string{}
+		}
+		cm.Labels[LabelManagedBy] = Name
+		cm.Data = map[string]string{"color": w.Spec.Color, "size": strconv.Itoa(int(w.Spec.Size))}
+		return controller.SetControllerReference(&w, cm)
+	})
+	ready := kube.Condition{Type: ConditionReady, Status: kube.ConditionTrue, Reason: "Reconciled",
+		Message: "ConfigMap " + cm.Name + " holds the spec", ObservedGeneration: w.Generation}
+	if err != nil {
+		ready.Status, ready.Reason, ready.Message = kube.ConditionFalse, "Failed", err.Error()
+		r.events.Eventf(&w, "Warning", "Failed", "Reconcile", "write ConfigMap %s: %v", cm.Name, err)
+	} else if op != controller.OperationUnchanged {
+		r.events.Eventf(&w, "Normal", "ConfigMap"+opWord(op), "Reconcile", "ConfigMap %s %s", cm.Name, op)
+	}
+	if serr := r.writeStatus(ctx, &w, cm.Name, ready); serr != nil {
+		return controller.Result{}, errors.Join(err, serr)
+	}
+	return controller.Result{}, err
+}
+
+// writeStatus sets the Ready condition and the observed generation, and
+// writes the status if that changed it (an unchanged status costs no
+// request, so a resync of a ready Widget writes nothing).
+func (r *reconciler) writeStatus(ctx context.Context, w *Widget, cmName string, ready kube.Condition) error {
+	changed := kube.SetStatusCondition(&w.Status.Conditions, ready)
+	if w.Status.ObservedGeneration != w.Generation || w.Status.ConfigMap != cmName {
+		w.Status.ObservedGeneration, w.Status.ConfigMap, changed = w.Generation, cmName, true
+	}
+	if !changed {
+		return nil
+	}
+	if err := r.client.Status().Update(ctx, w); err != nil {
+		return fmt.Errorf("write the status of widget %s: %w", w.Key(), err)
+	}
+	return nil
+}
+
+// finalize deletes the Widget's ConfigMaps, then lets the Widget go.
+func (r *reconciler) finalize(ctx context.Context, w *Widget) error {
+	if !w.HasFinalizer(Finalizer) {
+		return nil
+	}
+	var cms kube.List[kube.ConfigMap]
+	if err := r.client.List(ctx, &cms, kube.InNamespace(w.Namespace), kube.MatchingFields{IndexOwner: w.Name}); err != nil {
+		return err
+	}
+	for i := range cms.Items {
+		cm := &cms.Items[i]
+		if err := r.client.Delete(ctx, cm, kube.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+			return err
+		}
+		r.events.Eventf(w, "Normal", "ConfigMapDeleted", "Finalize", "ConfigMap %s deleted", cm.Name)
+	}
+	_, err := controller.RemoveFinalizer(ctx, r.client, w, Finalizer)
+	return err
+}
+
+// ownerIndex is [IndexOwner]'s function: a ConfigMap's controlling
+// Widget's name.
+func ownerIndex(obj kube.Object) []string {
+	for _, ref := range obj.GetObjectMeta().OwnerReferences {
+		if ref.IsController() && ref.Kind == "Widget" && ref.APIVersion == (&Widget{}).GroupVersionKind().APIVersion() {
+			return []string{ref.Name}
+		}
+	}
+	return nil
+}
+
+func opWord(op controller.OperationResult) string {
+	if op == controller.OperationCreated {
+		return "Created"
+	}
+	return "Updated"
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kubeloop/kubeloop/cmd/internal/operator"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/crd"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// The operator's life on kubetest, with two replicas electing a leader:
+// create, change the spec, hand-edit the owned ConfigMap, fail over,
+// delete while no replica runs and restart, each step checked on the
+// server (ConfigMap, finalizer, status conditions, events).
+func TestWidgetLifecycle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := kubetest.New(kubetest.Options{})
+		defer srv.Close()
+		c, err := srv.Client(kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := t.Context()
+		a := startReplica(t, srv)
+		time.Sleep(time.Second) // a leads
+		b := startReplica(t, srv)
+
+		w := &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}, Spec: WidgetSpec{Color: "red", Size: 2}}
+		if err := c.Create(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		ready := waitWidget(t, c, "created", 1, "red", "2")
+		if !hasFinalizer(t, c) {
+			t.Error("the Widget has no finalizer")
+		}
+		waitEvent(t, c, "ConfigMapCreated")
+
+		if err := kube.RetryOnConflict(ctx, func() error {
+			if err := c.Get(ctx, w.Key(), w); err != nil {
+				return err
+			}
+			w.Spec.Size = 3
+			return c.Update(ctx, w)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		again := waitWidget(t, c, "spec changed", 2, "red", "3")
+		if !again.LastTransitionTime.Equal(ready.LastTransitionTime.Time) {
+			t.Errorf("Ready's lastTransitionTime moved from %v to %v though it stayed True", ready.LastTransitionTime, again.LastTransitionTime)
+		}
+
+		var cm kube.ConfigMap
+		if err := c.Get(ctx, kube.Key{Namespace: "default", Name: "widget-w"}, &cm); err != nil {
+			t.Fatal(err)
+		}
+		cm.Data["color"] = "blue"
+		if err := c.Update(ctx, &cm); err != nil {
+			t.Fatal(err)
+		}
+		waitWidget(t, c, "hand edit undone", 2, "red", "3")
+		waitEvent(t, c, "ConfigMapUpdated")
+
+		// Failover: the leader stops (releasing its Lease), b takes over.
+		a.stop()
+		setColor(t, c, "green")
+		waitWidget(t, c, "after failover", 3, "green", "3")
+		var lease kube.Lease
+		if err := c.Get(ctx, kube.Key{Namespace: "default", Name: Name}, &lease); err != nil {
+			t.Fatal(err)
+		}
+		if tr := lease.Spec.LeaseTransitions; tr == nil || *tr != 1 {
+			t.Errorf("Lease %s transitions = %v, want 1 (a led, then b)", Name, tr)
+		}
+
+		// Deletion while no replica runs: the finalizer holds the Widget
+		// until a restarted replica cleans up.
+		b.stop()
+		if err := c.Delete(ctx, w, kube.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute)
+		if err := c.Get(ctx, w.Key(), &Widget{}); err != nil {
+			t.Fatalf("Widget while no replica runs: %v, want it held by its finalizer", err)
+		}
+		startReplica(t, srv)
+		eventually(t, "Widget and ConfigMap deleted after restart", func() error {
+			if err := c.Get(ctx, w.Key(), &Widget{}); !kube.IsNotFound(err) {
+				return fmt.Errorf("Widget: %v", err)
+			}
+			if err := c.Get(ctx, kube.Key{Namespace: "default", Name: "widget-w"}, &kube.ConfigMap{}); !kube.IsNotFound(err) {
+				return fmt.Errorf("ConfigMap: %v", err)
+			}
+			return nil
+		})
+		waitEvent(t, c, "ConfigMapDeleted")
+	})
+}
+
+// The schema built from the Go type is what the server validates.
+func TestWidgetSchema(t *testing.T) {
+	srv := kubetest.New(kubetest.Options{})
+	defer srv.Close()
+	c, err := srv.Client(kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	def, err := widgetCRD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crd.Install(ctx, c, def); err != nil {
+		t.Fatal(err)
+	}
+	bad := &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "bad"}, Spec: WidgetSpec{Color: "purple", Size: 11}}
+	err = c.Create(ctx, bad)
+	if !kube.IsInvalid(err) {
+		t.Fatalf("Create of color purple, size 11 = %v, want Invalid", err)
+	}
+	for _, field := range []string{"spec.color", "spec.size"} {
+		if !hasCause(err, field) {
+			t.Errorf("Create error %v names no cause for %s", err, field)
+		}
+	}
+	ok := &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "ok"}, Spec: WidgetSpec{Color: "blue"}}
+	if err := c.Create(ctx, ok); err != nil || ok.Spec.Size != 1 {
+		t.Errorf("Create without size = %v, size %d; want the default 1", err, ok.Spec.Size)
+	}
+}
+
+func hasCause(err error, field string) bool {
+	var se *kube.StatusError
+	if !errors.As(err, &se) || se.Status.Details == nil {
+		return false
+	}
+	for _, c := range se.Status.Details.Causes {
+		if c.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// replica is one run of the operator's manager.
+type replica struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startReplica runs a manager with the operator's controller on srv,
+// with leader election, until stop or the end of the test.
+func startReplica(t *testing.T, srv *kubetest.Server) *replica {
+	t.Helper()
+	mgr, err := newManager(srv.Config(), operator.Flags{QPS: 1000, Burst: 1000, LeaderElect: true,
+		LeaderElectionNamespace: "default", MetricsBindAddress: "0", HealthProbeBindAddress: "0"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	def, err := widgetCRD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), def)); err != nil {
+		t.Fatal(err)
+	}
+	if err := setup(ctx, mgr, 2, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- mgr.Start(ctx) }()
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+func (r *replica) stop() {
+	if r.cancel != nil {
+		r.cancel()
+		<-r.done
+		r.cancel = nil
+	}
+}
+
+// waitWidget waits until the Widget default/w is Ready for generation
+// gen and its ConfigMap holds color and size, and returns Ready.
+func waitWidget(t *testing.T, c *kube.Client, step string, gen int64, color, size string) kube.Condition {
+	t.Helper()
+	var ready kube.Condition
+	eventually(t, step, func() error {
+		var w Widget
+		if err := c.Get(t.Context(), kube.Key{Namespace: "default", Name: "w"}, &w); err != nil {
+			return err
+		}
+		cond := kube.FindStatusCondition(w.Status.Conditions, ConditionReady)
+		if w.Generation != gen || cond == nil || cond.Status != kube.ConditionTrue || cond.ObservedGeneration != gen ||
+			w.Status.ObservedGeneration != gen || w.Status.ConfigMap != "widget-w" {
+			return fmt.Errorf("generation %d, status %+v; want Ready for generation %d", w.Generation, w.Status, gen)
+		}
+		ready = *cond
+		var cm kube.ConfigMap
+		if err := c.Get(t.Context(), kube.Key{Namespace: "default", Name: "widget-w"}, &cm); err != nil {
+			return err
+		}
+		if cm.Data["color"] != color || cm.Data["size"] != size || len(cm.OwnerReferences) != 1 || !cm.OwnerReferences[0].IsController() {
+			return fmt.Errorf("ConfigMap data %v owners %v; want color %s size %s, controlled by the Widget", cm.Data, cm.OwnerReferences, color, size)
+		}
+		return nil
+	})
+	return ready
+}
+
+func hasFinalizer(t *testing.T, c *kube.Client) bool {
+	var w Widget
+	if err := c.Get(t.Context(), kube.Key{Namespace: "default", Name: "w"}, &w); err != nil {
+		t.Fatal(err)
+	}
+	return w.HasFinalizer(Finalizer)
+}
+
+func setColor(t *testing.T, c *kube.Client, color string) {
+	t.Helper()
+	patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"spec":{"color":"` + color + `"}}`)}
+	if err := c.Patch(t.Context(), &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}}, patch); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitEvent waits for an Event of reason about the Widget.
+func waitEvent(t *testing.T, c *kube.Client, reason string) {
+	t.Helper()
+	eventually(t, "event "+reason, func() error {
+		var events kube.List[kube.Event]
+		if err := c.List(t.Context(), &events, kube.InNamespace("default")); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.Reason == reason && e.Regarding.Kind == "Widget" && e.ReportingController == Name {
+				return nil
+			}
+		}
+		return fmt.Errorf("no %s event among %d", reason, len(events.Items))
+	})
+}
+
+// eventually checks cond every 100ms of the bubble's time, for a minute.
+func eventually(t *testing.T, what string, cond func() error) {
+	t.Helper()
+	var err error
+	for range 600 {
+		if err = cond(); err == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s: %v", what, err)
+}
