@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// TestWidgetEndToEnd builds cmd/widget and runs it against the real
+// kube-apiserver, as replicas of a deployment would: the first installs
+// the CRD (built from Go types) and reconciles a Widget through create,
+// spec change and a hand edit of its ConfigMap; it stops and the second
+// takes over; with no replica running the Widget is deleted and held by
+// its finalizer until a third replica cleans up. Conditions, events and
+// metrics are checked on the way.
+func TestWidgetEndToEnd(t *testing.T) {
+	h := harnessFromEnv(t)
+	admin, _ := loadConfigs(t)
+	c, err := kube.NewClient(admin, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+
+	bin := filepath.Join(t.TempDir(), "widget")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeloop/kubeloop/cmd/widget").CombinedOutput(); err != nil {
+		t.Fatalf("build cmd/widget: %v\n%s", err, out)
+	}
+	ns := "widget-" + randomName()
+	if err := c.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	start := func(name string) *widgetProcess {
+		return startWidget(t, ctx, name, bin, "--kubeconfig", h.Kubeconfig,
+			"--leader-elect", "--leader-election-namespace", ns, "--health-probe-bind-address", "0", "--log-level", "debug")
+	}
+	a := start("a")
+	key := kube.Key{Namespace: ns, Name: "w"}
+	waitFor(t, ctx, "the CRD installed", func() error {
+		w := widgetObject(key)
+		w.SetField(map[string]any{"color": "red", "size": int64(2)}, "spec")
+		return c.Create(ctx, w)
+	})
+	first := waitWidgetReady(t, ctx, c, key, 1, "red", "2")
+	b := start("b") // a standby
+
+	w := widgetObject(key)
+	if err := c.Patch(ctx, w, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"spec":{"size":3}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if cond := waitWidgetReady(t, ctx, c, key, 2, "red", "3"); cond["lastTransitionTime"] != first["lastTransitionTime"] {
+		t.Errorf("Ready's lastTransitionTime %v, was %v: it stayed True", cond["lastTransitionTime"], first["lastTransitionTime"])
+	}
+	cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "widget-w"}}
+	if err := c.Patch(ctx, cm, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"color":"purple"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitWidgetReady(t, ctx, c, key, 2, "red", "3")
+	waitWidgetEvent(t, ctx, c, ns, "ConfigMapUpdated")
+
+	a.stop(t) // failover: a releases the Lease, b leads
+	if err := c.Patch(ctx, w, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"spec":{"color":"green"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	waitWidgetReady(t, ctx, c, key, 3, "green", "3")
+	waitFor(t, ctx, "b's metrics", func() error {
+		body, err := b.metrics()
+		if err != nil {
+			return err
+		}
+		for _, want := range []string{`leader_election_master_status{name="kubeloop-widget"} 1`,
+			`controller_runtime_reconcile_total{controller="widget",result="success"}`, "go_goroutines ", "process_start_time_seconds "} {
+			if !strings.Contains(body, want) {
+				return fmt.Errorf("no %s", want)
+			}
+		}
+		return nil
+	})
+	b.stop(t)
+
+	if err := c.Delete(ctx, w, kube.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, key, widgetObject(key)); err != nil {
+		t.Fatalf("Widget deleted while no replica runs: %v, want it held by its finalizer", err)
+	}
+	r := start("c")
+	waitFor(t, ctx, "Widget and ConfigMap gone", func() error {
+		if err := c.Get(ctx, key, widgetObject(key)); !kube.IsNotFound(err) {
+			return fmt.Errorf("Widget: %v", err)
+		}
+		if err := c.Get(ctx, kube.Key{Namespace: ns, Name: "widget-w"}, &kube.ConfigMap{}); !kube.IsNotFound(err) {
+			return fmt.Errorf("ConfigMap: %v", err)
+		}
+		return nil
+	})
+	waitWidgetEvent(t, ctx, c, ns, "ConfigMapDeleted")
+	r.stop(t)
+}
+
+// widgetObject is an empty Widget at key (the type is cmd/widget's, a
+// main package: read here as unstructured).
+func widgetObject(key kube.Key) *kube.Unstructured {
+	u := &kube.Unstructured{}
+	u.SetGroupVersionKind(kube.GroupVersionKind{Group: "example.kubeloop.dev", Version: "v1", Kind: "Widget"})
+	u.Namespace, u.Name = key.Namespace, key.Name
+	return u
+}
+
+// waitWidgetReady waits until the Widget is Ready for generation gen
+// and its ConfigMap holds color and size, and returns the condition.
+func waitWidgetReady(t *testing.T, ctx context.Context, c *kube.Client, key kube.Key, gen int64, color, size string) map[string]any {
+	t.Helper()
+	var ready map[string]any
+	waitFor(t, ctx, fmt.Sprintf("Widget ready for generation %d", gen), func() error {
+		w := widgetObject(key)
+		if err := c.Get(ctx, key, w); err != nil {
+			return err
+		}
+		conds, _ := w.Field("status", "conditions")
+		list, _ := conds.([]any)
+		ready = nil
+		for _, x := range list {
+			if m, _ := x.(map[string]any); m["type"] == "Ready" {
+				ready = m
+			}
+		}
+		observed, _ := kube.NestedInt64(w.Content, "status", "observedGeneration")
+		if ready == nil || ready["status"] != "True" || ready["reason"] != "Reconciled" || ready["observedGeneration"] != float64(gen) || observed != gen {
+			return fmt.Errorf("status %v", w.Content["status"])
+		}
+		if !w.HasFinalizer("example.kubeloop.dev/cleanup") {
+			return fmt.Errorf("finalizers %v", w.Finalizers)
+		}
+		var cm kube.ConfigMap
+		if err := c.Get(ctx, kube.Key{Namespace: key.Namespace, Name: "widget-" + key.Name}, &cm); err != nil {
+			return err
+		}
+		if cm.Data["color"] != color || cm.Data["size"] != size {
+			return fmt.Errorf("ConfigMap data %v", cm.Data)
+		}
+		return nil
+	})
+	return ready
+}
+
+func waitWidgetEvent(t *testing.T, ctx context.Context, c *kube.Client, ns, reason string) {
+	t.Helper()
+	waitFor(t, ctx, "event "+reason, func() error {
+		var events kube.List[kube.Event]
+		if err := c.List(ctx, &events, kube.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.Reason == reason && e.Regarding.Kind == "Widget" {
+				return nil
+			}
+		}
+		return fmt.Errorf("none among %d events", len(events.Items))
+	})
+}
+
+// widgetProcess is one replica of cmd/widget.
+type widgetProcess struct {
+	name, metricsAddr string
+	cmd               *exec.Cmd
+	logs              bytes.Buffer
+	exited            chan error
+}
+
+func startWidget(t *testing.T, ctx context.Context, name, bin string, args ...string) *widgetProcess {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &widgetProcess{name: name, metricsAddr: ln.Addr().String(), exited: make(chan error, 1)}
+	ln.Close()
+	p.cmd = exec.CommandContext(ctx, bin, append(args, "--metrics-bind-address", p.metricsAddr)...)
+	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			<-p.exited
+		}
+		if t.Failed() {
+			t.Logf("widget %s's output:\n%s", p.name, p.logs.String())
+		}
+	})
+	return p
+}
+
+// stop sends SIGTERM and checks that the replica exits 0.
+func (p *widgetProcess) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.exited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("widget %s exited with %v after SIGTERM, want 0", p.name, err)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("widget %s did not stop within 30s of SIGTERM", p.name)
+	}
+}
+
+func (p *widgetProcess) metrics() (string, error) {
+	resp, err := http.Get("http://" + p.metricsAddr + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
