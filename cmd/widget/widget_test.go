@@ -23,12 +23,7 @@ import (
 // server (ConfigMap, finalizer, status conditions, events).
 func TestWidgetLifecycle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := kubetest.New(kubetest.Options{})
-		defer srv.Close()
-		c, err := srv.Client(kube.ClientOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		srv, c := newServer(t)
 		ctx := t.Context()
 		a := startReplica(t, srv)
 		time.Sleep(time.Second) // a leads
@@ -107,12 +102,7 @@ func TestWidgetLifecycle(t *testing.T) {
 
 // The schema built from the Go type is what the server validates.
 func TestWidgetSchema(t *testing.T) {
-	srv := kubetest.New(kubetest.Options{})
-	defer srv.Close()
-	c, err := srv.Client(kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := newServer(t)
 	ctx := t.Context()
 	def, err := widgetCRD()
 	if err != nil {
@@ -148,6 +138,19 @@ func hasCause(err error, field string) bool {
 		}
 	}
 	return false
+}
+
+// newServer starts a kubetest server until the test ends (inside a
+// bubble, call it inside) and returns it with a client.
+func newServer(t *testing.T) (*kubetest.Server, *kube.Client) {
+	t.Helper()
+	srv := kubetest.New(kubetest.Options{})
+	t.Cleanup(srv.Close)
+	c, err := srv.Client(kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
 }
 
 // replica is one run of the operator's manager.

@@ -5,13 +5,8 @@
 package integration
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,10 +26,7 @@ func TestMirrorEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	bin := filepath.Join(t.TempDir(), "mirror")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeloop/kubeloop/cmd/mirror").CombinedOutput(); err != nil {
-		t.Fatalf("build cmd/mirror: %v\n%s", err, out)
-	}
+	bin := buildProgram(t, ctx, "mirror")
 	src, dst := "mirror-src-"+randomName(), "mirror-dst-"+randomName()
 	for _, ns := range []string{src, dst} {
 		if err := c.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
@@ -42,25 +34,8 @@ func TestMirrorEndToEnd(t *testing.T) {
 		}
 	}
 
-	var logs bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "--kubeconfig", h.Kubeconfig, "--namespace", src,
-		"--leader-elect", "--leader-election-namespace", src,
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--log-level", "debug")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("mirror's output:\n%s", logs.String())
-		}
-	}()
+	p := startProgram(t, ctx, "mirror", bin, "--kubeconfig", h.Kubeconfig, "--namespace", src,
+		"--leader-elect", "--leader-election-namespace", src, "--health-probe-bind-address", "0", "--log-level", "debug")
 
 	secret := &kube.Secret{
 		ObjectMeta: kube.ObjectMeta{Namespace: src, Name: "db-password", Annotations: map[string]string{"kubeloop.dev/mirror-to": dst}},
@@ -93,18 +68,7 @@ func TestMirrorEndToEnd(t *testing.T) {
 		return nil
 	})
 
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("mirror exited with %v after SIGTERM, want 0", err)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("mirror did not stop within 30s of SIGTERM")
-	}
+	p.stop(t)
 }
 
 // waitFor polls check until it returns nil; a real server and a separate

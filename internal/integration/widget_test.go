@@ -5,17 +5,9 @@
 package integration
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -39,16 +31,13 @@ func TestWidgetEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	bin := filepath.Join(t.TempDir(), "widget")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubeloop/kubeloop/cmd/widget").CombinedOutput(); err != nil {
-		t.Fatalf("build cmd/widget: %v\n%s", err, out)
-	}
+	bin := buildProgram(t, ctx, "widget")
 	ns := "widget-" + randomName()
 	if err := c.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	start := func(name string) *widgetProcess {
-		return startWidget(t, ctx, name, bin, "--kubeconfig", h.Kubeconfig,
+	start := func(name string) *process {
+		return startProgram(t, ctx, "widget "+name, bin, "--kubeconfig", h.Kubeconfig,
 			"--leader-elect", "--leader-election-namespace", ns, "--health-probe-bind-address", "0", "--log-level", "debug")
 	}
 	a := start("a")
@@ -175,65 +164,4 @@ func waitWidgetEvent(t *testing.T, ctx context.Context, c *kube.Client, ns, reas
 		}
 		return fmt.Errorf("none among %d events", len(events.Items))
 	})
-}
-
-// widgetProcess is one replica of cmd/widget.
-type widgetProcess struct {
-	name, metricsAddr string
-	cmd               *exec.Cmd
-	logs              bytes.Buffer
-	exited            chan error
-}
-
-func startWidget(t *testing.T, ctx context.Context, name, bin string, args ...string) *widgetProcess {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &widgetProcess{name: name, metricsAddr: ln.Addr().String(), exited: make(chan error, 1)}
-	ln.Close()
-	p.cmd = exec.CommandContext(ctx, bin, append(args, "--metrics-bind-address", p.metricsAddr)...)
-	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.exited <- p.cmd.Wait() }()
-	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
-			<-p.exited
-		}
-		if t.Failed() {
-			t.Logf("widget %s's output:\n%s", p.name, p.logs.String())
-		}
-	})
-	return p
-}
-
-// stop sends SIGTERM and checks that the replica exits 0.
-func (p *widgetProcess) stop(t *testing.T) {
-	t.Helper()
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-p.exited:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("widget %s exited with %v after SIGTERM, want 0", p.name, err)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("widget %s did not stop within 30s of SIGTERM", p.name)
-	}
-}
-
-func (p *widgetProcess) metrics() (string, error) {
-	resp, err := http.Get("http://" + p.metricsAddr + "/metrics")
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return string(b), err
 }
