@@ -11,7 +11,6 @@ import (
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -37,17 +36,7 @@ func TestExitCodes(t *testing.T) {
 // The binary's life as the integration suite drives it: started with a
 // kubeconfig, it mirrors a source; cancelled (SIGTERM), it exits 0.
 func TestRunWithKubeconfig(t *testing.T) {
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	ln, err := srv.Listen(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := operatortest.WriteKubeconfig(t, ln.URL, ln.CAData)
-	client, err := kube.NewClient(ln.Config(), kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, path := operatortest.Cluster(t)
 
 	ctx := t.Context()
 	p := operatortest.Start(t, run, "--kubeconfig", path, "--leader-elect", "--leader-election-namespace", "default",

@@ -9,18 +9,11 @@ import (
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 func TestExitCodes(t *testing.T) {
 	operatortest.NoCluster(t)
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	ln, err := srv.Listen(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := operatortest.WriteKubeconfig(t, ln.URL, ln.CAData)
+	_, kubeconfig := operatortest.Cluster(t)
 	operatortest.CheckExitCodes(t, run, []operatortest.ExitCase{
 		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
 		{Name: "no kind", Args: nil, Code: operator.ExitConfig, Stderr: "--kind is required"},
@@ -36,18 +29,9 @@ func TestExitCodes(t *testing.T) {
 // The binary's life: started with a kubeconfig, it deletes what is due;
 // cancelled (SIGTERM), it exits 0.
 func TestRunWithKubeconfig(t *testing.T) {
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	ln, err := srv.Listen(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := kube.NewClient(ln.Config(), kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, kubeconfig := operatortest.Cluster(t)
 	ctx := t.Context()
-	p := operatortest.Start(t, run, "--kubeconfig", operatortest.WriteKubeconfig(t, ln.URL, ln.CAData), "--kind", "v1/ConfigMap",
+	p := operatortest.Start(t, run, "--kubeconfig", kubeconfig, "--kind", "v1/ConfigMap",
 		"--leader-elect", "--leader-election-namespace", "default",
 		"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0")
 	for _, cm := range []*kube.ConfigMap{

@@ -13,21 +13,11 @@ import (
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 func TestExitCodes(t *testing.T) {
-	t.Setenv("KUBECONFIG", "")
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	t.Setenv("KUBERNETES_SERVICE_PORT", "")
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	ln, err := srv.Listen(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := operatortest.WriteKubeconfig(t, ln.URL, ln.CAData)
+	operatortest.NoCluster(t)
+	_, kubeconfig := operatortest.Cluster(t)
 	operatortest.CheckExitCodes(t, run, []operatortest.ExitCase{
 		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
 		{Name: "arguments", Args: []string{"extra"}, Code: operator.ExitConfig, Stderr: `unexpected arguments ["extra"]`},
@@ -41,18 +31,9 @@ func TestExitCodes(t *testing.T) {
 // its metrics (the controller's, the Go runtime's and the process's, and
 // leader election's), and exits 0 when cancelled.
 func TestRunWithKubeconfig(t *testing.T) {
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	ln, err := srv.Listen(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := kube.NewClient(ln.Config(), kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, kubeconfig := operatortest.Cluster(t)
 	metricsAddr := freeLoopbackAddr(t)
-	p := operatortest.Start(t, run, "--kubeconfig", operatortest.WriteKubeconfig(t, ln.URL, ln.CAData),
+	p := operatortest.Start(t, run, "--kubeconfig", kubeconfig,
 		"--leader-elect", "--leader-election-namespace", "default",
 		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0")
 	ctx := t.Context()

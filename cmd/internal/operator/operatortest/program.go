@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 // Main is a program from its arguments to its exit code, as
@@ -33,6 +35,27 @@ func NoCluster(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+}
+
+// Cluster starts a kubetest server on a loopback TLS listener until the
+// test ends, as a program's main reaches a cluster: through a kubeconfig
+// file, whose path it returns, with a client of the same server (no
+// client-side rate limit) for the test's own reads and writes.
+func Cluster(t *testing.T) (client *kube.Client, kubeconfig string) {
+	t.Helper()
+	srv := kubetest.New(kubetest.Options{})
+	t.Cleanup(srv.Close)
+	ln, err := srv.Listen(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ln.Config()
+	cfg.QPS = -1
+	client, err = kube.NewClient(cfg, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, WriteKubeconfig(t, ln.URL, ln.CAData)
 }
 
 // CheckExitCodes runs main once for each case, as a subtest, and checks
