@@ -24,10 +24,11 @@ func DropManagedFields(obj kube.Object) {
 }
 
 // listWatch is an informer's [listerWatcher] for the reflector of
-// namespace ns ("" for all).
+// namespace ns ("" for all) and shard selector shard (empty for all).
 type listWatch struct {
-	i  *informer
-	ns string
+	i     *informer
+	ns    string
+	shard kube.ShardSelector
 }
 
 // scoped returns opts with the informer's scope: namespace, selectors,
@@ -36,7 +37,7 @@ func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
 	opts.Namespace = lw.ns
 	opts.LabelSelector = lw.i.opts.LabelSelector
 	opts.FieldSelector = lw.i.opts.FieldSelector
-	opts.ShardSelector = lw.i.opts.ShardSelector
+	opts.ShardSelector = lw.shard
 	opts.MetadataOnly = lw.i.metadataOnly
 	return opts
 }
@@ -54,17 +55,17 @@ func (lw listWatch) list(ctx context.Context, opts kube.ListOptions, each func(k
 		each(obj, clampSize(size))
 		return nil
 	})
-	if sel := i.opts.ShardSelector; err == nil && !sel.Empty() && !meta.FilteredBy(sel) && !i.reads.shardIgnored.Swap(true) {
+	if sel := lw.shard; err == nil && !sel.Empty() && !meta.FilteredBy(sel) && !i.reads.shardIgnored.Swap(true) {
 		i.log.Info("server ignores shardSelector (no metadata.shardInfo); filtering on the client", "shardSelector", sel.String())
 	}
 	return meta, err
 }
 
-// outOfShard reports whether obj falls outside the informer's shard
+// outOfShard reports whether obj falls outside the reflector's shard
 // selector, which a server that ignores it sent anyway, and counts it.
 // Cost: one hash of the uid or namespace.
 func (lw listWatch) outOfShard(obj kube.Object) bool {
-	if lw.i.opts.ShardSelector.Matches(obj) {
+	if lw.shard.Matches(obj) {
 		return false
 	}
 	lw.i.reads.shardDropped.Add(1)

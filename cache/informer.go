@@ -41,6 +41,16 @@ type InformerOptions struct {
 	// (uid, namespace) never change, so an object never moves in or out.
 	// Empty means every object.
 	ShardSelector kube.ShardSelector
+	// Sharded makes an informer whose shards change at run time: it holds
+	// no object until a shard is added ([Informer.AddShard]), and then
+	// keeps the objects of each shard added with a reflector of its own
+	// (one list or WatchList and watch of the shard alone), in one store,
+	// until the shard is removed ([Informer.RemoveShard]); see shards.go
+	// for what handlers are told. It is synced as soon as it runs; each
+	// shard has its own sync ([Informer.WaitForShard]). Filtering falls
+	// back to the client as for ShardSelector, which must then be empty,
+	// as Namespaces must.
+	Sharded bool
 	// Transform is applied to every object the server sends, before it is
 	// stored or handed to a handler; it changes the object in place. See
 	// [DropManagedFields].
@@ -120,6 +130,15 @@ type informer struct {
 
 	// reads are the reflectors' counts and last failure.
 	reads readStats
+
+	// shards are the shards of a sharded informer, by selector string;
+	// owner maps the key of every stored object to the shard whose
+	// reflector put it there (each shard's keys are the keys owner maps
+	// to it). Guarded by mu. shardReaders counts the shards' reflectors;
+	// Start waits for it.
+	shards       map[string]*shard
+	owner        map[kube.Key]*shard
+	shardReaders sync.WaitGroup
 }
 
 type phase uint8
@@ -159,6 +178,9 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		return nil, fmt.Errorf("new informer: ShardSelector: %w", err)
 	}
 	opts.ShardSelector.Ranges = slices.Clone(opts.ShardSelector.Ranges)
+	if opts.Sharded && (!opts.ShardSelector.Empty() || len(opts.Namespaces) > 0) {
+		return nil, errors.New("new informer: Sharded takes its shards from AddShard: leave ShardSelector and Namespaces empty")
+	}
 	if opts.PageSize < 0 {
 		return nil, fmt.Errorf("new informer: PageSize %d is negative", opts.PageSize)
 	}
@@ -189,6 +211,8 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		unsynced:     max(len(opts.Namespaces), 1),
 		synced:       make(chan struct{}),
 		done:         make(chan struct{}),
+		shards:       map[string]*shard{},
+		owner:        map[kube.Key]*shard{},
 	}, nil
 }
 
@@ -208,20 +232,33 @@ func (i *informer) Start(ctx context.Context) error {
 	for _, r := range i.regs {
 		i.deliveries.Go(func() { r.run(i.done) })
 	}
+	if i.opts.Sharded {
+		for _, sh := range i.shards {
+			i.runShardLocked(sh)
+		}
+		i.storedFirstLocked()
+	}
 	i.mu.Unlock()
 
 	var wg sync.WaitGroup
-	if len(i.opts.Namespaces) == 0 {
+	switch {
+	case i.opts.Sharded:
+	case len(i.opts.Namespaces) == 0:
 		wg.Go(func() { i.reflector("").run(ctx) })
-	}
-	for _, ns := range i.opts.Namespaces {
-		wg.Go(func() { i.reflector(ns).run(ctx) })
+	default:
+		for _, ns := range i.opts.Namespaces {
+			wg.Go(func() { i.reflector(ns).run(ctx) })
+		}
 	}
 	wg.Go(func() { i.resyncLoop(ctx) })
 	wg.Wait() // all end when ctx is done
 
 	i.mu.Lock()
 	i.phase = stopped
+	i.stopShardsLocked()
+	i.mu.Unlock()
+	i.shardReaders.Wait()
+	i.mu.Lock()
 	close(i.done)
 	i.mu.Unlock()
 	i.deliveries.Wait()
@@ -232,7 +269,7 @@ func (i *informer) Start(ctx context.Context) error {
 // for all) in the store.
 func (i *informer) reflector(ns string) *reflector {
 	return &reflector{
-		lw:        listWatch{i: i, ns: ns},
+		lw:        listWatch{i: i, ns: ns, shard: i.opts.ShardSelector},
 		sink:      nsSink{i: i, ns: ns},
 		log:       i.log,
 		stats:     &i.reads,

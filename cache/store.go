@@ -304,6 +304,16 @@ func (s nsSink) replace(next *state, initial bool) {
 	} else {
 		prev = &state{objects: map[string]map[string]entry{s.ns: i.store.replaceNamespace(s.ns, next)}}
 	}
+	i.notifyDiffLocked(prev, next, initial)
+	if initial {
+		i.storedFirstLocked()
+	}
+}
+
+// notifyDiffLocked tells the handlers how next differs from prev, in key
+// order, as [nsSink.replace] says; initial marks the adds
+// isInInitialList. Call with i.mu held.
+func (i *informer) notifyDiffLocked(prev, next *state, initial bool) {
 	c := i.store.codec
 	for _, ns := range sortedKeys(prev.objects, next.objects, compareNamespaces) {
 		olds, news := prev.objects[ns], next.objects[ns]
@@ -329,8 +339,5 @@ func (s nsSink) replace(next *state, initial bool) {
 				i.notifyLocked(notification{kind: notifyUpdate, old: old.v, obj: e.v})
 			}
 		}
-	}
-	if initial {
-		i.storedFirstLocked()
 	}
 }

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+)
+
+// Two shards by uid, a quarter of the hash space each, apart.
+var (
+	shardA = kube.ShardSelector{Ranges: []kube.HashRange{{End: 1 << 62}}}
+	shardB = kube.ShardSelector{Ranges: []kube.HashRange{{Start: 1 << 63, End: 3 << 62}}}
+)
+
+// union returns the union of maps.
+func union(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		maps.Copy(out, m)
+	}
+	return out
+}
+
+// TestInformerShards adds and removes shards of a sharded informer at run
+// time, on a server that filters and on one that ignores the selector:
+// the store and a handler hold the objects of the shards held and nothing
+// else, through the first read of each shard, changes, a relist of every
+// shard after a compaction (each replacing its own objects only), and a
+// removal, which tells the handler nothing and stops its notifications.
+// Adding a shard costs one watch (WatchList) or one list and watch.
+func TestInformerShards(t *testing.T) {
+	for _, server := range []struct {
+		name string
+		opts kubetest.Options
+	}{{"filtering", kubetest.Options{}}, {"gate-off", kubetest.Options{DisableShardedListAndWatch: true}}} {
+		for _, mode := range modes {
+			t.Run(server.name+"/"+mode.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) { testInformerShards(t, server.opts, mode.opts) })
+			})
+		}
+	}
+}
+
+func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOptions) {
+	srv, c := newServer(t, srvOpts)
+	for n := range 40 {
+		createCM(t, srv, namespaces[n%2], fmt.Sprintf("cm%d", n), nil)
+	}
+	opts.Sharded = true
+	inf, rec := startSynced(t, c, opts) // synced at once, holding nothing
+	check := func(when string, want map[string]string) {
+		t.Helper()
+		synctest.Wait()
+		if got := storeState(inf); !maps.Equal(got, want) {
+			t.Errorf("%s: store = %v\nwant %v", when, sorted(got), sorted(want))
+		}
+		if got := rec.snapshot(); !maps.Equal(got, want) {
+			t.Errorf("%s: handler's view = %v\nwant %v", when, sorted(got), sorted(want))
+		}
+	}
+	check("before any shard", map[string]string{})
+
+	add := func(sel kube.ShardSelector) {
+		t.Helper()
+		before := inf.stats()
+		if err := inf.AddShard(sel); err != nil {
+			t.Fatal(err)
+		}
+		if err := inf.WaitForShard(context.Background(), sel); err != nil {
+			t.Fatal(err)
+		}
+		after := inf.stats()
+		if n := after.WatchRequests - before.WatchRequests; n != 1 {
+			t.Errorf("AddShard(%s) made %d watch requests, want 1", sel, n)
+		}
+		if n := after.ListRequests - before.ListRequests; !opts.DisableWatchList && n != 0 {
+			t.Errorf("AddShard(%s) made %d list requests with WatchList, want 0", sel, n)
+		}
+	}
+	add(shardA)
+	check("shard A added", shardState(t, srv, shardA))
+	if rec.initialAdds != len(shardState(t, srv, shardA)) {
+		t.Errorf("initial adds = %d, want %d (the shard's objects)", rec.initialAdds, len(shardState(t, srv, shardA)))
+	}
+	add(shardB)
+	check("shard B added", union(shardState(t, srv, shardA), shardState(t, srv, shardB)))
+	if err := inf.AddShard(shardB); err != nil {
+		t.Errorf("AddShard of a shard held = %v, want nil", err)
+	}
+
+	for n := range 10 {
+		createCM(t, srv, namespaces[n%2], fmt.Sprintf("new%d", n), nil)
+		updateCM(t, srv, namespaces[n%2], fmt.Sprintf("cm%d", n), map[string]string{"n": "1"})
+		deleteCM(t, srv, namespaces[(39-n)%2], fmt.Sprintf("cm%d", 39-n))
+	}
+	check("after changes", union(shardState(t, srv, shardA), shardState(t, srv, shardB)))
+
+	// Changes while the watches are down, then a relist of each shard.
+	undo := srv.ExpireWatches()
+	srv.CutWatches()
+	for n := range 5 {
+		deleteCM(t, srv, namespaces[n%2], fmt.Sprintf("cm%d", 10+n))
+		createCM(t, srv, namespaces[n%2], fmt.Sprintf("late%d", n), nil)
+	}
+	time.Sleep(time.Minute)
+	undo()
+	time.Sleep(time.Minute) // past the backoffs
+	check("after relists", union(shardState(t, srv, shardA), shardState(t, srv, shardB)))
+	if r := inf.stats().Relists; r < 2 {
+		t.Errorf("Relists = %d, want one per shard at least", r)
+	}
+
+	deletes := rec.deletes
+	keysA, err := inf.ShardKeys(shardA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := inf.RemoveShard(shardA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inA := shardState(t, srv, shardA)
+	if dropped != len(inA) || len(keysA) != len(inA) {
+		t.Errorf("RemoveShard(A) dropped %d objects, ShardKeys(A) had %d, want %d", dropped, len(keysA), len(inA))
+	}
+	for n := range 30 { // changes to A's objects reach no handler now
+		if n >= 10 && n < 15 {
+			continue // deleted
+		}
+		updateCM(t, srv, namespaces[n%2], fmt.Sprintf("cm%d", n), map[string]string{"n": "2"})
+	}
+	synctest.Wait()
+	if got := storeState(inf); !maps.Equal(got, shardState(t, srv, shardB)) {
+		t.Errorf("shard A removed: store = %v\nwant shard B %v", sorted(got), sorted(shardState(t, srv, shardB)))
+	}
+	if rec.deletes != deletes {
+		t.Errorf("RemoveShard told the handler %d deletions, want none", rec.deletes-deletes)
+	}
+	for k := range rec.snapshot() { // what the handler heard of A stays as it was
+		if _, inB := shardState(t, srv, shardB)[k]; !inB && !slices.ContainsFunc(keysA, func(key kube.Key) bool { return key.String() == k }) {
+			t.Errorf("handler holds %s, in neither shard", k)
+		}
+	}
+
+	// The handler drops A's share itself, as documented; A comes back.
+	rec.mu.Lock()
+	for _, k := range keysA {
+		delete(rec.state, k.String())
+	}
+	rec.mu.Unlock()
+	add(shardA)
+	check("shard A added again", union(shardState(t, srv, shardA), shardState(t, srv, shardB)))
+
+	shardDropped := inf.stats().ShardDropped
+	if srvOpts.DisableShardedListAndWatch != (shardDropped > 0) {
+		t.Errorf("ShardDropped = %d with the gate off %v", shardDropped, srvOpts.DisableShardedListAndWatch)
+	}
+}
+
+// TestInformerShardsErrors checks the errors of the shard methods and
+// options.
+func TestInformerShardsErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, c := newServer(t, kubetest.Options{})
+		plain := newCMInformer(t, c, InformerOptions{})
+		sharded := newCMInformer(t, c, InformerOptions{Sharded: true})
+		for _, tc := range []struct {
+			err  error
+			want string
+		}{
+			{plain.AddShard(shardA), "add shard shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000') to the ConfigMap informer: informer is not sharded"},
+			{sharded.AddShard(kube.ShardSelector{}), "add shard to the ConfigMap informer: the selector is empty"},
+			{second(sharded.RemoveShard(shardA)), "remove shard shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000') from the ConfigMap informer: not added"},
+			{sharded.WaitForShard(context.Background(), shardB), "wait for shard shardRange(object.metadata.uid, '0x8000000000000000', '0xc000000000000000') of the ConfigMap informer: not added"},
+			{second(NewInformer[kube.ConfigMap](c, InformerOptions{Sharded: true, Namespaces: []string{"a"}})), "new informer: Sharded takes its shards from AddShard: leave ShardSelector and Namespaces empty"},
+		} {
+			if tc.err == nil || tc.err.Error() != tc.want {
+				t.Errorf("error = %v, want %q", tc.err, tc.want)
+			}
+		}
+		// A shard removed while waited for ends the wait.
+		if err := sharded.AddShard(shardA); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error)
+		go func() { done <- sharded.WaitForShard(context.Background(), shardA) }()
+		synctest.Wait()
+		if _, err := sharded.RemoveShard(shardA); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "removed") {
+			t.Errorf("WaitForShard of a shard removed = %v, want removed", err)
+		}
+	})
+}
+
+func second[T any](_ T, err error) error { return err }
