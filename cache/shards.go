@@ -172,6 +172,17 @@ func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
 	return keys, nil
 }
 
+// ShardOf returns the selector of the shard whose reflector stored the
+// object at k, and false when none holds it. Cost: O(1).
+func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if sh := i.owner[k]; sh != nil {
+		return sh.sel, true
+	}
+	return kube.ShardSelector{}, false
+}
+
 // stopShardsLocked cancels every shard's reflector, when Start's context
 // is done. Call with i.mu held; then wait for i.shardReaders.
 func (i *informer) stopShardsLocked() {

@@ -244,3 +244,7 @@ func (i *Informer[T]) WaitForShard(ctx context.Context, sel kube.ShardSelector) 
 func (i *Informer[T]) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
 	return i.inf.ShardKeys(sel)
 }
+
+// ShardOf returns the selector of the shard that holds the stored object
+// at k, and false when none does.
+func (i *Informer[T]) ShardOf(k kube.Key) (kube.ShardSelector, bool) { return i.inf.ShardOf(k) }

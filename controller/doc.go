@@ -37,6 +37,10 @@
 //     reconciles in flight and for its sources, and only then returns.
 //   - No global state: controllers share nothing; the uniqueness of names
 //     within a manager is the manager's concern (see [Manager]).
+//   - Shardable: [Shards] runs a controller on the shards of its kind a
+//     ring member of package leader holds (its Work), over a sharded
+//     informer: never two replicas reconciling one object at once, every
+//     object reconciled by the member a range moves to.
 //   - Counted: [Controller.Metrics] is a snapshot of controller-runtime's
 //     controller_runtime_* metrics and of the queue's workqueue_* ones;
 //     [Controller.CollectMetrics] writes them, named and labelled as

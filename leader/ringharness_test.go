@@ -57,11 +57,17 @@ type ringMember struct {
 // newRingTest starts a kubetest server inside the calling bubble whose
 // users are the member ids, each with a token.
 func newRingTest(t *testing.T, drain time.Duration, ids ...string) *ringTest {
-	tokens := map[string]string{"tok-admin": "admin"}
+	return newRingTestOn(t, kubetest.Options{}, drain, ids...)
+}
+
+// newRingTestOn is newRingTest with a server made with opts (its Tokens
+// replaced).
+func newRingTestOn(t *testing.T, opts kubetest.Options, drain time.Duration, ids ...string) *ringTest {
+	opts.Tokens = map[string]string{"tok-admin": "admin"}
 	for _, id := range ids {
-		tokens["tok-"+id] = id
+		opts.Tokens["tok-"+id] = id
 	}
-	rt := &ringTest{t: t, srv: kubetest.New(kubetest.Options{Tokens: tokens}), t0: time.Now(), drain: drain}
+	rt := &ringTest{t: t, srv: kubetest.New(opts), t0: time.Now(), drain: drain}
 	t.Cleanup(rt.shutdown)
 	return rt
 }
@@ -105,11 +111,19 @@ func (rt *ringTest) start(id string, edit func(*RingOptions)) *ringMember {
 	return rm
 }
 
-// work is every member's Work: it opens a holding in the ledger, failing
-// the test if another is open on the range, and closes it drain after ctx
-// is cancelled.
+// work is every member's Work: it opens a holding in the ledger, and
+// closes it drain after ctx is cancelled.
 func (rt *ringTest) work(id string, ctx context.Context, r Range) {
+	rt.open(id, r)
+	<-ctx.Done()
+	time.Sleep(rt.drain)
+	rt.close(id, r)
+}
+
+// open records that id holds r, failing the test if another does.
+func (rt *ringTest) open(id string, r Range) {
 	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	if other := rt.holder[r.Index]; other != "" {
 		rt.t.Errorf("at +%v: %s started range %s while %s holds it", rt.since(), id, r, other)
 	}
@@ -117,15 +131,16 @@ func (rt *ringTest) work(id string, ctx context.Context, r Range) {
 	if !rt.freed[r.Index].IsZero() {
 		rt.gaps = append(rt.gaps, time.Since(rt.freed[r.Index]))
 	}
-	rt.mu.Unlock()
-	<-ctx.Done()
-	time.Sleep(rt.drain)
+}
+
+// close records that id no longer holds r.
+func (rt *ringTest) close(id string, r Range) {
 	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	if rt.holder[r.Index] == id {
 		rt.holder[r.Index] = ""
 		rt.freed[r.Index] = time.Now()
 	}
-	rt.mu.Unlock()
 }
 
 // holdings returns, for each member id, the ranges it holds now.

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/queue"
+)
+
+// ShardedInformer is what [Shards] needs of the informer of a sharded
+// controller's kind: a [cache.Informer] made with
+// [cache.InformerOptions.Sharded] (its ObjectInformer).
+type ShardedInformer interface {
+	cache.ObjectInformer
+	AddShard(sel kube.ShardSelector) error
+	RemoveShard(sel kube.ShardSelector) (int, error)
+	WaitForShard(ctx context.Context, sel kube.ShardSelector) error
+	ShardKeys(sel kube.ShardSelector) ([]kube.Key, error)
+	ShardOf(k kube.Key) (kube.ShardSelector, bool)
+}
+
+// Shards runs a controller on the shards of its kind that this replica
+// holds, for a ring member (see package leader: a member's Work is
+// [Shards.Work] of the range's selector). It is the controller's source
+// of requests for the sharded kind (watch it with [Controller.Watch]; it
+// queues a request for every change the informer reports) and the gate
+// of its reconciles (make the controller with [Shards.Reconciler]).
+//
+// Guarantees, given the ring's (never two holders of a range at once):
+//   - Never two reconciles of one object at once across replicas: a
+//     request is reconciled only while the shard holding its object is
+//     held here, and Work returns (so the ring publishes the release)
+//     only after the reconciles of the shard's objects in flight have
+//     returned. Requests of shards not held are dropped (forgotten, not
+//     retried): their holder reconciles them.
+//   - Every object reconciled after a handover: Work queues every object
+//     of the shard (at [LowPriority]) once the shard's first list is
+//     stored, and every change after that.
+//   - Deletions: an object deleted while its shard is held is reconciled
+//     (the cache no longer has it; Shards remembers whose it was until
+//     then). Dropping a shard is not a deletion and reconciles nothing.
+//     A deletion seen by no holder (during a handover) is not reconciled:
+//     controllers that must act on deletions use finalizers, as always.
+//
+// Reconciles in flight are not cancelled when a shard moves: bound them
+// with [Options.ReconcileTimeout] below the ring's LeaseDuration -
+// RenewDeadline, since Work must return within that when renewals fail.
+type Shards struct {
+	inf ShardedInformer
+
+	// ready is closed when Run has set q.
+	ready chan struct{}
+	q     Queue
+
+	mu sync.Mutex
+	// idle is signalled (with mu) when a held shard's reconciles in
+	// flight drop to zero.
+	idle *sync.Cond
+	// held are the shards whose requests are reconciled, by selector
+	// string; a shard is in held from the moment its first state is
+	// stored until Work's ctx ends.
+	held map[string]*heldShard
+	// added are the shards added to the informer and not yet removed,
+	// by selector string; gone are the deleted objects of those shards
+	// not yet reconciled: key → selector string.
+	added map[string]kube.ShardSelector
+	gone  map[kube.Key]string
+}
+
+// heldShard counts the reconciles in flight of one held shard.
+type heldShard struct {
+	inflight int
+	// released is set when Work's ctx ends: no reconcile starts after.
+	released bool
+}
+
+// NewShards returns the gate of a controller of inf's kind. It does no
+// I/O and starts nothing.
+func NewShards(inf ShardedInformer) (*Shards, error) {
+	if inf == nil {
+		return nil, errors.New("new shards: informer is nil")
+	}
+	s := &Shards{inf: inf, ready: make(chan struct{}), held: map[string]*heldShard{},
+		added: map[string]kube.ShardSelector{}, gone: map[kube.Key]string{}}
+	s.idle = sync.NewCond(&s.mu)
+	return s, nil
+}
+
+// String implements [Source].
+func (s *Shards) String() string { return fmt.Sprintf("shards of kind %s", s.inf.Kind().Kind) }
+
+// WaitForSync implements [Source]: a sharded informer is synced as soon
+// as it runs; each shard's sync is awaited by Work.
+func (s *Shards) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+
+// Run implements [Source]: it queues a request for every change the
+// informer reports until ctx is done (the objects of a shard's first list
+// and resyncs at [LowPriority], as [Kind] does), remembering whose each
+// deleted object was.
+func (s *Shards) Run(ctx context.Context, q Queue) error {
+	select {
+	case <-s.ready:
+		return fmt.Errorf("run %s: run before", s)
+	default:
+	}
+	s.q = q
+	close(s.ready)
+	enqueue := func(obj kube.Object, low bool) {
+		req := Request{Key: obj.GetObjectMeta().Key()}
+		if low {
+			q.AddWithOptions(req, queue.AddOptions{Priority: LowPriority})
+		} else {
+			q.Add(req)
+		}
+	}
+	reg, err := s.inf.AddEventHandler(cache.HandlerFuncs[kube.Object]{
+		AddFunc:    func(obj kube.Object, initial bool) { enqueue(obj, initial) },
+		UpdateFunc: func(_, obj kube.Object, resync bool) { enqueue(obj, resync) },
+		DeleteFunc: func(obj kube.Object, _ bool) {
+			s.mu.Lock()
+			for id, sel := range s.added {
+				if sel.Matches(obj) {
+					s.gone[obj.GetObjectMeta().Key()] = id
+				}
+			}
+			s.mu.Unlock()
+			enqueue(obj, false)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("run %s: %w", s, err)
+	}
+	<-ctx.Done()
+	_ = s.inf.RemoveEventHandler(reg)
+	return nil
+}
+
+// Work holds the shard of sel until ctx ends: it adds the shard to the
+// informer (one list and watch of its objects), waits for its first
+// state, reconciles every object of it and every change, and when ctx
+// ends stops taking its requests, waits for its reconciles in flight to
+// return, and drops the shard from the informer. It returns only then,
+// so a ring member publishes the release after the last reconcile of the
+// shard. It returns an error, having dropped the shard, when the shard
+// cannot be added or ctx ends before its first state is stored.
+func (s *Shards) Work(ctx context.Context, sel kube.ShardSelector) error {
+	id := sel.String()
+	if err := s.inf.AddShard(sel); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.added[id] = sel
+	s.mu.Unlock()
+	defer s.drop(sel)
+	if err := s.inf.WaitForShard(ctx, sel); err != nil {
+		return fmt.Errorf("hold shard %s: %w", id, err)
+	}
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	h := &heldShard{}
+	s.mu.Lock()
+	s.held[id] = h
+	var keys []kube.Key
+	for k, of := range s.gone {
+		if of == id {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.Unlock()
+	stored, err := s.inf.ShardKeys(sel)
+	if err != nil {
+		return fmt.Errorf("hold shard %s: %w", id, err)
+	}
+	for _, k := range keys { // deleted while the shard was syncing
+		s.q.Add(Request{Key: k})
+	}
+	for _, k := range stored {
+		s.q.AddWithOptions(Request{Key: k}, queue.AddOptions{Priority: LowPriority})
+	}
+	<-ctx.Done()
+	s.mu.Lock()
+	h.released = true
+	for h.inflight > 0 {
+		s.idle.Wait()
+	}
+	delete(s.held, id)
+	s.mu.Unlock()
+	return nil
+}
+
+// drop removes the shard of sel from the informer and forgets its
+// deleted objects.
+func (s *Shards) drop(sel kube.ShardSelector) {
+	id := sel.String()
+	s.mu.Lock()
+	delete(s.added, id)
+	for k, of := range s.gone {
+		if of == id {
+			delete(s.gone, k)
+		}
+	}
+	s.mu.Unlock()
+	_, _ = s.inf.RemoveShard(sel) // fails only for a shard not added
+}
+
+// Reconciler returns r gated by the shards held: see [Shards].
+func (s *Shards) Reconciler(r Reconciler) Reconciler {
+	return ReconcilerFunc(func(ctx context.Context, req Request) (Result, error) {
+		id, h := s.begin(req.Key)
+		if h == nil {
+			return Result{}, nil // not ours (any more): its holder reconciles it
+		}
+		defer s.end(req.Key, id, h)
+		return r.Reconcile(ctx, req)
+	})
+}
+
+// begin returns the held shard of the object at k with a reconcile
+// counted in flight, or nil when its shard is not held.
+func (s *Shards) begin(k kube.Key) (string, *heldShard) {
+	sel, stored := s.inf.ShardOf(k)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := sel.String()
+	if !stored {
+		id = s.gone[k]
+	}
+	h := s.held[id]
+	if h == nil || h.released {
+		return "", nil
+	}
+	h.inflight++
+	return id, h
+}
+
+// end ends a reconcile begin counted, and forgets a deleted object once
+// reconciled.
+func (s *Shards) end(k kube.Key, id string, h *heldShard) {
+	_, stored := s.inf.ShardOf(k)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !stored && s.gone[k] == id {
+		delete(s.gone, k)
+	}
+	h.inflight--
+	if h.inflight == 0 {
+		s.idle.Broadcast()
+	}
+}
