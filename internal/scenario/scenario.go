@@ -89,6 +89,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedWatch", testShardedWatch},
 		{"ShardedMalformed", testShardedMalformed},
 		{"ShardedInformer", testShardedInformer},
+		{"ShardedRanges", testShardedRanges},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
