@@ -170,16 +170,8 @@ func (f *fixture) cachedEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap],
 		if !sel.Empty() && (len(want) == 0 || len(want) == len(list.Items)) {
 			return fmt.Errorf("the shard holds %d objects of %d: the scenario needs some in and some out", len(want), len(list.Items))
 		}
-		items, err := inf.List(kube.ListOptions{})
-		if err != nil {
+		if err := storeHolds(inf, want); err != nil {
 			return err
-		}
-		stored := map[string]string{}
-		for _, cm := range items {
-			stored[cm.Name] = cm.ResourceVersion
-		}
-		if !maps.Equal(stored, want) {
-			return fmt.Errorf("store %v, server %v", stored, want)
 		}
 		if got := v.snapshot(); !maps.Equal(got, want) {
 			return fmt.Errorf("handler view %v, server %v", got, want)
@@ -222,4 +214,21 @@ func testInformerAfterCuts(t *testing.T, f *fixture) {
 	if st.WatchRequests < 4 {
 		t.Errorf("watches opened = %d, want at least 4 (the first and one after each cut)", st.WatchRequests)
 	}
+}
+
+// storeHolds reports whether the informer's store holds exactly want:
+// name → resourceVersion.
+func storeHolds(inf *cache.Informer[kube.ConfigMap], want map[string]string) error {
+	items, err := inf.List(kube.ListOptions{})
+	if err != nil {
+		return err
+	}
+	stored := map[string]string{}
+	for _, cm := range items {
+		stored[cm.Name] = cm.ResourceVersion
+	}
+	if !maps.Equal(stored, want) {
+		return fmt.Errorf("store %v, server %v", stored, want)
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ package scenario
 
 import (
 	"fmt"
-	"maps"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/cache"
@@ -76,17 +75,6 @@ func (f *fixture) shardsCached(t *testing.T, inf *cache.Informer[kube.ConfigMap]
 		if len(want) == 0 || len(want) == len(list.Items) {
 			return fmt.Errorf("the shards hold %d objects of %d: the scenario needs some in and some out", len(want), len(list.Items))
 		}
-		items, err := inf.List(kube.ListOptions{})
-		if err != nil {
-			return err
-		}
-		stored := map[string]string{}
-		for _, cm := range items {
-			stored[cm.Name] = cm.ResourceVersion
-		}
-		if !maps.Equal(stored, want) {
-			return fmt.Errorf("store %v, server %v", stored, want)
-		}
-		return nil
+		return storeHolds(inf, want)
 	})
 }
