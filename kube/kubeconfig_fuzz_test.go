@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/yaml"
 )
 
 // A kubeconfig with every kind of secret in it, for the fuzzer to start
@@ -116,9 +118,10 @@ type kubeconfigSecret struct {
 
 var (
 	// secretLine is a line that sets a secret field ("token: x", also
-	// without the colon, which is a syntax error to report); the value
-	// may be quoted and followed by a comment.
-	secretLine = regexp.MustCompile(`^\s*(?:-\s+)?(?:token|password|client-key-data|value)(?:\s*:[ \t]+|[ \t]+)(.*)$`)
+	// without the colon, which is a syntax error to report: the colon
+	// group is then empty); the value may be quoted and followed by a
+	// comment.
+	secretLine = regexp.MustCompile(`^\s*(?:-\s+)?(?:token|password|client-key-data|value)(\s*:)?[ \t]+(.*)$`)
 	argsLine   = regexp.MustCompile(`^(\s*)(?:-\s+)?args\s*:\s*$`)
 	itemLine   = regexp.MustCompile(`^(\s*)-[ \t]+(.*)$`)
 	// plainSecret is what a value must be made of to be replaced without
@@ -127,8 +130,14 @@ var (
 )
 
 // kubeconfigSecrets finds the secret values of doc, line by line.
+//
+// A line without the colon is a secret only in a document that does not
+// parse: in one that does, it continues the scalar of a line above
+// ("current-context:" followed by " token abcdef" names a context
+// "token abcdef"), which is no secret to hide.
 func kubeconfigSecrets(doc string) []kubeconfigSecret {
 	var out []kubeconfigSecret
+	_, parseErr := yaml.ParseNode([]byte(doc))
 	argsIndent := -1 // the indentation of the "args:" line whose items are read, -1 outside
 	for _, line := range strings.Split(doc, "\n") {
 		var raw string
@@ -141,10 +150,10 @@ func kubeconfigSecrets(doc string) []kubeconfigSecret {
 				continue
 			}
 			m := secretLine.FindStringSubmatch(line)
-			if m == nil {
+			if m == nil || (m[1] == "" && parseErr == nil) {
 				continue
 			}
-			raw = m[1]
+			raw = m[2]
 		}
 		v := unquoteValue(raw)
 		if !plainSecret.MatchString(v) || strings.Trim(v, "Q") == "" {
