@@ -5,6 +5,7 @@ package kubetest
 import (
 	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,7 +34,8 @@ type delayRule struct {
 // non-zero err.RetryAfter is sent as the Retry-After header (rounded up to
 // seconds) and details.retryAfterSeconds. Rules apply in the order they
 // were added; a request consumes at most one. Requests refused by
-// authentication are not counted against n.
+// authentication are not counted against n. match runs without the
+// server's lock held, so it may call the Server's methods.
 func (s *Server) FailNext(n int, match func(RequestInfo) bool, err *kube.StatusError) {
 	if n <= 0 {
 		return
@@ -46,7 +48,8 @@ func (s *Server) FailNext(n int, match func(RequestInfo) bool, err *kube.StatusE
 // Delay holds every request that match accepts (every request when match
 // is nil) for d before serving it, until the returned function is called.
 // The wait uses a timer, so inside a synctest bubble it takes no real
-// time; a request whose client goes away stops waiting.
+// time; a request whose client goes away stops waiting. match runs without
+// the server's lock held, so it may call the Server's methods.
 func (s *Server) Delay(match func(RequestInfo) bool, d time.Duration) (undo func()) {
 	rule := &delayRule{match: match, d: d}
 	s.mu.Lock()
@@ -64,16 +67,19 @@ func (s *Server) Delay(match func(RequestInfo) bool, d time.Duration) (undo func
 	}
 }
 
-// injectFaults delays and fails r as the rules say.
+// injectFaults delays and fails r as the rules say. The matchers run
+// without the server's lock held, so a matcher may call any method of the
+// Server (Count, FailNext, ...); a rule is consumed under the lock, and one
+// that another request used up meanwhile is passed over.
 func (s *Server) injectFaults(r *http.Request, info RequestInfo) *kube.StatusError {
+	var delays []*delayRule
+	s.withLock(func() { delays = slices.Clone(s.delays) })
 	var wait time.Duration
-	s.withLock(func() {
-		for _, d := range s.delays {
-			if d.match == nil || d.match(info) {
-				wait += d.d
-			}
+	for _, d := range delays {
+		if d.match == nil || d.match(info) {
+			wait += d.d
 		}
-	})
+	}
 	if wait > 0 {
 		t := time.NewTimer(wait)
 		select {
@@ -84,24 +90,40 @@ func (s *Server) injectFaults(r *http.Request, info RequestInfo) *kube.StatusErr
 			t.Stop()
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i, f := range s.failures {
+	// The failures in force once the delay is over: a rule added while
+	// the request waited applies to it.
+	var failures []*failRule
+	s.withLock(func() { failures = slices.Clone(s.failures) })
+	for _, f := range failures {
 		if f.match != nil && !f.match(info) {
 			continue
 		}
-		f.n--
-		if f.n == 0 {
-			s.failures = append(s.failures[:i:i], s.failures[i+1:]...)
+		if err := s.consumeFailure(f); err != nil {
+			return err
 		}
-		e := *f.err
-		if e.Status.Details != nil {
-			d := *e.Status.Details
-			e.Status.Details = &d
-		}
-		return &e
 	}
 	return nil
+}
+
+// consumeFailure takes one use of f and returns a copy of its error, or
+// nil when f is used up or removed.
+func (s *Server) consumeFailure(f *failRule) *kube.StatusError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.Index(s.failures, f)
+	if i < 0 {
+		return nil
+	}
+	f.n--
+	if f.n == 0 {
+		s.failures = slices.Delete(slices.Clip(s.failures), i, i+1)
+	}
+	e := *f.err
+	if e.Status.Details != nil {
+		d := *e.Status.Details
+		e.Status.Details = &d
+	}
+	return &e
 }
 
 // CutWatches ends every open watch now, as a server restart or a load

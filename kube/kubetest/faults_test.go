@@ -170,3 +170,29 @@ func TestRequestInfo(t *testing.T) {
 		}
 	}
 }
+
+// A matcher may call the server's own methods: matchers run without the
+// server's lock held, so one that counts requests or adds a rule does not
+// deadlock the server.
+func TestFaultMatcherCallsServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, c := newTestServer(t, Options{})
+		undo := s.Delay(func(ri RequestInfo) bool { return s.Count("list", "configmaps") >= 1 }, time.Second)
+		defer undo()
+		s.FailNext(1, func(ri RequestInfo) bool {
+			if ri.Verb != "list" || s.Count("list", "configmaps") < 2 {
+				return false
+			}
+			s.FailNext(1, nil, kube.NewStatusError(410, kube.ReasonExpired, "again"))
+			return true
+		}, kube.NewStatusError(503, kube.ReasonServiceUnavailable, "busy"))
+		c.mustDo(200, "GET", cmPath, "")
+		start := time.Now()
+		c.mustDo(503, "GET", cmPath, "")
+		if d := time.Since(start); d != time.Second {
+			t.Errorf("second list took %v, want the 1s delay", d)
+		}
+		c.mustDo(410, "GET", cmPath, "")
+		c.mustDo(200, "GET", cmPath, "")
+	})
+}
