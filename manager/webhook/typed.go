@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -93,8 +94,10 @@ func (f DefaulterFunc[T]) Default(ctx context.Context, obj *T) error { return f(
 //   - When T states a kind (its GroupVersionKind method, not one read from
 //     apiVersion as for [kube.Unstructured]), a review for another kind is
 //     refused with code 400: the webhook configuration is wrong.
-//   - An object that does not decode into T is refused with code 400; a
-//     panic in v with code 500.
+//   - An object that does not decode into T is refused with code 400, as
+//     is one with a member that is another spelling of a field T declares
+//     ("speC" for "spec", which encoding/json would take for the field and
+//     the API server never sends); a panic in v with code 500.
 func ValidatingFor[T any, PT interface {
 	*T
 	kube.Object
@@ -249,13 +252,21 @@ func checkReviewKind(want kube.GroupVersionKind, req *AdmissionRequest) error {
 	return nil
 }
 
-// decodeReviewObject decodes one of the review's objects into a new T.
+// decodeReviewObject decodes one of the review's objects into a new T,
+// refusing a member spelled otherwise than T's field (checkFieldSpelling).
 func decodeReviewObject[T any](raw json.RawMessage, field string) (*T, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, fmt.Errorf("decode %s: the review has none", field)
 	}
 	obj := new(T)
 	if err := json.Unmarshal(raw, obj); err != nil {
+		return nil, fmt.Errorf("decode %s into %T: %w", field, obj, err)
+	}
+	doc, err := decodeJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", field, err)
+	}
+	if err := checkFieldSpelling(doc, reflect.TypeFor[T](), field); err != nil {
 		return nil, fmt.Errorf("decode %s into %T: %w", field, obj, err)
 	}
 	return obj, nil
