@@ -32,9 +32,11 @@ func listEvents(t *testing.T, srv *kubetest.Server, ns string) []map[string]any 
 	return evs
 }
 
-func seriesCount(ev map[string]any) float64 {
+// seriesCount is the event's series.count (kubetest holds integers as
+// int64).
+func seriesCount(ev map[string]any) int64 {
 	s, _ := ev["series"].(map[string]any)
-	n, _ := s["count"].(float64)
+	n, _ := s["count"].(int64)
 	return n
 }
 

@@ -347,6 +347,9 @@ func yamlValue(n *yaml.Node) any {
 		// as strings, nor hexadecimal or with underscores.
 		if f, err := strconv.ParseFloat(n.Text, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) &&
 			!strings.ContainsAny(n.Text, "xXpP_") {
+			if i, err := strconv.ParseInt(strings.TrimPrefix(n.Text, "+"), 10, 64); err == nil {
+				return i // an integer, exactly
+			}
 			return f
 		}
 		return n.Text

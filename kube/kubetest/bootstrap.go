@@ -58,9 +58,9 @@ func (s *Server) bootstrap() {
 	seed("leases", obj{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
 		"metadata": obj{"namespace": "kube-system", "name": id, "labels": obj{
 			"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": bootstrapHost}},
-		"spec": obj{"holderIdentity": id + "_" + newUID(), "leaseDurationSeconds": float64(3600),
+		"spec": obj{"holderIdentity": id + "_" + newUID(), "leaseDurationSeconds": int64(3600),
 			"renewTime": time.Now().UTC().Format("2006-01-02T15:04:05.000000Z07:00")}})
-	https := obj{"name": "https", "port": float64(443), "protocol": "TCP", "targetPort": float64(6443)}
+	https := obj{"name": "https", "port": int64(443), "protocol": "TCP", "targetPort": int64(6443)}
 	seed("services", obj{"apiVersion": "v1", "kind": "Service",
 		"metadata": obj{"namespace": "default", "name": "kubernetes",
 			"labels": obj{"component": "apiserver", "provider": "kubernetes"}},

@@ -159,7 +159,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	meta["uid"] = newUID()
 	meta["creationTimestamp"] = now
 	if res.Generation {
-		meta["generation"] = float64(1)
+		meta["generation"] = int64(1)
 	}
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.

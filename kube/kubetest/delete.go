@@ -96,11 +96,11 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	meta := metaOf(o)
 	// The real server bumps the generation of kinds that keep one when it
 	// marks an object deleting, so that GenerationChanged predicates see it.
-	if g, _ := meta["generation"].(float64); g > 0 {
+	if g, _ := integerValue(meta["generation"]); g > 0 {
 		meta["generation"] = g + 1
 	}
 	meta["deletionTimestamp"] = nowString()
-	meta["deletionGracePeriodSeconds"] = float64(0)
+	meta["deletionGracePeriodSeconds"] = int64(0)
 	if wr.dryRun {
 		return makeRecord(res, o), false, nil
 	}

@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -46,13 +47,15 @@ func checkElement(e string) error {
 func canonicalElement(e string) string {
 	switch e[0] {
 	case 'k':
-		var m map[string]any
-		if json.Unmarshal([]byte(e[2:]), &m) == nil {
-			return "k:" + encodeElementValue(m)
+		var v any
+		if decodeExact([]byte(e[2:]), &v) == nil {
+			if m, ok := v.(obj); ok {
+				return "k:" + encodeElementValue(m)
+			}
 		}
 	case 'v':
 		var v any
-		if json.Unmarshal([]byte(e[2:]), &v) == nil {
+		if decodeExact([]byte(e[2:]), &v) == nil {
 			return "v:" + encodeElementValue(v)
 		}
 	}
@@ -74,7 +77,7 @@ func encodeElementValue(v any) string {
 // elementValue decodes the JSON of a k: or v: element.
 func elementValue(e string) any {
 	var v any
-	_ = json.Unmarshal([]byte(e[2:]), &v)
+	_ = decodeExact([]byte(e[2:]), &v)
 	return v
 }
 
@@ -114,7 +117,7 @@ func compareElements(a, b string) int {
 func compareValues(a, b any) int {
 	rank := func(v any) int {
 		switch v.(type) {
-		case float64:
+		case int64, float64:
 			return 0
 		case string:
 			return 1
@@ -131,15 +134,15 @@ func compareValues(a, b any) int {
 		return ra - rb
 	}
 	switch x := a.(type) {
-	case float64:
-		y := b.(float64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
+	case int64, float64:
+		if xi, ok := x.(int64); ok {
+			if yi, ok := b.(int64); ok {
+				return cmp.Compare(xi, yi)
+			}
 		}
-		return 0
+		xf, _ := numberValue(x)
+		yf, _ := numberValue(b)
+		return cmp.Compare(xf, yf)
 	case string:
 		return strings.Compare(x, b.(string))
 	case bool:
@@ -187,6 +190,8 @@ func valueString(v any) string {
 		return "null"
 	case string:
 		return strconv.Quote(t)
+	case int64:
+		return strconv.FormatInt(t, 10)
 	case float64:
 		if t == math.Trunc(t) && math.Abs(t) < 1<<63 {
 			return strconv.FormatInt(int64(t), 10)

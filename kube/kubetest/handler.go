@@ -231,8 +231,10 @@ var bodyMediaTypes = []string{"application/json", "application/yaml", mediaProto
 // its Content-Type names (JSON when none): JSON, YAML, or protobuf of a
 // built-in kind. A protobuf body of a kind without a protobuf layout
 // (custom resources: the real server fails on one with a panic) answers
-// 415, as other types do.
-func decodeRequestObject(r *http.Request) (o obj, mt string, body []byte, serr *kube.StatusError) {
+// 415, as other types do. Integers are decoded exactly (numbers.go); a
+// number beyond float64's range answers, for res (nil for a review), the
+// real server's "cannot be handled as" a kind.
+func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body []byte, serr *kube.StatusError) {
 	mt = "application/json"
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		var err error
@@ -256,6 +258,9 @@ func decodeRequestObject(r *http.Request) (o obj, mt string, body []byte, serr *
 	default:
 		o, err = decodeObject(body)
 	}
+	if ne, ok := err.(numberError); ok && res != nil {
+		return nil, "", nil, cannotHandle(res, ne.Error())
+	}
 	if err != nil {
 		return nil, "", nil, errBadRequest("the object provided could not be decoded: " + err.Error())
 	}
@@ -265,7 +270,7 @@ func decodeRequestObject(r *http.Request) (o obj, mt string, body []byte, serr *
 // decodeBody reads a create or update body: an object of the call's kind
 // in JSON, YAML, or for built-in kinds protobuf.
 func (c *call) decodeBody() (obj, *kube.StatusError) {
-	o, mt, body, serr := decodeRequestObject(c.r)
+	o, mt, body, serr := decodeRequestObject(c.r, c.res)
 	if serr != nil {
 		return nil, serr
 	}

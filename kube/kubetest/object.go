@@ -16,8 +16,8 @@ import (
 )
 
 // This file holds objects as the server sees them: schemaless JSON decoded
-// into map[string]any (numbers as float64), encoded back in the real
-// server's field order, and the bits of metadata the server generates.
+// into map[string]any (numbers as int64 or float64: numbers.go), encoded
+// back in the real server's field order, and the bits of metadata the server generates.
 
 // obj is a decoded object. Every obj is owned by one request: decode makes
 // a fresh one from a record's bytes.
@@ -25,14 +25,11 @@ type obj = map[string]any
 
 // decodeObject decodes raw into a fresh map.
 func decodeObject(raw []byte) (obj, error) {
-	var o obj
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return nil, err
+	o, err := decodeObjectOrNull(raw)
+	if err == nil && o == nil {
+		err = fmt.Errorf("the body is not a JSON object")
 	}
-	if o == nil {
-		return nil, fmt.Errorf("the body is not a JSON object")
-	}
-	return o, nil
+	return o, err
 }
 
 // mustDecode decodes bytes the server itself encoded.
@@ -299,6 +296,8 @@ func fieldString(v any) string {
 		return strconv.FormatBool(t)
 	case float64:
 		return strconv.FormatFloat(t, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(t, 10)
 	case nil:
 		return ""
 	}

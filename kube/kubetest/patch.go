@@ -3,7 +3,6 @@
 package kubetest
 
 import (
-	"encoding/json"
 	"mime"
 	"net/http"
 
@@ -68,7 +67,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	case mediaMergePatch:
-		if err := json.Unmarshal(body, &patch); err != nil {
+		if patch, err = decodeObjectOrNull(body); err != nil {
 			writeError(c.w, errBadRequest("error decoding patch: "+err.Error()))
 			return
 		}
@@ -77,7 +76,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	default: // strategic merge patch; null is an empty one
-		if err := json.Unmarshal(body, &patch); err != nil {
+		if patch, err = decodeObjectOrNull(body); err != nil {
 			writeError(c.w, errBadRequest(err.Error()))
 			return
 		}
@@ -99,6 +98,9 @@ func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patc
 		switch mt {
 		case mediaJSONPatch:
 			patched, err := jsonpatch.ApplyValue(cur, ops)
+			if err == nil {
+				patched, err = exactNumbers(patched) // the operations' numbers are json.Number
+			}
 			if err != nil {
 				// A failed test, a missing path: the real server answers
 				// every failure to apply a JSON patch this way (wire 17).

@@ -203,11 +203,14 @@ func (l *protoLayout) value(kind, ref string, f protoField) (any, error) {
 	case "bool":
 		return f.value != 0, nil
 	case "int32":
-		return float64(int32(f.value)), nil
+		return int64(int32(f.value)), nil
 	case "int64":
-		return float64(int64(f.value)), nil
+		return int64(f.value), nil
 	case "uint32", "uint64":
-		return float64(f.value), nil
+		if f.value > math.MaxInt64 {
+			return float64(f.value), nil
+		}
+		return int64(f.value), nil
 	case "double":
 		return math.Float64frombits(f.value), nil
 	case "message":
@@ -242,13 +245,13 @@ func (l *protoLayout) value(kind, ref string, f protoField) (any, error) {
 		if ints[1] == 1 {
 			return string(strs[3]), nil
 		}
-		return float64(int32(ints[2])), nil
+		return int64(int32(ints[2])), nil
 	case "raw", "fieldsv1":
 		if len(strs[1]) == 0 {
 			return nil, nil
 		}
 		var v any
-		if err := json.Unmarshal(strs[1], &v); err != nil {
+		if err := decodeExact(strs[1], &v); err != nil {
 			return nil, fmt.Errorf("embedded JSON: %w", err)
 		}
 		return v, nil
@@ -273,6 +276,8 @@ func isZeroScalar(v any) bool {
 	case bool:
 		return !t
 	case float64:
+		return t == 0
+	case int64:
 		return t == 0
 	}
 	return false

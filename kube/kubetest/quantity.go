@@ -200,6 +200,8 @@ func quantityString(v any) string {
 		return canonicalQuantity(strings.TrimSpace(x))
 	case float64:
 		return canonicalQuantity(strconv.FormatFloat(x, 'f', -1, 64))
+	case int64:
+		return canonicalQuantity(strconv.FormatInt(x, 10))
 	}
 	return "0"
 }

@@ -34,7 +34,7 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 		writeError(w, errMethodNotAllowed())
 		return
 	}
-	review, _, _, serr := decodeRequestObject(r)
+	review, _, _, serr := decodeRequestObject(r, nil)
 	if serr != nil {
 		writeError(w, serr)
 		return

@@ -194,7 +194,7 @@ func anyList(v any) []any {
 }
 
 func numberPtr(v any) *float64 {
-	f, ok := v.(float64)
+	f, ok := numberValue(v)
 	if !ok {
 		return nil
 	}
@@ -202,10 +202,13 @@ func numberPtr(v any) *float64 {
 }
 
 func intPtr(v any) *int64 {
-	f, ok := v.(float64)
+	f, ok := numberValue(v)
 	if !ok {
 		return nil
 	}
 	i := int64(f)
+	if n, ok := v.(int64); ok {
+		i = n
+	}
 	return &i
 }

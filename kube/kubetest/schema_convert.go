@@ -91,6 +91,8 @@ func unstructuredKind(x any) string {
 		return "string"
 	case bool:
 		return "bool"
+	case int64:
+		return "int64"
 	case float64:
 		if t == math.Trunc(t) && math.Abs(t) < 1<<63 {
 			return "int64"
@@ -107,6 +109,8 @@ func goValueString(x any) string {
 		return s
 	}
 	switch t := x.(type) {
+	case int64:
+		return fmt.Sprint(t)
 	case float64:
 		if unstructuredKind(t) == "int64" {
 			return fmt.Sprint(int64(t))
@@ -230,7 +234,7 @@ func applyTypeErrors(s *schema, x any, path string, root bool) []string {
 	default:
 		switch s.Type {
 		case "integer", "number":
-			if _, ok := x.(float64); !ok {
+			if _, ok := numberValue(x); !ok {
 				kind := unstructuredKind(x)
 				if kind == "map" {
 					kind = "map[string]interface {}"

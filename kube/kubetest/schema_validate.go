@@ -127,7 +127,9 @@ func (v *schemaValidator) value(s *schema, x any, path vpath, old any, correlate
 	case string:
 		v.stringValue(s, t, path)
 	case float64:
-		v.number(s, t, path)
+		v.number(s, t, t == math.Trunc(t) && math.Abs(t) < 1<<63, t, path)
+	case int64:
+		v.integer(s, t, path)
 	case []any:
 		v.list(s, t, path, old, correlated)
 	}
@@ -156,8 +158,10 @@ func jsonType(x any) string {
 		return "string"
 	case bool:
 		return "boolean"
+	case int64:
+		return "integer"
 	case float64:
-		if t == math.Trunc(t) && !math.IsInf(t, 0) {
+		if t == math.Trunc(t) && math.Abs(t) < 1<<63 { // an int64 in the real validator
 			return "integer"
 		}
 		return "number"
@@ -222,13 +226,25 @@ func (v *schemaValidator) stringValue(s *schema, x string, vp vpath) {
 	}
 }
 
+// integer checks an int64 as the real validator does: against int32's
+// range exactly, against bounds and factors as number does (in float64),
+// naming the value exactly.
+func (v *schemaValidator) integer(s *schema, x int64, vp vpath) {
+	if s.Type == "integer" && !s.IntOrString && s.Format == "int32" && (x < math.MinInt32 || x > math.MaxInt32) {
+		v.add("FieldValueInvalid", "<nil>", "", fmt.Sprintf("Checked value must be of type integer with format int32 in %s", vp.String()))
+	}
+	if s.MultipleOf != nil || s.Minimum != nil || s.Maximum != nil {
+		v.number(&schema{MultipleOf: s.MultipleOf, Minimum: s.Minimum, Maximum: s.Maximum,
+			ExclusiveMinimum: s.ExclusiveMinimum, ExclusiveMaximum: s.ExclusiveMaximum}, float64(x), true, x, vp)
+	}
+}
+
 // number checks a number as the real validator does. A number without a
-// fraction is an int64 there, and bounds and factors are then truncated
-// to integers too (so that an integer checked against multipleOf 0.25
-// fails with "factor ... must be positive: 0", as in the real server).
-func (v *schemaValidator) number(s *schema, x float64, vp vpath) {
+// fraction is an int64 there (isInt), and bounds and factors are then
+// truncated to integers too (so that an integer checked against multipleOf
+// 0.25 fails with "factor ... must be positive: 0", as in the real server).
+func (v *schemaValidator) number(s *schema, x float64, isInt bool, value any, vp vpath) {
 	path := vp.String // rendered for errors only
-	isInt := x == math.Trunc(x) && math.Abs(x) < 1<<63
 	if s.Type == "integer" && !s.IntOrString {
 		fits := isInt
 		if fits && s.Format == "int32" {
@@ -251,9 +267,9 @@ func (v *schemaValidator) number(s *schema, x float64, vp vpath) {
 		case factor <= 0:
 			v.add("FieldValueInvalid", path(), factor, fmt.Sprintf("factor MultipleOf declared for %s must be positive: %v", path(), factor))
 		case isInt && math.Mod(x, factor) != 0:
-			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be a multiple of %v", path(), factor))
+			v.add("FieldValueInvalid", path(), value, fmt.Sprintf("%s in body should be a multiple of %v", path(), factor))
 		case !isInt && !isJSONInteger(multipleRatio(x, factor)):
-			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be a multiple of %v", path(), factor))
+			v.add("FieldValueInvalid", path(), value, fmt.Sprintf("%s in body should be a multiple of %v", path(), factor))
 		}
 	}
 	bound := func(b float64) float64 {
@@ -269,7 +285,7 @@ func (v *schemaValidator) number(s *schema, x float64, vp vpath) {
 			if s.ExclusiveMinimum {
 				word = "greater than"
 			}
-			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be %s %v", path(), word, m))
+			v.add("FieldValueInvalid", path(), value, fmt.Sprintf("%s in body should be %s %v", path(), word, m))
 		}
 	}
 	if s.Maximum != nil {
@@ -279,7 +295,7 @@ func (v *schemaValidator) number(s *schema, x float64, vp vpath) {
 			if s.ExclusiveMaximum {
 				word = "less than"
 			}
-			v.add("FieldValueInvalid", path(), x, fmt.Sprintf("%s in body should be %s %v", path(), word, m))
+			v.add("FieldValueInvalid", path(), value, fmt.Sprintf("%s in body should be %s %v", path(), word, m))
 		}
 	}
 }

@@ -12,7 +12,9 @@ import (
 // server without HTTP. They go through the same validation, storage and
 // watch notification as requests do, but skip authentication, fault
 // injection and request counting. Objects come back as fresh maps the
-// caller owns; errors are *kube.StatusError as a client would get them.
+// caller owns, numbers in them as the server holds them (an integer as an
+// int64, exactly; another number as a float64: numbers.go); errors are
+// *kube.StatusError as a client would get them.
 
 // seedManager is the field manager of writes made through these methods.
 const seedManager = "kubetest"

@@ -54,7 +54,7 @@ func TestSeedingMethods(t *testing.T) {
 			t.Fatal(err)
 		}
 		st, err := s.UpdateStatus(deploys, map[string]any{"metadata": map[string]any{"name": "d"}, "status": map[string]any{"readyReplicas": 1}})
-		if err != nil || field(st, "status.readyReplicas") != float64(1) {
+		if err != nil || field(st, "status.readyReplicas") != int64(1) {
 			t.Errorf("UpdateStatus = %v, %v", st, err)
 		}
 		if _, err := s.UpdateStatus(gvrConfigMaps, got); err == nil {

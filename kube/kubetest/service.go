@@ -53,7 +53,7 @@ func defaultService(o obj) {
 		if str(port, "protocol") == "" {
 			port["protocol"] = "TCP"
 		}
-		if tp := port["targetPort"]; tp == nil || tp == "" || tp == float64(0) {
+		if tp := port["targetPort"]; tp == nil || tp == "" || tp == float64(0) || tp == int64(0) {
 			port["targetPort"] = port["port"]
 		}
 	}

@@ -108,7 +108,9 @@ func zeroValue(s *schema) (any, bool) {
 	switch s.Type {
 	case "string":
 		return "", true
-	case "integer", "number":
+	case "integer":
+		return int64(0), true
+	case "number":
 		return 0.0, true
 	case "boolean":
 		return false, true

@@ -252,7 +252,7 @@ func decodeJSONObject(t *testing.T, s string) obj {
 func decodeJSONValue(t *testing.T, s string) any {
 	t.Helper()
 	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
+	if err := decodeExact([]byte(s), &v); err != nil {
 		t.Fatalf("decode %s: %v", s, err)
 	}
 	return v

@@ -93,8 +93,13 @@ func atStr(o obj, path ...string) string { s, _ := at(o, path...).(string); retu
 func atObj(o obj, path ...string) obj { m, _ := at(o, path...).(obj); return m }
 
 func atInt(o obj, path ...string) (int64, bool) {
-	f, ok := at(o, path...).(float64)
-	return int64(f), ok
+	switch v := at(o, path...).(type) {
+	case int64:
+		return v, true
+	case float64:
+		return int64(v), true
+	}
+	return 0, false
 }
 
 // fieldList returns the objects of a list field; other items are skipped.

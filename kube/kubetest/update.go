@@ -84,7 +84,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{rec: prev}, nil
 	}
 	if res.Generation && specChanged(res, old, next) {
-		g, _ := metaOf(old)["generation"].(float64)
+		g, _ := integerValue(metaOf(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
 	next["apiVersion"] = res.storageAPIVersion()
