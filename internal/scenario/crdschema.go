@@ -20,14 +20,12 @@ import (
 // built from [Sprocket] and [Cog], waits for them to be Established,
 // creates objects encoded from Go values and reads them back equal, sees
 // defaults filled in and unknown fields pruned, and sees invalid objects
-// refused with the field paths and messages kube-apiserver gives.
-//
-// It is not part of [Run]: kubetest holds numbers as float64, so the
-// round trip of an int64 beyond 2^53 comes back rounded there
-// (DIFFERENCES.md); the rest passes on kubetest too. Call it from a test
-// with the same [Env].
-func CRDFromGoTypes(t *testing.T, env Env) {
-	f := newFixture(t, env)
+// refused with the field paths and messages kube-apiserver gives
+// (an int64 beyond 2^53 included, which both servers keep exactly). It is
+// part of [Run], in a fixture of its own.
+func CRDFromGoTypes(t *testing.T, env Env) { testCRDFromGoTypes(t, newFixture(t, env)) }
+
+func testCRDFromGoTypes(t *testing.T, f *fixture) {
 	group := "t" + randomSuffix() + ".crd.kubeloop.dev"
 	sprocketKind := kube.GroupVersionKind{Group: group, Version: "v1", Kind: "Sprocket"}
 	cogKind := kube.GroupVersionKind{Group: group, Version: "v1", Kind: "Cog"}

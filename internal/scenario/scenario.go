@@ -83,6 +83,7 @@ func Run(t *testing.T, env Env) {
 		{"CustomResourceValidation", testCustomResourceValidation},
 		{"CustomResourceDefaultsAndPruning", testCustomResourceDefaultsAndPruning},
 		{"CustomResourceRatcheting", testCustomResourceRatcheting},
+		{"CRDFromGoTypes", testCRDFromGoTypes},
 		{"NonStructuralCRD", testNonStructuralCRD},
 		{"OpenAPI", testOpenAPI},
 		{"ShardedList", testShardedList},
