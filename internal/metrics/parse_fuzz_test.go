@@ -14,20 +14,7 @@ import (
 // equal families (NaN equal to NaN) and writes the same bytes again.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
-		`# TYPE a_total counter
-a_total 3
-# HELP b_gauge A gauge.\nSecond line with a \\ backslash.
-# TYPE b_gauge gauge
-b_gauge{a="0",z=""} -Inf
-b_gauge{a="quote \" and \\ and\nnewline",z="last"} 1.5
-# HELP c_seconds Latency.
-# TYPE c_seconds histogram
-c_seconds_bucket{name="q",le="0.1"} 1
-c_seconds_bucket{name="q",le="1"} 2
-c_seconds_bucket{name="q",le="+Inf"} 3
-c_seconds_sum{name="q"} 12.25
-c_seconds_count{name="q"} 3
-`,
+		goldenText,
 		"# a comment\n\n# HELP a Help with \\\\ and \\n.\n# TYPE a gauge\na{k=\"v \\\"q\\\" \\\\ \\n\"} NaN\na +Inf\n",
 		"# TYPE h histogram\nh_bucket{le=\"+Inf\"} 0\nh_sum 0\nh_count 0\n",
 		"# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum NaN\nh_count 2\n# TYPE h_bucket gauge\nh_bucket 1\n",
