@@ -79,6 +79,9 @@ func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOpt
 		if err := inf.WaitForShard(context.Background(), sel); err != nil {
 			t.Fatal(err)
 		}
+		// In list mode the shard is synced after its list, before its
+		// watch is asked for: count once every goroutine is blocked.
+		synctest.Wait()
 		after := inf.stats()
 		if n := after.WatchRequests - before.WatchRequests; n != 1 {
 			t.Errorf("AddShard(%s) made %d watch requests, want 1", sel, n)
