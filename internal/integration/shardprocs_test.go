@@ -29,7 +29,7 @@ import (
 // member holding its range, never by two members at once (the ledger of
 // reconciles of every process, by wall clock); each member caches about a
 // third; after one member is killed with SIGKILL its ranges are held by
-// the others within LeaseDuration + RetryPeriod, and every ConfigMap whose
+// the others within LeaseDuration + RetryPeriod (+1s), and every ConfigMap whose
 // range moved is reconciled by its new holder. An unsharded replica
 // reconciles the same set, for the bytes read. It logs a table of objects
 // cached, bytes read, list and watch requests, and the handover time.
@@ -200,9 +200,14 @@ func shardRun(t *testing.T, bin string, srv shardServer, gate string) []string {
 	}
 	<-ps[1].exited
 	handover := waitHeld(t, l, theirs, killed, shardLD+shardRP+5*time.Second)
+	// The bound of the issue, LeaseDuration + RetryPeriod, and a second of
+	// slack for processes on a loaded machine, as TestProcessFailover
+	// (leader) allows: a member counts LeaseDuration from when it saw m1's
+	// Lease change, up to a RetryPeriod after m1 wrote it, and sees the
+	// expiry at its next step.
 	bound := shardLD + shardRP
-	if handover > bound {
-		t.Errorf("m1's ranges %v were held elsewhere %v after SIGKILL, want at most LeaseDuration + RetryPeriod = %v", theirs, handover, bound)
+	if handover > bound+time.Second {
+		t.Errorf("m1's ranges %v were held elsewhere %v after SIGKILL, want at most LeaseDuration + RetryPeriod = %v (+1s)", theirs, handover, bound)
 	}
 	live := []string{"m0", "m2"}
 	waitPending(t, l, hashes, live, time.Minute, "m0 and m2 after m1's death")
