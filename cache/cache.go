@@ -85,6 +85,9 @@ type Cache struct {
 	intern *interner
 	// declared maps each kind of opts.ByObject to its options.
 	declared map[kube.GroupVersionKind]ByObject
+	// sharded are the kinds whose informers are sharded (ShardKind);
+	// guarded by mu.
+	sharded map[kube.GroupVersionKind]bool
 
 	mu sync.Mutex
 	// kinds holds every informer made, by kind and Go type.
@@ -140,7 +143,7 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Cache{client: client, opts: opts, log: log, intern: newInterner(), declared: declared,
-		kinds: map[kindKey]*kind{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
+		kinds: map[kindKey]*kind{}, sharded: map[kube.GroupVersionKind]bool{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
 }
 
 // Start starts the informers of the declared kinds, and of every kind
@@ -194,7 +197,7 @@ func (c *Cache) Start(ctx context.Context) error {
 func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type) (*kind, error) {
 	key := kindKey{gvk: gvk, typ: typ}
 	c.mu.Lock()
-	k, ph := c.kinds[key], c.phase
+	k, ph, sharded := c.kinds[key], c.phase, c.sharded[gvk]
 	c.mu.Unlock()
 	if k != nil {
 		return k, nil
@@ -217,11 +220,11 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		ShardSelector: ko.ShardSelector,
 		Transform:     ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
-		Logger: c.opts.Logger}
+		Logger: c.opts.Logger, Sharded: sharded}
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
 	}
-	if m.Namespaced {
+	if m.Namespaced && !sharded {
 		opts.Namespaces = c.opts.Namespaces
 		if ko.Namespaces != nil {
 			opts.Namespaces = ko.Namespaces
@@ -248,6 +251,30 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	default:
 	}
 	return k, nil
+}
+
+// ShardKind makes the informers of obj's kind sharded
+// ([InformerOptions.Sharded]): they hold no object until a shard is added
+// to them, and then the objects of the shards added; reads of the kind
+// see only those. It is how a sharded controller's kind is cached (the
+// manager calls it for the controller builder). It fails once an informer
+// of the kind was made, and for a kind declared with a ShardSelector or
+// Namespaces of its own. Options.Namespaces does not apply to a sharded
+// kind.
+func (c *Cache) ShardKind(obj kube.Object) error {
+	gvk := obj.GroupVersionKind()
+	if ko, ok := c.declared[gvk]; ok && (!ko.ShardSelector.Empty() || len(ko.Namespaces) > 0) {
+		return fmt.Errorf("shard kind %s: it is declared in ByObject with a ShardSelector or Namespaces", gvk.Kind)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.kinds {
+		if k.gvk == gvk {
+			return fmt.Errorf("shard kind %s: an informer of the kind was made before", gvk.Kind)
+		}
+	}
+	c.sharded[gvk] = true
+	return nil
 }
 
 // GetInformer returns the informer of obj's kind and Go type, for adding
