@@ -132,3 +132,17 @@ func parseRanges(s string) (count int, idx []int, err error) {
 // MaxRanges bounds RingOptions.Ranges: a member's Lease lists its ranges in
 // an annotation, and a selector names each run of them in the URL.
 const MaxRanges = 4096
+
+// FormatRanges writes ranges of one ring as a member's Lease publishes
+// them, "64:0-3,9" (the count, then runs of indexes); "" for none.
+func FormatRanges(rs []Range) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	idx := make([]int, len(rs))
+	for n, r := range rs {
+		idx[n] = r.Index
+	}
+	slices.Sort(idx)
+	return formatRanges(rs[0].Count, slices.Compact(idx))
+}

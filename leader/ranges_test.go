@@ -80,3 +80,15 @@ func TestFormatParseRanges(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatRanges(t *testing.T) {
+	r := func(i int) Range { return Range{Index: i, Count: 64} }
+	for _, c := range []struct {
+		in   []Range
+		want string
+	}{{nil, ""}, {[]Range{r(9), r(0), r(1), r(2), r(3), r(9)}, "64:0-3,9"}, {[]Range{r(5)}, "64:5"}} {
+		if got := FormatRanges(c.in); got != c.want {
+			t.Errorf("FormatRanges(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

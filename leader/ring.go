@@ -74,6 +74,14 @@ type RingOptions struct {
 	// the member releases r and claims it again after RetryPeriod. Required.
 	Work func(ctx context.Context, r Range)
 
+	// OnHeld, when set, is called each time this member starts holding a
+	// range (just before its Work starts), with how long the range waited
+	// since the assignment gave it to this member: since this member saw
+	// the range's previous holder leave or expire, or a change of
+	// membership move the range here. It is called on the member's loop
+	// and must return at once; it is how the manager times handovers.
+	OnHeld func(r Range, waited time.Duration)
+
 	// Logger receives joins, leaves and range moves (keys "ring",
 	// "identity", "range", "member") at info level, failed calls at warn or
 	// debug level (key "err"). Nil discards them.
@@ -131,6 +139,7 @@ type Member struct {
 	// The rest is owned by the goroutine running Run; no lock.
 	state   []rangeState     // by range index
 	rested  []time.Time      // a Work that returned by itself: no claim before
+	claimed []time.Time      // when each range last became claimed
 	written []bool           // the ranges the Lease on the server publishes for sure
 	peers   map[string]*peer // by Lease name, from the last list that succeeded
 	own     *kube.Lease      // this member's Lease as last stored or read; nil if unknown
@@ -195,6 +204,7 @@ func NewMember(opts RingOptions) (*Member, error) {
 		state:    make([]rangeState, n),
 		cancels:  make([]context.CancelFunc, n),
 		rested:   make([]time.Time, n),
+		claimed:  make([]time.Time, n),
 		written:  make([]bool, n),
 		peers:    map[string]*peer{},
 		returned: make(chan int, n),

@@ -96,9 +96,18 @@ func (m *Member) step(ctx context.Context) time.Time {
 		for i, owner := range Assign(ids, m.opts.Ranges) {
 			mine[i] = owner == m.opts.Identity
 		}
+		wasFree := make([]bool, len(m.state))
+		for i, st := range m.state {
+			wasFree[i] = st == rangeFree
+		}
 		for _, i := range retarget(m.state, mine, m.rested, judged) {
 			m.log.Info("range moves away: stopping its work", "range", Range{Index: i, Count: m.opts.Ranges}.String())
 			m.cancelWork(i)
+		}
+		for i, st := range m.state {
+			if wasFree[i] && st == rangeClaimed {
+				m.claimed[i] = judged
+			}
 		}
 		m.publishStatus(ids, mine)
 		if !wrote || !listed || round == 2 || slices.Equal(publishedSet(m.state), m.written) {
@@ -177,6 +186,9 @@ func (m *Member) start(ctx context.Context, judged time.Time) {
 		m.workMu.Unlock()
 		m.state[i] = rangeHeld
 		m.log.Info("range held: starting its work", "range", r.String())
+		if m.opts.OnHeld != nil {
+			m.opts.OnHeld(r, time.Since(m.claimed[i]))
+		}
 		m.works.Go(func() {
 			defer func() { m.returned <- i }()
 			m.opts.Work(work, r)
