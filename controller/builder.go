@@ -153,6 +153,17 @@ func (b *Builder) Complete(r Reconciler) error {
 // chain, when there is neither For nor Named, when Owns is used without
 // For, and when the manager refuses the name. It does no I/O: the
 // sources find their informers when the controller starts.
+//
+// On a [ShardingManager] whose Sharded reports true, a controller with
+// For is sharded: the For kind's informer holds only the shards of the
+// ranges this replica holds, the controller runs on every replica (it
+// needs no leader election; Options.NeedLeaderElection is overridden),
+// and it reconciles only the objects of those shards (see [Shards]). Its
+// For predicates filter changes as usual, but every object of a shard is
+// reconciled when the replica takes the shard over. Owns and Watches are
+// refused for now; requests from WatchesSource sources are reconciled
+// only when the object's shard is held here. A controller without For is
+// not sharded.
 func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	errs := b.errs
 	if b.mgr == nil {
@@ -168,6 +179,11 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if len(b.owns) > 0 && b.forObj == nil {
 		errs = append(errs, errors.New("Owns needs For: the owner is the For kind"))
 	}
+	sm, sharded := b.mgr.(ShardingManager)
+	sharded = sharded && b.forObj != nil && sm.Sharded()
+	if sharded && (len(b.owns) > 0 || len(b.watches) > 0) {
+		errs = append(errs, errShardedOwns)
+	}
 	if err := errors.Join(errs...); err != nil {
 		if name == "" {
 			return nil, fmt.Errorf("build controller: %w", err)
@@ -178,9 +194,24 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if opts.Logger != nil && b.forObj != nil {
 		opts.Logger = opts.Logger.With("kind", b.forObj.GroupVersionKind().Kind)
 	}
+	var shards *shardedSource
+	if sharded {
+		shards = newShardedSource(b.mgr, b.forObj, b.predicates(b.forPred))
+		r = shards.gate(r)
+		everyReplica := false
+		opts.NeedLeaderElection = &everyReplica
+	}
 	c, err := New(name, r, opts)
 	if err != nil {
 		return nil, fmt.Errorf("build controller: %w", err)
+	}
+	if sharded {
+		c.sources = append(c.sources, shards)
+		c.sources = append(c.sources, b.sources...)
+		if err := sm.AddShardedController(name, b.forObj, c, shards.Work); err != nil {
+			return nil, fmt.Errorf("build controller %q: %w", name, err)
+		}
+		return c, nil
 	}
 	if b.forObj != nil {
 		c.sources = append(c.sources, b.kind(b.forObj, EnqueueObject(), b.forPred))
