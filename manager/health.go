@@ -70,6 +70,9 @@ func (m *Manager) addBuiltinChecks() {
 		}
 		return nil
 	})
+	if r := m.ring; r != nil {
+		m.readyz.addBuiltin(CheckRing, r.readiness)
+	}
 	if e := m.elector; e != nil {
 		m.healthz.addBuiltin(CheckLeaderElection, func(*http.Request) error { return e.Check(maxTolerableRenewDelay) })
 	}

@@ -30,6 +30,7 @@ type Manager struct {
 	cache   *cache.Cache
 	client  *Client
 	elector *leader.Elector // nil without leader election
+	ring    *ring           // nil without sharding
 	events  *eventSink
 
 	registry        *metrics.Registry
@@ -111,6 +112,11 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	if opts.LeaderElection.Enabled {
 		if m.elector, err = m.newElector(config); err != nil {
 			return nil, fmt.Errorf("new manager: LeaderElection: %w", err)
+		}
+	}
+	if opts.Sharding.Enabled {
+		if m.ring, err = m.newRing(config); err != nil {
+			return nil, fmt.Errorf("new manager: Sharding: %w", err)
 		}
 	}
 	m.events = newEventSink(m.api, opts.Logger)

@@ -102,6 +102,7 @@ func (m *Manager) collect(e *metrics.Emitter) {
 		}
 	}
 	m.collectCache(e)
+	m.collectRing(e)
 	if el := m.elector; el != nil {
 		v := 0.0
 		if el.IsLeader() {

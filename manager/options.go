@@ -67,6 +67,10 @@ type Options struct {
 	// at a time.
 	LeaderElection LeaderElectionOptions
 
+	// Sharding makes the controllers the controller builder makes with
+	// For sharded across the replicas: see [ShardingOptions].
+	Sharding ShardingOptions
+
 	// MetricsBindAddress is where the Prometheus metrics are served, at
 	// /metrics: "host:port", ":8080" by default; "0" turns the server off.
 	MetricsBindAddress string
@@ -179,6 +183,13 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 		}
 		o.LeaderElection = le
 	}
+	if o.Sharding.Enabled {
+		so, err := o.Sharding.withDefaults(nsFile, o.Namespaces)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		o.Sharding = so
+	}
 	return o, errors.Join(errs...)
 }
 
@@ -190,18 +201,25 @@ func (le LeaderElectionOptions) withDefaults(nsFile string) (LeaderElectionOptio
 		errs = append(errs, errors.New(`LeaderElection.LeaseName "" must name the Lease when LeaderElection.Enabled is set`))
 	}
 	if le.Namespace == "" {
-		b, err := os.ReadFile(nsFile)
-		ns := strings.TrimSpace(string(b))
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("LeaderElection.Namespace is empty and the pod's namespace is unknown (%w): set LeaderElection.Namespace when not running in a cluster", err))
-		case ns == "":
-			errs = append(errs, fmt.Errorf("LeaderElection.Namespace is empty and %s is empty: set LeaderElection.Namespace", nsFile))
-		default:
-			le.Namespace = ns
-		}
+		ns, err := podNamespace(nsFile, "LeaderElection.Namespace")
+		errs = append(errs, err)
+		le.Namespace = ns
 	}
 	return le, errors.Join(errs...)
+}
+
+// podNamespace reads the pod's namespace from nsFile, as the default of
+// the option field; the error says to set field.
+func podNamespace(nsFile, field string) (string, error) {
+	b, err := os.ReadFile(nsFile)
+	ns := strings.TrimSpace(string(b))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s is empty and the pod's namespace is unknown (%w): set %s when not running in a cluster", field, err, field)
+	case ns == "":
+		return "", fmt.Errorf("%s is empty and %s is empty: set %s", field, nsFile, field)
+	}
+	return ns, nil
 }
 
 // checkAddress accepts "0" (off) and "host:port" with a numeric or named

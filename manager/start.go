@@ -57,7 +57,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	// The groups get contexts of their own, so that they stop one after the
 	// other; they keep ctx's values.
 	base := context.WithoutCancel(ctx)
-	s := stopper{stopWarmups: func() {}, warmupsDone: closed()}
+	s := stopper{stopWarmups: func() {}, warmupsDone: closed(), stopRing: func() {}, ringDone: closed()}
 	s.servers = m.serve()
 
 	var eventsCtx context.Context
@@ -78,6 +78,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		close(s.electorDone)
 	} else {
 		s.stopOthers = m.startGroup(base, m.others)
+		s.stopRing, s.ringDone = m.startRing(base)
 		if m.elector != nil {
 			var warmCtx context.Context
 			warmCtx, s.stopWarmups = context.WithCancel(base)
@@ -111,6 +112,8 @@ type stopper struct {
 	electorDone  chan struct{}      // closed when the elector's Run has returned
 	stopWarmups  context.CancelFunc
 	warmupsDone  <-chan struct{}
+	stopRing     context.CancelFunc // the ring member's context
+	ringDone     <-chan struct{}    // closed when the member has left
 	stopOthers   context.CancelFunc
 	stopEvents   context.CancelFunc
 	eventsDone   chan struct{}
@@ -185,6 +188,26 @@ func (m *Manager) warmup(ctx context.Context) <-chan struct{} {
 	return done
 }
 
+// startRing runs the ring member, if the manager shards, until the
+// returned cancel is called; the channel is closed once it has left the
+// ring (released its ranges as their reconciles ended, and deleted its
+// Lease). It runs once the caches have synced, beside the runnables that
+// need no leader, among them the sharded controllers.
+func (m *Manager) startRing(base context.Context) (context.CancelFunc, <-chan struct{}) {
+	if m.ring == nil {
+		return func() {}, closed()
+	}
+	ctx, cancel := context.WithCancel(base)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := m.ring.member.Run(ctx); err != nil {
+			m.fail.add(fmt.Errorf("run ring %s: %w", m.ring.name, err))
+		}
+	}()
+	return cancel, done
+}
+
 func closed() <-chan struct{} {
 	ch := make(chan struct{})
 	close(ch)
@@ -252,6 +275,7 @@ func (m *Manager) stop(s *stopper) error {
 		{"leader-election runnables", func() { s.stopLeaders(); m.leaders.close() }, m.leaders.wait},
 		{"leader election", func() {}, waitChan("leader election", s.electorDone)},
 		{"warm-ups", s.stopWarmups, waitChan("warm-ups", s.warmupsDone)},
+		{"ring membership", s.stopRing, waitChan("ring membership", s.ringDone)},
 		{"other runnables", func() { s.stopOthers(); m.others.close() }, m.others.wait},
 		{"event recorder", s.stopEvents, waitChan("event recorder", s.eventsDone)},
 		{"caches", func() { m.synced.Store(false); s.stopCaches() }, m.caches.wait},

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/leader"
+)
+
+// This file is the manager's side of sharded controllers: the ring member
+// it runs (package leader), the controllers whose shards the member's
+// ranges are, and the readiness check and metrics of the ring.
+
+// ShardingOptions make the manager a member of a ring of replicas that
+// share the objects of its sharded controllers (see package leader's ring,
+// and controller.Builder): each replica caches and reconciles only the
+// objects whose shard key hashes into the ranges it holds. It needs the
+// API server's sharded list and watch (Kubernetes 1.36, feature gate
+// ShardedListAndWatch) to save memory and traffic; without it every
+// replica receives every object and filters on its side, with the same
+// guarantees.
+//
+// Sharding and leader election are independent: a sharded controller runs
+// on every replica and needs no leader (the ring keeps two replicas off
+// one object); the manager's other controllers and runnables still follow
+// LeaderElection when it is enabled.
+type ShardingOptions struct {
+	// Enabled makes the controllers the controller builder makes with For
+	// sharded, and the manager a member of the ring while it runs.
+	Enabled bool
+	// Ring names the ring: every replica of the program uses the same
+	// name; it labels and prefixes the members' Leases. A DNS-1123 label
+	// of at most 63 characters. Required when Enabled.
+	Ring string
+	// Namespace holds the members' Leases. Empty means the namespace of
+	// the pod (as for LeaderElection.Namespace); outside a pod it must be
+	// set.
+	Namespace string
+	// Identity is this replica's name in its Lease; empty means the
+	// hostname and a random UUID ([leader.DefaultIdentity]).
+	Identity string
+	// Ranges is how many ranges the hash space is cut into (every
+	// replica must use the same number); zero means
+	// [leader.DefaultRanges], 64.
+	Ranges int
+	// Field is the shard key: [kube.ShardByUID] (the default) spreads
+	// objects evenly; [kube.ShardByNamespace] keeps the objects of a
+	// namespace on one replica.
+	Field kube.ShardField
+	// LeaseDuration, RenewDeadline and RetryPeriod are the member's
+	// timings; zero means 15s, 10s and 2s (see [leader.RingOptions]). A
+	// replica that dies hands its ranges over within LeaseDuration +
+	// RetryPeriod; one that stops gracefully, within RetryPeriod plus its
+	// reconciles in flight.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Config, when set, reaches the API server that holds the Leases,
+	// instead of the manager's config.
+	Config *kube.Config
+}
+
+// withDefaults fills the namespace and the field and checks what the
+// member does not check itself.
+func (s ShardingOptions) withDefaults(nsFile string, namespaces []string) (ShardingOptions, error) {
+	var errs []error
+	if s.Ring == "" {
+		errs = append(errs, errors.New(`Sharding.Ring "" must name the ring when Sharding.Enabled is set`))
+	}
+	if s.Namespace == "" {
+		ns, err := podNamespace(nsFile, "Sharding.Namespace")
+		errs = append(errs, err)
+		s.Namespace = ns
+	}
+	switch s.Field {
+	case "":
+		s.Field = kube.ShardByUID
+	case kube.ShardByUID, kube.ShardByNamespace:
+	default:
+		errs = append(errs, fmt.Errorf("Sharding.Field %q: want %q or %q", s.Field, kube.ShardByUID, kube.ShardByNamespace))
+	}
+	if len(namespaces) > 0 {
+		errs = append(errs, fmt.Errorf("Sharding.Enabled with Namespaces %v: a sharded kind is cached in every namespace; leave Namespaces empty", namespaces))
+	}
+	return s, errors.Join(errs...)
+}
+
+// ring is what the manager runs for its sharded controllers.
+type ring struct {
+	member *leader.Member
+	field  kube.ShardField
+	name   string // "namespace/ring", in messages
+
+	mu    sync.Mutex
+	works []shardWork
+	kinds []kube.GroupVersionKind // of the sharded controllers
+
+	handovers *metrics.HistogramVec
+}
+
+// shardWork is a sharded controller's Work.
+type shardWork struct {
+	name string
+	work func(ctx context.Context, sel kube.ShardSelector) error
+}
+
+// newRing makes the ring member, with a client of its own (as the
+// elector's).
+func (m *Manager) newRing(config *kube.Config) (*ring, error) {
+	so := m.opts.Sharding
+	if so.Config != nil {
+		config = so.Config
+	}
+	c, err := m.newClient(config)
+	if err != nil {
+		return nil, err
+	}
+	r := &ring{field: so.Field, name: so.Namespace + "/" + so.Ring,
+		handovers: metrics.NewHistogramVec("kubeloop_ring_handover_duration_seconds",
+			"Seconds from the moment the ring's assignment gave a range to this replica (a member gone, leaving or joined) to the start of its work here; the count is the number of ranges taken over.",
+			[]float64{0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120}, "ring")}
+	r.member, err = leader.NewMember(leader.RingOptions{
+		Client: c, Namespace: so.Namespace, Ring: so.Ring, Identity: so.Identity, Ranges: so.Ranges,
+		LeaseDuration: so.LeaseDuration, RenewDeadline: so.RenewDeadline, RetryPeriod: so.RetryPeriod,
+		Work:   r.work,
+		OnHeld: func(_ leader.Range, waited time.Duration) { r.handovers.Observe(waited.Seconds(), so.Ring) },
+		Logger: m.log,
+	})
+	return r, err
+}
+
+// work is the member's Work for range rg: every sharded controller holds
+// rg's shard until ctx ends. If one of them fails, the others are asked to
+// stop too, and work returns once they all have, so that the member
+// releases rg and claims it again later.
+func (r *ring) work(ctx context.Context, rg leader.Range) {
+	r.mu.Lock()
+	works := slices.Clone(r.works)
+	r.mu.Unlock()
+	sel := leader.Selector(r.field, rg)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, w := range works {
+		wg.Go(func() {
+			if err := w.work(ctx, sel); err != nil && ctx.Err() == nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Sharded reports whether Options.Sharding is enabled: the controller
+// builder then makes its For controllers sharded.
+func (m *Manager) Sharded() bool { return m.ring != nil }
+
+// AddShardedController adds a sharded controller of obj's kind under
+// name, as [Manager.AddController] adds a controller: r runs on every
+// replica; obj's kind is cached sharded; and work is called for each
+// range the replica holds (see controller.ShardingManager, which the
+// controller builder calls this through). It fails without
+// Options.Sharding, once Start was called (a controller added later would
+// miss the ranges held already), and when the kind's informer was made
+// before.
+func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderElectionRunnable, work func(ctx context.Context, sel kube.ShardSelector) error) error {
+	switch {
+	case m.ring == nil:
+		return fmt.Errorf("add sharded controller %q: Options.Sharding is not enabled", name)
+	case obj == nil || r == nil || work == nil:
+		return fmt.Errorf("add sharded controller %q: object, runnable and work must not be nil", name)
+	case m.started.Load():
+		return fmt.Errorf("add sharded controller %q: the manager has started; add sharded controllers before Start", name)
+	}
+	if err := m.cache.ShardKind(obj); err != nil {
+		return fmt.Errorf("add sharded controller %q: %w", name, err)
+	}
+	if err := m.addController(name, classify(r)); err != nil {
+		return err
+	}
+	m.ring.mu.Lock()
+	m.ring.works = append(m.ring.works, shardWork{name: name, work: work})
+	m.ring.kinds = append(m.ring.kinds, obj.GroupVersionKind())
+	m.ring.mu.Unlock()
+	return nil
+}
+
+// CheckRing is the readiness check of a sharding manager (see
+// [ShardingOptions]): it fails until this replica has seen the ring's
+// membership, and while the ring assigns it ranges it does not hold yet
+// (their previous holders have not released them, or their shards'
+// first lists are not stored), naming those ranges; it passes once it
+// holds every range assigned, none included (more replicas than ranges).
+const CheckRing = "ring"
+
+// readiness is the check of [CheckRing].
+func (r *ring) readiness(*http.Request) error {
+	s := r.member.Status()
+	if len(s.Members) == 0 {
+		return fmt.Errorf("ring %s: no membership seen yet: this replica has not joined", r.name)
+	}
+	var missing []leader.Range
+	for _, a := range s.Assigned {
+		if !slices.Contains(s.Held, a) {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("ring %s: %d of the %d ranges assigned are not held yet: %s",
+			r.name, len(missing), len(s.Assigned), leader.FormatRanges(missing))
+	}
+	return nil
+}
+
+// collect writes the ring's series: see the package documentation.
+func (m *Manager) collectRing(e *metrics.Emitter) {
+	r := m.ring
+	if r == nil {
+		return
+	}
+	name := m.opts.Sharding.Ring
+	s := r.member.Status()
+	e.Gauge("kubeloop_ring_members", "Live members of the ring this replica counts, itself included.", float64(len(s.Members)), "ring", name)
+	for _, st := range []struct {
+		state  string
+		ranges []leader.Range
+	}{{"assigned", s.Assigned}, {"held", s.Held}, {"claimed", s.Claimed}, {"draining", s.Draining}} {
+		e.Gauge("kubeloop_ring_ranges",
+			"Ranges of the ring by state on this replica: assigned to it, held (their work runs), claimed (waiting for the previous holder), draining (their work stopping).",
+			float64(len(st.ranges)), "ring", name, "state", st.state)
+	}
+	r.handovers.CollectMetrics(e)
+	r.mu.Lock()
+	kinds := slices.Clone(r.kinds)
+	r.mu.Unlock()
+	objects := map[kube.GroupVersionKind]float64{}
+	for _, st := range m.cache.Stats() {
+		if slices.Contains(kinds, st.Kind) {
+			objects[st.Kind] += float64(st.Objects)
+		}
+	}
+	for _, k := range kinds {
+		e.Gauge("kubeloop_ring_objects", "Objects of the sharded kinds this replica caches: those of the shards it holds.",
+			objects[k], "ring", name, "group", k.Group, "version", k.Version, "kind", k.Kind)
+	}
+}

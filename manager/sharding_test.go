@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package manager
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
+	"github.com/kubeloop/kubeloop/leader"
+)
+
+// This file runs sharded controllers through the manager's Sharding
+// option: several managers on one server, each with a controller the
+// builder makes with For, share the ConfigMaps. A ledger of reconciles
+// fails the test the instant two managers reconcile one ConfigMap at once.
+
+var _ controller.ShardingManager = (*Manager)(nil)
+
+const (
+	shardRanges    = 16
+	shardReconcile = 300 * time.Millisecond
+)
+
+// shardLedger records who reconciles what.
+type shardLedger struct {
+	t       *testing.T
+	mu      sync.Mutex
+	busy    map[kube.Key]string          // the manager reconciling each key now
+	by      map[kube.Key]map[string]bool // who reconciled each key since reset
+	blocked map[kube.Key]chan struct{}   // reconciles of these keys wait for the channel
+}
+
+func newShardLedger(t *testing.T) *shardLedger {
+	return &shardLedger{t: t, busy: map[kube.Key]string{}, by: map[kube.Key]map[string]bool{}, blocked: map[kube.Key]chan struct{}{}}
+}
+
+func (l *shardLedger) reconciler(id string) controller.Reconciler {
+	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+		l.mu.Lock()
+		if other := l.busy[req.Key]; other != "" {
+			l.t.Errorf("%s reconciles %s while %s does", id, req.Key, other)
+		}
+		l.busy[req.Key] = id
+		if l.by[req.Key] == nil {
+			l.by[req.Key] = map[string]bool{}
+		}
+		l.by[req.Key][id] = true
+		block := l.blocked[req.Key]
+		l.mu.Unlock()
+		time.Sleep(shardReconcile)
+		if block != nil {
+			<-block
+		}
+		l.mu.Lock()
+		delete(l.busy, req.Key)
+		l.mu.Unlock()
+		return controller.Result{}, nil
+	})
+}
+
+func (l *shardLedger) reset() {
+	l.mu.Lock()
+	clear(l.by)
+	l.mu.Unlock()
+}
+
+// shardMember is one manager of the ring.
+type shardMember struct {
+	id  string
+	m   *Manager
+	run *running
+}
+
+func newShardMember(t *testing.T, srv *kubetest.Server, l *shardLedger, id string) *shardMember {
+	t.Helper()
+	m := newTestManager(t, srv, func(o *Options) {
+		o.Sharding = ShardingOptions{Enabled: true, Ring: "cms", Namespace: "default", Identity: id, Ranges: shardRanges}
+		o.GracefulShutdownTimeout = time.Minute
+	})
+	if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).WithOptions(controller.Options{MaxConcurrentReconciles: 4}).Complete(l.reconciler(id)); err != nil {
+		t.Fatal(err)
+	}
+	return &shardMember{id: id, m: m}
+}
+
+// uids returns the uid of every ConfigMap of default by key.
+func uids(t *testing.T, srv *kubetest.Server) map[kube.Key]string {
+	t.Helper()
+	c, err := kube.NewClient(testConfig(srv), kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list kube.List[kube.ConfigMap]
+	if err := c.List(context.Background(), &list, kube.ListOptions{Namespace: "default"}); err != nil {
+		t.Fatal(err)
+	}
+	out := map[kube.Key]string{}
+	for _, cm := range list.Items {
+		out[cm.Key()] = cm.UID
+	}
+	return out
+}
+
+// patchAll sets data.round of every ConfigMap of default, and returns
+// their uids by key.
+func patchAll(t *testing.T, srv *kubetest.Server, round string) map[kube.Key]string {
+	t.Helper()
+	c, err := kube.NewClient(testConfig(srv), kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := uids(t, srv)
+	for k := range ids {
+		cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: k.Namespace, Name: k.Name}}
+		if err := c.Patch(context.Background(), cm, kube.Patch{Type: kube.MergePatch, Data: fmt.Appendf(nil, `{"data":{"round":%q}}`, round)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// holders returns the member holding each range, failing the test if two
+// hold one; "" for a range nobody holds.
+func holders(t *testing.T, members []*shardMember) []string {
+	out := make([]string, shardRanges)
+	for _, sm := range members {
+		for _, r := range sm.m.ring.member.Status().Held {
+			if out[r.Index] != "" {
+				t.Errorf("range %s held by %s and %s", r, out[r.Index], sm.id)
+			}
+			out[r.Index] = sm.id
+		}
+	}
+	return out
+}
+
+// settled waits until the members hold every range between them and each
+// holds all it is assigned, and returns how long that took.
+func settled(t *testing.T, members []*shardMember, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for time.Since(start) <= limit {
+		ok := !slices.Contains(holders(t, members), "")
+		for _, sm := range members {
+			s := sm.m.ring.member.Status()
+			ok = ok && len(s.Members) == len(members) && slices.Equal(s.Assigned, s.Held)
+		}
+		if ok {
+			return time.Since(start)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("ranges not settled on %d members within %v: %v", len(members), limit, holders(t, members))
+	return 0
+}
+
+// touchAll changes every ConfigMap, waits for the reconciles, and checks
+// each was reconciled by exactly one member: the holder of its range.
+func touchAll(t *testing.T, srv *kubetest.Server, l *shardLedger, members []*shardMember, round int) {
+	t.Helper()
+	l.reset()
+	ids := patchAll(t, srv, fmt.Sprint(round))
+	time.Sleep(30 * time.Second) // 45 reconciles of 300ms, 4 at a time, at most
+	synctest.Wait()
+	own := holders(t, members)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range slices.SortedFunc(maps.Keys(ids), func(a, b kube.Key) int { return strings.Compare(a.Name, b.Name) }) {
+		want := own[leader.RangeOf(kube.ShardHash(ids[k]), shardRanges).Index]
+		if got := slices.Sorted(maps.Keys(l.by[k])); !slices.Equal(got, []string{want}) {
+			t.Errorf("round %d: %s reconciled by %v, want by its holder %q alone", round, k, got, want)
+		}
+	}
+}
+
+// TestShardedManagers runs three managers with Sharding on one server: each
+// ConfigMap is reconciled by exactly one of them, never by two at once; a
+// manager stopped gracefully hands its ranges over within RetryPeriod
+// plus its reconciles in flight, and its Lease is gone.
+func TestShardedManagers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		for n := range 90 {
+			createCM(t, srv, "default", fmt.Sprint("cm", n))
+		}
+		l := newShardLedger(t)
+		var members []*shardMember
+		for _, id := range []string{"m0", "m1", "m2"} {
+			sm := newShardMember(t, srv, l, id)
+			sm.run = start(t, sm.m)
+			members = append(members, sm)
+		}
+		t.Logf("start: settled in %v", settled(t, members, time.Minute))
+		touchAll(t, srv, l, members, 1)
+
+		fams := scrape(t, members[0].m)
+		if s, ok := sample(fams, "kubeloop_ring_members", "ring", "cms"); !ok || s.Value != 3 {
+			t.Errorf("kubeloop_ring_members = %v (found %v), want 3", s.Value, ok)
+		}
+		var held, objects float64
+		for _, sm := range members {
+			fams := scrape(t, sm.m)
+			h, _ := sample(fams, "kubeloop_ring_ranges", "ring", "cms", "state", "held")
+			a, _ := sample(fams, "kubeloop_ring_ranges", "ring", "cms", "state", "assigned")
+			o, _ := sample(fams, "kubeloop_ring_objects", "ring", "cms", "kind", "ConfigMap")
+			if h.Value != a.Value || h.Value == 0 {
+				t.Errorf("%s: %v ranges held, %v assigned, want as many, not 0", sm.id, h.Value, a.Value)
+			}
+			held += h.Value
+			objects += o.Value
+			if code, body := get(sm.m.readyz, "/ring"); code != 200 {
+				t.Errorf("%s: readyz/ring = %d %q once settled", sm.id, code, body)
+			}
+		}
+		if held != shardRanges || objects != 90 {
+			t.Errorf("the members hold %v ranges and cache %v ConfigMaps between them, want %d and 90", held, objects, shardRanges)
+		}
+
+		// Stop m1 with reconciles in flight: changes of every ConfigMap
+		// are queued on every member.
+		patchAll(t, srv, "stop")
+		time.Sleep(shardReconcile / 2)
+		stopped := time.Now()
+		if err := members[1].run.stop(); err != nil {
+			t.Errorf("stop m1: %v", err)
+		}
+		t.Logf("m1 stopped in %v", time.Since(stopped))
+		rest := []*shardMember{members[0], members[2]}
+		took := time.Since(stopped) + settled(t, rest, time.Minute)
+		if limit := 2*time.Second + 2*shardReconcile + time.Second; took > limit {
+			t.Errorf("m1's ranges moved in %v after its stop began, want within %v (RetryPeriod plus the reconciles in flight)", took, limit)
+		}
+		if _, err := srv.Get(kube.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"},
+			"default", leader.MemberLeaseName("cms", "m1")); err == nil {
+			t.Error("m1's Lease is still there after its graceful stop")
+		}
+		touchAll(t, srv, l, rest, 2)
+		var handovers uint64
+		for _, sm := range rest {
+			s, _ := sample(scrape(t, sm.m), "kubeloop_ring_handover_duration_seconds", "ring", "cms")
+			handovers += s.Histogram.Count
+		}
+		if handovers < shardRanges {
+			t.Errorf("kubeloop_ring_handover_duration_seconds counts %d ranges taken, want at least %d (the start's, then m1's)", handovers, shardRanges)
+		}
+	})
+}
+
+// TestShardedReadiness checks the ring's readiness check: it fails before
+// the member has seen the ring, then while an assigned range waits for its
+// previous holder (which finishes a reconcile of it), naming the range,
+// and passes once every assigned range is held.
+func TestShardedReadiness(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		for n := range 30 {
+			createCM(t, srv, "default", fmt.Sprint("cm", n))
+		}
+		l := newShardLedger(t)
+		m0 := newShardMember(t, srv, l, "m0")
+		if code, body := get(m0.m.readyz, "/ring"); code == 200 || !strings.Contains(body, "no membership seen yet") {
+			t.Errorf("readyz/ring before Start = %d %q, want a failure saying no membership was seen", code, body)
+		}
+		m0.run = start(t, m0.m)
+		settled(t, []*shardMember{m0}, time.Minute)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+
+		// The reconcile of one ConfigMap whose range goes to m1 blocks
+		// until release is closed: m0 cannot release that range.
+		ids := uids(t, srv)
+		owners := leader.Assign([]string{"m0", "m1"}, shardRanges)
+		var stuck kube.Key
+		for k, uid := range ids {
+			if owners[leader.RangeOf(kube.ShardHash(uid), shardRanges).Index] == "m1" {
+				stuck = k
+				break
+			}
+		}
+		stuckRange := leader.RangeOf(kube.ShardHash(ids[stuck]), shardRanges)
+		release := make(chan struct{})
+		l.mu.Lock()
+		l.blocked[stuck] = release
+		l.mu.Unlock()
+		patchAll(t, srv, "blocked")
+		time.Sleep(time.Second)
+		m1 := newShardMember(t, srv, l, "m1")
+		m1.run = start(t, m1.m)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		s := m1.m.ring.member.Status()
+		code, body := get(m1.m.readyz, "/ring")
+		want := fmt.Sprintf("1 of the %d ranges assigned are not held yet: %s", len(s.Assigned), leader.FormatRanges([]leader.Range{stuckRange}))
+		if code == 200 || !strings.Contains(body, want) {
+			t.Errorf("readyz/ring while m0 drains = %d %q (assigned %v, held %v), want a failure saying %q",
+				code, body, s.Assigned, s.Held, want)
+		}
+		close(release)
+		settled(t, []*shardMember{m0, m1}, time.Minute)
+		if code, body := get(m1.m.readyz, "/ring"); code != 200 {
+			t.Errorf("readyz/ring once settled = %d %q", code, body)
+		}
+	})
+}
+
+func TestShardingOptions(t *testing.T) {
+	srv := newServer(t)
+	for _, c := range []struct {
+		name string
+		opts ShardingOptions
+		ns   []string
+		want string
+	}{
+		{"no ring", ShardingOptions{Enabled: true, Namespace: "default"}, nil, `Sharding.Ring "" must name the ring`},
+		{"no namespace", ShardingOptions{Enabled: true, Ring: "r"}, nil, "Sharding.Namespace is empty"},
+		{"bad field", ShardingOptions{Enabled: true, Ring: "r", Namespace: "default", Field: "spec.x"}, nil, `Sharding.Field "spec.x"`},
+		{"namespaces", ShardingOptions{Enabled: true, Ring: "r", Namespace: "default"}, []string{"a"}, "leave Namespaces empty"},
+		{"bad ring", ShardingOptions{Enabled: true, Ring: "R_1", Namespace: "default"}, nil, `Ring "R_1"`},
+	} {
+		_, err := newManager(testConfig(srv), Options{MetricsBindAddress: "0", Namespaces: c.ns, Sharding: c.opts}, "/nonexistent/namespace")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: New = %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestShardedBuilder checks what the builder refuses on a sharding
+// manager, and that a controller without For there is not sharded.
+func TestShardedBuilder(t *testing.T) {
+	srv := newServer(t)
+	m := newTestManager(t, srv, func(o *Options) {
+		o.Sharding = ShardingOptions{Enabled: true, Ring: "r", Namespace: "default"}
+	})
+	r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) { return controller.Result{}, nil })
+	err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Complete(r)
+	if err == nil || !strings.Contains(err.Error(), "Owns and Watches of a sharded controller are not supported yet") {
+		t.Errorf("Owns on a sharded controller: %v", err)
+	}
+	c, err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Build(r)
+	if err != nil || c.NeedLeaderElection() {
+		t.Errorf("sharded For controller: err %v, NeedLeaderElection %v, want nil, false", err, c != nil && c.NeedLeaderElection())
+	}
+	plain, err := controller.NewBuilder(m).Named("plain").WatchesSource(controller.Channel(nil, controller.EnqueueObject())).Build(r)
+	if err != nil || !plain.NeedLeaderElection() {
+		t.Errorf("controller without For: err %v, want a leader-elected controller", err)
+	}
+	if err := m.AddShardedController("configmap", &kube.ConfigMap{}, plain, func(context.Context, kube.ShardSelector) error { return nil }); err == nil {
+		t.Error("a second controller under a name taken was accepted")
+	}
+	unsharded := newTestManager(t, srv, nil)
+	if c, err := controller.NewBuilder(unsharded).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Build(r); err != nil || !c.NeedLeaderElection() {
+		t.Errorf("on a manager without Sharding: %v", err)
+	}
+}
