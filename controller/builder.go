@@ -194,10 +194,10 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if opts.Logger != nil && b.forObj != nil {
 		opts.Logger = opts.Logger.With("kind", b.forObj.GroupVersionKind().Kind)
 	}
-	var shards *shardedSource
+	var sh *sharder
 	if sharded {
-		shards = newShardedSource(b.mgr, b.forObj, b.predicates(b.forPred))
-		r = shards.gate(r)
+		sh = &sharder{mgr: b.mgr, obj: b.forObj, preds: b.predicates(b.forPred), r: r}
+		r = sh
 		everyReplica := false
 		opts.NeedLeaderElection = &everyReplica
 	}
@@ -206,9 +206,9 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 		return nil, fmt.Errorf("build controller: %w", err)
 	}
 	if sharded {
-		c.sources = append(c.sources, shards)
+		sh.c = c
 		c.sources = append(c.sources, b.sources...)
-		if err := sm.AddShardedController(name, b.forObj, c, shards.Work); err != nil {
+		if err := sm.AddShardedController(name, b.forObj, c, sh); err != nil {
 			return nil, fmt.Errorf("build controller %q: %w", name, err)
 		}
 		return c, nil

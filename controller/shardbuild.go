@@ -24,13 +24,55 @@ type ShardingManager interface {
 	Manager
 	// Sharded reports whether the builder's controllers are to be sharded.
 	Sharded() bool
-	// AddShardedController registers the controller of obj's kind under
-	// name, as AddController does, makes obj's kind sharded in the cache
-	// (its informer holds the shards given to work only), and calls work
-	// for every range the replica holds, with the range's selector, until
-	// ctx ends; work must return only after the reconciles of the range
-	// in flight have ended. It fails once the manager has started.
-	AddShardedController(name string, obj kube.Object, r Runnable, work func(ctx context.Context, sel kube.ShardSelector) error) error
+	// AddShardedController registers the controller r of obj's kind
+	// under name, as AddController does, makes obj's kind sharded in the
+	// cache (its informer holds only the shards the controller works on),
+	// and calls s.ShardController once, before the controller starts: the
+	// work it returns is then called for every range the replica holds,
+	// with the range's selector, until ctx ends. It fails once the manager
+	// has started.
+	AddShardedController(name string, obj kube.Object, r Runnable, s Sharder) error
+}
+
+// Sharder is what a [Builder] hands a [ShardingManager] with a sharded
+// controller. ShardController makes the controller sharded (its source
+// and gate), once, before it starts, and returns its work: work holds the
+// shard of sel until ctx ends, and returns only after the reconciles of
+// the shard in flight have ended. It is an alias of an interface literal
+// so that a manager can name it without importing this package; being
+// called only by a manager that shards, it keeps the sharded machinery
+// out of the programs that do not shard.
+type Sharder = interface {
+	ShardController() (work func(ctx context.Context, sel kube.ShardSelector) error)
+}
+
+// sharder is a sharded controller's [Sharder], and its reconciler: a
+// request is reconciled only once ShardController has made the gate, and
+// then through it.
+type sharder struct {
+	mgr   Manager
+	obj   kube.Object
+	preds []Predicate
+	r     Reconciler  // the user's
+	c     *Controller // set by Build
+
+	gated Reconciler // set by ShardController, before the controller starts
+}
+
+// ShardController implements [Sharder].
+func (s *sharder) ShardController() func(ctx context.Context, sel kube.ShardSelector) error {
+	src := newShardedSource(s.mgr, s.obj, s.preds)
+	s.gated = src.gate(s.r)
+	_ = s.c.Watch(src) // the controller has not started: Watch cannot fail
+	return src.Work
+}
+
+// Reconcile implements [Reconciler].
+func (s *sharder) Reconcile(ctx context.Context, req Request) (Result, error) {
+	if s.gated == nil {
+		return Result{}, nil
+	}
+	return s.gated.Reconcile(ctx, req)
 }
 
 // shardedSource is the source and gate of a sharded controller built by
@@ -66,12 +108,10 @@ func (s *shardedSource) get(ctx context.Context) (*Shards, error) {
 	if !ok {
 		return nil, fmt.Errorf("watch shards of kind %s: the manager's informer (%T) is not sharded", s.kind.Kind, inf)
 	}
-	if len(s.preds) > 0 {
-		si = filteredInformer{si, s.preds}
-	}
 	if s.shards, err = NewShards(si); err != nil {
 		return nil, err
 	}
+	s.shards.preds = s.preds
 	close(s.made)
 	return s.shards, nil
 }
@@ -126,36 +166,15 @@ func (s *shardedSource) gate(r Reconciler) Reconciler {
 	})
 }
 
-// filteredInformer is a sharded informer whose handlers see only the
-// changes the For predicates allow: the objects a shard holds when it is
-// taken over are still all reconciled.
-type filteredInformer struct {
-	ShardedInformer
-	preds []Predicate
-}
-
-func (f filteredInformer) AddEventHandler(h cache.Handler[kube.Object]) (*cache.Registration, error) {
-	pass := func(c Change) bool {
-		c.Key = c.Object.GetObjectMeta().Key()
-		return allow(f.preds, c)
+// allows reports whether the predicates of s let change c through: Run
+// queues only those, while Work still queues every object of a shard
+// taken over.
+func (s *Shards) allows(c Change) bool {
+	if len(s.preds) == 0 {
+		return true
 	}
-	return f.ShardedInformer.AddEventHandler(cache.HandlerFuncs[kube.Object]{
-		AddFunc: func(obj kube.Object, initial bool) {
-			if pass(Change{Type: ChangeCreate, Object: obj, InInitialList: initial}) {
-				h.OnAdd(obj, initial)
-			}
-		},
-		UpdateFunc: func(oldObj, newObj kube.Object, resync bool) {
-			if pass(Change{Type: ChangeUpdate, Object: newObj, Old: oldObj, Resync: resync}) {
-				h.OnUpdate(oldObj, newObj, resync)
-			}
-		},
-		DeleteFunc: func(obj kube.Object, unknown bool) {
-			if pass(Change{Type: ChangeDelete, Object: obj, FinalStateUnknown: unknown}) {
-				h.OnDelete(obj, unknown)
-			}
-		},
-	})
+	c.Key = c.Object.GetObjectMeta().Key()
+	return allow(s.preds, c)
 }
 
 // errShardedOwns is Build's answer for a sharded controller with owned or

@@ -53,6 +53,9 @@ type ShardedInformer interface {
 // RenewDeadline, since Work must return within that when renewals fail.
 type Shards struct {
 	inf ShardedInformer
+	// preds filter the changes Run queues (a Builder's For predicates);
+	// set before Run, nil for none.
+	preds []Predicate
 
 	// ready is closed when Run has set q.
 	ready chan struct{}
@@ -120,9 +123,20 @@ func (s *Shards) Run(ctx context.Context, q Queue) error {
 		}
 	}
 	reg, err := s.inf.AddEventHandler(cache.HandlerFuncs[kube.Object]{
-		AddFunc:    func(obj kube.Object, initial bool) { enqueue(obj, initial) },
-		UpdateFunc: func(_, obj kube.Object, resync bool) { enqueue(obj, resync) },
-		DeleteFunc: func(obj kube.Object, _ bool) {
+		AddFunc: func(obj kube.Object, initial bool) {
+			if s.allows(Change{Type: ChangeCreate, Object: obj, InInitialList: initial}) {
+				enqueue(obj, initial)
+			}
+		},
+		UpdateFunc: func(old, obj kube.Object, resync bool) {
+			if s.allows(Change{Type: ChangeUpdate, Object: obj, Old: old, Resync: resync}) {
+				enqueue(obj, resync)
+			}
+		},
+		DeleteFunc: func(obj kube.Object, unknown bool) {
+			if !s.allows(Change{Type: ChangeDelete, Object: obj, FinalStateUnknown: unknown}) {
+				return
+			}
 			s.mu.Lock()
 			for id, sel := range s.added {
 				if sel.Matches(obj) {

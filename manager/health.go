@@ -70,8 +70,8 @@ func (m *Manager) addBuiltinChecks() {
 		}
 		return nil
 	})
-	if r := m.ring; r != nil {
-		m.readyz.addBuiltin(CheckRing, r.readiness)
+	if m.ringCheck != nil {
+		m.readyz.addBuiltin(CheckRing, m.ringCheck)
 	}
 	if e := m.elector; e != nil {
 		m.healthz.addBuiltin(CheckLeaderElection, func(*http.Request) error { return e.Check(maxTolerableRenewDelay) })

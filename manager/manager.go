@@ -31,7 +31,12 @@ type Manager struct {
 	client  *Client
 	elector *leader.Elector // nil without leader election
 	ring    *ring           // nil without sharding
-	events  *eventSink
+	// ringMetrics and ringCheck are the ring's series and readiness
+	// check; nil without sharding.
+	ringMetrics func(e *metrics.Emitter)
+	ringCheck   Checker
+	ringAdd     func(name string, obj kube.Object, r LeaderElectionRunnable, s Sharder) error
+	events      *eventSink
 
 	registry        *metrics.Registry
 	rest            *restMetrics
@@ -114,8 +119,8 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 			return nil, fmt.Errorf("new manager: LeaderElection: %w", err)
 		}
 	}
-	if opts.Sharding.Enabled {
-		if m.ring, err = m.newRing(config); err != nil {
+	if opts.Sharding != nil {
+		if m.ring, err = opts.Sharding.newRing(m, config, nsFile); err != nil {
 			return nil, fmt.Errorf("new manager: Sharding: %w", err)
 		}
 	}

@@ -102,7 +102,9 @@ func (m *Manager) collect(e *metrics.Emitter) {
 		}
 	}
 	m.collectCache(e)
-	m.collectRing(e)
+	if m.ringMetrics != nil {
+		m.ringMetrics(e)
+	}
 	if el := m.elector; el != nil {
 		v := 0.0
 		if el.IsLeader() {

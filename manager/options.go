@@ -67,9 +67,9 @@ type Options struct {
 	// at a time.
 	LeaderElection LeaderElectionOptions
 
-	// Sharding makes the controllers the controller builder makes with
-	// For sharded across the replicas: see [ShardingOptions].
-	Sharding ShardingOptions
+	// Sharding, when set (to a [ShardingOptions]), makes the controllers
+	// the controller builder makes with For sharded across the replicas.
+	Sharding Sharding
 
 	// MetricsBindAddress is where the Prometheus metrics are served, at
 	// /metrics: "host:port", ":8080" by default; "0" turns the server off.
@@ -182,13 +182,6 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 			errs = append(errs, err)
 		}
 		o.LeaderElection = le
-	}
-	if o.Sharding.Enabled {
-		so, err := o.Sharding.withDefaults(nsFile, o.Namespaces)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.Sharding = so
 	}
 	return o, errors.Join(errs...)
 }

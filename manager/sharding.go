@@ -20,6 +20,13 @@ import (
 // it runs (package leader), the controllers whose shards the member's
 // ranges are, and the readiness check and metrics of the ring.
 
+// Sharding is what Options.Sharding holds: a [ShardingOptions]. It is an
+// interface so that programs that never shard do not link the ring's code
+// (a Lease protocol of some tens of kilobytes).
+type Sharding interface {
+	newRing(m *Manager, config *kube.Config, nsFile string) (*ring, error)
+}
+
 // ShardingOptions make the manager a member of a ring of replicas that
 // share the objects of its sharded controllers (see package leader's ring,
 // and controller.Builder): each replica caches and reconciles only the
@@ -33,13 +40,14 @@ import (
 // on every replica and needs no leader (the ring keeps two replicas off
 // one object); the manager's other controllers and runnables still follow
 // LeaderElection when it is enabled.
+//
+// Set Options.Sharding to a ShardingOptions to make the controllers the
+// controller builder makes with For sharded, and the manager a member of
+// the ring while it runs.
 type ShardingOptions struct {
-	// Enabled makes the controllers the controller builder makes with For
-	// sharded, and the manager a member of the ring while it runs.
-	Enabled bool
 	// Ring names the ring: every replica of the program uses the same
 	// name; it labels and prefixes the members' Leases. A DNS-1123 label
-	// of at most 63 characters. Required when Enabled.
+	// of at most 63 characters. Required.
 	Ring string
 	// Namespace holds the members' Leases. Empty means the namespace of
 	// the pod (as for LeaderElection.Namespace); outside a pod it must be
@@ -72,7 +80,7 @@ type ShardingOptions struct {
 func (s ShardingOptions) withDefaults(nsFile string, namespaces []string) (ShardingOptions, error) {
 	var errs []error
 	if s.Ring == "" {
-		errs = append(errs, errors.New(`Sharding.Ring "" must name the ring when Sharding.Enabled is set`))
+		errs = append(errs, errors.New(`Sharding.Ring "" must name the ring`))
 	}
 	if s.Namespace == "" {
 		ns, err := podNamespace(nsFile, "Sharding.Namespace")
@@ -87,16 +95,17 @@ func (s ShardingOptions) withDefaults(nsFile string, namespaces []string) (Shard
 		errs = append(errs, fmt.Errorf("Sharding.Field %q: want %q or %q", s.Field, kube.ShardByUID, kube.ShardByNamespace))
 	}
 	if len(namespaces) > 0 {
-		errs = append(errs, fmt.Errorf("Sharding.Enabled with Namespaces %v: a sharded kind is cached in every namespace; leave Namespaces empty", namespaces))
+		errs = append(errs, fmt.Errorf("Sharding with Namespaces %v: a sharded kind is cached in every namespace; leave Namespaces empty", namespaces))
 	}
 	return s, errors.Join(errs...)
 }
 
 // ring is what the manager runs for its sharded controllers.
 type ring struct {
-	member *leader.Member
+	member ringMember
 	field  kube.ShardField
 	name   string // "namespace/ring", in messages
+	ring   string // the ring's name, in metrics
 
 	mu    sync.Mutex
 	works []shardWork
@@ -105,16 +114,26 @@ type ring struct {
 	handovers *metrics.HistogramVec
 }
 
+// ringMember is what the manager uses of a *leader.Member, called through
+// an interface so that only programs that shard link the member's loop.
+type ringMember interface {
+	Run(ctx context.Context) error
+	Status() leader.RingStatus
+}
+
 // shardWork is a sharded controller's Work.
 type shardWork struct {
 	name string
 	work func(ctx context.Context, sel kube.ShardSelector) error
 }
 
-// newRing makes the ring member, with a client of its own (as the
-// elector's).
-func (m *Manager) newRing(config *kube.Config) (*ring, error) {
-	so := m.opts.Sharding
+// newRing fills the defaults of so, checks it, and makes the ring member,
+// with a client of its own (as the elector's).
+func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string) (*ring, error) {
+	so, err := so.withDefaults(nsFile, m.opts.Namespaces)
+	if err != nil {
+		return nil, err
+	}
 	if so.Config != nil {
 		config = so.Config
 	}
@@ -126,6 +145,11 @@ func (m *Manager) newRing(config *kube.Config) (*ring, error) {
 		handovers: metrics.NewHistogramVec("kubeloop_ring_handover_duration_seconds",
 			"Seconds from the moment the ring's assignment gave a range to this replica (a member gone, leaving or joined) to the start of its work here; the count is the number of ranges taken over.",
 			[]float64{0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120}, "ring")}
+	r.ring = so.Ring
+	// Only programs that shard link what these reach.
+	m.ringMetrics = m.collectRing
+	m.ringAdd = m.addSharded
+	m.ringCheck = r.readiness
 	r.member, err = leader.NewMember(leader.RingOptions{
 		Client: c, Namespace: so.Namespace, Ring: so.Ring, Identity: so.Identity, Ranges: so.Ranges,
 		LeaseDuration: so.LeaseDuration, RenewDeadline: so.RenewDeadline, RetryPeriod: so.RetryPeriod,
@@ -158,7 +182,7 @@ func (r *ring) work(ctx context.Context, rg leader.Range) {
 	wg.Wait()
 }
 
-// Sharded reports whether Options.Sharding is enabled: the controller
+// Sharded reports whether Options.Sharding is set: the controller
 // builder then makes its For controllers sharded.
 func (m *Manager) Sharded() bool { return m.ring != nil }
 
@@ -170,12 +194,25 @@ func (m *Manager) Sharded() bool { return m.ring != nil }
 // Options.Sharding, once Start was called (a controller added later would
 // miss the ranges held already), and when the kind's informer was made
 // before.
-func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderElectionRunnable, work func(ctx context.Context, sel kube.ShardSelector) error) error {
+func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderElectionRunnable, s Sharder) error {
+	if m.ringAdd == nil {
+		return fmt.Errorf("add sharded controller %q: Options.Sharding is not set", name)
+	}
+	return m.ringAdd(name, obj, r, s)
+}
+
+// Sharder is controller.Sharder: what the controller builder hands
+// [Manager.AddShardedController]. It is an alias of the same interface
+// literal, so that this package needs not import package controller.
+type Sharder = interface {
+	ShardController() (work func(ctx context.Context, sel kube.ShardSelector) error)
+}
+
+// addSharded is AddShardedController on a manager that shards.
+func (m *Manager) addSharded(name string, obj kube.Object, r LeaderElectionRunnable, s Sharder) error {
 	switch {
-	case m.ring == nil:
-		return fmt.Errorf("add sharded controller %q: Options.Sharding is not enabled", name)
-	case obj == nil || r == nil || work == nil:
-		return fmt.Errorf("add sharded controller %q: object, runnable and work must not be nil", name)
+	case obj == nil || r == nil || s == nil:
+		return fmt.Errorf("add sharded controller %q: object, runnable and sharder must not be nil", name)
 	case m.started.Load():
 		return fmt.Errorf("add sharded controller %q: the manager has started; add sharded controllers before Start", name)
 	}
@@ -185,6 +222,7 @@ func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderEle
 	if err := m.addController(name, classify(r)); err != nil {
 		return err
 	}
+	work := s.ShardController()
 	m.ring.mu.Lock()
 	m.ring.works = append(m.ring.works, shardWork{name: name, work: work})
 	m.ring.kinds = append(m.ring.kinds, obj.GroupVersionKind())
@@ -225,7 +263,7 @@ func (m *Manager) collectRing(e *metrics.Emitter) {
 	if r == nil {
 		return
 	}
-	name := m.opts.Sharding.Ring
+	name := r.ring
 	s := r.member.Status()
 	e.Gauge("kubeloop_ring_members", "Live members of the ring this replica counts, itself included.", float64(len(s.Members)), "ring", name)
 	for _, st := range []struct {

@@ -84,7 +84,7 @@ type shardMember struct {
 func newShardMember(t *testing.T, srv *kubetest.Server, l *shardLedger, id string) *shardMember {
 	t.Helper()
 	m := newTestManager(t, srv, func(o *Options) {
-		o.Sharding = ShardingOptions{Enabled: true, Ring: "cms", Namespace: "default", Identity: id, Ranges: shardRanges}
+		o.Sharding = ShardingOptions{Ring: "cms", Namespace: "default", Identity: id, Ranges: shardRanges}
 		o.GracefulShutdownTimeout = time.Minute
 	})
 	if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).WithOptions(controller.Options{MaxConcurrentReconciles: 4}).Complete(l.reconciler(id)); err != nil {
@@ -321,11 +321,11 @@ func TestShardingOptions(t *testing.T) {
 		ns   []string
 		want string
 	}{
-		{"no ring", ShardingOptions{Enabled: true, Namespace: "default"}, nil, `Sharding.Ring "" must name the ring`},
-		{"no namespace", ShardingOptions{Enabled: true, Ring: "r"}, nil, "Sharding.Namespace is empty"},
-		{"bad field", ShardingOptions{Enabled: true, Ring: "r", Namespace: "default", Field: "spec.x"}, nil, `Sharding.Field "spec.x"`},
-		{"namespaces", ShardingOptions{Enabled: true, Ring: "r", Namespace: "default"}, []string{"a"}, "leave Namespaces empty"},
-		{"bad ring", ShardingOptions{Enabled: true, Ring: "R_1", Namespace: "default"}, nil, `Ring "R_1"`},
+		{"no ring", ShardingOptions{Namespace: "default"}, nil, `Sharding.Ring "" must name the ring`},
+		{"no namespace", ShardingOptions{Ring: "r"}, nil, "Sharding.Namespace is empty"},
+		{"bad field", ShardingOptions{Ring: "r", Namespace: "default", Field: "spec.x"}, nil, `Sharding.Field "spec.x"`},
+		{"namespaces", ShardingOptions{Ring: "r", Namespace: "default"}, []string{"a"}, "leave Namespaces empty"},
+		{"bad ring", ShardingOptions{Ring: "R_1", Namespace: "default"}, nil, `Ring "R_1"`},
 	} {
 		_, err := newManager(testConfig(srv), Options{MetricsBindAddress: "0", Namespaces: c.ns, Sharding: c.opts}, "/nonexistent/namespace")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -339,7 +339,7 @@ func TestShardingOptions(t *testing.T) {
 func TestShardedBuilder(t *testing.T) {
 	srv := newServer(t)
 	m := newTestManager(t, srv, func(o *Options) {
-		o.Sharding = ShardingOptions{Enabled: true, Ring: "r", Namespace: "default"}
+		o.Sharding = ShardingOptions{Ring: "r", Namespace: "default"}
 	})
 	r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) { return controller.Result{}, nil })
 	err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Complete(r)
@@ -354,11 +354,17 @@ func TestShardedBuilder(t *testing.T) {
 	if err != nil || !plain.NeedLeaderElection() {
 		t.Errorf("controller without For: err %v, want a leader-elected controller", err)
 	}
-	if err := m.AddShardedController("configmap", &kube.ConfigMap{}, plain, func(context.Context, kube.ShardSelector) error { return nil }); err == nil {
+	if err := m.AddShardedController("configmap", &kube.ConfigMap{}, plain, nopSharder{}); err == nil {
 		t.Error("a second controller under a name taken was accepted")
 	}
 	unsharded := newTestManager(t, srv, nil)
 	if c, err := controller.NewBuilder(unsharded).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Build(r); err != nil || !c.NeedLeaderElection() {
 		t.Errorf("on a manager without Sharding: %v", err)
 	}
+}
+
+type nopSharder struct{}
+
+func (nopSharder) ShardController() func(context.Context, kube.ShardSelector) error {
+	return func(context.Context, kube.ShardSelector) error { return nil }
 }
