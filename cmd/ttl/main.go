@@ -77,7 +77,7 @@ func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logge
 	case err != nil:
 		return operator.ExitRuntime, err
 	}
-	log.Info("starting the ttl controller", "kinds", len(opts.kinds), "namespace", opts.namespace, "leaderElection", opts.LeaderElect)
+	log.Info("starting the ttl controller", "kinds", len(opts.kinds), "namespace", opts.namespace, "leaderElection", opts.LeaderElect, "sharded", opts.sharded)
 	if err := mgr.Start(ctx); err != nil {
 		return operator.ExitRuntime, err
 	}
@@ -87,7 +87,9 @@ func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logge
 
 // newManager makes the manager: a metadata-only cache of the kinds
 // (declared, so a standby replica keeps it warm), limited to a namespace
-// and a label selector when asked, leader election and the endpoints.
+// and a label selector when asked, leader election and the endpoints; or,
+// with --sharded, a member of the ring kubeloop-ttl, whose controllers
+// cache and expire only the objects of the ranges it holds.
 func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Manager, error) {
 	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
 	var kinds []cache.ByObject
@@ -100,7 +102,7 @@ func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Mana
 	if opts.namespace != "" {
 		namespaces = []string{opts.namespace}
 	}
-	return manager.New(cfg, manager.Options{
+	mopts := manager.Options{
 		Logger:           log,
 		Namespaces:       namespaces,
 		ByObject:         kinds,
@@ -114,5 +116,9 @@ func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Mana
 		},
 		MetricsBindAddress:     opts.MetricsBindAddress,
 		HealthProbeBindAddress: opts.HealthProbeBindAddress,
-	})
+	}
+	if opts.sharded {
+		mopts.Sharding = manager.ShardingOptions{Ring: Name, Namespace: opts.ringNamespace, Ranges: opts.ringRanges}
+	}
+	return manager.New(cfg, mopts)
 }
