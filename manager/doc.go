@@ -46,6 +46,30 @@
 //     bounded buffer and returns; repeats become a series count and each
 //     object's events are rate-limited before they reach the API server.
 //
+// Sharding ([Options.Sharding], a [ShardingOptions]): the controllers the
+// builder makes with For are sharded across the replicas, which form a
+// ring of Leases (package leader): each caches and reconciles only the
+// objects whose shard key hashes into the ranges it holds. The manager
+// joins the ring once its caches have synced, beside the runnables that
+// need no leader (sharded controllers need none; the others still follow
+// LeaderElection), and on stop leaves it before stopping those runnables:
+// it stops taking the ranges' requests, waits for their reconciles in
+// flight, publishes each range's release, and deletes its Lease, so the
+// others take over within RetryPeriod. It adds the readiness check
+// [CheckRing] and these series (label ring, the ring's name):
+//
+//   - kubeloop_ring_members (gauge): live members this replica counts,
+//     itself included;
+//   - kubeloop_ring_ranges{state} (gauge): ranges assigned to this
+//     replica, held (their work runs), claimed (waiting for their previous
+//     holder) and draining (their work stopping);
+//   - kubeloop_ring_handover_duration_seconds (histogram): for each range
+//     this replica took, the seconds from the moment the assignment gave
+//     it the range (a member gone, leaving or joined) to the start of its
+//     work here; its _count is the number of ranges taken;
+//   - kubeloop_ring_objects{group,version,kind} (gauge): objects of each
+//     sharded kind this replica caches, those of the ranges it holds.
+//
 // A manager never imports package controller: a controller is a runnable.
 // The controller builder asks for the little it needs (GetInformer, Mapping,
 // AddController), which a *Manager has.

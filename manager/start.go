@@ -27,7 +27,8 @@ import (
 //     during shutdown) and the event recorder;
 //  2. the webhook server (Options.WebhookServer);
 //  3. the caches, and waits for them to sync;
-//  4. the runnables that do not need leader election;
+//  4. the runnables that do not need leader election, sharded controllers
+//     among them, and with Options.Sharding the ring member;
 //  5. with leader election, the warm-up of the runnables that need it
 //     (their Warmup methods) and the campaign for the Lease; the runnables
 //     that need it start once it is won (and [Manager.Elected] is
@@ -36,7 +37,9 @@ import (
 // Once ctx is done, Start stops the groups in the reverse order, each
 // waiting for the previous one: the leader runnables (which finish their
 // reconciles in flight), the Lease (released if ReleaseOnCancel), the
-// warm-ups, the other runnables, the event recorder (which writes what it
+// warm-ups, the ring membership (each range released once its reconciles
+// in flight have ended, then the member's Lease deleted), the other
+// runnables, the event recorder (which writes what it
 // holds), the caches, the webhook server, and last the metrics and health
 // servers.
 // The whole stop takes at most Options.GracefulShutdownTimeout; then
