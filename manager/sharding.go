@@ -289,3 +289,12 @@ func (m *Manager) collectRing(e *metrics.Emitter) {
 			objects[k], "ring", name, "group", k.Group, "version", k.Version, "kind", k.Kind)
 	}
 }
+
+// RingStatus returns what this replica's ring member knows of the ring
+// (see [leader.RingStatus]); false without Options.Sharding.
+func (m *Manager) RingStatus() (leader.RingStatus, bool) {
+	if m.ring == nil {
+		return leader.RingStatus{}, false
+	}
+	return m.ring.member.Status(), true
+}

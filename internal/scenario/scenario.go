@@ -91,6 +91,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedMalformed", testShardedMalformed},
 		{"ShardedInformer", testShardedInformer},
 		{"ShardedRanges", testShardedRanges},
+		{"ShardedManagers", testShardedManagers},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
