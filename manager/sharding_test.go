@@ -247,7 +247,11 @@ func TestShardedManagers(t *testing.T) {
 		touchAll(t, srv, l, rest, 2)
 		var handovers uint64
 		for _, sm := range rest {
-			s, _ := sample(scrape(t, sm.m), "kubeloop_ring_handover_duration_seconds", "ring", "cms")
+			s, ok := sample(scrape(t, sm.m), "kubeloop_ring_handover_duration_seconds", "ring", "cms")
+			if !ok || s.Histogram == nil {
+				t.Errorf("%s: no kubeloop_ring_handover_duration_seconds histogram", sm.id)
+				continue
+			}
 			handovers += s.Histogram.Count
 		}
 		if handovers < shardRanges {
