@@ -74,6 +74,16 @@ func (l *shardLedger) reset() {
 	l.mu.Unlock()
 }
 
+// newShardServer starts a server holding n ConfigMaps in default, and a
+// ledger.
+func newShardServer(t *testing.T, n int) (*kubetest.Server, *shardLedger) {
+	srv := newServer(t)
+	for i := range n {
+		createCM(t, srv, "default", fmt.Sprint("cm", i))
+	}
+	return srv, newShardLedger(t)
+}
+
 // shardMember is one manager of the ring.
 type shardMember struct {
 	id  string
@@ -189,11 +199,7 @@ func touchAll(t *testing.T, srv *kubetest.Server, l *shardLedger, members []*sha
 // plus its reconciles in flight, and its Lease is gone.
 func TestShardedManagers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		for n := range 90 {
-			createCM(t, srv, "default", fmt.Sprint("cm", n))
-		}
-		l := newShardLedger(t)
+		srv, l := newShardServer(t, 90)
 		var members []*shardMember
 		for _, id := range []string{"m0", "m1", "m2"} {
 			sm := newShardMember(t, srv, l, id)
@@ -266,11 +272,7 @@ func TestShardedManagers(t *testing.T) {
 // and passes once every assigned range is held.
 func TestShardedReadiness(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv := newServer(t)
-		for n := range 30 {
-			createCM(t, srv, "default", fmt.Sprint("cm", n))
-		}
-		l := newShardLedger(t)
+		srv, l := newShardServer(t, 30)
 		m0 := newShardMember(t, srv, l, "m0")
 		if code, body := get(m0.m.readyz, "/ring"); code == 200 || !strings.Contains(body, "no membership seen yet") {
 			t.Errorf("readyz/ring before Start = %d %q, want a failure saying no membership was seen", code, body)
