@@ -216,6 +216,12 @@ func (m *Manager) addSharded(name string, obj kube.Object, r LeaderElectionRunna
 	case m.started.Load():
 		return fmt.Errorf("add sharded controller %q: the manager has started; add sharded controllers before Start", name)
 	}
+	m.mu.Lock()
+	_, taken := m.controllers[name]
+	m.mu.Unlock()
+	if taken { // checked before the kind is made sharded for nothing
+		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
+	}
 	if err := m.cache.ShardKind(obj); err != nil {
 		return fmt.Errorf("add sharded controller %q: %w", name, err)
 	}

@@ -4,6 +4,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -360,8 +362,14 @@ func TestShardedBuilder(t *testing.T) {
 	if err != nil || !plain.NeedLeaderElection() {
 		t.Errorf("controller without For: err %v, want a leader-elected controller", err)
 	}
-	if err := m.AddShardedController("configmap", &kube.ConfigMap{}, plain, nopSharder{}); err == nil {
-		t.Error("a second controller under a name taken was accepted")
+	if err := m.AddShardedController("plain", &kube.Secret{}, plain, nopSharder{}); err == nil || !strings.Contains(err.Error(), "names must be unique") {
+		t.Errorf("a second controller under a name taken: %v", err)
+	}
+	if _, err := m.GetInformer(context.Background(), &kube.Secret{}); err != nil {
+		t.Fatal(err)
+	}
+	if inf, _ := m.GetInformer(context.Background(), &kube.Secret{}); isSharded(inf) {
+		t.Error("a controller refused for its name made its kind sharded")
 	}
 	unsharded := newTestManager(t, srv, nil)
 	if c, err := controller.NewBuilder(unsharded).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Build(r); err != nil || !c.NeedLeaderElection() {
@@ -373,4 +381,13 @@ type nopSharder struct{}
 
 func (nopSharder) ShardController() func(context.Context, kube.ShardSelector) error {
 	return func(context.Context, kube.ShardSelector) error { return nil }
+}
+
+// isSharded reports whether inf is a sharded informer: an empty selector
+// is refused as empty by those, as not sharded by the others.
+func isSharded(inf any) bool {
+	err := inf.(interface {
+		AddShard(kube.ShardSelector) error
+	}).AddShard(kube.ShardSelector{})
+	return !errors.Is(err, cache.ErrNotSharded)
 }
