@@ -93,11 +93,16 @@ type shardMember struct {
 	run *running
 }
 
-func newShardMember(t *testing.T, srv *kubetest.Server, l *shardLedger, id string) *shardMember {
+// newShardMember makes a manager of the ring with a sharded ConfigMap
+// controller, its options edited by edit when not nil.
+func newShardMember(t *testing.T, srv *kubetest.Server, l *shardLedger, id string, edit ...func(*Options)) *shardMember {
 	t.Helper()
 	m := newTestManager(t, srv, func(o *Options) {
 		o.Sharding = ShardingOptions{Ring: "cms", Namespace: "default", Identity: id, Ranges: shardRanges}
 		o.GracefulShutdownTimeout = time.Minute
+		for _, e := range edit {
+			e(o)
+		}
 	})
 	if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).WithOptions(controller.Options{MaxConcurrentReconciles: 4}).Complete(l.reconciler(id)); err != nil {
 		t.Fatal(err)
@@ -317,6 +322,33 @@ func TestShardedReadiness(t *testing.T) {
 		settled(t, []*shardMember{m0, m1}, time.Minute)
 		if code, body := get(m1.m.readyz, "/ring"); code != 200 {
 			t.Errorf("readyz/ring once settled = %d %q", code, body)
+		}
+	})
+}
+
+// TestShardedWithLeaderElection runs two managers with both Sharding and
+// LeaderElection: the sharded controllers run on both, sharing the
+// ConfigMaps, while the runnable that needs the lease runs on one.
+func TestShardedWithLeaderElection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newShardServer(t, 40)
+		var members []*shardMember
+		var probes []*ledger
+		for _, id := range []string{"m0", "m1"} {
+			sm := newShardMember(t, srv, l, id, func(o *Options) {
+				o.LeaderElection = LeaderElectionOptions{Enabled: true, LeaseName: testLease, Namespace: "default", Identity: id}
+			})
+			pl := &ledger{}
+			if err := sm.m.Add(&probe{name: "leader", l: pl, needs: true}); err != nil {
+				t.Fatal(err)
+			}
+			sm.run = start(t, sm.m)
+			members, probes = append(members, sm), append(probes, pl)
+		}
+		settled(t, members, time.Minute)
+		touchAll(t, srv, l, members, 1)
+		if a, b := probes[0].has("start leader"), probes[1].has("start leader"); a == b {
+			t.Errorf("the leader runnable started on m0: %v, on m1: %v; want on one of them", a, b)
 		}
 	})
 }
