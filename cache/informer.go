@@ -251,7 +251,8 @@ func (i *informer) Start(ctx context.Context) error {
 		}
 	}
 	wg.Go(func() { i.resyncLoop(ctx) })
-	wg.Wait() // all end when ctx is done
+	wg.Wait()    // all end when ctx is done
+	<-ctx.Done() // a sharded informer without resyncs runs none of them
 
 	i.mu.Lock()
 	i.phase = stopped

@@ -208,3 +208,40 @@ func TestInformerShardsErrors(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// TestInformerShardsNoResync runs a sharded informer with resyncs off: it
+// runs until its context ends (it has no reflector of its own, and no
+// resync loop to keep Start waiting), and a shard added later is read.
+func TestInformerShardsNoResync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newServer(t, kubetest.Options{})
+		for n := range 10 {
+			createCM(t, srv, namespaces[0], fmt.Sprintf("cm%d", n), nil)
+		}
+		inf := newCMInformer(t, c, InformerOptions{Sharded: true, SyncPeriod: -1})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- inf.Start(ctx) }()
+		time.Sleep(time.Hour)
+		select {
+		case err := <-done:
+			t.Fatalf("Start returned (%v) before its context ended", err)
+		default:
+		}
+		whole := kube.ShardSelector{Ranges: []kube.HashRange{{}}}
+		if err := inf.AddShard(whole); err != nil {
+			t.Fatalf("AddShard after an hour = %v, want nil", err)
+		}
+		if err := inf.WaitForShard(ctx, whole); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(storeState(inf)); got != 10 {
+			t.Errorf("the store holds %d objects, want 10", got)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Start = %v, want nil", err)
+		}
+	})
+}
