@@ -60,12 +60,18 @@ type OwnerOptions struct {
 // owner names a kind, as &Widget{} does; it panics if owner is nil or has
 // no kind.
 func EnqueueOwner(owner kube.Object, opts OwnerOptions) EventHandler {
+	return newEnqueueOwner("EnqueueOwner", owner, opts)
+}
+
+// newEnqueueOwner returns the handler of [EnqueueOwner], or panics naming
+// fn.
+func newEnqueueOwner(fn string, owner kube.Object, opts OwnerOptions) *enqueueOwner {
 	if owner == nil {
-		panic("controller: EnqueueOwner: owner is nil")
+		panic(fmt.Sprintf("controller: %s: owner is nil", fn))
 	}
 	gvk := owner.GroupVersionKind()
 	if gvk.Kind == "" {
-		panic(fmt.Sprintf("controller: EnqueueOwner: owner %T has no kind", owner))
+		panic(fmt.Sprintf("controller: %s: owner %T has no kind", fn, owner))
 	}
 	return &enqueueOwner{group: gvk.Group, kind: gvk.Kind, opts: opts}
 }
@@ -73,6 +79,9 @@ func EnqueueOwner(owner kube.Object, opts OwnerOptions) EventHandler {
 type enqueueOwner struct {
 	group, kind string
 	opts        OwnerOptions
+	// keep, when set, says whether to queue r, the request of an owner
+	// ([Shards.EnqueueOwner] keeps the owners held here).
+	keep func(r Request) bool
 }
 
 func (h *enqueueOwner) Handle(_ context.Context, c Change, q Queue) {
@@ -100,6 +109,9 @@ func (h *enqueueOwner) owners(obj kube.Object, reqs []Request) []Request {
 		r := Request{Key: kube.Key{Namespace: m.Namespace, Name: ref.Name}}
 		if h.opts.ClusterScoped {
 			r.Namespace = ""
+		}
+		if h.keep != nil && !h.keep(r) {
+			continue
 		}
 		if !slices.Contains(reqs, r) {
 			reqs = append(reqs, r)

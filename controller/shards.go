@@ -51,6 +51,24 @@ type ShardedInformer interface {
 // Reconciles in flight are not cancelled when a shard moves: bound them
 // with [Options.ReconcileTimeout] below the ring's LeaseDuration -
 // RenewDeadline, since Work must return within that when renewals fail.
+//
+// Owned kinds: watch an informer of each kind the controller creates with
+// [Kind] and [Shards.EnqueueOwner], which queues an owned object's
+// controlling owner on the member holding the owner's shard alone. The
+// guarantees are the For kind's: a request for an owner whose shard is
+// not held here is neither queued nor reconciled here, and nothing is
+// lost in a handover, since every owned change is either in the owned
+// cache before Work queues every owner of the shard it takes, or reported
+// after, when the shard is held. The cost: the owned kind's informer is
+// not sharded, so every member lists, watches and caches every owned
+// object, as an unsharded replica does. kube-apiserver 1.36 shards by
+// object.metadata.uid or object.metadata.namespace alone (any other
+// field, ownerReferences included, is refused), and a dependent's uid
+// hashes elsewhere than its owner's. Make it cheaper with a metadata-only
+// informer of the owned kind ([kube.PartialObjectMetadata]: the owner
+// references are all the routing reads; about a quarter of a 1 KiB
+// ConfigMap's bytes) when the reconciler reads the owned objects from the
+// server or not at all.
 type Shards struct {
 	inf ShardedInformer
 	// preds filter the changes Run queues (a Builder's For predicates);
