@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// InformerOptions configure an informer. Only Kind may be required; the
+// zero value of everything else is a good default.
+type InformerOptions struct {
+	// Kind is the kind to watch. Typed objects state their own kind and
+	// may leave it empty (if set, it must agree); [kube.Unstructured] and
+	// [kube.PartialObjectMetadata] need it.
+	Kind kube.GroupVersionKind
+	// Namespaces limits the informer to these namespaces, with one list
+	// and watch for each (into one store); empty means all namespaces, with
+	// one list and watch. Cluster-scoped kinds must leave it empty.
+	Namespaces []string
+	// LabelSelector and FieldSelector limit the objects the server sends.
+	LabelSelector kube.Selector
+	FieldSelector kube.FieldSelector
+	// ShardSelector limits the informer to the objects whose hash of a
+	// field falls in its ranges: every list and watch (WatchList
+	// included) asks the server for those alone, through kube-apiserver
+	// 1.36's sharded list and watch. A server that ignores the selector
+	// (the ShardedListAndWatch gate off, or older) sends every object; the
+	// informer then drops the others itself with the same hash
+	// ([kube.ShardSelector.Matches]), so that the store and the handlers
+	// see the same objects either way and only the bytes read differ
+	// ([Stats].ShardDropped counts the objects dropped). The hashed fields
+	// (uid, namespace) never change, so an object never moves in or out.
+	// Empty means every object.
+	ShardSelector kube.ShardSelector
+	// Sharded makes an informer whose shards change at run time: it holds
+	// no object until a shard is added ([Informer.AddShard]), and then
+	// keeps the objects of each shard added with a reflector of its own
+	// (one list or WatchList and watch of the shard alone), in one store,
+	// until the shard is removed ([Informer.RemoveShard]); see shards.go
+	// for what handlers are told. It is synced as soon as it runs; each
+	// shard has its own sync ([Informer.WaitForShard]). Filtering falls
+	// back to the client as for ShardSelector, which must then be empty,
+	// as Namespaces must.
+	Sharded bool
+	// Transform is applied to every object the server sends, before it is
+	// stored or handed to a handler; it changes the object in place. See
+	// [DropManagedFields].
+	Transform func(obj kube.Object)
+	// SyncPeriod is how often every handler gets OnUpdate(obj, obj, true) for
+	// every cached object, each period drawn within ±10%. Zero means
+	// [DefaultSyncPeriod]; negative turns resyncs off.
+	SyncPeriod time.Duration
+	// DisableWatchList makes the informer read the initial state with
+	// paged lists. By default it asks for a WatchList stream
+	// (sendInitialEvents=true), as client-go 1.36 does, and falls back to
+	// lists for good when the server refuses it (400, 403, 405, 406, 415
+	// or 422).
+	DisableWatchList bool
+	// PageSize is the limit of each page of a list; zero means
+	// [kube.DefaultPageSize].
+	PageSize int64
+	// Compact stores each object as its JSON (after Transform) rather
+	// than as a Go value, for a decode on every read: 1,360 bytes an
+	// object instead of 1,792 for 50,000 ConfigMaps of 1 KiB, 256 instead
+	// of 400 metadata-only (managedFields dropped in both). Reads then
+	// return new objects each time, so [ReadOnly] does not save a copy,
+	// and handlers decode the objects a list (the first one too), a late
+	// registration or a resync gives them, each its own. T's JSON must
+	// round-trip (Unmarshal of what Marshal made gives the object back),
+	// as for every type the API server serves; what Transform sets in
+	// fields JSON does not carry is lost. Meant for large caches that are
+	// read rarely, for example the objects a controller only maps to a
+	// request key.
+	Compact bool
+	// Logger receives list and watch failures (warn), relists after a 410
+	// and a server's refusal of WatchList (info); nil discards them.
+	Logger *slog.Logger
+}
+
+// normalize returns o with its defaults filled in and its slices its
+// own, or an error naming the first field that is wrong.
+func (o InformerOptions) normalize() (InformerOptions, error) {
+	o.Namespaces = slices.Clone(o.Namespaces)
+	for n, ns := range o.Namespaces {
+		if ns == "" {
+			return o, errors.New("Namespaces holds an empty namespace: leave Namespaces empty for all")
+		}
+		if slices.Contains(o.Namespaces[:n], ns) {
+			return o, fmt.Errorf("namespace %q is in Namespaces twice", ns)
+		}
+	}
+	if err := o.ShardSelector.Validate(); err != nil {
+		return o, fmt.Errorf("ShardSelector: %w", err)
+	}
+	o.ShardSelector.Ranges = slices.Clone(o.ShardSelector.Ranges)
+	if o.Sharded && (!o.ShardSelector.Empty() || len(o.Namespaces) > 0) {
+		return o, errors.New("Sharded takes its shards from AddShard: leave ShardSelector and Namespaces empty")
+	}
+	if o.PageSize < 0 {
+		return o, fmt.Errorf("PageSize %d is negative", o.PageSize)
+	}
+	if o.PageSize == 0 {
+		o.PageSize = kube.DefaultPageSize
+	}
+	if o.SyncPeriod == 0 {
+		o.SyncPeriod = DefaultSyncPeriod
+	}
+	return o, nil
+}
