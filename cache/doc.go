@@ -58,9 +58,10 @@
 //     with the server's hash itself when the server ignores the selector:
 //     the same objects either way. A sharded informer
 //     ([InformerOptions.Sharded]) takes and drops shards at run time: adding
-//     one costs one list and watch of that shard alone, a relist replaces
-//     that shard's objects alone, and removing one drops its objects
-//     without telling handlers they were deleted (they were not).
+//     one costs one list and watch of that shard alone (one per namespace
+//     for an informer limited to namespaces), a relist replaces that
+//     shard's objects alone, and removing one drops its objects without
+//     telling handlers they were deleted (they were not).
 //   - Observable: Stats give objects, approximate bytes, requests, relists
 //     and handler queue lengths per kind, as plain values for metrics.
 //   - Owned objects: stored objects are never modified. Reads return deep

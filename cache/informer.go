@@ -106,6 +106,10 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	if opts.Compact || testHookCompact {
 		c, in = &codec{kind: gvk, newObj: newObj}, nil // what is stored shares no strings
 	}
+	unsynced := max(len(opts.Namespaces), 1)
+	if opts.Sharded {
+		unsynced = 1 // Start; each shard has its own sync
+	}
 	return &informer{
 		client:       client,
 		gvk:          gvk,
@@ -115,7 +119,7 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		metadataOnly: meta,
 		intern:       in,
 		store:        newStore(c),
-		unsynced:     max(len(opts.Namespaces), 1),
+		unsynced:     unsynced,
 		synced:       make(chan struct{}),
 		done:         make(chan struct{}),
 		shards:       map[string]*shard{},

@@ -45,8 +45,20 @@ type InformerOptions struct {
 	// until the shard is removed ([Informer.RemoveShard]); see shards.go
 	// for what handlers are told. It is synced as soon as it runs; each
 	// shard has its own sync ([Informer.WaitForShard]). Filtering falls
-	// back to the client as for ShardSelector, which must then be empty,
-	// as Namespaces must.
+	// back to the client as for ShardSelector, which must then be empty.
+	//
+	// With Namespaces, each shard has a reflector for each namespace, so
+	// a member holds namespaces × shards watches: with 10 namespaces, a
+	// member of a ring of three holding 21 of 64 ranges has 210 watches
+	// (640 on the server for the ring), where an unsharded replica has
+	// 10. Each is an HTTP/2 stream on the client and a watcher (a
+	// goroutine and a buffer) on the server; the server's watch cache
+	// checks an event against the watchers of its namespace alone, so
+	// the cost per event is that of all namespaces sharded (one check
+	// per range), and a relist after a 410 reads one namespace's share
+	// of one shard. Keep the product small: few namespaces, or fewer
+	// ranges (see package leader). Without Namespaces a shard needs one
+	// watch, but the right to list and watch the kind cluster-wide.
 	Sharded bool
 	// Transform is applied to every object the server sends, before it is
 	// stored or handed to a handler; it changes the object in place. See
@@ -99,8 +111,8 @@ func (o InformerOptions) normalize() (InformerOptions, error) {
 		return o, fmt.Errorf("ShardSelector: %w", err)
 	}
 	o.ShardSelector.Ranges = slices.Clone(o.ShardSelector.Ranges)
-	if o.Sharded && (!o.ShardSelector.Empty() || len(o.Namespaces) > 0) {
-		return o, errors.New("Sharded takes its shards from AddShard: leave ShardSelector and Namespaces empty")
+	if o.Sharded && !o.ShardSelector.Empty() {
+		return o, errors.New("Sharded takes its shards from AddShard: leave ShardSelector empty")
 	}
 	if o.PageSize < 0 {
 		return o, fmt.Errorf("PageSize %d is negative", o.PageSize)

@@ -6,16 +6,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
 
 // This file is a sharded informer's set of shards (see
 // [InformerOptions.Sharded]): each shard added has a reflector of its own
-// that lists and watches the shard's objects alone and writes them into
-// the informer's one store through a shardSink, which replaces only the
-// shard's objects on a relist; removing a shard stops its reflector and
-// drops its objects.
+// (one for each namespace of [InformerOptions.Namespaces], when set) that
+// lists and watches the shard's objects alone and writes them into the
+// informer's one store through a shardSink, which replaces only the
+// shard's objects (of its namespace) on a relist; removing a shard stops
+// its reflectors and drops its objects.
 //
 // What handlers are told:
 //   - Adding a shard: its objects arrive as OnAdd(obj, true), as a first
@@ -40,14 +42,17 @@ type shard struct {
 	// there and no other shard has replaced: informer.owner maps each of
 	// them to this shard.
 	keys map[kube.Key]struct{}
-	// synced is closed when the shard's first state is in the store.
-	synced chan struct{}
+	// unsynced counts the shard's reflectors (one per namespace, or one)
+	// that have not stored their first state; synced is closed when it
+	// reaches zero: the shard's first state is in the store.
+	unsynced int
+	synced   chan struct{}
 	// removed is set by RemoveShard; the shard's sink changes nothing
 	// after it, and gone is closed.
 	removed bool
 	gone    chan struct{}
-	// cancel stops the reflector and done is closed when it has returned;
-	// both are nil until the informer runs it.
+	// cancel stops the reflectors and done is closed when they have
+	// returned; both are nil until the informer runs them.
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -57,7 +62,8 @@ type shard struct {
 var ErrNotSharded = errors.New("informer is not sharded")
 
 // AddShard adds the shard of sel and, if the informer runs, starts its
-// reflector: one list (or WatchList) and watch of the shard's objects.
+// reflectors: one list (or WatchList) and watch of the shard's objects,
+// or one for each namespace of an informer limited to namespaces.
 // Adding a shard held already changes nothing.
 func (i *informer) AddShard(sel kube.ShardSelector) error {
 	if !i.opts.Sharded {
@@ -78,7 +84,8 @@ func (i *informer) AddShard(sel kube.ShardSelector) error {
 	if _, ok := i.shards[id]; ok {
 		return nil
 	}
-	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, synced: make(chan struct{}), gone: make(chan struct{})}
+	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: max(len(i.opts.Namespaces), 1),
+		synced: make(chan struct{}), gone: make(chan struct{})}
 	i.shards[id] = sh
 	if i.phase == running {
 		i.runShardLocked(sh)
@@ -86,22 +93,30 @@ func (i *informer) AddShard(sel kube.ShardSelector) error {
 	return nil
 }
 
-// runShardLocked starts sh's reflector. Call with i.mu held, the informer
-// running.
+// runShardLocked starts sh's reflectors, one for each namespace of the
+// informer (or one for all). Call with i.mu held, the informer running.
 func (i *informer) runShardLocked(sh *shard) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sh.cancel, sh.done = cancel, make(chan struct{})
-	r := &reflector{
-		lw:        listWatch{i: i, shard: sh.sel},
-		sink:      shardSink{i: i, sh: sh},
-		log:       i.log.With("shard", sh.sel.String()),
-		stats:     &i.reads,
-		pageSize:  i.opts.PageSize,
-		watchList: !i.opts.DisableWatchList,
+	namespaces := i.opts.Namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{""}
+	}
+	var readers sync.WaitGroup
+	for _, ns := range namespaces {
+		r := &reflector{
+			lw:        listWatch{i: i, ns: ns, shard: sh.sel},
+			sink:      shardSink{i: i, sh: sh, ns: ns},
+			log:       i.log.With("shard", sh.sel.String()),
+			stats:     &i.reads,
+			pageSize:  i.opts.PageSize,
+			watchList: !i.opts.DisableWatchList,
+		}
+		readers.Go(func() { r.run(ctx) })
 	}
 	i.shardReaders.Go(func() {
-		defer close(sh.done)
-		r.run(ctx)
+		readers.Wait()
+		close(sh.done)
 	})
 }
 
@@ -212,11 +227,12 @@ func (i *informer) disownLocked(k kube.Key) {
 }
 
 // shardSink is a sharded informer's [sink] for the reflector of one
-// shard: it writes the shard's objects alone, and nothing once the shard
-// is removed.
+// shard (in namespace ns, or "" for all): it writes the shard's objects
+// alone, and nothing once the shard is removed.
 type shardSink struct {
 	i  *informer
 	sh *shard
+	ns string
 }
 
 func (s shardSink) newState() *state { return newState(s.i.store.codec) }
@@ -260,11 +276,12 @@ func (s shardSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 	}
 }
 
-// replace implements [sink]: it swaps the shard's objects for next's (and
+// replace implements [sink]: it swaps the shard's objects (of its
+// namespace, for an informer limited to namespaces) for next's (and
 // takes over the keys of next held by other shards), as one change
 // readers see whole, and tells the handlers what changed as
-// [nsSink.replace] does. The first state closes the shard's synced
-// channel. The cost under the lock is O(old + new objects of the shard ·
+// [nsSink.replace] does. The shard is synced once each of its reflectors
+// has stored its first state. The cost under the lock is O(old + new objects of the shard ·
 // index funcs), and the sort of their keys.
 func (s shardSink) replace(next *state, initial bool) {
 	i, sh := s.i, s.sh
@@ -275,7 +292,9 @@ func (s shardSink) replace(next *state, initial bool) {
 	}
 	out := make([]kube.Key, 0, len(sh.keys))
 	for k := range sh.keys {
-		out = append(out, k)
+		if s.ns == "" || k.Namespace == s.ns {
+			out = append(out, k)
+		}
 	}
 	for ns, names := range next.objects {
 		for name := range names {
@@ -294,10 +313,10 @@ func (s shardSink) replace(next *state, initial bool) {
 		}
 	}
 	i.notifyDiffLocked(prev, next, initial)
-	select {
-	case <-sh.synced:
-	default:
-		close(sh.synced)
+	if initial {
+		if sh.unsynced--; sh.unsynced == 0 {
+			close(sh.synced)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -185,7 +186,7 @@ func TestInformerShardsErrors(t *testing.T) {
 			{sharded.AddShard(kube.ShardSelector{}), "add shard to the ConfigMap informer: the selector is empty"},
 			{second(sharded.RemoveShard(shardA)), "remove shard shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000') from the ConfigMap informer: not added"},
 			{sharded.WaitForShard(context.Background(), shardB), "wait for shard shardRange(object.metadata.uid, '0x8000000000000000', '0xc000000000000000') of the ConfigMap informer: not added"},
-			{second(NewInformer[kube.ConfigMap](c, InformerOptions{Sharded: true, Namespaces: []string{"a"}})), "new informer: Sharded takes its shards from AddShard: leave ShardSelector and Namespaces empty"},
+			{second(NewInformer[kube.ConfigMap](c, InformerOptions{Sharded: true, ShardSelector: shardA})), "new informer: Sharded takes its shards from AddShard: leave ShardSelector empty"},
 		} {
 			if tc.err == nil || tc.err.Error() != tc.want {
 				t.Errorf("error = %v, want %q", tc.err, tc.want)
@@ -244,4 +245,106 @@ func TestInformerShardsNoResync(t *testing.T) {
 			t.Errorf("Start = %v, want nil", err)
 		}
 	})
+}
+
+// inNamespaces returns the entries of state whose keys are in one of
+// namespaces.
+func inNamespaces(state map[string]string, namespaces ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range state {
+		if slices.Contains(namespaces, strings.SplitN(k, "/", 2)[0]) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// TestInformerShardsNamespaces runs a sharded informer limited to two
+// namespaces of three, on a server that filters and on one that ignores
+// the selector: a shard costs one watch per namespace, holds the shard's
+// objects of those namespaces alone, and a relist of each namespace
+// replaces that namespace's share of the shard only.
+func TestInformerShardsNamespaces(t *testing.T) {
+	for _, server := range []struct {
+		name string
+		opts kubetest.Options
+	}{{"filtering", kubetest.Options{}}, {"gate-off", kubetest.Options{DisableShardedListAndWatch: true}}} {
+		for _, mode := range modes {
+			t.Run(server.name+"/"+mode.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) { testInformerShardsNamespaces(t, server.opts, mode.opts) })
+			})
+		}
+	}
+}
+
+func testInformerShardsNamespaces(t *testing.T, srvOpts kubetest.Options, opts InformerOptions) {
+	srv, c := newServer(t, srvOpts)
+	if _, err := srv.Create(kube.GroupVersionResource{Version: "v1", Resource: "namespaces"},
+		map[string]any{"metadata": map[string]any{"name": "outside"}}); err != nil {
+		t.Fatal(err)
+	}
+	all := []string{namespaces[0], namespaces[1], "outside"}
+	for n := range 60 {
+		createCM(t, srv, all[n%3], fmt.Sprintf("cm%d", n), nil)
+	}
+	opts.Sharded, opts.Namespaces = true, namespaces[:]
+	inf, rec := startSynced(t, c, opts)
+	want := func(sels ...kube.ShardSelector) map[string]string {
+		var states []map[string]string
+		for _, sel := range sels {
+			states = append(states, shardState(t, srv, sel))
+		}
+		return inNamespaces(union(states...), namespaces[:]...)
+	}
+	check := func(when string, want map[string]string) {
+		t.Helper()
+		synctest.Wait()
+		if got := storeState(inf); !maps.Equal(got, want) {
+			t.Errorf("%s: store = %v\nwant %v", when, sorted(got), sorted(want))
+		}
+		if got := rec.snapshot(); !maps.Equal(got, want) {
+			t.Errorf("%s: handler's view = %v\nwant %v", when, sorted(got), sorted(want))
+		}
+	}
+	for _, sel := range []kube.ShardSelector{shardA, shardB} {
+		before := inf.stats()
+		if err := inf.AddShard(sel); err != nil {
+			t.Fatal(err)
+		}
+		if err := inf.WaitForShard(context.Background(), sel); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if n := inf.stats().WatchRequests - before.WatchRequests; n != 2 {
+			t.Errorf("AddShard(%s) made %d watch requests, want 2: one per namespace", sel, n)
+		}
+	}
+	check("shards A and B added", want(shardA, shardB))
+	if len(want(shardA)) == 0 || len(want(shardB)) == 0 {
+		t.Fatal("the test needs objects in both shards")
+	}
+
+	undo := srv.ExpireWatches()
+	srv.CutWatches()
+	for n := range 6 {
+		deleteCM(t, srv, all[n%3], fmt.Sprintf("cm%d", n))
+		createCM(t, srv, all[n%3], fmt.Sprintf("late%d", n), nil)
+	}
+	time.Sleep(time.Minute)
+	undo()
+	time.Sleep(time.Minute) // past the backoffs
+	check("after relists", want(shardA, shardB))
+	if r := inf.stats().Relists; r < 4 {
+		t.Errorf("Relists = %d, want one per shard and namespace at least", r)
+	}
+
+	if _, err := inf.RemoveShard(shardA); err != nil {
+		t.Fatal(err)
+	}
+	if got := storeState(inf); !maps.Equal(got, want(shardB)) {
+		t.Errorf("shard A removed: store = %v\nwant %v", sorted(got), sorted(want(shardB)))
+	}
+	if err := inf.list(kube.ListOptions{Namespace: "outside"}, func(kube.Object) {}); !errors.Is(err, ErrNotAllowed) {
+		t.Errorf("list of a namespace outside = %v, want ErrNotAllowed", err)
+	}
 }
