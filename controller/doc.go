@@ -40,7 +40,11 @@
 //   - Shardable: [Shards] runs a controller on the shards of its kind a
 //     ring member of package leader holds (its Work), over a sharded
 //     informer: never two replicas reconciling one object at once, every
-//     object reconciled by the member a range moves to.
+//     object reconciled by the member a range moves to. Changes of the
+//     kinds it owns reach the member holding the owner alone
+//     ([Shards.EnqueueOwner]). Shards are by uid (even spread) or by
+//     namespace (a namespace's objects on one member); see
+//     [kube.ShardField] for which to choose.
 //   - Counted: [Controller.Metrics] is a snapshot of controller-runtime's
 //     controller_runtime_* metrics and of the queue's workqueue_* ones;
 //     [Controller.CollectMetrics] writes them, named and labelled as

@@ -132,10 +132,13 @@ func (or *ownedRing) reconcile(m *ownedMember, req Request) (Result, error) {
 	or.busy[req.Key] = m.id
 	or.mu.Unlock()
 	time.Sleep(ownedReconcileTime)
-	dep, _ := m.deps.Get(kube.Key{Namespace: req.Namespace, Name: "dep-" + req.Name})
+	rv := ""
+	if dep, ok := m.deps.Get(kube.Key{Namespace: req.Namespace, Name: "dep-" + req.Name}); ok {
+		rv = dep.ResourceVersion
+	}
 	or.mu.Lock()
 	delete(or.busy, req.Key)
-	or.seen[m.id][req.Key] = dep.ResourceVersion
+	or.seen[m.id][req.Key] = rv
 	or.count[m.id][req.Key]++
 	or.mu.Unlock()
 	return Result{}, nil
@@ -219,24 +222,36 @@ func (or *ownedRing) touch(k kube.Key, n int) {
 
 // TestShardsOwned runs three members of a sharded controller that owns a
 // kind, sharded by uid (owners in one namespace) and by namespace (owners
-// in eight): every change of an owned object reconciles its owner on the
+// in eight, also on a server that ignores the selector): every change of an owned object reconciles its owner on the
 // member holding the owner's range, and queues nothing on the others;
 // ranges handed over while owned objects change leave no change
 // unreconciled by the new holder; and no owner is ever reconciled by two
 // members at once, nor by a member not holding its range.
 func TestShardsOwned(t *testing.T) {
 	for _, tc := range []struct {
+		name       string
 		field      kube.ShardField
 		namespaces int
-	}{{kube.ShardByUID, 1}, {kube.ShardByNamespace, 8}} {
-		t.Run(string(tc.field), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { shardsOwned(t, tc.field, tc.namespaces) })
+		server     kubetest.Options
+	}{
+		{"uid", kube.ShardByUID, 1, kubetest.Options{}},
+		{"namespace", kube.ShardByNamespace, 8, kubetest.Options{}},
+		{"namespace/gate-off", kube.ShardByNamespace, 8, kubetest.Options{DisableShardedListAndWatch: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { shardsOwned(t, tc.field, tc.namespaces, tc.server) })
 		})
 	}
 }
 
-func shardsOwned(t *testing.T, field kube.ShardField, namespaces int) {
-	srv, _ := newServer(t)
+func shardsOwned(t *testing.T, field kube.ShardField, namespaces int, opts kubetest.Options) {
+	srv := kubetest.New(opts)
+	t.Cleanup(srv.Close)
+	// Every ConfigMap is an owner: start without the one every server
+	// holds.
+	if err := srv.Delete(configMaps, "kube-system", "kube-apiserver-legacy-service-account-token-tracking"); err != nil {
+		t.Fatal(err)
+	}
 	or := &ownedRing{t: t, srv: srv, field: field, busy: map[kube.Key]string{},
 		seen: map[string]map[kube.Key]string{}, count: map[string]map[kube.Key]int{}}
 	var owners []kube.Key

@@ -48,6 +48,12 @@ type ShardedInformer interface {
 //     A deletion seen by no holder (during a handover) is not reconciled:
 //     controllers that must act on deletions use finalizers, as always.
 //
+// The shard key is the field of the selectors Work is given: by uid, the
+// objects spread evenly; by namespace, every object of a namespace is
+// reconciled on one member, for reconciles that read across their
+// namespace, at the price of a load that follows the namespaces (see
+// [kube.ShardField]).
+//
 // Reconciles in flight are not cancelled when a shard moves: bound them
 // with [Options.ReconcileTimeout] below the ring's LeaseDuration -
 // RenewDeadline, since Work must return within that when renewals fail.

@@ -18,7 +18,23 @@ import (
 // [ShardSelector.Matches].
 
 // ShardField names the field of an object whose hash places it in a shard.
-// The server accepts these two.
+// The server accepts these two (kube-apiserver 1.36 refuses any other
+// field path: ownerReferences, labels and names cannot be sharded on).
+//
+// Which to choose:
+//   - ShardByUID unless a reconcile needs its namespace: uids are random,
+//     so the objects spread evenly over the ranges, whatever their
+//     namespaces, and a member's share is its share of the ranges.
+//   - ShardByNamespace when a reconcile reads (or must not run beside a
+//     reconcile of) other objects of its namespace: every object of a
+//     namespace is in one shard, so on one member. The load then follows
+//     the namespaces: with fewer namespaces than members some members hold
+//     nothing, and a large namespace is one member's alone. And the hash
+//     mixes a string's last bytes little: names that differ only in
+//     their last character (team-1, team-2, …) hash within 2^48 of each
+//     other, almost always into one range (a range of 64 is 2^58 wide),
+//     so such namespaces all land on one member; names that differ
+//     earlier spread.
 type ShardField string
 
 const (

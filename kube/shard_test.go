@@ -160,3 +160,30 @@ func TestShardedListFallback(t *testing.T) {
 		})
 	}
 }
+
+// TestShardHashLastByte checks what ShardField's doc says of the hash:
+// strings that differ only in their last byte hash within 2^48 of each
+// other (on the circle of 2^64), into one range of 64 but rarely; and
+// that strings differing earlier spread.
+func TestShardHashLastByte(t *testing.T) {
+	for _, prefix := range []string{"team-", "ns", "tenant-0"} {
+		var hs []uint64
+		for b := range 256 {
+			hs = append(hs, kube.ShardHash(prefix+string([]byte{byte(b)})))
+		}
+		for _, a := range hs {
+			for _, b := range hs {
+				if d := min(a-b, b-a); d >= 1<<48 {
+					t.Errorf("%q + one byte: hashes %#x and %#x are %#x apart, want < 2^48", prefix, a, b, d)
+				}
+			}
+		}
+	}
+	ranges := map[uint64]bool{}
+	for _, ns := range []string{"a-team", "b-team", "c-team", "d-team", "e-team", "f-team", "g-team", "h-team"} {
+		ranges[kube.ShardHash(ns)>>58] = true
+	}
+	if len(ranges) < 4 {
+		t.Errorf("8 names differing in their first byte fall in %d ranges of 64, want them spread", len(ranges))
+	}
+}
