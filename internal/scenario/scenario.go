@@ -92,6 +92,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedInformer", testShardedInformer},
 		{"ShardedRanges", testShardedRanges},
 		{"ShardedManagers", testShardedManagers},
+		{"ShardedOwned", testShardedOwned},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
