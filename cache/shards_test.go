@@ -39,16 +39,51 @@ func union(ms ...map[string]string) map[string]string {
 // shard after a compaction (each replacing its own objects only), and a
 // removal, which tells the handler nothing and stops its notifications.
 // Adding a shard costs one watch (WatchList) or one list and watch.
-func TestInformerShards(t *testing.T) {
+func TestInformerShards(t *testing.T) { onShardServers(t, testInformerShards) }
+
+// onShardServers runs test in a bubble on a server that filters by shard
+// and on one that ignores the selector, in each informer mode.
+func onShardServers(t *testing.T, test func(t *testing.T, srvOpts kubetest.Options, opts InformerOptions)) {
 	for _, server := range []struct {
 		name string
 		opts kubetest.Options
 	}{{"filtering", kubetest.Options{}}, {"gate-off", kubetest.Options{DisableShardedListAndWatch: true}}} {
 		for _, mode := range modes {
 			t.Run(server.name+"/"+mode.name, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) { testInformerShards(t, server.opts, mode.opts) })
+				synctest.Test(t, func(t *testing.T) { test(t, server.opts, mode.opts) })
 			})
 		}
+	}
+}
+
+// addShard adds the shard of sel to inf, waits for its first state, and
+// returns how many watch and list requests that made.
+func addShard(t *testing.T, inf *informer, sel kube.ShardSelector) (watches, lists uint64) {
+	t.Helper()
+	before := inf.stats()
+	if err := inf.AddShard(sel); err != nil {
+		t.Fatal(err)
+	}
+	if err := inf.WaitForShard(context.Background(), sel); err != nil {
+		t.Fatal(err)
+	}
+	// In list mode the shard is synced after its list, before its watch
+	// is asked for: count once every goroutine is blocked.
+	synctest.Wait()
+	after := inf.stats()
+	return after.WatchRequests - before.WatchRequests, after.ListRequests - before.ListRequests
+}
+
+// checkHeld fails the test unless the store of inf and the view of rec
+// both equal want, once the bubble is idle.
+func checkHeld(t *testing.T, inf *informer, rec *recorder, when string, want map[string]string) {
+	t.Helper()
+	synctest.Wait()
+	if got := storeState(inf); !maps.Equal(got, want) {
+		t.Errorf("%s: store = %v\nwant %v", when, sorted(got), sorted(want))
+	}
+	if got := rec.snapshot(); !maps.Equal(got, want) {
+		t.Errorf("%s: handler's view = %v\nwant %v", when, sorted(got), sorted(want))
 	}
 }
 
@@ -61,34 +96,18 @@ func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOpt
 	inf, rec := startSynced(t, c, opts) // synced at once, holding nothing
 	check := func(when string, want map[string]string) {
 		t.Helper()
-		synctest.Wait()
-		if got := storeState(inf); !maps.Equal(got, want) {
-			t.Errorf("%s: store = %v\nwant %v", when, sorted(got), sorted(want))
-		}
-		if got := rec.snapshot(); !maps.Equal(got, want) {
-			t.Errorf("%s: handler's view = %v\nwant %v", when, sorted(got), sorted(want))
-		}
+		checkHeld(t, inf, rec, when, want)
 	}
 	check("before any shard", map[string]string{})
 
 	add := func(sel kube.ShardSelector) {
 		t.Helper()
-		before := inf.stats()
-		if err := inf.AddShard(sel); err != nil {
-			t.Fatal(err)
+		watches, lists := addShard(t, inf, sel)
+		if watches != 1 {
+			t.Errorf("AddShard(%s) made %d watch requests, want 1", sel, watches)
 		}
-		if err := inf.WaitForShard(context.Background(), sel); err != nil {
-			t.Fatal(err)
-		}
-		// In list mode the shard is synced after its list, before its
-		// watch is asked for: count once every goroutine is blocked.
-		synctest.Wait()
-		after := inf.stats()
-		if n := after.WatchRequests - before.WatchRequests; n != 1 {
-			t.Errorf("AddShard(%s) made %d watch requests, want 1", sel, n)
-		}
-		if n := after.ListRequests - before.ListRequests; !opts.DisableWatchList && n != 0 {
-			t.Errorf("AddShard(%s) made %d list requests with WatchList, want 0", sel, n)
+		if !opts.DisableWatchList && lists != 0 {
+			t.Errorf("AddShard(%s) made %d list requests with WatchList, want 0", sel, lists)
 		}
 	}
 	add(shardA)
@@ -264,18 +283,7 @@ func inNamespaces(state map[string]string, namespaces ...string) map[string]stri
 // the selector: a shard costs one watch per namespace, holds the shard's
 // objects of those namespaces alone, and a relist of each namespace
 // replaces that namespace's share of the shard only.
-func TestInformerShardsNamespaces(t *testing.T) {
-	for _, server := range []struct {
-		name string
-		opts kubetest.Options
-	}{{"filtering", kubetest.Options{}}, {"gate-off", kubetest.Options{DisableShardedListAndWatch: true}}} {
-		for _, mode := range modes {
-			t.Run(server.name+"/"+mode.name, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) { testInformerShardsNamespaces(t, server.opts, mode.opts) })
-			})
-		}
-	}
-}
+func TestInformerShardsNamespaces(t *testing.T) { onShardServers(t, testInformerShardsNamespaces) }
 
 func testInformerShardsNamespaces(t *testing.T, srvOpts kubetest.Options, opts InformerOptions) {
 	srv, c := newServer(t, srvOpts)
@@ -298,24 +306,10 @@ func testInformerShardsNamespaces(t *testing.T, srvOpts kubetest.Options, opts I
 	}
 	check := func(when string, want map[string]string) {
 		t.Helper()
-		synctest.Wait()
-		if got := storeState(inf); !maps.Equal(got, want) {
-			t.Errorf("%s: store = %v\nwant %v", when, sorted(got), sorted(want))
-		}
-		if got := rec.snapshot(); !maps.Equal(got, want) {
-			t.Errorf("%s: handler's view = %v\nwant %v", when, sorted(got), sorted(want))
-		}
+		checkHeld(t, inf, rec, when, want)
 	}
 	for _, sel := range []kube.ShardSelector{shardA, shardB} {
-		before := inf.stats()
-		if err := inf.AddShard(sel); err != nil {
-			t.Fatal(err)
-		}
-		if err := inf.WaitForShard(context.Background(), sel); err != nil {
-			t.Fatal(err)
-		}
-		synctest.Wait()
-		if n := inf.stats().WatchRequests - before.WatchRequests; n != 2 {
+		if n, _ := addShard(t, inf, sel); n != 2 {
 			t.Errorf("AddShard(%s) made %d watch requests, want 2: one per namespace", sel, n)
 		}
 	}
