@@ -120,9 +120,7 @@ func run(f flags) error {
 		return err
 	}
 	// No resync within a run (an hour): every reconcile the ledger shows
-	// comes from a change or a range taken. (Not SyncPeriod -1: a sharded
-	// informer without resyncs stops as soon as it starts, its Start
-	// having nothing else to wait for.)
+	// comes from a change or a range taken.
 	inf, err := cache.NewInformer[kube.ConfigMap](client, cache.InformerOptions{LabelSelector: sel, Sharded: !f.unsharded, SyncPeriod: time.Hour})
 	if err != nil {
 		return err
