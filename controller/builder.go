@@ -160,10 +160,13 @@ func (b *Builder) Complete(r Reconciler) error {
 // needs no leader election; Options.NeedLeaderElection is overridden),
 // and it reconciles only the objects of those shards (see [Shards]). Its
 // For predicates filter changes as usual, but every object of a shard is
-// reconciled when the replica takes the shard over. Owns and Watches are
-// refused for now; requests from WatchesSource sources are reconciled
-// only when the object's shard is held here. A controller without For is
-// not sharded.
+// reconciled when the replica takes the shard over. The changes of an
+// Owns kind queue their owner on the replica holding the owner's shard
+// alone ([Shards.EnqueueOwner]); the Owns kind's informer is not sharded:
+// every replica caches all its objects (see "Owned kinds" at [Shards]),
+// and Owns of the For kind itself is refused. Watches are refused for
+// now; requests from WatchesSource sources are reconciled only when the
+// object's shard is held here. A controller without For is not sharded.
 func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	errs := b.errs
 	if b.mgr == nil {
@@ -181,8 +184,13 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	}
 	sm, sharded := b.mgr.(ShardingManager)
 	sharded = sharded && b.forObj != nil && sm.Sharded()
-	if sharded && (len(b.owns) > 0 || len(b.watches) > 0) {
-		errs = append(errs, errShardedOwns)
+	if sharded && len(b.watches) > 0 {
+		errs = append(errs, errShardedWatches)
+	}
+	for _, w := range b.owns {
+		if sharded && w.obj.GroupVersionKind() == b.forObj.GroupVersionKind() {
+			errs = append(errs, fmt.Errorf("Owns %s of a sharded controller of %[1]s: the owned objects would be sharded by their own uid, not their owner's", w.obj.GroupVersionKind().Kind))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		if name == "" {
@@ -196,7 +204,7 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	}
 	var sh *sharder
 	if sharded {
-		sh = &sharder{mgr: b.mgr, obj: b.forObj, preds: b.predicates(b.forPred), r: r}
+		sh = &sharder{mgr: b.mgr, obj: b.forObj, preds: b.predicates(b.forPred), r: r, b: b}
 		r = sh
 		everyReplica := false
 		opts.NeedLeaderElection = &everyReplica
@@ -217,7 +225,7 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 		c.sources = append(c.sources, b.kind(b.forObj, EnqueueObject(), b.forPred))
 	}
 	for _, w := range b.owns {
-		c.sources = append(c.sources, b.owned(w))
+		c.sources = append(c.sources, b.owned(w, nil))
 	}
 	for _, w := range b.watches {
 		c.sources = append(c.sources, b.kind(w.obj, w.h, w.preds))
@@ -256,8 +264,9 @@ func (b *Builder) kind(obj kube.Object, h EventHandler, preds []Predicate) Sourc
 }
 
 // owned returns the source of an Owns kind: its owner's scope decides the
-// handler.
-func (b *Builder) owned(w watchSpec) Source {
+// handler, which queues the owner only on the replica holding its shard
+// when shards is not nil (the controller's Shards, made when it starts).
+func (b *Builder) owned(w watchSpec, shards func(context.Context) (*Shards, error)) Source {
 	k := newKindSource(b.predicates(w.preds))
 	k.kind = w.obj.GroupVersionKind()
 	m, owner := b.mgr, b.forObj
@@ -266,8 +275,16 @@ func (b *Builder) owned(w watchSpec) Source {
 		if err != nil {
 			return nil, nil, fmt.Errorf("find the scope of owner kind %s: %w", owner.GroupVersionKind().Kind, err)
 		}
+		opts := OwnerOptions{OnlyController: true, ClusterScoped: !mapping.Namespaced}
+		var h EventHandler
+		if shards == nil {
+			h = EnqueueOwner(owner, opts)
+		} else if sh, err := shards(ctx); err != nil {
+			return nil, nil, err
+		} else {
+			h = sh.EnqueueOwner(owner, opts)
+		}
 		src, err := m.GetInformer(ctx, w.obj)
-		h := EnqueueOwner(owner, OwnerOptions{OnlyController: true, ClusterScoped: !mapping.Namespaced})
 		return src, h, err
 	}
 	return k

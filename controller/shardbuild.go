@@ -55,6 +55,7 @@ type sharder struct {
 	preds []Predicate
 	r     Reconciler  // the user's
 	c     *Controller // set by Build
+	b     *Builder    // for the Owns kinds
 
 	gated Reconciler // set by ShardController, before the controller starts
 }
@@ -64,6 +65,9 @@ func (s *sharder) ShardController() func(ctx context.Context, sel kube.ShardSele
 	src := newShardedSource(s.mgr, s.obj, s.preds)
 	s.gated = src.gate(s.r)
 	_ = s.c.Watch(src) // the controller has not started: Watch cannot fail
+	for _, w := range s.b.owns {
+		_ = s.c.Watch(s.b.owned(w, src.get))
+	}
 	return src.Work
 }
 
@@ -177,6 +181,6 @@ func (s *Shards) allows(c Change) bool {
 	return allow(s.preds, c)
 }
 
-// errShardedOwns is Build's answer for a sharded controller with owned or
+// errShardedWatches is Build's answer for a sharded controller with
 // watched kinds.
-var errShardedOwns = errors.New("Owns and Watches of a sharded controller are not supported yet: the events of other kinds are not routed to the replica holding their owner; shard a For-only controller, or build this one on a manager without Sharding")
+var errShardedWatches = errors.New("Watches of a sharded controller are not supported yet: the events of other kinds are not routed to the replica holding the objects they map to; use Owns, or build this one on a manager without Sharding")

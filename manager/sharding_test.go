@@ -382,9 +382,13 @@ func TestShardedBuilder(t *testing.T) {
 		o.Sharding = ShardingOptions{Ring: "r", Namespace: "default"}
 	})
 	r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) { return controller.Result{}, nil })
-	err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Complete(r)
-	if err == nil || !strings.Contains(err.Error(), "Owns and Watches of a sharded controller are not supported yet") {
-		t.Errorf("Owns on a sharded controller: %v", err)
+	err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Watches(&kube.Secret{}, controller.EnqueueObject()).Complete(r)
+	if err == nil || !strings.Contains(err.Error(), "Watches of a sharded controller are not supported yet") {
+		t.Errorf("Watches on a sharded controller: %v", err)
+	}
+	err = controller.NewBuilder(m).Named("self").For(&kube.ConfigMap{}).Owns(&kube.ConfigMap{}).Complete(r)
+	if err == nil || !strings.Contains(err.Error(), "would be sharded by their own uid") {
+		t.Errorf("Owns of the For kind on a sharded controller: %v", err)
 	}
 	c, err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Build(r)
 	if err != nil || c.NeedLeaderElection() {
