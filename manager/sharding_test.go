@@ -189,13 +189,22 @@ func touchAll(t *testing.T, srv *kubetest.Server, l *shardLedger, members []*sha
 	ids := patchAll(t, srv, fmt.Sprint(round))
 	time.Sleep(30 * time.Second) // 45 reconciles of 300ms, 4 at a time, at most
 	synctest.Wait()
+	byHolders(t, l, members, ids, fmt.Sprintf("round %d: %%s reconciled by %%v, want by its holder %%q alone", round))
+}
+
+// byHolders fails the test (with format, given the key, who reconciled it
+// and its holder) for each ConfigMap of ids (their uids by key) that was
+// not reconciled by the holder of its range alone since the ledger's
+// reset.
+func byHolders(t *testing.T, l *shardLedger, members []*shardMember, ids map[kube.Key]string, format string) {
+	t.Helper()
 	own := holders(t, members)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, k := range slices.SortedFunc(maps.Keys(ids), func(a, b kube.Key) int { return strings.Compare(a.Name, b.Name) }) {
 		want := own[leader.RangeOf(kube.ShardHash(ids[k]), shardRanges).Index]
 		if got := slices.Sorted(maps.Keys(l.by[k])); !slices.Equal(got, []string{want}) {
-			t.Errorf("round %d: %s reconciled by %v, want by its holder %q alone", round, k, got, want)
+			t.Errorf(format, k, got, want)
 		}
 	}
 }

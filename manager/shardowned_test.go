@@ -4,16 +4,12 @@ package manager
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/leader"
 )
 
 // TestShardedOwns runs three managers whose sharded ConfigMap controller
@@ -63,15 +59,7 @@ func TestShardedOwns(t *testing.T) {
 			}
 			time.Sleep(30 * time.Second)
 			synctest.Wait()
-			own := holders(t, members)
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			for _, k := range slices.SortedFunc(maps.Keys(ids), func(a, b kube.Key) int { return strings.Compare(a.Name, b.Name) }) {
-				want := own[leader.RangeOf(kube.ShardHash(ids[k]), shardRanges).Index]
-				if got := slices.Sorted(maps.Keys(l.by[k])); !slices.Equal(got, []string{want}) {
-					t.Errorf("round %d: %s, its Secret changed, reconciled by %v, want by its holder %q alone", round, k, got, want)
-				}
-			}
+			byHolders(t, l, members, ids, fmt.Sprintf("round %d: %%s, its Secret changed, reconciled by %%v, want by its holder %%q alone", round))
 		}
 		touchSecrets(members, 1)
 		if err := members[1].run.stop(); err != nil {
