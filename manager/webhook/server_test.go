@@ -279,8 +279,18 @@ func TestWebhookServerDrainsRequestsInFlight(t *testing.T) {
 		t.Fatalf("Start returned (%v) with a request in flight", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	if err := r.s.StartedChecker()(nil); err == nil {
-		t.Errorf("StartedChecker()() while draining = nil, want an error")
+	// Start marks itself not serving on its own goroutine, some time
+	// after the cancel: wait for it (the request is still held), not for
+	// a fixed time.
+	for deadline := time.Now().Add(10 * time.Second); r.s.StartedChecker()(nil) == nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("StartedChecker()() while draining still nil after 10s, want an error")
+		}
+	}
+	select {
+	case err := <-stopped:
+		t.Fatalf("Start returned (%v) with a request in flight", err)
+	default:
 	}
 	close(release)
 	if body := <-got; body != "done" {
