@@ -224,7 +224,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
 	}
-	if m.Namespaced && !sharded {
+	if m.Namespaced {
 		opts.Namespaces = c.opts.Namespaces
 		if ko.Namespaces != nil {
 			opts.Namespaces = ko.Namespaces
@@ -258,13 +258,14 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 // to them, and then the objects of the shards added; reads of the kind
 // see only those. It is how a sharded controller's kind is cached (the
 // manager calls it for the controller builder). It fails once an informer
-// of the kind was made, and for a kind declared with a ShardSelector or
-// Namespaces of its own. Options.Namespaces does not apply to a sharded
-// kind.
+// of the kind was made, and for a kind declared with a ShardSelector of
+// its own. Namespaces (Options.Namespaces, or the kind's own) still
+// apply: each shard is then read namespace by namespace, one watch per
+// shard and namespace (see [InformerOptions.Sharded]).
 func (c *Cache) ShardKind(obj kube.Object) error {
 	gvk := obj.GroupVersionKind()
-	if ko, ok := c.declared[gvk]; ok && (!ko.ShardSelector.Empty() || len(ko.Namespaces) > 0) {
-		return fmt.Errorf("shard kind %s: it is declared in ByObject with a ShardSelector or Namespaces", gvk.Kind)
+	if ko, ok := c.declared[gvk]; ok && !ko.ShardSelector.Empty() {
+		return fmt.Errorf("shard kind %s: it is declared in ByObject with a ShardSelector", gvk.Kind)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -77,7 +77,7 @@ type ShardingOptions struct {
 
 // withDefaults fills the namespace and the field and checks what the
 // member does not check itself.
-func (s ShardingOptions) withDefaults(nsFile string, namespaces []string) (ShardingOptions, error) {
+func (s ShardingOptions) withDefaults(nsFile string) (ShardingOptions, error) {
 	var errs []error
 	if s.Ring == "" {
 		errs = append(errs, errors.New(`Sharding.Ring "" must name the ring`))
@@ -93,9 +93,6 @@ func (s ShardingOptions) withDefaults(nsFile string, namespaces []string) (Shard
 	case kube.ShardByUID, kube.ShardByNamespace:
 	default:
 		errs = append(errs, fmt.Errorf("Sharding.Field %q: want %q or %q", s.Field, kube.ShardByUID, kube.ShardByNamespace))
-	}
-	if len(namespaces) > 0 {
-		errs = append(errs, fmt.Errorf("Sharding with Namespaces %v: a sharded kind is cached in every namespace; leave Namespaces empty", namespaces))
 	}
 	return s, errors.Join(errs...)
 }
@@ -130,7 +127,7 @@ type shardWork struct {
 // newRing fills the defaults of so, checks it, and makes the ring member,
 // with a client of its own (as the elector's).
 func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string) (*ring, error) {
-	so, err := so.withDefaults(nsFile, m.opts.Namespaces)
+	so, err := so.withDefaults(nsFile)
 	if err != nil {
 		return nil, err
 	}

@@ -367,16 +367,14 @@ func TestShardingOptions(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		opts ShardingOptions
-		ns   []string
 		want string
 	}{
-		{"no ring", ShardingOptions{Namespace: "default"}, nil, `Sharding.Ring "" must name the ring`},
-		{"no namespace", ShardingOptions{Ring: "r"}, nil, "Sharding.Namespace is empty"},
-		{"bad field", ShardingOptions{Ring: "r", Namespace: "default", Field: "spec.x"}, nil, `Sharding.Field "spec.x"`},
-		{"namespaces", ShardingOptions{Ring: "r", Namespace: "default"}, []string{"a"}, "leave Namespaces empty"},
-		{"bad ring", ShardingOptions{Ring: "R_1", Namespace: "default"}, nil, `Ring "R_1"`},
+		{"no ring", ShardingOptions{Namespace: "default"}, `Sharding.Ring "" must name the ring`},
+		{"no namespace", ShardingOptions{Ring: "r"}, "Sharding.Namespace is empty"},
+		{"bad field", ShardingOptions{Ring: "r", Namespace: "default", Field: "spec.x"}, `Sharding.Field "spec.x"`},
+		{"bad ring", ShardingOptions{Ring: "R_1", Namespace: "default"}, `Ring "R_1"`},
 	} {
-		_, err := newManager(testConfig(srv), Options{MetricsBindAddress: "0", Namespaces: c.ns, Sharding: c.opts}, "/nonexistent/namespace")
+		_, err := newManager(testConfig(srv), Options{MetricsBindAddress: "0", Sharding: c.opts}, "/nonexistent/namespace")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: New = %v, want an error containing %q", c.name, err, c.want)
 		}

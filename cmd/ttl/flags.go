@@ -90,9 +90,6 @@ Flags:
 	if o.sharded && o.LeaderElect {
 		errs = append(errs, errors.New("--sharded and --leader-elect: sharded replicas share the work and need no leader; drop --leader-elect"))
 	}
-	if o.sharded && o.namespace != "" {
-		errs = append(errs, errors.New("--sharded and --namespace: a sharded ttl watches every namespace; drop --namespace"))
-	}
 	if o.ringRanges < 1 || o.ringRanges > 4096 {
 		errs = append(errs, fmt.Errorf("--ring-ranges %d: want 1 to 4096", o.ringRanges))
 	}

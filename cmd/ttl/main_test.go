@@ -23,7 +23,6 @@ func TestExitCodes(t *testing.T) {
 		{Name: "bad selector", Args: []string{"--kind", "v1/ConfigMap", "--label-selector", "a in (b"}, Code: operator.ExitConfig, Stderr: "--label-selector"},
 		{Name: "log level", Args: []string{"--kind", "v1/ConfigMap", "--log-level", "loud"}, Code: operator.ExitConfig, Stderr: `--log-level "loud"`},
 		{Name: "sharded and elected", Args: []string{"--kind", "v1/ConfigMap", "--sharded", "--leader-elect"}, Code: operator.ExitConfig, Stderr: "need no leader"},
-		{Name: "sharded in a namespace", Args: []string{"--kind", "v1/ConfigMap", "--sharded", "--namespace", "a"}, Code: operator.ExitConfig, Stderr: "drop --namespace"},
 		{Name: "ring ranges", Args: []string{"--kind", "v1/ConfigMap", "--sharded", "--ring-ranges", "0"}, Code: operator.ExitConfig, Stderr: "--ring-ranges 0"},
 		{Name: "no kubeconfig", Args: []string{"--kind", "v1/ConfigMap"}, Code: operator.ExitConfig, Stderr: "pass --kubeconfig"},
 		{Name: "unknown kind", Args: []string{"--kind", "example.com/v1/Widget", "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, Code: operator.ExitConfig, Stderr: `no matches for kind "Widget"`},
