@@ -25,10 +25,13 @@ func DropManagedFields(obj kube.Object) {
 
 // listWatch is an informer's [listerWatcher] for the reflector of
 // namespace ns ("" for all) and shard selector shard (empty for all).
+// keep, when set, chooses the objects kept of an unfiltered read (the
+// fallback mode of a sharded informer: shards_fallback.go).
 type listWatch struct {
 	i     *informer
 	ns    string
 	shard kube.ShardSelector
+	keep  func(kube.Object) bool
 }
 
 // scoped returns opts with the informer's scope: namespace, selectors,
@@ -55,18 +58,35 @@ func (lw listWatch) list(ctx context.Context, opts kube.ListOptions, each func(k
 		each(obj, clampSize(size))
 		return nil
 	})
-	if sel := lw.shard; err == nil && !sel.Empty() && !meta.FilteredBy(sel) && !i.reads.shardIgnored.Swap(true) {
-		i.log.Info("server ignores shardSelector (no metadata.shardInfo); filtering on the client", "shardSelector", sel.String())
+	if sel := lw.shard; err == nil && !sel.Empty() && !meta.FilteredBy(sel) {
+		lw.ignored()
 	}
 	return meta, err
 }
 
+// ignored records that the server ignored the shard selector: logged
+// once, and a sharded informer switches to its fallback mode.
+func (lw listWatch) ignored() {
+	i := lw.i
+	if !i.reads.shardIgnored.Swap(true) {
+		i.log.Info("server ignores shardSelector; filtering on the client", "shardSelector", lw.shard.String())
+	}
+	i.serverIgnoresShards()
+}
+
 // outOfShard reports whether obj falls outside the reflector's shard
-// selector, which a server that ignores it sent anyway, and counts it.
-// Cost: one hash of the uid or namespace.
+// selector (which a server that ignores it sent anyway), or is not one
+// keep keeps, and counts it. Cost: one hash of the uid or namespace
+// (per shard, with keep).
 func (lw listWatch) outOfShard(obj kube.Object) bool {
-	if lw.shard.Matches(obj) {
+	if lw.keep != nil {
+		if lw.keep(obj) {
+			return false
+		}
+	} else if lw.shard.Matches(obj) {
 		return false
+	} else {
+		lw.ignored()
 	}
 	lw.i.reads.shardDropped.Add(1)
 	return true

@@ -57,11 +57,14 @@
 //     on kube-apiserver 1.36 with ShardedListAndWatch on, and filters
 //     with the server's hash itself when the server ignores the selector:
 //     the same objects either way. A sharded informer
-//     ([InformerOptions.Sharded]) takes and drops shards at run time: adding
-//     one costs one list and watch of that shard alone (one per namespace
-//     for an informer limited to namespaces), a relist replaces that
-//     shard's objects alone, and removing one drops its objects without
-//     telling handlers they were deleted (they were not).
+//     ([InformerOptions.Sharded]) takes and drops shards at run time: on
+//     a server that filters, adding one costs one list and watch of that
+//     shard alone (one per namespace for an informer limited to
+//     namespaces) and a relist replaces that shard's objects alone; on
+//     one that ignores the selector, the informer reads and watches the
+//     kind once for all its shards, and shards added close together cost
+//     one more read of the kind. Either way removing one drops its
+//     objects without telling handlers they were deleted (they were not).
 //   - Observable: Stats give objects, approximate bytes, requests, relists
 //     and handler queue lengths per kind, as plain values for metrics.
 //   - Owned objects: stored objects are never modified. Reads return deep

@@ -67,6 +67,13 @@ type informer struct {
 	shards       map[string]*shard
 	owner        map[kube.Key]*shard
 	shardReaders sync.WaitGroup
+	// fb is set, for good, once the server is seen to ignore the shard
+	// selector (shards_fallback.go). Until a shard's first state shows
+	// the server filters (filtering), probe is the one shard whose
+	// reflector runs (see runShardsLocked). Guarded by mu.
+	fb        *fallback
+	filtering bool
+	probe     *shard
 }
 
 type phase uint8
@@ -144,9 +151,7 @@ func (i *informer) Start(ctx context.Context) error {
 		i.deliveries.Go(func() { r.run(i.done) })
 	}
 	if i.opts.Sharded {
-		for _, sh := range i.shards {
-			i.runShardLocked(sh)
-		}
+		i.runShardsLocked()
 		i.storedFirstLocked()
 	}
 	i.mu.Unlock()

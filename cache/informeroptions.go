@@ -40,14 +40,30 @@ type InformerOptions struct {
 	ShardSelector kube.ShardSelector
 	// Sharded makes an informer whose shards change at run time: it holds
 	// no object until a shard is added ([Informer.AddShard]), and then
-	// keeps the objects of each shard added with a reflector of its own
-	// (one list or WatchList and watch of the shard alone), in one store,
-	// until the shard is removed ([Informer.RemoveShard]); see shards.go
-	// for what handlers are told. It is synced as soon as it runs; each
-	// shard has its own sync ([Informer.WaitForShard]). Filtering falls
-	// back to the client as for ShardSelector, which must then be empty.
+	// keeps the objects of each shard added, in one store, until the
+	// shard is removed ([Informer.RemoveShard]); see shards.go for what
+	// handlers are told. It is synced as soon as it runs; each shard has
+	// its own sync ([Informer.WaitForShard]). ShardSelector must be
+	// empty. What it costs depends on the server:
+	//   - A server that filters (kube-apiserver 1.36 with the
+	//     ShardedListAndWatch gate on): each shard has a reflector of its
+	//     own, one list or WatchList and watch of the shard alone, so
+	//     taking or moving a shard reads that shard alone. Until the first
+	//     shard's first state is stored, its reflector runs alone (a
+	//     probe), so the others start one read later.
+	//   - A server that ignores the selector (the gate off, or older): once
+	//     the informer sees an object outside a shard it asked for, or a
+	//     list without metadata.shardInfo, it stops the shards' reflectors
+	//     for good and reads and watches the kind with one reflector for
+	//     all its shards, keeping their objects alone (shards_fallback.go):
+	//     each event is received once, the kind is read once at the
+	//     switch, and once more for each burst of shards added (coalesced
+	//     over a second of quiet, at most five), while the shards held
+	//     keep being served. Memory is the shards' share; bytes read and
+	//     decoded are about an unsharded informer's.
 	//
-	// With Namespaces, each shard has a reflector for each namespace, so
+	// With Namespaces, each reflector is one per namespace: on a server
+	// that filters, each shard has a reflector for each namespace, so
 	// a member holds namespaces × shards watches: with 10 namespaces, a
 	// member of a ring of three holding 21 of 64 ranges has 210 watches
 	// (640 on the server for the ring), where an unsharded replica has

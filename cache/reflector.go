@@ -233,6 +233,9 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 	events := 0
 	for {
 		ev, err := w.next()
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err() // stopped: read no further (a probe's WatchList may be long)
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && next == nil {
 				if events == 0 && time.Since(started) < minHealthyWatch {

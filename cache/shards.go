@@ -12,12 +12,16 @@ import (
 )
 
 // This file is a sharded informer's set of shards (see
-// [InformerOptions.Sharded]): each shard added has a reflector of its own
-// (one for each namespace of [InformerOptions.Namespaces], when set) that
-// lists and watches the shard's objects alone and writes them into the
-// informer's one store through a shardSink, which replaces only the
-// shard's objects (of its namespace) on a relist; removing a shard stops
-// its reflectors and drops its objects.
+// [InformerOptions.Sharded]). On a server that filters by shard, each
+// shard added has a reflector of its own (one for each namespace of
+// [InformerOptions.Namespaces], when set) that lists and watches the
+// shard's objects alone and writes them into the informer's one store
+// through a shardSink, which replaces only the shard's objects (of its
+// namespace) on a relist; removing a shard stops its reflectors and drops
+// its objects. Until a shard's first state shows the server filters, one
+// shard's reflector runs alone (the probe). Once a reflector sees the
+// server ignore the selector, the informer reads the kind once for all
+// its shards instead (shards_fallback.go), with the same guarantees.
 //
 // What handlers are told:
 //   - Adding a shard: its objects arrive as OnAdd(obj, true), as a first
@@ -87,10 +91,37 @@ func (i *informer) AddShard(sel kube.ShardSelector) error {
 	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: max(len(i.opts.Namespaces), 1),
 		synced: make(chan struct{}), gone: make(chan struct{})}
 	i.shards[id] = sh
-	if i.phase == running {
-		i.runShardLocked(sh)
+	switch {
+	case i.phase != running:
+	case i.fb != nil:
+		i.fb.wakeLocked(true)
+	default:
+		i.runShardsLocked()
 	}
 	return nil
+}
+
+// runShardsLocked starts the reflectors of the shards that have none,
+// in the filtering mode. Until a shard's first state shows that the
+// server filters (i.filtering), one shard's reflector runs alone (the
+// probe): were the server to ignore the selector, each would read the
+// whole kind. Call with i.mu held, the informer running.
+func (i *informer) runShardsLocked() {
+	if i.fb != nil {
+		return
+	}
+	for _, sh := range i.shards {
+		if sh.cancel != nil {
+			continue
+		}
+		if !i.filtering {
+			if i.probe != nil {
+				return
+			}
+			i.probe = sh
+		}
+		i.runShardLocked(sh)
+	}
 }
 
 // runShardLocked starts sh's reflectors, one for each namespace of the
@@ -134,6 +165,15 @@ func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
 	delete(i.shards, sel.String())
 	sh.removed = true
 	close(sh.gone)
+	if i.fb != nil {
+		i.fb.wakeLocked(false)
+	}
+	if i.probe == sh {
+		i.probe = nil
+		if i.phase == running {
+			i.runShardsLocked()
+		}
+	}
 	i.mu.Unlock()
 	if sh.cancel != nil {
 		sh.cancel()
@@ -198,9 +238,13 @@ func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
 	return kube.ShardSelector{}, false
 }
 
-// stopShardsLocked cancels every shard's reflector, when Start's context
-// is done. Call with i.mu held; then wait for i.shardReaders.
+// stopShardsLocked cancels every shard's reflector and the fallback
+// mode's, when Start's context is done. Call with i.mu held; then wait
+// for i.shardReaders.
 func (i *informer) stopShardsLocked() {
+	if i.fb != nil {
+		i.fb.cancel()
+	}
 	for _, sh := range i.shards {
 		if sh.cancel != nil {
 			sh.cancel()
@@ -241,14 +285,18 @@ func (s shardSink) newState() *state { return newState(s.i.store.codec) }
 // objects: a DELETED event removes the object only if this shard put it
 // there (the key may have moved to another shard's new object).
 func (s shardSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	i, sh := s.i, s.sh
+	s.i.mu.Lock()
+	defer s.i.mu.Unlock()
+	if !s.sh.removed {
+		s.i.applyShardLocked(s.sh, typ, obj, size)
+	}
+}
+
+// applyShardLocked applies one watch event of an object of shard sh.
+// Call with i.mu held.
+func (i *informer) applyShardLocked(sh *shard, typ kube.EventType, obj kube.Object, size int32) {
 	meta := obj.GetObjectMeta()
 	k := meta.Key()
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if sh.removed {
-		return
-	}
 	switch typ {
 	case kube.Added, kube.Modified:
 		old, ok := i.store.get(k)
@@ -315,41 +363,29 @@ func (s shardSink) replace(next *state, initial bool) {
 	i.notifyDiffLocked(prev, next, initial)
 	if initial {
 		if sh.unsynced--; sh.unsynced == 0 {
-			close(sh.synced)
+			sh.markSyncedLocked()
+		}
+		if sh == i.probe && sh.unsynced == 0 && i.phase == running {
+			i.probe, i.filtering = nil, true
+			i.runShardsLocked()
 		}
 	}
 }
 
-// swapKeys removes the objects at keys and adds next's, as one change
-// readers see whole, and returns what it removed, which the caller then
-// owns. The cost under the lock is O((removed + added) · index funcs).
-func (s *store) swapKeys(keys []kube.Key, next *state) *state {
-	prev := newState(s.codec)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range keys {
-		old, ok := s.cur.remove(k)
-		if !ok {
-			continue
-		}
-		if len(s.indexers) > 0 {
-			s.cur.unindexAll(s.indexers, s.codec.load(old.v))
-		}
-		prev.addPacked(old.v, k, old.size)
+// isSyncedLocked reports whether the shard's first state is stored. Call
+// with informer.mu held.
+func (sh *shard) isSyncedLocked() bool {
+	select {
+	case <-sh.synced:
+		return true
+	default:
+		return false
 	}
-	for ns, names := range next.objects {
-		for name, e := range names {
-			k := kube.Key{Namespace: ns, Name: name}
-			if old, ok := s.cur.addPacked(e.v, k, e.size); ok && len(s.indexers) > 0 {
-				s.cur.unindexAll(s.indexers, s.codec.load(old.v)) // defensive: keys holds every stored key of next
-			}
-			if len(s.indexers) > 0 {
-				obj := s.codec.load(e.v)
-				for name, fn := range s.indexers {
-					s.cur.index(name, fn, obj)
-				}
-			}
-		}
+}
+
+// markSyncedLocked closes sh.synced, once. Call with informer.mu held.
+func (sh *shard) markSyncedLocked() {
+	if !sh.isSyncedLocked() {
+		close(sh.synced)
 	}
-	return prev
 }

@@ -74,6 +74,16 @@ func addShard(t *testing.T, inf *informer, sel kube.ShardSelector) (watches, lis
 	return after.WatchRequests - before.WatchRequests, after.ListRequests - before.ListRequests
 }
 
+// shardReaders returns filtering on a server that filters by shard (a
+// reflector per shard), and fallback on one that ignores the selector
+// (one for all shards).
+func shardReaders(srvOpts kubetest.Options, filtering, fallback uint64) uint64 {
+	if srvOpts.DisableShardedListAndWatch {
+		return fallback
+	}
+	return filtering
+}
+
 // checkHeld fails the test unless the store of inf and the view of rec
 // both equal want, once the bubble is idle.
 func checkHeld(t *testing.T, inf *informer, rec *recorder, when string, want map[string]string) {
@@ -100,11 +110,17 @@ func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOpt
 	}
 	check("before any shard", map[string]string{})
 
+	first := true
 	add := func(sel kube.ShardSelector) {
 		t.Helper()
 		watches, lists := addShard(t, inf, sel)
-		if watches != 1 {
-			t.Errorf("AddShard(%s) made %d watch requests, want 1", sel, watches)
+		want := uint64(1)
+		if first && srvOpts.DisableShardedListAndWatch && !opts.DisableWatchList {
+			want = 2 // the shard's own, which finds the server ignores the selector, then the fallback's
+		}
+		first = false
+		if watches != want {
+			t.Errorf("AddShard(%s) made %d watch requests, want %d", sel, watches, want)
 		}
 		if !opts.DisableWatchList && lists != 0 {
 			t.Errorf("AddShard(%s) made %d list requests with WatchList, want 0", sel, lists)
@@ -139,8 +155,8 @@ func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOpt
 	undo()
 	time.Sleep(time.Minute) // past the backoffs
 	check("after relists", union(shardState(t, srv, shardA), shardState(t, srv, shardB)))
-	if r := inf.stats().Relists; r < 2 {
-		t.Errorf("Relists = %d, want one per shard at least", r)
+	if r, want := inf.stats().Relists, shardReaders(srvOpts, 2, 1); r < want {
+		t.Errorf("Relists = %d, want %d at least: one per reflector", r, want)
 	}
 
 	deletes := rec.deletes
@@ -308,9 +324,13 @@ func testInformerShardsNamespaces(t *testing.T, srvOpts kubetest.Options, opts I
 		t.Helper()
 		checkHeld(t, inf, rec, when, want)
 	}
-	for _, sel := range []kube.ShardSelector{shardA, shardB} {
-		if n, _ := addShard(t, inf, sel); n != 2 {
-			t.Errorf("AddShard(%s) made %d watch requests, want 2: one per namespace", sel, n)
+	for n, sel := range []kube.ShardSelector{shardA, shardB} {
+		want := uint64(2)
+		if n == 0 && srvOpts.DisableShardedListAndWatch && !opts.DisableWatchList {
+			want = 4 // the shard's own, which find the server ignores the selector, then the fallback's
+		}
+		if got, _ := addShard(t, inf, sel); got != want {
+			t.Errorf("AddShard(%s) made %d watch requests, want %d: one per namespace", sel, got, want)
 		}
 	}
 	check("shards A and B added", want(shardA, shardB))
@@ -328,8 +348,8 @@ func testInformerShardsNamespaces(t *testing.T, srvOpts kubetest.Options, opts I
 	undo()
 	time.Sleep(time.Minute) // past the backoffs
 	check("after relists", want(shardA, shardB))
-	if r := inf.stats().Relists; r < 4 {
-		t.Errorf("Relists = %d, want one per shard and namespace at least", r)
+	if r, want := inf.stats().Relists, shardReaders(srvOpts, 4, 2); r < want {
+		t.Errorf("Relists = %d, want %d at least: one per reflector", r, want)
 	}
 
 	if _, err := inf.RemoveShard(shardA); err != nil {

@@ -341,3 +341,37 @@ func (i *informer) notifyDiffLocked(prev, next *state, initial bool) {
 		}
 	}
 }
+
+// swapKeys removes the objects at keys and adds next's, as one change
+// readers see whole, and returns what it removed, which the caller then
+// owns. The cost under the lock is O((removed + added) · index funcs).
+func (s *store) swapKeys(keys []kube.Key, next *state) *state {
+	prev := newState(s.codec)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range keys {
+		old, ok := s.cur.remove(k)
+		if !ok {
+			continue
+		}
+		if len(s.indexers) > 0 {
+			s.cur.unindexAll(s.indexers, s.codec.load(old.v))
+		}
+		prev.addPacked(old.v, k, old.size)
+	}
+	for ns, names := range next.objects {
+		for name, e := range names {
+			k := kube.Key{Namespace: ns, Name: name}
+			if old, ok := s.cur.addPacked(e.v, k, e.size); ok && len(s.indexers) > 0 {
+				s.cur.unindexAll(s.indexers, s.codec.load(old.v)) // defensive: keys holds every stored key of next
+			}
+			if len(s.indexers) > 0 {
+				obj := s.codec.load(e.v)
+				for name, fn := range s.indexers {
+					s.cur.index(name, fn, obj)
+				}
+			}
+		}
+	}
+	return prev
+}

@@ -220,12 +220,14 @@ type Stats struct {
 // AddShard adds the shard of sel to a sharded informer (see
 // [InformerOptions.Sharded]) and, once it runs, lists and watches the
 // shard's objects into the store: one list (or WatchList) and watch of
-// the shard alone. Adding a shard held already changes nothing. Handlers
-// get OnAdd(obj, true) for the shard's objects.
+// the shard alone on a server that filters by shard; on one that does
+// not, a read of the kind shared with the shards added about the same
+// time. Adding a shard held already changes nothing. Handlers get
+// OnAdd(obj, true) for the shard's objects.
 func (i *Informer[T]) AddShard(sel kube.ShardSelector) error { return i.inf.AddShard(sel) }
 
-// RemoveShard stops the list and watch of the shard of sel, waits for it
-// to end, and drops the shard's objects from the store, returning how
+// RemoveShard stops the list and watch of the shard of sel (on a server
+// that filters by shard), waits for it to end, and drops the shard's objects from the store, returning how
 // many. Handlers are told nothing: the objects were not deleted on the
 // server, and a sharded controller must not reconcile them as deletions.
 func (i *Informer[T]) RemoveShard(sel kube.ShardSelector) (int, error) {
