@@ -59,12 +59,13 @@ type InformerOptions struct {
 	//     each event is received once, the kind is read once at the
 	//     switch, and once more for each burst of shards added (coalesced
 	//     over a second of quiet, at most five), while the shards held
-	//     keep being served. Memory is the shards' share; bytes read and
-	//     decoded are about an unsharded informer's.
+	//     keep being served. Memory is the shards' share; the bytes read
+	//     and decoded at start are about an unsharded informer's, and
+	//     taking ranges later costs a read of the kind, not of the ranges.
 	//
-	// With Namespaces, each reflector is one per namespace: on a server
-	// that filters, each shard has a reflector for each namespace, so
-	// a member holds namespaces × shards watches: with 10 namespaces, a
+	// With Namespaces, each reflector above is one per namespace. On a
+	// server that filters, a member holds namespaces × shards watches
+	// (on one that ignores the selector, namespaces): with 10 namespaces, a
 	// member of a ring of three holding 21 of 64 ranges has 210 watches
 	// (640 on the server for the ring), where an unsharded replica has
 	// 10. Each is an HTTP/2 stream on the client and a watcher (a
