@@ -57,9 +57,9 @@ type InformerOptions struct {
 	//     for good and reads and watches the kind with one reflector for
 	//     all its shards, keeping their objects alone (shards_fallback.go):
 	//     each event is received once, the kind is read once at the
-	//     switch, and once more for each burst of shards added (coalesced
-	//     over a second of quiet, at most five), while the shards held
-	//     keep being served. Memory is the shards' share; the bytes read
+	//     switch, and once more for each burst of shards added
+	//     (coalesced over a quarter second of quiet, at most two seconds),
+	//     while the shards held keep being served. Memory is the shards' share; the bytes read
 	//     and decoded at start are about an unsharded informer's, and
 	//     taking ranges later costs a read of the kind, not of the ranges.
 	//

@@ -60,10 +60,13 @@ import (
 
 // Fallback timing: how long no shard change must last before a new
 // generation reads the shards added, and the longest a burst of changes
-// delays it.
+// delays it. A ring member takes the ranges of one step within
+// milliseconds, and its steps are a RetryPeriod apart (2s by default):
+// a quarter second gathers a step's ranges and adds little to a
+// handover, which the shards' first state ends.
 const (
-	fallbackSettle    = time.Second
-	fallbackMaxSettle = 5 * time.Second
+	fallbackSettle    = 250 * time.Millisecond
+	fallbackMaxSettle = 2 * time.Second
 )
 
 // fallback is the state of a sharded informer in fallback mode. Its
