@@ -315,7 +315,19 @@ func TestShardedReadiness(t *testing.T) {
 		l.blocked[stuck] = release
 		l.mu.Unlock()
 		patchAll(t, srv, "blocked")
-		time.Sleep(time.Second)
+		// The stuck reconcile runs once the ones queued before it did:
+		// wait for it rather than for a time.
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(shardReconcile) {
+			l.mu.Lock()
+			running := l.busy[stuck] == "m0"
+			l.mu.Unlock()
+			if running {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the reconcile of %s did not start on m0 within a minute", stuck)
+			}
+		}
 		m1 := newShardMember(t, srv, l, "m1")
 		m1.run = start(t, m1.m)
 		time.Sleep(10 * time.Second)
