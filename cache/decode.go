@@ -71,7 +71,9 @@ func (lw listWatch) ignored() {
 	if !i.reads.shardIgnored.Swap(true) {
 		i.log.Info("server ignores shardSelector; filtering on the client", "shardSelector", lw.shard.String())
 	}
-	i.serverIgnoresShards()
+	if i.engine != nil {
+		i.engine.ignored()
+	}
 }
 
 // outOfShard reports whether obj falls outside the reflector's shard

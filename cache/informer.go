@@ -73,7 +73,14 @@ type informer struct {
 	// reflector runs (see runShardsLocked). Guarded by mu.
 	fb        *fallback
 	filtering bool
-	probe     *shard
+	// engine is the way in to the shards' machinery from the informer's
+	// own paths (Start, the reflectors' decoding), set by the first
+	// AddShard under mu and never changed after; reflectors read it
+	// without mu, since they start after it is set. Reaching the
+	// machinery only through AddShard keeps it out of programs that never
+	// shard (the linker drops what nothing reachable calls).
+	engine *shardEngine
+	probe  *shard
 }
 
 type phase uint8
@@ -151,7 +158,9 @@ func (i *informer) Start(ctx context.Context) error {
 		i.deliveries.Go(func() { r.run(i.done) })
 	}
 	if i.opts.Sharded {
-		i.runShardsLocked()
+		if i.engine != nil { // shards were added before Start
+			i.engine.run()
+		}
 		i.storedFirstLocked()
 	}
 	i.mu.Unlock()

@@ -61,6 +61,13 @@ type shard struct {
 	done   chan struct{}
 }
 
+// shardEngine is the entry points of the shards' machinery that the
+// informer's own paths call (see informer.engine).
+type shardEngine struct {
+	run     func() // runShardsLocked: start the reflectors of shards that have none
+	ignored func() // serverIgnoresShards: switch to the fallback mode
+}
+
 // ErrNotSharded is returned by the shard methods of an informer made
 // without [InformerOptions.Sharded].
 var ErrNotSharded = errors.New("informer is not sharded")
@@ -91,6 +98,9 @@ func (i *informer) AddShard(sel kube.ShardSelector) error {
 	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: max(len(i.opts.Namespaces), 1),
 		synced: make(chan struct{}), gone: make(chan struct{})}
 	i.shards[id] = sh
+	if i.engine == nil {
+		i.engine = &shardEngine{run: i.runShardsLocked, ignored: i.serverIgnoresShards}
+	}
 	switch {
 	case i.phase != running:
 	case i.fb != nil:

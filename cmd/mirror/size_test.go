@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,35 @@ func TestBinarySize(t *testing.T) {
 		t.Logf("%s build: mirror %d bytes, floor %d bytes, %.3f×", build.name, mirror, floor, ratio)
 		if build.flags == nil && ratio > maxSizeRatio {
 			t.Errorf("mirror is %.3f× the floor, more than %.2f×", ratio, maxSizeRatio)
+		}
+	}
+}
+
+// TestShardingNotLinked checks that a program that never shards links
+// none of the machinery of sharded informers or of the ring (about 60 KB
+// of the mirror when the informer's own paths called it directly): the
+// cache reaches it only through AddShard, the manager only through
+// Options.Sharding. Like TestBinarySize it builds the mirror, so it runs
+// only when asked.
+func TestShardingNotLinked(t *testing.T) {
+	if os.Getenv("KUBELOOP_MEASURE") == "" {
+		t.Skip("set KUBELOOP_MEASURE=1 to run the measurement")
+	}
+	bin := filepath.Join(t.TempDir(), "mirror")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sym := range []string{
+		"kubeloop/cache.(*informer).runShardsLocked",
+		"kubeloop/cache.(*informer).serverIgnoresShards",
+		"kubeloop/leader.(*Member).Run",
+	} {
+		if strings.Contains(string(out), sym) {
+			t.Errorf("the mirror links %s, which only sharding programs need", sym)
 		}
 	}
 }
