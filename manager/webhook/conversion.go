@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -87,22 +86,21 @@ type Conversion struct {
 	mu    sync.RWMutex
 	kinds map[groupKind]*hubAndSpokes // guarded by mu
 
-	// inFlight is the sum of the body sizes (stated, or the limit when
-	// unstated) of the reviews being answered.
-	inFlight atomic.Int64
+	// budget holds the body sizes of the reviews being answered.
+	budget budget
 }
 
 // limits returns MaxRequestBytes and MaxInFlightBytes with the defaults
-// filled in.
-func (c *Conversion) limits() (request, inFlight int64) {
-	request, inFlight = c.MaxRequestBytes, c.MaxInFlightBytes
+// filled in; a review's cost is its body.
+func (c *Conversion) limits() limits {
+	request, inFlight := c.MaxRequestBytes, c.MaxInFlightBytes
 	if request <= 0 {
 		request = MaxConversionBytes
 	}
 	if inFlight <= 0 {
 		inFlight = 4 * request
 	}
-	return request, max(request, inFlight)
+	return limits{what: "conversion", body: request, cost: request, costField: "MaxRequestBytes", inFlight: max(request, inFlight)}
 }
 
 // addSpoke registers the conversion of group/kind between version spoke

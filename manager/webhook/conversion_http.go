@@ -14,35 +14,12 @@ import (
 
 // ServeHTTP answers one ConversionReview; see [Conversion].
 func (c *Conversion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	maxRequest, maxInFlight := c.limits()
-	if rerr := checkPost(w, r); rerr != nil {
-		writeError(w, rerr)
-		return
-	}
-	if r.ContentLength > maxRequest {
-		writeError(w, tooLarge(strconv.FormatInt(r.ContentLength, 10)+" bytes", maxRequest))
-		return
-	}
-	hold := r.ContentLength
-	if hold < 0 { // not stated: it may be as large as the limit
-		hold = maxRequest
-	}
-	if used, ok := c.reserve(hold, maxInFlight); !ok {
-		w.Header().Set("Retry-After", "1")
-		writeError(w, &requestError{http.StatusTooManyRequests, fmt.Sprintf(
-			"conversion webhook is busy: reviews of %d bytes are being converted, and this one of %d bytes would pass the limit of %d bytes in flight; retry",
-			used, hold, maxInFlight)})
-		return
-	}
-	defer c.inFlight.Add(-hold)
-	body, rerr := readBody(w, r, maxRequest)
+	body, release, rerr := c.budget.read(w, r, c.limits())
 	if rerr != nil {
-		if rerr.code == http.StatusRequestEntityTooLarge {
-			rerr = tooLarge("more than "+strconv.FormatInt(maxRequest, 10)+" bytes", maxRequest)
-		}
 		writeError(w, rerr)
 		return
 	}
+	defer release()
 	var review conversionIn
 	decodeErr := json.Unmarshal(body, &review)
 	if review.Request == nil || review.Request.UID == "" {
@@ -67,28 +44,6 @@ func (c *Conversion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeConverted(w, version, review.Request.UID, objects)
-}
-
-// tooLarge is the refusal of a review larger than limit; size says how
-// large it is.
-func tooLarge(size string, limit int64) *requestError {
-	return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
-		"conversion review of %s is larger than the limit of %d bytes; raise the conversion webhook's MaxRequestBytes if objects this large are expected",
-		size, limit)}
-}
-
-// reserve adds n to the bytes in flight if that keeps them within limit,
-// and returns the bytes that were in flight before.
-func (c *Conversion) reserve(n, limit int64) (used int64, ok bool) {
-	for {
-		used = c.inFlight.Load()
-		if used+n > limit {
-			return used, false
-		}
-		if c.inFlight.CompareAndSwap(used, used+n) {
-			return used, true
-		}
-	}
 }
 
 // conversionIn is a ConversionReview as Serve reads it: the objects are
