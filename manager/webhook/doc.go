@@ -20,12 +20,23 @@
 //     the response; a review that cannot be read is answered with an
 //     error (see [Admission] for which form), a panic in a handler with an
 //     error response (code 500), never a dropped connection.
-//   - Bounded: bodies are limited ([MaxAdmissionBytes], and
-//     [Conversion.MaxRequestBytes]), and so are the bytes of the
-//     conversion reviews being answered at once
-//     ([Conversion.MaxInFlightBytes]); a handler's context ends at the
-//     timeout the API server appends to the URL (?timeout=10s), or after
-//     [DefaultTimeout].
+//   - Bounded memory, per review and in flight, by one mechanism for both
+//     kinds of review: a review larger than its limit is refused with 413,
+//     unread when it states its length, and one that would take the
+//     reviews being answered at once past theirs with 429 and
+//     Retry-After: 1, which the API server retries. A conversion review
+//     counts its body ([Conversion.MaxRequestBytes],
+//     [Conversion.MaxInFlightBytes]); an admission review, whose JSON
+//     values take hundreds of bytes each once decoded, the memory
+//     estimated from its body before it is decoded
+//     ([AdmissionHandler.MaxMemoryBytes], 64 MiB, and
+//     [AdmissionHandler.MaxInFlightBytes], 128 MiB, per handler).
+//   - Deadlines: an admission review is answered by the timeout the API
+//     server appends to the URL (?timeout=10s), or after
+//     [DefaultTimeout], counted from its arrival: reading, decoding,
+//     deciding and encoding all count, and a step still running then is
+//     answered with 504 Timeout (see [Admission]). A handler's context
+//     ends at that deadline.
 //   - Exact patches: a [Defaulter]'s answer ([MutatingFor]) changes only
 //     what it changed, so fields its type does not declare survive. The
 //     patch costs time linear in the size of the object, and its work
@@ -44,7 +55,9 @@
 //     controller-runtime uses ([ValidatingPath], [MutatingPath]); a
 //     [Conversion] with its spokes ([AddSpoke]) at [ConversionPath];
 //     s.Register(path, Admission(fn)) for a handler of the raw
-//     [AdmissionRequest].
+//     [AdmissionRequest]. To change a handler's memory limits, set them
+//     on the [AdmissionHandler] that [ValidatingFor], [MutatingFor] or
+//     [Admission] returns before registering it.
 //  3. Set manager.Options.WebhookServer to s: the manager has it Listen
 //     when it is made (a port in use fails there), starts it before the
 //     caches and adds its [Server.StartedChecker] to readiness. Alone:

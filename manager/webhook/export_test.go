@@ -20,3 +20,7 @@ type RawSpoke struct{ ToHub, FromHub ConvertFunc }
 func (c *Conversion) AddRawSpoke(group, kind, hub, spoke string, s RawSpoke) error {
 	return c.addSpoke(group, kind, hub, spoke, spokeFuncs{toHub: s.ToHub, fromHub: s.FromHub})
 }
+
+// AnswerGrace is how long past the deadline a review waits for its
+// handler's own answer.
+const AnswerGrace = answerGrace

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,21 @@ const (
 	MaxAdmissionBytes          = 7 << 20
 	MaxConversionBytes         = 8 << 20
 	MaxConversionBytesInFlight = 4 * MaxConversionBytes
+)
+
+// Memory limits of admission reviews. Decoded, an admission review takes
+// far more memory than its body: each JSON value takes hundreds of
+// bytes, and the typed handlers decode the object several times over (a
+// review of 5 MB holding 160,000 small objects raised the heap by
+// 264 MiB, six at once by 1.2 GiB). The memory a review will take is
+// estimated from its body before it is decoded (see [AdmissionHandler]);
+// one review may take at most MaxAdmissionMemory, an object of about
+// 100,000 array elements or 50,000 object members (the API server
+// accepts objects of 3 MiB, which could hold a million), and the reviews
+// answered at once MaxAdmissionMemoryInFlight.
+const (
+	MaxAdmissionMemory         = 64 << 20
+	MaxAdmissionMemoryInFlight = 2 * MaxAdmissionMemory
 )
 
 // DefaultTimeout bounds a handler's context when the request has no
@@ -132,22 +148,42 @@ func reviewVersion(apiVersion, kind, wantKind string, versions ...string) (strin
 		wantKind, strings.Join(versions, " or "), apiVersion, kind)
 }
 
-// writeError answers an HTTP error with a Status body.
-func writeError(w http.ResponseWriter, e *requestError) {
-	st := kube.NewStatusError(e.code, kube.ReasonForCode(e.code), e.msg).Status
-	writeJSON(w, e.code, st)
+// answer is an HTTP answer, encoded.
+type answer struct {
+	code int
+	body []byte
 }
 
-// writeJSON answers code with v as JSON.
-func writeJSON(w http.ResponseWriter, code int, v any) {
+// encodeError is an HTTP error with a Status body.
+func encodeError(e *requestError) answer {
+	st := kube.NewStatusError(e.code, kube.ReasonForCode(e.code), e.msg).Status
+	return encodeJSON(e.code, st)
+}
+
+// encodeJSON is code with v as JSON.
+func encodeJSON(code int, v any) answer {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// Reviews and Statuses hold only JSON values and raw JSON that
 		// was read as valid: this does not happen.
-		http.Error(w, fmt.Sprintf("encode response: %v", err), http.StatusInternalServerError)
-		return
+		b, _ = json.Marshal(kube.NewStatusError(http.StatusInternalServerError, kube.ReasonForCode(http.StatusInternalServerError),
+			fmt.Sprintf("encode response: %v", err)).Status)
+		code = http.StatusInternalServerError
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(b) // the API server's timeout or a cut connection: nobody to tell
+	return answer{code, b}
 }
+
+// write sends a, stating its length, so that a client has all of it once
+// it is flushed.
+func (a answer) write(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(a.code)
+	_, _ = w.Write(a.body) // the API server's timeout or a cut connection: nobody to tell
+}
+
+// writeError answers an HTTP error with a Status body.
+func writeError(w http.ResponseWriter, e *requestError) { encodeError(e).write(w) }
+
+// writeJSON answers code with v as JSON.
+func writeJSON(w http.ResponseWriter, code int, v any) { encodeJSON(code, v).write(w) }

@@ -121,7 +121,7 @@ func (l limits) busy(w http.ResponseWriter, used, n int64) *requestError {
 // far more once decoded than its text: measured through [MutatingFor]
 // (see admission_memory_test.go), an array of one million numbers (2 MB)
 // held 414 bytes per number at its peak, and an array of 160,000 objects
-// of one member (5 MB) 1,700 bytes per object, 550 bytes per structural
+// of one member (5 MB) 1,730 bytes per object, 577 per structural
 // character. admissionCost counts 640 bytes per structural character
 // ({, [, :, ,) outside strings, plus twice the body.
 const admissionBytesPerToken = 640

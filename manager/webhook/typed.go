@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -101,7 +102,7 @@ func (f DefaulterFunc[T]) Default(ctx context.Context, obj *T) error { return f(
 func ValidatingFor[T any, PT interface {
 	*T
 	kube.Object
-}](v Validator[T]) http.Handler {
+}](v Validator[T]) *AdmissionHandler {
 	want := PT(new(T)).GroupVersionKind()
 	return Admission(func(ctx context.Context, req *AdmissionRequest) AdmissionResponse {
 		if err := checkReviewKind(want, req); err != nil {
@@ -112,25 +113,25 @@ func ValidatingFor[T any, PT interface {
 		var err error
 		switch req.Operation {
 		case OpCreate:
-			obj, derr := decodeReviewObject[T](req.Object, "object")
+			obj, derr := decodeReviewObject[T](ctx, req.Object, "object")
 			if derr != nil {
-				return Errored(http.StatusBadRequest, derr)
+				return refuseObject(ctx, derr)
 			}
 			warnings, err = v.ValidateCreate(ctx, obj)
 		case OpUpdate:
-			oldObj, derr := decodeReviewObject[T](req.OldObject, "oldObject")
+			oldObj, derr := decodeReviewObject[T](ctx, req.OldObject, "oldObject")
 			if derr != nil {
-				return Errored(http.StatusBadRequest, derr)
+				return refuseObject(ctx, derr)
 			}
-			newObj, derr := decodeReviewObject[T](req.Object, "object")
+			newObj, derr := decodeReviewObject[T](ctx, req.Object, "object")
 			if derr != nil {
-				return Errored(http.StatusBadRequest, derr)
+				return refuseObject(ctx, derr)
 			}
 			warnings, err = v.ValidateUpdate(ctx, oldObj, newObj)
 		case OpDelete:
-			obj, derr := decodeReviewObject[T](req.OldObject, "oldObject")
+			obj, derr := decodeReviewObject[T](ctx, req.OldObject, "oldObject")
 			if derr != nil {
-				return Errored(http.StatusBadRequest, derr)
+				return refuseObject(ctx, derr)
 			}
 			warnings, err = v.ValidateDelete(ctx, obj)
 		case OpConnect:
@@ -164,7 +165,7 @@ func ValidatingFor[T any, PT interface {
 func MutatingFor[T any, PT interface {
 	*T
 	kube.Object
-}](d Defaulter[T]) http.Handler {
+}](d Defaulter[T]) *AdmissionHandler {
 	want := PT(new(T)).GroupVersionKind()
 	return Admission(func(ctx context.Context, req *AdmissionRequest) AdmissionResponse {
 		if err := checkReviewKind(want, req); err != nil {
@@ -173,13 +174,16 @@ func MutatingFor[T any, PT interface {
 		if req.Operation != OpCreate && req.Operation != OpUpdate {
 			return Allowed(nil)
 		}
-		obj, err := decodeReviewObject[T](req.Object, "object")
+		obj, err := decodeReviewObject[T](ctx, req.Object, "object")
 		if err != nil {
-			return Errored(http.StatusBadRequest, err)
+			return refuseObject(ctx, err)
 		}
 		before, err := json.Marshal(obj)
 		if err != nil {
 			return Errored(http.StatusInternalServerError, fmt.Errorf("encode object: %w", err))
+		}
+		if err := ctx.Err(); err != nil {
+			return Denied(fmt.Errorf("encode object: %w", err), nil)
 		}
 		if err := d.Default(context.WithValue(ctx, admissionRequestKey{}, req), obj); err != nil {
 			return Denied(err, nil)
@@ -187,6 +191,9 @@ func MutatingFor[T any, PT interface {
 		after, err := json.Marshal(obj)
 		if err != nil {
 			return Errored(http.StatusInternalServerError, fmt.Errorf("encode defaulted object: %w", err))
+		}
+		if err := ctx.Err(); err != nil {
+			return Denied(fmt.Errorf("encode defaulted object: %w", err), nil)
 		}
 		ops, err := mutationPatch(ctx, req.Object, before, after)
 		if err != nil {
@@ -254,7 +261,8 @@ func checkReviewKind(want kube.GroupVersionKind, req *AdmissionRequest) error {
 
 // decodeReviewObject decodes one of the review's objects into a new T,
 // refusing a member spelled otherwise than T's field (checkFieldSpelling).
-func decodeReviewObject[T any](raw json.RawMessage, field string) (*T, error) {
+// It fails with ctx's error when ctx is done once the object is decoded.
+func decodeReviewObject[T any](ctx context.Context, raw json.RawMessage, field string) (*T, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, fmt.Errorf("decode %s: the review has none", field)
 	}
@@ -269,7 +277,19 @@ func decodeReviewObject[T any](raw json.RawMessage, field string) (*T, error) {
 	if err := checkFieldSpelling(doc, reflect.TypeFor[T](), field); err != nil {
 		return nil, fmt.Errorf("decode %s into %T: %w", field, obj, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", field, err)
+	}
 	return obj, nil
+}
+
+// refuseObject answers a review whose object decodeReviewObject refused:
+// 400, or 504 when the deadline passed (see [Denied]).
+func refuseObject(ctx context.Context, err error) AdmissionResponse {
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		return Denied(err, nil)
+	}
+	return Errored(http.StatusBadRequest, err)
 }
 
 type admissionRequestKey struct{}
