@@ -68,15 +68,6 @@ type requestError struct {
 
 func (e *requestError) Error() string { return e.msg }
 
-// readReview checks the method and content type and reads the body, at
-// most limit bytes.
-func readReview(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *requestError) {
-	if rerr := checkPost(w, r); rerr != nil {
-		return nil, rerr
-	}
-	return readBody(w, r, limit)
-}
-
 // checkPost checks that r is a POST of application/json.
 func checkPost(w http.ResponseWriter, r *http.Request) *requestError {
 	if r.Method != http.MethodPost {
