@@ -35,8 +35,9 @@
 //     server appends to the URL (?timeout=10s), or after
 //     [DefaultTimeout], counted from its arrival: reading, decoding,
 //     deciding and encoding all count, and a step still running then is
-//     answered with 504 Timeout (see [Admission]). A handler's context
-//     ends at that deadline.
+//     answered with 504 Timeout (10ms later when the handler is answering
+//     at its deadline; see [Admission]). A handler's context ends at that
+//     deadline.
 //   - Exact patches: a [Defaulter]'s answer ([MutatingFor]) changes only
 //     what it changed, so fields its type does not declare survive. The
 //     patch costs time linear in the size of the object, and its work
