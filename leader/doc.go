@@ -81,9 +81,10 @@
 //     only once Work has returned. A member whose renewals fail stops every
 //     Work RenewDeadline after the last one that succeeded; the others take
 //     it to be gone only when its Lease has not changed for the
-//     leaseDurationSeconds written in it, measured on their own monotonic
-//     clocks from the moment they saw it change (as the elector does), and
-//     judged against a list sent after that moment.
+//     leaseDurationSeconds written in it (at most [PeerTrust] times their
+//     own LeaseDuration), measured on their own monotonic clocks from the
+//     moment they saw it change (as the elector does), and judged against
+//     a list sent after that moment.
 //   - Every range held again after each change of membership, once the
 //     members see the same Leases: after a member dies, within
 //     LeaseDuration + RetryPeriod; after a graceful leave, within
@@ -97,10 +98,35 @@
 //     owners from the same members; a join or leave moves about the
 //     newcomer's (leaver's) share of the ranges and few others; shares
 //     differ by at most one range.
+//   - Bounded trust in what a Lease says. A Lease of the ring is trusted
+//     for the leaseDurationSeconds written in it, but never longer than
+//     [PeerTrust] (4) times the member's own LeaseDuration: one nobody
+//     renews, whatever duration it asks for (2147483647 is 68 years), stops
+//     counting as a member, blocking ranges or keeping its share unheld
+//     that long after it last changed. A Lease whose ranges cannot be read
+//     claims nothing, and one not named after the holder it names
+//     ([MemberLeaseName]: no member wrote it) claims nothing either; their
+//     holders are assigned nothing. Each member logs each such Lease once
+//     per reason while the reason lasts, not at every poll, and counts it
+//     ([RingStatus].Ignored).
+//   - One process per identity, or an error. Every write of a member's
+//     Lease carries a token drawn when Run started ([WriterAnnotation]). A
+//     member that finds its Lease last written by another process before
+//     it wrote it (an earlier process of its identity) writes nothing
+//     until the Lease has not changed for as long as it is trusted; one
+//     that finds a write by another process after its own (a Conflict it
+//     did not cause, or a version in a list), or sees the Lease renewed
+//     while it waits, stops every Work, writes nothing more, and [Member.Run]
+//     returns an error naming the identity and the Lease that wraps
+//     [ErrIdentityShared]. So two processes with one identity never hold a
+//     range together: the second to start stops within about RetryPeriod
+//     of the first's next renew; if the first stalled long enough for the
+//     second to take the Lease over, the first stops when it is back.
 //   - Tidy. A member that leaves deletes its Lease; the Lease of a member
-//     that died is deleted by the first member that sees it expire (a
-//     delete conditional on the version it saw). For every member, a Lease
-//     gone is a member gone that publishes nothing.
+//     that died, and any Lease of the ring nobody renews, is deleted by the
+//     first member that sees it expire (a delete conditional on the version
+//     it saw). For every member, a Lease gone is a member gone that
+//     publishes nothing.
 //   - No leaks. [NewMember] does no I/O and starts nothing; [Member.Run]
 //     returns after every Work it started has returned.
 //
@@ -110,9 +136,17 @@
 // update and list per range move.
 //
 // Limits: a member's Lease deleted by hand while it lives is taken as the
-// member gone: do not delete a ring's Leases in use. Members configured
-// with different Ranges stay safe (claims are compared by hash bounds) but
-// do not agree on an assignment, so ranges may stay unheld.
+// member gone: do not delete a ring's Leases in use, nor edit them beyond
+// their labels (a member whose writer token is gone stops). Members
+// configured with different Ranges stay safe (claims are compared by hash
+// bounds) but do not agree on an assignment, so ranges may stay unheld.
+// Members whose LeaseDurations differ by more than PeerTrust times are
+// not kept apart: the one with the longer duration is trusted for
+// PeerTrust of the other's only. A member of another version whose ranges
+// a member cannot read claims nothing for it: the members of one ring must
+// write one format. A process restarted with the identity of one that
+// died takes its Lease over only when it has not changed for as long as
+// it is trusted, LeaseDuration when they are configured alike.
 //
 // Usage of a ring:
 //  1. Give each member a [kube.Client] of its own and make it with

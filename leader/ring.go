@@ -33,7 +33,22 @@ const (
 	// LeavingAnnotation is "true" once the member is leaving: the others
 	// take its ranges over as it releases them.
 	LeavingAnnotation = "kubeloop.dev/ring-leaving"
+	// WriterAnnotation is a token a member draws when Run starts and
+	// writes with every write of its Lease: a Lease carrying another was
+	// written by another process.
+	WriterAnnotation = "kubeloop.dev/ring-writer"
 )
+
+// PeerTrust bounds how long a member trusts another's Lease: for the
+// leaseDurationSeconds written in it, but at most PeerTrust times the
+// member's own LeaseDuration, so that a Lease nobody renews cannot keep
+// its claims for longer (2147483647 seconds are 68 years).
+const PeerTrust = 4
+
+// ErrIdentityShared is wrapped by the error [Member.Run] returns when
+// another process writes the member's Lease: two members run with one
+// identity.
+var ErrIdentityShared = errors.New("two processes share the identity")
 
 // RingOptions says which ring to join, as whom, how the hash space is cut,
 // how often to renew, and what to do with a range.
@@ -48,8 +63,9 @@ type RingOptions struct {
 	// characters. Required.
 	Ring string
 	// Identity names this member in its Lease (holderIdentity). It must be
-	// unique among the live processes of the ring. Empty means
-	// [DefaultIdentity].
+	// unique among the live processes of the ring: a second process with
+	// it stops, its Run returning an error wrapping [ErrIdentityShared].
+	// Empty means [DefaultIdentity].
 	Identity string
 	// Ranges is how many equal ranges the hash space is cut into, at most
 	// [MaxRanges]; every member of a ring must use the same number. Zero
@@ -84,7 +100,8 @@ type RingOptions struct {
 
 	// Logger receives joins, leaves and range moves (keys "ring",
 	// "identity", "range", "member") at info level, failed calls at warn or
-	// debug level (key "err"). Nil discards them.
+	// debug level (key "err"), and Leases of the ring it ignores at warn
+	// level, once per Lease and reason (key "lease"). Nil discards them.
 	Logger *slog.Logger
 }
 
@@ -145,6 +162,23 @@ type Member struct {
 	own     *kube.Lease      // this member's Lease as last stored or read; nil if unknown
 	joined  time.Time        // acquireTime: when Run started
 	leaving bool
+	// token is this process's WriterAnnotation, drawn when Run starts;
+	// wrote says a write of the Lease by this process is known to have
+	// landed since.
+	token string
+	wrote bool
+	// prior is what the member saw of its Lease while another process
+	// wrote it last and this one never did; nil otherwise. While it is
+	// trusted the member writes nothing.
+	prior *peer
+	// fatal, once set, ends Run: another process wrote this member's
+	// Lease. It wraps ErrIdentityShared.
+	fatal error
+	// ignored holds the reasons each Lease of the last list is ignored
+	// for, by Lease name (those with none left out); counted adds up the
+	// reasons found, once per Lease and reason.
+	ignored map[string]ignoreSet
+	counted IgnoredLeases
 	// sent is when the last successful write was sent; wroteLeaving says it
 	// carried the leaving mark.
 	sent         time.Time
@@ -183,6 +217,26 @@ type RingStatus struct {
 	// Claimed are assigned ranges published as claimed, waiting for their
 	// previous holder to release them or to expire.
 	Claimed []Range
+	// Ignored counts the ring's Leases this member ignored, wholly or in
+	// part, since Run started.
+	Ignored IgnoredLeases
+}
+
+// IgnoredLeases counts Leases of a ring (its label, in its namespace) a
+// member ignored, by reason. A Lease counts once for each reason, when the
+// member first finds the reason in it (and again if the reason goes and
+// comes back), however many times it lists it.
+type IgnoredLeases struct {
+	// Unreadable: the ranges annotation cannot be read. The Lease claims
+	// nothing and its holder is assigned nothing.
+	Unreadable uint64
+	// Foreign: the Lease is not named after the holder it names
+	// ([MemberLeaseName]), so no member wrote it. It claims nothing and
+	// its holder is assigned nothing.
+	Foreign uint64
+	// LongDuration: its leaseDurationSeconds is longer than [PeerTrust]
+	// times the member's LeaseDuration. It is trusted that long only.
+	LongDuration uint64
 }
 
 // NewMember checks opts, fills its defaults, and returns a member. It does
@@ -229,6 +283,7 @@ func (m *Member) Status() RingStatus {
 func (m *Member) publishStatus(members []string, mine []bool) {
 	var s RingStatus
 	s.Members = members
+	s.Ignored = m.counted
 	for i, st := range m.state {
 		r := Range{Index: i, Count: m.opts.Ranges}
 		if mine[i] {

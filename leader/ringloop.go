@@ -4,6 +4,8 @@ package leader
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -21,7 +23,11 @@ import (
 // has returned (or an error at once if Run was already called). A server
 // that does not answer does not end Run: RenewDeadline after the last
 // successful renew every Work is asked to stop, and the member joins again
-// when the server answers. Run may be called once.
+// when the server answers. Another process writing the member's Lease
+// does (two members share the identity): Run stops every Work, waits for
+// them, leaves the Lease as it is, and returns an error naming the
+// identity and the Lease that wraps [ErrIdentityShared]. Run may be called
+// once.
 func (m *Member) Run(ctx context.Context) error {
 	if !m.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("run member of ring %s/%s: Run was already called", m.opts.Namespace, m.opts.Ring)
@@ -33,11 +39,15 @@ func (m *Member) Run(ctx context.Context) error {
 	// the contexts of Works derive from api too, keeping ctx's values.
 	api := context.WithoutCancel(ctx)
 	m.joined = time.Now()
+	m.token = rand.Text()
 	m.log.Info("joining the ring", "lease", m.name, "ranges", m.opts.Ranges)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
 		next := m.step(api)
+		if m.fatal != nil {
+			return m.abort()
+		}
 		if m.leaving && !slices.ContainsFunc(m.state, func(s rangeState) bool { return s != rangeFree }) {
 			break
 		}
@@ -80,7 +90,10 @@ func (m *Member) step(ctx context.Context) time.Time {
 	for round := 0; ; round++ {
 		wrote := m.write(ctx)
 		judged := time.Now() // the list shows at least what was there now
-		listed := m.list(ctx)
+		listed := m.fatal == nil && m.list(ctx)
+		if m.fatal != nil {
+			return judged
+		}
 		if listed {
 			m.start(ctx, judged)
 			for _, p := range m.peers {
@@ -118,8 +131,12 @@ func (m *Member) step(ctx context.Context) time.Time {
 
 // write renews this member's Lease with what it publishes now, if that
 // changed, if the leaving mark is not written yet, or if the last renew is
-// 0.8 RetryPeriod old (nextStep wakes the loop for it at RetryPeriod).
+// 0.8 RetryPeriod old (nextStep wakes the loop for it at RetryPeriod). It
+// writes nothing while the Lease another process wrote is trusted.
 func (m *Member) write(ctx context.Context) bool {
+	if m.prior != nil && !m.prior.expired(time.Now(), m.opts.LeaseDuration) {
+		return false
+	}
 	want := publishedSet(m.state)
 	due := m.sent.IsZero() || time.Since(m.sent) >= m.opts.RetryPeriod-time.Duration(pollSpread*float64(m.opts.RetryPeriod))
 	if !due && slices.Equal(want, m.written) && m.leaving == m.wroteLeaving && m.inTerm() {
@@ -134,7 +151,12 @@ func (m *Member) write(ctx context.Context) bool {
 		for i := range m.written {
 			m.written[i] = m.written[i] && want[i]
 		}
-		m.log.Warn("renew failed", "err", err)
+		switch {
+		case errors.Is(err, ErrIdentityShared):
+			m.fatal = err
+		case !errors.Is(err, errPrior): // checkOwn logged that
+			m.log.Warn("renew failed", "err", err)
+		}
 		return false
 	}
 	m.written, m.wroteLeaving, m.sent = want, m.leaving, sent
@@ -147,6 +169,10 @@ func (m *Member) list(ctx context.Context) bool {
 	call, cancel := context.WithTimeout(ctx, m.opts.RenewDeadline)
 	defer cancel()
 	peers, err := m.listPeers(call)
+	if errors.Is(err, ErrIdentityShared) {
+		m.fatal = err
+		return false
+	}
 	if err != nil {
 		m.log.Warn("list the ring failed", "err", err)
 		return false
@@ -314,5 +340,37 @@ func (m *Member) nextStep(now time.Time) time.Time {
 			next = t
 		}
 	}
+	if m.prior != nil {
+		if e := m.prior.expiry(m.opts.LeaseDuration); e.After(now) && e.Before(next) {
+			next = e
+		}
+	}
 	return next
+}
+
+// abort ends Run once another process wrote this member's Lease: it stops
+// every Work and waits for them, withdraws every claim, and returns the
+// error. It writes nothing: the Lease is not this member's to write, and
+// its ranges are the other process's to publish or release.
+func (m *Member) abort() error {
+	m.workMu.Lock()
+	for _, c := range m.cancels {
+		if c != nil {
+			c()
+		}
+	}
+	m.workMu.Unlock()
+	m.works.Wait() // each Work says it returned just before it ends: returned has them all
+	if m.termDone != nil && !m.deadline.Stop() {
+		<-m.termDone
+	}
+	m.termDone = nil
+	m.workMu.Lock()
+	for len(m.returned) > 0 {
+		m.cancels[<-m.returned] = nil
+	}
+	m.workMu.Unlock()
+	clear(m.state) // all free
+	m.publishStatus(nil, make([]bool, m.opts.Ranges))
+	return fmt.Errorf("run member of ring %s/%s: %w", m.opts.Namespace, m.opts.Ring, m.fatal)
 }

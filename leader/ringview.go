@@ -5,6 +5,8 @@ package leader
 import (
 	"slices"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 // This file is the ring's rule: what a member concludes from the Leases it
@@ -36,15 +38,87 @@ type peer struct {
 	// at is when this member first saw rv, on its own monotonic clock. Only
 	// this measures how long the peer has been silent: the renewTime it
 	// writes comes from its clock, which may be skewed.
-	at       time.Time
-	duration time.Duration // leaseDurationSeconds; 0 if absent
+	at time.Time
+	// duration is how long after at this member trusts the Lease: the
+	// leaseDurationSeconds written, bounded by [trusted]; 0 if unknown.
+	duration time.Duration
 	leaving  bool
 	// count and ranges are what it publishes (claimed, held or draining);
-	// all is set when they cannot be read: the peer is then taken to
-	// publish the whole hash space.
+	// none when ignored says they are void.
 	count  int
 	ranges []int
-	all    bool
+	// ignored says what of the Lease this member ignores, and why.
+	ignored ignoreSet
+	// writer (the WriterAnnotation) and renew (renewTime) change when the
+	// process that writes the Lease renews it.
+	writer string
+	renew  time.Time
+}
+
+// ignoreSet holds the reasons a member ignores a Lease of its ring, wholly
+// or in part (see [IgnoredLeases]).
+type ignoreSet uint8
+
+const (
+	// ignoredUnreadable: the ranges cannot be read; they are void.
+	ignoredUnreadable ignoreSet = 1 << iota
+	// ignoredForeign: not the Lease of the member it names; void.
+	ignoredForeign
+	// ignoredLong: its duration is cut to PeerTrust LeaseDurations.
+	ignoredLong
+)
+
+// peerOf reads a peer out of its Lease, in ring, as a member whose
+// LeaseDuration is own sees it. A Lease not named after its holder
+// (MemberLeaseName) or whose ranges cannot be read is void: it claims
+// nothing and its holder is assigned nothing; but it expires, and is
+// deleted, as any other.
+func peerOf(l *kube.Lease, ring string, own time.Duration) peer {
+	rec := recordOf(&l.Spec)
+	p := peer{name: l.Name, id: rec.holder, rv: l.ResourceVersion,
+		leaving: l.Annotations[LeavingAnnotation] == "true",
+		writer:  l.Annotations[WriterAnnotation], renew: rec.renew}
+	var long bool
+	if p.duration, long = trusted(rec.duration, own); long {
+		p.ignored |= ignoredLong
+	}
+	if rec.holder == "" || l.Name != MemberLeaseName(ring, rec.holder) {
+		p.ignored |= ignoredForeign
+	}
+	var err error
+	if p.count, p.ranges, err = parseRanges(l.Annotations[RangesAnnotation]); err != nil {
+		p.ignored |= ignoredUnreadable
+	}
+	if p.void() {
+		p.count, p.ranges = 0, nil
+	}
+	return p
+}
+
+// trusted returns how long a member whose LeaseDuration is own trusts a
+// Lease that wrote written (leaseDurationSeconds, 0 if none): written, own
+// if none was written, at most PeerTrust times own (long says written was
+// cut). However long a Lease asks to be trusted, a member takes it to be
+// gone once it has not changed for that long.
+func trusted(written, own time.Duration) (d time.Duration, long bool) {
+	switch bound := PeerTrust * own; {
+	case written <= 0:
+		return own, false
+	case written > bound:
+		return bound, true
+	}
+	return written, false
+}
+
+// void reports whether p claims nothing and is assigned nothing: its
+// Lease is no member's, or its ranges cannot be read.
+func (p *peer) void() bool { return p.ignored&(ignoredUnreadable|ignoredForeign) != 0 }
+
+// renewed reports whether next, a later sight of p's Lease, was renewed
+// since: its writer or renewTime changed. A Lease relabelled by hand was
+// not.
+func (p *peer) renewed(next peer) bool {
+	return p.writer != next.writer || p.id != next.id || !p.renew.Equal(next.renew)
 }
 
 // seen returns p as a list at now shows it (next): a peer whose
@@ -59,8 +133,8 @@ func seen(p *peer, next peer, now time.Time) *peer {
 }
 
 // expiry returns when p is gone by this member's observation: its
-// observation time plus the duration it wrote (fallback, this member's
-// LeaseDuration, if it wrote none).
+// observation time plus the duration it is trusted for (fallback, this
+// member's LeaseDuration, if unknown).
 func (p *peer) expiry(fallback time.Duration) time.Time {
 	d := p.duration
 	if d <= 0 {
@@ -76,10 +150,7 @@ func (p *peer) expired(now time.Time, fallback time.Duration) bool {
 // publishes reports whether p publishes a range that overlaps r, comparing
 // hash bounds when p cuts the space into another number of ranges.
 func (p *peer) publishes(r Range) bool {
-	switch {
-	case p.all:
-		return true
-	case p.count == r.Count:
+	if p.count == r.Count {
 		_, found := slices.BinarySearch(p.ranges, r.Index)
 		return found
 	}
@@ -93,16 +164,47 @@ func (p *peer) publishes(r Range) bool {
 	return false
 }
 
+// ownVerdict is what a member concludes from its own Lease as read.
+type ownVerdict uint8
+
+const (
+	// ownMine: it carries this process's writer token: written by this
+	// process (maybe by a write whose answer was lost), or relabelled
+	// since. Go on.
+	ownMine ownVerdict = iota
+	// ownTaken: another process wrote it after this one did, or renewed
+	// it while this one waited: two processes share the identity. Stop.
+	ownTaken
+	// ownWait: another process wrote it before this one ever did (an
+	// earlier process of the same identity, dead or alive). Write nothing
+	// until it has not changed for as long as it is trusted.
+	ownWait
+)
+
+// judgeOwn is the rule for a member's own Lease, read with writer token
+// writer, as peer next: token is this process's, wrote says it wrote the
+// Lease since Run started, prior is what it saw of the Lease while it
+// waited (nil if it did not).
+func judgeOwn(writer, token string, wrote bool, prior *peer, next peer) ownVerdict {
+	switch {
+	case writer == token:
+		return ownMine
+	case wrote || prior != nil && prior.renewed(next):
+		return ownTaken
+	}
+	return ownWait
+}
+
 // liveMembers returns the identities among which the ranges are assigned:
-// self unless leaving, and every peer that is not expired, not leaving and
-// cuts the space as self does. Sorted.
+// self unless leaving, and every peer that is not expired, not leaving,
+// not void and cuts the space as self does. Sorted.
 func liveMembers(self string, leaving bool, peers map[string]*peer, count int, now time.Time, fallback time.Duration) []string {
 	var ids []string
 	if !leaving {
 		ids = append(ids, self)
 	}
 	for _, p := range peers {
-		if p.id != "" && !p.leaving && !p.all && p.count == count && !p.expired(now, fallback) {
+		if p.id != "" && !p.leaving && !p.void() && p.count == count && !p.expired(now, fallback) {
 			ids = append(ids, p.id)
 		}
 	}

@@ -3,9 +3,12 @@
 package leader
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 func TestSeenKeepsTheObservationOfAnUnchangedLease(t *testing.T) {
@@ -48,7 +51,6 @@ func TestPeerPublishes(t *testing.T) {
 	}{
 		{peer{count: 64, ranges: []int{1, 5, 9}}, Range{5, 64}, true},
 		{peer{count: 64, ranges: []int{1, 5, 9}}, Range{6, 64}, false},
-		{peer{all: true}, Range{6, 64}, true},
 		// Cut differently: 32's range 3 is 64's 6 and 7.
 		{peer{count: 32, ranges: []int{3}}, Range{7, 64}, true},
 		{peer{count: 32, ranges: []int{3}}, Range{8, 64}, false},
@@ -70,7 +72,7 @@ func TestLiveMembersAndBlocker(t *testing.T) {
 		"expired": {id: "c", at: t0.Add(-10 * time.Second), duration: d, count: 64, ranges: []int{2}},
 		"leaving": {id: "d", at: t0, duration: d, count: 64, ranges: []int{3}, leaving: true},
 		"other":   {id: "e", at: t0, duration: d, count: 32, ranges: []int{2}},
-		"garbled": {id: "f", at: t0, duration: d, all: true},
+		"garbled": {id: "f", at: t0, duration: d, ignored: ignoredUnreadable},
 	}
 	if got, want := liveMembers("a", false, peers, 64, now, d), []string{"a", "b"}; !slices.Equal(got, want) {
 		t.Errorf("liveMembers = %v, want %v: expired, leaving and differently cut peers are not assigned ranges", got, want)
@@ -78,7 +80,6 @@ func TestLiveMembersAndBlocker(t *testing.T) {
 	if got := liveMembers("a", true, peers, 64, now, d); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("liveMembers of a leaving member = %v, want [b]", got)
 	}
-	delete(peers, "garbled")
 	for _, tc := range []struct {
 		r    int
 		want string
@@ -107,5 +108,70 @@ func TestRetarget(t *testing.T) {
 	}
 	if got := indexes(publishedSet(states)); !slices.Equal(got, []int{0, 1, 2, 4, 6}) {
 		t.Errorf("published %v, want [0 1 2 4 6]", got)
+	}
+}
+
+func TestPeerOf(t *testing.T) {
+	const d = 15 * time.Second
+	lease := func(name, holder, ranges string, secs int32) *kube.Lease {
+		l := &kube.Lease{ObjectMeta: kube.ObjectMeta{Name: name, Annotations: map[string]string{RangesAnnotation: ranges}}}
+		l.Spec.HolderIdentity, l.Spec.LeaseDurationSeconds = &holder, &secs
+		return l
+	}
+	b := MemberLeaseName("demo", "b")
+	for _, tc := range []struct {
+		name     string
+		l        *kube.Lease
+		duration time.Duration
+		ranges   []int
+		ignored  ignoreSet
+	}{
+		{"a member's", lease(b, "b", "64:1-2", 20), 20 * time.Second, []int{1, 2}, 0},
+		{"no duration: ours", lease(b, "b", "64:1", 0), d, []int{1}, 0},
+		{"68 years: PeerTrust of ours", lease(b, "b", "64:1", math.MaxInt32), PeerTrust * d, []int{1}, ignoredLong},
+		{"unreadable: claims nothing", lease(b, "b", "everything", 15), d, nil, ignoredUnreadable},
+		{"not named after its holder", lease("demo-stray", "b", "64:0-63", 15), d, nil, ignoredForeign},
+		{"no holder", lease(MemberLeaseName("demo", ""), "", "64:0-63", 15), d, nil, ignoredForeign},
+	} {
+		p := peerOf(tc.l, "demo", d)
+		if p.duration != tc.duration || !slices.Equal(p.ranges, tc.ranges) || p.ignored != tc.ignored {
+			t.Errorf("%s: peerOf = duration %v, ranges %v, ignored %b; want %v, %v, %b",
+				tc.name, p.duration, p.ranges, p.ignored, tc.duration, tc.ranges, tc.ignored)
+		}
+		if p.void() && slices.ContainsFunc(indexesUpTo(64), func(i int) bool { return p.publishes(Range{i, 64}) }) {
+			t.Errorf("%s: void, yet publishes a range", tc.name)
+		}
+	}
+}
+
+func indexesUpTo(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func TestJudgeOwn(t *testing.T) {
+	prior := &peer{id: "a", writer: "x", renew: t0}
+	for _, tc := range []struct {
+		name   string
+		writer string
+		wrote  bool
+		prior  *peer
+		next   peer
+		want   ownVerdict
+	}{
+		{"its own write", "mine", true, nil, peer{}, ownMine},
+		{"its own write whose answer was lost", "mine", false, prior, peer{}, ownMine},
+		{"another's before it wrote", "x", false, nil, peer{id: "a", writer: "x", renew: t0}, ownWait},
+		{"another's, unchanged or relabelled", "x", false, prior, peer{id: "a", writer: "x", renew: t0}, ownWait},
+		{"another's, renewed while it waits", "x", false, prior, peer{id: "a", writer: "x", renew: t0.Add(time.Second)}, ownTaken},
+		{"another's after it wrote", "x", true, nil, peer{id: "a", writer: "x"}, ownTaken},
+		{"an older version's after it wrote", "", true, nil, peer{id: "a"}, ownTaken},
+	} {
+		if got := judgeOwn(tc.writer, "mine", tc.wrote, tc.prior, tc.next); got != tc.want {
+			t.Errorf("%s: judgeOwn = %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

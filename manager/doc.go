@@ -68,7 +68,14 @@
 //     it the range (a member gone, leaving or joined) to the start of its
 //     work here; its _count is the number of ranges taken;
 //   - kubeloop_ring_objects{group,version,kind} (gauge): objects of each
-//     sharded kind this replica caches, those of the ranges it holds.
+//     sharded kind this replica caches, those of the ranges it holds;
+//   - kubeloop_ring_ignored_leases_total{reason} (counter): Leases of the
+//     ring this replica ignored, once per Lease and reason (see
+//     leader.IgnoredLeases): ranges it cannot read ("unreadable"), no
+//     member's ("foreign"), trusted for leader.PeerTrust lease durations
+//     only ("long_duration"). Another replica with this one's identity
+//     stops one of the two with an error wrapping
+//     leader.ErrIdentityShared, which stops its manager.
 //
 // A manager never imports package controller: a controller is a runnable.
 // The controller builder asks for the little it needs (GetInformer, Mapping,

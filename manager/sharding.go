@@ -277,6 +277,14 @@ func (m *Manager) collectRing(e *metrics.Emitter) {
 			"Ranges of the ring by state on this replica: assigned to it, held (their work runs), claimed (waiting for the previous holder), draining (their work stopping).",
 			float64(len(st.ranges)), "ring", name, "state", st.state)
 	}
+	for _, ig := range []struct {
+		reason string
+		n      uint64
+	}{{"unreadable", s.Ignored.Unreadable}, {"foreign", s.Ignored.Foreign}, {"long_duration", s.Ignored.LongDuration}} {
+		e.Counter("kubeloop_ring_ignored_leases_total",
+			"Leases of the ring this replica ignored, wholly or in part, once per Lease and reason: ranges it cannot read (unreadable), no member's (foreign), trusted for PeerTrust lease durations only (long_duration).",
+			float64(ig.n), "ring", name, "reason", ig.reason)
+	}
 	r.handovers.CollectMetrics(e)
 	r.mu.Lock()
 	kinds := slices.Clone(r.kinds)

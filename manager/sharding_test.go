@@ -446,3 +446,48 @@ func isSharded(inf any) bool {
 	}).AddShard(kube.ShardSelector{})
 	return !errors.Is(err, cache.ErrNotSharded)
 }
+
+// TestShardedStrayLeaseAndTwin puts a Lease of the ring no member wrote,
+// claiming every range for 68 years, beside a replica: the replica holds
+// every range all the same and counts the Lease once in
+// kubeloop_ring_ignored_leases_total. Then a second replica starts with the
+// first one's identity: its Start returns an error wrapping
+// leader.ErrIdentityShared, and the first keeps every range.
+func TestShardedStrayLeaseAndTwin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newShardServer(t, 10)
+		leases := kube.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
+		if _, err := srv.Create(leases, map[string]any{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+			"metadata": map[string]any{"namespace": "default", "name": "cms-stray",
+				"labels":      map[string]any{leader.RingLabel: "cms"},
+				"annotations": map[string]any{leader.RangesAnnotation: "16:0-15"}},
+			"spec": map[string]any{"holderIdentity": "someone", "leaseDurationSeconds": 2147483647}}); err != nil {
+			t.Fatal(err)
+		}
+		m0 := newShardMember(t, srv, l, "m0")
+		m0.run = start(t, m0.m)
+		settled(t, []*shardMember{m0}, 10*time.Second)
+		time.Sleep(time.Minute) // many polls
+		fams := scrape(t, m0.m)
+		for reason, want := range map[string]float64{"foreign": 1, "long_duration": 1, "unreadable": 0} {
+			if s, ok := sample(fams, "kubeloop_ring_ignored_leases_total", "ring", "cms", "reason", reason); !ok || s.Value != want {
+				t.Errorf("kubeloop_ring_ignored_leases_total{reason=%q} = %v (found %v), want %v", reason, s.Value, ok, want)
+			}
+		}
+
+		twin := newShardMember(t, srv, l, "m0")
+		twin.run = start(t, twin.m)
+		select {
+		case <-twin.run.done:
+		case <-time.After(time.Minute):
+			t.Fatal("a second replica with identity m0 still runs a minute later")
+		}
+		if !errors.Is(twin.run.err, leader.ErrIdentityShared) || !strings.Contains(twin.run.err.Error(), `"m0"`) {
+			t.Errorf("the twin's Start = %v, want an error wrapping leader.ErrIdentityShared naming \"m0\"", twin.run.err)
+		}
+		if m0.run.exited() {
+			t.Fatalf("m0 stopped too: %v", m0.run.err)
+		}
+		settled(t, []*shardMember{m0}, time.Second)
+	})
+}
