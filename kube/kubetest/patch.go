@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 
@@ -20,6 +21,15 @@ const (
 	mediaMergePatch = "application/merge-patch+json"
 	mediaStrategic  = "application/strategic-merge-patch+json"
 	mediaApply      = "application/apply-patch+yaml"
+)
+
+// The real server's bounds on a JSON patch: at most maxJSONPatchOperations
+// operations (more answer 413), and copy operations that copy at most
+// maxJSONPatchCopyBytes of JSON in all (kube-apiserver's default
+// JSONPatchMaxCopyBytes; more answer the 422 of any patch that fails).
+const (
+	maxJSONPatchOperations = 10000
+	maxJSONPatchCopyBytes  = 3 << 20
 )
 
 // patchTypes are the media types a resource accepts for PATCH, in the real
@@ -97,7 +107,12 @@ func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patc
 	return func(cur obj) (obj, *kube.StatusError) {
 		switch mt {
 		case mediaJSONPatch:
-			patched, err := jsonpatch.ApplyValue(cur, ops)
+			if len(ops) > maxJSONPatchOperations {
+				return nil, statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
+					fmt.Sprintf("Request entity too large: The allowed maximum operations in a JSON patch is %d, got %d",
+						maxJSONPatchOperations, len(ops)), nil)
+			}
+			patched, err := jsonpatch.ApplyValueLimit(cur, ops, maxJSONPatchCopyBytes)
 			if err == nil {
 				patched, err = exactNumbers(patched) // the operations' numbers are json.Number
 			}
