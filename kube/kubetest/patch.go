@@ -91,9 +91,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	}
-	wr := c.write()
-	var out *record
-	s.withLock(func() { out, serr = s.patchLocked(wr, c.patchFunc(mt, body, ops, patch)) })
+	out, serr := s.patch(c.write(), c.patchFunc(mt, body, ops, patch))
 	if serr != nil {
 		writeError(c.w, serr)
 		return
@@ -102,9 +100,15 @@ func (s *Server) servePatch(c *call) {
 }
 
 // patchFunc is the patch of type mt, its body decoded as ops (a JSON
-// patch) or patch (the others), as a function of the stored object.
+// patch) or patch (the others), as a function of the stored object. Each
+// call after the first decodes the body again, as a merge consumes the
+// decoded patch.
 func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patch obj) func(cur obj) (obj, *kube.StatusError) {
+	calls := 0
 	return func(cur obj) (obj, *kube.StatusError) {
+		if calls++; calls > 1 && mt != mediaJSONPatch {
+			patch, _ = decodeObjectOrNull(body) // it decoded before
+		}
 		switch mt {
 		case mediaJSONPatch:
 			if len(ops) > maxJSONPatchOperations {
@@ -148,22 +152,42 @@ func errPatchRejected() *kube.StatusError {
 		"the server rejected our request due to an error in our request", &kube.StatusDetails{})
 }
 
-// patchLocked reads the object wr names, patches it with fn and stores the
-// result as an update by wr.manager.
-func (s *Server) patchLocked(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*record, *kube.StatusError) {
-	prev := wr.col.objects[objectKey(wr.namespace, wr.name)]
-	if prev == nil {
-		return nil, errNotFound(wr.res, wr.name)
+// patch reads the object wr names, patches it with fn and stores the
+// result as an update by wr.manager. The patch is computed without the
+// server's lock, on the object as read; the update then commits under
+// the lock if the object is still as read. If another write came in
+// between, fn runs again on the new state, as kube-apiserver's patcher
+// does when its update conflicts, so that neither write is lost; a
+// resourceVersion in the patch still conflicts as it would have.
+func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*record, *kube.StatusError) {
+	key := objectKey(wr.namespace, wr.name)
+	for {
+		var prev *record
+		s.withLock(func() { prev = wr.col.objects[key] })
+		if prev == nil {
+			return nil, errNotFound(wr.res, wr.name)
+		}
+		cur := mustDecode(prev.raw) // records are never modified
+		cur["apiVersion"] = wr.res.apiVersion()
+		patched, err := fn(cur)
+		if err == nil {
+			err = checkKind(wr.res, patched)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.patchComputed != nil {
+			s.patchComputed()
+		}
+		var out updateResult
+		stale := false
+		s.withLock(func() {
+			if stale = wr.col.objects[key] != prev; !stale {
+				out, err = s.updateLocked(wr, patched, nil)
+			}
+		})
+		if !stale {
+			return out.rec, err
+		}
 	}
-	cur := mustDecode(prev.raw)
-	cur["apiVersion"] = wr.res.apiVersion()
-	patched, err := fn(cur)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkKind(wr.res, patched); err != nil {
-		return nil, err
-	}
-	out, err := s.updateLocked(wr, patched, nil)
-	return out.rec, err
 }
