@@ -17,8 +17,12 @@
 //   - [ApplyValue] is all or nothing: on error it returns no document.
 //   - Errors are typed: a pointer that does not resolve, or is not a valid
 //     RFC 6901 pointer, is a [*PathError]; a "test" that does not hold is a
-//     [*TestFailedError]. Both are found with errors.As through the
+//     [*TestFailedError]; copies past [ApplyValueLimit]'s bound are a
+//     [*CopyLimitError]. All are found with errors.As through the
 //     wrapping that names the failing operation.
+//   - Bounded where asked: [ApplyValueLimit] caps the bytes that copy
+//     operations add, which a short patch can otherwise double per
+//     operation.
 //   - Numbers compare by value ([Equal]): float64 1, json.Number "1.0" and
 //     int 1 are equal. Numbers read from patch bytes are json.Number, so
 //     integers beyond 2^53 survive a round trip.

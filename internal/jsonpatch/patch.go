@@ -186,10 +186,22 @@ func objectMembers(raw json.RawMessage) (map[string]json.RawMessage, error) {
 // O(depth of its path + size of its value), and O(length) for an array
 // insertion or removal.
 func ApplyValue(doc any, ops []Operation) (any, error) {
+	return ApplyValueLimit(doc, ops, 0)
+}
+
+// ApplyValueLimit is [ApplyValue] with its copy operations bounded: the
+// values they copy may add up to maxCopyBytes bytes of JSON (each counted
+// as its compact encoding), and the operation that would pass that fails
+// with a [*CopyLimitError] before it copies anything. Without a bound, n
+// copies can make a document 2^n times its size. maxCopyBytes <= 0 means
+// no bound. Counting a copy costs O(its size) up to the bytes left, so a
+// patch's copies cost O(maxCopyBytes) in all.
+func ApplyValueLimit(doc any, ops []Operation, maxCopyBytes int64) (any, error) {
 	doc = DeepCopy(doc)
+	budget := &copyBudget{limit: maxCopyBytes}
 	for i, op := range ops {
 		var err error
-		if doc, err = applyOne(doc, op); err != nil {
+		if doc, err = applyOne(doc, op, budget); err != nil {
 			return nil, fmt.Errorf("apply json patch: operation %d: %w", i, err)
 		}
 	}
@@ -220,8 +232,8 @@ func Apply(doc, patch []byte) ([]byte, error) {
 }
 
 // applyOne applies op to doc, which it may modify, and returns the new
-// document.
-func applyOne(doc any, op Operation) (any, error) {
+// document. A copy is counted against budget.
+func applyOne(doc any, op Operation, budget *copyBudget) (any, error) {
 	path, err := parsePointer(op.Path)
 	if err != nil {
 		return nil, &PathError{Op: op.Op, Path: op.Path, Reason: err.Error()}
@@ -276,6 +288,9 @@ func applyOne(doc any, op Operation) (any, error) {
 		v, err := d.get(doc, from, op.From)
 		if err != nil {
 			return nil, err
+		}
+		if err := budget.take(v); err != nil {
+			return nil, fmt.Errorf("copy %q: %w", op.From, err)
 		}
 		return d.add(doc, path, op.Path, DeepCopy(v))
 	}

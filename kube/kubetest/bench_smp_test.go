@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkStrategicMerge measures the PATCH that a second kubectl apply
@@ -71,4 +72,72 @@ func BenchmarkStrategicMerge(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkStrategicMergeLongList patches every container of a Pod with
+// n containers by name (a new image each): the merge of a list by merge
+// key, whole request path. While the PATCH runs, another goroutine reads
+// a ConfigMap over and over; maxGet-ms is the longest of those reads,
+// what any other request waits for the patch.
+//
+//	go test -run '^$' -bench StrategicMergeLongList -benchtime 1x -benchmem ./kube/kubetest/
+func BenchmarkStrategicMergeLongList(b *testing.B) {
+	for _, n := range []int{2000, 20000} {
+		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
+			s, c := benchServer(b, false)
+			defer s.Close()
+			c.mustDo(201, "POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"other"}}`)
+			c.mustDo(201, "POST", "/api/v1/namespaces/default/pods", longPod(n, "img:0", false))
+			b.ReportAllocs()
+			b.ResetTimer()
+			var maxGet time.Duration
+			for i := range b.N {
+				done := make(chan struct{})
+				got := make(chan time.Duration)
+				go func() {
+					var worst time.Duration
+					for {
+						select {
+						case <-done:
+							got <- worst
+							return
+						default:
+						}
+						start := time.Now()
+						if r := c.do("GET", "/api/v1/namespaces/default/configmaps/other", ""); r.code != 200 {
+							b.Errorf("get = %d %s", r.code, r.body)
+						}
+						worst = max(worst, time.Since(start))
+					}
+				}()
+				r := c.do("PATCH", "/api/v1/namespaces/default/pods/long", longPod(n, fmt.Sprintf("img:%d", i+1), true),
+					"Content-Type", "application/strategic-merge-patch+json")
+				close(done)
+				maxGet = max(maxGet, <-got)
+				if r.code != 200 {
+					b.Fatalf("patch = %d %.200s", r.code, r.body)
+				}
+			}
+			b.ReportMetric(float64(maxGet.Microseconds())/1000, "maxGet-ms")
+		})
+	}
+}
+
+// longPod is a Pod named long with n containers of image img, or the
+// strategic merge patch that sets them all (patch).
+func longPod(n int, img string, patch bool) string {
+	var sb strings.Builder
+	if patch {
+		sb.WriteString(`{"spec":{"containers":[`)
+	} else {
+		sb.WriteString(`{"metadata":{"name":"long"},"spec":{"containers":[`)
+	}
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"name":"c%05d","image":%q}`, i, img)
+	}
+	sb.WriteString(`]}}`)
+	return sb.String()
 }

@@ -87,7 +87,10 @@
 // the object, a field by field comparison with its previous version for
 // managedFields, plus O(watchers of its resource); a list costs O(objects of
 // the resource), plus O(events since) for a list at a past version. A
-// Table costs the JSON decoding of every object it prints.
+// Table costs the JSON decoding of every object it prints. A PATCH is
+// computed without the lock (a strategic merge in O(size of object and
+// patch), lists merged by key through an index) and takes it to commit,
+// computing again if the object changed meanwhile.
 //
 // Usage:
 //  1. s := kubetest.New(kubetest.Options{}) and defer s.Close().

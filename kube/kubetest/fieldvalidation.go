@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,9 +48,14 @@ func (c *call) parseFieldValidation() *kube.StatusError {
 	return nil
 }
 
-// warn adds a Warning header as the real server writes them.
+// warn adds a Warning header as the real server writes them, once: its
+// recorder drops a warning already recorded (a patch computed again after
+// a conflict warns again).
 func (c *call) warn(text string) {
-	c.w.Header().Add("Warning", "299 - "+strconv.Quote(text))
+	v := "299 - " + strconv.Quote(text)
+	if !slices.Contains(c.w.Header().Values("Warning"), v) {
+		c.w.Header().Add("Warning", v)
+	}
 }
 
 // cannotHandle is the real server's answer to a body it cannot decode.

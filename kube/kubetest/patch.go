@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 
@@ -20,6 +21,15 @@ const (
 	mediaMergePatch = "application/merge-patch+json"
 	mediaStrategic  = "application/strategic-merge-patch+json"
 	mediaApply      = "application/apply-patch+yaml"
+)
+
+// The real server's bounds on a JSON patch: at most maxJSONPatchOperations
+// operations (more answer 413), and copy operations that copy at most
+// maxJSONPatchCopyBytes of JSON in all (kube-apiserver's default
+// JSONPatchMaxCopyBytes; more answer the 422 of any patch that fails).
+const (
+	maxJSONPatchOperations = 10000
+	maxJSONPatchCopyBytes  = 3 << 20
 )
 
 // patchTypes are the media types a resource accepts for PATCH, in the real
@@ -81,9 +91,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	}
-	wr := c.write()
-	var out *record
-	s.withLock(func() { out, serr = s.patchLocked(wr, c.patchFunc(mt, body, ops, patch)) })
+	out, serr := s.patch(c.write(), c.patchFunc(mt, body, ops, patch))
 	if serr != nil {
 		writeError(c.w, serr)
 		return
@@ -92,12 +100,23 @@ func (s *Server) servePatch(c *call) {
 }
 
 // patchFunc is the patch of type mt, its body decoded as ops (a JSON
-// patch) or patch (the others), as a function of the stored object.
+// patch) or patch (the others), as a function of the stored object. Each
+// call after the first decodes the body again, as a merge consumes the
+// decoded patch.
 func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patch obj) func(cur obj) (obj, *kube.StatusError) {
+	calls := 0
 	return func(cur obj) (obj, *kube.StatusError) {
+		if calls++; calls > 1 && mt != mediaJSONPatch {
+			patch, _ = decodeObjectOrNull(body) // it decoded before
+		}
 		switch mt {
 		case mediaJSONPatch:
-			patched, err := jsonpatch.ApplyValue(cur, ops)
+			if len(ops) > maxJSONPatchOperations {
+				return nil, statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
+					fmt.Sprintf("Request entity too large: The allowed maximum operations in a JSON patch is %d, got %d",
+						maxJSONPatchOperations, len(ops)), nil)
+			}
+			patched, err := jsonpatch.ApplyValueLimit(cur, ops, maxJSONPatchCopyBytes)
 			if err == nil {
 				patched, err = exactNumbers(patched) // the operations' numbers are json.Number
 			}
@@ -133,22 +152,42 @@ func errPatchRejected() *kube.StatusError {
 		"the server rejected our request due to an error in our request", &kube.StatusDetails{})
 }
 
-// patchLocked reads the object wr names, patches it with fn and stores the
-// result as an update by wr.manager.
-func (s *Server) patchLocked(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*record, *kube.StatusError) {
-	prev := wr.col.objects[objectKey(wr.namespace, wr.name)]
-	if prev == nil {
-		return nil, errNotFound(wr.res, wr.name)
+// patch reads the object wr names, patches it with fn and stores the
+// result as an update by wr.manager. The patch is computed without the
+// server's lock, on the object as read; the update then commits under
+// the lock if the object is still as read. If another write came in
+// between, fn runs again on the new state, as kube-apiserver's patcher
+// does when its update conflicts, so that neither write is lost; a
+// resourceVersion in the patch still conflicts as it would have.
+func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*record, *kube.StatusError) {
+	key := objectKey(wr.namespace, wr.name)
+	for {
+		var prev *record
+		s.withLock(func() { prev = wr.col.objects[key] })
+		if prev == nil {
+			return nil, errNotFound(wr.res, wr.name)
+		}
+		cur := mustDecode(prev.raw) // records are never modified
+		cur["apiVersion"] = wr.res.apiVersion()
+		patched, err := fn(cur)
+		if err == nil {
+			err = checkKind(wr.res, patched)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.patchComputed != nil {
+			s.patchComputed()
+		}
+		var out updateResult
+		stale := false
+		s.withLock(func() {
+			if stale = wr.col.objects[key] != prev; !stale {
+				out, err = s.updateLocked(wr, patched, nil)
+			}
+		})
+		if !stale {
+			return out.rec, err
+		}
 	}
-	cur := mustDecode(prev.raw)
-	cur["apiVersion"] = wr.res.apiVersion()
-	patched, err := fn(cur)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkKind(wr.res, patched); err != nil {
-		return nil, err
-	}
-	out, err := s.updateLocked(wr, patched, nil)
-	return out.rec, err
 }

@@ -3,7 +3,9 @@
 package kubetest
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +43,38 @@ func TestJSONPatchOperations(t *testing.T) {
 	// A patch that sets a stale resourceVersion is a conflict.
 	if r := c.do("PATCH", cmPath+"/a", `{"metadata":{"resourceVersion":"1"},"data":{"q":"1"}}`, "Content-Type", ctMerge); r.code != 409 {
 		t.Errorf("merge patch with a stale resourceVersion = %d, want 409", r.code)
+	}
+}
+
+// TestJSONPatchLimits checks kube-apiserver's bounds on a JSON patch:
+// more than 10,000 operations answer 413 RequestEntityTooLarge, and copy
+// operations that copy more than 3 MiB of JSON in all answer the 422 of
+// any patch that cannot be applied; the object is left as it was.
+func TestJSONPatchLimits(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	createCM(c, "a", "")
+	ops := func(n int, op string) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(op+",", n), ",") + "]"
+	}
+	const test = `{"op":"test","path":"/kind","value":"ConfigMap"}`
+	c.mustDo(200, "PATCH", cmPath+"/a", ops(10000, test), "Content-Type", ctJSON)
+	r := c.do("PATCH", cmPath+"/a", ops(10001, test), "Content-Type", ctJSON)
+	wantMsg := "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001"
+	if st := r.json(t); r.code != 413 || st["reason"] != "RequestEntityTooLarge" || st["message"] != wantMsg || st["details"] != nil {
+		t.Errorf("patch of 10001 operations = %d %s, want 413 RequestEntityTooLarge %q", r.code, r.body, wantMsg)
+	}
+
+	// Four copies of a 1 MB value copy 4 MB, each alone within the limit.
+	c.mustDo(201, "POST", cmPath, fmt.Sprintf(`{"metadata":{"name":"big"},"data":{"k":%q}}`, strings.Repeat("x", 1_000_000)))
+	copies := `[{"op":"copy","from":"/data/k","path":"/data/k1"},{"op":"copy","from":"/data/k","path":"/data/k2"},
+		{"op":"copy","from":"/data/k","path":"/data/k3"},{"op":"copy","from":"/data/k","path":"/data/k4"}]`
+	r = c.do("PATCH", cmPath+"/big", copies, "Content-Type", ctJSON)
+	wantMsg = "the server rejected our request due to an error in our request"
+	if st := r.json(t); r.code != 422 || st["reason"] != "Invalid" || st["message"] != wantMsg {
+		t.Errorf("patch copying 4 MB = %d %.300s, want 422 Invalid %q", r.code, r.body, wantMsg)
+	}
+	if d := c.mustDo(200, "GET", cmPath+"/big", "")["data"].(map[string]any); len(d) != 1 {
+		t.Errorf("data after a refused patch has %d keys, want 1", len(d))
 	}
 }
 

@@ -79,6 +79,11 @@ type Server struct {
 	denials   map[denial]bool
 	counts    map[string]int
 	listeners []*Listener
+
+	// patchComputed, when set (by tests, before the first request), is
+	// called each time a PATCH has computed the patched object and before
+	// it stores it.
+	patchComputed func()
 }
 
 // New returns a server holding what a fresh kube-apiserver holds (see

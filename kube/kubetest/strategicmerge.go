@@ -52,8 +52,10 @@ import (
 // patched object.
 //
 // Cost: O(size of object and patch) for objects; merging a patch list of
-// m items into a list of n is O(n·m), lookups by merge key being linear
-// as in the real server.
+// m items into a list of n is O(n + m), plus O((n + m) log(n + m)) to
+// order it: items are found by merge key through an index
+// (strategicmerge_index.go) where the real server scans the list, with
+// the same answers, errors and panics included.
 
 // Directive keys and their values.
 const (

@@ -4,7 +4,9 @@ package kubetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -142,4 +144,87 @@ func TestPatchBodies(t *testing.T) {
 func encodeValue(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestPatchServesOthersMeanwhile checks that a strategic merge patch is
+// computed without the server's lock: while it is (the patchComputed
+// hook), another request is served and another write to the same object
+// commits; the patch then applies again to the new state, as
+// kube-apiserver's patcher does on a conflict, so that neither write is
+// lost.
+func TestPatchServesOthersMeanwhile(t *testing.T) {
+	s, c := newTestServer(t, Options{})
+	const pod = "/api/v1/namespaces/default/pods/long"
+	c.mustDo(201, "POST", "/api/v1/namespaces/default/pods", longPod(100, "img:0", false))
+	createCM(c, "other", "")
+	calls := 0
+	s.patchComputed = func() {
+		calls++
+		if calls > 1 {
+			return // the write below, and the patch's second attempt
+		}
+		if !s.mu.TryLock() {
+			t.Error("a patch is computed with the server's lock held")
+			return
+		}
+		s.mu.Unlock()
+		if r := c.do("GET", cmPath+"/other", ""); r.code != 200 {
+			t.Errorf("GET while a patch is computed = %d %s, want 200", r.code, r.body)
+		}
+		c.mustDo(200, "PATCH", pod, `{"metadata":{"labels":{"meanwhile":"yes"}}}`, "Content-Type", ctMerge)
+	}
+	got := c.mustDo(200, "PATCH", pod, longPod(100, "img:1", true), "Content-Type", ctSMP)
+	if calls != 3 {
+		t.Errorf("the patch was computed %d times (and the write meanwhile once), want 2 and 1", calls-1)
+	}
+	if l := field(got, "metadata.labels.meanwhile"); l != "yes" {
+		t.Errorf("label written while the patch was computed = %v, want yes (kept)", l)
+	}
+	containers := field(got, "spec.containers").([]any)
+	if len(containers) != 100 {
+		t.Fatalf("the patched pod has %d containers, want 100", len(containers))
+	}
+	for i, ct := range containers {
+		if img := ct.(map[string]any)["image"]; img != "img:1" {
+			t.Fatalf("container %d: image %v, want img:1", i, img)
+		}
+	}
+}
+
+// TestStrategicMergeLongListByKey patches a Pod of 1000 containers as
+// kubectl would: every odd one gets a new image, every tenth is deleted,
+// one is added, and $setElementOrder gives the order. Each item must be
+// found by its name.
+func TestStrategicMergeLongListByKey(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	const n = 1000
+	c.mustDo(201, "POST", "/api/v1/namespaces/default/pods", longPod(n, "v0", false))
+	var order, items, want []string
+	for i := range n {
+		name := fmt.Sprintf("c%05d", i)
+		switch {
+		case i%10 == 0:
+			items = append(items, fmt.Sprintf(`{"$patch":"delete","name":%q}`, name))
+			continue
+		case i%2 == 1:
+			items = append(items, fmt.Sprintf(`{"name":%q,"image":"v1"}`, name))
+			want = append(want, name+"=v1")
+		default:
+			want = append(want, name+"=v0")
+		}
+		order = append(order, fmt.Sprintf(`{"name":%q}`, name))
+	}
+	order = append(order, `{"name":"zz"}`)
+	items = append(items, `{"name":"zz","image":"new"}`)
+	want = append(want, "zz=new")
+	patch := `{"spec":{"$setElementOrder/containers":[` + strings.Join(order, ",") + `],"containers":[` + strings.Join(items, ",") + `]}}`
+	got := c.mustDo(200, "PATCH", "/api/v1/namespaces/default/pods/long", patch, "Content-Type", ctSMP)
+	var names []string
+	for _, ct := range field(got, "spec.containers").([]any) {
+		m := ct.(map[string]any)
+		names = append(names, fmt.Sprintf("%v=%v", m["name"], m["image"]))
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("containers after the patch = %v\nwant %v", names, want)
+	}
 }

@@ -107,12 +107,15 @@ func unionOf(cur, add []any) []any {
 }
 
 // listDirectives carries out the $patch items of a patch list: deletes
-// remove the items with their key from cur (in place), a replace makes the
-// other patch items the list. It returns the list to merge into and the
-// patch items left to merge.
+// remove the items with their key from cur (in place, see
+// removeInPlace), a replace makes the other patch items the list. It
+// returns the list to merge into and the patch items left to merge.
 func listDirectives(cur, patch []any, mergeKey string) ([]any, []any, *smpError) {
 	rest := make([]any, 0, len(patch))
 	replace := false
+	idx := mergeKeyIndex(cur, mergeKey)
+	var byKey map[any][]int // the indices of cur's items by hashable key, made on the first delete
+	var gone []int          // indices of cur's items to remove, in the order they go
 	for _, v := range patch {
 		m := v.(obj) // elementKind said so
 		d, ok := m[smpDirective]
@@ -126,15 +129,15 @@ func listDirectives(cur, patch []any, mergeKey string) ([]any, []any, *smpError)
 			if !ok {
 				return nil, nil, noMergeKey(m, mergeKey)
 			}
-			for {
-				i, err := indexByKey(cur, mergeKey, key)
-				if err != nil {
-					return nil, nil, err
-				}
-				if i < 0 {
-					break
-				}
-				cur = append(cur[:i], cur[i+1:]...)
+			if _, err := idx.find(key); err != nil { // the first lookup's error or panic
+				return nil, nil, err
+			}
+			if byKey == nil {
+				byKey = indicesByKey(cur, mergeKey)
+			}
+			if isHashableKey(key) {
+				gone = append(gone, byKey[key]...)
+				delete(byKey, key) // a second delete of the key finds none
 			}
 		case smpDirectiveReplace:
 			replace = true
@@ -144,26 +147,82 @@ func listDirectives(cur, patch []any, mergeKey string) ([]any, []any, *smpError)
 			return nil, nil, unknownDirective(d, m)
 		}
 	}
+	cur = removeInPlace(cur, gone)
 	if replace {
 		return rest, nil, nil
 	}
 	return cur, rest, nil
 }
 
+// indicesByKey maps each hashable merge key value of l's objects to the
+// indices of the objects with it, in order.
+func indicesByKey(l []any, mergeKey string) map[any][]int {
+	out := make(map[any][]int)
+	for i, v := range l {
+		if k, ok := v.(obj)[mergeKey]; ok && isHashableKey(k) {
+			out[k] = append(out[k], i)
+		}
+	}
+	return out
+}
+
+// isHashableKey says k is neither a map nor a list.
+func isHashableKey(k any) bool {
+	switch k.(type) {
+	case obj, []any:
+		return false
+	}
+	return true
+}
+
+// removeInPlace removes from l the items at the indices gone (distinct),
+// leaving l's array as removing them one by one in that order with
+// append(l[:i], l[i+1:]...) leaves it, as the real server does: the kept
+// items first, in order, then in each freed slot the last item of the
+// list when that slot stopped being part of it. orderLists reads that
+// array. The cost is O(len(l)), not O(len(l)·len(gone)).
+func removeInPlace(l []any, gone []int) []any {
+	if len(gone) == 0 {
+		return l
+	}
+	n := len(l)
+	dead := make([]bool, n)
+	tail := make([]any, len(gone)) // tail[j] ends up in l[n-len(gone)+j]
+	last := n - 1                  // the last item still in the list
+	for j, i := range gone {
+		tail[len(gone)-1-j] = l[last] // removing from a list of n-j items leaves l[n-j-1] as it was
+		dead[i] = true
+		for last >= 0 && dead[last] {
+			last--
+		}
+	}
+	w := 0
+	for i, v := range l {
+		if !dead[i] {
+			l[w] = v
+			w++
+		}
+	}
+	copy(l[w:n], tail)
+	return l[:w]
+}
+
 // mergeItems merges each patch item into the item of cur with its merge
 // key, or appends it (as it is, directives and all) to cur.
 func mergeItems(item *schema, cur, patch []any, mergeKey string) ([]any, *smpError) {
+	idx := mergeKeyIndex(cur, mergeKey)
 	for _, v := range patch {
 		m := v.(obj)
 		key, ok := m[mergeKey]
 		if !ok {
 			return nil, noMergeKey(m, mergeKey)
 		}
-		i, err := indexByKey(cur, mergeKey, key)
+		i, err := idx.find(key)
 		if err != nil {
 			return nil, err
 		}
 		if i < 0 {
+			idx.appended(len(cur), key)
 			cur = append(cur, v)
 			continue
 		}
@@ -171,22 +230,10 @@ func mergeItems(item *schema, cur, patch []any, mergeKey string) ([]any, *smpErr
 		if err != nil {
 			return nil, err
 		}
-		cur[i] = merged
+		cur[i] = merged // the same object
+		if _, ok := merged[mergeKey]; !ok {
+			idx.lost(cur, i, key, mergeKey) // a null key, which the patch's null removed
+		}
 	}
 	return cur, nil
-}
-
-// indexByKey is the index of the first object of l whose merge key is
-// key, or -1.
-func indexByKey(l []any, mergeKey string, key any) (int, *smpError) {
-	for i, v := range l {
-		m, ok := v.(obj)
-		if !ok {
-			return 0, smpFailed("value for key %d is not a map", i)
-		}
-		if k, ok := m[mergeKey]; ok && same(k, key) {
-			return i, nil
-		}
-	}
-	return -1, nil
 }

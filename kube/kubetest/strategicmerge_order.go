@@ -44,6 +44,7 @@ func partitionBy(l, order []any, mergeKey string) (named, others []any, err *smp
 		}
 		return named, others, nil
 	}
+	idx := mergeKeyIndex(order, mergeKey)
 	for _, v := range l {
 		m, ok := v.(obj)
 		if !ok {
@@ -53,7 +54,7 @@ func partitionBy(l, order []any, mergeKey string) (named, others []any, err *smp
 		if !ok {
 			return nil, nil, noMergeKey(m, mergeKey)
 		}
-		i, err := indexByKey(order, mergeKey, key)
+		i, err := idx.find(key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -78,11 +79,12 @@ func arrange(named, others, order, serverOrder []any, mergeKey string, maps bool
 		return nil, err
 	}
 	out := make([]any, 0, len(named)+len(others))
+	idx := positionIndex(serverOrder, mergeKey, maps)
 	i, j := 0, 0
 	for i < len(others) || j < len(named) {
 		takeOther := j >= len(named)
 		if !takeOther && i < len(others) {
-			oi, ni := position(serverOrder, others[i], mergeKey, maps), position(serverOrder, named[j], mergeKey, maps)
+			oi, ni := idx.position(others[i], mergeKey, maps), idx.position(named[j], mergeKey, maps)
 			takeOther = oi >= 0 && ni >= 0 && oi < ni
 		}
 		if takeOther {
@@ -125,35 +127,16 @@ func sortByOrder(items, order []any, mergeKey string, maps bool) ([]any, *smpErr
 		}
 		items = kept
 	}
+	idx := positionIndex(order, mergeKey, maps)
 	sort.SliceStable(items, func(i, j int) bool {
-		pi := position(order, items[i], mergeKey, maps)
+		pi := idx.position(items[i], mergeKey, maps)
 		if pi < 0 {
 			return true
 		}
-		pj := position(order, items[j], mergeKey, maps)
+		pj := idx.position(items[j], mergeKey, maps)
 		return pj < 0 || pi < pj
 	})
 	return append(items, deletes...), nil
-}
-
-// position is the index in l of v: of the first object with v's merge key
-// value (objects without it, and other values, count as a nil key), or of
-// the first value equal to v. -1 when l has none.
-func position(l []any, v any, mergeKey string, maps bool) int {
-	keyOf := func(x any) any {
-		if !maps {
-			return x
-		}
-		m, _ := x.(obj)
-		return m[mergeKey]
-	}
-	want := keyOf(v)
-	for i, x := range l {
-		if same(keyOf(x), want) {
-			return i
-		}
-	}
-	return -1
 }
 
 // orderLists carries out the $setElementOrder directives of patch: the
