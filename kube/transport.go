@@ -172,27 +172,23 @@ func (c *Config) newTransport(ex *execAuth) (*http.Transport, error) {
 }
 
 // proxyFunc returns the Proxy function of a transport for raw: nil (no
-// proxy at all, not even the environment's) when raw is empty. Errors never
-// quote the URL: it may hold a password.
+// proxy at all, not even the environment's) when raw is empty. Errors quote
+// the URL with its user info redacted: it may hold a password.
 func proxyFunc(raw string) (func(*http.Request) (*url.URL, error), error) {
 	if raw == "" {
 		return nil, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, fmt.Errorf("config: parse ProxyURL: %w", err)
+		return nil, fmt.Errorf("config: parse ProxyURL %q: %w", redactURL(raw), urlParseReason(raw, err))
 	}
 	switch u.Scheme {
 	case "http", "https", "socks5", "socks5h":
 	default:
-		return nil, fmt.Errorf("config: ProxyURL scheme %q: want http, https or socks5", u.Scheme)
+		return nil, fmt.Errorf("config: ProxyURL %q: want an http, https or socks5 URL", redactURL(raw))
 	}
 	if u.Host == "" {
-		return nil, errors.New("config: ProxyURL has no host")
+		return nil, fmt.Errorf("config: ProxyURL %q has no host", redactURL(raw))
 	}
 	return http.ProxyURL(u), nil
 }
