@@ -71,10 +71,15 @@ const defaultUserAgent = "kubeloop"
 //     which the request that started it does not shorten (a request that
 //     gives up returns, the run goes on for the others), and every request
 //     waiting for a run that fails gets its error. A plugin that prints
-//     more than 1 MiB is stopped at once. The plugin's standard error goes
-//     to this process's standard error, as with kubectl and client-go,
-//     and never into an error message. On a 401 answer it forgets the credential, runs the
-//     plugin again, and, when that gives a new credential and the request
+//     more than 1 MiB, or writes more than 1 MiB to its standard error, is
+//     stopped at once. The plugin's standard error goes to this process's
+//     standard error, as with kubectl and client-go, and never into an
+//     error message. The plugin runs in a process group of its own, and a
+//     run stopped (at its bound or for writing too much) kills the whole
+//     group, children the plugin started included; on Linux the plugin is
+//     also killed when this process dies, however it dies. (On Windows
+//     only the plugin itself is stopped.) On a 401 answer it forgets the
+//     credential, runs the plugin again, and, when that gives a new credential and the request
 //     body can be replayed (no body, or req.GetBody set), sends the request
 //     once more; otherwise it returns the 401. When the plugin's client
 //     certificate changes, every open connection is closed: requests in
