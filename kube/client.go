@@ -68,17 +68,14 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 	if cfg == nil {
 		return nil, errors.New("new client: config is nil")
 	}
-	// Errors here do not quote Host: a URL may carry a password.
+	// Errors here quote Host with its user info redacted: it may carry a
+	// password.
 	base, err := url.Parse(cfg.Host)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, fmt.Errorf("new client: host is not a URL: %w", err)
+		return nil, fmt.Errorf("new client: parse host %q: %w", redactURL(cfg.Host), urlParseReason(cfg.Host, err))
 	}
 	if base.Scheme != "https" && base.Scheme != "http" || base.Host == "" {
-		return nil, fmt.Errorf("new client: host %s: want https://host:port", base.Redacted())
+		return nil, fmt.Errorf("new client: host %q: want https://host:port", redactURL(cfg.Host))
 	}
 	base.Path = strings.TrimSuffix(base.Path, "/")
 	hc, err := cfg.HTTPClient()

@@ -4,6 +4,7 @@ package kube
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -31,20 +32,54 @@ func redact(s string) string {
 	return redacted
 }
 
-// redactURL replaces the user info of a URL ("user:password@"), which may
-// hold a password or a token; a string that is not a URL is a secret
-// whole.
+// redactURL hides the user info of a URL ("user:password@"), which may
+// hold a password or a token, whatever the URL's shape: everything between
+// the scheme's "://" (or the start, when there is no scheme) and the last
+// "@" becomes [redacted]. Parsing is not trusted here: a URL without a
+// scheme ("admin:pw@10.0.0.1:6443") parses as the scheme "admin", and a
+// password holding "/" or "#" moves what the parser takes for the host. A
+// string without "@" has no user info and is returned whole.
 func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return redact(s)
-	}
-	if u.User == nil {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
 		return s
 	}
-	u.User = nil
-	scheme, rest, _ := strings.Cut(u.String(), "//")
-	return scheme + "//" + redacted + "@" + rest
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 && i < at && isScheme(s[:i]) {
+		start = i + len("://")
+	} else if strings.HasPrefix(s, "//") {
+		start = len("//")
+	}
+	return s[:start] + redacted + s[at:]
+}
+
+// urlParseReason is the reason url.Parse gave for raw, for an error
+// message: without the *url.Error around it (which quotes raw whole), and
+// not even the reason when raw has user info, for a reason may quote a
+// part of it (`invalid port ":pa" after host`).
+func urlParseReason(raw string, err error) error {
+	if strings.Contains(raw, "@") {
+		return errors.New("not a URL")
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// isScheme reports whether s is a URL scheme (RFC 3986 section 3.1):
+// a letter, then letters, digits, "+", "-" or ".".
+func isScheme(s string) bool {
+	for i, c := range []byte(s) {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // byteCount describes PEM data by its size.

@@ -4,6 +4,7 @@ package kube
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -61,5 +62,72 @@ func TestConfigNeverPrintsSecrets(t *testing.T) {
 	slog.New(slog.NewTextHandler(&b, nil)).Info("loaded", "config", cfg)
 	if !strings.Contains(b.String(), "kube.example:6443") || !strings.Contains(b.String(), "config.auth=token") {
 		t.Errorf("slog line = %s, want the host and the kind of credential", b.String())
+	}
+}
+
+// URLs whose user info a parser misses: without a scheme, a scheme-relative
+// one, a password holding "/", "#" or "?", several "@". Each holds SECRET
+// in its user info only.
+var oddURLs = []struct{ url, shown string }{
+	{"admin:host-SECRET@1.2.3.4:6443", "[redacted]@1.2.3.4:6443"},
+	{"token-SECRET@1.2.3.4:6443", "[redacted]@1.2.3.4:6443"},
+	{"admin:SECRET@[::1]:6443", "[redacted]@[::1]:6443"},
+	{"//admin:SECRET@kube.example:6443", "//[redacted]@kube.example:6443"},
+	{"https://admin:12#SECRET@kube.example:6443", "https://[redacted]@kube.example:6443"},
+	{"https://admin:SECRET/x@kube.example:6443", "https://[redacted]@kube.example:6443"},
+	{"https://admin:p?SECRET@kube.example:6443", "https://[redacted]@kube.example:6443"},
+	{"https://admin:p@SECRET@kube.example:6443", "https://[redacted]@kube.example:6443"},
+	{"admin:p://SECRET@kube.example:6443", "[redacted]@kube.example:6443"},
+	{"socks5://u:SECRET@proxy.example:1080/", "socks5://[redacted]@proxy.example:1080/"},
+}
+
+func TestRedactURL(t *testing.T) {
+	for _, tt := range append(oddURLs, []struct{ url, shown string }{
+		{"https://admin:SECRET@kube.example:6443/prefix", "https://[redacted]@kube.example:6443/prefix"},
+		{"https://kube.example:6443", "https://kube.example:6443"},
+		{"1.2.3.4:6443", "1.2.3.4:6443"},
+		{"", ""},
+	}...) {
+		if got := redactURL(tt.url); got != tt.shown {
+			t.Errorf("redactURL(%q) = %q, want %q", tt.url, got, tt.shown)
+		}
+	}
+}
+
+// TestConfigHidesUserInfoWhateverTheURLShape: a host or a proxy URL with
+// user info is shown redacted by every verb, by slog and by JSON, and in
+// the errors of NewClient and HTTPClient, whatever its shape.
+func TestConfigHidesUserInfoWhateverTheURLShape(t *testing.T) {
+	for _, tt := range oddURLs {
+		for _, cfg := range []Config{{Host: tt.url}, {Host: "https://kube.example:6443", ProxyURL: tt.url}} {
+			var printed []string
+			for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+				printed = append(printed, fmt.Sprintf(verb, cfg), fmt.Sprintf(verb, &cfg))
+			}
+			printed = append(printed, cfg.String())
+			j, err := json.Marshal(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			printed = append(printed, string(j))
+			var b bytes.Buffer
+			slog.New(slog.NewTextHandler(&b, nil)).Info("loaded", "config", cfg)
+			slog.New(slog.NewJSONHandler(&b, nil)).Info("loaded", "config", cfg, "nested", struct{ C Config }{cfg})
+			printed = append(printed, b.String())
+			if _, err := NewClient(&cfg, ClientOptions{}); err != nil {
+				printed = append(printed, err.Error())
+			}
+			if _, err := cfg.HTTPClient(); err != nil {
+				printed = append(printed, err.Error())
+			}
+			for _, s := range printed {
+				if strings.Contains(s, "SECRET") {
+					t.Errorf("config with %q shows its user info: %s", tt.url, s)
+				}
+			}
+			if s := fmt.Sprint(cfg); !strings.Contains(s, tt.shown) {
+				t.Errorf("config with %q prints as %s, want it to show %q", tt.url, s, tt.shown)
+			}
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,11 @@ const (
 	// execMaxStdout bounds what a plugin may print: an ExecCredential is a
 	// few kilobytes. A plugin that prints more is stopped at once.
 	execMaxStdout = 1 << 20
+	// execMaxStderr bounds what a plugin may write to its standard error,
+	// which is passed on to this process's: messages for a person, even a
+	// verbose log of one run, take far less. A plugin that writes more is
+	// stopped at once, having passed on up to the bound.
+	execMaxStderr = 1 << 20
 	// execWaitDelay bounds the wait for a plugin's output once it has
 	// exited or been stopped (a child it started may hold the pipe open).
 	execWaitDelay = 5 * time.Second
@@ -196,12 +202,22 @@ func (a *execAuth) closeConns() {
 	}
 }
 
-// errOutputTooLarge stops a plugin whose output passed execMaxStdout.
-var errOutputTooLarge = fmt.Errorf("its output passed %d bytes: stopped", execMaxStdout)
+// Errors of a plugin stopped for writing too much.
+var (
+	errOutputTooLarge = fmt.Errorf("its output passed %d bytes: stopped", execMaxStdout)
+	errStderrTooLarge = fmt.Errorf("its standard error passed %d bytes: stopped", execMaxStderr)
+)
 
 // exec runs the plugin once, within ctx, and parses what it prints. Its
 // errors never quote the output (it holds the credential) nor the
 // standard error (which goes to a.stderr).
+//
+// The plugin runs in a process group of its own (on Unix), and the whole
+// group is killed when ctx ends, when the run passes its bound or when
+// the plugin writes too much, so that a child it started does not live
+// on. On Linux the plugin is also killed when this process dies, however
+// it dies (the parent-death signal); its own children are then left to
+// it. On Windows only the plugin itself is killed.
 func (a *execAuth) exec(ctx context.Context) (*execCredential, error) {
 	info, err := a.execInfo()
 	if err != nil {
@@ -215,13 +231,21 @@ func (a *execAuth) exec(ctx context.Context) (*execCredential, error) {
 		cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
 	}
 	cmd.Env = append(cmd.Env, "KUBERNETES_EXEC_INFO="+string(info))
-	stdout := &cappedBuffer{max: execMaxStdout, over: func() { stop(errOutputTooLarge) }}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, stdout, a.stderr
+	var stdout bytes.Buffer
+	cmd.Stdin = nil
+	cmd.Stdout = &cappedWriter{w: &stdout, left: execMaxStdout, err: errOutputTooLarge, stop: stop}
+	cmd.Stderr = &cappedWriter{w: a.stderr, left: execMaxStderr, err: errStderrTooLarge, stop: stop}
 	cmd.WaitDelay = execWaitDelay
+	inOwnGroup(cmd)
+	// Linux sends the parent-death signal when the thread that started
+	// the plugin ends, not the process: the thread stays with this
+	// goroutine, which stays until the plugin has exited.
+	runtime.LockOSThread()
 	err = cmd.Run()
-	switch {
-	case context.Cause(ctx) == errOutputTooLarge:
-		return nil, errOutputTooLarge
+	runtime.UnlockOSThread()
+	switch cause := context.Cause(ctx); {
+	case cause == errOutputTooLarge || cause == errStderrTooLarge:
+		return nil, cause
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return nil, fmt.Errorf("it did not finish within %v: stopped", a.timeout)
 	case errors.Is(err, exec.ErrNotFound) && a.cfg.InstallHint != "":
@@ -233,22 +257,25 @@ func (a *execAuth) exec(ctx context.Context) (*execCredential, error) {
 		}
 		return nil, err
 	}
-	return parseExecCredential(stdout.buf, a.cfg.APIVersion)
+	return parseExecCredential(stdout.Bytes(), a.cfg.APIVersion)
 }
 
-// cappedBuffer keeps what is written to it up to max bytes; the write
-// that would pass max fails and calls over, which stops the writer.
-type cappedBuffer struct {
-	buf  []byte
-	max  int
-	over func()
+// cappedWriter passes on to w what is written to it, up to left bytes in
+// all; the write that would pass that fails with err and calls stop with
+// err, which stops the writer.
+type cappedWriter struct {
+	w    io.Writer
+	left int
+	err  error
+	stop func(error)
 }
 
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if len(p) > b.max-len(b.buf) {
-		b.over()
-		return 0, errOutputTooLarge
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if len(p) > c.left {
+		c.left = 0
+		c.stop(c.err)
+		return 0, c.err
 	}
-	b.buf = append(b.buf, p...)
-	return len(p), nil
+	c.left -= len(p)
+	return c.w.Write(p)
 }

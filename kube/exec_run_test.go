@@ -76,6 +76,36 @@ func TestExecEndlessOutputIsStopped(t *testing.T) {
 	}
 }
 
+// countingWriter counts what is written to it.
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return len(p), nil
+}
+
+func TestExecEndlessStderrIsStopped(t *testing.T) {
+	srv := httptest.NewServer(echoHandler())
+	defer srv.Close()
+	c, ex := pluginClient(t, srv, testPlugin(t.TempDir(), "stderr"))
+	stderr := &countingWriter{}
+	ex.stderr = stderr
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a safety net
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	_, err := do(t, c, req)
+	if err == nil || !strings.Contains(err.Error(), "standard error passed 1048576 bytes") {
+		t.Fatalf("GET with a plugin that writes to standard error without end: error %v, want one saying its standard error passed the cap", err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("GET returned at the caller's deadline: the plugin was not stopped at the cap")
+	}
+	// The run is over: its writes happened before its result.
+	if stderr.n > execMaxStderr {
+		t.Errorf("%d bytes of the plugin's standard error passed on, want at most %d", stderr.n, execMaxStderr)
+	}
+}
+
 // TestExecSlowPluginOutlivesShortCallers: with a request timeout shorter
 // than the plugin takes, the plugin's run must go on after the caller that
 // started it gives up, so that a later caller gets its credential.

@@ -3,12 +3,14 @@
 package kube
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,6 +27,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("KUBELOOP_TEST_EXEC_PLUGIN") == "1" {
 		os.Exit(execPluginMain())
 	}
+	if dir := os.Getenv("KUBELOOP_TEST_EXEC_HOST"); dir != "" {
+		os.Exit(execHostMain(dir))
+	}
 	os.Exit(m.Run())
 }
 
@@ -40,10 +45,18 @@ func TestMain(m *testing.M) {
 //	hang    sleeps for an hour
 //	endless prints without end
 //	slow    sleeps $KUBELOOP_TEST_EXEC_SLEEP, then prints a token
+//	stderr  writes to standard error without end
+//	orphan  starts a child that sleeps for an hour, writes "plugin PID
+//	        child PID" on standard error, then sleeps for an hour
+//	sleep   sleeps for an hour, and neither counts nor saves anything
 //
 // The credential expires in an hour, or as $KUBELOOP_TEST_EXEC_EXPIRY says
 // ("past", "none").
 func execPluginMain() int {
+	if os.Getenv("KUBELOOP_TEST_EXEC_MODE") == "sleep" {
+		time.Sleep(time.Hour)
+		return 0
+	}
 	dir := os.Getenv("KUBELOOP_TEST_EXEC_DIR")
 	n := 1
 	if b, err := os.ReadFile(filepath.Join(dir, "count")); err == nil {
@@ -67,11 +80,25 @@ func execPluginMain() int {
 	case "hang":
 		time.Sleep(time.Hour)
 		return 0
-	case "endless":
+	case "endless", "stderr":
+		out := os.Stdout
+		if os.Getenv("KUBELOOP_TEST_EXEC_MODE") == "stderr" {
+			out = os.Stderr
+		}
 		line := []byte(strings.Repeat("x", 4<<10))
 		for {
-			os.Stdout.Write(line) // the write error, if any, is ignored
+			out.Write(line) // the write error, if any, is ignored
 		}
+	case "orphan":
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), "KUBELOOP_TEST_EXEC_MODE=sleep")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "plugin %d child %d\n", os.Getpid(), child.Process.Pid)
+		time.Sleep(time.Hour)
+		return 0
 	case "garbage":
 		fmt.Print(`{"apiVersion": "client.authentication.k8s.io/v1", "status": {"token": "leaked-secret"`)
 		return 0
@@ -99,6 +126,20 @@ func execPluginMain() int {
 		"apiVersion": execAPIVersionV1, "kind": "ExecCredential", "status": status,
 	})
 	return 0
+}
+
+// execHostMain runs the test plugin in mode orphan, its state in dir, as a
+// program that uses package kube would: it stands for this process in
+// tests of what becomes of a plugin when the process that ran it dies.
+func execHostMain(dir string) int {
+	a, err := newExecAuth(&Config{Exec: testPlugin(dir, "orphan")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	_, err = a.exec(context.Background())
+	fmt.Fprintln(os.Stderr, err)
+	return 1
 }
 
 // testPlugin returns an ExecConfig that runs the test plugin in mode,

@@ -71,10 +71,15 @@ const defaultUserAgent = "kubeloop"
 //     which the request that started it does not shorten (a request that
 //     gives up returns, the run goes on for the others), and every request
 //     waiting for a run that fails gets its error. A plugin that prints
-//     more than 1 MiB is stopped at once. The plugin's standard error goes
-//     to this process's standard error, as with kubectl and client-go,
-//     and never into an error message. On a 401 answer it forgets the credential, runs the
-//     plugin again, and, when that gives a new credential and the request
+//     more than 1 MiB, or writes more than 1 MiB to its standard error, is
+//     stopped at once. The plugin's standard error goes to this process's
+//     standard error, as with kubectl and client-go, and never into an
+//     error message. The plugin runs in a process group of its own, and a
+//     run stopped (at its bound or for writing too much) kills the whole
+//     group, children the plugin started included; on Linux the plugin is
+//     also killed when this process dies, however it dies. (On Windows
+//     only the plugin itself is stopped.) On a 401 answer it forgets the
+//     credential, runs the plugin again, and, when that gives a new credential and the request
 //     body can be replayed (no body, or req.GetBody set), sends the request
 //     once more; otherwise it returns the 401. When the plugin's client
 //     certificate changes, every open connection is closed: requests in
@@ -172,27 +177,23 @@ func (c *Config) newTransport(ex *execAuth) (*http.Transport, error) {
 }
 
 // proxyFunc returns the Proxy function of a transport for raw: nil (no
-// proxy at all, not even the environment's) when raw is empty. Errors never
-// quote the URL: it may hold a password.
+// proxy at all, not even the environment's) when raw is empty. Errors quote
+// the URL with its user info redacted: it may hold a password.
 func proxyFunc(raw string) (func(*http.Request) (*url.URL, error), error) {
 	if raw == "" {
 		return nil, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, fmt.Errorf("config: parse ProxyURL: %w", err)
+		return nil, fmt.Errorf("config: parse ProxyURL %q: %w", redactURL(raw), urlParseReason(raw, err))
 	}
 	switch u.Scheme {
 	case "http", "https", "socks5", "socks5h":
 	default:
-		return nil, fmt.Errorf("config: ProxyURL scheme %q: want http, https or socks5", u.Scheme)
+		return nil, fmt.Errorf("config: ProxyURL %q: want an http, https or socks5 URL", redactURL(raw))
 	}
 	if u.Host == "" {
-		return nil, errors.New("config: ProxyURL has no host")
+		return nil, fmt.Errorf("config: ProxyURL %q has no host", redactURL(raw))
 	}
 	return http.ProxyURL(u), nil
 }

@@ -4,10 +4,13 @@ package manager
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/metrics"
@@ -17,8 +20,8 @@ import (
 
 // This file holds the metrics endpoint's content: what the manager reads
 // from its controllers, cache and elector at each scrape, the counts of
-// its clients' requests, and the types through which programs add their
-// own metrics.
+// its clients' requests and of the bytes their answers carry, and the
+// types through which programs add their own metrics.
 
 // MetricsEmitter is what a [MetricsCollector] writes its series to at a
 // scrape: counters, gauges and histograms, each with labels given as
@@ -134,10 +137,15 @@ func (m *Manager) collectCache(e *metrics.Emitter) {
 }
 
 // restMetrics counts the requests of the manager's clients, as client-go's
-// rest_client_* metrics do.
+// rest_client_* metrics do, and the bytes of their answers' bodies.
 type restMetrics struct {
 	requests *metrics.CounterVec
 	latency  *metrics.HistogramVec
+	// responseBytes counts body bytes as they are read, watches included.
+	responseBytes *metrics.CounterVec
+	// responseSize observes each body's size when it ends (its end read
+	// or its close): a watch's when the watch ends.
+	responseSize *metrics.HistogramVec
 }
 
 func newRESTMetrics() *restMetrics {
@@ -147,6 +155,12 @@ func newRESTMetrics() *restMetrics {
 		latency: metrics.NewHistogramVec("rest_client_request_duration_seconds",
 			"Request latency in seconds. Broken down by verb, and host.",
 			[]float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60}, "verb", "host"),
+		responseBytes: metrics.NewCounterVec("kubeloop_rest_client_response_bytes_total",
+			"Bytes of response bodies read from the API server (after decompression), as they are read, watch streams included; by verb (LIST, WATCH, GET, ...) and resource.",
+			"verb", "resource"),
+		responseSize: metrics.NewHistogramVec("kubeloop_rest_client_response_size_bytes",
+			"Size of each response body read from the API server (after decompression), observed when the body ends (a watch's when the watch ends); by verb and resource.",
+			metrics.ExponentialBuckets(64, 4, 10), "verb", "resource"),
 	}
 }
 
@@ -154,6 +168,8 @@ func newRESTMetrics() *restMetrics {
 func (r *restMetrics) CollectMetrics(e MetricsEmitter) {
 	r.requests.CollectMetrics(e)
 	r.latency.CollectMetrics(e)
+	r.responseBytes.CollectMetrics(e)
+	r.responseSize.CollectMetrics(e)
 }
 
 // instrument returns a copy of cfg whose requests go through a counting
@@ -177,7 +193,9 @@ func (r *restMetrics) instrument(cfg *kube.Config) (*kube.Config, error) {
 
 // countingTransport counts each request by its answer's status code
 // ("<error>" when there is none), method and host, and times it until the
-// answer's headers arrive (a watch is timed until it is established).
+// answer's headers arrive (a watch is timed until it is established). It
+// counts the bytes of the answer's body as the caller reads them, by the
+// request's verb and resource (see restVerb), buffering nothing.
 type countingTransport struct {
 	next http.RoundTripper
 	m    *restMetrics
@@ -192,5 +210,41 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	t.m.requests.Inc(code, req.Method, req.URL.Host)
 	t.m.latency.Observe(time.Since(start).Seconds(), req.Method, req.URL.Host)
+	if err == nil && resp.Body != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+		verb, resource := restVerb(req.Method, req.URL, req.Header.Get("Content-Type"))
+		resp.Body = &countedBody{ReadCloser: resp.Body, m: t.m, verb: verb, resource: resource}
+	}
 	return resp, err
+}
+
+// countedBody adds what is read from a body to the byte counter, and its
+// size to the histogram once, at its end or close, whichever comes first.
+// Read and Close may be called concurrently (a close aborts a read).
+type countedBody struct {
+	io.ReadCloser
+	m              *restMetrics
+	verb, resource string
+	n              atomic.Int64 // bytes read so far
+	ended          sync.Once
+}
+
+func (b *countedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.n.Add(int64(n))
+		b.m.responseBytes.Add(float64(n), b.verb, b.resource)
+	}
+	if err == io.EOF {
+		b.end()
+	}
+	return n, err
+}
+
+func (b *countedBody) Close() error {
+	b.end()
+	return b.ReadCloser.Close()
+}
+
+func (b *countedBody) end() {
+	b.ended.Do(func() { b.m.responseSize.Observe(float64(b.n.Load()), b.verb, b.resource) })
 }

@@ -4,6 +4,7 @@ package manager
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/queue"
 )
 
@@ -214,4 +216,65 @@ func TestMetricsClashIsA500(t *testing.T) {
 	if code != http.StatusInternalServerError || !strings.Contains(body, "workqueue_depth") {
 		t.Errorf("GET /metrics = %d %q, want 500 naming the clashing metric", code, body)
 	}
+}
+
+// TestMetricsResponseBytes: a list through the manager's client shows up
+// with its body's bytes, by verb and resource, and a watch's bytes show as
+// they are read, its size when it ends.
+func TestMetricsResponseBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		createCM(t, srv, "default", "a")
+		createCM(t, srv, "default", "b")
+		m := newTestManager(t, srv, nil)
+		ctx := t.Context()
+		var list kube.List[kube.ConfigMap]
+		if err := m.APIClient().List(ctx, &list, kube.InNamespace("default")); err != nil {
+			t.Fatal(err)
+		}
+		// The same answer, read past the manager's client.
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, testConfig(srv).Host+"/api/v1/namespaces/default/configmaps", nil)
+		req.Header.Set("Accept", "application/json")
+		resp, err := srv.Transport().RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := float64(len(body))
+
+		fams := scrape(t, m)
+		if s, ok := sample(fams, "kubeloop_rest_client_response_bytes_total", "verb", "LIST", "resource", "configmaps"); !ok || s.Value != want {
+			t.Errorf("kubeloop_rest_client_response_bytes_total{verb=LIST,resource=configmaps} = %v (found %v), want %v, the list's body", s.Value, ok, want)
+		}
+		if s, ok := sample(fams, "kubeloop_rest_client_response_size_bytes", "verb", "LIST", "resource", "configmaps"); !ok || s.Histogram.Count != 1 || s.Histogram.Sum != want {
+			t.Errorf("kubeloop_rest_client_response_size_bytes{verb=LIST,resource=configmaps} = %+v, want one list of %v bytes", s.Histogram, want)
+		}
+		if s, ok := sample(fams, "kubeloop_rest_client_response_bytes_total", "verb", "GET", "resource", "<discovery>"); !ok || s.Value <= 0 {
+			t.Errorf("kubeloop_rest_client_response_bytes_total{verb=GET,resource=<discovery>} = %v (found %v), want the discovery the list needed", s.Value, ok)
+		}
+
+		w, err := m.APIClient().Watch(ctx, kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
+			kube.ListOptions{Namespace: "default", ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			t.Fatal(err)
+		}
+		createCM(t, srv, "default", "c")
+		if _, err := w.Next(); err != nil {
+			t.Fatal(err)
+		}
+		fams = scrape(t, m)
+		if s, ok := sample(fams, "kubeloop_rest_client_response_bytes_total", "verb", "WATCH", "resource", "configmaps"); !ok || s.Value <= 0 {
+			t.Errorf("kubeloop_rest_client_response_bytes_total{verb=WATCH} with an event read = %v (found %v), want > 0 while the watch is open", s.Value, ok)
+		}
+		if s, ok := sample(fams, "kubeloop_rest_client_response_size_bytes", "verb", "WATCH"); ok {
+			t.Errorf("kubeloop_rest_client_response_size_bytes{verb=WATCH} = %+v while the watch is open, want none", s.Histogram)
+		}
+		w.Stop()
+		fams = scrape(t, m)
+		read, _ := sample(fams, "kubeloop_rest_client_response_bytes_total", "verb", "WATCH", "resource", "configmaps")
+		if s, ok := sample(fams, "kubeloop_rest_client_response_size_bytes", "verb", "WATCH", "resource", "configmaps"); !ok || s.Histogram.Count != 1 || s.Histogram.Sum != read.Value {
+			t.Errorf("kubeloop_rest_client_response_size_bytes{verb=WATCH} after the watch = %+v, want one of %v bytes", s.Histogram, read.Value)
+		}
+	})
 }

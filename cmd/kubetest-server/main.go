@@ -15,6 +15,10 @@
 //	-kubeconfig PATH     where to write the kubeconfig (default
 //	                     kubetest.kubeconfig in the temporary directory)
 //	-token TOKEN         bearer token of user admin (default: random)
+//	-sharded-list-and-watch=true
+//	                     honour ?shardSelector= as kube-apiserver 1.36 with
+//	                     the ShardedListAndWatch feature gate on; false
+//	                     ignores it, as a server with the gate off does
 //	-v                   log every request
 package main
 
@@ -53,6 +57,8 @@ func main() {
 type options struct {
 	addr, kubeconfig, token string
 	tls, verbose            bool
+	// shardedListAndWatch is the ShardedListAndWatch feature gate.
+	shardedListAndWatch bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -63,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.tls, "tls", true, "serve HTTPS with a generated CA; false serves plain HTTP")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", filepath.Join(os.TempDir(), "kubetest.kubeconfig"), "path of the kubeconfig to write")
 	fs.StringVar(&o.token, "token", "", "bearer token of user admin (default: random)")
+	fs.BoolVar(&o.shardedListAndWatch, "sharded-list-and-watch", true, "honour ?shardSelector= as Kubernetes 1.36 with the ShardedListAndWatch feature gate on; false ignores it, as a server with the gate off")
 	fs.BoolVar(&o.verbose, "v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -74,6 +81,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-kubeconfig must not be empty")
 	}
 	return o, nil
+}
+
+// serverOptions are the options of the server o describes.
+func (o options) serverOptions(log *slog.Logger) kubetest.Options {
+	return kubetest.Options{
+		Tokens:                     map[string]string{o.token: "admin"},
+		DisableShardedListAndWatch: !o.shardedListAndWatch,
+		Logger:                     log,
+	}
 }
 
 // run serves until ctx is done.
@@ -92,7 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	s := kubetest.New(kubetest.Options{Tokens: map[string]string{o.token: "admin"}, Logger: log})
+	s := kubetest.New(o.serverOptions(log))
 	defer s.Close()
 	l, err := s.ListenAddr(o.addr, o.tls)
 	if err != nil {

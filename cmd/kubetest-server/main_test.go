@@ -18,6 +18,7 @@ import (
 	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 // TestRunServesKubeconfig starts the server, waits for its kubeconfig,
@@ -97,6 +98,38 @@ func TestFlags(t *testing.T) {
 	o, err := parseFlags(nil, &stderr)
 	if err != nil || o.addr != "127.0.0.1:0" || !o.tls || o.kubeconfig == "" {
 		t.Errorf("defaults = %+v, %v", o, err)
+	}
+}
+
+// TestShardedListAndWatchFlag: the server honours a shard selector by
+// default, and ignores it with -sharded-list-and-watch=false.
+func TestShardedListAndWatchFlag(t *testing.T) {
+	sel := kube.ShardSelector{Ranges: []kube.HashRange{{Start: 0, End: 1 << 63}}}
+	for _, tt := range []struct {
+		args     []string
+		filtered bool
+	}{
+		{nil, true},
+		{[]string{"-sharded-list-and-watch=false"}, false},
+		{[]string{"-sharded-list-and-watch=true"}, true},
+	} {
+		o, err := parseFlags(append(tt.args, "-token", "tok"), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := kubetest.New(o.serverOptions(nil))
+		c, err := kube.NewClient(&kube.Config{Host: "https://kubetest", Transport: s.Transport(), BearerToken: "tok"}, kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list kube.List[kube.ConfigMap]
+		if err := c.List(t.Context(), &list, kube.InNamespace("default"), sel); err != nil {
+			t.Fatalf("%v: list with a shard selector: %v", tt.args, err)
+		}
+		if got := list.FilteredBy(sel); got != tt.filtered {
+			t.Errorf("%v: list filtered by the shard selector = %v, want %v", tt.args, got, tt.filtered)
+		}
+		s.Close()
 	}
 }
 
