@@ -39,12 +39,16 @@ type ShardedInformer interface {
 //     only after the reconciles of the shard's objects in flight have
 //     returned. Requests of shards not held are dropped (forgotten, not
 //     retried): their holder reconciles them.
-//   - Every object reconciled after a handover, once: Work queues every
-//     object of the shard (at [LowPriority]) once the shard's first list
-//     is stored, and every change after that. The first list's own
-//     events queue nothing: queued as well, an object Work's request
-//     had already handed to a worker would be reconciled a second time,
-//     right after the first.
+//   - Every object reconciled after a handover, once and promptly: Work
+//     queues every object of the shard once the shard's first list is
+//     stored, and every change after that. The first list's own events
+//     queue nothing: queued as well, an object Work's request had
+//     already handed to a worker would be reconciled a second time,
+//     right after the first. Work queues them at the priority of a
+//     change, not at [LowPriority] as a resync: they may have changed
+//     while no one held the shard, and they wait behind the changes
+//     queued before them, not behind every change the member's other
+//     shards bring until the queue's aging lets them through.
 //   - Deletions: an object deleted while its shard is held is reconciled
 //     (the cache no longer has it; Shards remembers whose it was until
 //     then). Dropping a shard is not a deletion and reconciles nothing.
@@ -227,8 +231,8 @@ func (s *Shards) Work(ctx context.Context, sel kube.ShardSelector) error {
 	for _, k := range keys { // deleted while the shard was syncing
 		s.q.Add(Request{Key: k})
 	}
-	for _, k := range stored {
-		s.q.AddWithOptions(Request{Key: k}, queue.AddOptions{Priority: LowPriority})
+	for _, k := range stored { // changes, maybe, made while no one held the shard
+		s.q.Add(Request{Key: k})
 	}
 	<-ctx.Done()
 	s.mu.Lock()

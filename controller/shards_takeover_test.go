@@ -124,3 +124,63 @@ func TestShardsTakeoverOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestShardsTakeoverPrompt holds a quarter of the hash space whose
+// objects change all along, enough to keep the one worker busy, then
+// takes over a second quarter: its objects, which may have changed while
+// no one held them, are queued as changes, behind the changes queued
+// before them and ahead of those after, not as a resync that waits for
+// the worker to be idle (or for the queue's aging, 5s).
+func TestShardsTakeoverPrompt(t *testing.T) {
+	for _, server := range takeoverServers {
+		t.Run(server.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				const d = 50 * time.Millisecond
+				to := newTakeover(t, server.opts, 80, 1, d)
+				to.hold(t, 0)
+				time.Sleep(time.Minute)
+				synctest.Wait()
+
+				// Every round changes each object of quarter 0: as much
+				// work as the worker does in a round.
+				own := to.byQuart[0]
+				round := time.Duration(len(own)) * d
+				stop := make(chan struct{})
+				writing := make(chan struct{})
+				go func() {
+					defer close(writing)
+					for n := 0; ; n++ {
+						for _, r := range own {
+							updateCM(t, to.srv, r.Namespace, r.Name, map[string]any{"n": fmt.Sprint(n)})
+						}
+						select {
+						case <-stop:
+							return
+						case <-time.After(round):
+						}
+					}
+				}()
+				time.Sleep(3 * round)
+				taken := time.Now()
+				to.hold(t, 1)
+				time.Sleep(time.Minute)
+				close(stop)
+				<-writing
+				synctest.Wait()
+
+				// At most a round of quarter 0's changes is queued ahead.
+				limit := time.Duration(len(own)+len(to.byQuart[1])+2) * d
+				for _, r := range to.byQuart[1] {
+					at := to.rec.times(r)
+					if len(at) != 1 {
+						t.Errorf("%s, of the quarter taken over, reconciled %d times, want 1", r, len(at))
+						continue
+					}
+					if wait := to.rec.start.Add(at[0]).Sub(taken); wait > limit {
+						t.Errorf("%s, of the quarter taken over, reconciled %v after, want within %v", r, wait, limit)
+					}
+				}
+			})
+		})
+	}
+}
