@@ -67,7 +67,9 @@ type ShardingOptions struct {
 	// LeaseDuration, RenewDeadline and RetryPeriod are the member's
 	// timings; zero means 15s, 10s and 2s (see [leader.RingOptions]). A
 	// replica that dies hands its ranges over within LeaseDuration +
-	// RetryPeriod; one that stops gracefully, within RetryPeriod plus its
+	// RetryPeriod plus seven Lease requests (the ranges the survivors
+	// then swap, plus a drain and a quarter RetryPeriod: see package
+	// leader); one that stops gracefully, within RetryPeriod plus its
 	// reconciles in flight.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Config, when set, reaches the API server that holds the Leases,
