@@ -44,7 +44,10 @@ type takeoverRing struct {
 	// recs are the reconciles of each object since reset: by whom, when.
 	recs  map[kube.Key][]takeoverRec
 	stops []context.CancelFunc
-	runs  sync.WaitGroup
+	// infs and rms are each member's informer and ring member.
+	infs map[string]*cache.Informer[kube.ConfigMap]
+	rms  map[string]*ringMember
+	runs sync.WaitGroup
 }
 
 type takeoverRec struct {
@@ -54,13 +57,32 @@ type takeoverRec struct {
 
 // start starts member id with a sharded informer and a controller.
 func (tr *takeoverRing) start(id string) *ringMember {
+	rm := tr.startMember(id)
+	tr.mu.Lock()
+	tr.rms[id] = rm
+	tr.mu.Unlock()
+	return rm
+}
+
+func (tr *takeoverRing) startMember(id string) *ringMember {
 	t := tr.t
 	return tr.ringTest.start(id, func(cfg *RingOptions) {
 		cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod = takeoverLD, takeoverRD, takeoverRP
-		inf, err := cache.NewInformer[kube.ConfigMap](cfg.Client, cache.InformerOptions{Sharded: true, SyncPeriod: -1})
+		// As the manager does: the claims waiting are shards about to be
+		// added.
+		pending := func() bool {
+			tr.mu.Lock()
+			rm := tr.rms[id]
+			tr.mu.Unlock()
+			return rm != nil && len(rm.m.Status().Claimed) > 0
+		}
+		inf, err := cache.NewInformer[kube.ConfigMap](cfg.Client, cache.InformerOptions{Sharded: true, SyncPeriod: -1, ShardsPending: pending})
 		if err != nil {
 			t.Fatal(err)
 		}
+		tr.mu.Lock()
+		tr.infs[id] = inf
+		tr.mu.Unlock()
 		shards, err := controller.NewShards(inf.ObjectInformer().(controller.ShardedInformer))
 		if err != nil {
 			t.Fatal(err)
@@ -123,9 +145,11 @@ func TestRingTakeover(t *testing.T) {
 	}
 }
 
-func ringTakeover(t *testing.T, opts kubetest.Options, objects int) {
-	ids := ringIDs(3)
-	tr := &takeoverRing{held: map[int]time.Time{}, recs: map[kube.Key][]takeoverRec{}, uids: map[kube.Key]string{}}
+// newTakeoverRing starts a server with objects ConfigMaps and the ring's
+// harness for members ids; every request takes takeoverLatency.
+func newTakeoverRing(t *testing.T, opts kubetest.Options, objects int, ids []string) *takeoverRing {
+	tr := &takeoverRing{held: map[int]time.Time{}, recs: map[kube.Key][]takeoverRec{}, uids: map[kube.Key]string{},
+		infs: map[string]*cache.Informer[kube.ConfigMap]{}, rms: map[string]*ringMember{}}
 	t.Cleanup(func() {
 		for _, stop := range tr.stops {
 			stop()
@@ -145,6 +169,12 @@ func ringTakeover(t *testing.T, opts kubetest.Options, objects int) {
 		tr.uids[cm.Key()] = string(cm.UID)
 	}
 	tr.srv.Delay(func(kubetest.RequestInfo) bool { return true }, takeoverLatency)
+	return tr
+}
+
+func ringTakeover(t *testing.T, opts kubetest.Options, objects int) {
+	ids := ringIDs(3)
+	tr := newTakeoverRing(t, opts, objects, ids)
 	var members []*ringMember
 	for _, id := range ids {
 		members = append(members, tr.start(id))
@@ -230,4 +260,42 @@ func ringTakeover(t *testing.T, opts kubetest.Options, objects int) {
 	if bound := takeoverLD + takeoverRP + 9*takeoverLatency + takeoverRP/4 + takeoverWork; sl > bound {
 		t.Errorf("the ranges the survivors swap held %v after m1's kill, want within %v", sl, bound)
 	}
+}
+
+// TestRingJoinReads starts two members on a server that ignores the
+// shard selector, then a third: the joining member reads the kind once,
+// although the ranges it is assigned reach it over several steps, as
+// their holders release them. KUBELOOP_MEASURE=1 runs it on 2,000
+// ConfigMaps instead of 600.
+func TestRingJoinReads(t *testing.T) {
+	objects := 600
+	if os.Getenv("KUBELOOP_MEASURE") != "" {
+		objects = 2000
+	}
+	synctest.Test(t, func(t *testing.T) {
+		ids := ringIDs(3)
+		tr := newTakeoverRing(t, kubetest.Options{DisableShardedListAndWatch: true}, objects, ids)
+		for _, id := range ids[:2] {
+			tr.start(id)
+		}
+		tr.waitSettled(ids[:2], time.Minute)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+
+		tr.srv.ResetCounts()
+		tr.start(ids[2])
+		tr.waitSettled(ids, time.Minute)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		tr.mu.Lock()
+		st := tr.infs[ids[2]].Stats()
+		tr.mu.Unlock()
+		received := st.Events + st.ShardDropped // no change since: every event is of a read
+		reads := float64(received) / float64(objects)
+		t.Logf("the joining member received %d objects, %.2f times the kind's %d, in %d WatchLists (%d lists)",
+			received, reads, objects, tr.srv.Count("watch", "configmaps"), tr.srv.Count("list", "configmaps"))
+		if reads > 1.1 {
+			t.Errorf("the joining member read the kind %.2f times, want once", reads)
+		}
+	})
 }

@@ -159,6 +159,12 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 	return r, err
 }
 
+// claimsWaiting reports whether the member has claimed ranges that wait
+// for their previous holders: shards about to be added to the sharded
+// informers, which, on a server that ignores the shard selector, read the
+// kind once for all of them (see cache.InformerOptions.ShardsPending).
+func (r *ring) claimsWaiting() bool { return len(r.member.Status().Claimed) > 0 }
+
 // work is the member's Work for range rg: every sharded controller holds
 // rg's shard until ctx ends. If one of them fails, the others are asked to
 // stop too, and work returns once they all have, so that the member
@@ -221,7 +227,7 @@ func (m *Manager) addSharded(name string, obj kube.Object, r LeaderElectionRunna
 	if taken { // checked before the kind is made sharded for nothing
 		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
 	}
-	if err := m.cache.ShardKind(obj); err != nil {
+	if err := m.cache.ShardKind(obj, m.ring.claimsWaiting); err != nil {
 		return fmt.Errorf("add sharded controller %q: %w", name, err)
 	}
 	if err := m.addController(name, classify(r)); err != nil {
