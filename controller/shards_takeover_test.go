@@ -150,8 +150,15 @@ func TestShardsTakeoverPrompt(t *testing.T) {
 				go func() {
 					defer close(writing)
 					for n := 0; ; n++ {
-						for _, r := range own {
-							updateCM(t, to.srv, r.Namespace, r.Name, map[string]any{"n": fmt.Sprint(n)})
+						for _, r := range own { // not updateCM: t.Fatal is for the test's goroutine
+							cur, err := to.srv.Get(configMaps, r.Namespace, r.Name)
+							if err == nil {
+								cur["data"] = map[string]any{"n": fmt.Sprint(n)}
+								_, err = to.srv.Update(configMaps, cur)
+							}
+							if err != nil {
+								t.Errorf("update %s: %v", r, err)
+							}
 						}
 						select {
 						case <-stop:
