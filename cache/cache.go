@@ -85,9 +85,9 @@ type Cache struct {
 	intern *interner
 	// declared maps each kind of opts.ByObject to its options.
 	declared map[kube.GroupVersionKind]ByObject
-	// sharded are the kinds whose informers are sharded (ShardKind);
-	// guarded by mu.
-	sharded map[kube.GroupVersionKind]bool
+	// sharded are the kinds whose informers are sharded (ShardKind),
+	// with their InformerOptions.ShardsPending; guarded by mu.
+	sharded map[kube.GroupVersionKind]func() bool
 
 	mu sync.Mutex
 	// kinds holds every informer made, by kind and Go type.
@@ -143,7 +143,7 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Cache{client: client, opts: opts, log: log, intern: newInterner(), declared: declared,
-		kinds: map[kindKey]*kind{}, sharded: map[kube.GroupVersionKind]bool{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
+		kinds: map[kindKey]*kind{}, sharded: map[kube.GroupVersionKind]func() bool{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
 }
 
 // Start starts the informers of the declared kinds, and of every kind
@@ -197,7 +197,8 @@ func (c *Cache) Start(ctx context.Context) error {
 func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type) (*kind, error) {
 	key := kindKey{gvk: gvk, typ: typ}
 	c.mu.Lock()
-	k, ph, sharded := c.kinds[key], c.phase, c.sharded[gvk]
+	k, ph := c.kinds[key], c.phase
+	pending, sharded := c.sharded[gvk]
 	c.mu.Unlock()
 	if k != nil {
 		return k, nil
@@ -220,7 +221,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		ShardSelector: ko.ShardSelector,
 		Transform:     ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
-		Logger: c.opts.Logger, Sharded: sharded}
+		Logger: c.opts.Logger, Sharded: sharded, ShardsPending: pending}
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
 	}
@@ -261,8 +262,9 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 // of the kind was made, and for a kind declared with a ShardSelector of
 // its own. Namespaces (Options.Namespaces, or the kind's own) still
 // apply: each shard is then read namespace by namespace, one watch per
-// shard and namespace (see [InformerOptions.Sharded]).
-func (c *Cache) ShardKind(obj kube.Object) error {
+// shard and namespace (see [InformerOptions.Sharded]). pending, when not
+// nil, is the informers' [InformerOptions.ShardsPending].
+func (c *Cache) ShardKind(obj kube.Object, pending func() bool) error {
 	gvk := obj.GroupVersionKind()
 	if ko, ok := c.declared[gvk]; ok && !ko.ShardSelector.Empty() {
 		return fmt.Errorf("shard kind %s: it is declared in ByObject with a ShardSelector", gvk.Kind)
@@ -274,7 +276,7 @@ func (c *Cache) ShardKind(obj kube.Object) error {
 			return fmt.Errorf("shard kind %s: an informer of the kind was made before", gvk.Kind)
 		}
 	}
-	c.sharded[gvk] = true
+	c.sharded[gvk] = pending
 	return nil
 }
 

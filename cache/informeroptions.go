@@ -58,8 +58,9 @@ type InformerOptions struct {
 	//     all its shards, keeping their objects alone (shards_fallback.go):
 	//     each event is received once, the kind is read once at the
 	//     switch, and once more for each burst of shards added
-	//     (coalesced over a quarter second of quiet, at most two seconds),
-	//     while the shards held keep being served. Memory is the shards' share; the bytes read
+	//     (coalesced over a quarter second of quiet, at most two seconds,
+	//     or five while ShardsPending announces more), while the
+	//     shards held keep being served. Memory is the shards' share; the bytes read
 	//     and decoded at start are about an unsharded informer's, and
 	//     taking ranges later costs a read of the kind, not of the ranges.
 	//
@@ -77,6 +78,15 @@ type InformerOptions struct {
 	// ranges (see package leader). Without Namespaces a shard needs one
 	// watch, but the right to list and watch the kind cluster-wide.
 	Sharded bool
+	// ShardsPending, for a sharded informer, reports whether shards are
+	// about to be added (a ring member's claims waiting for their
+	// previous holders' releases). On a server that ignores the shard
+	// selector, the informer waits while it reports true, at most five
+	// seconds, before reading the kind for the shards added, so that
+	// shards added a step or two apart cost one read (see Sharded). Nil
+	// means none is ever announced. It is called from the informer's
+	// goroutines, a few times a second at most while shards are added.
+	ShardsPending func() bool
 	// Transform is applied to every object the server sends, before it is
 	// stored or handed to a handler; it changes the object in place. See
 	// [DropManagedFields].

@@ -27,7 +27,7 @@ func TestShardKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.ShardKind(&kube.ConfigMap{}); err != nil {
+	if err := c.ShardKind(&kube.ConfigMap{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	inf, err := c.GetInformer(context.Background(), &kube.ConfigMap{})
@@ -58,10 +58,10 @@ func TestShardKind(t *testing.T) {
 	if got := len(storeState(i)); got != 3 {
 		t.Errorf("the shard of every hash holds %d ConfigMaps, want default's 3", got)
 	}
-	if err := c.ShardKind(&kube.ConfigMap{}); err == nil || !strings.Contains(err.Error(), "an informer of the kind was made before") {
+	if err := c.ShardKind(&kube.ConfigMap{}, nil); err == nil || !strings.Contains(err.Error(), "an informer of the kind was made before") {
 		t.Errorf("ShardKind after the informer was made: %v", err)
 	}
-	if err := c.ShardKind(&kube.Secret{}); err == nil || !strings.Contains(err.Error(), "declared in ByObject") {
+	if err := c.ShardKind(&kube.Secret{}, nil); err == nil || !strings.Contains(err.Error(), "declared in ByObject") {
 		t.Errorf("ShardKind of a kind declared with a ShardSelector: %v", err)
 	}
 }

@@ -34,7 +34,15 @@ import (
 //     fallbackMaxSettle after the first add), the generation is stopped
 //     and a new one started, covering every shard then held. So shards
 //     added close together (a member starting takes many ranges within
-//     seconds) cost one read of the kind between them. The new
+//     seconds) cost one read of the kind between them. The first
+//     generation, too, waits for fallbackSettle of quiet: a member's
+//     Works add the shards of one step one by one. While
+//     [InformerOptions.ShardsPending] reports shards about to be added
+//     (a ring member's claims waiting for their holders' releases, which
+//     come at the holders' own steps, up to a RetryPeriod apart), a
+//     generation waits for them too (within fallbackMaxPending): a
+//     member joining a ring takes ranges from each holder in turn, and
+//     reads the kind once for all of them. The new
 //     generation's first state replaces the covered shards' objects and
 //     the handlers hear what changed, as after any relist; the objects
 //     of shards it syncs for the first time arrive as OnAdd(obj, true).
@@ -59,14 +67,18 @@ import (
 // object's field against the covered shards' ranges (O(shards)).
 
 // Fallback timing: how long no shard change must last before a new
-// generation reads the shards added, and the longest a burst of changes
-// delays it. A ring member takes the ranges of one step within
-// milliseconds, and its steps are a RetryPeriod apart (2s by default):
-// a quarter second gathers a step's ranges and adds little to a
-// handover, which the shards' first state ends.
+// generation reads the shards added, the longest a burst of changes
+// delays it, and the longest shards announced as pending
+// ([InformerOptions.ShardsPending]) do. A ring member takes the ranges
+// of one step within milliseconds, and its steps are a RetryPeriod apart
+// (2s by default): a quarter second gathers a step's ranges and adds
+// little to a handover, which the shards' first state ends. A joining
+// member's claims wait for their holders' next steps, up to a RetryPeriod
+// and a quarter apart, plus the holders' drains.
 const (
-	fallbackSettle    = 250 * time.Millisecond
-	fallbackMaxSettle = 2 * time.Second
+	fallbackSettle     = 250 * time.Millisecond
+	fallbackMaxSettle  = 2 * time.Second
+	fallbackMaxPending = 5 * time.Second
 )
 
 // fallback is the state of a sharded informer in fallback mode. Its
@@ -177,6 +189,9 @@ func (i *informer) runFallback(ctx context.Context, fb *fallback, prior []chan s
 	for _, done := range prior {
 		<-done
 	}
+	// The shards being added now, and those announced, share the first
+	// read: a member's Works add their shards one by one.
+	settle(ctx, fb.wake, i.opts.ShardsPending)
 	for ctx.Err() == nil {
 		g := i.startGeneration(ctx, fb)
 		select {
@@ -190,7 +205,7 @@ func (i *informer) runFallback(ctx context.Context, fb *fallback, prior []chan s
 			}
 		}
 		if ctx.Err() == nil {
-			settle(ctx, fb.wake)
+			settle(ctx, fb.wake, i.opts.ShardsPending)
 		}
 		g.stop()
 	}
@@ -204,12 +219,19 @@ func (i *informer) restartDue(fb *fallback, g *generation) bool {
 	return fb.pending || (len(i.shards) == 0 && len(g.covered) > 0)
 }
 
-// settle waits until wake has been quiet for fallbackSettle, at most
-// fallbackMaxSettle, or ctx is done.
-func settle(ctx context.Context, wake <-chan struct{}) {
-	end := time.Now().Add(fallbackMaxSettle)
+// settle waits until wake has been quiet for fallbackSettle and pending
+// (when not nil) reports no shard about to be added, at most
+// fallbackMaxSettle (fallbackMaxPending while pending reports some), or
+// ctx is done.
+func settle(ctx context.Context, wake <-chan struct{}, pending func() bool) {
+	start := time.Now()
+	waiting := func() bool { return pending != nil && pending() }
 	for {
-		d := min(fallbackSettle, time.Until(end))
+		limit := fallbackMaxSettle
+		if waiting() {
+			limit = fallbackMaxPending
+		}
+		d := min(fallbackSettle, time.Until(start.Add(limit)))
 		if d <= 0 {
 			return
 		}
@@ -218,7 +240,9 @@ func settle(ctx context.Context, wake <-chan struct{}) {
 		case <-wake:
 			t.Stop()
 		case <-t.C:
-			return
+			if !waiting() {
+				return
+			}
 		case <-ctx.Done():
 			t.Stop()
 			return

@@ -28,7 +28,8 @@
 //     queued with [LowPriority], real changes with priority 0, so a
 //     change is reconciled at once even while thousands of objects of the
 //     initial list wait; the queue's aging rule keeps the backlog moving
-//     (see [Change.Priority] and package queue).
+//     (see [Change.Priority] and package queue). The objects of a shard a
+//     sharded controller takes over are changes (see [Shards]).
 //   - Synced before working: Start waits, within
 //     [Options.CacheSyncTimeout], until every source has delivered its
 //     initial state; a timeout fails Start with an error naming the kind.

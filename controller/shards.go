@@ -39,9 +39,16 @@ type ShardedInformer interface {
 //     only after the reconciles of the shard's objects in flight have
 //     returned. Requests of shards not held are dropped (forgotten, not
 //     retried): their holder reconciles them.
-//   - Every object reconciled after a handover: Work queues every object
-//     of the shard (at [LowPriority]) once the shard's first list is
-//     stored, and every change after that.
+//   - Every object reconciled after a handover, once and promptly: Work
+//     queues every object of the shard once the shard's first list is
+//     stored, and every change after that. The first list's own events
+//     queue nothing: queued as well, an object Work's request had
+//     already handed to a worker would be reconciled a second time,
+//     right after the first. Work queues them at the priority of a
+//     change, not at [LowPriority] as a resync: they may have changed
+//     while no one held the shard, and they wait behind the changes
+//     queued before them, not behind every change the member's other
+//     shards bring until the queue's aging lets them through.
 //   - Deletions: an object deleted while its shard is held is reconciled
 //     (the cache no longer has it; Shards remembers whose it was until
 //     then). Dropping a shard is not a deletion and reconciles nothing.
@@ -127,9 +134,9 @@ func (s *Shards) String() string { return fmt.Sprintf("shards of kind %s", s.inf
 func (s *Shards) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
 
 // Run implements [Source]: it queues a request for every change the
-// informer reports until ctx is done (the objects of a shard's first list
-// and resyncs at [LowPriority], as [Kind] does), remembering whose each
-// deleted object was.
+// informer reports until ctx is done (resyncs at [LowPriority], as [Kind]
+// does; not the objects of a shard's first list, which Work queues),
+// remembering whose each deleted object was.
 func (s *Shards) Run(ctx context.Context, q Queue) error {
 	select {
 	case <-s.ready:
@@ -137,7 +144,6 @@ func (s *Shards) Run(ctx context.Context, q Queue) error {
 	default:
 	}
 	s.q = q
-	close(s.ready)
 	enqueue := func(obj kube.Object, low bool) {
 		req := Request{Key: obj.GetObjectMeta().Key()}
 		if low {
@@ -148,8 +154,11 @@ func (s *Shards) Run(ctx context.Context, q Queue) error {
 	}
 	reg, err := s.inf.AddEventHandler(cache.HandlerFuncs[kube.Object]{
 		AddFunc: func(obj kube.Object, initial bool) {
-			if s.allows(Change{Type: ChangeCreate, Object: obj, InInitialList: initial}) {
-				enqueue(obj, initial)
+			// A shard's first list (and the objects stored when the
+			// handler registered) are Work's to queue, once, when the
+			// shard is held.
+			if !initial && s.allows(Change{Type: ChangeCreate, Object: obj}) {
+				enqueue(obj, false)
 			}
 		},
 		UpdateFunc: func(old, obj kube.Object, resync bool) {
@@ -174,6 +183,7 @@ func (s *Shards) Run(ctx context.Context, q Queue) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", s, err)
 	}
+	close(s.ready) // after the registration: Work's ShardKeys then holds every object stored before it
 	<-ctx.Done()
 	_ = s.inf.RemoveEventHandler(reg)
 	return nil
@@ -221,8 +231,8 @@ func (s *Shards) Work(ctx context.Context, sel kube.ShardSelector) error {
 	for _, k := range keys { // deleted while the shard was syncing
 		s.q.Add(Request{Key: k})
 	}
-	for _, k := range stored {
-		s.q.AddWithOptions(Request{Key: k}, queue.AddOptions{Priority: LowPriority})
+	for _, k := range stored { // changes, maybe, made while no one held the shard
+		s.q.Add(Request{Key: k})
 	}
 	<-ctx.Done()
 	s.mu.Lock()

@@ -86,14 +86,26 @@
 //     moment they saw it change (as the elector does), and judged against
 //     a list sent after that moment.
 //   - Every range held again after each change of membership, once the
-//     members see the same Leases: after a member dies, within
-//     LeaseDuration + RetryPeriod; after a graceful leave, within
-//     RetryPeriod plus the time its Work takes to drain (the leaver marks
-//     itself leaving, stops its Works and publishes each release as the
-//     Work returns; the others, who claimed its ranges at their next poll,
-//     poll every quarter RetryPeriod while a claim waits). A range the
-//     assignment moves between two live members waits for its holder's next
-//     poll and drain.
+//     members see the same Leases. After a member dies, its ranges within
+//     LeaseDuration + RetryPeriod plus seven Lease requests: a survivor
+//     sees the dead member's last renew within a RetryPeriod (and the
+//     renew and list of that step), and LeaseDuration after that its step
+//     renews, lists, deletes the expired Lease, writes its claim and lists
+//     again to confirm it. A range the new assignment moves between two
+//     survivors is held within that plus the drain of its old holder's
+//     Work, which publishes the release (a write and a list), and a
+//     quarter RetryPeriod, the poll of a waiting claim. After a graceful
+//     leave, within RetryPeriod plus the time its Work takes to drain (the
+//     leaver marks itself leaving, stops its Works and publishes each
+//     release as the Work returns; the others, who claimed its ranges at
+//     their next poll, poll every quarter RetryPeriod while a claim
+//     waits). A range the assignment moves between two live members waits
+//     for its holder's next poll and drain. Measured (TestRingTakeover:
+//     LeaseDuration 4s, RetryPeriod 0.5s, 10ms a request, three members,
+//     one killed): the dead member's ranges held again 3.9 to 4.4s after
+//     the kill, those the survivors swap 4.0 to 4.4s; on a loaded server
+//     the requests add their time (three processes on a kube-apiserver
+//     reading 2,000 ConfigMaps, issue 25: up to 5.6s and 6.8s).
 //   - Deterministic and stable assignment: every member computes the same
 //     owners from the same members; a join or leave moves about the
 //     newcomer's (leaver's) share of the ranges and few others; shares

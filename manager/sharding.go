@@ -67,7 +67,9 @@ type ShardingOptions struct {
 	// LeaseDuration, RenewDeadline and RetryPeriod are the member's
 	// timings; zero means 15s, 10s and 2s (see [leader.RingOptions]). A
 	// replica that dies hands its ranges over within LeaseDuration +
-	// RetryPeriod; one that stops gracefully, within RetryPeriod plus its
+	// RetryPeriod plus seven Lease requests (the ranges the survivors
+	// then swap, plus a drain and a quarter RetryPeriod: see package
+	// leader); one that stops gracefully, within RetryPeriod plus its
 	// reconciles in flight.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Config, when set, reaches the API server that holds the Leases,
@@ -157,6 +159,12 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 	return r, err
 }
 
+// claimsWaiting reports whether the member has claimed ranges that wait
+// for their previous holders: shards about to be added to the sharded
+// informers, which, on a server that ignores the shard selector, read the
+// kind once for all of them (see cache.InformerOptions.ShardsPending).
+func (r *ring) claimsWaiting() bool { return len(r.member.Status().Claimed) > 0 }
+
 // work is the member's Work for range rg: every sharded controller holds
 // rg's shard until ctx ends. If one of them fails, the others are asked to
 // stop too, and work returns once they all have, so that the member
@@ -219,7 +227,7 @@ func (m *Manager) addSharded(name string, obj kube.Object, r LeaderElectionRunna
 	if taken { // checked before the kind is made sharded for nothing
 		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
 	}
-	if err := m.cache.ShardKind(obj); err != nil {
+	if err := m.cache.ShardKind(obj, m.ring.claimsWaiting); err != nil {
 		return fmt.Errorf("add sharded controller %q: %w", name, err)
 	}
 	if err := m.addController(name, classify(r)); err != nil {

@@ -491,3 +491,42 @@ func TestShardedStrayLeaseAndTwin(t *testing.T) {
 		settled(t, []*shardMember{m0}, time.Second)
 	})
 }
+
+// TestShardedJoinReadsOnce starts two managers on a server that ignores
+// the shard selector, then a third: the joining manager's cache reads the
+// ConfigMaps once, although the ranges it is assigned reach it from each
+// holder in turn (the ring's claims waiting tell its informer to wait for
+// them).
+func TestShardedJoinReadsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const objects = 90
+		srv := kubetest.New(kubetest.Options{DisableShardedListAndWatch: true})
+		t.Cleanup(srv.Close)
+		if err := srv.Delete(configMaps, "kube-system", "kube-apiserver-legacy-service-account-token-tracking"); err != nil {
+			t.Fatal(err)
+		}
+		for i := range objects {
+			createCM(t, srv, "default", fmt.Sprint("cm", i))
+		}
+		l := newShardLedger(t)
+		var members []*shardMember
+		for _, id := range []string{"m0", "m1", "m2"} {
+			sm := newShardMember(t, srv, l, id)
+			sm.run = start(t, sm.m)
+			members = append(members, sm)
+			settled(t, members, time.Minute)
+		}
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		var received uint64
+		for _, st := range members[2].m.cache.Stats() {
+			if st.Kind.Kind == "ConfigMap" {
+				received += st.Events + st.ShardDropped // no change: every event is of a read
+			}
+		}
+		t.Logf("the joining manager received %d ConfigMaps, %.2f times the %d there are", received, float64(received)/objects, objects)
+		if received > objects+objects/10 {
+			t.Errorf("the joining manager received %d ConfigMaps, want about %d: the kind read once", received, objects)
+		}
+	})
+}
