@@ -48,6 +48,11 @@ type Options struct {
 	Compact bool
 	// Logger receives the informers' logs; nil discards them.
 	Logger *slog.Logger
+	// MaxFreshWait bounds how long a read waits for the cache to hold
+	// this process's own writes (see "Reading your own writes" in the
+	// package doc). Zero means [DefaultMaxFreshWait]; negative turns the
+	// waits off, and with them the record of writes.
+	MaxFreshWait time.Duration
 }
 
 // ByObject scopes the cache of one kind (controller-runtime's
@@ -103,6 +108,9 @@ type Cache struct {
 	// declared kinds, or failed to (startErr, set before).
 	started  chan struct{}
 	startErr error
+
+	// writes remembers the client's writes not yet seen (writes.go).
+	writes writes
 }
 
 type kindKey struct {
@@ -308,6 +316,20 @@ func (c *Cache) IndexField(ctx context.Context, obj kube.Object, field string, f
 }
 
 // informers returns the informers made so far, by kind.
+// informersOf returns the informers of kind gvk (one per Go type it is
+// read as).
+func (c *Cache) informersOf(gvk kube.GroupVersionKind) []*informer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*informer
+	for k, kd := range c.kinds {
+		if k.gvk == gvk {
+			out = append(out, kd.inf)
+		}
+	}
+	return out
+}
+
 func (c *Cache) informers() []*informer {
 	c.mu.Lock()
 	defer c.mu.Unlock()

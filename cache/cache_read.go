@@ -31,6 +31,7 @@ func (c *Cache) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
 	if err != nil {
 		return fmt.Errorf("get %s %s: %w", gvk.Kind, key, err)
 	}
+	c.awaitObject(ctx, k.inf, gvk, key)
 	stored, ok := k.inf.store.get(key)
 	if !ok {
 		return fmt.Errorf("get %s %s: %w", gvk.Kind, key, notFound(k.mapping, key.Name))
@@ -56,6 +57,7 @@ func (c *Cache) List(ctx context.Context, list kube.ObjectList, opts kube.ListOp
 	if err != nil {
 		return fmt.Errorf("list %s: %w", gvk.Kind, err)
 	}
+	c.awaitList(ctx, k.inf, gvk, opts)
 	var found []kube.Object
 	if err := k.inf.list(opts, func(obj kube.Object) { found = append(found, obj) }); err != nil {
 		return err

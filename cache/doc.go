@@ -65,8 +65,29 @@
 //     kind once for all its shards, and shards added close together cost
 //     one more read of the kind. Either way removing one drops its
 //     objects without telling handlers they were deleted (they were not).
-//   - Observable: Stats give objects, approximate bytes, requests, relists
-//     and handler queue lengths per kind, as plain values for metrics.
+//   - Reading your own writes: a [Cache] whose client reports its writes
+//     ([Cache.RecordWrite], wired to kube.ClientOptions.OnWrite; a
+//     manager does this) answers a Get or List with a state that includes
+//     every write through that client the server had answered before the
+//     read began. The read waits, bounded by its context and by
+//     [Options.MaxFreshWait] (5s by default), until the informer has read
+//     past the write's resourceVersion (an event or a bookmark) or holds
+//     the object at it; a delete is held once the object is gone or
+//     marked with a deletionTimestamp. A List waits only for the writes
+//     that may change its answer (in its namespace; by label, those whose
+//     labels as written or as cached match). Writes answered after the
+//     read began are not waited for. resourceVersions are compared as
+//     decimal integers (KEP-5504, stable since Kubernetes 1.35); where a
+//     server's are not, or a wait passes its bound, the read answers from
+//     the cache as it is, counted in [Stats].Fresh and logged once per
+//     informer, never an error. Each write is forgotten once seen, so
+//     what is remembered is bounded by the writes not yet seen; a read
+//     with nothing pending costs one atomic load more. It does not
+//     promise anything about writes of other clients or other processes:
+//     their changes arrive when the watch brings them.
+//   - Observable: Stats give objects, approximate bytes, requests, relists,
+//     the last resourceVersion read, the waits for own writes and handler
+//     queue lengths per kind, as plain values for metrics.
 //   - Owned objects: stored objects are never modified. Reads return deep
 //     copies the caller owns, except through [ReadOnly], the zero-copy
 //     path, whose objects must not be modified. Handlers get the stored

@@ -58,6 +58,11 @@ type informer struct {
 
 	// reads are the reflectors' counts and last failure.
 	reads readStats
+	// progress is how far the reflectors have read, for reads that wait
+	// for their own writes.
+	progress progress
+	// fresh counts the waits for own writes (fresh.go).
+	fresh freshStats
 
 	// shards are the shards of a sharded informer, by selector string;
 	// owner maps the key of every stored object to the shard whose
@@ -201,6 +206,8 @@ func (i *informer) reflector(ns string) *reflector {
 		stats:     &i.reads,
 		pageSize:  i.opts.PageSize,
 		watchList: !i.opts.DisableWatchList,
+		progress:  &i.progress,
+		scope:     ns,
 	}
 }
 
@@ -350,16 +357,18 @@ func (i *informer) resyncLoop(ctx context.Context) {
 func (i *informer) stats() Stats {
 	objects, bytes := i.store.size()
 	st := Stats{
-		Kind:          i.gvk,
-		Namespaces:    i.opts.Namespaces,
-		Objects:       objects,
-		Bytes:         bytes,
-		Synced:        i.HasSynced(),
-		ListRequests:  i.reads.lists.Load(),
-		WatchRequests: i.reads.watches.Load(),
-		Relists:       i.reads.relists.Load(),
-		Events:        i.reads.events.Load(),
-		ShardDropped:  i.reads.shardDropped.Load(),
+		Kind:                i.gvk,
+		Namespaces:          i.opts.Namespaces,
+		Objects:             objects,
+		Bytes:               bytes,
+		Synced:              i.HasSynced(),
+		ListRequests:        i.reads.lists.Load(),
+		WatchRequests:       i.reads.watches.Load(),
+		Relists:             i.reads.relists.Load(),
+		Events:              i.reads.events.Load(),
+		ShardDropped:        i.reads.shardDropped.Load(),
+		LastResourceVersion: i.progress.lastRead(),
+		Fresh:               i.fresh.snapshot(),
 	}
 	i.mu.Lock()
 	regs := append([]*Registration(nil), i.regs...)

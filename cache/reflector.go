@@ -120,6 +120,12 @@ type reflector struct {
 	pageSize int64
 	// watchList is cleared for good when the server refuses WatchList.
 	watchList bool
+	// progress is where the reflector reports each resourceVersion it
+	// applied, under a mark it holds while it runs (scope is its
+	// namespace, "" for all); nil reports nowhere.
+	progress *progress
+	scope    string
+	mark     *mark
 
 	// rv is the resourceVersion to resume from; empty means read the
 	// whole state again.
@@ -139,6 +145,8 @@ var errShortWatch = errors.New("watch closed at once without an event")
 
 // run reads until ctx is done.
 func (r *reflector) run(ctx context.Context) {
+	r.mark = r.progress.join(r.scope)
+	defer r.progress.leave(r.mark)
 	for {
 		err := r.step(ctx)
 		if ctx.Err() != nil {
@@ -256,7 +264,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 				r.relisting = true
 			}
 			if next == nil && ev.rv != "" {
-				r.rv = ev.rv
+				r.read(ev.rv)
 			}
 			continue
 		}
@@ -268,7 +276,7 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 			continue
 		}
 		r.sink.apply(ev.typ, ev.obj, ev.size)
-		r.rv = ev.obj.GetObjectMeta().ResourceVersion
+		r.read(ev.obj.GetObjectMeta().ResourceVersion)
 	}
 }
 
@@ -297,7 +305,8 @@ func (r *reflector) list(ctx context.Context) error {
 		}
 		if meta.Continue == "" {
 			r.sink.replace(next, !r.relisting)
-			r.rv, r.relisting = meta.ResourceVersion, true
+			r.relisting = true
+			r.read(meta.ResourceVersion)
 			return nil
 		}
 		opts.Continue = meta.Continue
@@ -322,6 +331,13 @@ func (r *reflector) page(ctx context.Context, next *state, opts kube.ListOptions
 		next.add(obj, sizes[n])
 	}
 	return meta, nil
+}
+
+// read records that the sink holds everything up to rv: the version to
+// resume from, and the reflector's progress.
+func (r *reflector) read(rv string) {
+	r.rv = rv
+	r.progress.advance(r.mark, rv)
 }
 
 // gone clears r.rv when err is a 410, so that the reflector relists, and

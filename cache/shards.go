@@ -152,6 +152,8 @@ func (i *informer) runShardLocked(sh *shard) {
 			stats:     &i.reads,
 			pageSize:  i.opts.PageSize,
 			watchList: !i.opts.DisableWatchList,
+			progress:  &i.progress,
+			scope:     ns,
 		}
 		readers.Go(func() { r.run(ctx) })
 	}

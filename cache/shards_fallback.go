@@ -284,6 +284,8 @@ func (i *informer) startGeneration(ctx context.Context, fb *fallback) *generatio
 			stats:     &i.reads,
 			pageSize:  i.opts.PageSize,
 			watchList: !i.opts.DisableWatchList,
+			progress:  &i.progress,
+			scope:     ns,
 		}
 		readers.Go(func() { r.run(ctx) })
 	}

@@ -211,6 +211,12 @@ type Stats struct {
 	// ignores the selector) and the informer dropped; 0 when the server
 	// filters.
 	ShardDropped uint64
+	// LastResourceVersion is the last resourceVersion the informer read
+	// (an event's, a bookmark's, a list's): how far it has followed the
+	// server's history.
+	LastResourceVersion string
+	// Fresh counts the reads that waited for this process's own writes.
+	Fresh FreshStats
 	// Handlers is the number of registered handlers; Queued the
 	// notifications waiting for them; PeakQueued the longest one
 	// handler's queue has been.

@@ -40,6 +40,10 @@ type Manager interface {
 	// name: names must be unique within a manager, as they label metrics
 	// and logs.
 	AddController(name string, r Runnable) error
+	// Freshness tells whether the manager's cache holds the manager's own
+	// writes: a controller with For asks it before each reconcile (unless
+	// Options.ReconcileStale).
+	Freshness
 }
 
 // Builder wires a controller to a manager: the kind it reconciles, the
@@ -212,6 +216,9 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	c, err := New(name, r, opts)
 	if err != nil {
 		return nil, fmt.Errorf("build controller: %w", err)
+	}
+	if b.forObj != nil && !opts.ReconcileStale {
+		c.stale = newStaleGate(b.mgr, b.forObj.GroupVersionKind())
 	}
 	if sharded {
 		sh.c = c

@@ -44,6 +44,14 @@ func (m *testManager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (k
 	return m.client.Mapping(ctx, gvk)
 }
 
+func (m *testManager) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
+	return m.cache.WritesSeen(gvk, key)
+}
+
+func (m *testManager) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
+	return m.cache.WaitForWrites(ctx, gvk, key)
+}
+
 func (m *testManager) AddController(name string, r Runnable) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

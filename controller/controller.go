@@ -54,6 +54,12 @@ type Options struct {
 	// leads.
 	NeedLeaderElection *bool
 
+	// ReconcileStale turns off the stale-safe reconciles of a controller a
+	// [Builder] makes (see the package doc): requests are reconciled at
+	// once even when the cache does not hold yet this process's own
+	// writes to the object or to the objects it owns.
+	ReconcileStale bool
+
 	// Logger receives the controller's logs, with the key "controller";
 	// nil discards them. Reconciles log errors at error level and their
 	// outcome at debug level, with "key" and "reconcileID".
@@ -75,6 +81,9 @@ type Controller struct {
 	log              *slog.Logger
 	q                *queue.Queue[Request]
 	m                *metrics
+	// stale, when set (by a Builder), defers the requests whose objects'
+	// writes the cache does not hold yet.
+	stale *staleGate
 
 	mu sync.Mutex
 	// phase moves from idle to running (Start) to stopped (Start's
@@ -241,6 +250,9 @@ func (c *Controller) Start(ctx context.Context) error {
 	stop()
 	c.q.ShutDown()
 	wg.Wait()
+	if c.stale != nil {
+		c.stale.wait()
+	}
 	c.log.Info("stopped")
 	if ctx.Err() != nil {
 		return nil // asked to stop, maybe while waiting for a sync: not a failure

@@ -30,6 +30,19 @@
 //     initial list wait; the queue's aging rule keeps the backlog moving
 //     (see [Change.Priority] and package queue). The objects of a shard a
 //     sharded controller takes over are changes (see [Shards]).
+//   - Stale-safe: a controller the [Builder] makes with For never
+//     reconciles an object on a cache older than this process's own
+//     writes to it, or to the objects it owns (their owner references
+//     name it), made through the manager's client. Before each reconcile
+//     it asks the manager ([Freshness]); a request whose writes the cache
+//     does not hold yet is set aside on a goroutine of its own (no worker
+//     held, no error, no backoff) and queued again once they are, or once
+//     the manager's bound (manager.Options.MaxFreshWait) passes, when it
+//     is reconciled as it would have been. So the reconcile after a
+//     reconcile that created a child or patched a status sees both.
+//     Counted in kubeloop_reconcile_deferred_stale_total;
+//     [Options.ReconcileStale] turns it off. Writes of other clients and
+//     processes are not waited for.
 //   - Synced before working: Start waits, within
 //     [Options.CacheSyncTimeout], until every source has delivered its
 //     initial state; a timeout fails Start with an error naming the kind.

@@ -19,6 +19,11 @@ func (c *Controller) work(ctx context.Context) {
 		if !ok {
 			return
 		}
+		if c.stale != nil && !c.stale.admit(ctx, req, c.q.Add) {
+			c.m.deferredStale.Add(1)
+			c.q.Done(req)
+			continue
+		}
 		c.m.active.Add(1)
 		c.handle(ctx, req)
 		c.m.active.Add(-1)

@@ -30,6 +30,8 @@ type Client struct {
 	mapper       *mapper
 	// maxObjectSize is ClientOptions.MaxObjectSize; see maxObject.
 	maxObjectSize int
+	// onWrite is ClientOptions.OnWrite; nil reports nothing.
+	onWrite func(Written)
 }
 
 // ClientOptions refine a [Client].
@@ -54,6 +56,14 @@ type ClientOptions struct {
 	// request limit; raise it for a server whose etcd has a larger
 	// --max-request-bytes.
 	MaxObjectSize int
+	// OnWrite, when set, is called after each write the server accepted
+	// (create, update, patch, apply, delete, their status forms, and each
+	// object a delete of a collection lists), with what the server
+	// answered, on the goroutine of the write and before the write
+	// returns. Dry runs are not reported. It must be quick and must not
+	// call the client. A manager sets it so that its cache can wait for
+	// its own writes.
+	OnWrite func(Written)
 }
 
 // Default client-side rate limit, as controller-runtime sets it.
@@ -90,6 +100,7 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 		fieldManager:  opts.FieldManager,
 		log:           opts.Logger,
 		maxObjectSize: opts.MaxObjectSize,
+		onWrite:       opts.OnWrite,
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)

@@ -79,6 +79,7 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
 	stampKind(obj, gvk)
+	c.wrote(gvk, obj)
 	return nil
 }
 
@@ -143,6 +144,7 @@ func (c *Client) patchAs(ctx context.Context, verb string, obj Object, patch Pat
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
 	stampKind(obj, gvk)
+	c.wrote(gvk, obj)
 	return nil
 }
 
@@ -153,7 +155,7 @@ func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) err
 	meta := obj.GetObjectMeta()
 	r, err := c.objectRequest(ctx, http.MethodDelete, gvk, meta.Key(), "")
 	if err == nil {
-		err = c.sendDelete(ctx, r, opts)
+		err = c.sendDelete(ctx, r, opts, gvk, meta.Key())
 	}
 	if err != nil {
 		return fmt.Errorf("delete %s %s: %w", gvk.Kind, describe(meta), err)
@@ -167,7 +169,7 @@ func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts Del
 	if err == nil {
 		lo := ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}
 		r := &request{method: http.MethodDelete, path: c.collectionPath(m, opts.Namespace), query: lo.query(false)}
-		err = c.sendDelete(ctx, r, opts.DeleteOptions)
+		err = c.sendDelete(ctx, r, opts.DeleteOptions, gvk, Key{})
 	}
 	if err != nil {
 		return fmt.Errorf("delete all of %s: %w", gvk.Kind, err)
@@ -175,7 +177,9 @@ func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts Del
 	return nil
 }
 
-func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions) error {
+// sendDelete sends a delete of the object at key (of a collection when
+// key's name is empty) and reports it to OnWrite.
+func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions, gvk GroupVersionKind, key Key) error {
 	body := struct {
 		TypeMeta
 		DeleteOptions
@@ -189,7 +193,7 @@ func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions)
 		return err
 	}
 	r.contentType = "application/json"
-	return c.call(ctx, r, nil)
+	return c.sendDeleteAnswer(ctx, r, gvk, key)
 }
 
 // writeQuery adds dryRun and fieldManager to a write.

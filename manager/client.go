@@ -11,10 +11,18 @@ import (
 
 // Client is the client a controller uses, as controller-runtime's
 // manager client: Get and List read from the cache (so they cost no
-// request, and see the cache's view, which may lag behind a write just
-// made), except for the kinds of Options.DisableFor, which they read from
-// the API server; writes go to the API server. It is safe for concurrent
-// use.
+// request), except for the kinds of Options.DisableFor, which they read
+// from the API server; writes go to the API server. It is safe for
+// concurrent use.
+//
+// Reads see this manager's own writes: a Get or List answers with a state
+// that includes every write made through this Client (or APIClient) that
+// the server had answered before the read began, waiting (at most
+// Options.MaxFreshWait, 5s by default) for the cache to catch up; see
+// "Reading your own writes" in package cache for what it promises and
+// what not (other clients' and other processes' writes arrive when the
+// watch brings them). Reads of a sharded kind see only the objects of the
+// ranges this replica holds.
 //
 // Objects read are the caller's: the cache hands out deep copies.
 type Client struct {

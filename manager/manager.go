@@ -103,12 +103,14 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 
 		serverTimeouts: defaultServerTimeouts(),
 	}
-	if m.api, err = m.newClient(config); err != nil {
+	// Writes through the manager's client are remembered by its cache,
+	// so that reads after them wait until the cache holds them.
+	if m.api, err = m.newClient(config, func(w kube.Written) { m.cache.RecordWrite(w) }); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	m.cache, err = cache.New(m.api, cache.Options{
 		Namespaces: opts.Namespaces, ByObject: opts.ByObject, DefaultTransform: opts.DefaultTransform,
-		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger,
+		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger, MaxFreshWait: opts.MaxFreshWait,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("new manager: ByObject: %w", err)
@@ -157,13 +159,14 @@ func (m *Manager) addWebhookServer(w Runnable) error {
 	return nil
 }
 
-// newClient makes a client of cfg whose requests are counted.
-func (m *Manager) newClient(cfg *kube.Config) (*kube.Client, error) {
+// newClient makes a client of cfg whose requests are counted, and whose
+// writes are reported to onWrite (nil for none).
+func (m *Manager) newClient(cfg *kube.Config, onWrite func(kube.Written)) (*kube.Client, error) {
 	counted, err := m.rest.instrument(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return kube.NewClient(counted, kube.ClientOptions{FieldManager: m.opts.FieldManager, Logger: m.log})
+	return kube.NewClient(counted, kube.ClientOptions{FieldManager: m.opts.FieldManager, Logger: m.log, OnWrite: onWrite})
 }
 
 // newElector makes the elector, with a client of its own (so that the
@@ -173,7 +176,7 @@ func (m *Manager) newElector(config *kube.Config) (*leader.Elector, error) {
 	if le.Config != nil {
 		config = le.Config
 	}
-	c, err := m.newClient(config)
+	c, err := m.newClient(config, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +211,20 @@ func (m *Manager) Elected() <-chan struct{} { return m.elected }
 // making it on first use; it is what the controller builder watches.
 func (m *Manager) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
 	return m.cache.GetInformer(ctx, obj)
+}
+
+// WritesSeen reports whether the cache holds this manager's writes to
+// the object of kind gvk at key and to the objects it owns; see
+// [cache.Cache.WritesSeen]. The controller builder's controllers ask it
+// before they reconcile.
+func (m *Manager) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
+	return m.cache.WritesSeen(gvk, key)
+}
+
+// WaitForWrites waits, bounded, until [Manager.WritesSeen] holds for the
+// writes made so far; see [cache.Cache.WaitForWrites].
+func (m *Manager) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
+	return m.cache.WaitForWrites(ctx, gvk, key)
 }
 
 // Mapping says where a kind lives, from discovery.

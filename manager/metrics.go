@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/queue"
@@ -119,20 +120,42 @@ func (m *Manager) collect(e *metrics.Emitter) {
 	}
 }
 
-// collectCache emits the objects and bytes the cache holds per kind
-// (summed over the Go types a kind is read as).
+// collectCache emits the objects and bytes the cache holds per kind, and
+// its reads' waits for the manager's own writes (summed over the Go types
+// a kind is read as).
 func (m *Manager) collectCache(e *metrics.Emitter) {
 	type kindKey struct{ group, version, kind string }
-	objects, bytes := map[kindKey]float64{}, map[kindKey]float64{}
+	type sums struct {
+		objects, bytes         float64
+		waited, gaveUp, opaque uint64
+		wait                   cache.Histogram
+	}
+	per := map[kindKey]*sums{}
 	for _, s := range m.cache.Stats() {
 		k := kindKey{s.Kind.Group, s.Kind.Version, s.Kind.Kind}
-		objects[k] += float64(s.Objects)
-		bytes[k] += float64(s.Bytes)
+		sum := per[k]
+		if sum == nil {
+			sum = &sums{wait: cache.Histogram{UpperBounds: s.Fresh.WaitSeconds.UpperBounds, Counts: make([]uint64, len(s.Fresh.WaitSeconds.Counts))}}
+			per[k] = sum
+		}
+		sum.objects += float64(s.Objects)
+		sum.bytes += float64(s.Bytes)
+		f := s.Fresh
+		sum.waited, sum.gaveUp, sum.opaque = sum.waited+f.Waited, sum.gaveUp+f.GaveUp, sum.opaque+f.Opaque
+		for n, c := range f.WaitSeconds.Counts {
+			sum.wait.Counts[n] += c
+		}
+		sum.wait.Count += f.WaitSeconds.Count
+		sum.wait.Sum += f.WaitSeconds.Sum
 	}
-	for k := range objects {
+	for k, sum := range per {
 		labels := []string{"group", k.group, "version", k.version, "kind", k.kind}
-		e.Gauge("kubeloop_cache_objects", "Objects held in the manager's cache, by kind.", objects[k], labels...)
-		e.Gauge("kubeloop_cache_bytes", "Approximate bytes of the objects held in the manager's cache (the size of the JSON they were decoded from), by kind.", bytes[k], labels...)
+		e.Gauge("kubeloop_cache_objects", "Objects held in the manager's cache, by kind.", sum.objects, labels...)
+		e.Gauge("kubeloop_cache_bytes", "Approximate bytes of the objects held in the manager's cache (the size of the JSON they were decoded from), by kind.", sum.bytes, labels...)
+		e.Counter("kubeloop_cache_fresh_waits_total", "Reads from the manager's cache that waited until it held the manager's own writes, by kind.", float64(sum.waited), labels...)
+		e.Histogram("kubeloop_cache_fresh_wait_seconds", "How long reads from the manager's cache waited until it held the manager's own writes, by kind.", sum.wait, labels...)
+		e.Counter("kubeloop_cache_fresh_gave_up_total", "Reads from the manager's cache that waited for the manager's own writes past the bound (Options.MaxFreshWait) and answered from the cache as it was, by kind.", float64(sum.gaveUp), labels...)
+		e.Counter("kubeloop_cache_fresh_unknown_total", "Reads from the manager's cache that could not wait for the manager's own writes because the server's resourceVersions are not decimal integers, by kind.", float64(sum.opaque), labels...)
 	}
 }
 

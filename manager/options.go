@@ -44,6 +44,12 @@ type Options struct {
 	// gets an update for every object again. Zero means
 	// [cache.DefaultSyncPeriod] (10h); negative turns resyncs off.
 	SyncPeriod time.Duration
+	// MaxFreshWait bounds how long a read through [Client], and a
+	// controller before it reconciles, waits for the cache to hold this
+	// manager's own writes (see "Reading your own writes" in package
+	// cache). Zero means [cache.DefaultMaxFreshWait] (5s); negative turns
+	// the waits off.
+	MaxFreshWait time.Duration
 	// ByObject declares kinds up front, with their own namespaces,
 	// selectors, transform and compactness (cache.ByObject.Compact).
 	// Declared kinds start with the cache and are synced before anything

@@ -136,7 +136,7 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 	if so.Config != nil {
 		config = so.Config
 	}
-	c, err := m.newClient(config)
+	c, err := m.newClient(config, nil)
 	if err != nil {
 		return nil, err
 	}

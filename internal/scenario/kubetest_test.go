@@ -5,6 +5,7 @@ package scenario_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/kubeloop/kubeloop/internal/scenario"
 	"github.com/kubeloop/kubeloop/kube"
@@ -23,5 +24,6 @@ func TestKubetest(t *testing.T) {
 		Compact: func(ctx context.Context, t *testing.T, c *kube.Client, rv string) {
 			srv.Compact()
 		},
+		LagWatches: func(least, most time.Duration) func() { return srv.LagWatches("", least, most) },
 	})
 }

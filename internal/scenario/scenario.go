@@ -30,6 +30,10 @@ type Env struct {
 	// older resourceVersions answer 410. On a real server it waits for
 	// etcd's compaction; it returns when a list at rv is refused.
 	Compact func(ctx context.Context, t *testing.T, c *kube.Client, rv string)
+	// LagWatches, when set, makes every watch deliver each event a
+	// random time in [least, most] after it happened, until undo is
+	// called (kubetest's fault; a slow proxy in front of a real server).
+	LagWatches func(least, most time.Duration) (undo func())
 	// Wait bounds how long a scenario waits for the server to act on its
 	// own (a CRD to be served, compaction): short for the fake, longer for a
 	// real server.
@@ -93,6 +97,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedRanges", testShardedRanges},
 		{"ShardedManagers", testShardedManagers},
 		{"ShardedOwned", testShardedOwned},
+		{"FreshReads", testFreshReads},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},

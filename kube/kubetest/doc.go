@@ -72,7 +72,8 @@
 //     request. Tests can run inside testing/synctest bubbles, where a
 //     one-minute bookmark takes no real time.
 //   - Fault injection: fail the next requests ([Server.FailNext]), delay
-//     them ([Server.Delay]), cut watches ([Server.CutWatches]), corrupt
+//     them ([Server.Delay]), deliver watch events late
+//     ([Server.LagWatches]), cut watches ([Server.CutWatches]), corrupt
 //     them ([Server.InjectWatchGarbage]), forget history
 //     ([Server.Compact]), end every watch in 410 Expired
 //     ([Server.ExpireWatches]), deny a user a verb ([Server.Deny]), and count

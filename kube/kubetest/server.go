@@ -74,6 +74,8 @@ type Server struct {
 	// faults, denials and counts are the test hooks of faults.go.
 	failures []*failRule
 	delays   []*delayRule
+	// lag, when set, holds back watch events (LagWatches).
+	lag *lagRule
 	// expiring counts the ExpireWatches faults in force.
 	expiring  int
 	denials   map[denial]bool

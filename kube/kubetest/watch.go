@@ -28,6 +28,9 @@ type watchItem struct {
 	// event's resourceVersion.
 	rv      uint64
 	garbage []byte
+	// due is when the item may be sent ([Server.LagWatches]); zero for
+	// at once.
+	due time.Time
 }
 
 // watcher is one open watch.
@@ -94,6 +97,7 @@ func (s *Server) offerLocked(w *watcher, e *event) {
 		s.stopWatcherLocked(w)
 		return
 	}
+	it.due = s.dueLocked(w)
 	w.queue = append(w.queue, it)
 	select {
 	case w.notify <- struct{}{}:
@@ -232,17 +236,30 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 		defer t.Stop()
 		timeout = t.C
 	}
-	// drain writes the queued items and, with bookmark, a bookmark at the
-	// current resourceVersion, which no queued event can be newer than.
+	// lagged fires when the first item held back (LagWatches) falls due.
+	lagTimer := time.NewTimer(time.Hour)
+	lagTimer.Stop()
+	defer lagTimer.Stop()
+	// drain writes the queued items that are due and, with bookmark and
+	// none held back, a bookmark at the current resourceVersion, which no
+	// queued event can be newer than.
 	drain := func(bookmark bool) bool {
 		var q []watchItem
 		var rv uint64
-		s.withLock(func() { q, w.queue, rv = w.queue, nil, s.rv })
+		var next time.Time
+		now := time.Now()
+		s.withLock(func() {
+			q, next = takeDueLocked(w, now)
+			rv = s.rv
+		})
 		for _, it := range q {
 			w.writeItem(buf, it)
 		}
-		if bookmark {
+		if bookmark && next.IsZero() {
 			w.writeBookmark(buf, rv, false)
+		}
+		if !next.IsZero() {
+			lagTimer.Reset(next.Sub(now))
 		}
 		return send()
 	}
@@ -250,6 +267,10 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 	for {
 		select {
 		case <-w.notify:
+			if !drain(false) {
+				return
+			}
+		case <-lagTimer.C:
 			if !drain(false) {
 				return
 			}

@@ -56,11 +56,13 @@ func New(t *testing.T, fieldManager string) *Harness {
 	t.Helper()
 	srv := kubetest.New(kubetest.Options{})
 	t.Cleanup(srv.Close)
-	client, err := srv.Client(kube.ClientOptions{FieldManager: fieldManager})
+	// The client's writes are remembered by the cache, as a manager's are.
+	var c *cache.Cache
+	client, err := srv.Client(kube.ClientOptions{FieldManager: fieldManager, OnWrite: func(w kube.Written) { c.RecordWrite(w) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cache.New(client, cache.Options{DefaultTransform: cache.DropManagedFields})
+	c, err = cache.New(client, cache.Options{DefaultTransform: cache.DropManagedFields})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +75,14 @@ func (h *Harness) GetInformer(ctx context.Context, obj kube.Object) (cache.Objec
 
 func (h *Harness) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
 	return h.Client.Mapping(ctx, gvk)
+}
+
+func (h *Harness) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
+	return h.Cache.WritesSeen(gvk, key)
+}
+
+func (h *Harness) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
+	return h.Cache.WaitForWrites(ctx, gvk, key)
 }
 
 func (h *Harness) AddController(name string, r controller.Runnable) error {
