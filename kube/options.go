@@ -134,10 +134,18 @@ const (
 	ApplyPatch          PatchType = "application/apply-patch+yaml"
 )
 
-// Patch is a patch document and its type.
+// Patch is a patch document and its type. A patch is either written out,
+// Patch{Type: MergePatch, Data: []byte(`{"data":{"a":"1"}}`)}, or made by
+// [MergeFrom] from the object as read, in which case Data is left empty and
+// the document is computed from the object being patched when the patch
+// is sent ([Patch.DataFor]).
 type Patch struct {
 	Type PatchType
 	Data []byte
+
+	// from is the original of a patch made by MergeFrom; nil for a patch
+	// written out.
+	from *mergeFrom
 }
 
 // ApplyOptions refine a server-side apply.
