@@ -55,7 +55,7 @@ func MergeFromWithOptions(original Object, opts ...MergeFromOption) Patch {
 		o.applyToMergeFrom(m)
 	}
 	m.original, m.err = genericJSON(original)
-	return Patch{Type: MergePatch, from: m}
+	return Patch{Type: MergePatch, data: m.dataFor}
 }
 
 // MergeFromOption refines [MergeFromWithOptions].
@@ -88,10 +88,14 @@ type mergeFrom struct {
 // made by [MergeFrom]. The clients of this module call it as they send a
 // patch; a client of your own that takes a Patch should too.
 func (p Patch) DataFor(modified Object) ([]byte, error) {
-	m := p.from
-	if m == nil {
+	if p.data == nil {
 		return p.Data, nil
 	}
+	return p.data(modified)
+}
+
+// dataFor is DataFor of a patch made by MergeFrom.
+func (m *mergeFrom) dataFor(modified Object) ([]byte, error) {
 	if m.err != nil {
 		return nil, fmt.Errorf("make merge patch: encode the original: %w", m.err)
 	}

@@ -143,9 +143,11 @@ type Patch struct {
 	Type PatchType
 	Data []byte
 
-	// from is the original of a patch made by MergeFrom; nil for a patch
-	// written out.
-	from *mergeFrom
+	// data makes the document of a patch made by MergeFrom; nil for a
+	// patch written out. It is a func, set by MergeFrom only, so that
+	// programs that never call MergeFrom do not link the diff (the linker
+	// drops what nothing reachable calls).
+	data func(modified Object) ([]byte, error)
 }
 
 // ApplyOptions refine a server-side apply.
