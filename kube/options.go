@@ -139,6 +139,12 @@ const (
 // [MergeFrom] from the object as read, in which case Data is left empty and
 // the document is computed from the object being patched when the patch
 // is sent ([Patch.DataFor]).
+//
+// controller-runtime's Patch is an interface (Type, and Data(obj)); here
+// it stays a struct, so that every Patch{Type, Data} written before
+// MergeFrom works as it did, and MergeFrom fills an unexported field
+// instead of Data. A client of your own that takes a Patch sends
+// DataFor(obj), not Data.
 type Patch struct {
 	Type PatchType
 	Data []byte
