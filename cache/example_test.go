@@ -62,8 +62,12 @@ func Example() {
 	}
 	fmt.Println("cached color:", cm.Data["color"])
 
-	cm.Data["color"] = "green" // cm is a copy: changing it is safe
-	if err := client.Update(ctx, &cm); err != nil {
+	// cm is a copy: changing it is safe. The cache may be a version
+	// behind, so write what changed as a patch (an Update of a stale copy
+	// would Conflict).
+	patch := kube.MergeFrom(&cm)
+	cm.Data["color"] = "green"
+	if err := client.Patch(ctx, &cm, patch); err != nil {
 		panic(err)
 	}
 	fmt.Println(<-changes)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -31,8 +30,9 @@ const (
 // the name; it is called once. Status changes are not written by Update
 // for kinds with a status subresource; see [CreateOrPatch].
 //
-// The update carries the resourceVersion read, so a concurrent change
-// makes it fail with a Conflict: retry with [kube.RetryOnConflict].
+// The update carries the resourceVersion read, so a concurrent change, or
+// a stale read from a cache, makes it fail with a Conflict: retry with
+// [kube.RetryOnConflict], or use [CreateOrPatch], which does not conflict.
 func CreateOrUpdate(ctx context.Context, c Client, obj kube.Object, mutate func() error) (OperationResult, error) {
 	key := obj.GetObjectMeta().Key()
 	if err := c.Get(ctx, key, obj); err != nil {
@@ -61,11 +61,13 @@ func CreateOrUpdate(ctx context.Context, c Client, obj kube.Object, mutate func(
 	return OperationUpdated, nil
 }
 
-// CreateOrPatch is [CreateOrUpdate] that writes with JSON merge patches
-// of what mutate changed, without resourceVersion, so it does not
-// conflict with concurrent changes to other fields: one patch for the
-// object without its status, then one through the status subresource if
-// the status changed. It reports which of the two it sent.
+// CreateOrPatch is [CreateOrUpdate] that writes what mutate changed as
+// [kube.MergeFrom] patches, without resourceVersion, so it does not
+// conflict with concurrent changes to other fields, however stale the
+// copy read (a cache's): one patch for the object without its status,
+// then one through the status subresource if the status changed. It
+// reports which of the two it sent. Lists mutate changes are sent whole
+// (merge patch semantics).
 func CreateOrPatch(ctx context.Context, c Client, obj kube.Object, mutate func() error) (OperationResult, error) {
 	key := obj.GetObjectMeta().Key()
 	if err := c.Get(ctx, key, obj); err != nil {
@@ -74,33 +76,25 @@ func CreateOrPatch(ctx context.Context, c Client, obj kube.Object, mutate func()
 		}
 		return create(ctx, c, key, obj, mutate)
 	}
-	before, err := toFields(obj)
-	if err != nil {
-		return OperationUnchanged, fmt.Errorf("create or patch %s: %w", key, err)
-	}
+	from := kube.MergeFrom(obj)
 	if err := mutateKeepingKey(key, obj, mutate); err != nil {
 		return OperationUnchanged, err
 	}
-	after, err := toFields(obj)
+	// Both patches are made before either is sent: a patch reads the
+	// server's answer back into obj.
+	patch, statusPatch, err := splitStatus(from, obj)
 	if err != nil {
 		return OperationUnchanged, fmt.Errorf("create or patch %s: %w", key, err)
 	}
-	// Both patches are made before either is sent: a patch reads the
-	// server's answer back into obj.
-	statusPatch := mergePatch(map[string]any{"status": before["status"]}, map[string]any{"status": after["status"]})
-	delete(before, "status")
-	delete(after, "status")
-	patch := mergePatch(before, after)
-
 	result := OperationUnchanged
 	if patch != nil {
-		if err := sendPatch(ctx, c.Patch, obj, patch); err != nil {
+		if err := c.Patch(ctx, obj, kube.Patch{Type: kube.MergePatch, Data: patch}); err != nil {
 			return OperationUnchanged, err
 		}
 		result = OperationUpdated
 	}
 	if statusPatch != nil {
-		if err := sendPatch(ctx, c.Status().Patch, obj, statusPatch); err != nil {
+		if err := c.Status().Patch(ctx, obj, kube.Patch{Type: kube.MergePatch, Data: statusPatch}); err != nil {
 			return result, err
 		}
 		if result == OperationUpdated {
@@ -110,6 +104,34 @@ func CreateOrPatch(ctx context.Context, c Client, obj kube.Object, mutate func()
 		}
 	}
 	return result, nil
+}
+
+// splitStatus returns the merge patch from makes for obj as two: the
+// object's without the status, and the status's; nil for one with no
+// change.
+func splitStatus(from kube.Patch, obj kube.Object) (patch, statusPatch []byte, err error) {
+	data, err := from.DataFor(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber() // numbers keep their digits
+	var diff map[string]any
+	if err := d.Decode(&diff); err != nil {
+		return nil, nil, fmt.Errorf("decode patch: %w", err)
+	}
+	if status, ok := diff["status"]; ok {
+		delete(diff, "status")
+		if statusPatch, err = json.Marshal(map[string]any{"status": status}); err != nil {
+			return nil, nil, fmt.Errorf("encode patch: %w", err)
+		}
+	}
+	if len(diff) > 0 {
+		if patch, err = json.Marshal(diff); err != nil {
+			return nil, nil, fmt.Errorf("encode patch: %w", err)
+		}
+	}
+	return patch, statusPatch, nil
 }
 
 func create(ctx context.Context, c Client, key kube.Key, obj kube.Object, mutate func() error) (OperationResult, error) {
@@ -131,67 +153,4 @@ func mutateKeepingKey(key kube.Key, obj kube.Object, mutate func() error) error 
 		return fmt.Errorf("mutate %s: it changed the namespace or name to %s, which it must not", key, got)
 	}
 	return nil
-}
-
-func sendPatch(ctx context.Context, send func(context.Context, kube.Object, kube.Patch) error, obj kube.Object, patch map[string]any) error {
-	data, err := json.Marshal(patch)
-	if err != nil {
-		return fmt.Errorf("encode patch of %s: %w", obj.GetObjectMeta().Key(), err)
-	}
-	return send(ctx, obj, kube.Patch{Type: kube.MergePatch, Data: data})
-}
-
-// toFields returns obj's JSON as generic values (numbers as json.Number,
-// so they compare exactly).
-func toFields(obj kube.Object) (map[string]any, error) {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encode: %w", err)
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
-	}
-	return m, nil
-}
-
-// mergePatch returns the RFC 7386 merge patch that turns before into
-// after, or nil if they are equal: changed and added fields with their
-// new value, removed ones as null, objects recursively; anything else
-// (lists included) whole.
-func mergePatch(before, after map[string]any) map[string]any {
-	var patch map[string]any
-	set := func(k string, v any) {
-		if patch == nil {
-			patch = map[string]any{}
-		}
-		patch[k] = v
-	}
-	for k, av := range after {
-		bv, ok := before[k]
-		if !ok {
-			if av != nil {
-				set(k, av)
-			}
-			continue
-		}
-		bm, bok := bv.(map[string]any)
-		am, aok := av.(map[string]any)
-		switch {
-		case bok && aok:
-			if sub := mergePatch(bm, am); sub != nil {
-				set(k, sub)
-			}
-		case !reflect.DeepEqual(bv, av):
-			set(k, av)
-		}
-	}
-	for k, bv := range before {
-		if _, ok := after[k]; !ok && bv != nil {
-			set(k, nil)
-		}
-	}
-	return patch
 }

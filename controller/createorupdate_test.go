@@ -3,7 +3,6 @@
 package controller
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -149,31 +148,25 @@ func TestCreateOrPatchKeepsConcurrentChanges(t *testing.T) {
 	if o.Labels["by"] != "someone-else" || o.Data["k"] != "2" {
 		t.Errorf("after the patch: labels %v, data %v; want both changes", o.Labels, o.Data)
 	}
-}
 
-func TestMergePatch(t *testing.T) {
-	tests := []struct{ before, after, want string }{
-		{`{"a":1}`, `{"a":1}`, `null`},
-		{`{"a":1}`, `{"a":2}`, `{"a":2}`},
-		{`{"a":1}`, `{}`, `{"a":null}`},
-		{`{}`, `{"a":{"b":1}}`, `{"a":{"b":1}}`},
-		{`{"a":{"b":1,"c":2}}`, `{"a":{"b":1,"c":3,"d":4}}`, `{"a":{"c":3,"d":4}}`},
-		{`{"a":{"b":1}}`, `{"a":{}}`, `{"a":{"b":null}}`},
-		{`{"l":[1,2]}`, `{"l":[1,3]}`, `{"l":[1,3]}`},
-		{`{"a":"x"}`, `{"a":{"b":1}}`, `{"a":{"b":1}}`},
-		{`{"a":null}`, `{}`, `null`},
+	// The same for the status: another writer's status field is kept.
+	d := &deployment{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "shared"}, Spec: map[string]any{"replicas": 1}}
+	if err := c.Create(ctx, d); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		var before, after map[string]any
-		if err := json.Unmarshal([]byte(tt.before), &before); err != nil {
+	d = &deployment{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "shared"}}
+	got, err = CreateOrPatch(ctx, c, d, func() error {
+		other := &deployment{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "shared"}}
+		if err := c.Status().Patch(ctx, other, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"status":{"replicas":1}}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal([]byte(tt.after), &after); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := json.Marshal(mergePatch(before, after))
-		if string(got) != tt.want {
-			t.Errorf("mergePatch(%s, %s) = %s, want %s", tt.before, tt.after, got, tt.want)
-		}
+		d.Status = map[string]any{"readyReplicas": 1}
+		return nil
+	})
+	if err != nil || got != OperationUpdatedStatusOnly {
+		t.Fatalf("CreateOrPatch of the status racing a change = %q, %v; want updatedStatusOnly", got, err)
+	}
+	if s := fmt.Sprint(d.Status); s != "map[readyReplicas:1 replicas:1]" {
+		t.Errorf("status after the patch = %s, want both changes", s)
 	}
 }

@@ -118,13 +118,24 @@
 //     controller-runtime's names; there is no global registry, so two
 //     managers in one process count apart, and names need to be unique
 //     only within a manager, not within the process.
+//   - [EnsureFinalizer] and [RemoveFinalizer] write (controllerutil's
+//     AddFinalizer and RemoveFinalizer only change the object): a patch
+//     with the resourceVersion read, made again on the server's copy
+//     after a Conflict, so a stale read neither fails nor drops another
+//     writer's finalizer; removing from an object already gone is no
+//     error.
 //   - The package does not import manager: the [Builder] asks for the
 //     small [Manager] interface declared here (GetInformer, Mapping,
 //     AddController).
 //
 // Usage:
 //  1. Write a [Reconciler]: read the object the [Request] names, act,
-//     return a [Result] or an error.
+//     return a [Result] or an error. The object read from a cache may be
+//     a version behind: write what you changed as a patch, so that this
+//     costs no Conflict (patch := kube.MergeFrom(&w) before the change,
+//     c.Status().Patch(ctx, &w, patch) after; see [kube.MergeFrom]), and
+//     use the helpers, which do the same: [CreateOrPatch],
+//     [EnsureFinalizer], [RemoveFinalizer].
 //  2. With a manager, build and register the controller in one chain:
 //     NewBuilder(mgr).For(&Widget{}).Owns(&kube.ConfigMap{}).Complete(r).
 //  3. Without one, make it with [New], add sources with [Controller.Watch]

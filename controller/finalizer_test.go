@@ -35,9 +35,34 @@ func TestFinalizers(t *testing.T) {
 		t.Errorf("finalizers on the server = %v, want %v", stored, want)
 	}
 
-	// A copy read before the write must not drop the finalizer.
-	if _, err := RemoveFinalizer(ctx, c, &stale, "other/keep"); !kube.IsConflict(err) {
-		t.Errorf("RemoveFinalizer with a stale object = %v, want a Conflict", err)
+	// A copy read before the write neither Conflicts nor drops the
+	// finalizer added since: it is read afresh (a {} patch) and the
+	// change made again.
+	srv.ResetCounts()
+	if got, err := RemoveFinalizer(ctx, c, &stale, "other/keep"); err != nil || !got {
+		t.Errorf("RemoveFinalizer with a stale object = %v, %v; want true, nil", got, err)
+	}
+	if n := srv.Count("patch", "configmaps"); n != 3 {
+		t.Errorf("RemoveFinalizer with a stale object sent %d patches, want 3 (refused, read afresh, sent again)", n)
+	}
+	stored = mustGet(t, srv, "f")["metadata"].(map[string]any)["finalizers"]
+	if want := []any{fin}; !slices.Equal(stored.([]any), want) {
+		t.Errorf("finalizers on the server = %v, want %v", stored, want)
+	}
+	if !slices.Equal(stale.Finalizers, []string{fin}) {
+		t.Errorf("finalizers of the stale object after = %v, want the server's %v", stale.Finalizers, []string{fin})
+	}
+	// An object named but never read is read first.
+	unread := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "f"}}
+	if got, err := EnsureFinalizer(ctx, c, unread, "other/keep"); err != nil || !got {
+		t.Errorf("EnsureFinalizer of an unread object = %v, %v; want true, nil", got, err)
+	}
+	stored = mustGet(t, srv, "f")["metadata"].(map[string]any)["finalizers"]
+	if want := []any{fin, "other/keep"}; !slices.Equal(stored.([]any), want) {
+		t.Errorf("finalizers on the server = %v, want %v", stored, want)
+	}
+	if err := c.Get(ctx, o.Key(), o); err != nil {
+		t.Fatal(err)
 	}
 
 	if err := c.Delete(ctx, o, kube.DeleteOptions{}); err != nil {
@@ -56,5 +81,14 @@ func TestFinalizers(t *testing.T) {
 	}
 	if got, err := RemoveFinalizer(ctx, c, o, fin); err != nil || got {
 		t.Errorf("RemoveFinalizer of an absent finalizer = %v, %v; want false, nil", got, err)
+	}
+	// A copy that still has the finalizer of an object gone: nothing to do.
+	gone := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "f", ResourceVersion: stale.ResourceVersion,
+		Finalizers: []string{fin}}}
+	if got, err := RemoveFinalizer(ctx, c, gone, fin); err != nil || got {
+		t.Errorf("RemoveFinalizer of an object gone = %v, %v; want false, nil", got, err)
+	}
+	if got, err := EnsureFinalizer(ctx, c, gone, "x/y"); !kube.IsNotFound(err) || got {
+		t.Errorf("EnsureFinalizer of an object gone = %v, %v; want false, NotFound", got, err)
 	}
 }

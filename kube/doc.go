@@ -13,6 +13,10 @@
 //     declare are dropped when decoding, which is what keeps caches small.
 //   - Every error the server returns as a Status body is a [*StatusError];
 //     [IsNotFound], [IsConflict] and friends look through wrapping.
+//   - [MergeFrom] makes a patch of what an object changed since it was
+//     read, sent without its resourceVersion (unless asked), so a write
+//     from a stale read does not Conflict and does not undo fields it
+//     left alone. A [Patch] literal, Patch{Type, Data}, is sent as is.
 //   - A watch is decoded event by event as the server flushes it, and a
 //     [List] or [Client.ListEach] item by item; neither is buffered whole.
 //     One object may take at most [ClientOptions.MaxObjectSize] (16 MiB by
@@ -40,5 +44,7 @@
 //     from kube/kubetest).
 //  2. Make a [Client] with [NewClient].
 //  3. Call Get, List, Create, Update, Patch, Apply, Delete and Watch with
-//     your own types, [Unstructured] or [PartialObjectMetadata].
+//     your own types, [Unstructured] or [PartialObjectMetadata]; for a
+//     read, change, write: patch := kube.MergeFrom(obj), change obj,
+//     c.Patch(ctx, obj, patch) (or c.Status().Patch).
 package kube

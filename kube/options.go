@@ -134,10 +134,26 @@ const (
 	ApplyPatch          PatchType = "application/apply-patch+yaml"
 )
 
-// Patch is a patch document and its type.
+// Patch is a patch document and its type. A patch is either written out,
+// Patch{Type: MergePatch, Data: []byte(`{"data":{"a":"1"}}`)}, or made by
+// [MergeFrom] from the object as read, in which case Data is left empty and
+// the document is computed from the object being patched when the patch
+// is sent ([Patch.DataFor]).
+//
+// controller-runtime's Patch is an interface (Type, and Data(obj)); here
+// it stays a struct, so that every Patch{Type, Data} written before
+// MergeFrom works as it did, and MergeFrom fills an unexported field
+// instead of Data. A client of your own that takes a Patch sends
+// DataFor(obj), not Data.
 type Patch struct {
 	Type PatchType
 	Data []byte
+
+	// data makes the document of a patch made by MergeFrom; nil for a
+	// patch written out. It is a func, set by MergeFrom only, so that
+	// programs that never call MergeFrom do not link the diff (the linker
+	// drops what nothing reachable calls).
+	data func(modified Object) ([]byte, error)
 }
 
 // ApplyOptions refine a server-side apply.

@@ -46,7 +46,11 @@ func (s StatusWriter) Update(ctx context.Context, obj Object) error {
 }
 
 // Patch patches obj's status and reads the result into obj (see
-// [Client.Patch]).
+// [Client.Patch]). With a patch made by [MergeFrom], only the status
+// fields obj changed are sent: c.Status().Patch(ctx, obj,
+// kube.MergeFrom(original)) does not Conflict, and does not undo
+// another writer's change to a field it left alone, however stale the
+// original.
 func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch) error {
 	return s.c.patch(ctx, "patch status of", obj, patch, "status", false)
 }
@@ -84,7 +88,9 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 }
 
 // Patch applies a patch to the object obj names and reads the result into
-// obj. Only obj's kind, namespace and name are used to address it.
+// obj. Only obj's kind, namespace and name are used to address it, but
+// for a patch made by [MergeFrom], whose document is the diff from the
+// original to obj.
 func (c *Client) Patch(ctx context.Context, obj Object, patch Patch) error {
 	return c.patch(ctx, "patch", obj, patch, "", false)
 }
@@ -128,12 +134,16 @@ func (c *Client) patchAs(ctx context.Context, verb string, obj Object, patch Pat
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	err := c.checkIdentity(gvk, meta)
+	var data []byte
+	if err == nil {
+		data, err = patch.DataFor(obj)
+	}
 	var r *request
 	if err == nil {
 		r, err = c.objectRequest(ctx, http.MethodPatch, gvk, meta.Key(), sub)
 	}
 	if err == nil {
-		r.body, r.contentType, r.accept = patch.Data, string(patch.Type), acceptFor(obj)
+		r.body, r.contentType, r.accept = data, string(patch.Type), acceptFor(obj)
 		c.writeQuery(r, manager)
 		if force {
 			r.query.Set("force", "true")

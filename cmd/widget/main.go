@@ -9,8 +9,9 @@
 //
 //   - the CRD is built from the Go type at start-up (kube/crd) and
 //     installed or updated before the controller starts (--install-crd);
-//   - the status subresource, written with Status().Update, carries a
-//     Ready condition (kube.Condition) and the observed generation;
+//   - the status subresource, written with Status().Patch and
+//     kube.MergeFrom (no Conflict on a stale read), carries a Ready
+//     condition (kube.Condition) and the observed generation;
 //   - the ConfigMap is owned (SetControllerReference, Owns): a hand edit
 //     is undone at once;
 //   - a finalizer deletes the ConfigMaps, found through a field index of

@@ -68,6 +68,7 @@ func TestRunWithKubeconfig(t *testing.T) {
 		return nil
 	})
 	p.Stop()
+	checkLogs(t, p.Logs.String())
 }
 
 func scrape(addr string) (string, error) {

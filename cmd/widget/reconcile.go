@@ -49,6 +49,9 @@ type reconciler struct {
 //  2. otherwise it gets the finalizer, then its ConfigMap is created or
 //     put back as the spec says (a hand edit is undone), and the status
 //     says Ready with the generation it was made from.
+//
+// Every write is a patch of what the reconcile changed, so a Widget read
+// from the cache a little stale, as it often is, costs no Conflict.
 func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	var w Widget
 	if err := r.client.Get(ctx, req.Key, &w); err != nil {
@@ -64,7 +67,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 		return controller.Result{}, err
 	}
 	cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: w.Namespace, Name: "widget-" + w.Name}}
-	op, err := controller.CreateOrUpdate(ctx, r.client, cm, func() error {
+	op, err := controller.CreateOrPatch(ctx, r.client, cm, func() error {
 		if cm.Labels == nil {
 			cm.Labels = map[string]string{}
 		}
@@ -88,8 +91,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 
 // writeStatus sets the Ready condition and the observed generation, and
 // writes the status if that changed it (an unchanged status costs no
-// request, so a resync of a ready Widget writes nothing).
+// request, so a resync of a ready Widget writes nothing). The write is a
+// merge patch of the fields changed (kube.MergeFrom), not an update: w
+// comes from the cache and may be a version or two behind, which an
+// update would Conflict on, for a write that changes nothing another
+// writer does. (The conditions list is sent whole: this operator is the
+// only writer of the Widget's conditions.)
 func (r *reconciler) writeStatus(ctx context.Context, w *Widget, cmName string, ready kube.Condition) error {
+	patch := kube.MergeFrom(w)
 	changed := kube.SetStatusCondition(&w.Status.Conditions, ready)
 	if w.Status.ObservedGeneration != w.Generation || w.Status.ConfigMap != cmName {
 		w.Status.ObservedGeneration, w.Status.ConfigMap, changed = w.Generation, cmName, true
@@ -97,7 +106,7 @@ func (r *reconciler) writeStatus(ctx context.Context, w *Widget, cmName string, 
 	if !changed {
 		return nil
 	}
-	if err := r.client.Status().Update(ctx, w); err != nil {
+	if err := r.client.Status().Patch(ctx, w, patch); err != nil {
 		return fmt.Errorf("write the status of widget %s: %w", w.Key(), err)
 	}
 	return nil

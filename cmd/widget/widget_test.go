@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
+	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -100,6 +103,84 @@ func TestWidgetLifecycle(t *testing.T) {
 	})
 }
 
+// The operator's writes on a cache that lags behind the server, while
+// other writers change the Widget: a label, the spec, and an admin who
+// clears the finalizers while the operator cleans up. The copies it
+// reads are stale, yet no write of its Conflicts, none undoes another
+// writer's change, and the finalizer's removal from a Widget already
+// gone is no error: [checkLogs] finds no Conflict or NotFound.
+func TestWidgetStaleReads(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newServer(t)
+		ctx := t.Context()
+		srv.LagWatches("widgets", 500*time.Millisecond, 500*time.Millisecond)
+		startReplica(t, srv)
+		time.Sleep(time.Second) // leading
+
+		w := &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}, Spec: WidgetSpec{Color: "red", Size: 2}}
+		if err := c.Create(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		label := func(v string) {
+			t.Helper()
+			patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"labels":{"team":"` + v + `"}}}`)}
+			if err := c.Patch(ctx, &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}}, patch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+		label("a") // the operator's first read, 300ms later, misses it
+		waitWidget(t, c, "created", 1, "red", "2")
+
+		for i, color := range []string{"green", "blue", "red"} {
+			setColor(t, c, color)
+			time.Sleep(100 * time.Millisecond) // the operator reads the old spec
+			label(color)
+			waitWidget(t, c, "color "+color, int64(i+2), color, "2")
+		}
+		var got Widget
+		if err := c.Get(ctx, w.Key(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Labels["team"] != "red" || !got.HasFinalizer(Finalizer) {
+			t.Errorf("Widget labels %v, finalizers %v; want the label team=red kept, and the finalizer", got.Labels, got.Finalizers)
+		}
+
+		// While the operator deletes the ConfigMap, an admin clears the
+		// finalizers: the Widget goes before the operator removes its own.
+		var cleared sync.Once
+		var didClear bool
+		srv.Delay(func(ri kubetest.RequestInfo) bool {
+			if ri.Verb == "delete" && ri.Resource == "configmaps" {
+				cleared.Do(func() {
+					didClear = true
+					patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"metadata":{"finalizers":null}}`)}
+					if err := c.Patch(context.Background(), &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}}, patch); err != nil {
+						t.Errorf("clear the finalizers: %v", err)
+					}
+				})
+			}
+			return false
+		}, 0)
+		if err := c.Delete(ctx, w, kube.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "Widget and ConfigMap deleted", func() error {
+			if err := c.Get(ctx, w.Key(), &Widget{}); !kube.IsNotFound(err) {
+				return fmt.Errorf("Widget: %v", err)
+			}
+			if err := c.Get(ctx, kube.Key{Namespace: "default", Name: "widget-w"}, &kube.ConfigMap{}); !kube.IsNotFound(err) {
+				return fmt.Errorf("ConfigMap: %v", err)
+			}
+			return nil
+		})
+		if !didClear {
+			t.Error("the operator deleted no ConfigMap: the admin never cleared the finalizers")
+		}
+		time.Sleep(5 * time.Second) // the lagging events reconciled
+	})
+}
+
 // The schema built from the Go type is what the server validates.
 func TestWidgetSchema(t *testing.T) {
 	_, c := newServer(t)
@@ -160,11 +241,17 @@ type replica struct {
 }
 
 // startReplica runs a manager with the operator's controller on srv,
-// with leader election, until stop or the end of the test.
+// with leader election, until stop or the end of the test. Its logs
+// (debug and up) go to the test's log, and are checked when the test
+// ends: a line that says Conflict, or NotFound, fails it (see
+// [checkLogs]).
 func startReplica(t *testing.T, srv *kubetest.Server) *replica {
 	t.Helper()
+	logs := &operatortest.SyncBuffer{}
+	t.Cleanup(func() { checkLogs(t, logs.String()) })
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	mgr, err := newManager(srv.Config(), operator.Flags{QPS: 1000, Burst: 1000, LeaderElect: true,
-		LeaderElectionNamespace: "default", MetricsBindAddress: "0", HealthProbeBindAddress: "0"}, slog.New(slog.DiscardHandler))
+		LeaderElectionNamespace: "default", MetricsBindAddress: "0", HealthProbeBindAddress: "0"}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,13 +263,34 @@ func startReplica(t *testing.T, srv *kubetest.Server) *replica {
 	if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), def)); err != nil {
 		t.Fatal(err)
 	}
-	if err := setup(ctx, mgr, 2, slog.New(slog.DiscardHandler)); err != nil {
+	if err := setup(ctx, mgr, 2, log); err != nil {
 		t.Fatal(err)
 	}
 	r := &replica{cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- mgr.Start(ctx) }()
 	t.Cleanup(func() { r.stop() })
 	return r
+}
+
+// checkLogs fails the test for each line the widget controller logged
+// that tells of a write refused because the copy written was stale (a
+// Conflict), or of an object missing (NotFound), such as a finalizer
+// removed from a Widget already gone: the operator reads from a cache
+// that lags, and must write so that neither happens. (Leader election's
+// lines are not the controller's: replicas racing for the Lease
+// Conflict by design.)
+func checkLogs(t *testing.T, logs string) {
+	t.Helper()
+	for line := range strings.Lines(logs) {
+		if !strings.Contains(line, "controller=widget") {
+			continue
+		}
+		for _, bad := range []string{"Conflict", "the object has been modified", "NotFound", "not found"} {
+			if strings.Contains(line, bad) {
+				t.Errorf("the operator logged %q:\n%s", bad, line)
+			}
+		}
+	}
 }
 
 func (r *replica) stop() {

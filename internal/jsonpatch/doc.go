@@ -2,8 +2,8 @@
 
 // Package jsonpatch applies and creates JSON patches on encoding/json's
 // generic values: RFC 7386 merge patches ([MergeValue], [Merge]), RFC 6902
-// JSON patches ([ApplyValue], [Apply]) and the diff that makes one
-// ([Create]).
+// JSON patches ([ApplyValue], [Apply]), and the diffs that make one
+// ([CreateMerge], [Create]).
 //
 // A generic value is what json.Unmarshal produces into an any:
 // map[string]any, []any, string, float64 or json.Number, bool and nil.
@@ -26,7 +26,9 @@
 //   - Numbers compare by value ([Equal]): float64 1, json.Number "1.0" and
 //     int 1 are equal. Numbers read from patch bytes are json.Number, so
 //     integers beyond 2^53 survive a round trip.
-//   - [ApplyValue](before, [Create](before, after)) is [Equal] to after.
+//   - [ApplyValue](before, [Create](before, after)) is [Equal] to after;
+//     [MergeValue](before, [CreateMerge](before, after)) is too, but for
+//     null members (which a merge patch treats as absent).
 //     [CreateContext] gives up when its context ends.
 //   - [Hash] agrees with [Equal], to find equal values among many in
 //     linear time.
