@@ -39,6 +39,9 @@ func (w *walker) apply(s *Schema, tg tags, t reflect.Type, p place) error {
 		}
 		s.MinItems, s.MaxItems = or(tg.minItems, s.MinItems), or(tg.maxItems, s.MaxItems)
 		s.XListType, s.XListMapKeys = tg.listType, tg.listMapKeys
+		if err := checkRange("minItems", s.MinItems, "maxItems", s.MaxItems); err != nil {
+			return errorf(p, "%v", err)
+		}
 		if err := checkListType(s, p); err != nil {
 			return err
 		}
@@ -49,6 +52,12 @@ func (w *walker) apply(s *Schema, tg tags, t reflect.Type, p place) error {
 		}
 		s.MinProperties, s.MaxProperties = or(tg.minProperties, s.MinProperties), or(tg.maxProperties, s.MaxProperties)
 		s.XMapType = tg.mapType
+		if err := checkRange("minProperties", s.MinProperties, "maxProperties", s.MaxProperties); err != nil {
+			return errorf(p, "%v", err)
+		}
+	}
+	if err := checkRules(tg.rules); err != nil {
+		return errorf(p, "%v", err)
 	}
 	s.XValidations = append(s.XValidations, tg.rules...)
 	if tg.def != nil {
@@ -115,6 +124,9 @@ func applyValue(s *Schema, tg tags, p place) error {
 			return errorf(p, "enum: %v", err)
 		}
 		s.Enum = append(s.Enum, v)
+	}
+	if err := checkValue(s, tg); err != nil {
+		return errorf(p, "%v", err)
 	}
 	return nil
 }

@@ -17,6 +17,11 @@
 //     whatever cannot be described (a recursive type, a channel, a type
 //     with its own MarshalJSON and no tag saying its shape) is refused
 //     with an error that names the Go type and the JSON path.
+//   - A tag kube-apiserver would refuse at install (a pattern that is not
+//     a regular expression, type=bogus, an empty rule), ignore (a format
+//     it does not validate) or take and then hold against every object
+//     (minimum above maximum, multipleOf=0) makes [For] fail, with an
+//     error that names the JSON path, the Go field and the tag.
 //   - Required and optional follow controller-gen, which kubebuilder users
 //     know: a field with omitempty or omitzero is optional, every other
 //     field is required; the tags optional and required say otherwise.
@@ -91,7 +96,12 @@
 //	multipleOf=N
 //	minLength=N, maxLength=N   bounds of a string's length
 //	pattern=RE                 a regular expression the string must match
-//	format=F                   date-time, byte, int32, ... (kube-openapi's formats)
+//	format=F                   a format kube-apiserver validates: of a
+//	                           string date-time, date, duration, byte,
+//	                           uuid, hostname, ipv4, cidr, email, uri,
+//	                           k8s-short-name, ... (see the error for all);
+//	                           int32, int64 of an integer; float, double
+//	                           of a number
 //	enum=a;b;c                 the allowed values, typed by the field
 //	default=V                  the value the server fills in: a string as it
 //	                           is, numbers and booleans parsed, anything else

@@ -39,10 +39,13 @@ type place struct {
 	// resource is set for the root and for embedded resources, whose
 	// apiVersion, kind and metadata the server handles itself.
 	resource bool
+	// goField names the Go struct field whose crd tag applies here, as
+	// "pkg.Type.Field", for messages; empty above the first field.
+	goField string
 }
 
-func (p place) field(name string) place {
-	return place{path: p.path + "." + name, inList: p.inList}
+func (p place) field(name, goField string) place {
+	return place{path: p.path + "." + name, inList: p.inList, goField: goField}
 }
 
 func (p place) items() place { return place{path: p.path + "[*]", inList: true} }
@@ -50,18 +53,33 @@ func (p place) items() place { return place{path: p.path + "[*]", inList: true} 
 // walkError is an error at a place in the type.
 type walkError struct {
 	path string
-	msg  string
+	// tagOf is the Go field whose crd tag is at fault ("pkg.Type.Field"),
+	// or empty when the fault is not a tag's.
+	tagOf string
+	msg   string
 }
 
 func (e *walkError) Error() string {
-	if e.path == "" {
-		return e.msg
+	msg := e.msg
+	if e.tagOf != "" {
+		msg = "crd tag of " + e.tagOf + ": " + msg
 	}
-	return e.path + ": " + e.msg
+	if e.path == "" {
+		return msg
+	}
+	return e.path + ": " + msg
 }
 
 func errorf(p place, format string, args ...any) error {
 	return &walkError{path: p.path, msg: fmt.Sprintf(format, args...)}
+}
+
+// tagError is errorf for a fault of the crd tag of the field at p.
+func tagError(p place, err error) error {
+	if we, ok := err.(*walkError); ok {
+		return &walkError{path: we.path, tagOf: p.goField, msg: we.msg}
+	}
+	return &walkError{path: p.path, tagOf: p.goField, msg: err.Error()}
 }
 
 var (
@@ -104,7 +122,7 @@ func (w *walker) fieldSchema(t reflect.Type, tg tags, asString bool, p place) (S
 		tg.listType, tg.listMapKeys = "map", []string{"type"}
 	}
 	if err := w.apply(&s, tg, t, p); err != nil {
-		return Schema{}, err
+		return Schema{}, tagError(p, err)
 	}
 	return s, nil
 }
@@ -237,7 +255,7 @@ func (w *walker) structSchema(t reflect.Type, p place) (Schema, error) {
 
 	s := Schema{Type: "object"}
 	for _, f := range jsonFields(t) {
-		fp := p.field(f.name)
+		fp := p.field(f.name, f.declared)
 		if p.resource {
 			switch f.name {
 			case "metadata":
@@ -252,7 +270,7 @@ func (w *walker) structSchema(t reflect.Type, p place) (Schema, error) {
 		}
 		tg, err := parseTags(f.tag.Get("crd"))
 		if err != nil {
-			return Schema{}, errorf(fp, "crd tag: %v", err)
+			return Schema{}, tagError(fp, err)
 		}
 		fs, err := w.fieldSchema(f.typ, tg, f.asString, fp)
 		if err != nil {
