@@ -72,6 +72,12 @@ type (
 	badBlankMessage struct {
 		I Inner `json:"i" crd:"rule='self.A != \"\"',message=' '"`
 	}
+	badMessageLines struct {
+		I Inner `json:"i" crd:"rule='self.A != \"\"',message='A\nB'"`
+	}
+	badRuleLines struct {
+		I Inner `json:"i" crd:"rule='self.A != \"\" &&\nself.A != \"x\"'"`
+	}
 	badFormat struct {
 		S string `json:"s" crd:"format=bogus"`
 	}
@@ -111,6 +117,8 @@ func TestForRefusesTagsTheServerRefuses(t *testing.T) {
 		{"empty rule", forSpec[badEmptyRule], ".spec.i: crd tag of crd.badEmptyRule.I: rule=: empty"},
 		{"blank rule", forSpec[badBlankRule], ".spec.i: crd tag of crd.badBlankRule.I: rule= : empty"},
 		{"blank message", forSpec[badBlankMessage], `.spec.i: crd tag of crd.badBlankMessage.I: message= : blank`},
+		{"message of several lines", forSpec[badMessageLines], ".spec.i: crd tag of crd.badMessageLines.I: message=A\nB: holds a line break"},
+		{"rule of several lines without a message", forSpec[badRuleLines], ".spec.i: crd tag of crd.badRuleLines.I: rule=...: a rule of several lines needs a message"},
 		{"unknown string format", forSpec[badFormat], ".spec.s: crd tag of crd.badFormat.S: format=bogus: kube-apiserver knows no such format of a string"},
 		{"string format on an integer", forSpec[badIntFormat], "crd tag of crd.badIntFormat.N: format=double: kube-apiserver knows no such format of an integer (it knows int32, int64)"},
 		{"integer format on a number", forSpec[badNumberFormat], "crd tag of crd.badNumberFormat.N: format=int64: kube-apiserver knows no such format of a number (it knows float, double)"},
