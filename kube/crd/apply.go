@@ -38,7 +38,7 @@ func (w *walker) apply(s *Schema, tg tags, t reflect.Type, p place) error {
 			return errorf(p, "minItems, maxItems and listType need an array, not %s", typeName(s))
 		}
 		s.MinItems, s.MaxItems = or(tg.minItems, s.MinItems), or(tg.maxItems, s.MaxItems)
-		s.XListType, s.XListMapKeys = tg.listType, tg.listMapKeys
+		s.XListType, s.XListMapKeys = tg.listType, slices.Clone(tg.listMapKeys)
 		if err := checkRange("minItems", s.MinItems, "maxItems", s.MaxItems); err != nil {
 			return errorf(p, "%v", err)
 		}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package crd
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// This file bounds the size of a CRD. A CRD schema has no references, so
+// each use of a struct type writes its whole schema out again: a graph of
+// shared types without recursion (A holds two B, B two C, ... eighteen
+// levels down) is a tree of 2^18 leaves, tens of megabytes of JSON that
+// the server refuses to store. The walker counts the bytes of what it
+// writes as it goes and stops once they pass what the server stores, so
+// such a type fails fast, after writing out about that much and no more.
+
+// maxCRDBytes is the most JSON of a CRD [For] returns. kube-apiserver
+// refuses a request body above 3 MiB (413), and etcd, by default, a write
+// above 1.5 MiB ("request is too large"); a CRD is stored with its
+// managedFields, which repeat the schema's field names, so a CRD whose
+// JSON passes 1.5 MiB is refused.
+const maxCRDBytes = 3 << 19 // 1.5 MiB
+
+// setProperty sets s.Properties[name] and counts the bytes of JSON it
+// adds: `"name":{"type":"T"}` and a comma, and `"properties":{}` for the
+// first. What the property's schema holds besides its type is not
+// counted, nor the items of arrays and maps, so the count is a lower
+// bound; its properties were counted when they were set.
+func (w *walker) setProperty(s *Schema, name string, prop Schema) {
+	if s.Properties == nil {
+		s.Properties = map[string]Schema{}
+		w.size += len(`,"properties":{}`)
+	} else {
+		w.size += len(",")
+	}
+	w.size += len(`"":{}`) + len(name)
+	if prop.Type != "" {
+		w.size += len(`"type":""`) + len(prop.Type)
+	}
+	s.Properties[name] = prop
+}
+
+// require adds name to s.Required and counts the bytes of JSON it adds.
+func (w *walker) require(s *Schema, name string) {
+	if len(s.Required) == 0 {
+		w.size += len(`,"required":[]`)
+	} else {
+		w.size += len(",")
+	}
+	w.size += len(`""`) + len(name)
+	s.Required = append(s.Required, name)
+}
+
+// countWritten counts one more writing out of struct type t.
+func (w *walker) countWritten(t reflect.Type) {
+	if w.written == nil {
+		w.written = map[reflect.Type]int{}
+	}
+	w.written[t]++
+}
+
+// tooLarge is the error of a schema that passed maxCRDBytes at p: it
+// names the struct types written out most often.
+func (w *walker) tooLarge(p place) error {
+	types := slices.SortedFunc(maps.Keys(w.written), func(a, b reflect.Type) int {
+		return cmp.Or(w.written[b]-w.written[a], strings.Compare(a.String(), b.String()))
+	})
+	var most []string
+	for _, t := range types[:min(3, len(types))] {
+		if w.written[t] > 1 {
+			most = append(most, fmt.Sprintf("%s %d times", t, w.written[t]))
+		}
+	}
+	msg := fmt.Sprintf("the schema passes %d bytes of JSON, more than kube-apiserver stores", maxCRDBytes)
+	if len(most) == 0 {
+		return errorf(p, "%s", msg)
+	}
+	return errorf(p, "%s: a CRD schema has no references, so each use of a struct type writes its schema out again, "+
+		`and so far it wrote out %s; tag the fields of a type used that often crd:"schemaless", or use it less`,
+		msg, strings.Join(most, ", "))
+}
