@@ -128,8 +128,9 @@
 //	schemaless                 no schema below this field; fields kept
 //	embeddedResource           the value is itself a Kubernetes object
 //	intOrString                an integer or a string (for your own types)
-//	type=T                     the JSON type, for types with their own
-//	                           MarshalJSON
+//	type=T                     the JSON type (string, integer, number,
+//	                           boolean, object), for types with their
+//	                           own MarshalJSON
 //	description=TEXT           the field's description (Go doc comments
 //	                           are not available at run time; without this
 //	                           tag descriptions are empty)
