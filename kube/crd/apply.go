@@ -66,6 +66,9 @@ func (w *walker) apply(s *Schema, tg tags, t reflect.Type, p place) error {
 			return errorf(p, "default: %v", err)
 		}
 		s.Default = v
+		if err := checkDefault(s, *tg.def); err != nil {
+			return errorf(p, "%v", err)
+		}
 	}
 	if tg.printColumn != "" {
 		if err := w.addColumn(s, tg, p); err != nil {

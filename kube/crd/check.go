@@ -3,11 +3,15 @@
 package crd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file refuses, while the Go type is at hand, the tags that
@@ -102,4 +106,64 @@ func checkRules(rules []ValidationRule) error {
 		}
 	}
 	return nil
+}
+
+// checkDefault refuses a default of a scalar that the schema's own
+// keywords refuse: kube-apiserver validates defaults against the schema
+// and refuses the CRD. (Defaults of objects and arrays are left to it.)
+func checkDefault(s *Schema, text string) error {
+	var v any
+	if err := json.Unmarshal(s.Default, &v); err != nil {
+		return fmt.Errorf("default=%s: %v", text, err)
+	}
+	switch v := v.(type) {
+	case float64:
+		if s.Minimum != nil && (v < *s.Minimum || s.ExclusiveMinimum && v == *s.Minimum) {
+			return fmt.Errorf("default=%s is below minimum=%s", text, num(*s.Minimum))
+		}
+		if s.Maximum != nil && (v > *s.Maximum || s.ExclusiveMaximum && v == *s.Maximum) {
+			return fmt.Errorf("default=%s is above maximum=%s", text, num(*s.Maximum))
+		}
+		if m := s.MultipleOf; m != nil && *m > 0 {
+			// As kube-apiserver divides: by the factor, or times its
+			// inverse when it is below 1.
+			q := v / *m
+			if *m < 1 {
+				q = 1 / *m * v
+			}
+			if q != math.Trunc(q) {
+				return fmt.Errorf("default=%s is not a multiple of multipleOf=%s", text, num(*m))
+			}
+		}
+	case string:
+		n := int64(utf8.RuneCountInString(v))
+		if s.MinLength != nil && n < *s.MinLength {
+			return fmt.Errorf("default=%s is shorter than minLength=%d", text, *s.MinLength)
+		}
+		if s.MaxLength != nil && n > *s.MaxLength {
+			return fmt.Errorf("default=%s is longer than maxLength=%d", text, *s.MaxLength)
+		}
+		if s.Pattern != "" {
+			if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(v) {
+				return fmt.Errorf("default=%s does not match pattern=%s", text, s.Pattern)
+			}
+		}
+	}
+	switch v.(type) {
+	case float64, string, bool:
+	default:
+		return nil
+	}
+	if len(s.Enum) == 0 {
+		return nil
+	}
+	var values []string
+	for _, e := range s.Enum {
+		var ev any
+		if json.Unmarshal(e, &ev) == nil && reflect.DeepEqual(ev, v) {
+			return nil
+		}
+		values = append(values, strings.Trim(string(e), `"`))
+	}
+	return fmt.Errorf("default=%s is not in enum=%s", text, strings.Join(values, ";"))
 }

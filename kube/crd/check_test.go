@@ -78,6 +78,21 @@ type (
 	badRuleLines struct {
 		I Inner `json:"i" crd:"rule='self.A != \"\" &&\nself.A != \"x\"'"`
 	}
+	badDefaultBelow struct {
+		N int32 `json:"n,omitempty" crd:"minimum=1,default=0"`
+	}
+	badDefaultMultiple struct {
+		N float64 `json:"n,omitempty" crd:"multipleOf=0.5,default=0.7"`
+	}
+	badDefaultPattern struct {
+		S string `json:"s,omitempty" crd:"pattern='^[a-z]+$',default=ABC"`
+	}
+	badDefaultLength struct {
+		S string `json:"s,omitempty" crd:"maxLength=2,default=abc"`
+	}
+	badDefaultEnum struct {
+		S string `json:"s,omitempty" crd:"enum=red;green,default=blue"`
+	}
 	badFormat struct {
 		S string `json:"s" crd:"format=bogus"`
 	}
@@ -119,6 +134,11 @@ func TestForRefusesTagsTheServerRefuses(t *testing.T) {
 		{"blank message", forSpec[badBlankMessage], `.spec.i: crd tag of crd.badBlankMessage.I: message= : blank`},
 		{"message of several lines", forSpec[badMessageLines], ".spec.i: crd tag of crd.badMessageLines.I: message=A\nB: holds a line break"},
 		{"rule of several lines without a message", forSpec[badRuleLines], ".spec.i: crd tag of crd.badRuleLines.I: rule=...: a rule of several lines needs a message"},
+		{"default below minimum", forSpec[badDefaultBelow], ".spec.n: crd tag of crd.badDefaultBelow.N: default=0 is below minimum=1"},
+		{"default not a multiple", forSpec[badDefaultMultiple], ".spec.n: crd tag of crd.badDefaultMultiple.N: default=0.7 is not a multiple of multipleOf=0.5"},
+		{"default not matching pattern", forSpec[badDefaultPattern], ".spec.s: crd tag of crd.badDefaultPattern.S: default=ABC does not match pattern=^[a-z]+$"},
+		{"default longer than maxLength", forSpec[badDefaultLength], ".spec.s: crd tag of crd.badDefaultLength.S: default=abc is longer than maxLength=2"},
+		{"default not in enum", forSpec[badDefaultEnum], ".spec.s: crd tag of crd.badDefaultEnum.S: default=blue is not in enum=red;green"},
 		{"unknown string format", forSpec[badFormat], ".spec.s: crd tag of crd.badFormat.S: format=bogus: kube-apiserver knows no such format of a string"},
 		{"string format on an integer", forSpec[badIntFormat], "crd tag of crd.badIntFormat.N: format=double: kube-apiserver knows no such format of an integer (it knows int32, int64)"},
 		{"integer format on a number", forSpec[badNumberFormat], "crd tag of crd.badNumberFormat.N: format=int64: kube-apiserver knows no such format of a number (it knows float, double)"},
@@ -135,9 +155,10 @@ func TestForRefusesTagsTheServerRefuses(t *testing.T) {
 	}
 }
 
-// Formats kube-apiserver knows, spelled as it compares them (without
-// dashes) or as OpenAPI writes them, are kept.
-type goodFormats struct {
+// Tags kube-apiserver takes are kept: formats it knows, spelled as it
+// compares them (without dashes) or as OpenAPI writes them, bounds one
+// value fits, defaults that fit (a length counts characters).
+type goodTags struct {
 	Date   string           `json:"date" crd:"format=date-time"`
 	Date2  string           `json:"date2" crd:"format=datetime"`
 	Name   string           `json:"name" crd:"format=k8s-short-name"`
@@ -146,10 +167,12 @@ type goodFormats struct {
 	Num    float64          `json:"num" crd:"format=double"`
 	Port   kube.IntOrString `json:"port" crd:"format=hostname"`
 	Bounds int              `json:"bounds" crd:"minimum=1,maximum=1,multipleOf=0.5,rule='self == 1'"`
+	Def    float64          `json:"def,omitempty" crd:"minimum=0,exclusiveMinimum,maximum=1,multipleOf=0.25,default=0.75,enum=0.5;0.75"`
+	DefS   string           `json:"defS,omitempty" crd:"minLength=2,maxLength=3,pattern='^[a-zé]+$',default=éé"`
 }
 
 func TestForKeepsTagsTheServerTakes(t *testing.T) {
-	if err := forSpec[goodFormats](); err != nil {
+	if err := forSpec[goodTags](); err != nil {
 		t.Errorf("For = %v, want no error", err)
 	}
 }

@@ -18,10 +18,12 @@
 //     with its own MarshalJSON and no tag saying its shape) is refused
 //     with an error that names the Go type and the JSON path.
 //   - A tag kube-apiserver would refuse at install (a pattern that is not
-//     a regular expression, type=bogus, an empty rule), ignore (a format
-//     it does not validate) or take and then hold against every object
-//     (minimum above maximum, multipleOf=0) makes [For] fail, with an
-//     error that names the JSON path, the Go field and the tag.
+//     a regular expression, type=bogus, an empty rule, a default of a
+//     number or string outside the field's own bounds, pattern or enum),
+//     ignore (a format it does not validate) or take and then hold
+//     against every object (minimum above maximum, multipleOf=0) makes
+//     [For] fail, with an error that names the JSON path, the Go field
+//     and the tag.
 //   - The CRD [For] returns is at most 1.5 MiB of JSON, what etcd stores
 //     by default. A CRD schema has no references, so a struct type is
 //     written out whole in each field that holds it, and types that share

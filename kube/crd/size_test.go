@@ -99,7 +99,7 @@ func TestForRefusesTooLarge(t *testing.T) {
 // too large), and that they are all of it for a schema of objects and
 // strings (so the walk stops soon after the bound).
 func TestSizeIsALowerBound(t *testing.T) {
-	for _, typ := range []reflect.Type{reflect.TypeFor[fan8](), reflect.TypeFor[Gadget](), reflect.TypeFor[goodFormats](),
+	for _, typ := range []reflect.Type{reflect.TypeFor[fan8](), reflect.TypeFor[Gadget](), reflect.TypeFor[goodTags](),
 		reflect.TypeFor[Outer](), reflect.TypeFor[kube.ConfigMap]()} {
 		w := &walker{}
 		s, err := w.structSchema(typ, place{})
