@@ -126,12 +126,13 @@ func checkDefault(s *Schema, text string) error {
 		}
 		if m := s.MultipleOf; m != nil && *m > 0 {
 			// As kube-apiserver divides: by the factor, or times its
-			// inverse when it is below 1.
+			// inverse when it is below 1; and as it, a quotient within a
+			// billionth of a whole number is whole (0.7 of 0.1).
 			q := v / *m
 			if *m < 1 {
 				q = 1 / *m * v
 			}
-			if q != math.Trunc(q) {
+			if math.Abs(q-math.Round(q)) > 1e-9*math.Abs(q) {
 				return fmt.Errorf("default=%s is not a multiple of multipleOf=%s", text, num(*m))
 			}
 		}

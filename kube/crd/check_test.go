@@ -169,6 +169,7 @@ type goodTags struct {
 	Bounds int              `json:"bounds" crd:"minimum=1,maximum=1,multipleOf=0.5,rule='self == 1'"`
 	Def    float64          `json:"def,omitempty" crd:"minimum=0,exclusiveMinimum,maximum=1,multipleOf=0.25,default=0.75,enum=0.5;0.75"`
 	DefS   string           `json:"defS,omitempty" crd:"minLength=2,maxLength=3,pattern='^[a-zé]+$',default=éé"`
+	Tenths float64          `json:"tenths,omitempty" crd:"multipleOf=0.01,default=0.07"`
 }
 
 func TestForKeepsTagsTheServerTakes(t *testing.T) {
