@@ -27,10 +27,11 @@ import (
 const maxCRDBytes = 3 << 19 // 1.5 MiB
 
 // setProperty sets s.Properties[name] and counts the bytes of JSON it
-// adds: `"name":{"type":"T"}` and a comma, and `"properties":{}` for the
-// first. What the property's schema holds besides its type is not
-// counted, nor the items of arrays and maps, so the count is a lower
-// bound; its properties were counted when they were set.
+// adds: `"name":{"type":"T"}` with its format, description and pattern,
+// a comma, and `"properties":{}` for the first. The rest of the
+// property's schema is not counted, nor the items of arrays and maps, so
+// the count is a lower bound; its properties were counted when they were
+// set.
 func (w *walker) setProperty(s *Schema, name string, prop Schema) {
 	if s.Properties == nil {
 		s.Properties = map[string]Schema{}
@@ -39,9 +40,17 @@ func (w *walker) setProperty(s *Schema, name string, prop Schema) {
 		w.size += len(",")
 	}
 	w.size += len(`"":{}`) + len(name)
-	if prop.Type != "" {
-		w.size += len(`"type":""`) + len(prop.Type)
+	own := 0
+	for _, kv := range [...]struct{ key, v string }{{`"type":""`, prop.Type}, {`"format":""`, prop.Format},
+		{`"description":""`, prop.Description}, {`"pattern":""`, prop.Pattern}} {
+		if kv.v != "" {
+			if own > 0 {
+				own += len(",")
+			}
+			own += len(kv.key) + len(kv.v)
+		}
 	}
+	w.size += own
 	s.Properties[name] = prop
 }
 
