@@ -31,9 +31,9 @@
 //     levels of two fields). For counts the bytes it writes and stops
 //     once they pass 1.5 MiB, having written about that much and no
 //     more (25 MB allocated, 0.2-0.3 s), with an error that names the
-//     types written out most. The server may refuse a smaller CRD: it
-//     stores it with managedFields, which repeat each field of the
-//     schema.
+//     types written out most. The server stores a CRD as JSON, with
+//     about 1.5 kB of its own, so one within that of the bound may still
+//     be refused ("etcdserver: request is too large").
 //   - Required and optional follow controller-gen, which kubebuilder users
 //     know: a field with omitempty or omitzero is optional, every other
 //     field is required; the tags optional and required say otherwise.
