@@ -38,7 +38,10 @@ func (w *walker) apply(s *Schema, tg tags, t reflect.Type, p place) error {
 			return errorf(p, "minItems, maxItems and listType need an array, not %s", typeName(s))
 		}
 		s.MinItems, s.MaxItems = or(tg.minItems, s.MinItems), or(tg.maxItems, s.MaxItems)
-		s.XListType, s.XListMapKeys = tg.listType, tg.listMapKeys
+		s.XListType, s.XListMapKeys = tg.listType, slices.Clone(tg.listMapKeys)
+		if err := checkRange("minItems", s.MinItems, "maxItems", s.MaxItems); err != nil {
+			return errorf(p, "%v", err)
+		}
 		if err := checkListType(s, p); err != nil {
 			return err
 		}
@@ -49,6 +52,12 @@ func (w *walker) apply(s *Schema, tg tags, t reflect.Type, p place) error {
 		}
 		s.MinProperties, s.MaxProperties = or(tg.minProperties, s.MinProperties), or(tg.maxProperties, s.MaxProperties)
 		s.XMapType = tg.mapType
+		if err := checkRange("minProperties", s.MinProperties, "maxProperties", s.MaxProperties); err != nil {
+			return errorf(p, "%v", err)
+		}
+	}
+	if err := checkRules(tg.rules); err != nil {
+		return errorf(p, "%v", err)
 	}
 	s.XValidations = append(s.XValidations, tg.rules...)
 	if tg.def != nil {
@@ -57,6 +66,9 @@ func (w *walker) apply(s *Schema, tg tags, t reflect.Type, p place) error {
 			return errorf(p, "default: %v", err)
 		}
 		s.Default = v
+		if err := checkDefault(s, *tg.def); err != nil {
+			return errorf(p, "%v", err)
+		}
 	}
 	if tg.printColumn != "" {
 		if err := w.addColumn(s, tg, p); err != nil {
@@ -115,6 +127,9 @@ func applyValue(s *Schema, tg tags, p place) error {
 			return errorf(p, "enum: %v", err)
 		}
 		s.Enum = append(s.Enum, v)
+	}
+	if err := checkValue(s, tg); err != nil {
+		return errorf(p, "%v", err)
 	}
 	return nil
 }

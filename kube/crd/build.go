@@ -3,6 +3,7 @@
 package crd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -104,6 +105,13 @@ func For(obj kube.Object, opts Options) (*CustomResourceDefinition, error) {
 		Spec:       Spec{Group: gvk.Group, Names: names, Scope: scope, Versions: []Version{v}},
 	}
 	c.SetGroupVersionKind(c.GroupVersionKind())
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("crd: encode the CRD of %s: %w", t.Elem(), err)
+	}
+	if len(b) > maxCRDBytes {
+		return nil, fmt.Errorf("crd: the CRD of %s is %d bytes of JSON, more than the %d kube-apiserver stores", t.Elem(), len(b), maxCRDBytes)
+	}
 	return c, nil
 }
 

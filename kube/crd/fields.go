@@ -12,6 +12,7 @@ import (
 // on the wire, where it sits (through embedded structs), and its options.
 type jsonField struct {
 	name      string
+	declared  string // the Go field, "pkg.Type.Field" of the struct that declares it
 	index     []int
 	typ       reflect.Type
 	tag       reflect.StructTag
@@ -68,7 +69,7 @@ func jsonFields(t reflect.Type) []jsonField {
 					next = append(next, level{typ: ft, index: index})
 					continue
 				}
-				f := jsonField{name: name, index: index, typ: sf.Type, tag: sf.Tag, tagged: name != ""}
+				f := jsonField{name: name, declared: lv.typ.String() + "." + sf.Name, index: index, typ: sf.Type, tag: sf.Tag, tagged: name != ""}
 				if f.name == "" {
 					f.name = sf.Name
 				}

@@ -108,7 +108,7 @@ func (t *tags) keys() []struct {
 	oneOf := func(dst *string, key string, allowed ...string) func(string) error {
 		return func(v string) error {
 			if !contains(allowed, v) {
-				return fmt.Errorf("%s=%s: want %s", key, v, strings.Join(allowed, " or "))
+				return fmt.Errorf("%s=%s: want %s", key, v, orList(allowed))
 			}
 			*dst = v
 			return nil
@@ -131,7 +131,14 @@ func (t *tags) keys() []struct {
 		{"mapType", oneOf(&t.mapType, "mapType", "atomic", "granular")},
 		{"preserveUnknownFields", &t.preserve}, {"schemaless", &t.schemaless},
 		{"embeddedResource", &t.embedded}, {"intOrString", &t.intOrString},
-		{"type", &t.typ}, {"description", &t.description},
+		{"type", func(v string) error {
+			if v == "array" {
+				return errors.New("type=array: an array needs items, which a tag cannot give (kube-apiserver refuses an array without them): " +
+					"declare the field as a Go slice, or leave type out with schemaless")
+			}
+			return oneOf(&t.typ, "type", "string", "integer", "number", "boolean", "object")(v)
+		}},
+		{"description", &t.description},
 		{"rule", func(v string) error { t.rules = append(t.rules, ValidationRule{Rule: v}); return nil }},
 		{"message", func(v string) error {
 			if len(t.rules) == 0 {
@@ -149,7 +156,9 @@ func (t *tags) keys() []struct {
 			t.printColumnPriority = int32(p)
 			return nil
 		}},
-		{"printColumnFormat", &t.printColumnFormat}, {"printColumnDescription", &t.printColumnDetail},
+		// The formats kube-apiserver takes for a column.
+		{"printColumnFormat", oneOf(&t.printColumnFormat, "printColumnFormat", "int32", "int64", "float", "double", "byte", "date", "date-time", "password")},
+		{"printColumnDescription", &t.printColumnDetail},
 		{"selectableField", &t.selectable},
 	}
 }
@@ -186,6 +195,14 @@ func (t *tags) set(key, val string, hasVal bool) error {
 		names[i] = k.name
 	}
 	return fmt.Errorf("unknown key %q; known: %s", key, strings.Join(names, ", "))
+}
+
+// orList writes items as "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 func parseFloat(key, val string) (*float64, error) {

@@ -23,9 +23,42 @@ import (
 type walker struct {
 	// building holds the struct types on the way down from the root, to
 	// refuse recursive types (a CRD schema has no references).
-	building   []reflect.Type
+	building []reflect.Type
+	// fields holds each struct type's JSON fields with their crd tags
+	// parsed, read once however many times the type is used.
+	fields map[reflect.Type][]taggedField
+	// size is a lower bound of the bytes of JSON of the schema built so
+	// far: the walk stops once it passes maxCRDBytes (see size.go).
+	size int
+	// written counts the times each struct type was written out, to name
+	// the types that make a schema too large.
+	written    map[reflect.Type]int
 	columns    []PrinterColumn
 	selectable []SelectableField
+}
+
+// taggedField is a JSON field of a struct and its parsed crd tag.
+type taggedField struct {
+	jsonField
+	tags tags
+	err  error // from parsing the tag
+}
+
+// structFields returns t's JSON fields and their tags, read once per walk.
+func (w *walker) structFields(t reflect.Type) []taggedField {
+	if fs, ok := w.fields[t]; ok {
+		return fs
+	}
+	var fs []taggedField
+	for _, f := range jsonFields(t) {
+		tg, err := parseTags(f.tag.Get("crd"))
+		fs = append(fs, taggedField{jsonField: f, tags: tg, err: err})
+	}
+	if w.fields == nil {
+		w.fields = map[reflect.Type][]taggedField{}
+	}
+	w.fields[t] = fs
+	return fs
 }
 
 // place is where a schema sits in the object.
@@ -39,10 +72,13 @@ type place struct {
 	// resource is set for the root and for embedded resources, whose
 	// apiVersion, kind and metadata the server handles itself.
 	resource bool
+	// goField names the Go struct field whose crd tag applies here, as
+	// "pkg.Type.Field", for messages; empty above the first field.
+	goField string
 }
 
-func (p place) field(name string) place {
-	return place{path: p.path + "." + name, inList: p.inList}
+func (p place) field(name, goField string) place {
+	return place{path: p.path + "." + name, inList: p.inList, goField: goField}
 }
 
 func (p place) items() place { return place{path: p.path + "[*]", inList: true} }
@@ -50,18 +86,33 @@ func (p place) items() place { return place{path: p.path + "[*]", inList: true} 
 // walkError is an error at a place in the type.
 type walkError struct {
 	path string
-	msg  string
+	// tagOf is the Go field whose crd tag is at fault ("pkg.Type.Field"),
+	// or empty when the fault is not a tag's.
+	tagOf string
+	msg   string
 }
 
 func (e *walkError) Error() string {
-	if e.path == "" {
-		return e.msg
+	msg := e.msg
+	if e.tagOf != "" {
+		msg = "crd tag of " + e.tagOf + ": " + msg
 	}
-	return e.path + ": " + e.msg
+	if e.path == "" {
+		return msg
+	}
+	return e.path + ": " + msg
 }
 
 func errorf(p place, format string, args ...any) error {
 	return &walkError{path: p.path, msg: fmt.Sprintf(format, args...)}
+}
+
+// tagError is errorf for a fault of the crd tag of the field at p.
+func tagError(p place, err error) error {
+	if we, ok := err.(*walkError); ok {
+		return &walkError{path: we.path, tagOf: p.goField, msg: we.msg}
+	}
+	return &walkError{path: p.path, tagOf: p.goField, msg: err.Error()}
 }
 
 var (
@@ -104,7 +155,7 @@ func (w *walker) fieldSchema(t reflect.Type, tg tags, asString bool, p place) (S
 		tg.listType, tg.listMapKeys = "map", []string{"type"}
 	}
 	if err := w.apply(&s, tg, t, p); err != nil {
-		return Schema{}, err
+		return Schema{}, tagError(p, err)
 	}
 	return s, nil
 }
@@ -234,49 +285,45 @@ func (w *walker) structSchema(t reflect.Type, p place) (Schema, error) {
 	}
 	w.building = append(w.building, t)
 	defer func() { w.building = w.building[:len(w.building)-1] }()
+	w.countWritten(t)
 
 	s := Schema{Type: "object"}
-	for _, f := range jsonFields(t) {
-		fp := p.field(f.name)
+	for _, f := range w.structFields(t) {
+		fp := p.field(f.name, f.declared)
 		if p.resource {
 			switch f.name {
 			case "metadata":
 				// The server validates and prunes metadata itself and
 				// allows nothing else in its schema here.
-				setProperty(&s, f.name, Schema{Type: "object"})
+				w.setProperty(&s, f.name, Schema{Type: "object"})
 				continue
 			case "apiVersion", "kind":
-				setProperty(&s, f.name, Schema{Type: "string"})
+				w.setProperty(&s, f.name, Schema{Type: "string"})
 				continue
 			}
 		}
-		tg, err := parseTags(f.tag.Get("crd"))
-		if err != nil {
-			return Schema{}, errorf(fp, "crd tag: %v", err)
+		if f.err != nil {
+			return Schema{}, tagError(fp, f.err)
 		}
-		fs, err := w.fieldSchema(f.typ, tg, f.asString, fp)
+		fs, err := w.fieldSchema(f.typ, f.tags, f.asString, fp)
 		if err != nil {
 			return Schema{}, err
 		}
-		setProperty(&s, f.name, fs)
-		if tg.required || !f.omitEmpty && !tg.optional {
-			s.Required = append(s.Required, f.name)
+		w.setProperty(&s, f.name, fs)
+		if f.tags.required || !f.omitEmpty && !f.tags.optional {
+			w.require(&s, f.name)
+		}
+		if w.size > maxCRDBytes {
+			return Schema{}, w.tooLarge(fp)
 		}
 	}
 	if p.resource {
 		// Every object has these, whether the Go type declares them or not.
 		for name, typ := range map[string]string{"apiVersion": "string", "kind": "string", "metadata": "object"} {
 			if _, ok := s.Properties[name]; !ok {
-				setProperty(&s, name, Schema{Type: typ})
+				w.setProperty(&s, name, Schema{Type: typ})
 			}
 		}
 	}
 	return s, nil
-}
-
-func setProperty(s *Schema, name string, prop Schema) {
-	if s.Properties == nil {
-		s.Properties = map[string]Schema{}
-	}
-	s.Properties[name] = prop
 }

@@ -233,7 +233,7 @@ func TestSchemaErrors(t *testing.T) {
 				N int `json:"n" crd:"printColumn=N"`
 			}
 			return schemaOf[[]row](t, "")
-		}, ".f[*].n: printColumn cannot point into a list or map"},
+		}, ".f[*].n: crd tag of crd.row.N: printColumn cannot point into a list or map"},
 		{"column of an object", func(t *testing.T) (string, error) { return schemaOf[Inner](t, "printColumn=X") },
 			".f: printColumn needs a value kubectl can print"},
 	} {
