@@ -21,10 +21,12 @@ import (
 )
 
 // fuzzDo serves one request and checks the form every answer has: never
-// a 5xx but the three the real server answers (504 for a resourceVersion
-// not reached yet, 500 for an apply configuration its schema cannot type
-// and for a strategic merge patch its merge refuses), always JSON, and a
-// failure is a Status with the same code. It returns the code and body.
+// a 5xx but those the real server answers (504 for a resourceVersion not
+// reached yet; 500 for a get or watch whose resourceVersion is not a
+// number, for an apply configuration its schema cannot type, for a
+// strategic merge patch its merge refuses and for a malformed
+// shardSelector), always JSON, and a failure is a Status with the same
+// code. It returns the code and body.
 func fuzzDo(t *testing.T, s *kubetest.Server, ctx context.Context, method, target, contentType string, body []byte) (int, []byte) {
 	t.Helper()
 	path, query, _ := strings.Cut(target, "?")
@@ -37,10 +39,12 @@ func fuzzDo(t *testing.T, s *kubetest.Server, ctx context.Context, method, targe
 	s.ServeHTTP(rec, req)
 	out := rec.Body.Bytes()
 	// The 5xx the real server answers a request with: 504 for a
-	// resourceVersion it has not reached, 500 for an apply configuration
-	// that does not fit the kind's schema, and 500 for a malformed
-	// shardSelector.
+	// resourceVersion it has not reached, 500 for one that is not a
+	// number on a get or watch (its storage's error), 500 for an apply
+	// configuration that does not fit the kind's schema, and 500 for a
+	// malformed shardSelector.
 	tooLarge := rec.Code == 504 && bytes.Contains(out, []byte(`"reason":"ResourceVersionTooLarge"`))
+	badRV := rec.Code == 500 && method == http.MethodGet && bytes.Contains(out, []byte(`"message":"resourceVersion: Invalid value: `))
 	untyped := rec.Code == 500 && contentType == "application/apply-patch+yaml" &&
 		bytes.Contains(out, []byte(`"message":"failed to create typed patch object (`))
 	// A strategic merge the real server's merge refuses: 500 without a
@@ -48,7 +52,7 @@ func fuzzDo(t *testing.T, s *kubetest.Server, ctx context.Context, method, targe
 	unmerged := rec.Code == 500 && contentType == "application/strategic-merge-patch+json" &&
 		!bytes.Contains(out, []byte(`"reason"`))
 	badShard := rec.Code == 500 && bytes.Contains(out, []byte(`"message":"invalid shard selector: `))
-	if rec.Code >= 500 && !tooLarge && !untyped && !unmerged && !badShard {
+	if rec.Code >= 500 && !tooLarge && !badRV && !untyped && !unmerged && !badShard {
 		t.Fatalf("%s %s %q: %d %s", method, target, body, rec.Code, out)
 	}
 	if rec.Code >= 400 {
