@@ -11,6 +11,22 @@ import (
 	"unicode/utf8"
 )
 
+// statusCaptures are the real server's failed answers; FuzzStatusError's
+// seeds hold the short ones, TestStatusErrorCaptures checks all.
+var statusCaptures = []string{"07-create-conflict-exists.txt", "08-get-notfound.txt", "13-update-stale-rv.txt",
+	"14-invalid-name.txt", "17-json-patch-test-fails.txt", "25-unauthorized.txt", "27-list-exact-compacted.txt"}
+
+// TestStatusErrorCaptures runs FuzzStatusError's checks on the real
+// server's answers whole.
+func TestStatusErrorCaptures(t *testing.T) {
+	for _, name := range statusCaptures {
+		t.Run(name, func(t *testing.T) {
+			c := readCapture(t, name)
+			checkStatusError(t, uint16(c.code), c.body, c.header.Get("Retry-After"))
+		})
+	}
+}
+
 // FuzzStatusError decodes a failed response (any code from 400 on, any
 // body, any Retry-After header) as the client does and checks the error:
 // it has a code, its text is bounded by the body and valid UTF-8 when the
@@ -18,16 +34,20 @@ import (
 // the Is functions agree with its reason and code as client-go's do (the
 // reason decides when the client knows it, the code otherwise), so that
 // at most one of them holds, through wrapping too.
+//
+// The seeds are short (see FuzzListEach): the captures of up to 400 bytes
+// and one of 14-invalid-name.txt cut down.
 func FuzzStatusError(f *testing.F) {
-	for _, name := range []string{"07-create-conflict-exists.txt", "08-get-notfound.txt", "13-update-stale-rv.txt",
-		"14-invalid-name.txt", "17-json-patch-test-fails.txt", "25-unauthorized.txt", "27-list-exact-compacted.txt"} {
-		c := readCapture(f, name)
-		f.Add(uint16(c.code), c.body, c.header.Get("Retry-After"))
+	for _, name := range statusCaptures {
+		if c := readCapture(f, name); len(c.body) <= 400 {
+			f.Add(uint16(c.code), c.body, c.header.Get("Retry-After"))
+		}
 	}
 	for _, s := range []struct {
 		code       uint16
 		body, wait string
 	}{
+		{422, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value","reason":"Invalid","details":{"name":"Bad_Name","kind":"ConfigMap","causes":[{"reason":"FieldValueInvalid","message":"Invalid value","field":"metadata.name"}]},"code":422}`, ""},
 		{404, "404 page not found\n", ""},
 		{500, "<html>proxy error</html>", ""},
 		{403, "", ""},
@@ -40,58 +60,66 @@ func FuzzStatusError(f *testing.F) {
 	} {
 		f.Add(s.code, []byte(s.body), s.wait)
 	}
-	f.Fuzz(func(t *testing.T, code uint16, body []byte, wait string) {
-		c := 400 + int(code)%600
-		if len(body) > 64<<10 { // what do reads of an error body
-			body = body[:64<<10]
-		}
-		h := http.Header{}
-		if wait != "" {
-			h.Set("Retry-After", wait)
-		}
-		se := errorFromResponse(c, h, body)
-		st := se.Status
-		if st.Code == 0 {
-			t.Errorf("errorFromResponse(%d, %q): code 0", c, body)
-		}
-		msg := se.Error()
-		if limit := 3*len(body) + maxErrorBody + 64; len(msg) > limit {
-			t.Errorf("errorFromResponse(%d, %q): error text of %d bytes, more than %d", c, body, len(msg), limit)
-		}
-		if utf8.Valid(body) && !utf8.ValidString(msg) {
-			t.Errorf("errorFromResponse(%d, %q).Error() = %q, not valid UTF-8", c, body, msg)
-		}
-		if se.RetryAfter < 0 {
-			t.Errorf("errorFromResponse(%d, %q, Retry-After %q): RetryAfter %v", c, body, wait, se.RetryAfter)
-		}
-		if secs, err := strconv.Atoi(wait); err == nil && secs > 0 && se.RetryAfter <= 0 {
-			t.Errorf("errorFromResponse(Retry-After %q): RetryAfter %v, want a positive delay", wait, se.RetryAfter)
-		}
-		if st.Kind != "Status" {
-			t.Errorf("errorFromResponse(%d, %q): kind %q, want Status", c, body, st.Kind)
-		}
+	f.Fuzz(checkStatusError)
+}
 
-		wrapped := fmt.Errorf("get ConfigMap default/x: %w", se)
-		held := 0
-		for _, is := range statusIs {
-			want := is.reasons[st.Reason] || is.code != 0 && st.Code == is.code && (is.anyReason || !clientGoKnows(st.Reason))
-			if got := is.fn(se); got != want {
-				t.Errorf("%s(reason %q, code %d) = %v, want %v", is.name, st.Reason, st.Code, got, want)
-			}
-			if got := is.fn(wrapped); got != want {
-				t.Errorf("%s(wrapped reason %q, code %d) = %v, want %v", is.name, st.Reason, st.Code, got, want)
-			}
-			if is.reasons[st.Reason] || st.Code == is.code && !clientGoKnows(st.Reason) {
-				held++ // 429 with another known reason is also that reason's
-			}
-			if is.fn(errors.New(msg)) {
-				t.Errorf("%s(a plain error) = true", is.name)
-			}
+// checkStatusError decodes a failed response with code (400+code%600
+// when code is not from 400 to 999), body and Retry-After wait as the
+// client does and checks the error as FuzzStatusError says.
+func checkStatusError(t *testing.T, code uint16, body []byte, wait string) {
+	c := int(code)
+	if c < 400 || c > 999 {
+		c = 400 + c%600
+	}
+	if len(body) > 64<<10 { // what do reads of an error body
+		body = body[:64<<10]
+	}
+	h := http.Header{}
+	if wait != "" {
+		h.Set("Retry-After", wait)
+	}
+	se := errorFromResponse(c, h, body)
+	st := se.Status
+	if st.Code == 0 {
+		t.Errorf("errorFromResponse(%d, %q): code 0", c, body)
+	}
+	msg := se.Error()
+	if limit := 3*len(body) + maxErrorBody + 64; len(msg) > limit {
+		t.Errorf("errorFromResponse(%d, %q): error text of %d bytes, more than %d", c, body, len(msg), limit)
+	}
+	if utf8.Valid(body) && !utf8.ValidString(msg) {
+		t.Errorf("errorFromResponse(%d, %q).Error() = %q, not valid UTF-8", c, body, msg)
+	}
+	if se.RetryAfter < 0 {
+		t.Errorf("errorFromResponse(%d, %q, Retry-After %q): RetryAfter %v", c, body, wait, se.RetryAfter)
+	}
+	if secs, err := strconv.Atoi(wait); err == nil && secs > 0 && se.RetryAfter <= 0 {
+		t.Errorf("errorFromResponse(Retry-After %q): RetryAfter %v, want a positive delay", wait, se.RetryAfter)
+	}
+	if st.Kind != "Status" {
+		t.Errorf("errorFromResponse(%d, %q): kind %q, want Status", c, body, st.Kind)
+	}
+
+	wrapped := fmt.Errorf("get ConfigMap default/x: %w", se)
+	held := 0
+	for _, is := range statusIs {
+		want := is.reasons[st.Reason] || is.code != 0 && st.Code == is.code && (is.anyReason || !clientGoKnows(st.Reason))
+		if got := is.fn(se); got != want {
+			t.Errorf("%s(reason %q, code %d) = %v, want %v", is.name, st.Reason, st.Code, got, want)
 		}
-		if held > 1 {
-			t.Errorf("reason %q, code %d: %d Is functions hold, want at most one", st.Reason, st.Code, held)
+		if got := is.fn(wrapped); got != want {
+			t.Errorf("%s(wrapped reason %q, code %d) = %v, want %v", is.name, st.Reason, st.Code, got, want)
 		}
-	})
+		if is.reasons[st.Reason] || st.Code == is.code && !clientGoKnows(st.Reason) {
+			held++ // 429 with another known reason is also that reason's
+		}
+		if is.fn(errors.New(msg)) {
+			t.Errorf("%s(a plain error) = true", is.name)
+		}
+	}
+	if held > 1 {
+		t.Errorf("reason %q, code %d: %d Is functions hold, want at most one", st.Reason, st.Code, held)
+	}
 }
 
 // statusIs lists the Is functions with the reasons and code they stand

@@ -9,14 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/internal/yaml"
 )
 
-// A kubeconfig with every kind of secret in it, for the fuzzer to start
-// from.
+// A kubeconfig with every kind of secret in it, which TestKubeconfigSecrets
+// checks and FuzzKubeconfig starts from in smaller pieces.
 const fuzzKubeconfig = `apiVersion: v1
 kind: Config
 current-context: c
@@ -57,31 +58,72 @@ users:
 // A secret counts as quoted only when it is no longer there once its own
 // value is replaced by another of the same length: a token equal to a
 // context's name is rightly quoted as that name.
+//
+// The seeds are small (see FuzzListEach): fuzzKubeconfig's secrets a few
+// at a time, each in a one-user kubeconfig, and the files in
+// testdata/kubeconfig of up to 300 bytes; TestKubeconfigSecrets checks
+// fuzzKubeconfig and every file whole.
 func FuzzKubeconfig(f *testing.F) {
-	f.Add(fuzzKubeconfig)
-	files, _ := filepath.Glob(filepath.Join("testdata", "kubeconfig", "*"))
-	for _, file := range files {
-		if b, err := os.ReadFile(file); err == nil {
-			f.Add(string(b))
+	const user = "current-context: c\nclusters:\n- name: c\n  cluster: {server: https://k}\n" +
+		"contexts:\n- name: c\n  context: {cluster: c, user: u}\nusers:\n- name: u\n  user:\n"
+	f.Add(user + "    token: tokenSECRET123\n    password: \"passwordSECRET\"\n")
+	f.Add(user + "    client-key-data: a2V5U0VDUkVUYnl0ZXM=\n")
+	f.Add(user + "    exec:\n      command: plugin\n      args:\n      - --token=argSECRET42\n" +
+		"      env:\n      - name: TOKEN\n        value: 'envSECRETvalue'\n")
+	for _, doc := range kubeconfigFiles(f) {
+		if len(doc) <= 300 {
+			f.Add(doc)
 		}
 	}
-	f.Fuzz(func(t *testing.T, doc string) {
-		secrets := kubeconfigSecrets(doc)
-		text := readKubeconfigText(doc)
-		if len(secrets) == 0 {
-			return
+	f.Fuzz(checkKubeconfigSecrets)
+}
+
+// TestKubeconfigSecrets runs FuzzKubeconfig's checks on fuzzKubeconfig and
+// the files in testdata/kubeconfig whole.
+func TestKubeconfigSecrets(t *testing.T) {
+	for i, doc := range append([]string{fuzzKubeconfig}, kubeconfigFiles(t)...) {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			checkKubeconfigSecrets(t, doc)
+		})
+	}
+}
+
+// kubeconfigFiles returns the files in testdata/kubeconfig.
+func kubeconfigFiles(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "kubeconfig", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("kubeconfig files: %d, %v", len(files), err)
+	}
+	var docs []string
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
 		}
-		masked := doc
-		for _, s := range secrets {
-			masked = strings.Replace(masked, s.line, s.masked, 1)
+		docs = append(docs, string(b))
+	}
+	return docs
+}
+
+// checkKubeconfigSecrets reads doc as a kubeconfig and checks that no
+// secret of it is quoted, as FuzzKubeconfig says.
+func checkKubeconfigSecrets(t *testing.T, doc string) {
+	secrets := kubeconfigSecrets(doc)
+	text := readKubeconfigText(doc)
+	if len(secrets) == 0 {
+		return
+	}
+	masked := doc
+	for _, s := range secrets {
+		masked = strings.Replace(masked, s.line, s.masked, 1)
+	}
+	maskedText := readKubeconfigText(masked)
+	for _, s := range secrets {
+		if strings.Contains(text, s.value) && !strings.Contains(maskedText, s.value) {
+			t.Errorf("reading the kubeconfig quotes the secret %q:\n%s\n--- kubeconfig:\n%s", s.value, text, doc)
 		}
-		maskedText := readKubeconfigText(masked)
-		for _, s := range secrets {
-			if strings.Contains(text, s.value) && !strings.Contains(maskedText, s.value) {
-				t.Errorf("reading the kubeconfig quotes the secret %q:\n%s\n--- kubeconfig:\n%s", s.value, text, doc)
-			}
-		}
-	})
+	}
 }
 
 // readKubeconfigText reads doc as a kubeconfig and returns everything a
