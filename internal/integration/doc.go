@@ -23,6 +23,14 @@
 // The first run builds kube-apiserver (minutes); later runs reuse the Go
 // build cache and start a fresh server with an empty etcd in a few seconds.
 //
+// TestScenarios runs internal/scenario's wire scenarios. FreshReads, which
+// needs watch events delivered late, reaches the server through lagProxy
+// (lagproxy_test.go), a reverse proxy on loopback that holds back the lines
+// of JSON watches; the other scenarios reach it directly. FreshReads alone
+// takes about 50 s:
+//
+//	testdata/kube-apiserver/harness.sh run -- go test -tags integration -count=1 -v -run TestScenarios/FreshReads ./internal/integration/
+//
 // TestShardProcesses (shardprocs_test.go) runs a sharded controller as
 // three OS processes (cmd/internal/shardmember) on 3,000 ConfigMaps, on the
 // harness's server and on a second one it starts with the

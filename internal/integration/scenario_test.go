@@ -30,12 +30,16 @@ func loadConfigs(t *testing.T) (admin, denied *kube.Config) {
 }
 
 // TestScenarios runs the wire scenarios that also run against kube/kubetest.
+// They reach the server directly, but for the clients of a scenario that
+// asks for lagging watches, which go through a lagProxy.
 func TestScenarios(t *testing.T) {
 	admin, denied := loadConfigs(t)
+	lag := newLagProxy(t, admin)
 	scenario.Run(t, scenario.Env{
 		Config:       admin,
 		DeniedConfig: denied,
 		Compact:      waitForCompaction,
+		LagWatches:   lag.LagWatches,
 		// The harness compacts etcd every 20 s, one interval behind: a
 		// version is gone within about 45 s.
 		Wait: 90 * time.Second,

@@ -29,14 +29,14 @@ func testFreshReads(t *testing.T, f *fixture) {
 	for i := range parents {
 		f.mustCreate(t, f.configMap(fmt.Sprintf("p-%03d", i), nil, map[string]string{"count": "0"}))
 	}
-	undo := f.env.LagWatches(200*time.Millisecond, 2*time.Second)
+	lagged, undo := f.env.LagWatches(200*time.Millisecond, 2*time.Second)
 	defer undo()
 	for _, mode := range []struct {
 		name  string
 		stale bool
 	}{{"off", true}, {"on", false}} {
 		t.Run(mode.name, func(t *testing.T) {
-			dup, lost := f.runFreshReads(t, mode.name, mode.stale, target)
+			dup, lost := f.runFreshReads(t, lagged, mode.name, mode.stale, target)
 			switch {
 			case mode.stale && dup+lost == 0:
 				t.Errorf("with the waits off: no duplicate child and no lost increment; the scenario shows nothing")
@@ -48,11 +48,11 @@ func testFreshReads(t *testing.T, f *fixture) {
 	}
 }
 
-// runFreshReads runs the controller over the fixture's parents (their
-// counters reset) until each has reached target and the controller is
+// runFreshReads runs the controller, in a manager made from lagged, over
+// the fixture's parents (their counters reset) until each has reached target and the controller is
 // idle with its cache at the server's state, and returns the parents with
 // more than one child and the increments lost.
-func (f *fixture) runFreshReads(t *testing.T, round string, stale bool, target int) (dup, lost int) {
+func (f *fixture) runFreshReads(t *testing.T, lagged *kube.Config, round string, stale bool, target int) (dup, lost int) {
 	var parents kube.List[kube.ConfigMap]
 	if err := f.c.List(f.ctx, &parents, kube.InNamespace(f.ns)); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func (f *fixture) runFreshReads(t *testing.T, round string, stale bool, target i
 	if stale {
 		opts.MaxFreshWait = -1
 	}
-	cfg := *f.env.Config
+	cfg := *lagged
 	cfg.QPS = -1 // the client-side rate limit would set the pace, not the watch
 	m, err := manager.New(&cfg, opts)
 	if err != nil {

@@ -18,12 +18,15 @@ func TestKubetest(t *testing.T) {
 	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "denied-token": "denied"}})
 	t.Cleanup(srv.Close)
 	srv.Deny("denied", "*", "*")
+	admin := srv.ConfigFor("admin")
 	scenario.Run(t, scenario.Env{
-		Config:       srv.ConfigFor("admin"),
+		Config:       admin,
 		DeniedConfig: srv.ConfigFor("denied"),
 		Compact: func(ctx context.Context, t *testing.T, c *kube.Client, rv string) {
 			srv.Compact()
 		},
-		LagWatches: func(least, most time.Duration) func() { return srv.LagWatches("", least, most) },
+		LagWatches: func(least, most time.Duration) (*kube.Config, func()) {
+			return admin, srv.LagWatches("", least, most)
+		},
 	})
 }

@@ -30,10 +30,14 @@ type Env struct {
 	// older resourceVersions answer 410. On a real server it waits for
 	// etcd's compaction; it returns when a list at rv is refused.
 	Compact func(ctx context.Context, t *testing.T, c *kube.Client, rv string)
-	// LagWatches, when set, makes every watch deliver each event a
-	// random time in [least, most] after it happened, until undo is
-	// called (kubetest's fault; a slow proxy in front of a real server).
-	LagWatches func(least, most time.Duration) (undo func())
+	// LagWatches, when set, makes the watches of the clients made from
+	// the config it returns deliver each event a random time in [least,
+	// most] after it happened, keeping their order and sending no
+	// bookmark ahead of the events before it, until undo is called.
+	// Lists, gets and writes are not delayed. On kubetest it is the
+	// server's fault and cfg is Config; on a real server cfg goes through
+	// a slow proxy, so only the scenario that asked for the lag sees it.
+	LagWatches func(least, most time.Duration) (cfg *kube.Config, undo func())
 	// Wait bounds how long a scenario waits for the server to act on its
 	// own (a CRD to be served, compaction): short for the fake, longer for a
 	// real server.
