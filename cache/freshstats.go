@@ -43,7 +43,7 @@ type freshStats struct {
 	mu                   sync.Mutex
 	s                    FreshStats
 	counts               []uint64 // per bucket, not cumulative
-	loggedGaveUp, logged bool
+	loggedGaveUp, logged bool // whether gaveUp and opaqueVersion logged
 }
 
 func (f *freshStats) waited(d time.Duration) {
@@ -54,24 +54,24 @@ func (f *freshStats) waited(d time.Duration) {
 }
 
 func (f *freshStats) gaveUp(d time.Duration, log *slog.Logger) {
-	f.mu.Lock()
-	f.s.GaveUp++
-	first := !f.loggedGaveUp
-	f.loggedGaveUp = true
-	f.mu.Unlock()
-	if first {
-		log.Warn("a read waited for this process's own write past the bound and answered from the cache as it was; later ones are counted, not logged", "waited", d)
-	}
+	f.countOnce(&f.s.GaveUp, &f.loggedGaveUp, log,
+		"a read waited for this process's own write past the bound and answered from the cache as it was; later ones are counted, not logged", "waited", d)
 }
 
 func (f *freshStats) opaqueVersion(log *slog.Logger) {
+	f.countOnce(&f.s.Opaque, &f.logged, log,
+		"the server's resourceVersions are not decimal integers: reads cannot wait for this process's own writes and answer from the cache as it is; later ones are counted, not logged")
+}
+
+// countOnce adds one to *n and logs msg the first time (*logged unset).
+func (f *freshStats) countOnce(n *uint64, logged *bool, log *slog.Logger, msg string, args ...any) {
 	f.mu.Lock()
-	f.s.Opaque++
-	first := !f.logged
-	f.logged = true
+	*n++
+	first := !*logged
+	*logged = true
 	f.mu.Unlock()
 	if first {
-		log.Warn("the server's resourceVersions are not decimal integers: reads cannot wait for this process's own writes and answer from the cache as it is; later ones are counted, not logged")
+		log.Warn(msg, args...)
 	}
 }
 
