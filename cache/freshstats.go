@@ -43,7 +43,7 @@ type freshStats struct {
 	mu                   sync.Mutex
 	s                    FreshStats
 	counts               []uint64 // per bucket, not cumulative
-	loggedGaveUp, logged bool // whether gaveUp and opaqueVersion logged
+	loggedGaveUp, logged bool     // whether gaveUp and opaqueVersion logged
 }
 
 func (f *freshStats) waited(d time.Duration) {
