@@ -66,7 +66,10 @@ func (f *fixture) runFreshReads(t *testing.T, lagged *kube.Config, round string,
 			t.Fatal(err)
 		}
 	}
-	opts := manager.Options{MetricsBindAddress: "0", Namespaces: []string{f.ns}}
+	// The waits are bounded for liveness (5s by default); here the bound
+	// is raised so that a run slowed by the race detector on a busy
+	// machine shows what the waits give, not where the bound cuts them.
+	opts := manager.Options{MetricsBindAddress: "0", Namespaces: []string{f.ns}, MaxFreshWait: 30 * time.Second}
 	if stale {
 		opts.MaxFreshWait = -1
 	}
