@@ -26,7 +26,10 @@ import (
 // joins, stops gracefully and is killed with SIGKILL; how long after the
 // kill its ranges are held elsewhere and their objects reconciled; the
 // objects each member receives from the server meanwhile; and the
-// warnings the members log. It logs the numbers and fails only when an
+// warnings the members log. With KUBELOOP_MEASURE_CHURN=N a writer
+// changes 100 of the ConfigMaps N times a second throughout (those are
+// left out of the counts); with KUBELOOP_MEASURE_MANAGER=1 the members
+// are built on the manager (shardmember --manager). It logs the numbers and fails only when an
 // object of a moved range is reconciled more than once or not at all, or
 // a member logs a warning. It runs only with KUBELOOP_MEASURE=1 (about
 // 50 s for one run of each gate; KUBELOOP_MEASURE_RUNS=N repeats each):
@@ -85,7 +88,16 @@ func measureRing(t *testing.T, bin string, srv shardServer) {
 		"--ranges", fmt.Sprint(measureRanges), "--lease-duration", shardLD.String(),
 		"--renew-deadline", shardRD.String(), "--retry-period", shardRP.String(),
 		"--reconcile-time", shardReconcile.String()}
-	m := &measurement{t: t, l: newLedger(measureRanges), hashes: hashes, procs: map[string]*shardProc{}}
+	if os.Getenv("KUBELOOP_MEASURE_MANAGER") != "" {
+		args = append(args, "--manager")
+	}
+	m := &measurement{t: t, l: newLedger(measureRanges), hashes: hashes, procs: map[string]*shardProc{}, churned: map[string]bool{}}
+	if rate, err := strconv.Atoi(os.Getenv("KUBELOOP_MEASURE_CHURN")); err == nil && rate > 0 {
+		for i := range measureChurned {
+			m.churned[fmt.Sprintf("%s/cm-%04d", ns, i)] = true
+		}
+		churn(t, admin, ns, rate)
+	}
 	start := func(id string) { m.procs[id] = startMember(t, bin, id, srv.env(), m.l, args...) }
 
 	start("m0")
@@ -128,6 +140,42 @@ type measurement struct {
 	hashes map[string]uint64
 	procs  map[string]*shardProc
 	killed time.Time
+	// churned are the objects churn changes, by key: left out of the
+	// counts, since each change is a reconcile due.
+	churned map[string]bool
+}
+
+// measureChurned is how many ConfigMaps churn changes.
+const measureChurned = 100
+
+// churn changes the first measureChurned ConfigMaps of ns in turn, rate a
+// second, until the test ends: the members' watches then carry events
+// while ranges move, as a cluster's do.
+func churn(t *testing.T, c *kube.Client, ns string, rate int) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%04d", n%measureChurned)}}
+			patch := kube.Patch{Type: kube.MergePatch, Data: fmt.Appendf(nil, `{"data":{"churn":"%d"}}`, n)}
+			if err := c.Patch(ctx, cm, patch); err != nil && ctx.Err() == nil {
+				t.Errorf("churn: patch %s: %v", cm.Name, err)
+				return
+			}
+		}
+	}()
 }
 
 // settle waits until each of live holds its share of the ranges (at
@@ -149,7 +197,12 @@ func (m *measurement) settle(live []string, what string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	waitPending(m.t, m.l, m.hashes, live, time.Minute, what)
+	for p := m.l.pending(m.hashes, live); len(p) > 0; p = m.l.pending(m.hashes, live) {
+		if time.Since(start) > time.Minute {
+			m.t.Fatalf("%s: %d ConfigMaps not reconciled by the holder of their range within a minute:\n%s", what, len(p), m.explain(p[:min(len(p), 5)]))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	last, quiet := m.reconciles(), time.Now()
 	for time.Since(quiet) < 2*time.Second {
 		time.Sleep(100 * time.Millisecond)
@@ -159,13 +212,34 @@ func (m *measurement) settle(live []string, what string) {
 	}
 }
 
-// reconciles returns how many reconciles have started.
+// explain returns, for each of keys, its range, the range's holder and
+// since when, and the object's reconciles (times relative to that).
+func (m *measurement) explain(keys []string) string {
+	m.l.mu.Lock()
+	defer m.l.mu.Unlock()
+	var b strings.Builder
+	for _, key := range keys {
+		i := leader.RangeOf(m.hashes[key], measureRanges).Index
+		since := m.l.since[i]
+		fmt.Fprintf(&b, "%s: range %d held by %q since %s; reconciles:", key, i, m.l.holder[i], time.Unix(0, since).Format("15:04:05.000"))
+		for _, s := range m.l.spans[key] {
+			fmt.Fprintf(&b, " %s at %v (end %v)", s.member, time.Duration(s.start-since), time.Duration(s.end-since))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// reconciles returns how many reconciles of objects churn leaves alone
+// have started.
 func (m *measurement) reconciles() int {
 	m.l.mu.Lock()
 	defer m.l.mu.Unlock()
 	n := 0
-	for _, s := range m.l.spans {
-		n += len(s)
+	for key, s := range m.l.spans {
+		if !m.churned[key] {
+			n += len(s)
+		}
 	}
 	return n
 }
@@ -244,6 +318,9 @@ func (m *measurement) cost(before, after []string, at time.Time) moveCost {
 	}
 	c.ranges = len(moved)
 	for key, h := range m.hashes {
+		if m.churned[key] {
+			continue
+		}
 		i := leader.RangeOf(h, measureRanges).Index
 		n, firstByHolder := 0, int64(0)
 		for _, s := range m.l.spans[key] {

@@ -7,7 +7,8 @@
 // its ranges with a sharded informer, and reconciles them with a
 // controller gated by controller.Shards; with --unsharded it is a plain
 // replica that caches and reconciles every ConfigMap the label selector
-// picks, for comparison.
+// picks, for comparison; with --manager it is built as programs on the
+// manager are (managed.go).
 //
 // It reaches the server named by KUBELOOP_SERVER with the bearer token
 // KUBELOOP_TOKEN and the CA of KUBELOOP_CA_FILE (what the integration
@@ -50,7 +51,7 @@ type flags struct {
 	ranges                        int
 	lease, renew, retry           time.Duration
 	reconcileTime                 time.Duration
-	unsharded                     bool
+	unsharded, managed            bool
 }
 
 func main() {
@@ -65,8 +66,13 @@ func main() {
 	flag.DurationVar(&f.retry, "retry-period", 500*time.Millisecond, "ring RetryPeriod")
 	flag.DurationVar(&f.reconcileTime, "reconcile-time", 5*time.Millisecond, "how long each reconcile takes")
 	flag.BoolVar(&f.unsharded, "unsharded", false, "cache and reconcile every selected ConfigMap, with no ring")
+	flag.BoolVar(&f.managed, "manager", false, "run as a manager with Options.Sharding and a builder's For controller (managed.go)")
 	flag.Parse()
-	if err := run(f); err != nil {
+	start := run
+	if f.managed {
+		start = runManaged
+	}
+	if err := start(f); err != nil {
 		fmt.Fprintln(os.Stderr, "shardmember:", err)
 		os.Exit(1)
 	}
