@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -17,22 +17,17 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/leader"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
 // This file is the member as a program built on the manager runs:
 // manager.Options.Sharding and a controller the builder makes with For
 // (--manager), rather than wired by hand from leader.Member, a sharded
-// informer and controller.Shards. The protocol is the same, but for HOLD
-// and DROP, which come from the manager's ring status polled every
-// holdPoll: a HOLD's time is that of the poll before the one that saw
-// the range held (its work started within holdPoll after, and no
-// reconcile of its objects before), a DROP's that of the poll that saw
-// it released.
-
-// holdPoll is how often the ring status is read for HOLD and DROP.
-const holdPoll = 10 * time.Millisecond
+// informer and controller.Shards. The protocol is the same; HOLD and DROP
+// come from the ring member's log records (ringMarks): "range held:
+// starting its work", logged before the range's work starts, and "range
+// drained: releasing it" (or "work returned by itself"), logged after it
+// returned, with the records' times.
 
 func runManaged(f flags) error {
 	if f.id == "" {
@@ -54,7 +49,7 @@ func runManaged(f flags) error {
 	cfg := &kube.Config{Host: os.Getenv("KUBELOOP_SERVER"), BearerToken: os.Getenv("KUBELOOP_TOKEN"), QPS: -1, Transport: tr}
 	ringCfg := &kube.Config{Host: cfg.Host, BearerToken: cfg.BearerToken}
 	ringCfg.TLS.CAFile = caFile
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := slog.New(ringMarks{slog.NewTextHandler(os.Stderr, nil)})
 	mgr, err := manager.New(cfg, manager.Options{
 		Logger:             log,
 		MetricsBindAddress: "0",
@@ -101,36 +96,38 @@ func runManaged(f flags) error {
 			emit("STATS %s", b)
 		}
 	}()
-	go pollHeld(ctx, mgr)
 	emit("READY")
 	return mgr.Start(ctx)
 }
 
-// pollHeld prints HOLD and DROP lines for the ranges the manager's ring
-// member starts and stops holding, until ctx is done.
-func pollHeld(ctx context.Context, mgr *manager.Manager) {
-	var held []leader.Range
-	t := time.NewTicker(holdPoll)
-	defer t.Stop()
-	prev := time.Now().UnixNano()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		now := time.Now().UnixNano()
-		rs, _ := mgr.RingStatus()
-		for _, rg := range rs.Held {
-			if !slices.Contains(held, rg) {
-				emit("HOLD %d %d", rg.Index, prev)
-			}
-		}
-		for _, rg := range held {
-			if !slices.Contains(rs.Held, rg) {
-				emit("DROP %d %d", rg.Index, now)
-			}
-		}
-		held, prev = rs.Held, now
+// ringMarks passes records on to its handler and prints HOLD and DROP
+// for the ring member's records of a range held and released.
+type ringMarks struct{ slog.Handler }
+
+func (h ringMarks) Handle(ctx context.Context, r slog.Record) error {
+	mark := ""
+	switch r.Message {
+	case "range held: starting its work":
+		mark = "HOLD"
+	case "range drained: releasing it", "work returned by itself: releasing the range":
+		mark = "DROP"
 	}
+	if mark != "" {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key != "range" {
+				return true
+			}
+			if i, _, ok := strings.Cut(a.Value.String(), "/"); ok {
+				emit("%s %s %d", mark, i, r.Time.UnixNano())
+			}
+			return false
+		})
+	}
+	return h.Handler.Handle(ctx, r)
 }
+
+func (h ringMarks) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return ringMarks{h.Handler.WithAttrs(attrs)}
+}
+
+func (h ringMarks) WithGroup(name string) slog.Handler { return ringMarks{h.Handler.WithGroup(name)} }
