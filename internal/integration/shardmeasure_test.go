@@ -29,7 +29,9 @@ import (
 // warnings the members log. With KUBELOOP_MEASURE_CHURN=N a writer
 // changes 100 of the ConfigMaps N times a second throughout (those are
 // left out of the counts); with KUBELOOP_MEASURE_MANAGER=1 the members
-// are built on the manager (shardmember --manager). It logs the numbers and fails only when an
+// are built on the manager (shardmember --manager);
+// KUBELOOP_MEASURE_WORKERS and KUBELOOP_MEASURE_RECONCILE set their
+// workers (4) and reconcile time (5ms). It logs the numbers and fails only when an
 // object of a moved range is reconciled more than once or not at all, or
 // a member logs a warning. It runs only with KUBELOOP_MEASURE=1 (about
 // 50 s for one run of each gate; KUBELOOP_MEASURE_RUNS=N repeats each):
@@ -90,6 +92,12 @@ func measureRing(t *testing.T, bin string, srv shardServer) {
 		"--reconcile-time", shardReconcile.String()}
 	if os.Getenv("KUBELOOP_MEASURE_MANAGER") != "" {
 		args = append(args, "--manager")
+	}
+	if w := os.Getenv("KUBELOOP_MEASURE_WORKERS"); w != "" {
+		args = append(args, "--workers", w)
+	}
+	if d := os.Getenv("KUBELOOP_MEASURE_RECONCILE"); d != "" {
+		args = append(args, "--reconcile-time", d) // the last one counts
 	}
 	m := &measurement{t: t, l: newLedger(measureRanges), hashes: hashes, procs: map[string]*shardProc{}, churned: map[string]bool{}}
 	if rate, err := strconv.Atoi(os.Getenv("KUBELOOP_MEASURE_CHURN")); err == nil && rate > 0 {

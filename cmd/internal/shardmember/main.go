@@ -48,7 +48,7 @@ import (
 // flags are the command line.
 type flags struct {
 	id, namespace, ring, selector string
-	ranges                        int
+	ranges, workers               int
 	lease, renew, retry           time.Duration
 	reconcileTime                 time.Duration
 	unsharded, managed            bool
@@ -65,6 +65,7 @@ func main() {
 	flag.DurationVar(&f.renew, "renew-deadline", 3*time.Second, "ring RenewDeadline")
 	flag.DurationVar(&f.retry, "retry-period", 500*time.Millisecond, "ring RetryPeriod")
 	flag.DurationVar(&f.reconcileTime, "reconcile-time", 5*time.Millisecond, "how long each reconcile takes")
+	flag.IntVar(&f.workers, "workers", 4, "the controller's MaxConcurrentReconciles")
 	flag.BoolVar(&f.unsharded, "unsharded", false, "cache and reconcile every selected ConfigMap, with no ring")
 	flag.BoolVar(&f.managed, "manager", false, "run as a manager with Options.Sharding and a builder's For controller (managed.go)")
 	flag.Parse()
@@ -178,7 +179,7 @@ func run(f flags) error {
 			return err
 		}
 	}
-	c, err := controller.New("shardmember", r, controller.Options{MaxConcurrentReconciles: 4})
+	c, err := controller.New("shardmember", r, controller.Options{MaxConcurrentReconciles: f.workers})
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func runManaged(f flags) error {
 		return controller.Result{}, nil
 	})
 	if err := controller.NewBuilder(mgr).For(&kube.ConfigMap{}).Named("shardmember").
-		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).Complete(r); err != nil {
+		WithOptions(controller.Options{MaxConcurrentReconciles: f.workers}).Complete(r); err != nil {
 		return err
 	}
 
