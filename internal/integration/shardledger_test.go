@@ -39,6 +39,8 @@ type memberStats struct {
 	WireBytes     int64  `json:"wireBytes"`
 	ListRequests  uint64 `json:"listRequests"`
 	WatchRequests uint64 `json:"watchRequests"`
+	Relists       uint64 `json:"relists"`
+	Events        uint64 `json:"events"`
 	ShardDropped  uint64 `json:"shardDropped"`
 	Held          int    `json:"held"`
 }
@@ -169,6 +171,8 @@ type shardProc struct {
 	stats  chan memberStats
 	ready  chan struct{}
 	exited chan error
+	// stderr returns what it wrote on standard error (its first MiB).
+	stderr func() string
 }
 
 // startMember runs bin as member id with args and env, its lines going to
@@ -189,6 +193,11 @@ func startMember(t *testing.T, bin, id string, env []string, l *ledger, args ...
 		}
 		return len(b), nil
 	})
+	p.stderr = func() string {
+		errMu.Lock()
+		defer errMu.Unlock()
+		return stderr.String()
+	}
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

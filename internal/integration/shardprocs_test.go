@@ -115,7 +115,7 @@ func shardRun(t *testing.T, bin string, srv shardServer, gate string) []string {
 		t.Fatal(err)
 	}
 	label := map[string]string{"kubeloop.dev/shard-test": ns}
-	hashes := createConfigMaps(t, ctx, admin, ns, label)
+	hashes := createConfigMaps(t, ctx, admin, ns, label, shardObjects)
 	t.Cleanup(func() {
 		_ = admin.DeleteAllOf(context.Background(), kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
 			kube.DeleteAllOfOptions{Namespace: ns, LabelSelector: kube.SelectorFromSet(label)})
@@ -230,9 +230,9 @@ func shardRun(t *testing.T, bin string, srv shardServer, gate string) []string {
 	return rows
 }
 
-// createConfigMaps makes shardObjects ConfigMaps labelled label in ns, a
-// few at a time, and returns the FNV-1a hash of each one's uid by key.
-func createConfigMaps(t *testing.T, ctx context.Context, c *kube.Client, ns string, label map[string]string) map[string]uint64 {
+// createConfigMaps makes n ConfigMaps labelled label in ns, a few at a
+// time, and returns the FNV-1a hash of each one's uid by key.
+func createConfigMaps(t *testing.T, ctx context.Context, c *kube.Client, ns string, label map[string]string, n int) map[string]uint64 {
 	t.Helper()
 	var (
 		mu     sync.Mutex
@@ -243,9 +243,9 @@ func createConfigMaps(t *testing.T, ctx context.Context, c *kube.Client, ns stri
 	)
 	for range 8 {
 		wg.Go(func() {
-			for n := next.Add(1) - 1; n < shardObjects; n = next.Add(1) - 1 {
-				cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%04d", n), Labels: label},
-					Data: map[string]string{"n": fmt.Sprint(n)}}
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("cm-%04d", i), Labels: label},
+					Data: map[string]string{"n": fmt.Sprint(i)}}
 				if err := c.Create(ctx, cm); err != nil {
 					failed.CompareAndSwap(nil, err)
 					return

@@ -7,7 +7,8 @@
 // its ranges with a sharded informer, and reconciles them with a
 // controller gated by controller.Shards; with --unsharded it is a plain
 // replica that caches and reconciles every ConfigMap the label selector
-// picks, for comparison.
+// picks, for comparison; with --manager it is built as programs on the
+// manager are (managed.go).
 //
 // It reaches the server named by KUBELOOP_SERVER with the bearer token
 // KUBELOOP_TOKEN and the CA of KUBELOOP_CA_FILE (what the integration
@@ -47,10 +48,10 @@ import (
 // flags are the command line.
 type flags struct {
 	id, namespace, ring, selector string
-	ranges                        int
+	ranges, workers               int
 	lease, renew, retry           time.Duration
 	reconcileTime                 time.Duration
-	unsharded                     bool
+	unsharded, managed            bool
 }
 
 func main() {
@@ -64,9 +65,15 @@ func main() {
 	flag.DurationVar(&f.renew, "renew-deadline", 3*time.Second, "ring RenewDeadline")
 	flag.DurationVar(&f.retry, "retry-period", 500*time.Millisecond, "ring RetryPeriod")
 	flag.DurationVar(&f.reconcileTime, "reconcile-time", 5*time.Millisecond, "how long each reconcile takes")
+	flag.IntVar(&f.workers, "workers", 4, "the controller's MaxConcurrentReconciles")
 	flag.BoolVar(&f.unsharded, "unsharded", false, "cache and reconcile every selected ConfigMap, with no ring")
+	flag.BoolVar(&f.managed, "manager", false, "run as a manager with Options.Sharding and a builder's For controller (managed.go)")
 	flag.Parse()
-	if err := run(f); err != nil {
+	start := run
+	if f.managed {
+		start = runManaged
+	}
+	if err := start(f); err != nil {
 		fmt.Fprintln(os.Stderr, "shardmember:", err)
 		os.Exit(1)
 	}
@@ -84,13 +91,16 @@ func emit(format string, args ...any) {
 
 // stats is what STATS reports: the ConfigMaps in the member's cache, the
 // bytes its informer's client read from the server, the informer's list
-// and watch requests, the objects it dropped because the server did not
-// filter them, and the ranges it holds.
+// and watch requests and relists, the objects it received (Events, those
+// it kept) and dropped because the server did not filter them, and the
+// ranges it holds.
 type stats struct {
 	Objects       int    `json:"objects"`
 	WireBytes     int64  `json:"wireBytes"`
 	ListRequests  uint64 `json:"listRequests"`
 	WatchRequests uint64 `json:"watchRequests"`
+	Relists       uint64 `json:"relists"`
+	Events        uint64 `json:"events"`
 	ShardDropped  uint64 `json:"shardDropped"`
 	Held          int    `json:"held"`
 }
@@ -119,9 +129,16 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	var member *leader.Member
 	// No resync within a run (an hour): every reconcile the ledger shows
-	// comes from a change or a range taken.
-	inf, err := cache.NewInformer[kube.ConfigMap](client, cache.InformerOptions{LabelSelector: sel, Sharded: !f.unsharded, SyncPeriod: time.Hour})
+	// comes from a change or a range taken. The claims waiting for their
+	// holders are the shards about to be added, as the manager wires them
+	// (manager/sharding.go): member is set before the informer starts.
+	inf, err := cache.NewInformer[kube.ConfigMap](client, cache.InformerOptions{
+		LabelSelector: sel, Sharded: !f.unsharded, SyncPeriod: time.Hour, Logger: log,
+		ShardsPending: func() bool { return member != nil && len(member.Status().Claimed) > 0 },
+	})
 	if err != nil {
 		return err
 	}
@@ -132,7 +149,6 @@ func run(f flags) error {
 		return controller.Result{}, nil
 	})
 	var (
-		member *leader.Member
 		src    controller.Source = controller.Kind(inf.ObjectInformer(), controller.EnqueueObject())
 		shards *controller.Shards
 	)
@@ -150,7 +166,7 @@ func run(f flags) error {
 		member, err = leader.NewMember(leader.RingOptions{
 			Client: ringClient, Namespace: f.namespace, Ring: f.ring, Identity: f.id, Ranges: f.ranges,
 			LeaseDuration: f.lease, RenewDeadline: f.renew, RetryPeriod: f.retry,
-			Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+			Logger: log,
 			Work: func(ctx context.Context, rg leader.Range) {
 				emit("HOLD %d %d", rg.Index, time.Now().UnixNano())
 				if err := shards.Work(ctx, leader.Selector(kube.ShardByUID, rg)); err != nil && ctx.Err() == nil {
@@ -163,7 +179,7 @@ func run(f flags) error {
 			return err
 		}
 	}
-	c, err := controller.New("shardmember", r, controller.Options{MaxConcurrentReconciles: 4})
+	c, err := controller.New("shardmember", r, controller.Options{MaxConcurrentReconciles: f.workers})
 	if err != nil {
 		return err
 	}
@@ -177,7 +193,7 @@ func run(f flags) error {
 		for range usr1 {
 			st := inf.Stats()
 			s := stats{Objects: st.Objects, WireBytes: wire.Load(), ListRequests: st.ListRequests,
-				WatchRequests: st.WatchRequests, ShardDropped: st.ShardDropped}
+				WatchRequests: st.WatchRequests, Relists: st.Relists, Events: st.Events, ShardDropped: st.ShardDropped}
 			if member != nil {
 				s.Held = len(member.Status().Held)
 			}
