@@ -101,11 +101,15 @@ func (d decision) String() string {
 //   - no holder (released, or a Lease without one): acquire at once;
 //   - held by another: follow until the observation time plus the
 //     leaseDurationSeconds written in the record, then acquire. The
-//     candidate's own configured duration plays no part, so candidates
-//     configured differently cannot cut each other's leases short; nor do
-//     the record's acquireTime and renewTime, so clock skew cannot either.
-//     A record without a duration is given fallback (the candidate's own
-//     LeaseDuration) rather than none;
+//     candidate's own configured duration (fallback) only bounds it, at
+//     [PeerTrust] times, as a ring member bounds its peers' claims: so
+//     candidates configured within that factor of each other cannot cut
+//     each other's leases short, and a Lease written with an absurd
+//     duration (2147483647 seconds are 68 years) by a holder that never
+//     renews holds leadership for PeerTrust lease durations, not forever.
+//     The record's acquireTime and renewTime play no part, so clock skew
+//     cannot cut a lease short either. A record without a duration is
+//     given fallback rather than none;
 //   - no Lease: create it, unless the last record seen names another holder
 //     whose lease is still live by that observation (the Lease was deleted
 //     under a leader): follow that holder until it expires.
@@ -128,6 +132,7 @@ func decide(o observation, now time.Time, id string, fallback time.Duration) dec
 	if d <= 0 {
 		d = fallback
 	}
+	d = min(d, PeerTrust*fallback)
 	if until := o.at.Add(d); now.Before(until) {
 		return decision{action: follow, holder: h, until: until}
 	}

@@ -78,11 +78,26 @@ func TestDecide(t *testing.T) {
 func TestDecideConfiguredDurationIrrelevant(t *testing.T) {
 	obs := observation{present: true, rec: held("a", 20, t0), at: t0}
 	for _, now := range []time.Time{t0, t0.Add(10 * time.Second), t0.Add(19 * time.Second), t0.Add(20 * time.Second), t0.Add(time.Minute)} {
-		short := decide(obs, now, "b", time.Second)
+		short := decide(obs, now, "b", 5*time.Second) // within PeerTrust of the holder's 20s
 		long := decide(obs, now, "c", time.Hour)
 		if short != long {
 			t.Errorf("at +%v: decide with own 1s = %v, with own 1h = %v, want equal", now.Sub(t0), short, long)
 		}
+	}
+}
+
+// TestDecideBoundsTrust: a Lease written with an absurd duration by a
+// holder that never renews is followed for PeerTrust times the candidate's
+// own LeaseDuration, not for the 68 years it claims.
+func TestDecideBoundsTrust(t *testing.T) {
+	obs := observation{present: true, rec: held("stray", 2147483647, t0), at: t0}
+	own := 15 * time.Second
+	bound := t0.Add(PeerTrust * own)
+	if got := decide(obs, bound.Add(-time.Second), "me", own); got != (decision{action: follow, holder: "stray", until: bound}) {
+		t.Errorf("before the bound: %v, want follow until %v", got, bound)
+	}
+	if got := decide(obs, bound, "me", own); got != (decision{action: acquire, holder: "stray"}) {
+		t.Errorf("at the bound: %v, want acquire", got)
 	}
 }
 

@@ -14,8 +14,13 @@
 //     monotonic clock from the moment it saw the record change. The holder's
 //     acquireTime and renewTime are written for people and never trusted, so
 //     skewed wall clocks cannot make two leaders; and the duration is the
-//     holder's, not the candidate's, so candidates configured differently
-//     cannot cut each other's leases short.
+//     holder's, not the candidate's, so candidates configured within
+//     [PeerTrust] (4) times each other's LeaseDuration cannot cut each
+//     other's leases short.
+//   - Bounded trust: a holder's duration is trusted up to PeerTrust times
+//     the candidate's own LeaseDuration, so a Lease written with an absurd
+//     duration (2147483647 seconds are 68 years) by a holder that never
+//     renews blocks leadership for that long at most, not for ever.
 //   - A leader stops before anyone can take over. Its term ends RenewDeadline
 //     after the last renew that succeeded (counted from when that renew was
 //     sent), by a timer that does not wait for a stuck API call; since

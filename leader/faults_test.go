@@ -137,16 +137,18 @@ func TestLeaseTakenByAnotherWriter(t *testing.T) {
 }
 
 // TestDifferentDurations: a candidate honours the leaseDurationSeconds the
-// holder wrote, whether longer or shorter than its own LeaseDuration.
+// holder wrote, whether longer or shorter than its own LeaseDuration
+// (within PeerTrust times it; TestDecideBoundsTrust checks the bound).
 func TestDifferentDurations(t *testing.T) {
-	long := func(cfg *Options) { cfg.LeaseDuration, cfg.RenewDeadline = 60*time.Second, 40*time.Second }
+	// Durations PeerTrust (4) times apart: the most a candidate trusts.
+	long := func(cfg *Options) { cfg.LeaseDuration, cfg.RenewDeadline = 20*time.Second, 15*time.Second }
 	short := func(cfg *Options) { cfg.LeaseDuration, cfg.RenewDeadline = 5*time.Second, 4*time.Second }
 	tests := []struct {
 		name           string
 		holder, other  func(*Options)
 		holderDuration time.Duration
 	}{
-		{"holder longer", long, short, 60 * time.Second},
+		{"holder longer", long, short, 20 * time.Second},
 		{"holder shorter", short, long, 5 * time.Second},
 	}
 	for _, tt := range tests {

@@ -39,10 +39,11 @@ const (
 	WriterAnnotation = "kubeloop.dev/ring-writer"
 )
 
-// PeerTrust bounds how long a member trusts another's Lease: for the
-// leaseDurationSeconds written in it, but at most PeerTrust times the
-// member's own LeaseDuration, so that a Lease nobody renews cannot keep
-// its claims for longer (2147483647 seconds are 68 years).
+// PeerTrust bounds how long a ring member, or an election candidate,
+// trusts another's Lease: for the leaseDurationSeconds written in it, but
+// at most PeerTrust times its own LeaseDuration, so that a Lease nobody
+// renews cannot keep its claims, or leadership, for longer (2147483647
+// seconds are 68 years).
 const PeerTrust = 4
 
 // ErrIdentityShared is wrapped by the error [Member.Run] returns when
