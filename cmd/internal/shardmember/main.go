@@ -105,26 +105,34 @@ type stats struct {
 	Held          int    `json:"held"`
 }
 
-func run(f flags) error {
+// connect checks the flags both modes need and returns the member's
+// selector and the config of its informer's client, whose bytes wire
+// counts (the ring's client is apart, made from caFile, so that its Lease
+// traffic is not counted).
+func connect(f flags) (sel kube.Selector, cfg *kube.Config, caFile string, wire *atomic.Int64, err error) {
 	if f.id == "" {
-		return fmt.Errorf("--id is required")
+		return sel, nil, "", nil, fmt.Errorf("--id is required")
 	}
-	sel, err := kube.ParseSelector(f.selector)
+	if sel, err = kube.ParseSelector(f.selector); err != nil {
+		return sel, nil, "", nil, fmt.Errorf("--selector: %w", err)
+	}
+	wire = new(atomic.Int64)
+	caFile = os.Getenv("KUBELOOP_CA_FILE")
+	tr, err := countingTransport(caFile, wire)
 	if err != nil {
-		return fmt.Errorf("--selector: %w", err)
+		return sel, nil, "", nil, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
+	cfg = &kube.Config{Host: os.Getenv("KUBELOOP_SERVER"), BearerToken: os.Getenv("KUBELOOP_TOKEN"), QPS: -1, Transport: tr}
+	return sel, cfg, caFile, wire, nil
+}
 
-	// The informer's client counts its bytes; the ring's is apart, so that
-	// its Lease traffic is not counted.
-	var wire atomic.Int64
-	caFile := os.Getenv("KUBELOOP_CA_FILE")
-	tr, err := countingTransport(caFile, &wire)
+func run(f flags) error {
+	sel, cfg, caFile, wire, err := connect(f)
 	if err != nil {
 		return err
 	}
-	cfg := &kube.Config{Host: os.Getenv("KUBELOOP_SERVER"), BearerToken: os.Getenv("KUBELOOP_TOKEN"), QPS: -1, Transport: tr}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	client, err := kube.NewClient(cfg, kube.ClientOptions{})
 	if err != nil {
 		return err

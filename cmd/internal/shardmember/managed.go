@@ -5,12 +5,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,23 +28,12 @@ import (
 // returned, with the records' times.
 
 func runManaged(f flags) error {
-	if f.id == "" {
-		return fmt.Errorf("--id is required")
-	}
-	sel, err := kube.ParseSelector(f.selector)
-	if err != nil {
-		return fmt.Errorf("--selector: %w", err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-
-	var wire atomic.Int64
-	caFile := os.Getenv("KUBELOOP_CA_FILE")
-	tr, err := countingTransport(caFile, &wire)
+	sel, cfg, caFile, wire, err := connect(f)
 	if err != nil {
 		return err
 	}
-	cfg := &kube.Config{Host: os.Getenv("KUBELOOP_SERVER"), BearerToken: os.Getenv("KUBELOOP_TOKEN"), QPS: -1, Transport: tr}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
 	ringCfg := &kube.Config{Host: cfg.Host, BearerToken: cfg.BearerToken}
 	ringCfg.TLS.CAFile = caFile
 	log := slog.New(ringMarks{slog.NewTextHandler(os.Stderr, nil)})
