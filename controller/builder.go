@@ -40,6 +40,15 @@ type Manager interface {
 	// name: names must be unique within a manager, as they label metrics
 	// and logs.
 	AddController(name string, r Runnable) error
+	// AddShardedController registers r as AddController does, to run on
+	// every replica without leader election, makes obj's kind sharded in
+	// the manager's cache (its informer holds only the shards of the
+	// ranges this replica holds), and, while the manager runs, calls work
+	// for each range it holds with the range's shard selector, as it
+	// calls a runnable's Start: work holds the shard until ctx ends. It
+	// fails when the manager runs no ring, and once the manager has
+	// started. The builder calls it for [Builder.Sharded].
+	AddShardedController(name string, obj kube.Object, r Runnable, work func(ctx context.Context, sel kube.ShardSelector) error) error
 	// Freshness tells whether the manager's cache holds the manager's own
 	// writes: a controller with For asks it before each reconcile (unless
 	// Options.ReconcileStale).
@@ -65,6 +74,9 @@ type Builder struct {
 	name    string
 	opts    Options
 	errs    []error
+	// sharded builds the controller sharded (shardbuild.go); nil unless
+	// Sharded was called. See "Binary size" in the package doc.
+	sharded shardedBuild
 }
 
 type watchSpec struct {
@@ -140,6 +152,26 @@ func (b *Builder) Named(name string) *Builder {
 	return b
 }
 
+// Sharded makes the controller sharded over the replicas of a ring, which
+// the manager runs (kubeloop's manager with Options.Sharding; Build fails
+// on one without): the For kind's informer holds only the shards of the
+// ranges this replica holds, the controller runs on every replica (it
+// needs no leader election; Options.NeedLeaderElection is overridden),
+// and it reconciles only the objects of those shards (see [Shards] for
+// the guarantees). Its For predicates filter changes as usual, but every
+// object of a shard is reconciled when the replica takes the shard over.
+// The changes of an Owns kind queue their owner on the replica holding
+// the owner's shard alone ([Shards.EnqueueOwner]); the Owns kind's
+// informer is not sharded: every replica caches all its objects (see
+// "Owned kinds" at [Shards]), and Owns of the For kind itself is refused.
+// Watches are refused for now; requests from WatchesSource sources are
+// reconciled only when the object's shard is held here. It needs For.
+// The manager's other controllers, of other kinds, may be unsharded.
+func (b *Builder) Sharded() *Builder {
+	b.sharded = shardBuild{}
+	return b
+}
+
 // WithOptions sets the controller's options.
 func (b *Builder) WithOptions(opts Options) *Builder {
 	b.opts = opts
@@ -156,21 +188,9 @@ func (b *Builder) Complete(r Reconciler) error {
 // manager, which starts it. It fails for the mistakes made along the
 // chain, when there is neither For nor Named, when Owns is used without
 // For, and when the manager refuses the name. It does no I/O: the
-// sources find their informers when the controller starts.
-//
-// On a [ShardingManager] whose Sharded reports true, a controller with
-// For is sharded: the For kind's informer holds only the shards of the
-// ranges this replica holds, the controller runs on every replica (it
-// needs no leader election; Options.NeedLeaderElection is overridden),
-// and it reconciles only the objects of those shards (see [Shards]). Its
-// For predicates filter changes as usual, but every object of a shard is
-// reconciled when the replica takes the shard over. The changes of an
-// Owns kind queue their owner on the replica holding the owner's shard
-// alone ([Shards.EnqueueOwner]); the Owns kind's informer is not sharded:
-// every replica caches all its objects (see "Owned kinds" at [Shards]),
-// and Owns of the For kind itself is refused. Watches are refused for
-// now; requests from WatchesSource sources are reconciled only when the
-// object's shard is held here. A controller without For is not sharded.
+// sources find their informers when the controller starts. A
+// [Builder.Sharded] controller is registered with the manager's
+// AddShardedController, which fails on a manager that runs no ring.
 func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	errs := b.errs
 	if b.mgr == nil {
@@ -186,15 +206,8 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if len(b.owns) > 0 && b.forObj == nil {
 		errs = append(errs, errors.New("Owns needs For: the owner is the For kind"))
 	}
-	sm, sharded := b.mgr.(ShardingManager)
-	sharded = sharded && b.forObj != nil && sm.Sharded()
-	if sharded && len(b.watches) > 0 {
-		errs = append(errs, errShardedWatches)
-	}
-	for _, w := range b.owns {
-		if sharded && w.obj.GroupVersionKind() == b.forObj.GroupVersionKind() {
-			errs = append(errs, fmt.Errorf("Owns %s of a sharded controller of %[1]s: the owned objects would be sharded by their own uid, not their owner's", w.obj.GroupVersionKind().Kind))
-		}
+	if b.sharded != nil {
+		errs = append(errs, b.shardedErrors()...)
 	}
 	if err := errors.Join(errs...); err != nil {
 		if name == "" {
@@ -206,33 +219,20 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if opts.Logger != nil && b.forObj != nil {
 		opts.Logger = opts.Logger.With("kind", b.forObj.GroupVersionKind().Kind)
 	}
-	var sh *sharder
-	if sharded {
-		sh = &sharder{mgr: b.mgr, obj: b.forObj, preds: b.predicates(b.forPred), r: r, b: b}
-		r = sh
-		everyReplica := false
-		opts.NeedLeaderElection = &everyReplica
+	if b.sharded != nil {
+		return b.sharded.build(b, name, r, opts)
 	}
-	c, err := New(name, r, opts)
+	c, err := b.newController(name, r, opts)
 	if err != nil {
-		return nil, fmt.Errorf("build controller: %w", err)
-	}
-	if b.forObj != nil && !opts.ReconcileStale {
-		c.stale = newStaleGate(b.mgr, b.forObj.GroupVersionKind())
-	}
-	if sharded {
-		sh.c = c
-		c.sources = append(c.sources, b.sources...)
-		if err := sm.AddShardedController(name, b.forObj, c, sh); err != nil {
-			return nil, fmt.Errorf("build controller %q: %w", name, err)
-		}
-		return c, nil
+		return nil, err
 	}
 	if b.forObj != nil {
 		c.sources = append(c.sources, b.kind(b.forObj, EnqueueObject(), b.forPred))
 	}
 	for _, w := range b.owns {
-		c.sources = append(c.sources, b.owned(w, nil))
+		c.sources = append(c.sources, b.owned(w, func(_ context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error) {
+			return EnqueueOwner(owner, opts), nil
+		}))
 	}
 	for _, w := range b.watches {
 		c.sources = append(c.sources, b.kind(w.obj, w.h, w.preds))
@@ -240,6 +240,19 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	c.sources = append(c.sources, b.sources...)
 	if err := b.mgr.AddController(name, c); err != nil {
 		return nil, fmt.Errorf("build controller %q: %w", name, err)
+	}
+	return c, nil
+}
+
+// newController makes the controller with the stale gate of the For
+// kind.
+func (b *Builder) newController(name string, r Reconciler, opts Options) (*Controller, error) {
+	c, err := New(name, r, opts)
+	if err != nil {
+		return nil, fmt.Errorf("build controller: %w", err)
+	}
+	if b.forObj != nil && !opts.ReconcileStale {
+		c.stale = newStaleGate(b.mgr, b.forObj.GroupVersionKind())
 	}
 	return c, nil
 }
@@ -271,9 +284,9 @@ func (b *Builder) kind(obj kube.Object, h EventHandler, preds []Predicate) Sourc
 }
 
 // owned returns the source of an Owns kind: its owner's scope decides the
-// handler, which queues the owner only on the replica holding its shard
-// when shards is not nil (the controller's Shards, made when it starts).
-func (b *Builder) owned(w watchSpec, shards func(context.Context) (*Shards, error)) Source {
+// options of the handler enqueue makes (EnqueueOwner, or a sharded
+// controller's Shards.EnqueueOwner), when the controller starts.
+func (b *Builder) owned(w watchSpec, enqueue func(ctx context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error)) Source {
 	k := newKindSource(b.predicates(w.preds))
 	k.kind = w.obj.GroupVersionKind()
 	m, owner := b.mgr, b.forObj
@@ -282,14 +295,9 @@ func (b *Builder) owned(w watchSpec, shards func(context.Context) (*Shards, erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("find the scope of owner kind %s: %w", owner.GroupVersionKind().Kind, err)
 		}
-		opts := OwnerOptions{OnlyController: true, ClusterScoped: !mapping.Namespaced}
-		var h EventHandler
-		if shards == nil {
-			h = EnqueueOwner(owner, opts)
-		} else if sh, err := shards(ctx); err != nil {
+		h, err := enqueue(ctx, owner, OwnerOptions{OnlyController: true, ClusterScoped: !mapping.Namespaced})
+		if err != nil {
 			return nil, nil, err
-		} else {
-			h = sh.EnqueueOwner(owner, opts)
 		}
 		src, err := m.GetInformer(ctx, w.obj)
 		return src, h, err

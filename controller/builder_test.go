@@ -25,6 +25,7 @@ type testManager struct {
 	mu    sync.Mutex
 	added map[string]Runnable
 	order []string
+	works map[string]func(context.Context, kube.ShardSelector) error // AddShardedController's
 }
 
 func newTestManager(t testing.TB, client *kube.Client) *testManager {
@@ -60,6 +61,24 @@ func (m *testManager) AddController(name string, r Runnable) error {
 	}
 	m.added[name] = r
 	m.order = append(m.order, name)
+	return nil
+}
+
+// AddShardedController makes obj's kind sharded in the cache and adds r
+// as AddController does; the test calls work (kept in works) itself.
+func (m *testManager) AddShardedController(name string, obj kube.Object, r Runnable, work func(context.Context, kube.ShardSelector) error) error {
+	if err := m.cache.ShardKind(obj, nil); err != nil {
+		return err
+	}
+	if err := m.AddController(name, r); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.works == nil {
+		m.works = map[string]func(context.Context, kube.ShardSelector) error{}
+	}
+	m.works[name] = work
 	return nil
 }
 

@@ -54,7 +54,9 @@
 //   - Shardable: [Shards] runs a controller on the shards of its kind a
 //     ring member of package leader holds (its Work), over a sharded
 //     informer: never two replicas reconciling one object at once, every
-//     object reconciled by the member a range moves to. Changes of the
+//     object reconciled by the member a range moves to. [Builder.Sharded]
+//     makes one on a manager that runs the ring, beside unsharded
+//     controllers of other kinds. Changes of the
 //     kinds it owns reach the member holding the owner alone
 //     ([Shards.EnqueueOwner]). Shards are by uid (even spread) or by
 //     namespace (a namespace's objects on one member); see
@@ -126,7 +128,16 @@
 //     error.
 //   - The package does not import manager: the [Builder] asks for the
 //     small [Manager] interface declared here (GetInformer, Mapping,
-//     AddController).
+//     AddController, AddShardedController). Calls go one way: a sharded
+//     controller's builder hands the manager the controller and its
+//     shards' Work in one call, and the manager calls that Work for each
+//     range it holds, as it calls Start.
+//
+// Binary size: the sharded controller's machinery ([Shards], its source,
+// gate and owner handler) is reached from [Builder.Build] only through an
+// unexported interface field of the Builder that [Builder.Sharded] sets.
+// A program that never calls Sharded links none of it, nor what it
+// reaches in package cache (the sharded informer's shard set).
 //
 // Usage:
 //  1. Write a [Reconciler]: read the object the [Request] names, act,

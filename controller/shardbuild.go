@@ -12,76 +12,73 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// This file is how a [Builder] makes a sharded controller for a manager
-// that runs a ring: the For kind's informer is sharded, the controller's
-// source and gate are a [Shards], and the manager's ring member hands
-// each range it holds to the controller's Work.
+// This file is how a [Builder] makes a sharded controller
+// ([Builder.Sharded]): the controller's source and gate are a [Shards],
+// made when the controller starts from the manager's informer of the For
+// kind; the builder hands the manager the controller and the Shards'
+// Work in one call (Manager.AddShardedController), and the manager, which
+// runs the ring and makes the kind sharded in its cache, calls that Work
+// for every range the replica holds.
 
-// ShardingManager is a [Manager] that runs a ring of replicas (kubeloop's
-// manager with its Sharding option enabled). A [Builder] on such a manager
-// makes sharded controllers: see [Builder.Build].
-type ShardingManager interface {
-	Manager
-	// Sharded reports whether the builder's controllers are to be sharded.
-	Sharded() bool
-	// AddShardedController registers the controller r of obj's kind
-	// under name, as AddController does, makes obj's kind sharded in the
-	// cache (its informer holds only the shards the controller works on),
-	// and calls s.ShardController once, before the controller starts: the
-	// work it returns is then called for every range the replica holds,
-	// with the range's selector, until ctx ends. It fails once the manager
-	// has started.
-	AddShardedController(name string, obj kube.Object, r Runnable, s Sharder) error
+// shardedBuild is what [Builder.Sharded] stores: the one way in to this
+// file from Build, so that programs that never call Sharded link none of
+// it (see "Binary size" in the package doc).
+type shardedBuild interface {
+	build(b *Builder, name string, r Reconciler, opts Options) (*Controller, error)
 }
 
-// Sharder is what a [Builder] hands a [ShardingManager] with a sharded
-// controller. ShardController makes the controller sharded (its source
-// and gate), once, before it starts, and returns its work: work holds the
-// shard of sel until ctx ends, and returns only after the reconciles of
-// the shard in flight have ended. It is an alias of an interface literal
-// so that a manager can name it without importing this package; being
-// called only by a manager that shards, it keeps the sharded machinery
-// out of the programs that do not shard.
-type Sharder = interface {
-	ShardController() (work func(ctx context.Context, sel kube.ShardSelector) error)
-}
+// shardBuild builds sharded controllers.
+type shardBuild struct{}
 
-// sharder is a sharded controller's [Sharder], and its reconciler: a
-// request is reconciled only once ShardController has made the gate, and
-// then through it.
-type sharder struct {
-	mgr   Manager
-	obj   kube.Object
-	preds []Predicate
-	r     Reconciler  // the user's
-	c     *Controller // set by Build
-	b     *Builder    // for the Owns kinds
-
-	gated Reconciler // set by ShardController, before the controller starts
-}
-
-// ShardController implements [Sharder].
-func (s *sharder) ShardController() func(ctx context.Context, sel kube.ShardSelector) error {
-	src := newShardedSource(s.mgr, s.obj, s.preds)
-	s.gated = src.gate(s.r)
-	_ = s.c.Watch(src) // the controller has not started: Watch cannot fail
-	for _, w := range s.b.owns {
-		_ = s.c.Watch(s.b.owned(w, src.get))
+// shardedErrors returns the mistakes of a sharded controller's chain.
+func (b *Builder) shardedErrors() []error {
+	var errs []error
+	if b.forObj == nil {
+		errs = append(errs, errors.New("Sharded needs For: the For kind is the one sharded"))
+		return errs
 	}
-	return src.Work
+	if len(b.watches) > 0 {
+		errs = append(errs, errShardedWatches)
+	}
+	for _, w := range b.owns {
+		if w.obj.GroupVersionKind() == b.forObj.GroupVersionKind() {
+			errs = append(errs, fmt.Errorf("Owns %s of a sharded controller of %[1]s: the owned objects would be sharded by their own uid, not their owner's", w.obj.GroupVersionKind().Kind))
+		}
+	}
+	return errs
 }
 
-// Reconcile implements [Reconciler].
-func (s *sharder) Reconcile(ctx context.Context, req Request) (Result, error) {
-	if s.gated == nil {
-		return Result{}, nil
+// build makes the controller of a checked chain, gated by its Shards,
+// and registers it with the manager together with their Work.
+func (shardBuild) build(b *Builder, name string, r Reconciler, opts Options) (*Controller, error) {
+	src := newShardedSource(b.mgr, b.forObj, b.predicates(b.forPred))
+	everyReplica := false
+	opts.NeedLeaderElection = &everyReplica
+	c, err := b.newController(name, src.gate(r), opts)
+	if err != nil {
+		return nil, err
 	}
-	return s.gated.Reconcile(ctx, req)
+	c.sources = append(c.sources, src)
+	for _, w := range b.owns {
+		c.sources = append(c.sources, b.owned(w, func(ctx context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error) {
+			sh, err := src.get(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return sh.EnqueueOwner(owner, opts), nil
+		}))
+	}
+	c.sources = append(c.sources, b.sources...)
+	if err := b.mgr.AddShardedController(name, b.forObj, c, src.Work); err != nil {
+		return nil, fmt.Errorf("build controller %q: %w", name, err)
+	}
+	return c, nil
 }
 
 // shardedSource is the source and gate of a sharded controller built by
 // a [Builder]: it makes its [Shards] when the controller starts, from the
-// manager's informer of the For kind, which is found then.
+// manager's informer of the For kind, which is found then (the manager
+// made the kind sharded when the builder registered the controller).
 type shardedSource struct {
 	kind    kube.GroupVersionKind
 	preds   []Predicate
@@ -142,7 +139,8 @@ func (s *shardedSource) Run(ctx context.Context, q Queue) error {
 }
 
 // Work holds the shard of sel (see [Shards.Work]) once the controller
-// has started; it returns nil if ctx ends first.
+// has started; it returns nil if ctx ends first. It is what the builder
+// hands the manager.
 func (s *shardedSource) Work(ctx context.Context, sel kube.ShardSelector) error {
 	select {
 	case <-s.made:
@@ -183,4 +181,4 @@ func (s *Shards) allows(c Change) bool {
 
 // errShardedWatches is Build's answer for a sharded controller with
 // watched kinds.
-var errShardedWatches = errors.New("Watches of a sharded controller are not supported yet: the events of other kinds are not routed to the replica holding the objects they map to; use Owns, or build this one on a manager without Sharding")
+var errShardedWatches = errors.New("Watches of a sharded controller are not supported yet: the events of other kinds are not routed to the replica holding the objects they map to; use Owns, or build this one without Sharded")

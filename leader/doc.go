@@ -69,7 +69,8 @@
 // ([Range], 64 by default) and spreads them over its live members: the
 // objects whose [kube.ShardHash] of their uid (or namespace) falls in a
 // range are that range holder's to cache and reconcile, and a member lists
-// and watches them with the range's selector ([Selector]). Each member holds
+// and watches them with the range's shard selector ([ShardSelector]), the
+// one its Work is given. Each member holds
 // a Lease of its own ([MemberLeaseName], labelled [RingLabel]) that it renews
 // every RetryPeriod and that publishes the ranges it claims, holds or
 // drains ([RangesAnnotation]). Every RetryPeriod it lists the ring's Leases,
@@ -165,12 +166,31 @@
 // died takes its Lease over only when it has not changed for as long as
 // it is trusted, LeaseDuration when they are configured alike.
 //
+// Words, one per concept, as the packages that shard use them:
+//   - shard field: what is hashed, an object's uid or its namespace
+//     ([kube.ShardField]; RingOptions.Field, manager.ShardingOptions.Field).
+//   - range: one of a ring's equal slices of the hash space ([Range]);
+//     what a member claims, holds, drains and releases.
+//   - shard selector: the request's selection of the objects whose hash
+//     of the shard field falls in some ranges ([kube.ShardSelector],
+//     made by [ShardSelector]); the server answers it with
+//     metadata.shardInfo when it filtered.
+//   - shard: the objects a shard selector selects, as a cache holds them
+//     (cache.Informer.AddShard) and a controller works on them
+//     (controller.Shards): the shard of a range held.
+//   - work: what a member runs for each range it holds,
+//     func(ctx, kube.ShardSelector) error, in the ring (RingOptions.Work)
+//     as in the controller (controller.Shards.Work).
+//   - sharded: a kind, informer or controller that holds only the shards
+//     of the ranges held here.
+//
 // Usage of a ring:
 //  1. Give each member a [kube.Client] of its own and make it with
 //     [NewMember], naming the ring and the Work to run for each range held:
-//     start taking the range's objects (list and watch them with
-//     Selector(field, r)), and when ctx is cancelled stop taking new ones,
-//     finish those in flight, and return.
+//     start taking the objects of the shard selector it is given (list and
+//     watch them with it), and when ctx is cancelled stop taking new ones,
+//     finish those in flight, and return. A sharded controller's work
+//     (controller.Shards.Work) has this signature.
 //  2. Call [Member.Run] with the process's context; it returns after the
 //     member has left the ring.
 //  3. Serve [Member.Status] on a metrics or health endpoint: a member with

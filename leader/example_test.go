@@ -79,9 +79,10 @@ func ExampleMember() {
 		Ring:      "mirror",
 		Identity:  "pod-a", // empty: hostname_uuid
 		Ranges:    4,
-		Work: func(ctx context.Context, r leader.Range) {
-			started <- r
-			<-ctx.Done() // reconcile r's objects until the range moves or the member leaves
+		Work: func(ctx context.Context, sel kube.ShardSelector) error {
+			started <- leader.RangeOf(sel.Ranges[0].Start, 4)
+			<-ctx.Done() // reconcile the objects sel selects until the range moves or the member leaves
+			return nil
 		},
 	})
 	if err != nil {
@@ -96,9 +97,9 @@ func ExampleMember() {
 	}
 	slices.SortFunc(held, func(a, b leader.Range) int { return a.Index - b.Index })
 	for _, r := range held {
-		fmt.Println(r, leader.Selector(kube.ShardByUID, r))
+		fmt.Println(r, leader.ShardSelector(kube.ShardByUID, r))
 	}
-	fmt.Println("all:", leader.Selector(kube.ShardByUID, held...))
+	fmt.Println("all:", leader.ShardSelector(kube.ShardByUID, held...))
 
 	cancel() // shutdown: every Work is asked to stop, then the Lease is deleted
 	fmt.Println("Run:", <-done)

@@ -52,10 +52,10 @@ func (r Range) Contains(h uint64) bool { return RangeOf(h, r.Count).Index == r.I
 // String returns "Index/Count".
 func (r Range) String() string { return fmt.Sprintf("%d/%d", r.Index, r.Count) }
 
-// Selector returns the shard selector of the objects in ranges rs (all of
-// one Count), hashing field: one shardRange per run of adjacent ranges, in
-// index order. It is empty (selects everything) when rs is.
-func Selector(field kube.ShardField, rs ...Range) kube.ShardSelector {
+// ShardSelector returns the shard selector of the objects in ranges rs
+// (all of one Count), hashing field: one shardRange per run of adjacent
+// ranges, in index order. It is empty (selects everything) when rs is.
+func ShardSelector(field kube.ShardField, rs ...Range) kube.ShardSelector {
 	idx := make([]int, 0, len(rs))
 	count := 0
 	for _, r := range rs {

@@ -42,17 +42,17 @@ func TestRangeBounds(t *testing.T) {
 	}
 }
 
-func TestRangeSelector(t *testing.T) {
+func TestShardSelector(t *testing.T) {
 	rs := []Range{{9, 64}, {0, 64}, {1, 64}, {63, 64}, {2, 64}, {1, 64}}
-	got := Selector(kube.ShardByUID, rs...).String()
+	got := ShardSelector(kube.ShardByUID, rs...).String()
 	want := "shardRange(object.metadata.uid, '0x0000000000000000', '0x0c00000000000000') || " +
 		"shardRange(object.metadata.uid, '0x2400000000000000', '0x2800000000000000') || " +
 		"shardRange(object.metadata.uid, '0xfc00000000000000', '0x10000000000000000')"
 	if got != want {
-		t.Errorf("Selector = %s\nwant %s", got, want)
+		t.Errorf("ShardSelector = %s\nwant %s", got, want)
 	}
-	if !Selector(kube.ShardByUID).Empty() {
-		t.Error("Selector of no range is not empty")
+	if !ShardSelector(kube.ShardByUID).Empty() {
+		t.Error("ShardSelector of no range is not empty")
 	}
 }
 

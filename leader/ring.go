@@ -80,16 +80,25 @@ type RingOptions struct {
 	// its Lease change.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 
+	// Field is the shard field the selectors given to Work hash:
+	// [kube.ShardByUID] (the default, when empty) or
+	// [kube.ShardByNamespace].
+	Field kube.ShardField
+
 	// Work is called on a goroutine of its own when this member starts
-	// holding range r, and must return once ctx is cancelled, having
-	// finished what it started on r's objects: the member publishes the
-	// release of r only when Work has returned. ctx is cancelled when r
-	// moves to another member, when Run's context is done, and at once when
-	// this member's renewals stop succeeding (RenewDeadline after the last
-	// one): Work must then stop within LeaseDuration - RenewDeadline, after
-	// which another member may start r. If Work returns before ctx is done,
-	// the member releases r and claims it again after RetryPeriod. Required.
-	Work func(ctx context.Context, r Range)
+	// holding a range, with the range's shard selector
+	// ([ShardSelector](Field, range)), and must return once ctx is
+	// cancelled, having finished what it started on the range's objects:
+	// the member publishes the release of the range only when Work has
+	// returned. ctx is cancelled when the range moves to another member,
+	// when Run's context is done, and at once when this member's renewals
+	// stop succeeding (RenewDeadline after the last one): Work must then
+	// stop within LeaseDuration - RenewDeadline, after which another member
+	// may start the range. If Work returns before ctx is done (an error is
+	// logged), the member releases the range and claims it again after
+	// RetryPeriod. It is the signature of a sharded controller's work
+	// (controller.Shards.Work). Required.
+	Work func(ctx context.Context, sel kube.ShardSelector) error
 
 	// OnHeld, when set, is called each time this member starts holding a
 	// range (just before its Work starts), with how long the range waited
@@ -111,6 +120,9 @@ func (c RingOptions) withDefaults() (RingOptions, error) {
 	if c.Ranges == 0 {
 		c.Ranges = DefaultRanges
 	}
+	if c.Field == "" {
+		c.Field = kube.ShardByUID
+	}
 	err := fillDefaults(&c.Identity, &c.LeaseDuration, &c.RenewDeadline, &c.RetryPeriod, &c.Logger)
 	return c, err
 }
@@ -130,6 +142,9 @@ func (c *RingOptions) validate() error {
 	}
 	if msg := checkName(c.Ring, 63, false); msg != "" {
 		errs = append(errs, fmt.Errorf("Ring %q %s", c.Ring, msg))
+	}
+	if c.Field != kube.ShardByUID && c.Field != kube.ShardByNamespace {
+		errs = append(errs, fmt.Errorf("Field %q: want %q or %q", c.Field, kube.ShardByUID, kube.ShardByNamespace))
 	}
 	if c.Ranges < 1 || c.Ranges > MaxRanges {
 		errs = append(errs, fmt.Errorf("Ranges %d must be between 1 and %d", c.Ranges, MaxRanges))

@@ -57,9 +57,29 @@ func TestRingJoin(t *testing.T) {
 		rt.waitSettled(ids[:3], 2*retry)
 		rt.takeGaps()
 		rt.start(ids[3], nil)
-		took := rt.waitSettled(ids, retry+drain+retry/4)
+		bound := retry + drain + retry/4
+		took := rt.waitSettled(ids, bound)
 		gaps := rt.takeGaps()
-		t.Logf("a fourth member settled in %v; %d ranges moved, unheld for %v at most", took, len(gaps), slices.Max(gaps))
+		// The assignment moves the newcomer's share and few others; the
+		// member moves those alone, each once: every other range keeps
+		// its holder and its Work.
+		moved := 0
+		for i, owner := range Assign(ids[:3], testRanges) {
+			if Assign(ids, testRanges)[i] != owner {
+				moved++
+			}
+		}
+		share := testRanges / len(ids)
+		t.Logf("a fourth member settled in %v; %d ranges moved (share %d), unheld for %v at most", took, len(gaps), share, slices.Max(gaps))
+		if moved < share || moved > 2*share {
+			t.Errorf("the assignment moves %d ranges, want between the newcomer's share %d and twice it", moved, share)
+		}
+		if len(gaps) != moved {
+			t.Errorf("%d ranges changed holder, want the %d the assignment moves: ranges that stay must keep their Work", len(gaps), moved)
+		}
+		if g := slices.Max(gaps); g > bound {
+			t.Errorf("a moved range was unheld for %v, more than %v", g, bound)
+		}
 	})
 }
 

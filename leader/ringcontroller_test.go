@@ -101,12 +101,14 @@ func (ct *ctrlTest) startCtl(id string) *ringMember {
 				t.Errorf("%s: controller: %v", id, err)
 			}
 		})
-		cfg.Work = func(ctx context.Context, r Range) {
+		cfg.Work = func(ctx context.Context, sel kube.ShardSelector) error {
+			r := rangeOfSelector(sel)
 			ct.open(id, r)
-			if err := shards.Work(ctx, Selector(kube.ShardByUID, r)); err != nil && ctx.Err() == nil {
+			if err := shards.Work(ctx, sel); err != nil && ctx.Err() == nil {
 				t.Errorf("%s: work on %s: %v", id, r, err)
 			}
 			ct.close(id, r)
+			return nil
 		}
 	})
 }

@@ -82,7 +82,10 @@ func (rt *ringTest) start(id string, edit func(*RingOptions)) *ringMember {
 	var client *kube.Client
 	client, rm.link = linkedClient(rt.t, rt.srv, id)
 	cfg := RingOptions{Client: client, Namespace: "default", Ring: testRing, Identity: id, Ranges: testRanges,
-		Work: func(ctx context.Context, r Range) { rt.work(id, ctx, r) }}
+		Work: func(ctx context.Context, sel kube.ShardSelector) error {
+			rt.work(id, ctx, rangeOfSelector(sel))
+			return nil
+		}}
 	if os.Getenv("RINGLOG") != "" {
 		t0 := rt.t0
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: func(g []string, a slog.Attr) slog.Attr {
@@ -109,6 +112,12 @@ func (rt *ringTest) start(id string, edit func(*RingOptions)) *ringMember {
 	rt.members = append(rt.members, rm)
 	rt.mu.Unlock()
 	return rm
+}
+
+// rangeOfSelector returns the range of testRanges whose shard selector
+// Work is given: the one holding its first hash.
+func rangeOfSelector(sel kube.ShardSelector) Range {
+	return RangeOf(sel.Ranges[0].Start, testRanges)
 }
 
 // work is every member's Work: it opens a holding in the ledger, and

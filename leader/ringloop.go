@@ -217,7 +217,9 @@ func (m *Member) start(ctx context.Context, judged time.Time) {
 		}
 		m.works.Go(func() {
 			defer func() { m.returned <- i }()
-			m.opts.Work(work, r)
+			if err := m.opts.Work(work, ShardSelector(m.opts.Field, r)); err != nil {
+				m.log.Warn("work of range failed", "range", r.String(), "err", err)
+			}
 		})
 	}
 }

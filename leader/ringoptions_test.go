@@ -4,6 +4,7 @@ package leader
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,7 +20,7 @@ func TestNewMemberValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := RingOptions{Client: client, Namespace: "default", Ring: "mirror", Identity: "pod-a_1234",
-		Work: func(context.Context, Range) {}}
+		Work: func(context.Context, kube.ShardSelector) error { return nil }}
 	for _, tc := range []struct {
 		name    string
 		edit    func(*RingOptions)
@@ -27,6 +28,7 @@ func TestNewMemberValidates(t *testing.T) {
 	}{
 		{"defaults", func(*RingOptions) {}, ""},
 		{"no work", func(c *RingOptions) { c.Work = nil }, "Work is nil"},
+		{"bad field", func(c *RingOptions) { c.Field = "spec.x" }, `Field "spec.x"`},
 		{"no ring", func(c *RingOptions) { c.Ring = "" }, `Ring "" must not be empty`},
 		{"dotted ring", func(c *RingOptions) { c.Ring = "a.b" }, `Ring "a.b" must be a DNS-1123 label`},
 		{"too many ranges", func(c *RingOptions) { c.Ranges = MaxRanges + 1 }, "Ranges 4097 must be between 1 and 4096"},
@@ -45,7 +47,8 @@ func TestNewMemberValidates(t *testing.T) {
 	}
 }
 
-// TestRingWorkReturningEarly has one Work return by itself: the member
+// TestRingWorkReturningEarly has one Work return by itself (with an
+// error): the member
 // releases the range, rests it for RetryPeriod, then holds it again; Run
 // may be called once.
 func TestRingWorkReturningEarly(t *testing.T) {
@@ -55,16 +58,17 @@ func TestRingWorkReturningEarly(t *testing.T) {
 		var calls atomic.Int32
 		rm := rt.start("solo", func(c *RingOptions) {
 			c.Ranges = 4
-			c.Work = func(ctx context.Context, r Range) {
-				if r.Index != 2 {
+			c.Work = func(ctx context.Context, sel kube.ShardSelector) error {
+				if RangeOf(sel.Ranges[0].Start, 4).Index != 2 {
 					<-ctx.Done()
-					return
+					return nil
 				}
 				starts <- time.Now()
 				if calls.Add(1) == 1 {
-					return // the first time only
+					return errors.New("the first time only")
 				}
 				<-ctx.Done()
+				return nil
 			}
 		})
 		first, second := <-starts, <-starts

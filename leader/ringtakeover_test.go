@@ -105,15 +105,17 @@ func (tr *takeoverRing) startMember(id string) *ringMember {
 		tr.stops = append(tr.stops, cancel)
 		tr.runs.Go(func() { _ = inf.Start(ctx) })
 		tr.runs.Go(func() { _ = c.Start(ctx) })
-		cfg.Work = func(ctx context.Context, r Range) {
+		cfg.Work = func(ctx context.Context, sel kube.ShardSelector) error {
+			r := rangeOfSelector(sel)
 			tr.open(id, r)
 			tr.mu.Lock()
 			tr.held[r.Index] = time.Now()
 			tr.mu.Unlock()
-			if err := shards.Work(ctx, Selector(kube.ShardByUID, r)); err != nil && ctx.Err() == nil {
+			if err := shards.Work(ctx, sel); err != nil && ctx.Err() == nil {
 				t.Errorf("%s: work on %s: %v", id, r, err)
 			}
 			tr.close(id, r)
+			return nil
 		}
 	})
 }

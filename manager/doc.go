@@ -46,10 +46,12 @@
 //     bounded buffer and returns; repeats become a series count and each
 //     object's events are rate-limited before they reach the API server.
 //
-// Sharding ([Options.Sharding], a [ShardingOptions]): the controllers the
-// builder makes with For are sharded across the replicas, which form a
-// ring of Leases (package leader): each caches and reconciles only the
-// objects whose shard key hashes into the ranges it holds. The manager
+// Sharding ([Options.Sharding], a [ShardingOptions]): the replicas form a
+// ring of Leases (package leader), and the controllers built with
+// controller.Builder.Sharded (registered by [Manager.AddShardedController])
+// are sharded across them: each replica caches and reconciles only the
+// objects of their kinds whose shard field hashes into the ranges it
+// holds; the other controllers, of other kinds, are not. The manager
 // joins the ring once its caches have synced, beside the runnables that
 // need no leader (sharded controllers need none; the others still follow
 // LeaderElection), and on stop leaves it before stopping those runnables:
@@ -79,7 +81,17 @@
 //
 // A manager never imports package controller: a controller is a runnable.
 // The controller builder asks for the little it needs (GetInformer, Mapping,
-// AddController), which a *Manager has.
+// AddController, AddShardedController), which a *Manager has. Calls go
+// one way: the builder hands a sharded controller's work to the manager,
+// which calls it for each range held as it calls a runnable's Start.
+//
+// Binary size: the ring (package leader's member, its Lease protocol) and
+// the manager's side of sharding are reached only through the Manager's
+// unexported ring field, an interface that is nil until [New] is given
+// Options.Sharding: setting it to a [ShardingOptions] is what converts the
+// ring's type to that interface. A program that never names
+// ShardingOptions links none of it (cmd/mirror's TestShardingNotLinked
+// checks).
 //
 // Usage:
 //

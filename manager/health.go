@@ -70,8 +70,8 @@ func (m *Manager) addBuiltinChecks() {
 		}
 		return nil
 	})
-	if m.ringCheck != nil {
-		m.readyz.addBuiltin(CheckRing, m.ringCheck)
+	if m.ring != nil {
+		m.readyz.addBuiltin(CheckRing, m.ring.readiness)
 	}
 	if e := m.elector; e != nil {
 		m.healthz.addBuiltin(CheckLeaderElection, func(*http.Request) error { return e.Check(maxTolerableRenewDelay) })

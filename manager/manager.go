@@ -30,13 +30,10 @@ type Manager struct {
 	cache   *cache.Cache
 	client  *Client
 	elector *leader.Elector // nil without leader election
-	ring    *ring           // nil without sharding
-	// ringMetrics and ringCheck are the ring's series and readiness
-	// check; nil without sharding.
-	ringMetrics func(e *metrics.Emitter)
-	ringCheck   Checker
-	ringAdd     func(name string, obj kube.Object, r LeaderElectionRunnable, s Sharder) error
-	events      *eventSink
+	// ring runs the ring member and the sharded controllers' works
+	// (sharding.go); nil without Options.Sharding.
+	ring   shardRing
+	events *eventSink
 
 	registry        *metrics.Registry
 	rest            *restMetrics

@@ -106,8 +106,8 @@ func (m *Manager) collect(e *metrics.Emitter) {
 		}
 	}
 	m.collectCache(e)
-	if m.ringMetrics != nil {
-		m.ringMetrics(e)
+	if m.ring != nil {
+		m.ring.collect(e)
 	}
 	if el := m.elector; el != nil {
 		v := 0.0

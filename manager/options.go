@@ -73,8 +73,9 @@ type Options struct {
 	// at a time.
 	LeaderElection LeaderElectionOptions
 
-	// Sharding, when set (to a [ShardingOptions]), makes the controllers
-	// the controller builder makes with For sharded across the replicas.
+	// Sharding, when set (to a [ShardingOptions]), makes the manager a
+	// member of a ring of replicas, which share the objects of the
+	// controllers built with controller.Builder.Sharded.
 	Sharding Sharding
 
 	// MetricsBindAddress is where the Prometheus metrics are served, at

@@ -11,26 +11,40 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/leader"
 )
 
 // This file is the manager's side of sharded controllers: the ring member
-// it runs (package leader), the controllers whose shards the member's
-// ranges are, and the readiness check and metrics of the ring.
+// it runs (package leader), the works of the sharded controllers it calls
+// for each range held, and the readiness check and metrics of the ring.
+// The manager's own paths reach it only through its shardRing field (see
+// "Binary size" in the package doc).
 
-// Sharding is what Options.Sharding holds: a [ShardingOptions]. It is an
-// interface so that programs that never shard do not link the ring's code
-// (a Lease protocol of some tens of kilobytes).
+// Sharding is what Options.Sharding holds: a [ShardingOptions], or nil.
 type Sharding interface {
-	newRing(m *Manager, config *kube.Config, nsFile string) (*ring, error)
+	newRing(m *Manager, config *kube.Config, nsFile string) (shardRing, error)
+}
+
+// shardRing is what the manager's own paths call of its ring: Manager.ring
+// holds a *ring when Options.Sharding is set, nil otherwise.
+type shardRing interface {
+	// add registers the work of a sharded controller of obj's kind and
+	// makes the kind sharded in the manager's cache.
+	add(name string, obj kube.Object, work func(ctx context.Context, sel kube.ShardSelector) error) error
+	// run runs the ring member until ctx is done and it has left.
+	run(ctx context.Context) error
+	readiness(*http.Request) error
+	collect(e *metrics.Emitter)
+	status() leader.RingStatus
 }
 
 // ShardingOptions make the manager a member of a ring of replicas that
 // share the objects of its sharded controllers (see package leader's ring,
-// and controller.Builder): each replica caches and reconciles only the
-// objects whose shard key hashes into the ranges it holds. It needs the
+// and controller.Builder.Sharded): each replica caches and reconciles only
+// the objects whose shard field hashes into the ranges it holds. It needs the
 // API server's sharded list and watch (Kubernetes 1.36, feature gate
 // ShardedListAndWatch) to save memory and traffic; without it every
 // replica receives every object and filters on its side, with the same
@@ -41,9 +55,9 @@ type Sharding interface {
 // one object); the manager's other controllers and runnables still follow
 // LeaderElection when it is enabled.
 //
-// Set Options.Sharding to a ShardingOptions to make the controllers the
-// controller builder makes with For sharded, and the manager a member of
-// the ring while it runs.
+// Set Options.Sharding to a ShardingOptions to make the manager a member
+// of the ring while it runs; the controllers built with
+// controller.Builder.Sharded are sharded, the others are not.
 type ShardingOptions struct {
 	// Ring names the ring: every replica of the program uses the same
 	// name; it labels and prefixes the members' Leases. A DNS-1123 label
@@ -60,7 +74,7 @@ type ShardingOptions struct {
 	// replica must use the same number); zero means
 	// [leader.DefaultRanges], 64.
 	Ranges int
-	// Field is the shard key: [kube.ShardByUID] (the default) spreads
+	// Field is the shard field: [kube.ShardByUID] (the default) spreads
 	// objects evenly; [kube.ShardByNamespace] keeps the objects of a
 	// namespace on one replica.
 	Field kube.ShardField
@@ -99,36 +113,24 @@ func (s ShardingOptions) withDefaults(nsFile string) (ShardingOptions, error) {
 	return s, errors.Join(errs...)
 }
 
-// ring is what the manager runs for its sharded controllers.
+// ring is what the manager runs for its sharded controllers: the
+// manager's shardRing.
 type ring struct {
-	member ringMember
-	field  kube.ShardField
+	member *leader.Member
+	cache  *cache.Cache
 	name   string // "namespace/ring", in messages
 	ring   string // the ring's name, in metrics
 
 	mu    sync.Mutex
-	works []shardWork
-	kinds []kube.GroupVersionKind // of the sharded controllers
+	works []func(ctx context.Context, sel kube.ShardSelector) error // of the sharded controllers
+	kinds []kube.GroupVersionKind                                   // of the sharded controllers
 
 	handovers *metrics.HistogramVec
 }
 
-// ringMember is what the manager uses of a *leader.Member, called through
-// an interface so that only programs that shard link the member's loop.
-type ringMember interface {
-	Run(ctx context.Context) error
-	Status() leader.RingStatus
-}
-
-// shardWork is a sharded controller's Work.
-type shardWork struct {
-	name string
-	work func(ctx context.Context, sel kube.ShardSelector) error
-}
-
 // newRing fills the defaults of so, checks it, and makes the ring member,
 // with a client of its own (as the elector's).
-func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string) (*ring, error) {
+func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string) (shardRing, error) {
 	so, err := so.withDefaults(nsFile)
 	if err != nil {
 		return nil, err
@@ -140,17 +142,14 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 	if err != nil {
 		return nil, err
 	}
-	r := &ring{field: so.Field, name: so.Namespace + "/" + so.Ring,
+	r := &ring{cache: m.cache, name: so.Namespace + "/" + so.Ring,
 		handovers: metrics.NewHistogramVec("kubeloop_ring_handover_duration_seconds",
 			"Seconds from the moment the ring's assignment gave a range to this replica (a member gone, leaving or joined) to the start of its work here; the count is the number of ranges taken over.",
 			[]float64{0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120}, "ring")}
 	r.ring = so.Ring
-	// Only programs that shard link what these reach.
-	m.ringMetrics = m.collectRing
-	m.ringAdd = m.addSharded
-	m.ringCheck = r.readiness
 	r.member, err = leader.NewMember(leader.RingOptions{
 		Client: c, Namespace: so.Namespace, Ring: so.Ring, Identity: so.Identity, Ranges: so.Ranges,
+		Field:         so.Field,
 		LeaseDuration: so.LeaseDuration, RenewDeadline: so.RenewDeadline, RetryPeriod: so.RetryPeriod,
 		Work:   r.work,
 		OnHeld: func(_ leader.Range, waited time.Duration) { r.handovers.Observe(waited.Seconds(), so.Ring) },
@@ -165,59 +164,45 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 // kind once for all of them (see cache.InformerOptions.ShardsPending).
 func (r *ring) claimsWaiting() bool { return len(r.member.Status().Claimed) > 0 }
 
-// work is the member's Work for range rg: every sharded controller holds
-// rg's shard until ctx ends. If one of them fails, the others are asked to
-// stop too, and work returns once they all have, so that the member
-// releases rg and claims it again later.
-func (r *ring) work(ctx context.Context, rg leader.Range) {
+// work is the member's Work for the range of sel: every sharded
+// controller's work holds the shard of sel until ctx ends. If one of them
+// fails, the others are asked to stop too, and work returns their errors
+// once they all have, so that the member releases the range and claims it
+// again later.
+func (r *ring) work(ctx context.Context, sel kube.ShardSelector) error {
 	r.mu.Lock()
 	works := slices.Clone(r.works)
 	r.mu.Unlock()
-	sel := leader.Selector(r.field, rg)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	errs := make([]error, len(works))
 	var wg sync.WaitGroup
-	for _, w := range works {
+	for n, work := range works {
 		wg.Go(func() {
-			if err := w.work(ctx, sel); err != nil && ctx.Err() == nil {
+			if errs[n] = work(ctx, sel); errs[n] != nil {
 				cancel()
 			}
 		})
 	}
 	wg.Wait()
+	return errors.Join(errs...)
 }
-
-// Sharded reports whether Options.Sharding is set: the controller
-// builder then makes its For controllers sharded.
-func (m *Manager) Sharded() bool { return m.ring != nil }
 
 // AddShardedController adds a sharded controller of obj's kind under
-// name, as [Manager.AddController] adds a controller: r runs on every
-// replica; obj's kind is cached sharded; and work is called for each
-// range the replica holds (see controller.ShardingManager, which the
-// controller builder calls this through). It fails without
+// name, as [Manager.AddController] adds a controller, and work, called for
+// each range this replica holds with the range's shard selector until the
+// range moves (as a runnable's Start is called): r runs on every replica,
+// and obj's kind is cached sharded (see [cache.Cache.ShardKind]). It is
+// what controller.Builder.Sharded calls. It fails without
 // Options.Sharding, once Start was called (a controller added later would
-// miss the ranges held already), and when the kind's informer was made
-// before.
-func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderElectionRunnable, s Sharder) error {
-	if m.ringAdd == nil {
-		return fmt.Errorf("add sharded controller %q: Options.Sharding is not set", name)
-	}
-	return m.ringAdd(name, obj, r, s)
-}
-
-// Sharder is controller.Sharder: what the controller builder hands
-// [Manager.AddShardedController]. It is an alias of the same interface
-// literal, so that this package needs not import package controller.
-type Sharder = interface {
-	ShardController() (work func(ctx context.Context, sel kube.ShardSelector) error)
-}
-
-// addSharded is AddShardedController on a manager that shards.
-func (m *Manager) addSharded(name string, obj kube.Object, r LeaderElectionRunnable, s Sharder) error {
+// miss the ranges held already), for a taken name, and when the kind's
+// informer was made before.
+func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderElectionRunnable, work func(ctx context.Context, sel kube.ShardSelector) error) error {
 	switch {
-	case obj == nil || r == nil || s == nil:
-		return fmt.Errorf("add sharded controller %q: object, runnable and sharder must not be nil", name)
+	case m.ring == nil:
+		return fmt.Errorf("add sharded controller %q: Options.Sharding is not set: only a manager in a ring runs sharded controllers", name)
+	case obj == nil || r == nil || work == nil:
+		return fmt.Errorf("add sharded controller %q: object, runnable and work must not be nil", name)
 	case m.started.Load():
 		return fmt.Errorf("add sharded controller %q: the manager has started; add sharded controllers before Start", name)
 	}
@@ -227,19 +212,34 @@ func (m *Manager) addSharded(name string, obj kube.Object, r LeaderElectionRunna
 	if taken { // checked before the kind is made sharded for nothing
 		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
 	}
-	if err := m.cache.ShardKind(obj, m.ring.claimsWaiting); err != nil {
+	if err := m.ring.add(name, obj, work); err != nil {
 		return fmt.Errorf("add sharded controller %q: %w", name, err)
 	}
-	if err := m.addController(name, classify(r)); err != nil {
+	return m.addController(name, classify(r))
+}
+
+// add implements [shardRing].
+func (r *ring) add(name string, obj kube.Object, work func(ctx context.Context, sel kube.ShardSelector) error) error {
+	if err := r.cache.ShardKind(obj, r.claimsWaiting); err != nil {
 		return err
 	}
-	work := s.ShardController()
-	m.ring.mu.Lock()
-	m.ring.works = append(m.ring.works, shardWork{name: name, work: work})
-	m.ring.kinds = append(m.ring.kinds, obj.GroupVersionKind())
-	m.ring.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.works = append(r.works, work)
+	r.kinds = append(r.kinds, obj.GroupVersionKind())
 	return nil
 }
+
+// run implements [shardRing].
+func (r *ring) run(ctx context.Context) error {
+	if err := r.member.Run(ctx); err != nil {
+		return fmt.Errorf("run ring %s: %w", r.name, err)
+	}
+	return nil
+}
+
+// status implements [shardRing].
+func (r *ring) status() leader.RingStatus { return r.member.Status() }
 
 // CheckRing is the readiness check of a sharding manager (see
 // [ShardingOptions]): it fails until this replica has seen the ring's
@@ -269,11 +269,7 @@ func (r *ring) readiness(*http.Request) error {
 }
 
 // collect writes the ring's series: see the package documentation.
-func (m *Manager) collectRing(e *metrics.Emitter) {
-	r := m.ring
-	if r == nil {
-		return
-	}
+func (r *ring) collect(e *metrics.Emitter) {
 	name := r.ring
 	s := r.member.Status()
 	e.Gauge("kubeloop_ring_members", "Live members of the ring this replica counts, itself included.", float64(len(s.Members)), "ring", name)
@@ -298,7 +294,7 @@ func (m *Manager) collectRing(e *metrics.Emitter) {
 	kinds := slices.Clone(r.kinds)
 	r.mu.Unlock()
 	objects := map[kube.GroupVersionKind]float64{}
-	for _, st := range m.cache.Stats() {
+	for _, st := range r.cache.Stats() {
 		if slices.Contains(kinds, st.Kind) {
 			objects[st.Kind] += float64(st.Objects)
 		}
@@ -315,5 +311,5 @@ func (m *Manager) RingStatus() (leader.RingStatus, bool) {
 	if m.ring == nil {
 		return leader.RingStatus{}, false
 	}
-	return m.ring.member.Status(), true
+	return m.ring.status(), true
 }

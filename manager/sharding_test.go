@@ -23,10 +23,8 @@ import (
 
 // This file runs sharded controllers through the manager's Sharding
 // option: several managers on one server, each with a controller the
-// builder makes with For, share the ConfigMaps. A ledger of reconciles
+// builder makes with For and Sharded, share the ConfigMaps. A ledger of reconciles
 // fails the test the instant two managers reconcile one ConfigMap at once.
-
-var _ controller.ShardingManager = (*Manager)(nil)
 
 const (
 	shardRanges    = 16
@@ -104,7 +102,7 @@ func newShardMember(t *testing.T, srv *kubetest.Server, l *shardLedger, id strin
 			e(o)
 		}
 	})
-	if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).WithOptions(controller.Options{MaxConcurrentReconciles: 4}).Complete(l.reconciler(id)); err != nil {
+	if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Sharded().WithOptions(controller.Options{MaxConcurrentReconciles: 4}).Complete(l.reconciler(id)); err != nil {
 		t.Fatal(err)
 	}
 	return &shardMember{id: id, m: m}
@@ -151,7 +149,7 @@ func patchAll(t *testing.T, srv *kubetest.Server, round string) map[kube.Key]str
 func holders(t *testing.T, members []*shardMember) []string {
 	out := make([]string, shardRanges)
 	for _, sm := range members {
-		for _, r := range sm.m.ring.member.Status().Held {
+		for _, r := range sm.m.ring.status().Held {
 			if out[r.Index] != "" {
 				t.Errorf("range %s held by %s and %s", r, out[r.Index], sm.id)
 			}
@@ -169,7 +167,7 @@ func settled(t *testing.T, members []*shardMember, limit time.Duration) time.Dur
 	for time.Since(start) <= limit {
 		ok := !slices.Contains(holders(t, members), "")
 		for _, sm := range members {
-			s := sm.m.ring.member.Status()
+			s := sm.m.ring.status()
 			ok = ok && len(s.Members) == len(members) && slices.Equal(s.Assigned, s.Held)
 		}
 		if ok {
@@ -332,7 +330,7 @@ func TestShardedReadiness(t *testing.T) {
 		m1.run = start(t, m1.m)
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
-		s := m1.m.ring.member.Status()
+		s := m1.m.ring.status()
 		code, body := get(m1.m.readyz, "/ring")
 		want := fmt.Sprintf("1 of the %d ranges assigned are not held yet: %s", len(s.Assigned), leader.FormatRanges([]leader.Range{stuckRange}))
 		if code == 200 || !strings.Contains(body, want) {
@@ -393,49 +391,120 @@ func TestShardingOptions(t *testing.T) {
 	}
 }
 
-// TestShardedBuilder checks what the builder refuses on a sharding
-// manager, and that a controller without For there is not sharded.
+// TestShardedBuilder checks what the builder refuses for a sharded
+// controller, that a controller not built Sharded is not sharded on a
+// sharding manager, and that Sharded fails on a manager without
+// Options.Sharding.
 func TestShardedBuilder(t *testing.T) {
 	srv := newServer(t)
 	m := newTestManager(t, srv, func(o *Options) {
 		o.Sharding = ShardingOptions{Ring: "r", Namespace: "default"}
 	})
 	r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) { return controller.Result{}, nil })
-	err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Watches(&kube.Secret{}, controller.EnqueueObject()).Complete(r)
+	err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Sharded().Watches(&kube.Secret{}, controller.EnqueueObject()).Complete(r)
 	if err == nil || !strings.Contains(err.Error(), "Watches of a sharded controller are not supported yet") {
 		t.Errorf("Watches on a sharded controller: %v", err)
 	}
-	err = controller.NewBuilder(m).Named("self").For(&kube.ConfigMap{}).Owns(&kube.ConfigMap{}).Complete(r)
+	err = controller.NewBuilder(m).Named("self").For(&kube.ConfigMap{}).Owns(&kube.ConfigMap{}).Sharded().Complete(r)
 	if err == nil || !strings.Contains(err.Error(), "would be sharded by their own uid") {
 		t.Errorf("Owns of the For kind on a sharded controller: %v", err)
 	}
-	c, err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Build(r)
+	err = controller.NewBuilder(m).Named("nofor").WatchesSource(controller.Channel(nil, controller.EnqueueObject())).Sharded().Complete(r)
+	if err == nil || !strings.Contains(err.Error(), "Sharded needs For") {
+		t.Errorf("Sharded without For: %v", err)
+	}
+	c, err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Sharded().Build(r)
 	if err != nil || c.NeedLeaderElection() {
 		t.Errorf("sharded For controller: err %v, NeedLeaderElection %v, want nil, false", err, c != nil && c.NeedLeaderElection())
 	}
-	plain, err := controller.NewBuilder(m).Named("plain").WatchesSource(controller.Channel(nil, controller.EnqueueObject())).Build(r)
+	plain, err := controller.NewBuilder(m).Named("plain").For(&kube.Secret{}).Build(r)
 	if err != nil || !plain.NeedLeaderElection() {
-		t.Errorf("controller without For: err %v, want a leader-elected controller", err)
+		t.Errorf("controller not built Sharded: err %v, want a leader-elected controller", err)
 	}
-	if err := m.AddShardedController("plain", &kube.Secret{}, plain, nopSharder{}); err == nil || !strings.Contains(err.Error(), "names must be unique") {
+	nop := func(context.Context, kube.ShardSelector) error { return nil }
+	if err := m.AddShardedController("plain", &kube.Event{}, plain, nop); err == nil || !strings.Contains(err.Error(), "names must be unique") {
 		t.Errorf("a second controller under a name taken: %v", err)
 	}
-	if _, err := m.GetInformer(context.Background(), &kube.Secret{}); err != nil {
-		t.Fatal(err)
+	for _, obj := range []kube.Object{&kube.Secret{}, &kube.Event{}} {
+		if inf, err := m.GetInformer(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		} else if isSharded(inf) {
+			t.Errorf("the informer of %T is sharded; want it sharded by Sharded controllers alone", obj)
+		}
 	}
-	if inf, _ := m.GetInformer(context.Background(), &kube.Secret{}); isSharded(inf) {
-		t.Error("a controller refused for its name made its kind sharded")
+	if inf, err := m.GetInformer(context.Background(), &kube.ConfigMap{}); err != nil || !isSharded(inf) {
+		t.Errorf("the informer of the Sharded controller's kind: sharded %v, err %v; want sharded", err == nil && isSharded(inf), err)
 	}
 	unsharded := newTestManager(t, srv, nil)
+	err = controller.NewBuilder(unsharded).For(&kube.ConfigMap{}).Sharded().Complete(r)
+	if err == nil || !strings.Contains(err.Error(), `add sharded controller "configmap": Options.Sharding is not set`) {
+		t.Errorf("Sharded on a manager without Sharding: %v, want an error naming Options.Sharding", err)
+	}
 	if c, err := controller.NewBuilder(unsharded).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Build(r); err != nil || !c.NeedLeaderElection() {
 		t.Errorf("on a manager without Sharding: %v", err)
 	}
 }
 
-type nopSharder struct{}
-
-func (nopSharder) ShardController() func(context.Context, kube.ShardSelector) error {
-	return func(context.Context, kube.ShardSelector) error { return nil }
+// TestShardedBesideUnsharded runs two managers of one ring, each with a
+// sharded controller of ConfigMaps and an unsharded one of Secrets: each
+// ConfigMap is reconciled by the holder of its range alone, each Secret by
+// both managers (no leader election), and only the ConfigMaps are cached
+// sharded.
+func TestShardedBesideUnsharded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, l := newShardServer(t, 20)
+		c, err := kube.NewClient(testConfig(srv), kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 {
+			s := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: fmt.Sprint("s", i)}}
+			if err := c.Create(context.Background(), s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var mu sync.Mutex
+		secrets := map[string]map[kube.Key]bool{} // by manager
+		var members []*shardMember
+		for _, id := range []string{"m0", "m1"} {
+			sm := newShardMember(t, srv, l, id)
+			secrets[id] = map[kube.Key]bool{}
+			err := controller.NewBuilder(sm.m).For(&kube.Secret{}).Complete(controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+				mu.Lock()
+				secrets[id][req.Key] = true
+				mu.Unlock()
+				return controller.Result{}, nil
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sm.run = start(t, sm.m)
+			members = append(members, sm)
+		}
+		settled(t, members, time.Minute)
+		touchAll(t, srv, l, members, 1)
+		mu.Lock()
+		for id, keys := range secrets {
+			if len(keys) != 5 {
+				t.Errorf("%s reconciled %d Secrets, want all 5: %v", id, len(keys), keys)
+			}
+		}
+		mu.Unlock()
+		for _, sm := range members {
+			cms, secs := 0, 0
+			for _, st := range sm.m.Cache().Stats() {
+				switch st.Kind.Kind {
+				case "ConfigMap":
+					cms += st.Objects
+				case "Secret":
+					secs += st.Objects
+				}
+			}
+			if cms == 0 || cms >= 20 || secs != 5 {
+				t.Errorf("%s caches %d ConfigMaps and %d Secrets, want a share of the 20 and all 5", sm.id, cms, secs)
+			}
+		}
+	})
 }
 
 // isSharded reports whether inf is a sharded informer: an empty selector

@@ -34,7 +34,7 @@ func TestShardedOwns(t *testing.T) {
 				o.Sharding = ShardingOptions{Ring: "cms", Namespace: "default", Identity: id, Ranges: shardRanges}
 				o.GracefulShutdownTimeout = time.Minute
 			})
-			if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Complete(l.reconciler(id)); err != nil {
+			if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Owns(&kube.Secret{}).Sharded().Complete(l.reconciler(id)); err != nil {
 				t.Fatal(err)
 			}
 			sm := &shardMember{id: id, m: m}

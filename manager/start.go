@@ -204,8 +204,8 @@ func (m *Manager) startRing(base context.Context) (context.CancelFunc, <-chan st
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := m.ring.member.Run(ctx); err != nil {
-			m.fail.add(fmt.Errorf("run ring %s: %w", m.ring.name, err))
+		if err := m.ring.run(ctx); err != nil {
+			m.fail.add(err)
 		}
 	}()
 	return cancel, done

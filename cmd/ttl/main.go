@@ -66,6 +66,7 @@ func runTTL(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logge
 		Events:  mgr.GetEventRecorderFor(Name),
 		Kinds:   opts.kinds,
 		Workers: opts.Workers,
+		Sharded: opts.sharded,
 		Logger:  log,
 	})
 	var noKind *kube.NoKindMatchError

@@ -40,6 +40,9 @@ type setupOptions struct {
 	Events  recorder
 	Kinds   []kube.GroupVersionKind
 	Workers int
+	// Sharded builds the controllers sharded (the manager is a member of
+	// a ring).
+	Sharded bool
 	Logger  *slog.Logger
 }
 
@@ -53,11 +56,14 @@ func setupTTL(ctx context.Context, cfg setupOptions) error {
 			return fmt.Errorf("set up the ttl of %s: %w", gvk, err)
 		}
 		r := &reconciler{gvk: gvk, cache: cfg.Cache, client: cfg.Client, events: cfg.Events}
-		err := controller.NewBuilder(cfg.Manager).
+		b := controller.NewBuilder(cfg.Manager).
 			Named(controllerName(gvk)).
 			For(r.meta(), controller.ObjectFilter(hasTTL)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Workers, Logger: cfg.Logger}).
-			Complete(r)
+			WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Workers, Logger: cfg.Logger})
+		if cfg.Sharded {
+			b = b.Sharded()
+		}
+		err := b.Complete(r)
 		if err != nil {
 			return fmt.Errorf("set up the ttl of %s: %w", gvk, err)
 		}

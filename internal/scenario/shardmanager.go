@@ -71,7 +71,7 @@ func testShardedManagers(t *testing.T, f *fixture) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := controller.NewBuilder(m).For(&kube.ConfigMap{}, mine).Complete(reconciler(id)); err != nil {
+		if err := controller.NewBuilder(m).For(&kube.ConfigMap{}, mine).Sharded().Complete(reconciler(id)); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(f.ctx)

@@ -175,12 +175,15 @@ func run(f flags) error {
 			Client: ringClient, Namespace: f.namespace, Ring: f.ring, Identity: f.id, Ranges: f.ranges,
 			LeaseDuration: f.lease, RenewDeadline: f.renew, RetryPeriod: f.retry,
 			Logger: log,
-			Work: func(ctx context.Context, rg leader.Range) {
+			Work: func(ctx context.Context, sel kube.ShardSelector) error {
+				rg := leader.RangeOf(sel.Ranges[0].Start, f.ranges)
 				emit("HOLD %d %d", rg.Index, time.Now().UnixNano())
-				if err := shards.Work(ctx, leader.Selector(kube.ShardByUID, rg)); err != nil && ctx.Err() == nil {
+				err := shards.Work(ctx, sel)
+				if err != nil && ctx.Err() == nil {
 					fmt.Fprintf(os.Stderr, "work on %s: %v\n", rg, err)
 				}
 				emit("DROP %d %d", rg.Index, time.Now().UnixNano())
+				return err
 			},
 		})
 		if err != nil {

@@ -20,7 +20,7 @@ import (
 
 // This file is the member as a program built on the manager runs:
 // manager.Options.Sharding and a controller the builder makes with For
-// (--manager), rather than wired by hand from leader.Member, a sharded
+// and Sharded (--manager), rather than wired by hand from leader.Member, a sharded
 // informer and controller.Shards. The protocol is the same; HOLD and DROP
 // come from the ring member's log records (ringMarks): "range held:
 // starting its work", logged before the range's work starts, and "range
@@ -56,7 +56,7 @@ func runManaged(f flags) error {
 		emit("END %s %d", req.Key, time.Now().UnixNano())
 		return controller.Result{}, nil
 	})
-	if err := controller.NewBuilder(mgr).For(&kube.ConfigMap{}).Named("shardmember").
+	if err := controller.NewBuilder(mgr).For(&kube.ConfigMap{}).Named("shardmember").Sharded().
 		WithOptions(controller.Options{MaxConcurrentReconciles: f.workers}).Complete(r); err != nil {
 		return err
 	}

@@ -95,6 +95,11 @@ func (h *Harness) AddController(name string, r controller.Runnable) error {
 	return nil
 }
 
+// AddShardedController fails: the harness runs no ring.
+func (h *Harness) AddShardedController(name string, _ kube.Object, _ controller.Runnable, _ func(context.Context, kube.ShardSelector) error) error {
+	return fmt.Errorf("add sharded controller %q: the harness runs no ring", name)
+}
+
 // Start runs the cache and the controllers added so far until ctx is
 // done or the test ends, and waits for them when it ends. A controller
 // that returns an error fails the test.
