@@ -71,8 +71,8 @@ func (lw listWatch) ignored() {
 	if !i.reads.shardIgnored.Swap(true) {
 		i.log.Info("server ignores shardSelector; filtering on the client", "shardSelector", lw.shard.String())
 	}
-	if i.engine != nil {
-		i.engine.ignored()
+	if i.shards != nil {
+		i.shards.serverIgnores()
 	}
 }
 

@@ -52,19 +52,15 @@
 //     the fields they declare are kept), [kube.Unstructured], or
 //     [kube.PartialObjectMetadata] for metadata-only caches (the server
 //     sends only metadata).
-//   - Shardable: an informer limited to a shard of its kind
-//     ([InformerOptions.ShardSelector]) lists and watches only that shard
-//     on kube-apiserver 1.36 with ShardedListAndWatch on, and filters
-//     with the server's hash itself when the server ignores the selector:
-//     the same objects either way. A sharded informer
-//     ([InformerOptions.Sharded]) takes and drops shards at run time: on
-//     a server that filters, adding one costs one list and watch of that
-//     shard alone (one per namespace for an informer limited to
-//     namespaces) and a relist replaces that shard's objects alone; on
-//     one that ignores the selector, the informer reads and watches the
-//     kind once for all its shards, and shards added close together cost
-//     one more read of the kind. Either way removing one drops its
-//     objects without telling handlers they were deleted (they were not).
+//   - Shardable: an informer limited to a shard of its kind lists and
+//     watches only that shard on kube-apiserver 1.36 with
+//     ShardedListAndWatch on, and filters with the server's hash itself
+//     when the server ignores the selector: the same objects either way.
+//     A sharded informer takes and drops shards at run time, reading the
+//     shards added alone on a server that filters, the kind once for a
+//     burst of them on one that does not; removing one drops its objects
+//     without telling handlers they were deleted (they were not). See
+//     Sharding below.
 //   - Reading your own writes: a [Cache] whose client reports its writes
 //     ([Cache.RecordWrite], wired to kube.ClientOptions.OnWrite; a
 //     manager does this) answers a Get or List with a state that includes
@@ -162,4 +158,83 @@
 //  4. Run Start(ctx) in a goroutine; WaitForSync(ctx) before trusting
 //     reads.
 //  5. Read with Get and List (copies) or [ReadOnly] (no copies).
+//
+// # Sharding
+//
+// An informer limited to a shard of its kind
+// ([InformerOptions.ShardSelector]) asks the server, in every list and
+// watch (WatchList included), for the objects whose hash of the shard
+// field (uid or namespace) falls in the selector's ranges: kube-apiserver
+// 1.36's sharded list and watch. A server that ignores the selector (the
+// ShardedListAndWatch gate off, or older) sends every object; the
+// informer then drops the others itself with the same hash
+// ([kube.ShardSelector.Matches]), so that the store and the handlers see
+// the same objects either way and only the bytes read differ
+// ([Stats].ShardDropped counts the objects dropped). The hashed fields
+// never change, so an object never moves in or out.
+//
+// A sharded informer ([InformerOptions.Sharded]; [Cache.ShardKind] makes
+// a kind's informers sharded, as a manager does for a sharded controller)
+// changes its shards at run time: it holds no object until a shard is
+// added ([Informer.AddShard]), then keeps the objects of each shard
+// added, in one store, until the shard is removed
+// ([Informer.RemoveShard]). It is synced as soon as it runs; each shard
+// has its own sync ([Informer.WaitForShard]). What handlers are told:
+//   - Adding a shard: its objects arrive as OnAdd(obj, true), as a first
+//     list's do; then its changes, as any informer's.
+//   - Removing a shard: nothing. Its objects leave the store silently:
+//     they were not deleted on the server, only dropped from this cache,
+//     and a sharded controller must not reconcile them as deletions (the
+//     member that takes the shard over reconciles them). A handler that
+//     keeps state derived from the objects drops a shard's share of it
+//     itself. From the moment RemoveShard is called no change of the
+//     shard reaches a handler.
+//   - An object whose key moves from one shard to another (deleted and
+//     created again with a new uid that hashes elsewhere, both shards
+//     held): OnDelete(old, true) and OnAdd(new) when the new one arrives
+//     first, and the old one's DELETED event changes nothing.
+//
+// What it costs depends on the server:
+//   - A server that filters: each shard has a reflector of its own, one
+//     list or WatchList and watch of the shard alone, writing the shard's
+//     objects into the one store (a relist replaces that shard's objects
+//     alone), so taking or moving a shard reads that shard alone. Until
+//     the first shard's first state is stored, its reflector runs alone
+//     (a probe), so the others start one read later.
+//   - A server that ignores the selector: once the informer sees an
+//     object outside a shard it asked for, or a list without
+//     metadata.shardInfo, it stops the shards' reflectors for good and
+//     reads and watches the kind with one reflector for all its shards,
+//     keeping their objects alone (shards_fallback.go): each event is
+//     received once, the kind is read once at the switch, and once more
+//     for each burst of shards added (coalesced over a quarter second of
+//     quiet, at most two seconds, or five while
+//     [InformerOptions.ShardsPending] announces more, as a ring member's
+//     claims waiting for their holders' releases do), while the shards
+//     held keep being served. Memory is the shards' share; the bytes read
+//     and decoded at start are about an unsharded informer's, and taking
+//     ranges later costs a read of the kind, not of the ranges.
+//
+// With Namespaces, each reflector above is one per namespace. On a server
+// that filters, a member holds namespaces × shards watches (on one that
+// ignores the selector, namespaces): with 10 namespaces, a member of a
+// ring of three holding 21 of 64 ranges has 210 watches (640 on the
+// server for the ring), where an unsharded replica has 10. Each is an
+// HTTP/2 stream on the client and a watcher (a goroutine and a buffer) on
+// the server; the server's watch cache checks an event against the
+// watchers of its namespace alone, so the cost per event is that of all
+// namespaces sharded (one check per range), and a relist after a 410
+// reads one namespace's share of one shard. Keep the product small: few
+// namespaces, or fewer ranges (see package leader). Without Namespaces a
+// shard needs one watch, but the right to list and watch the kind
+// cluster-wide.
+//
+// Binary size: the sharded informer's machinery (the shards' reflectors
+// and sink, the fallback mode) is reached only through the informer's
+// unexported shards field, an interface that is nil until the first
+// [Informer.AddShard] (or AddShard of the informer behind a Cache's
+// ObjectInformer, which controller.Shards calls) stores the informer's
+// shard set in it. A
+// program that never adds a shard links none of it (cmd/mirror's
+// TestShardingNotLinked checks).
 package cache

@@ -17,8 +17,9 @@ import (
 // informer is the kind-agnostic engine behind [Informer] and the [Cache]:
 // reflectors (one per namespace, or one) that keep a store equal to the
 // server's state, and the fan-out of changes to handlers. It implements
-// [ObjectInformer]. Its methods are in this file; each reflector reads through a
-// listWatch (decode.go) and writes through an nsSink (store.go), the one
+// [ObjectInformer]. Its methods are in this file, but for the shard
+// methods of a sharded informer (shards.go); each reflector reads through
+// a listWatch (decode.go) and writes through an nsSink (store.go), the one
 // place where the store's objects change.
 type informer struct {
 	client *kube.Client
@@ -64,28 +65,12 @@ type informer struct {
 	// fresh counts the waits for own writes (fresh.go).
 	fresh freshStats
 
-	// shards are the shards of a sharded informer, by selector string;
-	// owner maps the key of every stored object to the shard whose
-	// reflector put it there (each shard's keys are the keys owner maps
-	// to it). Guarded by mu. shardReaders counts the shards' reflectors;
-	// Start waits for it.
-	shards       map[string]*shard
-	owner        map[kube.Key]*shard
-	shardReaders sync.WaitGroup
-	// fb is set, for good, once the server is seen to ignore the shard
-	// selector (shards_fallback.go). Until a shard's first state shows
-	// the server filters (filtering), probe is the one shard whose
-	// reflector runs (see runShardsLocked). Guarded by mu.
-	fb        *fallback
-	filtering bool
-	// engine is the way in to the shards' machinery from the informer's
-	// own paths (Start, the reflectors' decoding), set by the first
-	// AddShard under mu and never changed after; reflectors read it
-	// without mu, since they start after it is set. Reaching the
-	// machinery only through AddShard keeps it out of programs that never
-	// shard (the linker drops what nothing reachable calls).
-	engine *shardEngine
-	probe  *shard
+	// shards holds a sharded informer's shards and runs their reflectors
+	// (shards.go); nil until the first AddShard, and for good in an
+	// informer not made Sharded. Its state is guarded by mu; the
+	// reflectors read the field without mu, since they start after it is
+	// set and it never changes after.
+	shards sharding
 }
 
 type phase uint8
@@ -141,8 +126,6 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		unsynced:     unsynced,
 		synced:       make(chan struct{}),
 		done:         make(chan struct{}),
-		shards:       map[string]*shard{},
-		owner:        map[kube.Key]*shard{},
 	}, nil
 }
 
@@ -163,8 +146,8 @@ func (i *informer) Start(ctx context.Context) error {
 		i.deliveries.Go(func() { r.run(i.done) })
 	}
 	if i.opts.Sharded {
-		if i.engine != nil { // shards were added before Start
-			i.engine.run()
+		if i.shards != nil { // shards were added before Start
+			i.shards.startLocked()
 		}
 		i.storedFirstLocked()
 	}
@@ -186,9 +169,14 @@ func (i *informer) Start(ctx context.Context) error {
 
 	i.mu.Lock()
 	i.phase = stopped
-	i.stopShardsLocked()
+	shards := i.shards
+	if shards != nil {
+		shards.stopLocked()
+	}
 	i.mu.Unlock()
-	i.shardReaders.Wait()
+	if shards != nil {
+		shards.stopped()
+	}
 	i.mu.Lock()
 	close(i.done)
 	i.mu.Unlock()

@@ -26,65 +26,25 @@ type InformerOptions struct {
 	// LabelSelector and FieldSelector limit the objects the server sends.
 	LabelSelector kube.Selector
 	FieldSelector kube.FieldSelector
-	// ShardSelector limits the informer to the objects whose hash of a
-	// field falls in its ranges: every list and watch (WatchList
-	// included) asks the server for those alone, through kube-apiserver
-	// 1.36's sharded list and watch. A server that ignores the selector
-	// (the ShardedListAndWatch gate off, or older) sends every object; the
-	// informer then drops the others itself with the same hash
-	// ([kube.ShardSelector.Matches]), so that the store and the handlers
-	// see the same objects either way and only the bytes read differ
-	// ([Stats].ShardDropped counts the objects dropped). The hashed fields
-	// (uid, namespace) never change, so an object never moves in or out.
-	// Empty means every object.
+	// ShardSelector limits the informer to the objects whose hash of the
+	// shard field falls in its ranges, asked of the server in every list
+	// and watch and checked again here (see "Sharding" in the package
+	// doc). Empty means every object.
 	ShardSelector kube.ShardSelector
 	// Sharded makes an informer whose shards change at run time: it holds
-	// no object until a shard is added ([Informer.AddShard]), and then
-	// keeps the objects of each shard added, in one store, until the
-	// shard is removed ([Informer.RemoveShard]); see shards.go for what
-	// handlers are told. It is synced as soon as it runs; each shard has
-	// its own sync ([Informer.WaitForShard]). ShardSelector must be
-	// empty. What it costs depends on the server:
-	//   - A server that filters (kube-apiserver 1.36 with the
-	//     ShardedListAndWatch gate on): each shard has a reflector of its
-	//     own, one list or WatchList and watch of the shard alone, so
-	//     taking or moving a shard reads that shard alone. Until the first
-	//     shard's first state is stored, its reflector runs alone (a
-	//     probe), so the others start one read later.
-	//   - A server that ignores the selector (the gate off, or older): once
-	//     the informer sees an object outside a shard it asked for, or a
-	//     list without metadata.shardInfo, it stops the shards' reflectors
-	//     for good and reads and watches the kind with one reflector for
-	//     all its shards, keeping their objects alone (shards_fallback.go):
-	//     each event is received once, the kind is read once at the
-	//     switch, and once more for each burst of shards added
-	//     (coalesced over a quarter second of quiet, at most two seconds,
-	//     or five while ShardsPending announces more), while the
-	//     shards held keep being served. Memory is the shards' share; the bytes read
-	//     and decoded at start are about an unsharded informer's, and
-	//     taking ranges later costs a read of the kind, not of the ranges.
-	//
-	// With Namespaces, each reflector above is one per namespace. On a
-	// server that filters, a member holds namespaces × shards watches
-	// (on one that ignores the selector, namespaces): with 10 namespaces, a
-	// member of a ring of three holding 21 of 64 ranges has 210 watches
-	// (640 on the server for the ring), where an unsharded replica has
-	// 10. Each is an HTTP/2 stream on the client and a watcher (a
-	// goroutine and a buffer) on the server; the server's watch cache
-	// checks an event against the watchers of its namespace alone, so
-	// the cost per event is that of all namespaces sharded (one check
-	// per range), and a relist after a 410 reads one namespace's share
-	// of one shard. Keep the product small: few namespaces, or fewer
-	// ranges (see package leader). Without Namespaces a shard needs one
-	// watch, but the right to list and watch the kind cluster-wide.
+	// no object until a shard is added ([Informer.AddShard]), then the
+	// objects of each shard added until it is removed
+	// ([Informer.RemoveShard]). It is synced as soon as it runs; each
+	// shard has its own sync ([Informer.WaitForShard]). ShardSelector
+	// must be empty. See "Sharding" in the package doc for what handlers
+	// are told and what it costs.
 	Sharded bool
 	// ShardsPending, for a sharded informer, reports whether shards are
 	// about to be added (a ring member's claims waiting for their
-	// previous holders' releases). On a server that ignores the shard
+	// previous holders' releases): on a server that ignores the shard
 	// selector, the informer waits while it reports true, at most five
-	// seconds, before reading the kind for the shards added, so that
-	// shards added a step or two apart cost one read (see Sharded). Nil
-	// means none is ever announced. It is called from the informer's
+	// seconds, before reading the kind for the shards added. Nil means
+	// none is ever announced. It is called from the informer's
 	// goroutines, a few times a second at most while shards are added.
 	ShardsPending func() bool
 	// Transform is applied to every object the server sends, before it is

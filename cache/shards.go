@@ -11,39 +11,64 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// This file is a sharded informer's set of shards (see
-// [InformerOptions.Sharded]). On a server that filters by shard, each
-// shard added has a reflector of its own (one for each namespace of
-// [InformerOptions.Namespaces], when set) that lists and watches the
-// shard's objects alone and writes them into the informer's one store
-// through a shardSink, which replaces only the shard's objects (of its
-// namespace) on a relist; removing a shard stops its reflectors and drops
-// its objects. Until a shard's first state shows the server filters, one
-// shard's reflector runs alone (the probe). Once a reflector sees the
-// server ignore the selector, the informer reads the kind once for all
-// its shards instead (shards_fallback.go), with the same guarantees.
-//
-// What handlers are told:
-//   - Adding a shard: its objects arrive as OnAdd(obj, true), as a first
-//     list's do; then its changes, as any informer's.
-//   - Removing a shard: nothing. Its objects leave the store silently:
-//     they were not deleted on the server, only dropped from this cache,
-//     and a sharded controller must not reconcile them as deletions (the
-//     member that takes the shard over reconciles them). A handler that
-//     keeps state derived from the objects drops a shard's share of it
-//     itself. From the moment RemoveShard is called no change of the
-//     shard reaches a handler.
-//   - An object whose key moves from one shard to another (deleted and
-//     created again with a new uid that hashes elsewhere, both shards
-//     held): OnDelete(old, true) and OnAdd(new) when the new one arrives
-//     first, and the old one's DELETED event changes nothing.
+// This file is a sharded informer's shards ([InformerOptions.Sharded]):
+// the informer's shards field, a *shardSet made by the first AddShard,
+// the shards' reflectors in the filtering mode, and the sink they write
+// through; shards_fallback.go is the mode for a server that ignores the
+// selector. What handlers are told, and what each mode costs, is in
+// "Sharding" in the package doc.
+
+// sharding is what an informer's own paths (Start, the reflectors'
+// decoding) and its shard methods call of its shards. The informer's
+// shards field holds a *shardSet once the first AddShard made it, nil
+// before: only AddShard converts a *shardSet to this interface, so
+// programs that never add a shard link none of the machinery (see
+// "Binary size" in the package doc).
+type sharding interface {
+	addLocked(sel kube.ShardSelector) error
+	remove(sel kube.ShardSelector) (int, error)
+	wait(ctx context.Context, sel kube.ShardSelector) error
+	keysLocked(sel kube.ShardSelector) ([]kube.Key, error)
+	ofLocked(k kube.Key) (kube.ShardSelector, bool)
+	// startLocked starts the reflectors of the shards added before
+	// Start; stopLocked stops every reflector when Start's context is
+	// done, and stopped waits for them.
+	startLocked()
+	stopLocked()
+	stopped()
+	// serverIgnores switches to the fallback mode (shards_fallback.go):
+	// a shard's reflector saw the server ignore its selector.
+	serverIgnores()
+}
+
+// shardSet is a sharded informer's shards. Its fields are guarded by
+// informer.mu.
+type shardSet struct {
+	i *informer
+	// byID are the shards added and not removed, by selector string.
+	byID map[string]*shard
+	// owner maps the key of every stored object to the shard whose
+	// reflector put it there (each shard's keys are the keys owner maps
+	// to it).
+	owner map[kube.Key]*shard
+	// readers counts the shards' reflectors and the fallback loop; Start
+	// waits for it.
+	readers sync.WaitGroup
+	// fb is set, for good, once the server is seen to ignore the shard
+	// selector (shards_fallback.go).
+	fb *fallback
+	// filtering is set once a shard's first state showed the server
+	// filters; until then probe is the one shard whose reflector runs.
+	filtering bool
+	probe     *shard
+}
 
 // shard is one shard of a sharded informer. Its fields but sel are
 // guarded by informer.mu.
 type shard struct {
 	sel kube.ShardSelector
 	// keys are the keys of the stored objects this shard's reflector put
-	// there and no other shard has replaced: informer.owner maps each of
+	// there and no other shard has replaced: shardSet.owner maps each of
 	// them to this shard.
 	keys map[kube.Key]struct{}
 	// unsynced counts the shard's reflectors (one per namespace, or one)
@@ -61,13 +86,6 @@ type shard struct {
 	done   chan struct{}
 }
 
-// shardEngine is the entry points of the shards' machinery that the
-// informer's own paths call (see informer.engine).
-type shardEngine struct {
-	run     func() // runShardsLocked: start the reflectors of shards that have none
-	ignored func() // serverIgnoresShards: switch to the fallback mode
-}
-
 // ErrNotSharded is returned by the shard methods of an informer made
 // without [InformerOptions.Sharded].
 var ErrNotSharded = errors.New("informer is not sharded")
@@ -75,7 +93,8 @@ var ErrNotSharded = errors.New("informer is not sharded")
 // AddShard adds the shard of sel and, if the informer runs, starts its
 // reflectors: one list (or WatchList) and watch of the shard's objects,
 // or one for each namespace of an informer limited to namespaces.
-// Adding a shard held already changes nothing.
+// Adding a shard held already changes nothing. The first call makes the
+// informer's shard set.
 func (i *informer) AddShard(sel kube.ShardSelector) error {
 	if !i.opts.Sharded {
 		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrNotSharded)
@@ -91,52 +110,147 @@ func (i *informer) AddShard(sel kube.ShardSelector) error {
 	if i.phase == stopped {
 		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrStopped)
 	}
+	if i.shards == nil {
+		i.shards = &shardSet{i: i, byID: map[string]*shard{}, owner: map[kube.Key]*shard{}}
+	}
+	return i.shards.addLocked(sel)
+}
+
+// RemoveShard stops the reflectors of the shard of sel, waits for them
+// to return, and drops the shard's objects from the store without
+// telling the handlers (see "Sharding" in the package doc). It returns
+// how many objects it dropped. The cost is O(objects of the shard).
+func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
+	i.mu.Lock()
+	s := i.shards
+	i.mu.Unlock()
+	if s == nil {
+		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return s.remove(sel)
+}
+
+// WaitForShard waits until the first state of the shard of sel is in the
+// store, ctx ends, or the shard is removed.
+func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
+	i.mu.Lock()
+	s := i.shards
+	i.mu.Unlock()
+	if s == nil {
+		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return s.wait(ctx, sel)
+}
+
+// ShardKeys returns the keys of the stored objects of the shard of sel,
+// in no order; the caller owns the slice. The cost is O(objects of the
+// shard).
+func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.shards == nil {
+		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return i.shards.keysLocked(sel)
+}
+
+// ShardOf returns the selector of the shard whose reflector stored the
+// object at k, and false when none holds it. Cost: O(1).
+func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.shards == nil {
+		return kube.ShardSelector{}, false
+	}
+	return i.shards.ofLocked(k)
+}
+
+// AddShard adds the shard of sel to a sharded informer (see
+// [InformerOptions.Sharded]) and, once it runs, lists and watches the
+// shard's objects into the store: one list (or WatchList) and watch of
+// the shard alone on a server that filters by shard; on one that does
+// not, a read of the kind shared with the shards added about the same
+// time. Adding a shard held already changes nothing. Handlers get
+// OnAdd(obj, true) for the shard's objects.
+func (i *Informer[T]) AddShard(sel kube.ShardSelector) error { return i.inf.AddShard(sel) }
+
+// RemoveShard stops the list and watch of the shard of sel (on a server
+// that filters by shard), waits for it to end, and drops the shard's objects from the store, returning how
+// many. Handlers are told nothing: the objects were not deleted on the
+// server, and a sharded controller must not reconcile them as deletions.
+func (i *Informer[T]) RemoveShard(sel kube.ShardSelector) (int, error) {
+	return i.inf.RemoveShard(sel)
+}
+
+// WaitForShard waits until the first state of the shard of sel is in the
+// store; it fails when ctx ends first (with a [*NotSyncedError]) or the
+// shard is removed.
+func (i *Informer[T]) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
+	return i.inf.WaitForShard(ctx, sel)
+}
+
+// ShardKeys returns the keys of the stored objects of the shard of sel,
+// in no order. The cost is O(objects of the shard).
+func (i *Informer[T]) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
+	return i.inf.ShardKeys(sel)
+}
+
+// ShardOf returns the selector of the shard that holds the stored object
+// at k, and false when none does.
+func (i *Informer[T]) ShardOf(k kube.Key) (kube.ShardSelector, bool) { return i.inf.ShardOf(k) }
+
+// addLocked implements [sharding]. Call with informer.mu held, the
+// informer not stopped.
+func (s *shardSet) addLocked(sel kube.ShardSelector) error {
+	i := s.i
 	id := sel.String()
-	if _, ok := i.shards[id]; ok {
+	if _, ok := s.byID[id]; ok {
 		return nil
 	}
 	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: max(len(i.opts.Namespaces), 1),
 		synced: make(chan struct{}), gone: make(chan struct{})}
-	i.shards[id] = sh
-	if i.engine == nil {
-		i.engine = &shardEngine{run: i.runShardsLocked, ignored: i.serverIgnoresShards}
-	}
+	s.byID[id] = sh
 	switch {
 	case i.phase != running:
-	case i.fb != nil:
-		i.fb.wakeLocked(true)
+	case s.fb != nil:
+		s.fb.wakeLocked(true)
 	default:
-		i.runShardsLocked()
+		s.runShardsLocked()
 	}
 	return nil
 }
 
+// startLocked implements [sharding].
+func (s *shardSet) startLocked() { s.runShardsLocked() }
+
 // runShardsLocked starts the reflectors of the shards that have none,
 // in the filtering mode. Until a shard's first state shows that the
-// server filters (i.filtering), one shard's reflector runs alone (the
+// server filters (filtering), one shard's reflector runs alone (the
 // probe): were the server to ignore the selector, each would read the
-// whole kind. Call with i.mu held, the informer running.
-func (i *informer) runShardsLocked() {
-	if i.fb != nil {
+// whole kind. Call with informer.mu held, the informer running.
+func (s *shardSet) runShardsLocked() {
+	if s.fb != nil {
 		return
 	}
-	for _, sh := range i.shards {
+	for _, sh := range s.byID {
 		if sh.cancel != nil {
 			continue
 		}
-		if !i.filtering {
-			if i.probe != nil {
+		if !s.filtering {
+			if s.probe != nil {
 				return
 			}
-			i.probe = sh
+			s.probe = sh
 		}
-		i.runShardLocked(sh)
+		s.runShardLocked(sh)
 	}
 }
 
 // runShardLocked starts sh's reflectors, one for each namespace of the
-// informer (or one for all). Call with i.mu held, the informer running.
-func (i *informer) runShardLocked(sh *shard) {
+// informer (or one for all). Call with informer.mu held, the informer
+// running.
+func (s *shardSet) runShardLocked(sh *shard) {
+	i := s.i
 	ctx, cancel := context.WithCancel(context.Background())
 	sh.cancel, sh.done = cancel, make(chan struct{})
 	namespaces := i.opts.Namespaces
@@ -147,7 +261,7 @@ func (i *informer) runShardLocked(sh *shard) {
 	for _, ns := range namespaces {
 		r := &reflector{
 			lw:        listWatch{i: i, ns: ns, shard: sh.sel},
-			sink:      shardSink{i: i, sh: sh, ns: ns},
+			sink:      shardSink{s: s, sh: sh, ns: ns},
 			log:       i.log.With("shard", sh.sel.String()),
 			stats:     &i.reads,
 			pageSize:  i.opts.PageSize,
@@ -157,33 +271,31 @@ func (i *informer) runShardLocked(sh *shard) {
 		}
 		readers.Go(func() { r.run(ctx) })
 	}
-	i.shardReaders.Go(func() {
+	s.readers.Go(func() {
 		readers.Wait()
 		close(sh.done)
 	})
 }
 
-// RemoveShard stops the reflector of the shard of sel, waits for it to
-// return, and drops the shard's objects from the store without telling
-// the handlers (see the top of this file). It returns how many objects
-// it dropped. The cost is O(objects of the shard).
-func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
+// remove implements [sharding]: see [informer.RemoveShard].
+func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
+	i := s.i
 	i.mu.Lock()
-	sh, ok := i.shards[sel.String()]
+	sh, ok := s.byID[sel.String()]
 	if !ok {
 		i.mu.Unlock()
 		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
 	}
-	delete(i.shards, sel.String())
+	delete(s.byID, sel.String())
 	sh.removed = true
 	close(sh.gone)
-	if i.fb != nil {
-		i.fb.wakeLocked(false)
+	if s.fb != nil {
+		s.fb.wakeLocked(false)
 	}
-	if i.probe == sh {
-		i.probe = nil
+	if s.probe == sh {
+		s.probe = nil
 		if i.phase == running {
-			i.runShardsLocked()
+			s.runShardsLocked()
 		}
 	}
 	i.mu.Unlock()
@@ -196,18 +308,18 @@ func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
 	n := 0
 	for k := range sh.keys {
 		i.store.remove(k)
-		delete(i.owner, k)
+		delete(s.owner, k)
 		n++
 	}
 	clear(sh.keys)
 	return n, nil
 }
 
-// WaitForShard waits until the first state of the shard of sel is in the
-// store, ctx ends, or the shard is removed.
-func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
+// wait implements [sharding]: see [informer.WaitForShard].
+func (s *shardSet) wait(ctx context.Context, sel kube.ShardSelector) error {
+	i := s.i
 	i.mu.Lock()
-	sh, ok := i.shards[sel.String()]
+	sh, ok := s.byID[sel.String()]
 	i.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
@@ -222,15 +334,12 @@ func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) err
 	}
 }
 
-// ShardKeys returns the keys of the stored objects of the shard of sel,
-// in no order; the caller owns the slice. The cost is O(objects of the
-// shard).
-func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	sh, ok := i.shards[sel.String()]
+// keysLocked implements [sharding]: see [informer.ShardKeys]. Call with
+// informer.mu held.
+func (s *shardSet) keysLocked(sel kube.ShardSelector) ([]kube.Key, error) {
+	sh, ok := s.byID[sel.String()]
 	if !ok {
-		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
+		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, s.i.gvk.Kind)
 	}
 	keys := make([]kube.Key, 0, len(sh.keys))
 	for k := range sh.keys {
@@ -239,46 +348,49 @@ func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
 	return keys, nil
 }
 
-// ShardOf returns the selector of the shard whose reflector stored the
-// object at k, and false when none holds it. Cost: O(1).
-func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if sh := i.owner[k]; sh != nil {
+// ofLocked implements [sharding]: see [informer.ShardOf]. Call with
+// informer.mu held.
+func (s *shardSet) ofLocked(k kube.Key) (kube.ShardSelector, bool) {
+	if sh := s.owner[k]; sh != nil {
 		return sh.sel, true
 	}
 	return kube.ShardSelector{}, false
 }
 
-// stopShardsLocked cancels every shard's reflector and the fallback
-// mode's, when Start's context is done. Call with i.mu held; then wait
-// for i.shardReaders.
-func (i *informer) stopShardsLocked() {
-	if i.fb != nil {
-		i.fb.cancel()
+// stopLocked implements [sharding]: it cancels every shard's reflector
+// and the fallback mode's, when Start's context is done. Call with
+// informer.mu held; then call stopped.
+func (s *shardSet) stopLocked() {
+	if s.fb != nil {
+		s.fb.cancel()
 	}
-	for _, sh := range i.shards {
+	for _, sh := range s.byID {
 		if sh.cancel != nil {
 			sh.cancel()
 		}
 	}
 }
 
+// stopped implements [sharding]: it waits for the reflectors stopLocked
+// stopped.
+func (s *shardSet) stopped() { s.readers.Wait() }
+
 // ownLocked records that sh put the object at k, taking k from the shard
-// that had it. Call with i.mu held.
-func (i *informer) ownLocked(k kube.Key, sh *shard) {
-	if o := i.owner[k]; o != nil && o != sh {
+// that had it. Call with informer.mu held.
+func (s *shardSet) ownLocked(k kube.Key, sh *shard) {
+	if o := s.owner[k]; o != nil && o != sh {
 		delete(o.keys, k)
 	}
-	i.owner[k] = sh
+	s.owner[k] = sh
 	sh.keys[k] = struct{}{}
 }
 
-// disownLocked forgets who put the object at k. Call with i.mu held.
-func (i *informer) disownLocked(k kube.Key) {
-	if o := i.owner[k]; o != nil {
+// disownLocked forgets who put the object at k. Call with informer.mu
+// held.
+func (s *shardSet) disownLocked(k kube.Key) {
+	if o := s.owner[k]; o != nil {
 		delete(o.keys, k)
-		delete(i.owner, k)
+		delete(s.owner, k)
 	}
 }
 
@@ -286,37 +398,38 @@ func (i *informer) disownLocked(k kube.Key) {
 // shard (in namespace ns, or "" for all): it writes the shard's objects
 // alone, and nothing once the shard is removed.
 type shardSink struct {
-	i  *informer
+	s  *shardSet
 	sh *shard
 	ns string
 }
 
-func (s shardSink) newState() *state { return newState(s.i.store.codec) }
+func (s shardSink) newState() *state { return newState(s.s.i.store.codec) }
 
 // apply implements [sink] as [nsSink.apply] does, for the shard's
 // objects: a DELETED event removes the object only if this shard put it
 // there (the key may have moved to another shard's new object).
 func (s shardSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	s.i.mu.Lock()
-	defer s.i.mu.Unlock()
+	s.s.i.mu.Lock()
+	defer s.s.i.mu.Unlock()
 	if !s.sh.removed {
-		s.i.applyShardLocked(s.sh, typ, obj, size)
+		s.s.applyLocked(s.sh, typ, obj, size)
 	}
 }
 
-// applyShardLocked applies one watch event of an object of shard sh.
-// Call with i.mu held.
-func (i *informer) applyShardLocked(sh *shard, typ kube.EventType, obj kube.Object, size int32) {
+// applyLocked applies one watch event of an object of shard sh. Call
+// with informer.mu held.
+func (s *shardSet) applyLocked(sh *shard, typ kube.EventType, obj kube.Object, size int32) {
+	i := s.i
 	meta := obj.GetObjectMeta()
 	k := meta.Key()
 	switch typ {
 	case kube.Added, kube.Modified:
 		old, ok := i.store.get(k)
-		if ok && i.owner[k] == sh && old.GetObjectMeta().ResourceVersion == meta.ResourceVersion {
+		if ok && s.owner[k] == sh && old.GetObjectMeta().ResourceVersion == meta.ResourceVersion {
 			return
 		}
 		i.store.put(obj, size)
-		i.ownLocked(k, sh)
+		s.ownLocked(k, sh)
 		switch {
 		case !ok:
 			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
@@ -327,11 +440,11 @@ func (i *informer) applyShardLocked(sh *shard, typ kube.EventType, obj kube.Obje
 			i.notifyLocked(notification{kind: notifyUpdate, old: old, obj: obj})
 		}
 	case kube.Deleted:
-		if i.owner[k] != sh {
+		if s.owner[k] != sh {
 			return
 		}
 		i.store.remove(k)
-		i.disownLocked(k)
+		s.disownLocked(k)
 		i.notifyLocked(notification{kind: notifyDelete, obj: obj})
 	}
 }
@@ -344,7 +457,8 @@ func (i *informer) applyShardLocked(sh *shard, typ kube.EventType, obj kube.Obje
 // has stored its first state. The cost under the lock is O(old + new objects of the shard ·
 // index funcs), and the sort of their keys.
 func (s shardSink) replace(next *state, initial bool) {
-	i, sh := s.i, s.sh
+	set, sh := s.s, s.sh
+	i := set.i
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if sh.removed {
@@ -358,18 +472,18 @@ func (s shardSink) replace(next *state, initial bool) {
 	}
 	for ns, names := range next.objects {
 		for name := range names {
-			if k := (kube.Key{Namespace: ns, Name: name}); i.owner[k] != nil && i.owner[k] != sh {
+			if k := (kube.Key{Namespace: ns, Name: name}); set.owner[k] != nil && set.owner[k] != sh {
 				out = append(out, k)
 			}
 		}
 	}
 	prev := i.store.swapKeys(out, next)
 	for _, k := range out {
-		i.disownLocked(k)
+		set.disownLocked(k)
 	}
 	for ns, names := range next.objects {
 		for name := range names {
-			i.ownLocked(kube.Key{Namespace: ns, Name: name}, sh)
+			set.ownLocked(kube.Key{Namespace: ns, Name: name}, sh)
 		}
 	}
 	i.notifyDiffLocked(prev, next, initial)
@@ -377,9 +491,9 @@ func (s shardSink) replace(next *state, initial bool) {
 		if sh.unsynced--; sh.unsynced == 0 {
 			sh.markSyncedLocked()
 		}
-		if sh == i.probe && sh.unsynced == 0 && i.phase == running {
-			i.probe, i.filtering = nil, true
-			i.runShardsLocked()
+		if sh == set.probe && sh.unsynced == 0 && i.phase == running {
+			set.probe, set.filtering = nil, true
+			set.runShardsLocked()
 		}
 	}
 }

@@ -140,31 +140,29 @@ func (g *generation) stop() {
 	<-g.done
 }
 
-// serverIgnoresShards switches a sharded informer to the fallback mode,
-// once: a shard's reflector saw the server ignore its selector. It stops
-// the shards' reflectors; the mode's loop waits for them before its
-// first generation.
-func (i *informer) serverIgnoresShards() {
-	if !i.opts.Sharded {
-		return
-	}
+// serverIgnores implements [sharding]: it switches a sharded informer
+// to the fallback mode, once: a shard's reflector saw the server ignore
+// its selector. It stops the shards' reflectors; the mode's loop waits
+// for them before its first generation.
+func (s *shardSet) serverIgnores() {
+	i := s.i
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if i.fb != nil || i.phase != running {
+	if s.fb != nil || i.phase != running {
 		return
 	}
 	i.log.Info("server ignores shardSelector; reading the kind once for all shards")
 	ctx, cancel := context.WithCancel(context.Background())
 	fb := &fallback{wake: make(chan struct{}, 1), cancel: cancel}
-	i.fb = fb
+	s.fb = fb
 	var prior []chan struct{}
-	for _, sh := range i.shards {
+	for _, sh := range s.byID {
 		if sh.cancel != nil {
 			sh.cancel()
 			prior = append(prior, sh.done)
 		}
 	}
-	i.shardReaders.Go(func() { i.runFallback(ctx, fb, prior) })
+	s.readers.Go(func() { s.runFallback(ctx, fb, prior) })
 }
 
 // wakeLocked tells the fallback loop that the shards changed; added
@@ -185,7 +183,8 @@ func (fb *fallback) wakeLocked(added bool) {
 // since the running one started (after it stored its first state, so
 // that a stream of additions cannot starve it, and after the additions
 // settle), or when no shard is left for a running one to keep.
-func (i *informer) runFallback(ctx context.Context, fb *fallback, prior []chan struct{}) {
+func (s *shardSet) runFallback(ctx context.Context, fb *fallback, prior []chan struct{}) {
+	i := s.i
 	for _, done := range prior {
 		<-done
 	}
@@ -193,12 +192,12 @@ func (i *informer) runFallback(ctx context.Context, fb *fallback, prior []chan s
 	// read: a member's Works add their shards one by one.
 	settle(ctx, fb.wake, i.opts.ShardsPending)
 	for ctx.Err() == nil {
-		g := i.startGeneration(ctx, fb)
+		g := s.startGeneration(ctx, fb)
 		select {
 		case <-g.synced:
 		case <-ctx.Done():
 		}
-		for ctx.Err() == nil && !i.restartDue(fb, g) {
+		for ctx.Err() == nil && !s.restartDue(fb, g) {
 			select {
 			case <-fb.wake:
 			case <-ctx.Done():
@@ -213,10 +212,10 @@ func (i *informer) runFallback(ctx context.Context, fb *fallback, prior []chan s
 
 // restartDue reports whether g must give way to a new generation: a
 // shard it does not cover was added, or it reads for no shard at all.
-func (i *informer) restartDue(fb *fallback, g *generation) bool {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return fb.pending || (len(i.shards) == 0 && len(g.covered) > 0)
+func (s *shardSet) restartDue(fb *fallback, g *generation) bool {
+	s.i.mu.Lock()
+	defer s.i.mu.Unlock()
+	return fb.pending || (len(s.byID) == 0 && len(g.covered) > 0)
 }
 
 // settle waits until wake has been quiet for fallbackSettle and pending
@@ -252,12 +251,13 @@ func settle(ctx context.Context, wake <-chan struct{}, pending func() bool) {
 
 // startGeneration starts a generation covering the shards held now (no
 // reflector when none is held).
-func (i *informer) startGeneration(ctx context.Context, fb *fallback) *generation {
+func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generation {
+	i := s.i
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	fb.pending = false
 	g := &generation{fresh: map[*shard]bool{}, synced: make(chan struct{}), done: make(chan struct{})}
-	for _, sh := range i.shards {
+	for _, sh := range s.byID {
 		g.covered = append(g.covered, sh)
 		if !sh.isSyncedLocked() {
 			g.fresh[sh] = true
@@ -279,7 +279,7 @@ func (i *informer) startGeneration(ctx context.Context, fb *fallback) *generatio
 	for _, ns := range namespaces {
 		r := &reflector{
 			lw:        listWatch{i: i, ns: ns, keep: func(obj kube.Object) bool { return g.shardOf(obj) != nil }},
-			sink:      fallbackSink{i: i, g: g, ns: ns},
+			sink:      fallbackSink{s: s, g: g, ns: ns},
 			log:       i.log.With("shards", len(g.covered)),
 			stats:     &i.reads,
 			pageSize:  i.opts.PageSize,
@@ -300,20 +300,20 @@ func (i *informer) startGeneration(ctx context.Context, fb *fallback) *generatio
 // ns ("" for all): it writes the objects of the generation's covered
 // shards that are still held.
 type fallbackSink struct {
-	i  *informer
+	s  *shardSet
 	g  *generation
 	ns string
 }
 
-func (s fallbackSink) newState() *state { return newState(s.i.store.codec) }
+func (s fallbackSink) newState() *state { return newState(s.s.i.store.codec) }
 
 // apply implements [sink] as [shardSink.apply] does, for the shard the
 // object falls in.
 func (s fallbackSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	s.i.mu.Lock()
-	defer s.i.mu.Unlock()
+	s.s.i.mu.Lock()
+	defer s.s.i.mu.Unlock()
 	if sh := s.g.shardOf(obj); sh != nil && !sh.removed {
-		s.i.applyShardLocked(sh, typ, obj, size)
+		s.s.applyLocked(sh, typ, obj, size)
 	}
 }
 
@@ -327,7 +327,8 @@ func (s fallbackSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 // index funcs)) and the sort of their keys; in a compact store each
 // object of next is decoded once more, to find its shard.
 func (s fallbackSink) replace(next *state, initial bool) {
-	i, g := s.i, s.g
+	set, g := s.s, s.g
+	i := set.i
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	c := i.store.codec
@@ -356,16 +357,16 @@ func (s fallbackSink) replace(next *state, initial bool) {
 		}
 	}
 	for k := range owners {
-		if o := i.owner[k]; o != nil && !covered[o] {
+		if o := set.owner[k]; o != nil && !covered[o] {
 			out = append(out, k)
 		}
 	}
 	prev := i.store.swapKeys(out, next)
 	for _, k := range out {
-		i.disownLocked(k)
+		set.disownLocked(k)
 	}
 	for k, sh := range owners {
-		i.ownLocked(k, sh)
+		set.ownLocked(k, sh)
 	}
 	if !initial || len(g.fresh) == 0 {
 		i.notifyDiffLocked(prev, next, false)

@@ -464,11 +464,10 @@ func TestShardedBesideUnsharded(t *testing.T) {
 			}
 		}
 		var mu sync.Mutex
-		secrets := map[string]map[kube.Key]bool{} // by manager
+		secrets := map[string]map[kube.Key]bool{"m0": {}, "m1": {}} // by manager
 		var members []*shardMember
 		for _, id := range []string{"m0", "m1"} {
 			sm := newShardMember(t, srv, l, id)
-			secrets[id] = map[kube.Key]bool{}
 			err := controller.NewBuilder(sm.m).For(&kube.Secret{}).Complete(controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 				mu.Lock()
 				secrets[id][req.Key] = true

@@ -58,7 +58,7 @@ func TestBinarySize(t *testing.T) {
 // none of the machinery of sharded informers or of the ring (about 60 KB
 // of the mirror when the informer's own paths called it directly): the
 // cache reaches it only through AddShard, the manager only through
-// Options.Sharding. Like TestBinarySize it builds the mirror, so it runs
+// Options.Sharding, the controller builder only through Sharded. Like TestBinarySize it builds the mirror, so it runs
 // only when asked.
 func TestShardingNotLinked(t *testing.T) {
 	if os.Getenv("KUBELOOP_MEASURE") == "" {
@@ -73,9 +73,11 @@ func TestShardingNotLinked(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sym := range []string{
-		"kubeloop/cache.(*informer).runShardsLocked",
-		"kubeloop/cache.(*informer).serverIgnoresShards",
+		"kubeloop/cache.(*shardSet).runShardsLocked",
+		"kubeloop/cache.(*shardSet).serverIgnores",
 		"kubeloop/leader.(*Member).Run",
+		"kubeloop/controller.(*Shards).Work",
+		"kubeloop/manager.(*ring).work",
 	} {
 		if strings.Contains(string(out), sym) {
 			t.Errorf("the mirror links %s, which only sharding programs need", sym)
