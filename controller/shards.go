@@ -26,8 +26,10 @@ type ShardedInformer interface {
 }
 
 // Shards runs a controller on the shards of its kind that this replica
-// holds, for a ring member (see package leader: a member's Work is
-// [Shards.Work] of the range's selector). It is the controller's source
+// holds, for a ring member (package leader: [Shards.Work] has the
+// signature of a member's Work, which is given each range's shard
+// selector; [Builder.Sharded] hands it to a manager that runs the ring).
+// It is the controller's source
 // of requests for the sharded kind (watch it with [Controller.Watch]; it
 // queues a request for every change the informer reports) and the gate
 // of its reconciles (make the controller with [Shards.Reconciler]).
@@ -55,7 +57,7 @@ type ShardedInformer interface {
 //     A deletion seen by no holder (during a handover) is not reconciled:
 //     controllers that must act on deletions use finalizers, as always.
 //
-// The shard key is the field of the selectors Work is given: by uid, the
+// The shard field is the field of the selectors Work is given: by uid, the
 // objects spread evenly; by namespace, every object of a namespace is
 // reconciled on one member, for reconciles that read across their
 // namespace, at the price of a load that follows the namespaces (see
