@@ -21,8 +21,13 @@ import (
 // Options.MaxFreshWait, 5s by default) for the cache to catch up; see
 // "Reading your own writes" in package cache for what it promises and
 // what not (other clients' and other processes' writes arrive when the
-// watch brings them). Reads of a sharded kind see only the objects of the
-// ranges this replica holds.
+// watch brings them).
+//
+// Reads of a sharded kind (the For kind of a controller built with
+// controller.Builder.Sharded) see only the objects of the ranges this
+// replica holds: a Get of an object whose range another replica holds
+// answers NotFound, and a List answers this replica's share; read such
+// objects through [Manager.APIClient].
 //
 // Objects read are the caller's: the cache hands out deep copies.
 type Client struct {
