@@ -87,11 +87,11 @@
 //
 // Binary size: the ring (package leader's member, its Lease protocol) and
 // the manager's side of sharding are reached only through the Manager's
-// unexported ring field, an interface that is nil until [New] is given
-// Options.Sharding: setting it to a [ShardingOptions] is what converts the
-// ring's type to that interface. A program that never names
-// ShardingOptions links none of it (cmd/mirror's TestShardingNotLinked
-// checks).
+// unexported ring field, an interface that is nil unless [New] is given
+// Options.Sharding. Setting that option to a [ShardingOptions] is the one
+// entry point: it keeps the option's method that makes the ring and
+// stores it in the field. A program that never names ShardingOptions
+// links none of it (cmd/mirror's TestShardingNotLinked checks).
 //
 // Usage:
 //
