@@ -175,10 +175,10 @@ func run(f flags) error {
 			Client: ringClient, Namespace: f.namespace, Ring: f.ring, Identity: f.id, Ranges: f.ranges,
 			LeaseDuration: f.lease, RenewDeadline: f.renew, RetryPeriod: f.retry,
 			Logger: log,
-			Work: func(ctx context.Context, sel kube.ShardSelector) error {
-				rg := leader.RangeOf(sel.Ranges[0].Start, f.ranges)
+			Work: func(ctx context.Context, shardSel kube.ShardSelector) error {
+				rg := leader.RangeOf(shardSel.Ranges[0].Start, f.ranges)
 				emit("HOLD %d %d", rg.Index, time.Now().UnixNano())
-				err := shards.Work(ctx, sel)
+				err := shards.Work(ctx, shardSel)
 				if err != nil && ctx.Err() == nil {
 					fmt.Fprintf(os.Stderr, "work on %s: %v\n", rg, err)
 				}
