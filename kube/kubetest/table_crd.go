@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/jsonpath"
 )
 
 // This file builds the printer of a custom resource from its CRD
@@ -30,9 +32,9 @@ func crdPrinter(version obj) *printer {
 		defs = []obj{{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp", "description": descCreated}}
 	}
 	p := &printer{columns: []tableColumn{nameCol}}
-	var paths []*jsonPath
+	var paths []*jsonpath.Path
 	for _, d := range defs {
-		jp, err := parseJSONPath("{" + atStr(d, "jsonPath") + "}")
+		jp, err := jsonpath.Parse("{" + atStr(d, "jsonPath") + "}")
 		if err != nil {
 			break
 		}
@@ -53,7 +55,7 @@ func crdPrinter(version obj) *printer {
 		cells := make([]any, 1, 1+len(paths))
 		cells[0] = atStr(o, "metadata", "name")
 		for i, jp := range paths {
-			v, found := jp.first(o)
+			v, found := jp.First(o)
 			if !found {
 				cells = append(cells, nil)
 				continue
@@ -123,7 +125,7 @@ func printValue(v any) string {
 	case byte:
 		return strconv.Itoa(int(x))
 	case float64:
-		if n, ok := jpInteger(x); ok {
+		if n, ok := jsonpath.Integer(x); ok {
 			return strconv.FormatInt(n, 10)
 		}
 		return fmt.Sprint(x)

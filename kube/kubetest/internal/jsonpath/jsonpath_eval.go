@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package jsonpath
 
 import (
 	"cmp"
@@ -17,11 +17,11 @@ import (
 // integer, as the real server decodes such a number to int64. Evaluation
 // allocates the result lists only; inputs are never modified.
 
-// first evaluates the first expression of the template against data and
+// First evaluates the first expression of the template against data and
 // returns its first result; found is false when there is none or the
 // evaluation fails (an index out of range, a filter comparing a string
 // with a number), which the server shows as an empty cell.
-func (jp *jsonPath) first(data any) (v any, found bool) {
+func (jp *Path) First(data any) (v any, found bool) {
 	var first []any
 	for i, n := range jp.root {
 		res, err := jpEval([]any{data}, n)
@@ -258,7 +258,7 @@ func jpScalar(v any) (kind byte, i int64, f float64, s string, b bool) {
 	case byte:
 		return 'i', int64(x), 0, "", false
 	case float64:
-		if n, ok := jpInteger(x); ok {
+		if n, ok := Integer(x); ok {
 			return 'i', n, 0, "", false
 		}
 		return 'f', 0, x, "", false
@@ -268,9 +268,9 @@ func jpScalar(v any) (kind byte, i int64, f float64, s string, b bool) {
 	return 0, 0, 0, "", false
 }
 
-// jpInteger reports whether f is a whole number the real server would
+// Integer reports whether f is a whole number the real server would
 // hold as an int64, and which.
-func jpInteger(f float64) (int64, bool) {
+func Integer(f float64) (int64, bool) {
 	if f != float64(int64(f)) || f >= 1<<63 || f < -(1<<63) {
 		return 0, false
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package jsonpath
 
 import (
 	"fmt"
@@ -57,8 +57,8 @@ type jpNode struct {
 	op          string
 }
 
-// jsonPath is a parsed template: text and {expressions} in order.
-type jsonPath struct{ root []*jpNode }
+// Path is a parsed template: text and {expressions} in order.
+type Path struct{ root []*jpNode }
 
 var (
 	jpDictKey  = regexp.MustCompile(`^'([^']*)'$`)
@@ -66,19 +66,19 @@ var (
 	jpFilterOp = regexp.MustCompile(`^([^!<>=]+)([!<>=]+)(.+?)$`)
 )
 
-// parseJSONPath parses a template such as "{.spec.replicas}".
-func parseJSONPath(text string) (*jsonPath, error) {
+// Parse parses a template such as "{.spec.replicas}".
+func Parse(text string) (*Path, error) {
 	p := &jpParser{input: text}
 	root := &jpNode{kind: jpList}
 	if err := p.parseText(root); err != nil {
 		return nil, err
 	}
-	return &jsonPath{root: root.nodes}, nil
+	return &Path{root: root.nodes}, nil
 }
 
 // parseJSONPathAction parses text as the inside of one {expression}.
 func parseJSONPathAction(text string) (*jpNode, error) {
-	jp, err := parseJSONPath("{" + text + "}")
+	jp, err := Parse("{" + text + "}")
 	if err != nil {
 		return nil, err
 	}
