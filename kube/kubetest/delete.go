@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves DELETE of one object and of a collection: DeleteOptions
@@ -96,7 +97,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	meta := metaOf(o)
 	// The real server bumps the generation of kinds that keep one when it
 	// marks an object deleting, so that GenerationChanged predicates see it.
-	if g, _ := integerValue(meta["generation"]); g > 0 {
+	if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {
 		meta["generation"] = g + 1
 	}
 	meta["deletionTimestamp"] = nowString()

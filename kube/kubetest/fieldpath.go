@@ -10,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is the path elements of field sets: how they are written
@@ -48,14 +50,14 @@ func canonicalElement(e string) string {
 	switch e[0] {
 	case 'k':
 		var v any
-		if decodeExact([]byte(e[2:]), &v) == nil {
+		if unstructured.DecodeExact([]byte(e[2:]), &v) == nil {
 			if m, ok := v.(obj); ok {
 				return "k:" + encodeElementValue(m)
 			}
 		}
 	case 'v':
 		var v any
-		if decodeExact([]byte(e[2:]), &v) == nil {
+		if unstructured.DecodeExact([]byte(e[2:]), &v) == nil {
 			return "v:" + encodeElementValue(v)
 		}
 	}
@@ -77,7 +79,7 @@ func encodeElementValue(v any) string {
 // elementValue decodes the JSON of a k: or v: element.
 func elementValue(e string) any {
 	var v any
-	_ = decodeExact([]byte(e[2:]), &v)
+	_ = unstructured.DecodeExact([]byte(e[2:]), &v)
 	return v
 }
 
@@ -140,8 +142,8 @@ func compareValues(a, b any) int {
 				return cmp.Compare(xi, yi)
 			}
 		}
-		xf, _ := numberValue(x)
-		yf, _ := numberValue(b)
+		xf, _ := unstructured.NumberValue(x)
+		yf, _ := unstructured.NumberValue(b)
 		return cmp.Compare(xf, yf)
 	case string:
 		return strings.Compare(x, b.(string))

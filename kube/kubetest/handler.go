@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file routes a resource request to its verb: it resolves the
@@ -231,7 +232,7 @@ var bodyMediaTypes = []string{"application/json", "application/yaml", mediaProto
 // its Content-Type names (JSON when none): JSON, YAML, or protobuf of a
 // built-in kind. A protobuf body of a kind without a protobuf layout
 // (custom resources: the real server fails on one with a panic) answers
-// 415, as other types do. Integers are decoded exactly (numbers.go); a
+// 415, as other types do. Integers are decoded exactly (internal/unstructured); a
 // number beyond float64's range answers, for res (nil for a review), the
 // real server's "cannot be handled as" a kind.
 func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body []byte, serr *kube.StatusError) {
@@ -258,7 +259,7 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	default:
 		o, err = decodeObject(body)
 	}
-	if ne, ok := err.(numberError); ok && res != nil {
+	if ne, ok := err.(unstructured.NumberError); ok && res != nil {
 		return nil, "", nil, cannotHandle(res, ne.Error())
 	}
 	if err != nil {

@@ -13,10 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds objects as the server sees them: schemaless JSON decoded
-// into map[string]any (numbers as int64 or float64: numbers.go), encoded
+// into map[string]any (numbers as int64 or float64: internal/unstructured), encoded
 // back in the real server's field order, and the bits of metadata the server generates.
 
 // obj is a decoded object. Every obj is owned by one request: decode makes
@@ -25,7 +27,7 @@ type obj = map[string]any
 
 // decodeObject decodes raw into a fresh map.
 func decodeObject(raw []byte) (obj, error) {
-	o, err := decodeObjectOrNull(raw)
+	o, err := unstructured.DecodeObjectOrNull(raw)
 	if err == nil && o == nil {
 		err = fmt.Errorf("the body is not a JSON object")
 	}

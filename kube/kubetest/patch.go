@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves PATCH: JSON merge patch (RFC 7386), JSON patch (RFC
@@ -77,7 +78,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	case mediaMergePatch:
-		if patch, err = decodeObjectOrNull(body); err != nil {
+		if patch, err = unstructured.DecodeObjectOrNull(body); err != nil {
 			writeError(c.w, errBadRequest("error decoding patch: "+err.Error()))
 			return
 		}
@@ -86,7 +87,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	default: // strategic merge patch; null is an empty one
-		if patch, err = decodeObjectOrNull(body); err != nil {
+		if patch, err = unstructured.DecodeObjectOrNull(body); err != nil {
 			writeError(c.w, errBadRequest(err.Error()))
 			return
 		}
@@ -107,7 +108,7 @@ func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patc
 	calls := 0
 	return func(cur obj) (obj, *kube.StatusError) {
 		if calls++; calls > 1 && mt != mediaJSONPatch {
-			patch, _ = decodeObjectOrNull(body) // it decoded before
+			patch, _ = unstructured.DecodeObjectOrNull(body) // it decoded before
 		}
 		switch mt {
 		case mediaJSONPatch:
@@ -118,7 +119,7 @@ func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patc
 			}
 			patched, err := jsonpatch.ApplyValueLimit(cur, ops, maxJSONPatchCopyBytes)
 			if err == nil {
-				patched, err = exactNumbers(patched) // the operations' numbers are json.Number
+				patched, err = unstructured.ExactNumbers(patched) // the operations' numbers are json.Number
 			}
 			if err != nil {
 				// A failed test, a missing path: the real server answers

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file decodes a protobuf object of a built-in kind into the JSON
@@ -251,7 +253,7 @@ func (l *protoLayout) value(kind, ref string, f protoField) (any, error) {
 			return nil, nil
 		}
 		var v any
-		if err := decodeExact(strs[1], &v); err != nil {
+		if err := unstructured.DecodeExact(strs[1], &v); err != nil {
 			return nil, fmt.Errorf("embedded JSON: %w", err)
 		}
 		return v, nil

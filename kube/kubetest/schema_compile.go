@@ -5,6 +5,8 @@ package kubetest
 import (
 	"regexp"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file compiles decoded OpenAPI schemas (OpenAPI v3 components as
@@ -194,7 +196,7 @@ func anyList(v any) []any {
 }
 
 func numberPtr(v any) *float64 {
-	f, ok := numberValue(v)
+	f, ok := unstructured.NumberValue(v)
 	if !ok {
 		return nil
 	}
@@ -202,7 +204,7 @@ func numberPtr(v any) *float64 {
 }
 
 func intPtr(v any) *int64 {
-	f, ok := numberValue(v)
+	f, ok := unstructured.NumberValue(v)
 	if !ok {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file words the errors of the two other decodings the real server
@@ -234,7 +236,7 @@ func applyTypeErrors(s *schema, x any, path string, root bool) []string {
 	default:
 		switch s.Type {
 		case "integer", "number":
-			if _, ok := numberValue(x); !ok {
+			if _, ok := unstructured.NumberValue(x); !ok {
 				kind := unstructuredKind(x)
 				if kind == "map" {
 					kind = "map[string]interface {}"

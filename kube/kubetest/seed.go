@@ -13,7 +13,7 @@ import (
 // watch notification as requests do, but skip authentication, fault
 // injection and request counting. Objects come back as fresh maps the
 // caller owns, numbers in them as the server holds them (an integer as an
-// int64, exactly; another number as a float64: numbers.go); errors are
+// int64, exactly; another number as a float64: internal/unstructured); errors are
 // *kube.StatusError as a client would get them.
 
 // seedManager is the field manager of writes made through these methods.

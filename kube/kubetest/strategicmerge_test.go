@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // The expected results of these tables are kube-apiserver 1.36.3's
@@ -257,7 +259,7 @@ func decodeJSONObject(t *testing.T, s string) obj {
 func decodeJSONValue(t *testing.T, s string) any {
 	t.Helper()
 	var v any
-	if err := decodeExact([]byte(s), &v); err != nil {
+	if err := unstructured.DecodeExact([]byte(s), &v); err != nil {
 		t.Fatalf("decode %s: %v", s, err)
 	}
 	return v

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file updates objects: PUT, and the second half of every patch and
@@ -84,7 +85,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{rec: prev}, nil
 	}
 	if res.Generation && specChanged(res, old, next) {
-		g, _ := integerValue(metaOf(old)["generation"])
+		g, _ := unstructured.IntegerValue(metaOf(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
 	next["apiVersion"] = res.storageAPIVersion()

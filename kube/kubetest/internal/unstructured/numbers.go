@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package unstructured
 
 import (
 	"bytes"
@@ -16,13 +16,13 @@ import (
 // encoder writes an int64 as its digits and a float64 as encoding/json
 // does, so "1.0" is served as 1, as by the real server.
 
-// decodeExact decodes raw as one JSON value with exact integers. Its
+// DecodeExact decodes raw as one JSON value with exact integers. Its
 // errors are encoding/json's for the same input. A document whose numbers
 // are all integers of at most 15 digits (most objects: float64 holds
 // them exactly) costs json.Unmarshal, one scan of raw and a walk that
 // makes them int64; any other costs, over that, a copy of raw and one
 // string per number.
-func decodeExact(raw []byte, v *any) error {
+func DecodeExact(raw []byte, v *any) error {
 	switch plainNumbers(raw) {
 	case noNumbers:
 		return json.Unmarshal(raw, v)
@@ -40,7 +40,7 @@ func decodeExact(raw []byte, v *any) error {
 		err = json.Unmarshal(raw, new(any)) // its error for what follows the value
 	}
 	if err == nil {
-		if *v, err = exactNumbers(*v); err != nil {
+		if *v, err = ExactNumbers(*v); err != nil {
 			return err
 		}
 	}
@@ -56,16 +56,16 @@ func decodeExact(raw []byte, v *any) error {
 	return nil
 }
 
-// exactNumbers replaces the json.Numbers in v, in place, by int64 or
+// ExactNumbers replaces the json.Numbers in v, in place, by int64 or
 // float64 (see the file comment) and returns v. A number out of float64's
 // range is an error, as for encoding/json.
-func exactNumbers(v any) (any, error) {
+func ExactNumbers(v any) (any, error) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
 			switch x.(type) {
 			case map[string]any, []any, json.Number:
-				n, err := exactNumbers(x)
+				n, err := ExactNumbers(x)
 				if err != nil {
 					return nil, err
 				}
@@ -74,7 +74,7 @@ func exactNumbers(v any) (any, error) {
 		}
 	case []any:
 		for i, x := range t {
-			n, err := exactNumbers(x)
+			n, err := ExactNumbers(x)
 			if err != nil {
 				return nil, err
 			}
@@ -93,21 +93,21 @@ func parseNumber(s string) (any, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return nil, numberError("json: cannot unmarshal number " + s + " into Go value of type float64")
+		return nil, NumberError("json: cannot unmarshal number " + s + " into Go value of type float64")
 	}
 	return f, nil
 }
 
-// numberError is a well-formed number out of float64's range, which the
+// NumberError is a well-formed number out of float64's range, which the
 // real server refuses as a body it cannot decode into the kind (not as
 // bad JSON), in encoding/json's words.
-type numberError string
+type NumberError string
 
-func (e numberError) Error() string { return string(e) }
+func (e NumberError) Error() string { return string(e) }
 
-// numberValue returns a decoded number as a float64 (an int64 rounded to
+// NumberValue returns a decoded number as a float64 (an int64 rounded to
 // the nearest), ok false for anything else.
-func numberValue(v any) (float64, bool) {
+func NumberValue(v any) (float64, bool) {
 	switch t := v.(type) {
 	case int64:
 		return float64(t), true
@@ -117,9 +117,9 @@ func numberValue(v any) (float64, bool) {
 	return 0, false
 }
 
-// integerValue returns a decoded number without a fraction as an int64,
+// IntegerValue returns a decoded number without a fraction as an int64,
 // ok false for anything else (a fraction, out of int64's range).
-func integerValue(v any) (int64, bool) {
+func IntegerValue(v any) (int64, bool) {
 	switch t := v.(type) {
 	case int64:
 		return t, true
@@ -131,19 +131,19 @@ func integerValue(v any) (int64, bool) {
 	return 0, false
 }
 
-// decodeObjectOrNull decodes an object (a request's, a merge or strategic
+// DecodeObjectOrNull decodes an object (a request's, a merge or strategic
 // merge patch), nil for null, with exact integers.
-func decodeObjectOrNull(body []byte) (obj, error) {
+func DecodeObjectOrNull(body []byte) (map[string]any, error) {
 	var v any
-	if err := decodeExact(body, &v); err != nil {
+	if err := DecodeExact(body, &v); err != nil {
 		return nil, err
 	}
 	if v == nil {
 		return nil, nil
 	}
-	o, ok := v.(obj)
+	o, ok := v.(map[string]any)
 	if !ok {
-		return nil, json.Unmarshal(body, new(obj)) // encoding/json's error for it
+		return nil, json.Unmarshal(body, new(map[string]any)) // encoding/json's error for it
 	}
 	return o, nil
 }
