@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/quantity"
 )
 
 // This file computes the cells of the built-in kinds' rows from the stored
@@ -341,7 +342,7 @@ func cellsResourceQuota(o obj, now time.Time) ([]any, []rowCondition) {
 	slices.Sort(resources)
 	var request, limit []string
 	for _, r := range resources {
-		cell := r + ": " + quantityString(used[r]) + "/" + quantityString(hard[r])
+		cell := r + ": " + quantity.Format(used[r]) + "/" + quantity.Format(hard[r])
 		if before, _, ok := strings.Cut(r, "."); ok && before == "limits" {
 			limit = append(limit, cell)
 		} else {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package quantity
 
 import (
 	"math/big"
@@ -21,11 +21,11 @@ var (
 	binaryNames     = []string{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"}
 )
 
-// canonicalQuantity returns how the real server prints a quantity of a
+// Canonical returns how the real server prints a quantity of a
 // resource list: "0" for an empty one, the string as written when it is
 // already in canonical form, else the value rounded up to milli units in
 // canonical form; s itself when it does not parse.
-func canonicalQuantity(s string) string {
+func Canonical(s string) string {
 	if s == "" || s == "0" {
 		return "0"
 	}
@@ -192,16 +192,16 @@ func parseQuantity(s string) (quantity, bool) {
 	return q, true
 }
 
-// quantityString renders a JSON value given as a quantity (a string, or a
+// Format renders a JSON value given as a quantity (a string, or a
 // number as the real server also accepts) canonically.
-func quantityString(v any) string {
+func Format(v any) string {
 	switch x := v.(type) {
 	case string:
-		return canonicalQuantity(strings.TrimSpace(x))
+		return Canonical(strings.TrimSpace(x))
 	case float64:
-		return canonicalQuantity(strconv.FormatFloat(x, 'f', -1, 64))
+		return Canonical(strconv.FormatFloat(x, 'f', -1, 64))
 	case int64:
-		return canonicalQuantity(strconv.FormatInt(x, 10))
+		return Canonical(strconv.FormatInt(x, 10))
 	}
 	return "0"
 }
