@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -19,22 +20,9 @@ import (
 // of the real server (a Success Status for an immediate delete, the object
 // for one that waits on finalizers).
 
-// deleteOptions is the part of DeleteOptions the fake acts on.
-type deleteOptions struct {
-	Preconditions      *preconditions `json:"preconditions"`
-	PropagationPolicy  *string        `json:"propagationPolicy"`
-	GracePeriodSeconds *int64         `json:"gracePeriodSeconds"`
-	DryRun             []string       `json:"dryRun"`
-}
-
-type preconditions struct {
-	UID             *string `json:"uid"`
-	ResourceVersion *string `json:"resourceVersion"`
-}
-
 // parseDeleteOptions reads DeleteOptions from the body and the query.
-func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
-	var o deleteOptions
+func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError) {
+	var o protobuf.DeleteOptions
 	body, err := readBody(c.r)
 	if err != nil {
 		return nil, err
@@ -42,8 +30,8 @@ func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
 	if len(bytes.TrimSpace(body)) > 0 {
 		mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
 		switch mt {
-		case mediaProtobuf:
-			po, err := decodeProtoDeleteOptions(body)
+		case protobuf.MediaType:
+			po, err := protobuf.DecodeDeleteOptions(body)
 			if err != nil {
 				return nil, errBadRequest(err.Error())
 			}

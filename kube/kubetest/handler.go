@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -226,7 +227,7 @@ func readBody(r *http.Request) ([]byte, *kube.StatusError) {
 
 // bodyMediaTypes are the request body types the real server decodes, as
 // its 415 lists them.
-var bodyMediaTypes = []string{"application/json", "application/yaml", mediaProtobuf}
+var bodyMediaTypes = []string{"application/json", "application/yaml", protobuf.MediaType}
 
 // decodeRequestObject reads the body of r as an object in the media type
 // its Content-Type names (JSON when none): JSON, YAML, or protobuf of a
@@ -240,7 +241,7 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		var err error
 		if mt, _, err = mime.ParseMediaType(ct); err != nil ||
-			(mt != "application/json" && mt != "application/yaml" && mt != mediaProtobuf) {
+			(mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
 			return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
 		}
 	}
@@ -251,9 +252,9 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	switch mt {
 	case "application/yaml":
 		o, err = parseApplyBody(body)
-	case mediaProtobuf:
+	case protobuf.MediaType:
 		var known bool
-		if o, known, err = decodeProtoObject(body); err == nil && !known {
+		if o, known, err = protobuf.DecodeObject(body); err == nil && !known {
 			return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
 		}
 	default:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package protobuf
 
 import (
 	_ "embed"
@@ -22,6 +22,9 @@ import (
 // structs kept even when empty, times in RFC 3339, quantities and
 // int-or-strings in their JSON forms). The layout comes from
 // protobuf.json; decoding costs O(size of the body).
+
+// obj is a decoded JSON object, as package kubetest holds one.
+type obj = map[string]any
 
 //go:embed protobuf.json
 var protobufJSON []byte
@@ -69,10 +72,10 @@ var layout = sync.OnceValue(func() *protoLayout {
 	return l
 })
 
-// decodeProtoObject decodes a protobuf body of the kind apiVersion/kind
+// DecodeObject decodes a protobuf body of the kind apiVersion/kind
 // expects. ok is false when the kind has no protobuf layout (custom
 // resources, CRDs).
-func decodeProtoObject(body []byte) (o obj, ok bool, err error) {
+func DecodeObject(body []byte) (o obj, ok bool, err error) {
 	apiVersion, kind, raw, err := protoEnvelope(body)
 	if err != nil {
 		return nil, true, err

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package protobuf
 
 import (
 	"bytes"
@@ -21,7 +21,8 @@ import (
 // runtime.Unknown message: typeMeta (1: apiVersion, 2: kind), raw (2: the
 // object's own message), contentEncoding (3), contentType (4).
 
-const mediaProtobuf = "application/vnd.kubernetes.protobuf"
+// MediaType is the Content-Type of a Kubernetes protobuf body.
+const MediaType = "application/vnd.kubernetes.protobuf"
 
 var protoMagic = []byte("k8s\x00")
 
@@ -108,8 +109,8 @@ func protoEnvelope(body []byte) (apiVersion, kind string, raw []byte, err error)
 	return apiVersion, kind, raw, nil
 }
 
-// decodeProtoDeleteOptions reads a protobuf DeleteOptions envelope.
-func decodeProtoDeleteOptions(body []byte) (*deleteOptions, error) {
+// DecodeDeleteOptions reads a protobuf DeleteOptions envelope.
+func DecodeDeleteOptions(body []byte) (*DeleteOptions, error) {
 	_, kind, raw, err := protoEnvelope(body)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func decodeProtoDeleteOptions(body []byte) (*deleteOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	var o deleteOptions
+	var o DeleteOptions
 	for _, f := range fields {
 		switch {
 		case f.num == 1 && f.wire == 0:
@@ -132,7 +133,7 @@ func decodeProtoDeleteOptions(body []byte) (*deleteOptions, error) {
 			if err != nil {
 				return nil, err
 			}
-			o.Preconditions = &preconditions{}
+			o.Preconditions = &Preconditions{}
 			for _, p := range pre {
 				v := string(p.bytes)
 				switch p.num {
@@ -150,4 +151,20 @@ func decodeProtoDeleteOptions(body []byte) (*deleteOptions, error) {
 		}
 	}
 	return &o, nil
+}
+
+// DeleteOptions is the part of meta/v1 DeleteOptions the server acts on,
+// as [DecodeDeleteOptions] reads it from protobuf and encoding/json from
+// JSON (the field tags).
+type DeleteOptions struct {
+	Preconditions      *Preconditions `json:"preconditions"`
+	PropagationPolicy  *string        `json:"propagationPolicy"`
+	GracePeriodSeconds *int64         `json:"gracePeriodSeconds"`
+	DryRun             []string       `json:"dryRun"`
+}
+
+// Preconditions are the uid and resourceVersion a delete requires.
+type Preconditions struct {
+	UID             *string `json:"uid"`
+	ResourceVersion *string `json:"resourceVersion"`
 }
