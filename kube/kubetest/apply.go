@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file is server-side apply, as the real server's field manager does
@@ -37,7 +38,7 @@ import (
 
 func (s *Server) serveApply(c *call, body []byte) {
 	if c.q.Get("fieldManager") == "" {
-		writeError(c.w, errInvalid("meta.k8s.io", "PatchOptions", "", []fieldError{{
+		writeError(c.w, errInvalid("meta.k8s.io", "PatchOptions", "", []fielderr.Error{{
 			Type: "FieldValueRequired", Field: "fieldManager", Detail: "is required for apply patch"}}))
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file serves CustomResourceDefinitions created through the API. A CRD
@@ -73,22 +74,22 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 	meta := metaOf(o)
 	cs := parseCRDSpec(o)
 	name := str(meta, "name")
-	var errs []fieldError
+	var errs []fielderr.Error
 	req := func(field string, v string) {
 		if v == "" {
-			errs = append(errs, fieldError{Type: "FieldValueRequired", Field: field})
+			errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: field})
 		}
 	}
 	req("spec.group", cs.group)
 	req("spec.names.plural", cs.plural)
 	req("spec.names.kind", cs.kind)
 	if cs.group != "" && cs.plural != "" && name != cs.plural+"."+cs.group {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "metadata.name", Value: name,
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.name", Value: name,
 			Detail: `must be spec.names.plural+"."+spec.group`})
 	}
 	if cs.scope != "Namespaced" && cs.scope != "Cluster" {
-		errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "spec.scope", Value: cs.scope,
-			Detail: notSupportedDetail("Cluster", "Namespaced")})
+		errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "spec.scope", Value: cs.scope,
+			Detail: fielderr.NotSupportedDetail("Cluster", "Namespaced")})
 	}
 	storage := 0
 	for _, v := range cs.versions {
@@ -97,10 +98,10 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 		}
 	}
 	if len(cs.versions) == 0 {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.versions", Value: []any{},
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.versions", Value: []any{},
 			Detail: "must have exactly one version marked as storage version"})
 	} else if storage != 1 {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.versions", Value: storage,
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.versions", Value: storage,
 			Detail: "must have exactly one version marked as storage version"})
 	}
 	errs = append(errs, validatePrinterColumns(o)...)
@@ -146,15 +147,15 @@ func prepareCRDUpdate(next obj) {
 
 func validateCRDUpdate(next, old obj) *kube.StatusError {
 	ns, os := parseCRDSpec(next), parseCRDSpec(old)
-	var errs []fieldError
+	var errs []fielderr.Error
 	if ns.scope != os.scope {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.scope", Value: ns.scope, Detail: "field is immutable"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.scope", Value: ns.scope, Detail: "field is immutable"})
 	}
 	if ns.group != os.group {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.group", Value: ns.group, Detail: "field is immutable"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.group", Value: ns.group, Detail: "field is immutable"})
 	}
 	if ns.plural != os.plural {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
 	}
 	errs = append(errs, validatePrinterColumns(next)...)
 	errs = append(errs, validateCRDSchemas(next)...)

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -55,8 +56,8 @@ func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError)
 		c.dryRun = true
 	}
 	if p := o.PropagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
-		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{{Type: "FieldValueNotSupported",
-			Field: "propagationPolicy", Value: *p, Detail: notSupportedDetail("Foreground", "Background", "Orphan", "nil")}})
+		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", []fielderr.Error{{Type: "FieldValueNotSupported",
+			Field: "propagationPolicy", Value: *p, Detail: fielderr.NotSupportedDetail("Foreground", "Background", "Orphan", "nil")}})
 	}
 	return &o, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file is the decoding half of schema validation, as the real server
@@ -42,8 +43,8 @@ func (c *call) parseFieldValidation() *kube.StatusError {
 		if options == "" {
 			options = "PatchOptions"
 		}
-		return errInvalid("meta.k8s.io", options, "", []fieldError{{Type: "FieldValueNotSupported",
-			Field: "fieldValidation", Value: v, Detail: notSupportedDetail("", "Ignore", "Strict", "Warn")}})
+		return errInvalid("meta.k8s.io", options, "", []fielderr.Error{{Type: "FieldValueNotSupported",
+			Field: "fieldValidation", Value: v, Detail: fielderr.NotSupportedDetail("", "Ignore", "Strict", "Warn")}})
 	}
 	return nil
 }
@@ -144,7 +145,7 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 		if msg == "" {
 			msg = strictDecodingError(strict)
 		}
-		return errInvalid("", "", "", []fieldError{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: msg}})
+		return errInvalid("", "", "", []fielderr.Error{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: msg}})
 	}
 	if c.res.CRD == "" {
 		pruneObject(s, patched, false, true)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -85,8 +86,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	if dr := c.q["dryRun"]; len(dr) > 0 {
 		for _, v := range dr {
 			if v != "All" {
-				writeError(w, errInvalid("meta.k8s.io", "CreateOptions", "", []fieldError{{
-					Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: notSupportedDetail("All")}}))
+				writeError(w, errInvalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
+					Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: fielderr.NotSupportedDetail("All")}}))
 				return
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // immutableFields are the fields of a kind that `immutable: true` freezes,
@@ -23,20 +24,20 @@ func validateImmutable(res *resource, next, old obj) *kube.StatusError {
 	if res.Group != "" || !ok {
 		return nil
 	}
-	var errs []fieldError
+	var errs []fielderr.Error
 	frozen := "field is immutable when `immutable` is set"
 	if old["immutable"] == true {
 		if next["immutable"] != true {
-			errs = append(errs, fieldError{Type: "FieldValueForbidden", Field: "immutable", Detail: frozen})
+			errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: "immutable", Detail: frozen})
 		}
 		for _, f := range fields {
 			if !reflect.DeepEqual(emptyAsNil(old[f]), emptyAsNil(next[f])) {
-				errs = append(errs, fieldError{Type: "FieldValueForbidden", Field: f, Detail: frozen})
+				errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: f, Detail: frozen})
 			}
 		}
 	}
 	if res.Plural == "secrets" && str(next, "type") != str(old, "type") {
-		errs = append([]fieldError{{Type: "FieldValueInvalid", Field: "type", Value: str(next, "type"), Detail: "field is immutable"}}, errs...)
+		errs = append([]fielderr.Error{{Type: "FieldValueInvalid", Field: "type", Value: str(next, "type"), Detail: "field is immutable"}}, errs...)
 	}
 	if len(errs) == 0 {
 		return nil

@@ -5,6 +5,8 @@ package kubetest
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file validates a value against the combinators of a CRD schema
@@ -15,7 +17,7 @@ import (
 func (v *schemaValidator) combinators(s *schema, x any, path vpath) {
 	quoted := func() string { return strconv.Quote(path.String()) }
 	if len(s.AnyOf) > 0 {
-		var best []fieldError
+		var best []fielderr.Error
 		ok := false
 		for _, alt := range s.AnyOf {
 			errs := validateValue(alt, x, path)
@@ -34,7 +36,7 @@ func (v *schemaValidator) combinators(s *schema, x any, path vpath) {
 	}
 	if len(s.OneOf) > 0 {
 		valid := 0
-		var best []fieldError
+		var best []fielderr.Error
 		for _, alt := range s.OneOf {
 			errs := validateValue(alt, x, path)
 			if len(errs) == 0 {
@@ -74,7 +76,7 @@ func (v *schemaValidator) combinators(s *schema, x any, path vpath) {
 }
 
 // validateValue validates x against s alone, for the combinators.
-func validateValue(s *schema, x any, path vpath) []fieldError {
+func validateValue(s *schema, x any, path vpath) []fielderr.Error {
 	sub := &schemaValidator{} // fields relative: the caller's add them as they are
 	sub.value(s, x, path, nil, false)
 	return sub.errs
@@ -82,7 +84,7 @@ func validateValue(s *schema, x any, path vpath) []fieldError {
 
 // merge adds the errors of a sub-validation (fields relative to the
 // value) below v's root.
-func (v *schemaValidator) merge(errs []fieldError) {
+func (v *schemaValidator) merge(errs []fielderr.Error) {
 	for _, e := range errs {
 		v.add(e.Type, e.Field, e.Value, e.Detail)
 	}

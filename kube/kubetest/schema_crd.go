@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file applies a CRD's schema to its custom resources: the compiled
@@ -99,7 +100,7 @@ func coerceObject(res *resource, o obj) {
 // ratcheting against old on updates (old nil on create). On a create of a
 // kind with a status subresource the status is not validated: it is
 // replaced by the server.
-func validateCustomResource(res *resource, sub string, o, old obj) []fieldError {
+func validateCustomResource(res *resource, sub string, o, old obj) []fielderr.Error {
 	s := res.Schema
 	if res.CRD == "" || s == nil {
 		return nil
@@ -138,17 +139,17 @@ func validateCustomResource(res *resource, sub string, o, old obj) []fieldError 
 
 // validateEmbedded checks the embedded resources under x as the real
 // server does: apiVersion and kind are required and well-formed.
-func validateEmbedded(s *schema, x any, path string, root bool) []fieldError {
+func validateEmbedded(s *schema, x any, path string, root bool) []fielderr.Error {
 	if s == nil {
 		return nil
 	}
-	var errs []fieldError
+	var errs []fielderr.Error
 	switch t := x.(type) {
 	case obj:
 		if s.EmbeddedResource && !root {
 			for _, k := range []string{"apiVersion", "kind"} {
 				if _, ok := t[k]; !ok {
-					errs = append(errs, fieldError{Type: "FieldValueRequired", Field: child(path, k)})
+					errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: child(path, k)})
 				}
 			}
 			for _, k := range []string{"apiVersion", "kind"} {
@@ -159,15 +160,15 @@ func validateEmbedded(s *schema, x any, path string, root bool) []fieldError {
 				str, isStr := v.(string)
 				switch {
 				case !isStr:
-					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: v, Detail: "must be a string"})
+					errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: child(path, k), Value: v, Detail: "must be a string"})
 				case str == "":
-					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: str, Detail: "must not be empty"})
+					errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: child(path, k), Value: str, Detail: "must not be empty"})
 				case k == "apiVersion" && strings.Count(str, "/") > 1:
-					errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
+					errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
 						Detail: "unexpected GroupVersion string: " + str})
 				case k == "kind":
 					if bad := isDNS1035Label(strings.ToLower(str)); len(bad) > 0 {
-						errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
+						errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
 							Detail: "may have mixed case, but should otherwise match: " + strings.Join(bad, ",")})
 					}
 				}
@@ -194,21 +195,21 @@ func validateEmbedded(s *schema, x any, path string, root bool) []fieldError {
 
 // validateEmbeddedMeta validates the metadata of an embedded resource as
 // ObjectMeta is validated, with names as path segments.
-func validateEmbeddedMeta(meta obj, path string) []fieldError {
-	var errs []fieldError
+func validateEmbeddedMeta(meta obj, path string) []fielderr.Error {
+	var errs []fielderr.Error
 	if gn := str(meta, "generateName"); gn != "" {
 		for _, m := range pathSegmentErrors(gn, true) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".generateName", Value: gn, Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".generateName", Value: gn, Detail: m})
 		}
 	}
 	if name := str(meta, "name"); name != "" {
 		for _, m := range pathSegmentErrors(name, false) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".name", Value: name, Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".name", Value: name, Detail: m})
 		}
 	}
 	if ns := str(meta, "namespace"); ns != "" {
 		for _, m := range isDNS1123Label(ns) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".namespace", Value: ns, Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".namespace", Value: ns, Detail: m})
 		}
 	}
 	// Labels and annotations as for any object (validate.go).
@@ -237,11 +238,11 @@ func pathSegmentErrors(name string, prefix bool) []string {
 }
 
 // validateListSets reports the duplicates of set and map lists under x.
-func validateListSets(s *schema, x any, path vpath) []fieldError {
+func validateListSets(s *schema, x any, path vpath) []fielderr.Error {
 	if s == nil {
 		return nil
 	}
-	var errs []fieldError
+	var errs []fielderr.Error
 	switch t := x.(type) {
 	case obj:
 		if s.Additional != nil {
@@ -263,7 +264,7 @@ func validateListSets(s *schema, x any, path vpath) []fieldError {
 			case "set":
 				for _, prev := range t[:i] {
 					if jsonpatch.Equal(prev, v) {
-						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p.String(), Value: v})
+						errs = append(errs, fielderr.Error{Type: "FieldValueDuplicate", Field: p.String(), Value: v})
 						break
 					}
 				}
@@ -278,7 +279,7 @@ func validateListSets(s *schema, x any, path vpath) []fieldError {
 								}
 							}
 						}
-						errs = append(errs, fieldError{Type: "FieldValueDuplicate", Field: p.String(), Value: keys})
+						errs = append(errs, fielderr.Error{Type: "FieldValueDuplicate", Field: p.String(), Value: keys})
 						break
 					}
 				}

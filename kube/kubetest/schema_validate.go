@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file validates a custom resource against its CRD's structural
@@ -25,7 +26,7 @@ import (
 
 // schemaValidator collects the field errors of one object.
 type schemaValidator struct {
-	errs []fieldError
+	errs []fielderr.Error
 	// root is the field the validated value is at ("" for a whole
 	// object, "status" for a status update): error fields are below it,
 	// while messages name paths from the value, as the real server's do.
@@ -34,7 +35,7 @@ type schemaValidator struct {
 
 // validateSchema validates o (or, for ratcheting, o against old; old nil
 // on create) against s and returns the field errors.
-func validateSchema(s *schema, o, old obj) []fieldError {
+func validateSchema(s *schema, o, old obj) []fielderr.Error {
 	v := &schemaValidator{}
 	var oldV any
 	if old != nil {
@@ -57,7 +58,7 @@ func (v *schemaValidator) add(typ, path string, value any, detail string) {
 	case v.root != "":
 		field = v.root + "." + path
 	}
-	v.errs = append(v.errs, fieldError{Type: typ, Field: field, Value: value, Detail: detail})
+	v.errs = append(v.errs, fielderr.Error{Type: typ, Field: field, Value: value, Detail: detail})
 }
 
 // vpath is the path of the value being validated, as segments ("spec",
@@ -388,7 +389,7 @@ func (v *schemaValidator) enum(s *schema, x any, vp vpath) {
 			values[i] = string(raw)
 		}
 	}
-	v.add("FieldValueNotSupported", vp.String(), x, notSupportedDetail(values...))
+	v.add("FieldValueNotSupported", vp.String(), x, fielderr.NotSupportedDetail(values...))
 }
 
 func (v *schemaValidator) object(s *schema, x obj, vp vpath, old any, correlated bool) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file refuses CRD schemas the real server refuses (the common
@@ -25,7 +27,7 @@ import (
 // checks it once, as its internal form holds it, under
 // spec.validation.openAPIV3Schema; otherwise each version's under
 // spec.versions[i].schema.openAPIV3Schema.
-func validateCRDSchemas(o obj) []fieldError {
+func validateCRDSchemas(o obj) []fielderr.Error {
 	spec, _ := o["spec"].(obj)
 	versions := anyList(spec["versions"])
 	same := len(versions) > 0
@@ -34,7 +36,7 @@ func validateCRDSchemas(o obj) []fieldError {
 		first, _ := versions[0].(obj)
 		same = same && reflect.DeepEqual(m["schema"], first["schema"]) && reflect.DeepEqual(m["subresources"], first["subresources"])
 	}
-	var errs []fieldError
+	var errs []fielderr.Error
 	for i, v := range versions {
 		m, _ := v.(obj)
 		sc, _ := m["schema"].(obj)
@@ -53,19 +55,19 @@ func validateCRDSchemas(o obj) []fieldError {
 		_, status := sub["status"]
 		if status {
 			if t, _ := raw["type"].(string); t != "object" {
-				errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".type", Value: t,
+				errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".type", Value: t,
 					Detail: `only "object" is allowed as the type at the root of the schema if the status subresource is enabled`})
 			}
 		}
 		if nullable, _ := raw["nullable"].(bool); nullable {
-			errs = append(errs, fieldError{Type: "FieldValueForbidden", Field: path + ".nullable", Detail: "nullable cannot be true at the root"})
+			errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: path + ".nullable", Detail: "nullable cannot be true at the root"})
 		}
-		var structural []fieldError
+		var structural []fielderr.Error
 		if !hasRef(raw) { // the real server cannot even read a schema with $ref as structural
 			structuralInvariants(raw, path, "root", &structural)
 		}
-		slices.SortStableFunc(structural, func(a, b fieldError) int {
-			return strings.Compare(a.Field+": "+a.body(), b.Field+": "+b.body())
+		slices.SortStableFunc(structural, func(a, b fielderr.Error) int {
+			return strings.Compare(a.Field+": "+a.Body(), b.Field+": "+b.Body())
 		})
 		errs = append(errs, structural...)
 		schemaRules(raw, path, true, &errs)
@@ -85,12 +87,12 @@ func flag(raw obj, k string) bool {
 
 // structuralInvariants reports why raw (at level "root", "item" or
 // "field") is not structural.
-func structuralInvariants(raw obj, path, level string, errs *[]fieldError) {
+func structuralInvariants(raw obj, path, level string, errs *[]fielderr.Error) {
 	if raw == nil {
 		return
 	}
 	add := func(typ, field string, value any, detail string) {
-		*errs = append(*errs, fieldError{Type: typ, Field: field, Value: value, Detail: detail})
+		*errs = append(*errs, fielderr.Error{Type: typ, Field: field, Value: value, Detail: detail})
 	}
 	items, hasItems := raw["items"].(obj)
 	if typeOf(raw) == "array" && !hasItems {
@@ -187,12 +189,12 @@ func onlyNameRules(meta obj) bool {
 }
 
 // schemaRules reports the other rules of CRD schemas.
-func schemaRules(raw obj, path string, root bool, errs *[]fieldError) {
+func schemaRules(raw obj, path string, root bool, errs *[]fielderr.Error) {
 	if raw == nil {
 		return
 	}
 	add := func(typ, field string, value any, detail string) {
-		*errs = append(*errs, fieldError{Type: typ, Field: field, Value: value, Detail: detail})
+		*errs = append(*errs, fielderr.Error{Type: typ, Field: field, Value: value, Detail: detail})
 	}
 	if _, ok := raw["$ref"]; ok {
 		add("FieldValueForbidden", path+".$ref", nil, "$ref is not supported")
@@ -240,7 +242,7 @@ func schemaRules(raw obj, path string, root bool, errs *[]fieldError) {
 		}
 	}
 	if hasListType && listType != "atomic" && listType != "set" && listType != "map" {
-		add("FieldValueNotSupported", path+".x-kubernetes-list-type", listType, notSupportedDetail("atomic", "set", "map"))
+		add("FieldValueNotSupported", path+".x-kubernetes-list-type", listType, fielderr.NotSupportedDetail("atomic", "set", "map"))
 	}
 	if len(keys) > 0 {
 		if !hasListType {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/jsonpath"
 )
 
@@ -140,7 +141,7 @@ func printValue(v any) string {
 // after it is accepted, even what does not parse). Columns that are the
 // same in every version are reported at spec.additionalPrinterColumns,
 // where the real server's internal form keeps them.
-func validatePrinterColumns(o obj) []fieldError {
+func validatePrinterColumns(o obj) []fielderr.Error {
 	versions := atList(o, "spec", "versions")
 	if len(versions) == 0 {
 		return nil
@@ -152,7 +153,7 @@ func validatePrinterColumns(o obj) []fieldError {
 			shared = false
 		}
 	}
-	var errs []fieldError
+	var errs []fielderr.Error
 	for i, v := range versions {
 		base := fmt.Sprintf("spec.versions[%d].additionalPrinterColumns", i)
 		if shared {
@@ -173,25 +174,25 @@ const (
 	printerFormats = "byte,date,date-time,double,float,int32,int64,password"
 )
 
-func validatePrinterColumn(c obj, path string) []fieldError {
-	var errs []fieldError
+func validatePrinterColumn(c obj, path string) []fielderr.Error {
+	var errs []fielderr.Error
 	if atStr(c, "name") == "" {
-		errs = append(errs, fieldError{Type: "FieldValueRequired", Field: path + ".name"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: path + ".name"})
 	}
 	switch typ := atStr(c, "type"); {
 	case typ == "":
-		errs = append(errs, fieldError{Type: "FieldValueRequired", Field: path + ".type", Detail: "must be one of " + printerTypes})
+		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: path + ".type", Detail: "must be one of " + printerTypes})
 	case !slices.Contains(strings.Split(printerTypes, ","), typ):
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".type", Value: typ, Detail: "must be one of " + printerTypes})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".type", Value: typ, Detail: "must be one of " + printerTypes})
 	}
 	if f := atStr(c, "format"); f != "" && !slices.Contains(strings.Split(printerFormats, ","), f) {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".format", Value: f, Detail: "must be one of " + printerFormats})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".format", Value: f, Detail: "must be one of " + printerFormats})
 	}
 	switch p := atStr(c, "jsonPath"); {
 	case p == "":
-		errs = append(errs, fieldError{Type: "FieldValueRequired", Field: path + ".JSONPath"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: path + ".JSONPath"})
 	case p[0] != '.':
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: path + ".JSONPath", Value: p, Detail: "must be a simple json path starting with ."})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".JSONPath", Value: p, Detail: "must be a simple json path starting with ."})
 	}
 	return errs
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	}
 	switch rv := str(meta, "resourceVersion"); {
 	case rv == "" && res.ConditionalUpdate:
-		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fieldError{{Type: "FieldValueInvalid",
+		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fielderr.Error{{Type: "FieldValueInvalid",
 			Field: "metadata.resourceVersion", Value: uint64(0), Detail: "must be specified for an update"}})
 	case rv != "" && rv != formatRV(prev.rv):
 		return updateResult{}, errConflict(res, wr.name, msgModified)
@@ -70,7 +71,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	}
 	if prev.deleting {
 		if extra := newFinalizers(stringList(metaOf(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
-			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fieldError{{Type: "FieldValueForbidden",
+			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
 				Field:  "metadata.finalizers",
 				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file validates names, generateName, labels and finalizer changes
@@ -171,33 +173,33 @@ func labelValueErrors(v string) []string {
 
 // validateMeta checks the name, generateName, labels and annotation keys of
 // an object about to be written.
-func validateMeta(res *resource, meta obj, name string) []fieldError {
-	var errs []fieldError
+func validateMeta(res *resource, meta obj, name string) []fielderr.Error {
+	var errs []fielderr.Error
 	if gn := str(meta, "generateName"); gn != "" {
 		for _, m := range nameErrors(res.Names, gn, true) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "metadata.generateName", Value: gn, Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.generateName", Value: gn, Detail: m})
 		}
 	}
 	if name == "" {
-		errs = append(errs, fieldError{Type: "FieldValueRequired", Field: "metadata.name", Detail: "name or generateName is required"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: "metadata.name", Detail: "name or generateName is required"})
 	} else {
 		for _, m := range nameErrors(res.Names, name, false) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "metadata.name", Value: name, Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.name", Value: name, Detail: m})
 		}
 	}
 	labels, _ := stringMap(meta, "labels")
 	for _, k := range sortedKeys(labels) {
 		for _, m := range labelKeyErrors(k) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "metadata.labels", Value: k, Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.labels", Value: k, Detail: m})
 		}
 		for _, m := range labelValueErrors(labels[k]) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "metadata.labels", Value: labels[k], Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.labels", Value: labels[k], Detail: m})
 		}
 	}
 	annotations, _ := stringMap(meta, "annotations")
 	for _, k := range sortedKeys(annotations) {
 		for _, m := range labelKeyErrors(strings.ToLower(k)) {
-			errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "metadata.annotations", Value: k, Detail: m})
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.annotations", Value: k, Detail: m})
 		}
 	}
 	return errs
