@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 )
 
 // This file serves CustomResourceDefinitions created through the API. A CRD
@@ -38,7 +39,7 @@ type crdVersion struct {
 	served, storage bool
 	status          bool
 	fields          []string
-	printer         *printer
+	printer         *table.Printer
 }
 
 func parseCRDSpec(o obj) crdSpec {
@@ -51,7 +52,7 @@ func parseCRDSpec(o obj) crdSpec {
 	vs, _ := spec["versions"].([]any)
 	for _, v := range vs {
 		m, _ := v.(obj)
-		cv := crdVersion{name: str(m, "name"), printer: crdPrinter(m)}
+		cv := crdVersion{name: str(m, "name"), printer: table.CRDPrinter(m)}
 		cv.served, _ = m["served"].(bool)
 		cv.storage, _ = m["storage"].(bool)
 		if sub, ok := m["subresources"].(obj); ok {
@@ -104,7 +105,7 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.versions", Value: storage,
 			Detail: "must have exactly one version marked as storage version"})
 	}
-	errs = append(errs, validatePrinterColumns(o)...)
+	errs = append(errs, table.ValidatePrinterColumns(o)...)
 	errs = append(errs, validateCRDSchemas(o)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", name, errs)
@@ -157,7 +158,7 @@ func validateCRDUpdate(next, old obj) *kube.StatusError {
 	if ns.plural != os.plural {
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
 	}
-	errs = append(errs, validatePrinterColumns(next)...)
+	errs = append(errs, table.ValidatePrinterColumns(next)...)
 	errs = append(errs, validateCRDSchemas(next)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", str(metaOf(next), "name"), errs)

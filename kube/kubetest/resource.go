@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"slices"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 )
 
 // This file describes the kinds the server serves: the built-in table and
@@ -68,7 +70,7 @@ type resource struct {
 	MultiVersion bool
 	// Printer makes the Table rows of a custom resource (its version's
 	// additionalPrinterColumns); built-ins find theirs by name.
-	Printer *printer
+	Printer *table.Printer
 	// Schema is the kind's compiled schema (schema.go): captured for
 	// built-ins, the CRD version's openAPIV3Schema for custom resources;
 	// nil for a kind without one, which is then schemaless.

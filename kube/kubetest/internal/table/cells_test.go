@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package table
 
 import (
 	"encoding/json"
@@ -20,13 +20,13 @@ const createdAt = `"creationTimestamp":"2026-11-23T16:16:20Z"`
 
 // cellsOf prints one object with the printer of res and returns its
 // cells as JSON.
-func cellsOf(t *testing.T, p *printer, raw string) string {
+func cellsOf(t *testing.T, p *Printer, raw string) string {
 	t.Helper()
 	var o obj
 	if err := json.Unmarshal([]byte(raw), &o); err != nil {
 		t.Fatalf("bad test object %s: %v", raw, err)
 	}
-	cells, _ := p.cells(o, printedAt)
+	cells, _ := p.Cells(o, printedAt)
 	b, _ := json.Marshal(cells)
 	return string(b)
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package table
 
 import (
 	"encoding/json"
@@ -77,6 +77,9 @@ func humanDuration(d time.Duration) string {
 
 // Helpers that read decoded JSON, tolerating absent and mistyped fields.
 
+// obj is a decoded JSON object.
+type obj = map[string]any
+
 func at(o obj, path ...string) any {
 	var v any = o
 	for _, k := range path {
@@ -130,27 +133,27 @@ func nameAge(o obj, now time.Time) (string, string) {
 	return atStr(o, "metadata", "name"), since(atStr(o, "metadata", "creationTimestamp"), now)
 }
 
-func cellsNamespace(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsNamespace(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	return []any{name, atStr(o, "status", "phase"), age}, nil
 }
 
-func cellsConfigMap(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsConfigMap(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	return []any{name, int64(len(atObj(o, "data")) + len(atObj(o, "binaryData"))), age}, nil
 }
 
-func cellsSecret(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsSecret(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	return []any{name, atStr(o, "type"), int64(len(atObj(o, "data"))), age}, nil
 }
 
-func cellsNameAge(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsNameAge(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	return []any{name, age}, nil
 }
 
-func cellsLease(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsLease(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	return []any{name, atStr(o, "spec", "holderIdentity"), age}, nil
 }
@@ -158,7 +161,7 @@ func cellsLease(o obj, now time.Time) ([]any, []rowCondition) {
 // cellsDefault are the cells of the real server's default convertor
 // (CustomResourceDefinitions, LimitRanges): the name and the creation
 // time in RFC 3339.
-func cellsDefault(o obj, _ time.Time) ([]any, []rowCondition) {
+func cellsDefault(o obj, _ time.Time) ([]any, []RowCondition) {
 	created := time.Time{}
 	if t, err := time.Parse(time.RFC3339, atStr(o, "metadata", "creationTimestamp")); err == nil {
 		created = t
@@ -166,7 +169,7 @@ func cellsDefault(o obj, _ time.Time) ([]any, []rowCondition) {
 	return []any{atStr(o, "metadata", "name"), created.UTC().Format(time.RFC3339)}, nil
 }
 
-func cellsService(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsService(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	spec := atObj(o, "spec")
 	typ := atStr(spec, "type")
@@ -249,7 +252,7 @@ func formatLabels(m obj) string {
 	return b.String()
 }
 
-func cellsDeployment(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsDeployment(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	desired, ok := atInt(o, "spec", "replicas")
 	if !ok {
@@ -285,13 +288,13 @@ func selectorString(v any) string {
 	return sel.String()
 }
 
-func cellsEvent(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsEvent(o obj, now time.Time) ([]any, []RowCondition) {
 	// events.k8s.io/v1 names the core fields differently.
 	involved, source := atObj(o, "involvedObject"), atObj(o, "source")
 	message, first, last := atStr(o, "message"), atStr(o, "firstTimestamp"), atStr(o, "lastTimestamp")
 	count, _ := atInt(o, "count")
 	controller := atStr(o, "reportingComponent")
-	if str(o, "apiVersion") == "events.k8s.io/v1" {
+	if atStr(o, "apiVersion") == "events.k8s.io/v1" {
 		involved, source = atObj(o, "regarding"), atObj(o, "deprecatedSource")
 		message, first, last = atStr(o, "note"), atStr(o, "deprecatedFirstTimestamp"), atStr(o, "deprecatedLastTimestamp")
 		count, _ = atInt(o, "deprecatedCount")
@@ -332,7 +335,7 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-func cellsResourceQuota(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsResourceQuota(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	hard, used := atObj(o, "status", "hard"), atObj(o, "status", "used")
 	resources := make([]string, 0, len(hard))

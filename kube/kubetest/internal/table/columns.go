@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package table
+
+import "time"
 
 // This file holds the column definitions of the built-in kinds, as
 // kube-apiserver 1.36 serves them in Tables (names, types, formats,
@@ -12,16 +14,54 @@ package kubetest
 // are the API's field documentation, which the real server copies into
 // the columns.
 
+// Column is one column definition, as the Table carries it.
+type Column struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	Priority    int32  `json:"priority"`
+}
+
+// RowCondition is a condition of a row (Completed for finished pods).
+type RowCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// Printer turns the objects of one resource into rows.
+type Printer struct {
+	Columns []Column
+	// Cells returns the cells of o (one per column) and the conditions of
+	// its row; now is when the answer is written.
+	Cells func(o obj, now time.Time) ([]any, []RowCondition)
+	// NullRows says an empty list has "rows": null rather than [], as the
+	// real server's default convertor writes it.
+	NullRows bool
+}
+
+// BuiltinPrinter returns the printer of the built-in kind of a group and
+// resource ("apps/deployments"), or the default one when custom is true (a
+// custom resource without its own printer) or the kind has none.
+func BuiltinPrinter(key string, custom bool) *Printer {
+	if p := builtinPrinters[key]; p != nil && !custom {
+		return p
+	}
+	return defaultPrinter
+}
+
 // col is a column definition.
-func col(name, typ, desc string) tableColumn {
-	return tableColumn{Name: name, Type: typ, Description: desc}
+func col(name, typ, desc string) Column {
+	return Column{Name: name, Type: typ, Description: desc}
 }
 
 // nameCol is the Name column every printer starts with.
-var nameCol = tableColumn{Name: "Name", Type: "string", Format: "name", Description: descName}
+var nameCol = Column{Name: "Name", Type: "string", Format: "name", Description: descName}
 
 // wide marks c as an -o wide column.
-func wide(c tableColumn) tableColumn { c.Priority = 1; return c }
+func wide(c Column) Column { c.Priority = 1; return c }
 
 var ageCol = col("Age", "string", descCreated)
 
@@ -32,66 +72,54 @@ const (
 
 // builtinPrinters are the printers of the built-in kinds by group and
 // resource.
-var builtinPrinters = map[string]*printer{
-	"/namespaces": {columns: []tableColumn{nameCol, col("Status", "string", "The status of the namespace"), ageCol},
-		cells: cellsNamespace},
-	"/configmaps": {columns: []tableColumn{nameCol, col("Data", "string", descConfigMapData), ageCol},
-		cells: cellsConfigMap},
-	"/secrets": {columns: []tableColumn{nameCol, col("Type", "string", descSecretType), col("Data", "string", descSecretData), ageCol},
-		cells: cellsSecret},
-	"/serviceaccounts": {columns: []tableColumn{nameCol, ageCol}, cells: cellsNameAge},
-	"/services": {columns: []tableColumn{nameCol, col("Type", "string", descServiceType),
+var builtinPrinters = map[string]*Printer{
+	"/namespaces": {Columns: []Column{nameCol, col("Status", "string", "The status of the namespace"), ageCol},
+		Cells: cellsNamespace},
+	"/configmaps": {Columns: []Column{nameCol, col("Data", "string", descConfigMapData), ageCol},
+		Cells: cellsConfigMap},
+	"/secrets": {Columns: []Column{nameCol, col("Type", "string", descSecretType), col("Data", "string", descSecretData), ageCol},
+		Cells: cellsSecret},
+	"/serviceaccounts": {Columns: []Column{nameCol, ageCol}, Cells: cellsNameAge},
+	"/services": {Columns: []Column{nameCol, col("Type", "string", descServiceType),
 		col("Cluster-IP", "string", descClusterIP), col("External-IP", "string", descExternalIPs),
 		col("Port(s)", "string", descPorts), ageCol, wide(col("Selector", "string", descServiceSelector))},
-		cells: cellsService},
-	"/pods": {columns: []tableColumn{nameCol,
+		Cells: cellsService},
+	"/pods": {Columns: []Column{nameCol,
 		col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
 		col("Status", "string", "The aggregate status of the containers in this pod."),
 		col("Restarts", "string", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."),
 		ageCol, wide(col("IP", "string", descPodIP)), wide(col("Node", "string", descNodeName)),
 		wide(col("Nominated Node", "string", descNominated)), wide(col("Readiness Gates", "string", descReadinessGates))},
-		cells: cellsPod},
+		Cells: cellsPod},
 	"/events":              eventPrinter,
 	"events.k8s.io/events": eventPrinter,
-	"apps/deployments": {columns: []tableColumn{nameCol,
+	"apps/deployments": {Columns: []Column{nameCol,
 		col("Ready", "string", "Number of the pod with ready state"), col("Up-to-date", "string", descUpdated),
 		col("Available", "string", descAvailable), ageCol, wide(col("Containers", "string", descContainers)),
 		wide(col("Images", "string", descImages)), wide(col("Selector", "string", descDeploymentSelector))},
-		cells: cellsDeployment},
-	"coordination.k8s.io/leases": {columns: []tableColumn{nameCol, col("Holder", "string", descHolder), ageCol},
-		cells: cellsLease},
-	"/resourcequotas": {columns: []tableColumn{nameCol,
+		Cells: cellsDeployment},
+	"coordination.k8s.io/leases": {Columns: []Column{nameCol, col("Holder", "string", descHolder), ageCol},
+		Cells: cellsLease},
+	"/resourcequotas": {Columns: []Column{nameCol,
 		col("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
 		col("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
 		ageCol},
-		cells: cellsResourceQuota},
+		Cells: cellsResourceQuota},
 }
 
 // eventPrinter serves core Events and events.k8s.io Events alike: the real
 // server stores them as one kind.
-var eventPrinter = &printer{columns: []tableColumn{
+var eventPrinter = &Printer{Columns: []Column{
 	col("Last Seen", "string", descEventLast), col("Type", "string", descEventType),
 	col("Reason", "string", descEventReason), col("Object", "string", descEventObject),
 	wide(col("Subobject", "string", descEventFieldPath)), wide(col("Source", "string", descEventSource)),
 	col("Message", "string", descEventMessage), wide(col("First Seen", "string", descEventFirst)),
-	wide(col("Count", "string", descEventCount)), wide(tableColumn{Name: "Name", Type: "string", Format: "name", Description: descName}),
-}, cells: cellsEvent}
+	wide(col("Count", "string", descEventCount)), wide(Column{Name: "Name", Type: "string", Format: "name", Description: descName}),
+}, Cells: cellsEvent}
 
 // defaultPrinter is the real server's default convertor.
-var defaultPrinter = &printer{columns: []tableColumn{nameCol, col("Created At", "date", descCreated)},
-	cells: cellsDefault, nullRows: true}
-
-// printerFor returns the printer of res: its own (custom resources), the
-// built-in one of its group and resource, or the default one.
-func printerFor(res *resource) *printer {
-	if res.Printer != nil {
-		return res.Printer
-	}
-	if p := builtinPrinters[res.colKey()]; p != nil && res.CRD == "" {
-		return p
-	}
-	return defaultPrinter
-}
+var defaultPrinter = &Printer{Columns: []Column{nameCol, col("Created At", "date", descCreated)},
+	Cells: cellsDefault, NullRows: true}
 
 const (
 	descName               = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"

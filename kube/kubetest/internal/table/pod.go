@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package table
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // deletion, RESTARTS adds the time since the last restart. Finished pods
 // carry a Completed row condition.
 
-func cellsPod(o obj, now time.Time) ([]any, []rowCondition) {
+func cellsPod(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	spec, status := atObj(o, "spec"), atObj(o, "status")
 	phase := atStr(status, "phase")
@@ -29,12 +29,12 @@ func cellsPod(o obj, now time.Time) ([]any, []rowCondition) {
 			reason = "SchedulingGated"
 		}
 	}
-	var conds []rowCondition
+	var conds []RowCondition
 	switch phase {
 	case "Succeeded":
-		conds = []rowCondition{{Type: "Completed", Status: "True", Reason: "Succeeded", Message: "The pod has completed successfully."}}
+		conds = []RowCondition{{Type: "Completed", Status: "True", Reason: "Succeeded", Message: "The pod has completed successfully."}}
 	case "Failed":
-		conds = []rowCondition{{Type: "Completed", Status: "True", Reason: "Failed", Message: "The pod failed."}}
+		conds = []RowCondition{{Type: "Completed", Status: "True", Reason: "Failed", Message: "The pod failed."}}
 	}
 
 	initContainers := atList(spec, "initContainers")

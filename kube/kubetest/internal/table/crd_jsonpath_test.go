@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package table
 
 import (
 	"encoding/json"
@@ -108,8 +108,8 @@ func TestPrinterColumnCells(t *testing.T) {
 		{" .spec.mode", `"fast"`, `null`, `null`, `null`},
 	} {
 		for typ, want := range map[string]string{"string": tc.str, "integer": tc.integer, "number": tc.number, "boolean": tc.boolean} {
-			p := crdPrinter(obj{"additionalPrinterColumns": []any{obj{"name": "x", "type": typ, "jsonPath": tc.path}}})
-			cells, _ := p.cells(doc, time.Now())
+			p := CRDPrinter(obj{"additionalPrinterColumns": []any{obj{"name": "x", "type": typ, "jsonPath": tc.path}}})
+			cells, _ := p.Cells(doc, time.Now())
 			got := "PARSE-ERROR 1"
 			if len(cells) > 1 {
 				b, _ := json.Marshal(cells[1])

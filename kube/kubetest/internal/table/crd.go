@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package table
 
 import (
 	"encoding/json"
@@ -25,14 +25,14 @@ import (
 // empty cell (null). A JSONPath that does not parse drops that column and
 // those after it, as the real server does.
 
-// crdPrinter returns the printer of one version of a CRD, given the
+// CRDPrinter returns the printer of one version of a CRD, given the
 // version's object in the CRD's spec.versions.
-func crdPrinter(version obj) *printer {
+func CRDPrinter(version obj) *Printer {
 	defs := atList(version, "additionalPrinterColumns")
 	if len(defs) == 0 {
 		defs = []obj{{"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp", "description": descCreated}}
 	}
-	p := &printer{columns: []tableColumn{nameCol}}
+	p := &Printer{Columns: []Column{nameCol}}
 	var paths []*jsonpath.Path
 	for _, d := range defs {
 		jp, err := jsonpath.Parse("{" + atStr(d, "jsonPath") + "}")
@@ -44,15 +44,15 @@ func crdPrinter(version obj) *printer {
 			desc = "Custom resource definition column (in JSONPath format): " + atStr(d, "jsonPath")
 		}
 		prio, _ := atInt(d, "priority")
-		p.columns = append(p.columns, tableColumn{Name: atStr(d, "name"), Type: atStr(d, "type"),
+		p.Columns = append(p.Columns, Column{Name: atStr(d, "name"), Type: atStr(d, "type"),
 			Format: atStr(d, "format"), Description: desc, Priority: int32(prio)})
 		paths = append(paths, jp)
 	}
 	types := make([]string, len(paths))
 	for i := range paths {
-		types[i] = p.columns[i+1].Type
+		types[i] = p.Columns[i+1].Type
 	}
-	p.cells = func(o obj, now time.Time) ([]any, []rowCondition) {
+	p.Cells = func(o obj, now time.Time) ([]any, []RowCondition) {
 		cells := make([]any, 1, 1+len(paths))
 		cells[0] = atStr(o, "metadata", "name")
 		for i, jp := range paths {
@@ -135,13 +135,13 @@ func printValue(v any) string {
 	return string(raw)
 }
 
-// validatePrinterColumns checks the additionalPrinterColumns of a CRD's
+// ValidatePrinterColumns checks the additionalPrinterColumns of a CRD's
 // versions as the real server does: a name, a type among the printable
 // ones, a known format, and a JSONPath starting with a dot (anything
 // after it is accepted, even what does not parse). Columns that are the
 // same in every version are reported at spec.additionalPrinterColumns,
 // where the real server's internal form keeps them.
-func validatePrinterColumns(o obj) []fielderr.Error {
+func ValidatePrinterColumns(o obj) []fielderr.Error {
 	versions := atList(o, "spec", "versions")
 	if len(versions) == 0 {
 		return nil
