@@ -15,6 +15,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is server-side apply, as the real server's field manager does
@@ -47,7 +48,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, errBadRequest("error decoding YAML: "+err.Error()))
 		return
 	}
-	if av, kind := str(config, "apiVersion"), str(config, "kind"); av != c.res.apiVersion() || kind != c.res.Kind {
+	if av, kind := unstructured.String(config, "apiVersion"), unstructured.String(config, "kind"); av != c.res.apiVersion() || kind != c.res.Kind {
 		writeError(c.w, errBadRequest("invalid object type: "+gvkString(av, kind)))
 		return
 	}
@@ -66,10 +67,10 @@ func (s *Server) serveApply(c *call, body []byte) {
 	}
 	if msg := duplicateEntries(c.res.Schema, config); msg != "" {
 		writeError(c.w, statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
-			str(meta, "namespace"), str(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
+			unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
 		return
 	}
-	if str(meta, "name") == "" {
+	if unstructured.String(meta, "name") == "" {
 		meta["name"] = c.info.Name
 	}
 	wr := c.write()
@@ -106,7 +107,7 @@ func (s *Server) fieldManagerOf(wr *write, now string) *fieldManager {
 
 // applyLocked applies config to the object wr names.
 func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusError) {
-	if name := str(metaOf(config), "name"); name != wr.name {
+	if name := unstructured.String(metaOf(config), "name"); name != wr.name {
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
 	}
 	prev := wr.col.objects[objectKey(wr.namespace, wr.name)]
@@ -115,7 +116,7 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 			return updateResult{}, errNotFound(wr.res, wr.name)
 		}
 		wr.applied = config
-		o := deepCopy(config).(obj)
+		o := unstructured.DeepCopy(config).(obj)
 		if wr.manager == "kubectl" {
 			updateLastApplied(o, config)
 		}

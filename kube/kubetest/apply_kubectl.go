@@ -6,6 +6,7 @@ import (
 	"bytes"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is what the real server's apply does for the manager
@@ -48,13 +49,13 @@ func (fm *fieldManager) applyKubectl(live, config obj, manager string, force boo
 // lastAppliedFields returns the fields of live's last-applied annotation
 // whose values live still has; nil when there is no usable annotation.
 func (fm *fieldManager) lastAppliedFields(live obj) *fieldSet {
-	ann, _ := stringMap(metaOf(live), "annotations")
+	ann, _ := unstructured.StringMap(metaOf(live), "annotations")
 	raw := ann[lastAppliedAnnotation]
 	if raw == "" {
 		return nil
 	}
 	la, err := decodeObject([]byte(raw))
-	if err != nil || str(la, "apiVersion") != fm.res.apiVersion() {
+	if err != nil || unstructured.String(la, "apiVersion") != fm.res.apiVersion() {
 		return nil
 	}
 	fs, err := toFieldSet(fm.res.Schema, la)
@@ -82,7 +83,7 @@ func updateLastApplied(o, config obj) {
 	if s, _ := ann[lastAppliedAnnotation].(string); s == "" {
 		return
 	}
-	c := deepCopy(config).(obj)
+	c := unstructured.DeepCopy(config).(obj)
 	if cm, ok := c["metadata"].(obj); ok {
 		if ca, ok := cm["annotations"].(obj); ok {
 			delete(ca, lastAppliedAnnotation)
@@ -91,7 +92,7 @@ func updateLastApplied(o, config obj) {
 	var b bytes.Buffer
 	writeJSONValue(&b, c)
 	b.WriteByte('\n')
-	ann = deepCopy(ann).(obj)
+	ann = unstructured.DeepCopy(ann).(obj)
 	ann[lastAppliedAnnotation] = b.String()
 	size := 0
 	for k, v := range ann {

@@ -9,6 +9,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves CustomResourceDefinitions created through the API. A CRD
@@ -45,14 +46,14 @@ type crdVersion struct {
 func parseCRDSpec(o obj) crdSpec {
 	spec, _ := o["spec"].(obj)
 	names, _ := spec["names"].(obj)
-	cs := crdSpec{group: str(spec, "group"), scope: str(spec, "scope"),
-		plural: str(names, "plural"), singular: str(names, "singular"), kind: str(names, "kind"),
-		listKind: str(names, "listKind"), shortNames: stringList(names, "shortNames"),
+	cs := crdSpec{group: unstructured.String(spec, "group"), scope: unstructured.String(spec, "scope"),
+		plural: unstructured.String(names, "plural"), singular: unstructured.String(names, "singular"), kind: unstructured.String(names, "kind"),
+		listKind: unstructured.String(names, "listKind"), shortNames: stringList(names, "shortNames"),
 		categories: stringList(names, "categories")}
 	vs, _ := spec["versions"].([]any)
 	for _, v := range vs {
 		m, _ := v.(obj)
-		cv := crdVersion{name: str(m, "name"), printer: table.CRDPrinter(m)}
+		cv := crdVersion{name: unstructured.String(m, "name"), printer: table.CRDPrinter(m)}
 		cv.served, _ = m["served"].(bool)
 		cv.storage, _ = m["storage"].(bool)
 		if sub, ok := m["subresources"].(obj); ok {
@@ -61,7 +62,7 @@ func parseCRDSpec(o obj) crdSpec {
 		fs, _ := m["selectableFields"].([]any)
 		for _, f := range fs {
 			if fm, ok := f.(obj); ok {
-				cv.fields = append(cv.fields, strings.TrimPrefix(str(fm, "jsonPath"), "."))
+				cv.fields = append(cv.fields, strings.TrimPrefix(unstructured.String(fm, "jsonPath"), "."))
 			}
 		}
 		cs.versions = append(cs.versions, cv)
@@ -74,7 +75,7 @@ func parseCRDSpec(o obj) crdSpec {
 func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 	meta := metaOf(o)
 	cs := parseCRDSpec(o)
-	name := str(meta, "name")
+	name := unstructured.String(meta, "name")
 	var errs []fielderr.Error
 	req := func(field string, v string) {
 		if v == "" {
@@ -138,11 +139,11 @@ func prepareCRDUpdate(next obj) {
 	if names == nil {
 		return
 	}
-	if str(names, "singular") == "" {
-		names["singular"] = strings.ToLower(str(names, "kind"))
+	if unstructured.String(names, "singular") == "" {
+		names["singular"] = strings.ToLower(unstructured.String(names, "kind"))
 	}
-	if str(names, "listKind") == "" {
-		names["listKind"] = str(names, "kind") + "List"
+	if unstructured.String(names, "listKind") == "" {
+		names["listKind"] = unstructured.String(names, "kind") + "List"
 	}
 }
 
@@ -161,7 +162,7 @@ func validateCRDUpdate(next, old obj) *kube.StatusError {
 	errs = append(errs, table.ValidatePrinterColumns(next)...)
 	errs = append(errs, validateCRDSchemas(next)...)
 	if len(errs) > 0 {
-		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", str(metaOf(next), "name"), errs)
+		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(metaOf(next), "name"), errs)
 	}
 	return nil
 }
@@ -175,7 +176,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 	spec, _ := o["spec"].(obj)
 	st, _ := o["status"].(obj)
 	now := nowString()
-	st["acceptedNames"] = deepCopy(spec["names"])
+	st["acceptedNames"] = unstructured.DeepCopy(spec["names"])
 	st["conditions"] = []any{
 		obj{"type": "NamesAccepted", "status": "True", "lastTransitionTime": now, "reason": "NoConflicts",
 			"message": "no conflicts found"},
@@ -191,7 +192,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 // registerCRDLocked serves the resource of the CRD o (again, after an
 // update), one resource per served version.
 func (s *Server) registerCRDLocked(o obj) {
-	name := str(metaOf(o), "name")
+	name := unstructured.String(metaOf(o), "name")
 	if o["metadata"].(obj)["deletionTimestamp"] != nil {
 		return
 	}
@@ -210,7 +211,7 @@ func (s *Server) registerCRDLocked(o obj) {
 		if !v.served {
 			continue
 		}
-		r := &resource{Group: cs.group, Version: v.name, Plural: cs.plural, Singular: str(o["spec"].(obj)["names"].(obj), "singular"),
+		r := &resource{Group: cs.group, Version: v.name, Plural: cs.plural, Singular: unstructured.String(o["spec"].(obj)["names"].(obj), "singular"),
 			Kind: cs.kind, ListKind: cs.kind + "List", Namespaced: cs.scope == "Namespaced",
 			ShortNames: cs.shortNames, Categories: cs.categories, Status: v.status, Generation: true,
 			ConditionalUpdate: true, Fields: v.fields, CRD: name, StorageVersion: storage,

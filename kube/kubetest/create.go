@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file creates objects (POST, and PUT or apply of a missing object)
@@ -30,16 +31,16 @@ type write struct {
 func makeRecord(res *resource, o obj) *record {
 	meta := metaOf(o)
 	raw, tm := encodeObjectTM(o)
-	labels, _ := stringMap(meta, "labels")
-	ns, name := str(meta, "namespace"), str(meta, "name")
+	labels, _ := unstructured.StringMap(meta, "labels")
+	ns, name := unstructured.String(meta, "namespace"), unstructured.String(meta, "name")
 	fields := map[string]string{"metadata.name": name, "metadata.namespace": ns}
 	for _, f := range res.Fields {
 		if v, ok := res.fieldValue(o, f); ok {
 			fields[f] = fieldString(v)
 		}
 	}
-	rv, _ := strconv.ParseUint(str(meta, "resourceVersion"), 10, 64)
-	return &record{key: objectKey(ns, name), namespace: ns, name: name, uid: str(meta, "uid"), rv: rv,
+	rv, _ := strconv.ParseUint(unstructured.String(meta, "resourceVersion"), 10, 64)
+	return &record{key: objectKey(ns, name), namespace: ns, name: name, uid: unstructured.String(meta, "uid"), rv: rv,
 		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm}
 }
 
@@ -77,7 +78,7 @@ func (s *Server) dispatchLocked(col *collection, e *event) {
 // ensureNamespace reconciles the namespace of the body with the request's,
 // as rest.EnsureObjectNamespaceMatchesRequestNamespace does.
 func ensureNamespace(meta obj, requestNS string) *kube.StatusError {
-	bodyNS := str(meta, "namespace")
+	bodyNS := unstructured.String(meta, "namespace")
 	switch {
 	case bodyNS == requestNS:
 	case bodyNS == "":
@@ -123,14 +124,14 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
 		return nil, err
 	}
-	if rv := str(meta, "resourceVersion"); rv != "" && rv != "0" {
+	if rv := unstructured.String(meta, "resourceVersion"); rv != "" && rv != "0" {
 		return nil, statusError(http.StatusInternalServerError, kube.ReasonUnknown,
 			"resourceVersion should not be set on objects to be created", nil)
 	}
-	name := str(meta, "name")
-	if name == "" && str(meta, "generateName") != "" {
+	name := unstructured.String(meta, "name")
+	if name == "" && unstructured.String(meta, "generateName") != "" {
 		for range 8 { // the real server retries generated names that are taken
-			name = generateName(str(meta, "generateName"))
+			name = generateName(unstructured.String(meta, "generateName"))
 			if col.objects[objectKey(wr.namespace, name)] == nil {
 				break
 			}

@@ -100,7 +100,7 @@ func compareElements(a, b string) int {
 	case 'k':
 		ka, _ := elementValue(a).(obj)
 		kb, _ := elementValue(b).(obj)
-		na, nb := sortedKeys(ka), sortedKeys(kb)
+		na, nb := unstructured.SortedKeys(ka), unstructured.SortedKeys(kb)
 		for i := 0; i < len(na) && i < len(nb); i++ {
 			if c := strings.Compare(na[i], nb[i]); c != 0 {
 				return c
@@ -175,7 +175,7 @@ func pathString(path []string) string {
 		case 'k':
 			m, _ := elementValue(e).(obj)
 			parts := make([]string, 0, len(m))
-			for _, k := range sortedKeys(m) {
+			for _, k := range unstructured.SortedKeys(m) {
 				parts = append(parts, k+"="+valueString(m[k]))
 			}
 			b.WriteString("[" + strings.Join(parts, ",") + "]")
@@ -209,7 +209,7 @@ func valueString(v any) string {
 		return "[" + strings.Join(parts, ",") + "]"
 	case obj:
 		var parts []string
-		for _, k := range sortedKeys(t) {
+		for _, k := range unstructured.SortedKeys(t) {
 			parts = append(parts, k+"="+valueString(t[k]))
 		}
 		return strings.Join(parts, "")

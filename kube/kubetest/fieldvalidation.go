@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is the decoding half of schema validation, as the real server
@@ -169,7 +170,7 @@ func patchedJSON(res *resource, o obj) string {
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, k := range sortedKeys(o) {
+	for i, k := range unstructured.SortedKeys(o) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -204,7 +205,7 @@ func (c *call) checkApplyConfig(config obj) *kube.StatusError {
 	meta := metaOf(config)
 	gvk := c.res.Group + "/" + c.res.Version + ", Kind=" + c.res.Kind
 	return statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
-		str(meta, "namespace"), str(meta, "name"), gvk, msg), nil)
+		unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvk, msg), nil)
 }
 
 func unknownFieldErrors(paths []string) []string {

@@ -5,6 +5,8 @@ package kubetest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file walks objects with their schema the way structured-merge-diff
@@ -335,7 +337,7 @@ func duplicateEntries(s *schema, v any) string {
 			}
 		case sh.kind == mapShape && !sh.atomic:
 			m, _ := v.(obj)
-			for _, k := range sortedKeys(m) {
+			for _, k := range unstructured.SortedKeys(m) {
 				cs, _ := fieldSchema(s, k)
 				walk(append(path, fieldElement(k)), cs, m[k])
 			}

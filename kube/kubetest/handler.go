@@ -291,7 +291,7 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 
 // checkKind checks (and fills) apiVersion and kind of a body.
 func checkKind(res *resource, o obj) *kube.StatusError {
-	av, kind := str(o, "apiVersion"), str(o, "kind")
+	av, kind := unstructured.String(o, "apiVersion"), unstructured.String(o, "kind")
 	if kind != "" && kind != res.Kind {
 		return errBadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
 	}
@@ -305,7 +305,7 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 	}
 	m := metaOf(o)
 	for _, k := range []string{"labels", "annotations"} {
-		if _, ok := stringMap(m, k); !ok {
+		if _, ok := unstructured.StringMap(m, k); !ok {
 			return errBadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
 		}
 	}

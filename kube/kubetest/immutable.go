@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // immutableFields are the fields of a kind that `immutable: true` freezes,
@@ -36,13 +37,13 @@ func validateImmutable(res *resource, next, old obj) *kube.StatusError {
 			}
 		}
 	}
-	if res.Plural == "secrets" && str(next, "type") != str(old, "type") {
-		errs = append([]fielderr.Error{{Type: "FieldValueInvalid", Field: "type", Value: str(next, "type"), Detail: "field is immutable"}}, errs...)
+	if res.Plural == "secrets" && unstructured.String(next, "type") != unstructured.String(old, "type") {
+		errs = append([]fielderr.Error{{Type: "FieldValueInvalid", Field: "type", Value: unstructured.String(next, "type"), Detail: "field is immutable"}}, errs...)
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return errInvalid(res.kindGroup(), res.Kind, str(metaOf(next), "name"), errs)
+	return errInvalid(res.kindGroup(), res.Kind, unstructured.String(metaOf(next), "name"), errs)
 }
 
 // emptyAsNil treats an empty map as absent, as the server's typed objects do.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is the managedFields entries of an object and their wire
@@ -75,17 +77,17 @@ func decodeManagedFields(v any) ([]*mfEntry, error) {
 		if !ok {
 			return nil, fmt.Errorf("managed fields entry %d is not an object", i)
 		}
-		e := &mfEntry{Manager: str(m, "manager"), Operation: str(m, "operation"),
-			APIVersion: str(m, "apiVersion"), Subresource: str(m, "subresource")}
+		e := &mfEntry{Manager: unstructured.String(m, "manager"), Operation: unstructured.String(m, "operation"),
+			APIVersion: unstructured.String(m, "apiVersion"), Subresource: unstructured.String(m, "subresource")}
 		switch {
 		case e.Operation != "Apply" && e.Operation != "Update":
 			return nil, fmt.Errorf("operation must be `Apply` or `Update`")
 		case e.APIVersion == "":
 			return nil, fmt.Errorf("apiVersion must not be empty")
-		case str(m, "fieldsType") == "":
+		case unstructured.String(m, "fieldsType") == "":
 			return nil, fmt.Errorf("missing fieldsType in managed fields entry %d", i)
-		case str(m, "fieldsType") != "FieldsV1":
-			return nil, fmt.Errorf("invalid fieldsType %q in managed fields entry %d", str(m, "fieldsType"), i)
+		case unstructured.String(m, "fieldsType") != "FieldsV1":
+			return nil, fmt.Errorf("invalid fieldsType %q in managed fields entry %d", unstructured.String(m, "fieldsType"), i)
 		}
 		if t, ok := m["time"].(string); ok {
 			parsed, err := time.Parse(time.RFC3339, t)

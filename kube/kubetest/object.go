@@ -234,34 +234,6 @@ func metaOf(o obj) obj {
 	return m
 }
 
-// str returns m[k] when it is a string.
-func str(m obj, k string) string {
-	s, _ := m[k].(string)
-	return s
-}
-
-// stringMap returns m[k] as labels or annotations; ok is false when it is
-// present but not a map of strings.
-func stringMap(m obj, k string) (map[string]string, bool) {
-	v, present := m[k]
-	if !present || v == nil {
-		return nil, true
-	}
-	in, ok := v.(obj)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		out[k] = s
-	}
-	return out, true
-}
-
 // stringList returns m[k] as a list of strings (finalizers).
 func stringList(m obj, k string) []string {
 	in, _ := m[k].([]any)
@@ -339,33 +311,4 @@ func generateName(prefix string) string {
 		b.WriteByte(alphabet[mrand.IntN(len(alphabet))])
 	}
 	return b.String()
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// deepCopy copies a decoded JSON value.
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case obj:
-		m := make(obj, len(t))
-		for k, v := range t {
-			m[k] = deepCopy(v)
-		}
-		return m
-	case []any:
-		s := make([]any, len(t))
-		for i, v := range t {
-			s[i] = deepCopy(v)
-		}
-		return s
-	}
-	return v
 }

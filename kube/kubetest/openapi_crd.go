@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file builds the OpenAPI documents of custom resources the way the
@@ -204,7 +206,7 @@ func crdKindSchema(k crdKind, meta obj, v2 bool) obj {
 			out["properties"] = props
 		}
 		for _, f := range []string{"apiVersion", "kind", "metadata"} {
-			props[f] = deepCopy(meta[f])
+			props[f] = unstructured.DeepCopy(meta[f])
 		}
 	}
 	out["x-kubernetes-group-version-kind"] = []any{obj{"group": k.names.group, "kind": k.names.kind, "version": k.names.version}}
@@ -256,7 +258,7 @@ func publishedSchema(in obj, v2 bool) obj {
 			}
 			out[k] = list
 		default:
-			out[k] = deepCopy(v)
+			out[k] = unstructured.DeepCopy(v)
 		}
 	}
 	if v2 {
@@ -265,9 +267,9 @@ func publishedSchema(in obj, v2 bool) obj {
 	if flag(out, "x-kubernetes-int-or-string") {
 		switch {
 		case out["anyOf"] == nil:
-			out["anyOf"] = deepCopy(intOrStringAnyOf)
+			out["anyOf"] = unstructured.DeepCopy(intOrStringAnyOf)
 		case !reflect.DeepEqual(out["anyOf"], intOrStringAnyOf):
-			out["allOf"] = append([]any{obj{"anyOf": deepCopy(intOrStringAnyOf)}}, anyList(out["allOf"])...)
+			out["allOf"] = append([]any{obj{"anyOf": unstructured.DeepCopy(intOrStringAnyOf)}}, anyList(out["allOf"])...)
 		}
 	}
 	if flag(out, "x-kubernetes-embedded-resource") {
@@ -277,7 +279,7 @@ func publishedSchema(in obj, v2 bool) obj {
 			out["properties"] = props
 		}
 		for f, p := range embeddedMeta() {
-			props[f] = deepCopy(p)
+			props[f] = unstructured.DeepCopy(p)
 		}
 		required := anyList(out["required"])
 		for _, f := range []string{"kind", "apiVersion"} {
@@ -320,7 +322,7 @@ func toOpenAPIV2(s obj) obj {
 		}
 		meta := embeddedMeta()
 		for f, p := range meta {
-			props[f] = deepCopy(p)
+			props[f] = unstructured.DeepCopy(p)
 		}
 		props["metadata"] = obj{"description": meta["metadata"].(obj)["description"],
 			"$ref": "#/definitions/" + objectMetaName}

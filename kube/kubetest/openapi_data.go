@@ -10,6 +10,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds the OpenAPI documents captured from kube-apiserver 1.36
@@ -148,7 +150,7 @@ func gvkExtension(raw any) []string {
 	var out []string
 	for _, v := range anyList(m["x-kubernetes-group-version-kind"]) {
 		g, _ := v.(obj)
-		out = append(out, str(g, "group")+"/"+str(g, "version")+"/"+str(g, "kind"))
+		out = append(out, unstructured.String(g, "group")+"/"+unstructured.String(g, "version")+"/"+unstructured.String(g, "kind"))
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is the part of TestGenerateOpenAPI that asks the real server
@@ -39,22 +41,22 @@ func (g *openAPIGen) probeGoFields(docs []obj) map[string]goField {
 	out := map[string]goField{}
 	for _, d := range docs {
 		paths, _ := d["paths"].(obj)
-		for _, p := range sortedKeys(paths) {
+		for _, p := range unstructured.SortedKeys(paths) {
 			item, _ := paths[p].(obj)
 			post, _ := item["post"].(obj)
 			gvk, _ := post["x-kubernetes-group-version-kind"].(obj)
 			if gvk == nil || strings.Contains(p, "{name}") {
 				continue
 			}
-			root := c.Named(kindComponent(components, str(gvk, "group"), str(gvk, "version"), str(gvk, "kind")))
+			root := c.Named(kindComponent(components, unstructured.String(gvk, "group"), unstructured.String(gvk, "version"), unstructured.String(gvk, "kind")))
 			if root == nil {
 				continue
 			}
-			av := str(gvk, "version")
-			if grp := str(gvk, "group"); grp != "" {
+			av := unstructured.String(gvk, "version")
+			if grp := unstructured.String(gvk, "group"); grp != "" {
 				av = grp + "/" + av
 			}
-			g.probeKind(root, strings.ReplaceAll(p, "{namespace}", "default"), av, str(gvk, "kind"), out)
+			g.probeKind(root, strings.ReplaceAll(p, "{namespace}", "default"), av, unstructured.String(gvk, "kind"), out)
 		}
 	}
 	return out
@@ -81,7 +83,7 @@ func (g *openAPIGen) probeKind(root *schema, collection, apiVersion, kind string
 	for len(queue) > 0 {
 		q := queue[0]
 		queue = queue[1:]
-		for _, f := range sortedKeys(q.s.Properties) {
+		for _, f := range unstructured.SortedKeys(q.s.Properties) {
 			step := probeStep{owner: q.s.Name, field: f}
 			leaf := q.s.Properties[f]
 			for leaf != nil {

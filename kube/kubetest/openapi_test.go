@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // jsonRoundTrip turns Go literals into what decoded JSON holds (float64
@@ -37,7 +39,7 @@ func diffJSON(path string, got, want any) string {
 				return path + "." + k + ": missing"
 			}
 		}
-		for _, k := range sortedKeys(gm) {
+		for _, k := range unstructured.SortedKeys(gm) {
 			if _, ok := wm[k]; !ok {
 				return path + "." + k + ": unexpected"
 			}

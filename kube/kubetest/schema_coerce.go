@@ -5,6 +5,8 @@ package kubetest
 import (
 	"slices"
 	"strconv"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file changes objects to fit their schema as the real server does
@@ -174,7 +176,7 @@ func applyDefaults(s *schema, x any) {
 				continue
 			}
 			if v, ok := t[k]; !ok || isDefaultableNull(v, prop) {
-				t[k] = deepCopy(prop.Default)
+				t[k] = unstructured.DeepCopy(prop.Default)
 			}
 		}
 		for k, v := range t {
@@ -182,7 +184,7 @@ func applyDefaults(s *schema, x any) {
 				applyDefaults(prop, v)
 			} else if s.Additional != nil {
 				if isDefaultableNull(v, s.Additional) {
-					t[k] = deepCopy(s.Additional.Default)
+					t[k] = unstructured.DeepCopy(s.Additional.Default)
 				}
 				applyDefaults(s.Additional, t[k])
 			}
@@ -190,7 +192,7 @@ func applyDefaults(s *schema, x any) {
 	case []any:
 		for i, v := range t {
 			if isDefaultableNull(v, s.Elem) {
-				t[i] = deepCopy(s.Elem.Default)
+				t[i] = unstructured.DeepCopy(s.Elem.Default)
 			}
 			applyDefaults(s.Elem, t[i])
 		}

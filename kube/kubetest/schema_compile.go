@@ -120,7 +120,7 @@ func (c *compiler) fill(n *schema, raw obj) {
 				n.zeroFields[k] = true
 			}
 		}
-		n.names = sortedKeys(n.Properties)
+		n.names = unstructured.SortedKeys(n.Properties)
 	}
 	switch ap := raw["additionalProperties"].(type) {
 	case obj:

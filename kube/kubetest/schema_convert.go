@@ -32,7 +32,7 @@ func convertError(s *schema, x any) string {
 		if !ok {
 			return "cannot restore struct from: " + src
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range unstructured.SortedKeys(m) {
 			if e := convertError(s.Properties[k], m[k]); e != "" {
 				return e
 			}
@@ -42,7 +42,7 @@ func convertError(s *schema, x any) string {
 		if !ok {
 			return "cannot restore map from " + src
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range unstructured.SortedKeys(m) {
 			if e := convertError(s.Additional, m[k]); e != "" {
 				return e
 			}
@@ -130,7 +130,7 @@ func goComposite(x any, elem func(any) string) (s string, ok bool) {
 	var parts []string
 	switch t := x.(type) {
 	case obj:
-		for _, k := range sortedKeys(t) {
+		for _, k := range unstructured.SortedKeys(t) {
 			parts = append(parts, k+":"+elem(t[k]))
 		}
 		return "map[" + strings.Join(parts, " ") + "]", true
@@ -181,7 +181,7 @@ func smdListElement(sh fieldShape, i int, v any) string {
 }
 
 func goSyntaxMap(m obj) string {
-	keys := sortedKeys(m)
+	keys := unstructured.SortedKeys(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%q:%s", k, goValueString(m[k]))
@@ -207,7 +207,7 @@ func applyTypeErrors(s *schema, x any, path string, root bool) []string {
 		if !ok {
 			return []string{path + ": expected map, got " + smdValue(x, false)}
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range unstructured.SortedKeys(m) {
 			if root && metaFields[k] {
 				continue
 			}

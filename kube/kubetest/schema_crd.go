@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file applies a CRD's schema to its custom resources: the compiled
@@ -50,7 +51,7 @@ func withObjectMeta(s *schema, root bool, seen map[*schema]bool) {
 		props["metadata"] = loadOpenAPI().objectMeta
 		props["apiVersion"] = &schema{Type: "string"}
 		props["kind"] = &schema{Type: "string"}
-		s.Properties, s.names = props, sortedKeys(props)
+		s.Properties, s.names = props, unstructured.SortedKeys(props)
 	}
 	for k, p := range s.Properties {
 		if !(metaFields[k] && (root || s.EmbeddedResource)) {
@@ -70,7 +71,7 @@ func coerceCustomResource(s *schema, o obj, track bool) []string {
 	var unknown []string
 	if m, ok := o["metadata"].(obj); ok && track {
 		om := loadOpenAPI().objectMeta
-		for _, k := range sortedKeys(m) {
+		for _, k := range unstructured.SortedKeys(m) {
 			if om.Properties[k] == nil {
 				unknown = append(unknown, "metadata."+k)
 			}
@@ -177,7 +178,7 @@ func validateEmbedded(s *schema, x any, path string, root bool) []fielderr.Error
 				errs = append(errs, validateEmbeddedMeta(m, child(path, "metadata"))...)
 			}
 		}
-		for _, k := range sortedKeys(t) {
+		for _, k := range unstructured.SortedKeys(t) {
 			if (root || s.EmbeddedResource) && metaFields[k] {
 				continue
 			}
@@ -197,17 +198,17 @@ func validateEmbedded(s *schema, x any, path string, root bool) []fielderr.Error
 // ObjectMeta is validated, with names as path segments.
 func validateEmbeddedMeta(meta obj, path string) []fielderr.Error {
 	var errs []fielderr.Error
-	if gn := str(meta, "generateName"); gn != "" {
+	if gn := unstructured.String(meta, "generateName"); gn != "" {
 		for _, m := range pathSegmentErrors(gn, true) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".generateName", Value: gn, Detail: m})
 		}
 	}
-	if name := str(meta, "name"); name != "" {
+	if name := unstructured.String(meta, "name"); name != "" {
 		for _, m := range pathSegmentErrors(name, false) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".name", Value: name, Detail: m})
 		}
 	}
-	if ns := str(meta, "namespace"); ns != "" {
+	if ns := unstructured.String(meta, "namespace"); ns != "" {
 		for _, m := range isDNS1123Label(ns) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".namespace", Value: ns, Detail: m})
 		}
@@ -246,7 +247,7 @@ func validateListSets(s *schema, x any, path vpath) []fielderr.Error {
 	switch t := x.(type) {
 	case obj:
 		if s.Additional != nil {
-			for _, k := range sortedKeys(t) {
+			for _, k := range unstructured.SortedKeys(t) {
 				if s.Properties[k] == nil {
 					errs = append(errs, validateListSets(s.Additional, t[k], path.child(k))...)
 				}
@@ -296,7 +297,7 @@ func crdVersionSchema(crd obj, version string) obj {
 	spec, _ := crd["spec"].(obj)
 	for _, v := range anyList(spec["versions"]) {
 		m, _ := v.(obj)
-		if str(m, "name") != version {
+		if unstructured.String(m, "name") != version {
 			continue
 		}
 		sc, _ := m["schema"].(obj)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file validates a custom resource against its CRD's structural
@@ -407,7 +408,7 @@ func (v *schemaValidator) object(s *schema, x obj, vp vpath, old any, correlated
 		v.add("FieldValueTooMany", path(), int(n), fmt.Sprintf("must have at most %d %s", *s.MaxProperties, unit))
 	}
 	if s.Additional != nil {
-		for _, k := range sortedKeys(x) {
+		for _, k := range unstructured.SortedKeys(x) {
 			if _, known := s.Properties[k]; !known {
 				ov, ok := oldMap[k]
 				v.value(s.Additional, x[k], vp.child(k), ov, correlated && ok)

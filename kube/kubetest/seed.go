@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds the conveniences that let a test seed and inspect the
@@ -63,11 +64,11 @@ func (s *Server) seedWriteLocked(gvr kube.GroupVersionResource, o obj) (*write, 
 	}
 	ns := ""
 	if res.Namespaced {
-		if ns = str(metaOf(o), "namespace"); ns == "" {
+		if ns = unstructured.String(metaOf(o), "namespace"); ns == "" {
 			ns = "default"
 		}
 	}
-	return &write{res: res, col: col, namespace: ns, name: str(metaOf(o), "name"), manager: seedManager}, nil
+	return &write{res: res, col: col, namespace: ns, name: unstructured.String(metaOf(o), "name"), manager: seedManager}, nil
 }
 
 // Create stores object in the resource gvr as a POST would (into its

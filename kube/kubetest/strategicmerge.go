@@ -5,6 +5,8 @@ package kubetest
 import (
 	"net/http"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file applies a strategic merge patch
@@ -113,7 +115,7 @@ func mergeObjects(s *schema, cur, patch obj) (obj, *smpError) {
 	if err := orderLists(s, cur, patch); err != nil {
 		return nil, err
 	}
-	for _, k := range sortedKeys(patch) {
+	for _, k := range unstructured.SortedKeys(patch) {
 		if err := mergeField(s, cur, patch, k); err != nil {
 			return nil, err
 		}

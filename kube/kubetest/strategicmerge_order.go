@@ -5,6 +5,8 @@ package kubetest
 import (
 	"sort"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file orders the lists a strategic merge patch merges
@@ -142,7 +144,7 @@ func sortByOrder(items, order []any, mergeKey string, maps bool) ([]any, *smpErr
 // orderLists carries out the $setElementOrder directives of patch: the
 // list each names is merged here (and its patch consumed), then ordered.
 func orderLists(s *schema, cur, patch obj) *smpError {
-	for _, key := range sortedKeys(patch) {
+	for _, key := range unstructured.SortedKeys(patch) {
 		ov, ok := patch[key]
 		if !ok || !strings.HasPrefix(key, smpSetElementOrder) {
 			continue

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file refuses CRD schemas the real server refuses (the common
@@ -100,7 +101,7 @@ func structuralInvariants(raw obj, path, level string, errs *[]fielderr.Error) {
 	}
 	structuralInvariants(items, path+".items", "item", errs)
 	props, _ := raw["properties"].(obj)
-	for _, k := range sortedKeys(props) {
+	for _, k := range unstructured.SortedKeys(props) {
 		p, _ := props[k].(obj)
 		structuralInvariants(p, path+".properties["+k+"]", "field", errs)
 	}
@@ -216,7 +217,7 @@ func schemaRules(raw obj, path string, root bool, errs *[]fielderr.Error) {
 			schemaRules(m, path+".additionalProperties", false, errs)
 		}
 	}
-	for _, k := range sortedKeys(props) {
+	for _, k := range unstructured.SortedKeys(props) {
 		p, _ := props[k].(obj)
 		schemaRules(p, path+".properties["+k+"]", false, errs)
 	}

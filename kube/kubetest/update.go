@@ -31,7 +31,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	res, col := wr.res, wr.col
 	coerceObject(res, o)
 	meta := metaOf(o)
-	switch name := str(meta, "name"); {
+	switch name := unstructured.String(meta, "name"); {
 	case name == "":
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
 	case name != wr.name:
@@ -52,7 +52,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	if err := s.checkNamespaceLocked(wr, wr.name, false); err != nil {
 		return updateResult{}, err
 	}
-	switch rv := str(meta, "resourceVersion"); {
+	switch rv := unstructured.String(meta, "resourceVersion"); {
 	case rv == "" && res.ConditionalUpdate:
 		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fielderr.Error{{Type: "FieldValueInvalid",
 			Field: "metadata.resourceVersion", Value: uint64(0), Detail: "must be specified for an update"}})
@@ -112,7 +112,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 	oldMeta := metaOf(old)
 	if sub == "status" {
-		next := deepCopy(old).(obj)
+		next := unstructured.DeepCopy(old).(obj)
 		if st, ok := o["status"]; ok {
 			next["status"] = st
 		} else {
@@ -130,7 +130,7 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 			delete(meta, k)
 		}
 	}
-	if str(meta, "generateName") == "" {
+	if unstructured.String(meta, "generateName") == "" {
 		if gn, ok := oldMeta["generateName"]; ok {
 			meta["generateName"] = gn
 		}
@@ -195,7 +195,7 @@ func hasFinalizers(o obj) bool {
 	if len(stringList(metaOf(o), "finalizers")) > 0 {
 		return true
 	}
-	if str(o, "kind") == "Namespace" {
+	if unstructured.String(o, "kind") == "Namespace" {
 		if spec, ok := o["spec"].(obj); ok && len(stringList(spec, "finalizers")) > 0 {
 			return true
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file validates names, generateName, labels and finalizer changes
@@ -175,7 +176,7 @@ func labelValueErrors(v string) []string {
 // an object about to be written.
 func validateMeta(res *resource, meta obj, name string) []fielderr.Error {
 	var errs []fielderr.Error
-	if gn := str(meta, "generateName"); gn != "" {
+	if gn := unstructured.String(meta, "generateName"); gn != "" {
 		for _, m := range nameErrors(res.Names, gn, true) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.generateName", Value: gn, Detail: m})
 		}
@@ -187,8 +188,8 @@ func validateMeta(res *resource, meta obj, name string) []fielderr.Error {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.name", Value: name, Detail: m})
 		}
 	}
-	labels, _ := stringMap(meta, "labels")
-	for _, k := range sortedKeys(labels) {
+	labels, _ := unstructured.StringMap(meta, "labels")
+	for _, k := range unstructured.SortedKeys(labels) {
 		for _, m := range labelKeyErrors(k) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.labels", Value: k, Detail: m})
 		}
@@ -196,8 +197,8 @@ func validateMeta(res *resource, meta obj, name string) []fielderr.Error {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.labels", Value: labels[k], Detail: m})
 		}
 	}
-	annotations, _ := stringMap(meta, "annotations")
-	for _, k := range sortedKeys(annotations) {
+	annotations, _ := unstructured.StringMap(meta, "annotations")
+	for _, k := range unstructured.SortedKeys(annotations) {
 		for _, m := range labelKeyErrors(strings.ToLower(k)) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.annotations", Value: k, Detail: m})
 		}
