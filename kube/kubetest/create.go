@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file creates objects (POST, and PUT or apply of a missing object)
@@ -138,7 +139,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		}
 		meta["name"] = name
 	}
-	if errs := append(validateMeta(res, meta, name), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
+	if errs := append(validation.Metadata(res.Names, meta, name), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	if err := s.checkNamespaceLocked(wr, name, true); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file applies a CRD's schema to its custom resources: the compiled
@@ -168,7 +169,7 @@ func validateEmbedded(s *schema, x any, path string, root bool) []fielderr.Error
 					errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
 						Detail: "unexpected GroupVersion string: " + str})
 				case k == "kind":
-					if bad := isDNS1035Label(strings.ToLower(str)); len(bad) > 0 {
+					if bad := validation.IsDNS1035Label(strings.ToLower(str)); len(bad) > 0 {
 						errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: child(path, k), Value: str,
 							Detail: "may have mixed case, but should otherwise match: " + strings.Join(bad, ",")})
 					}
@@ -209,12 +210,12 @@ func validateEmbeddedMeta(meta obj, path string) []fielderr.Error {
 		}
 	}
 	if ns := unstructured.String(meta, "namespace"); ns != "" {
-		for _, m := range isDNS1123Label(ns) {
+		for _, m := range validation.IsDNS1123Label(ns) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".namespace", Value: ns, Detail: m})
 		}
 	}
-	// Labels and annotations as for any object (validate.go).
-	for _, e := range validateMeta(&resource{}, obj{"labels": meta["labels"], "annotations": meta["annotations"]}, "fakename") {
+	// Labels and annotations as for any object (validation.Metadata).
+	for _, e := range validation.Metadata(validation.NameSubdomain, obj{"labels": meta["labels"], "annotations": meta["annotations"]}, "fakename") {
 		if e.Field != "metadata.name" {
 			e.Field = path + strings.TrimPrefix(e.Field, "metadata")
 			errs = append(errs, e)

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file checks the string formats CRD schemas may name, as the real
@@ -103,7 +105,7 @@ func validFormat(format, s string) bool {
 	case "k8sshortname":
 		return len(s) <= 63 && rxShort.MatchString(s)
 	case "k8slongname":
-		return len(isDNS1123Subdomain(s)) == 0
+		return len(validation.IsDNS1123Subdomain(s)) == 0
 	}
 	return true
 }

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file updates objects: PUT, and the second half of every patch and
@@ -63,7 +65,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := metaOf(next)
-	if errs := append(validateMeta(res, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
+	if errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
@@ -227,3 +229,19 @@ func (c *call) respondUpdate(out updateResult, err *kube.StatusError) {
 	}
 	c.respond(code, out.rec.raw)
 }
+
+// newFinalizers returns the finalizers of next that old does not have: an
+// object being deleted may lose finalizers but not gain them.
+func newFinalizers(old, next []string) []string {
+	var extra []string
+	for _, f := range next {
+		if !slices.Contains(old, f) && !slices.Contains(extra, f) {
+			extra = append(extra, f)
+		}
+	}
+	return extra
+}
+
+// goStringList formats names as Go's %#v formats a []string, the way the
+// real message quotes them.
+func goStringList(names []string) string { return fmt.Sprintf("%#v", names) }

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package validation
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file validates names, generateName, labels and finalizer changes
+// This file validates names, generateName, labels and annotation keys
 // with the real server's messages (k8s.io/apimachinery/pkg/util/validation
 // and pkg/api/validation/objectmeta.go).
 
@@ -21,6 +20,15 @@ const (
 	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
 	qualifiedNameFmt    = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
+)
+
+// NameRule is how a kind's names are validated.
+type NameRule uint8
+
+const (
+	NameSubdomain NameRule = iota // DNS-1123 subdomain, most kinds
+	NameLabel                     // DNS-1123 label: namespaces
+	NameDNS1035                   // DNS-1035 label: services
 )
 
 // regexError is validation.RegexError.
@@ -57,7 +65,7 @@ func isLabelShape(s string, ok, first func(byte) bool) bool {
 	return true
 }
 
-func isDNS1123Label(s string) []string {
+func IsDNS1123Label(s string) []string {
 	var errs []string
 	if len(s) > 63 {
 		errs = append(errs, maxLenError(63))
@@ -69,7 +77,7 @@ func isDNS1123Label(s string) []string {
 	return errs
 }
 
-func isDNS1123Subdomain(s string) []string {
+func IsDNS1123Subdomain(s string) []string {
 	var errs []string
 	if len(s) > 253 {
 		errs = append(errs, maxLenError(253))
@@ -85,7 +93,7 @@ func isDNS1123Subdomain(s string) []string {
 	return errs
 }
 
-func isDNS1035Label(s string) []string {
+func IsDNS1035Label(s string) []string {
 	var errs []string
 	if len(s) > 63 {
 		errs = append(errs, maxLenError(63))
@@ -100,17 +108,17 @@ func isDNS1035Label(s string) []string {
 
 // nameErrors validates a name (or, with prefix, a generateName, whose one
 // trailing '-' is allowed) by rule.
-func nameErrors(rule nameRule, name string, prefix bool) []string {
+func nameErrors(rule NameRule, name string, prefix bool) []string {
 	if prefix && strings.HasSuffix(name, "-") {
 		name = name[:len(name)-1] + "a"
 	}
 	switch rule {
-	case nameLabel:
-		return isDNS1123Label(name)
-	case nameDNS1035:
-		return isDNS1035Label(name)
+	case NameLabel:
+		return IsDNS1123Label(name)
+	case NameDNS1035:
+		return IsDNS1035Label(name)
 	}
-	return isDNS1123Subdomain(name)
+	return IsDNS1123Subdomain(name)
 }
 
 // isQualifiedNameShape checks the name part of a label key.
@@ -137,7 +145,7 @@ func labelKeyErrors(key string) []string {
 		if prefix == "" {
 			errs = append(errs, "prefix part must be non-empty")
 		} else {
-			for _, m := range isDNS1123Subdomain(prefix) {
+			for _, m := range IsDNS1123Subdomain(prefix) {
 				errs = append(errs, "prefix part "+m)
 			}
 		}
@@ -172,19 +180,19 @@ func labelValueErrors(v string) []string {
 	return errs
 }
 
-// validateMeta checks the name, generateName, labels and annotation keys of
+// Metadata checks the name, generateName, labels and annotation keys of
 // an object about to be written.
-func validateMeta(res *resource, meta obj, name string) []fielderr.Error {
+func Metadata(rule NameRule, meta map[string]any, name string) []fielderr.Error {
 	var errs []fielderr.Error
 	if gn := unstructured.String(meta, "generateName"); gn != "" {
-		for _, m := range nameErrors(res.Names, gn, true) {
+		for _, m := range nameErrors(rule, gn, true) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.generateName", Value: gn, Detail: m})
 		}
 	}
 	if name == "" {
 		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: "metadata.name", Detail: "name or generateName is required"})
 	} else {
-		for _, m := range nameErrors(res.Names, name, false) {
+		for _, m := range nameErrors(rule, name, false) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.name", Value: name, Detail: m})
 		}
 	}
@@ -205,19 +213,3 @@ func validateMeta(res *resource, meta obj, name string) []fielderr.Error {
 	}
 	return errs
 }
-
-// newFinalizers returns the finalizers of next that old does not have: an
-// object being deleted may lose finalizers but not gain them.
-func newFinalizers(old, next []string) []string {
-	var extra []string
-	for _, f := range next {
-		if !slices.Contains(old, f) && !slices.Contains(extra, f) {
-			extra = append(extra, f)
-		}
-	}
-	return extra
-}
-
-// goStringList formats names as Go's %#v formats a []string, the way the
-// real message quotes them.
-func goStringList(names []string) string { return fmt.Sprintf("%#v", names) }
