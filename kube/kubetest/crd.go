@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -107,7 +108,7 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 			Detail: "must have exactly one version marked as storage version"})
 	}
 	errs = append(errs, table.ValidatePrinterColumns(o)...)
-	errs = append(errs, validateCRDSchemas(o)...)
+	errs = append(errs, schema.ValidateCRDSchemas(o)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", name, errs)
 	}
@@ -160,7 +161,7 @@ func validateCRDUpdate(next, old obj) *kube.StatusError {
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
 	}
 	errs = append(errs, table.ValidatePrinterColumns(next)...)
-	errs = append(errs, validateCRDSchemas(next)...)
+	errs = append(errs, schema.ValidateCRDSchemas(next)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(metaOf(next), "name"), errs)
 	}
@@ -216,7 +217,7 @@ func (s *Server) registerCRDLocked(o obj) {
 			ShortNames: cs.shortNames, Categories: cs.categories, Status: v.status, Generation: true,
 			ConditionalUpdate: true, Fields: v.fields, CRD: name, StorageVersion: storage,
 			MultiVersion: len(cs.versions) > 1, Printer: v.printer,
-			Schema: compileCRDSchema(crdVersionSchema(o, v.name))}
+			Schema: schema.CompileCRD(schema.CRDVersionSchema(o, v.name))}
 		if cs.listKind != "" {
 			r.ListKind = cs.listKind
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
 // This file compares two versions of an object field by field, as the
@@ -32,7 +33,7 @@ func (c *comparison) filter(f func(*fieldSet) *fieldSet) {
 // a side is a typed object of a built-in kind, whose structs hold their
 // zero fields (schema.zeroFields). The error is the first list whose
 // entries cannot be told apart; the comparison is then incomplete.
-func compareObjects(s *schema, lhs, rhs obj, typedL, typedR bool) (*comparison, error) {
+func compareObjects(s *schema.Schema, lhs, rhs obj, typedL, typedR bool) (*comparison, error) {
 	w := &comparer{c: comparison{added: newFieldSet(), modified: newFieldSet(), removed: newFieldSet()},
 		typedL: typedL, typedR: typedR}
 	w.children(nil, s, valueShape{kind: mapShape}, lhs, rhs, true, true)
@@ -46,7 +47,7 @@ type comparer struct {
 }
 
 // walk compares the values l and r at path; lok and rok say they exist.
-func (w *comparer) walk(path []string, s *schema, l, r any, lok, rok bool) {
+func (w *comparer) walk(path []string, s *schema.Schema, l, r any, lok, rok bool) {
 	var sh valueShape
 	switch {
 	case !rok:
@@ -90,7 +91,7 @@ func (w *comparer) walk(path []string, s *schema, l, r any, lok, rok bool) {
 
 // isEmpty reports whether a list or map value is absent or has nothing in
 // it (zero fields of a typed struct count as something).
-func (w *comparer) isEmpty(s *schema, sh valueShape, v any, ok, typed bool) bool {
+func (w *comparer) isEmpty(s *schema.Schema, sh valueShape, v any, ok, typed bool) bool {
 	if !ok {
 		return true
 	}
@@ -99,12 +100,12 @@ func (w *comparer) isEmpty(s *schema, sh valueShape, v any, ok, typed bool) bool
 		return len(l) == 0
 	}
 	m, _ := v.(obj)
-	return len(m) == 0 && !(typed && s != nil && len(s.zeroFields) > 0 && v != nil)
+	return len(m) == 0 && !(typed && s != nil && len(s.ZeroFields) > 0 && v != nil)
 }
 
 // children compares what is under l and r: the entries of lists, the
 // fields of maps.
-func (w *comparer) children(path []string, s *schema, sh valueShape, l, r any, lok, rok bool) {
+func (w *comparer) children(path []string, s *schema.Schema, sh valueShape, l, r any, lok, rok bool) {
 	switch {
 	case sh.kind == listShape && !sh.atomic:
 		ll, _ := l.([]any)
@@ -180,20 +181,20 @@ func first(l []any) any {
 // empty struct, or null for a list, map or pointer), and without empty
 // strings of optional fields, which the encoding of a Go string with
 // omitempty drops.
-func typedFields(s *schema, m obj) obj {
+func typedFields(s *schema.Schema, m obj) obj {
 	if s == nil || len(s.Properties) == 0 {
 		return m
 	}
 	var out obj
 	copied := func() {
 		if out == nil {
-			out = make(obj, len(m)+len(s.zeroFields))
+			out = make(obj, len(m)+len(s.ZeroFields))
 			for mk, mv := range m {
 				out[mk] = mv
 			}
 		}
 	}
-	for k, isStruct := range s.zeroFields {
+	for k, isStruct := range s.ZeroFields {
 		if _, ok := m[k]; ok {
 			continue
 		}

@@ -2,6 +2,8 @@
 
 package kubetest
 
+import "github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+
 // This file merges an apply configuration into an object, as the real
 // server does with the schema: see mergeApplied.
 
@@ -10,7 +12,7 @@ package kubetest
 // merged key by key; set and map lists entry by entry, in the real
 // server's order (the configuration's order for the entries it has, the
 // object's other entries where they were).
-func mergeApplied(s *schema, lhs, rhs any) any {
+func mergeApplied(s *schema.Schema, lhs, rhs any) any {
 	sl, sr := shapeOf(s, lhs), shapeOf(s, rhs)
 	if sl.kind != sr.kind {
 		return rhs
@@ -49,7 +51,7 @@ func mergeApplied(s *schema, lhs, rhs any) any {
 // mergeLists merges the entries of two granular lists. The configuration
 // (r) has no duplicate entries; the object's duplicates are kept where
 // the configuration does not name them.
-func mergeLists(s *schema, sh valueShape, l, r []any) []any {
+func mergeLists(s *schema.Schema, sh valueShape, l, r []any) []any {
 	elems := func(items []any) []string {
 		out := make([]string, len(items))
 		for i, it := range items {

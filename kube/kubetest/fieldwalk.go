@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -13,7 +14,7 @@ import (
 // does for the real server's managedFields and server-side apply: which
 // fields a value sets, what changed between two values, how a
 // configuration merges into an object, and how fields are taken out. The
-// schema decides each value's shape (schema.go's Shape):
+// schema decides each value's shape (schema.Schema.Shape):
 //
 //   - a list is atomic (replaced whole, owned as one field), a set (its
 //     entries owned as v:<value>) or a map (entries owned as k:{keys},
@@ -46,7 +47,7 @@ type valueShape struct {
 }
 
 // shapeOf returns the shape of v at schema s (nil: deduced).
-func shapeOf(s *schema, v any) valueShape {
+func shapeOf(s *schema.Schema, v any) valueShape {
 	if s == nil {
 		switch v.(type) {
 		case obj:
@@ -92,7 +93,7 @@ func shapeOf(s *schema, v any) valueShape {
 
 // fieldSchema returns the schema of the field or map key name of an
 // object at s, and whether it is a named field (a property).
-func fieldSchema(s *schema, name string) (*schema, bool) {
+func fieldSchema(s *schema.Schema, name string) (*schema.Schema, bool) {
 	if s == nil {
 		return nil, false
 	}
@@ -105,7 +106,7 @@ func fieldSchema(s *schema, name string) (*schema, bool) {
 // itemElement is the path element of a list entry: k:{...} for a map
 // list (key fields missing from the entry take their schema default),
 // v:<json> for a set. The errors are the real server's.
-func itemElement(s *schema, sh valueShape, item any) (string, error) {
+func itemElement(s *schema.Schema, sh valueShape, item any) (string, error) {
 	if sh.keys == nil {
 		switch item.(type) {
 		case obj:
@@ -141,7 +142,7 @@ func itemElement(s *schema, sh valueShape, item any) (string, error) {
 
 // listEntries indexes a list's entries by path element, in order of first
 // appearance; dup holds the elements seen more than once.
-func listEntries(s *schema, sh valueShape, items []any) (order []string, byElem map[string][]any, err error) {
+func listEntries(s *schema.Schema, sh valueShape, items []any) (order []string, byElem map[string][]any, err error) {
 	byElem = make(map[string][]any, len(items))
 	for i, it := range items {
 		e, ierr := itemElement(s, sh, it)
@@ -161,11 +162,11 @@ func listEntries(s *schema, sh valueShape, items []any) (order []string, byElem 
 // atomic map; every list entry (and its fields); a map key whose value is
 // null or empty, or that is not a named field. An error names the first
 // list that cannot be indexed; duplicates are owned as one entry.
-func toFieldSet(s *schema, v any) (*fieldSet, error) {
+func toFieldSet(s *schema.Schema, v any) (*fieldSet, error) {
 	out := newFieldSet()
 	var first error
-	var walk func(n *fieldSet, path []string, s *schema, v any)
-	walk = func(n *fieldSet, path []string, s *schema, v any) {
+	var walk func(n *fieldSet, path []string, s *schema.Schema, v any)
+	walk = func(n *fieldSet, path []string, s *schema.Schema, v any) {
 		sh := shapeOf(s, v)
 		switch sh.kind {
 		case scalarShape:
@@ -218,13 +219,13 @@ func toFieldSet(s *schema, v any) (*fieldSet, error) {
 // ensureNamedFields returns set with every named field (a property of a
 // struct) on the way to a member made a member too: what pruning removes
 // with the fields under it.
-func ensureNamedFields(s *schema, set *fieldSet) *fieldSet {
+func ensureNamedFields(s *schema.Schema, set *fieldSet) *fieldSet {
 	out := &fieldSet{member: set != nil && set.member}
 	if set == nil {
 		return out
 	}
 	for e, c := range set.children {
-		var cs *schema
+		var cs *schema.Schema
 		named := false
 		switch e[0] {
 		case 'f':
@@ -250,7 +251,7 @@ func ensureNamedFields(s *schema, set *fieldSet) *fieldSet {
 // removeFields returns v without the members of set (each with what is
 // under it). A map or list left empty by the removal is reported absent
 // (ok false), so that its parent drops it.
-func removeFields(s *schema, v any, set *fieldSet) (out any, ok bool) {
+func removeFields(s *schema.Schema, v any, set *fieldSet) (out any, ok bool) {
 	if set.empty() {
 		return v, true
 	}
@@ -310,10 +311,10 @@ func removeFields(s *schema, v any, set *fieldSet) (out any, ok bool) {
 // duplicateEntries returns the real server's error for an apply
 // configuration with two entries of one key in a set or map list, or an
 // entry without keys ("" when there is none).
-func duplicateEntries(s *schema, v any) string {
+func duplicateEntries(s *schema.Schema, v any) string {
 	var msg string
-	var walk func(path []string, s *schema, v any)
-	walk = func(path []string, s *schema, v any) {
+	var walk func(path []string, s *schema.Schema, v any)
+	walk = func(path []string, s *schema.Schema, v any) {
 		if msg != "" {
 			return
 		}

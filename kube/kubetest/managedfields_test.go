@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
 // The tests of this file check the pieces of server-side apply and
@@ -27,9 +28,9 @@ const ssaSchema = `{"type":"object","properties":{
 "selector":{"type":"object","x-kubernetes-map-type":"atomic","properties":{"a":{"type":"string"}}},
 "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}`
 
-func ssaTestSchema(t *testing.T) *schema {
+func ssaTestSchema(t *testing.T) *schema.Schema {
 	t.Helper()
-	return compileCRDSchema(ssaJSON(t, ssaSchema))
+	return schema.CompileCRD(ssaJSON(t, ssaSchema))
 }
 
 func ssaJSON(t *testing.T, s string) obj {

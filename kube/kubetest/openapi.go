@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
 // This file serves the OpenAPI documents: /openapi/v3 (the index of
@@ -44,10 +46,10 @@ func newOpenAPIDoc(v any) openAPIDoc {
 // builtinOpenAPI holds the v3 documents of the built-in kinds, limited
 // to what builtins() serves; computed once per process.
 var builtinOpenAPI = sync.OnceValue(func() map[string]openAPIDoc {
-	data := loadOpenAPI()
+	data := schema.OpenAPI()
 	reg := newRegistry()
 	out := map[string]openAPIDoc{}
-	for p, doc := range data.v3 {
+	for p, doc := range data.V3 {
 		out[p] = newOpenAPIDoc(filterOpenAPIPaths(doc, reg))
 	}
 	return out
@@ -56,7 +58,7 @@ var builtinOpenAPI = sync.OnceValue(func() map[string]openAPIDoc {
 // builtinOpenAPIV2 is /openapi/v2 of the built-in kinds, limited to what
 // builtins() serves; computed once per process.
 var builtinOpenAPIV2 = sync.OnceValue(func() obj {
-	return filterOpenAPIPaths(loadOpenAPI().v2, newRegistry())
+	return filterOpenAPIPaths(schema.OpenAPI().V2, newRegistry())
 })
 
 // filterOpenAPIPaths returns a copy of doc (top level and paths copied,

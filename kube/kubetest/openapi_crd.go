@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) crdKindsByGVLocked() map[string][]crdKind {
 			}
 			crd := mustDecode(rec.raw)
 			k := crdKind{names: crdNames{group: r.Group, version: r.Version, kind: r.Kind, listKind: r.ListKind, plural: r.Plural},
-				scope: "Cluster", status: r.Status, schema: crdVersionSchema(crd, r.Version)}
+				scope: "Cluster", status: r.Status, schema: schema.CRDVersionSchema(crd, r.Version)}
 			if r.Namespaced {
 				k.scope = "Namespaced"
 			}
@@ -136,13 +137,13 @@ func instantiate(template obj, from, to crdNames) obj {
 // crdOpenAPIV3 builds the OpenAPI v3 document of one group version of
 // custom resources.
 func crdOpenAPIV3(kinds []crdKind) obj {
-	data := loadOpenAPI()
+	data := schema.OpenAPI()
 	var doc obj
 	for _, k := range kinds {
 		from := captureCRDNames[k.scope]
-		one := instantiate(data.crdV3[k.scope], from, k.names)
-		schemas := componentsOf(one)
-		meta := data.crdV3[k.scope]["components"].(obj)["schemas"].(obj)[from.model()].(obj)["properties"].(obj)
+		one := instantiate(data.CRDV3[k.scope], from, k.names)
+		schemas := schema.ComponentsOf(one)
+		meta := data.CRDV3[k.scope]["components"].(obj)["schemas"].(obj)[from.model()].(obj)["properties"].(obj)
 		schemas[k.names.model()] = crdKindSchema(k, meta, false)
 		if k.selectable != nil {
 			schemas[k.names.listModel()].(obj)["x-kubernetes-selectable-fields"] = k.selectable
@@ -158,7 +159,7 @@ func crdOpenAPIV3(kinds []crdKind) obj {
 			doc["paths"].(obj)[p] = item
 		}
 		for name, sc := range schemas {
-			componentsOf(doc)[name] = sc
+			schema.ComponentsOf(doc)[name] = sc
 		}
 	}
 	return doc
@@ -167,11 +168,11 @@ func crdOpenAPIV3(kinds []crdKind) obj {
 // crdOpenAPIV2Parts returns the paths and definitions a CRD version adds
 // to /openapi/v2.
 func crdOpenAPIV2Parts(k crdKind) (paths, definitions obj) {
-	data := loadOpenAPI()
+	data := schema.OpenAPI()
 	from := captureCRDNames[k.scope]
-	one := instantiate(data.crdV2[k.scope], from, k.names)
+	one := instantiate(data.CRDV2[k.scope], from, k.names)
 	defs := one["definitions"].(obj)
-	meta := data.crdV2[k.scope]["definitions"].(obj)[from.model()].(obj)["properties"].(obj)
+	meta := data.CRDV2[k.scope]["definitions"].(obj)[from.model()].(obj)["properties"].(obj)
 	defs[k.names.model()] = crdKindSchema(k, meta, true)
 	if k.selectable != nil {
 		defs[k.names.listModel()].(obj)["x-kubernetes-selectable-fields"] = k.selectable
@@ -196,7 +197,7 @@ func dropStatusPaths(doc obj) {
 func crdKindSchema(k crdKind, meta obj, v2 bool) obj {
 	var out obj
 	switch {
-	case k.schema == nil || (v2 && flag(k.schema, "x-kubernetes-preserve-unknown-fields")):
+	case k.schema == nil || (v2 && schema.Flag(k.schema, "x-kubernetes-preserve-unknown-fields")):
 		out = obj{"type": "object"}
 	default:
 		out = publishedSchema(k.schema, v2)
@@ -221,7 +222,7 @@ func crdKindSchema(k crdKind, meta obj, v2 bool) obj {
 // in the namespaced template (its spec.template).
 func embeddedMeta() obj {
 	from := captureCRDNames["Namespaced"]
-	kind := loadOpenAPI().crdV3["Namespaced"]["components"].(obj)["schemas"].(obj)[from.model()].(obj)
+	kind := schema.OpenAPI().CRDV3["Namespaced"]["components"].(obj)["schemas"].(obj)[from.model()].(obj)
 	spec := kind["properties"].(obj)["spec"].(obj)
 	return spec["properties"].(obj)["template"].(obj)["properties"].(obj)
 }
@@ -252,7 +253,7 @@ func publishedSchema(in obj, v2 bool) obj {
 			}
 		case "allOf", "anyOf", "oneOf":
 			var list []any
-			for _, x := range anyList(v) {
+			for _, x := range schema.AnyList(v) {
 				m, _ := x.(obj)
 				list = append(list, publishedSchema(m, v2))
 			}
@@ -264,15 +265,15 @@ func publishedSchema(in obj, v2 bool) obj {
 	if v2 {
 		return toOpenAPIV2(out)
 	}
-	if flag(out, "x-kubernetes-int-or-string") {
+	if schema.Flag(out, "x-kubernetes-int-or-string") {
 		switch {
 		case out["anyOf"] == nil:
 			out["anyOf"] = unstructured.DeepCopy(intOrStringAnyOf)
 		case !reflect.DeepEqual(out["anyOf"], intOrStringAnyOf):
-			out["allOf"] = append([]any{obj{"anyOf": unstructured.DeepCopy(intOrStringAnyOf)}}, anyList(out["allOf"])...)
+			out["allOf"] = append([]any{obj{"anyOf": unstructured.DeepCopy(intOrStringAnyOf)}}, schema.AnyList(out["allOf"])...)
 		}
 	}
-	if flag(out, "x-kubernetes-embedded-resource") {
+	if schema.Flag(out, "x-kubernetes-embedded-resource") {
 		props, _ := out["properties"].(obj)
 		if props == nil {
 			props = obj{}
@@ -281,7 +282,7 @@ func publishedSchema(in obj, v2 bool) obj {
 		for f, p := range embeddedMeta() {
 			props[f] = unstructured.DeepCopy(p)
 		}
-		required := anyList(out["required"])
+		required := schema.AnyList(out["required"])
 		for _, f := range []string{"kind", "apiVersion"} {
 			if !slices.Contains(required, any(f)) {
 				required = append(required, f)
@@ -298,23 +299,23 @@ func toOpenAPIV2(s obj) obj {
 	for _, k := range []string{"allOf", "anyOf", "oneOf", "not", "default"} {
 		delete(s, k)
 	}
-	if flag(s, "nullable") {
+	if schema.Flag(s, "nullable") {
 		for _, k := range []string{"type", "nullable", "items", "properties"} {
 			delete(s, k)
 		}
 	}
 	delete(s, "nullable")
-	if flag(s, "x-kubernetes-preserve-unknown-fields") {
+	if schema.Flag(s, "x-kubernetes-preserve-unknown-fields") {
 		delete(s, "items")
 		delete(s, "properties")
-		if typeOf(s) == "object" {
+		if schema.TypeOf(s) == "object" {
 			delete(s, "type")
 		}
 	}
-	if typeOf(s) == "array" && s["items"] == nil {
+	if schema.TypeOf(s) == "array" && s["items"] == nil {
 		delete(s, "type")
 	}
-	if flag(s, "x-kubernetes-embedded-resource") && !flag(s, "x-kubernetes-preserve-unknown-fields") {
+	if schema.Flag(s, "x-kubernetes-embedded-resource") && !schema.Flag(s, "x-kubernetes-preserve-unknown-fields") {
 		props, _ := s["properties"].(obj)
 		if props == nil {
 			props = obj{}
@@ -325,8 +326,8 @@ func toOpenAPIV2(s obj) obj {
 			props[f] = unstructured.DeepCopy(p)
 		}
 		props["metadata"] = obj{"description": meta["metadata"].(obj)["description"],
-			"$ref": "#/definitions/" + objectMetaName}
-		required := anyList(s["required"])
+			"$ref": "#/definitions/" + schema.ObjectMetaName}
+		required := schema.AnyList(s["required"])
 		for _, f := range []string{"kind", "apiVersion"} {
 			if !slices.Contains(required, any(f)) {
 				required = append(required, f)

@@ -19,8 +19,8 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// TestGenerateOpenAPI regenerates openapi/*.json.gz from a running
-// kube-apiserver (see openapi/README.md). It runs only when
+// TestGenerateOpenAPI regenerates internal/schema/openapi/*.json.gz from a running
+// kube-apiserver (see internal/schema/openapi/README.md). It runs only when
 // KUBELOOP_OPENAPI_CAPTURE=1 and KUBELOOP_KUBECONFIG names the server's
 // kubeconfig:
 //
@@ -34,7 +34,7 @@ import (
 // the documents of any CRD.
 func TestGenerateOpenAPI(t *testing.T) {
 	if os.Getenv("KUBELOOP_OPENAPI_CAPTURE") != "1" {
-		t.Skip("set KUBELOOP_OPENAPI_CAPTURE=1 and KUBELOOP_KUBECONFIG to regenerate openapi/")
+		t.Skip("set KUBELOOP_OPENAPI_CAPTURE=1 and KUBELOOP_KUBECONFIG to regenerate internal/schema/openapi/")
 	}
 	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: os.Getenv("KUBELOOP_KUBECONFIG")})
 	if err != nil {
@@ -143,7 +143,7 @@ func (g *openAPIGen) do(method, path, body string) (int, []byte) {
 	return resp.StatusCode, out
 }
 
-// write stores v as openapi/name, gzipped JSON with sorted keys.
+// write stores v as internal/schema/openapi/name, gzipped JSON with sorted keys.
 func (g *openAPIGen) write(name string, v any) {
 	g.t.Helper()
 	raw, err := json.Marshal(v)
@@ -154,10 +154,10 @@ func (g *openAPIGen) write(name string, v any) {
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	zw.Write(raw)
 	zw.Close()
-	if err := os.WriteFile(filepath.Join("openapi", name), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("internal", "schema", "openapi", name), buf.Bytes(), 0o644); err != nil {
 		g.t.Fatal(err)
 	}
-	g.t.Logf("openapi/%s: %d bytes of JSON, %d gzipped", name, len(raw), buf.Len())
+	g.t.Logf("internal/schema/openapi/%s: %d bytes of JSON, %d gzipped", name, len(raw), buf.Len())
 }
 
 func componentsSchemas(doc obj) obj {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -61,14 +62,14 @@ func diffJSON(path string, got, want any) string {
 // from their names and schemas and compares them with what the real
 // server published for them.
 func TestCRDOpenAPIMatchesCapture(t *testing.T) {
-	data := loadOpenAPI()
+	data := schema.OpenAPI()
 	for _, c := range captureCRDs {
 		k := crdKind{names: c.crdNames, scope: c.scope, status: true, schema: jsonRoundTrip(t, c.schema)}
-		if d := diffJSON("v3", crdOpenAPIV3([]crdKind{k}), data.crdV3[c.scope]); d != "" {
+		if d := diffJSON("v3", crdOpenAPIV3([]crdKind{k}), data.CRDV3[c.scope]); d != "" {
 			t.Errorf("%s: OpenAPI v3 differs from the capture: %s", c.scope, d)
 		}
 		paths, defs := crdOpenAPIV2Parts(k)
-		if d := diffJSON("v2", obj{"paths": paths, "definitions": defs}, data.crdV2[c.scope]); d != "" {
+		if d := diffJSON("v2", obj{"paths": paths, "definitions": defs}, data.CRDV2[c.scope]); d != "" {
 			t.Errorf("%s: OpenAPI v2 differs from the capture: %s", c.scope, d)
 		}
 	}
@@ -157,7 +158,7 @@ func TestOpenAPIServing(t *testing.T) {
 		t.Fatalf("the CRD's group version is not in the index")
 	}
 	apple := must(t, c, 200, "GET", first, "").json(t)
-	if componentsOf(apple)["com.example.stable.v1.Apple"] == nil {
+	if schema.ComponentsOf(apple)["com.example.stable.v1.Apple"] == nil {
 		t.Fatalf("the CRD document has no Apple schema: %v", apple["components"])
 	}
 	spec := created["spec"].(map[string]any)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
@@ -63,10 +64,10 @@ type resource struct {
 	// Printer makes the Table rows of a custom resource (its version's
 	// additionalPrinterColumns); built-ins find theirs by name.
 	Printer *table.Printer
-	// Schema is the kind's compiled schema (schema.go): captured for
+	// Schema is the kind's compiled schema (internal/schema): captured for
 	// built-ins, the CRD version's openAPIV3Schema for custom resources;
 	// nil for a kind without one, which is then schemaless.
-	Schema *schema
+	Schema *schema.Schema
 }
 
 // apiVersion is the resource's group/version as objects carry it.
@@ -222,7 +223,7 @@ type registry struct {
 func newRegistry() *registry {
 	reg := &registry{byGV: map[string][]*resource{}}
 	for _, r := range builtins() {
-		r.Schema = builtinSchema(r.Group, r.Version, r.Kind)
+		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
 		reg.add(r)
 	}
 	return reg

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -74,7 +75,7 @@ const (
 // strategicMerge applies patch to cur by s, the schema of cur's kind.
 // Both are consumed: the result shares maps with them. quoted is the patch
 // as the merge left it, formatted as the real server quotes it.
-func strategicMerge(s *schema, cur, patch obj) (out obj, quoted string, err *smpError) {
+func strategicMerge(s *schema.Schema, cur, patch obj) (out obj, quoted string, err *smpError) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, ok := r.(smpPanic)
@@ -88,14 +89,14 @@ func strategicMerge(s *schema, cur, patch obj) (out obj, quoted string, err *smp
 	if err != nil {
 		return nil, "", err
 	}
-	quoted = goValueString(patch)
+	quoted = schema.GoValueString(patch)
 	settle(s, out)
 	return out, quoted, nil
 }
 
 // mergeObjects merges patch into cur, an object of schema s (nil: no
 // schema), and returns the merged object.
-func mergeObjects(s *schema, cur, patch obj) (obj, *smpError) {
+func mergeObjects(s *schema.Schema, cur, patch obj) (obj, *smpError) {
 	if d, ok := patch[smpDirective]; ok {
 		switch d {
 		case smpDirectiveReplace:
@@ -124,7 +125,7 @@ func mergeObjects(s *schema, cur, patch obj) (obj, *smpError) {
 }
 
 // mergeField merges the patch's key k into cur.
-func mergeField(s *schema, cur, patch obj, k string) *smpError {
+func mergeField(s *schema.Schema, cur, patch obj, k string) *smpError {
 	pv := patch[k]
 	name, deleting := k, false
 	if strings.HasPrefix(k, smpDeleteFromList) {
@@ -145,7 +146,7 @@ func mergeField(s *schema, cur, patch obj, k string) *smpError {
 		}
 		return nil
 	}
-	if unstructuredKind(cv) != unstructuredKind(pv) {
+	if schema.UnstructuredKind(cv) != schema.UnstructuredKind(pv) {
 		if !deleting {
 			setFromPatch(cur, name, pv)
 		}
@@ -206,7 +207,7 @@ func setFromPatch(cur obj, name string, pv any) {
 // set) it returns the schema of its items, else the field's. It fails as
 // the real server's lookup in Go types does: s must be a struct with that
 // field (matched case-insensitively if need be), and a list a slice.
-func lookupPatchField(s *schema, name string, list bool) (*schema, string, string, *smpError) {
+func lookupPatchField(s *schema.Schema, name string, list bool) (*schema.Schema, string, string, *smpError) {
 	if s == nil {
 		return nil, "", "", nil
 	}
@@ -214,12 +215,12 @@ func lookupPatchField(s *schema, name string, list bool) (*schema, string, strin
 		return nil, "", "", smpFailed("merging an object in json but data type is not struct, instead is: map")
 	}
 	f, ok := s.Properties[name]
-	for i := 0; !ok && i < len(s.names); i++ {
+	for i := 0; !ok && i < len(s.Names); i++ {
 		// Go's JSON field matching ignores case when no name is exact.
-		f, ok = s.Properties[s.names[i]], strings.EqualFold(s.names[i], name)
+		f, ok = s.Properties[s.Names[i]], strings.EqualFold(s.Names[i], name)
 	}
 	if !ok {
-		return nil, "", "", smpFailed("unable to find api field in struct %s for the json field %q", goStructName(s), name)
+		return nil, "", "", smpFailed("unable to find api field in struct %s for the json field %q", schema.GoStructName(s), name)
 	}
 	strategy, err := patchStrategy(f.PatchStrategy)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
 // This file is what kube-apiserver's Go code does around its strategic
@@ -55,7 +56,7 @@ type smpPanic struct{ msg string }
 // value of its type (a map's value is "", a struct's field is left out),
 // and empty lists and maps are left out, as omitempty does; structs stay,
 // even empty.
-func settle(s *schema, o obj) {
+func settle(s *schema.Schema, o obj) {
 	isMap := s != nil && len(s.Properties) == 0 && s.Additional != nil
 	for k, v := range o {
 		f := s.Field(k)
@@ -82,7 +83,7 @@ func settle(s *schema, o obj) {
 }
 
 // settleValue is settle for any value of schema s.
-func settleValue(s *schema, v any) {
+func settleValue(s *schema.Schema, v any) {
 	switch t := v.(type) {
 	case obj:
 		settle(s, t)
@@ -101,7 +102,7 @@ func settleValue(s *schema, v any) {
 }
 
 // zeroValue is the zero value of a field of schema s, when its type says.
-func zeroValue(s *schema) (any, bool) {
+func zeroValue(s *schema.Schema) (any, bool) {
 	if s == nil || s.IntOrString {
 		return nil, false
 	}
@@ -122,12 +123,12 @@ func zeroValue(s *schema) (any, bool) {
 
 // unknownDirective is the error for a $patch value a merge does not know.
 func unknownDirective(d any, m obj) *smpError {
-	return smpFailed("unknown patch type: %s in map: %s", goStringVerb(d), goValueString(m))
+	return smpFailed("unknown patch type: %s in map: %s", goStringVerb(d), schema.GoValueString(m))
 }
 
 // noMergeKey is the error for a list item without its merge key.
 func noMergeKey(m obj, key string) *smpError {
-	return smpFailed("map: %s does not contain declared merge key: %s", goValueString(m), key)
+	return smpFailed("map: %s does not contain declared merge key: %s", schema.GoValueString(m), key)
 }
 
 // badArgType is the error for a value of the wrong type: want is a Go
@@ -139,7 +140,7 @@ func badArgType(want string, got any) *smpError {
 // goTypeOf is %s of the Go type of a decoded value, as the real server's
 // unstructured form has it.
 func goTypeOf(x any) string {
-	switch k := unstructuredKind(x); k {
+	switch k := schema.UnstructuredKind(x); k {
 	case "map":
 		return smpTypeMap
 	case "slice":
@@ -154,7 +155,7 @@ func goTypeOf(x any) string {
 // goStringVerb formats x as Go's %s formats the real server's decoded
 // value: strings as they are, other scalars as "%!s(int64=1)".
 func goStringVerb(x any) string {
-	if s, ok := goComposite(x, goStringVerb); ok {
+	if s, ok := schema.GoComposite(x, goStringVerb); ok {
 		return s
 	}
 	switch t := x.(type) {
@@ -163,7 +164,7 @@ func goStringVerb(x any) string {
 	case nil:
 		return "%!s(<nil>)"
 	}
-	return "%!s(" + unstructuredKind(x) + "=" + goValueString(x) + ")"
+	return "%!s(" + schema.UnstructuredKind(x) + "=" + schema.GoValueString(x) + ")"
 }
 
 // hashable returns x for use as a map key, panicking as Go does (and the

@@ -4,6 +4,8 @@ package kubetest
 
 import "net/http"
 
+import "github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+
 // This file merges the lists of a strategic merge patch
 // (strategicmerge.go); strategicmerge_order.go orders the result.
 //
@@ -11,7 +13,7 @@ import "net/http"
 // smpMergeLists merges patch into cur, a list whose strategy is "merge" or
 // whose patch is a $deleteFromPrimitiveList (deleting), with items of
 // schema item. cur's backing array may be reused.
-func smpMergeLists(item *schema, cur, patch []any, mergeKey string, deleting bool) ([]any, *smpError) {
+func smpMergeLists(item *schema.Schema, cur, patch []any, mergeKey string, deleting bool) ([]any, *smpError) {
 	if len(cur) == 0 && len(patch) == 0 {
 		return cur, nil
 	}
@@ -53,7 +55,7 @@ func elementKind(lists ...[]any) (string, *smpError) {
 	first := ""
 	for _, l := range lists {
 		for _, v := range l {
-			k := unstructuredKind(v)
+			k := schema.UnstructuredKind(v)
 			switch {
 			case first == "" && v == nil:
 				panic(smpPanic{"runtime error: invalid memory address or nil pointer dereference"})
@@ -66,7 +68,7 @@ func elementKind(lists ...[]any) (string, *smpError) {
 				for i, l := range lists {
 					all[i] = l
 				}
-				return "", smpFailed("list element types are not identical: %s", goValueString(all))
+				return "", smpFailed("list element types are not identical: %s", schema.GoValueString(all))
 			}
 		}
 	}
@@ -209,7 +211,7 @@ func removeInPlace(l []any, gone []int) []any {
 
 // mergeItems merges each patch item into the item of cur with its merge
 // key, or appends it (as it is, directives and all) to cur.
-func mergeItems(item *schema, cur, patch []any, mergeKey string) ([]any, *smpError) {
+func mergeItems(item *schema.Schema, cur, patch []any, mergeKey string) ([]any, *smpError) {
 	idx := mergeKeyIndex(cur, mergeKey)
 	for _, v := range patch {
 		m := v.(obj)

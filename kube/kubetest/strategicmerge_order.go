@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -143,7 +144,7 @@ func sortByOrder(items, order []any, mergeKey string, maps bool) ([]any, *smpErr
 
 // orderLists carries out the $setElementOrder directives of patch: the
 // list each names is merged here (and its patch consumed), then ordered.
-func orderLists(s *schema, cur, patch obj) *smpError {
+func orderLists(s *schema.Schema, cur, patch obj) *smpError {
 	for _, key := range unstructured.SortedKeys(patch) {
 		ov, ok := patch[key]
 		if !ok || !strings.HasPrefix(key, smpSetElementOrder) {
@@ -251,7 +252,7 @@ func checkOrder(patchList, order []any, mergeKey string) *smpError {
 	}
 	if i < len(items) {
 		return smpFailed("The order in patch list:\n%s\n doesn't match %s list:\n%s\n",
-			goValueString(patchList), smpSetElementOrder, goValueString(order))
+			schema.GoValueString(patchList), smpSetElementOrder, schema.GoValueString(order))
 	}
 	return nil
 }

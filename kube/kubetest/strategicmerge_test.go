@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -32,7 +33,7 @@ const smpContainers = `{"containers":[
 // TestStrategicMergeDeployment: lists merged by merge key, their order,
 // and the list directives, in a Deployment's pod template.
 func TestStrategicMergeDeployment(t *testing.T) {
-	s := builtinSchema("apps", "v1", "Deployment")
+	s := schema.Builtin("apps", "v1", "Deployment")
 	for _, tc := range []struct {
 		name, patch string
 		// field is the pod spec field compared, want its value (JSON;
@@ -119,7 +120,7 @@ func TestStrategicMergeDeployment(t *testing.T) {
 // TestStrategicMergeObjects: maps, scalar sets ($deleteFromPrimitiveList,
 // $setElementOrder of scalars) and $retainKeys, on a ConfigMap.
 func TestStrategicMergeObjects(t *testing.T) {
-	s := builtinSchema("", "v1", "ConfigMap")
+	s := schema.Builtin("", "v1", "ConfigMap")
 	const base = `{"metadata":{"name":"x","labels":{"a":"1","b":"2"},"finalizers":["f/a","f/b","f/c"],
 		"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"o1","uid":"u1"}]},"data":{"a":"1","b":"2"}}`
 	for _, tc := range []struct {
@@ -169,12 +170,12 @@ func TestStrategicMergeObjects(t *testing.T) {
 // TestStrategicMergeErrors: malformed directives get the real server's
 // codes and messages.
 func TestStrategicMergeErrors(t *testing.T) {
-	dep := builtinSchema("apps", "v1", "Deployment")
-	cm := builtinSchema("", "v1", "ConfigMap")
+	dep := schema.Builtin("apps", "v1", "Deployment")
+	cm := schema.Builtin("", "v1", "ConfigMap")
 	const cmBase = `{"metadata":{"name":"x","finalizers":["f/a"]},"data":{"a":"1"}}`
 	for _, tc := range []struct {
 		name  string
-		s     *schema
+		s     *schema.Schema
 		cur   string
 		patch string
 		code  int
@@ -237,7 +238,7 @@ func TestStrategicMergeQuotesWhatIsLeft(t *testing.T) {
 		"$setElementOrder/containers":[{"name":"c1"},{"name":"c2"}],"containers":[{"name":"c1","bogus":1}],
 		"volumes":[{"name":"v1","emptyDir":{"$patch":"replace","medium":"Memory"}}],
 		"initContainers":[{"name":"i","image":"x","env":[{"name":"a","value":null}]}]}}}}`)
-	_, quoted, err := strategicMerge(builtinSchema("apps", "v1", "Deployment"), cur, patch)
+	_, quoted, err := strategicMerge(schema.Builtin("apps", "v1", "Deployment"), cur, patch)
 	if err != nil {
 		t.Fatal(err.msg)
 	}

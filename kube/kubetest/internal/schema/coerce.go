@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"slices"
@@ -35,10 +35,10 @@ type pruner struct {
 	builtin bool
 }
 
-// pruneObject removes the fields of the object o that s does not know and
+// Prune removes the fields of the object o that s does not know and
 // returns their paths, sorted ("spec.foo", "spec.items[0].bar"), when
 // track is set. The root keeps apiVersion, kind and metadata.
-func pruneObject(s *schema, o obj, track, builtin bool) []string {
+func Prune(s *Schema, o obj, track, builtin bool) []string {
 	p := &pruner{track: track, builtin: builtin}
 	p.object(s, o, "", true)
 	slices.Sort(p.unknown)
@@ -71,12 +71,12 @@ func (p *pruner) record(path, key string) {
 	}
 }
 
-func (p *pruner) value(s *schema, x any, path string) {
+func (p *pruner) value(s *Schema, x any, path string) {
 	switch t := x.(type) {
 	case obj:
 		p.object(s, t, path, false)
 	case []any:
-		var items *schema
+		var items *Schema
 		if s != nil {
 			items = s.Elem
 		}
@@ -88,13 +88,13 @@ func (p *pruner) value(s *schema, x any, path string) {
 
 // object prunes o. At the root, and in an embedded resource, apiVersion,
 // kind and metadata are left alone.
-func (p *pruner) object(s *schema, o obj, path string, root bool) {
+func (p *pruner) object(s *Schema, o obj, path string, root bool) {
 	embedded := root || (s != nil && s.EmbeddedResource)
 	if m, ok := o["metadata"].(obj); ok && embedded && !root && s != nil {
 		// An embedded object's metadata is ObjectMeta.
 		builtin, inMeta := p.builtin, p.inMeta
 		p.builtin, p.inMeta = true, true
-		p.object(loadOpenAPI().objectMeta, m, p.child(path, "metadata"), false)
+		p.object(OpenAPI().ObjectMeta, m, p.child(path, "metadata"), false)
 		p.builtin, p.inMeta = builtin, inMeta
 	}
 	if s != nil && s.PreserveUnknown {
@@ -136,11 +136,11 @@ func (p *pruner) object(s *schema, o obj, path string, root bool) {
 
 // dropNulls removes the nulls of x that s neither allows (nullable) nor
 // defaults, as the real server does before it defaults.
-func dropNulls(s *schema, x any) {
+func dropNulls(s *Schema, x any) {
 	switch t := x.(type) {
 	case obj:
 		for k, v := range t {
-			var fs *schema
+			var fs *Schema
 			if s != nil {
 				fs = s.Field(k)
 			}
@@ -151,7 +151,7 @@ func dropNulls(s *schema, x any) {
 			dropNulls(fs, v)
 		}
 	case []any:
-		var items *schema
+		var items *Schema
 		if s != nil {
 			items = s.Elem
 		}
@@ -164,11 +164,11 @@ func dropNulls(s *schema, x any) {
 // applyDefaults sets the defaults of s in x: a missing field (or a null
 // one that is not nullable) takes its default, then defaults apply inside
 // every value, defaulted ones included.
-func applyDefaults(s *schema, x any) {
+func applyDefaults(s *Schema, x any) {
 	if s == nil {
 		return
 	}
-	isDefaultableNull := func(v any, fs *schema) bool { return v == nil && fs != nil && !fs.Nullable && fs.HasDefault }
+	isDefaultableNull := func(v any, fs *Schema) bool { return v == nil && fs != nil && !fs.Nullable && fs.HasDefault }
 	switch t := x.(type) {
 	case obj:
 		for k, prop := range s.Properties {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"fmt"
@@ -23,14 +23,14 @@ import (
 // structural errors come first, sorted by message as the real server
 // sorts them, then the others in schema order (properties by name).
 
-// validateCRDSchemas checks the openAPIV3Schema of every version of the
+// ValidateCRDSchemas checks the openAPIV3Schema of every version of the
 // CRD object o. When every version has the same schema the real server
 // checks it once, as its internal form holds it, under
 // spec.validation.openAPIV3Schema; otherwise each version's under
 // spec.versions[i].schema.openAPIV3Schema.
-func validateCRDSchemas(o obj) []fielderr.Error {
+func ValidateCRDSchemas(o obj) []fielderr.Error {
 	spec, _ := o["spec"].(obj)
-	versions := anyList(spec["versions"])
+	versions := AnyList(spec["versions"])
 	same := len(versions) > 0
 	for _, v := range versions {
 		m, _ := v.(obj)
@@ -76,12 +76,12 @@ func validateCRDSchemas(o obj) []fielderr.Error {
 	return errs
 }
 
-func typeOf(raw obj) string {
+func TypeOf(raw obj) string {
 	t, _ := raw["type"].(string)
 	return t
 }
 
-func flag(raw obj, k string) bool {
+func Flag(raw obj, k string) bool {
 	b, _ := raw[k].(bool)
 	return b
 }
@@ -96,7 +96,7 @@ func structuralInvariants(raw obj, path, level string, errs *[]fielderr.Error) {
 		*errs = append(*errs, fielderr.Error{Type: typ, Field: field, Value: value, Detail: detail})
 	}
 	items, hasItems := raw["items"].(obj)
-	if typeOf(raw) == "array" && !hasItems {
+	if TypeOf(raw) == "array" && !hasItems {
 		add("FieldValueRequired", path+".items", nil, "must be specified")
 	}
 	structuralInvariants(items, path+".items", "item", errs)
@@ -113,8 +113,8 @@ func structuralInvariants(raw obj, path, level string, errs *[]fielderr.Error) {
 			structuralInvariants(m, path+".additionalProperties", "field", errs)
 		}
 	}
-	embedded := flag(raw, "x-kubernetes-embedded-resource")
-	t := typeOf(raw)
+	embedded := Flag(raw, "x-kubernetes-embedded-resource")
+	t := TypeOf(raw)
 	switch {
 	case embedded && t != "object":
 		if t == "" {
@@ -122,7 +122,7 @@ func structuralInvariants(raw obj, path, level string, errs *[]fielderr.Error) {
 		} else {
 			add("FieldValueInvalid", path+".type", t, "must be object if x-kubernetes-embedded-resource is true")
 		}
-	case t == "" && !flag(raw, "x-kubernetes-int-or-string") && !flag(raw, "x-kubernetes-preserve-unknown-fields"):
+	case t == "" && !Flag(raw, "x-kubernetes-int-or-string") && !Flag(raw, "x-kubernetes-preserve-unknown-fields"):
 		add("FieldValueRequired", path+".type", nil, map[string]string{
 			"root": "must not be empty at the root", "item": "must not be empty for specified array items",
 			"field": "must not be empty for specified object fields"}[level])
@@ -132,20 +132,20 @@ func structuralInvariants(raw obj, path, level string, errs *[]fielderr.Error) {
 	}
 	checkMeta := level == "root" || embedded
 	for _, k := range []string{"kind", "apiVersion"} {
-		if p, ok := props[k].(obj); ok && checkMeta && typeOf(p) != "string" {
-			add("FieldValueInvalid", path+".properties["+k+"].type", typeOf(p), "must be string")
+		if p, ok := props[k].(obj); ok && checkMeta && TypeOf(p) != "string" {
+			add("FieldValueInvalid", path+".properties["+k+"].type", TypeOf(p), "must be string")
 		}
 	}
 	if meta, ok := props["metadata"].(obj); ok {
-		if checkMeta && typeOf(meta) != "object" {
-			add("FieldValueInvalid", path+".properties[metadata].type", typeOf(meta), "must be object")
+		if checkMeta && TypeOf(meta) != "object" {
+			add("FieldValueInvalid", path+".properties[metadata].type", TypeOf(meta), "must be object")
 		}
 		if level == "root" && !onlyNameRules(meta) {
 			add("FieldValueForbidden", path+".properties[metadata]", nil,
 				"must not specify anything other than name and generateName, but metadata is implicitly specified")
 		}
 	}
-	if embedded && !flag(raw, "x-kubernetes-preserve-unknown-fields") && len(props) == 0 {
+	if embedded && !Flag(raw, "x-kubernetes-preserve-unknown-fields") && len(props) == 0 {
 		add("FieldValueRequired", path+".properties", nil, "must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields")
 	}
 }
@@ -205,7 +205,7 @@ func schemaRules(raw obj, path string, root bool, errs *[]fielderr.Error) {
 			add("FieldValueInvalid", path+".pattern", p, fmt.Sprintf("must be a valid regular expression, but isn't: %v", err))
 		}
 	}
-	if flag(raw, "uniqueItems") {
+	if Flag(raw, "uniqueItems") {
 		add("FieldValueForbidden", path+".uniqueItems", nil, "uniqueItems cannot be set to true since the runtime complexity becomes quadratic")
 	}
 	props, _ := raw["properties"].(obj)
@@ -222,7 +222,7 @@ func schemaRules(raw obj, path string, root bool, errs *[]fielderr.Error) {
 		schemaRules(p, path+".properties["+k+"]", false, errs)
 	}
 	for _, key := range []string{"allOf", "oneOf", "anyOf"} {
-		for i, v := range anyList(raw[key]) {
+		for i, v := range AnyList(raw[key]) {
 			m, _ := v.(obj)
 			schemaRules(m, path+"."+key+"["+strconv.Itoa(i)+"]", false, errs)
 		}
@@ -233,8 +233,8 @@ func schemaRules(raw obj, path string, root bool, errs *[]fielderr.Error) {
 		add("FieldValueInvalid", path+".x-kubernetes-preserve-unknown-fields", false, "must be true or undefined")
 	}
 	listType, hasListType := raw["x-kubernetes-list-type"].(string)
-	keys := anyList(raw["x-kubernetes-list-map-keys"])
-	t := typeOf(raw)
+	keys := AnyList(raw["x-kubernetes-list-map-keys"])
+	t := TypeOf(raw)
 	if hasListType && t != "array" {
 		if t == "" {
 			add("FieldValueRequired", path+".type", nil, "must be array if x-kubernetes-list-type is specified")
@@ -258,11 +258,11 @@ func schemaRules(raw obj, path string, root bool, errs *[]fielderr.Error) {
 		}
 		if items == nil {
 			add("FieldValueRequired", path+".items", nil, "must have a schema if x-kubernetes-list-type is map")
-		} else if typeOf(items) != "object" {
-			add("FieldValueInvalid", path+".items.type", typeOf(items), "must be object if parent array's x-kubernetes-list-type is map")
+		} else if TypeOf(items) != "object" {
+			add("FieldValueInvalid", path+".items.type", TypeOf(items), "must be object if parent array's x-kubernetes-list-type is map")
 		} else {
 			itemProps, _ := items["properties"].(obj)
-			required := anyList(items["required"])
+			required := AnyList(items["required"])
 			for _, k := range keys {
 				name, _ := k.(string)
 				p, ok := itemProps[name].(obj)

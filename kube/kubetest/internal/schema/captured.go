@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"bytes"
@@ -21,40 +21,43 @@ import (
 //go:embed openapi/*.json.gz
 var openAPIFiles embed.FS
 
-// openAPIData is what the captured documents hold, decoded and compiled
+// OpenAPIData is what the captured documents hold, decoded and compiled
 // once per process on first use (about 20 ms). It is immutable: every
 // server shares it, and documents served are built from copies.
-type openAPIData struct {
-	// v3 holds the OpenAPI v3 documents by their index path ("api/v1",
+type OpenAPIData struct {
+	// V3 holds the OpenAPI v3 documents by their index path ("api/v1",
 	// "apis/apps/v1", "apis/apps", "version").
-	v3 map[string]obj
-	// v2 is /openapi/v2, trimmed to the captured resources.
-	v2 obj
+	V3 map[string]obj
+	// V2 is /openapi/v2, trimmed to the captured resources.
+	V2 obj
 	// crdV3, crdV2 and crdV3Group are the documents published for the
 	// capture CRDs, by scope ("Namespaced", "Cluster"): templates for the
-	// documents of every CRD (openapi_crd.go).
-	crdV3, crdV2, crdV3Group map[string]obj
-	// kinds are the compiled schemas of the captured kinds, by
+	// documents of every CRD (package kubetest's openapi_crd.go).
+	CRDV3, CRDV2, CRDV3Group map[string]obj
+	// Kinds are the compiled schemas of the captured kinds, by
 	// "group/version/Kind" ("/v1/ConfigMap", "apps/v1/Deployment").
-	kinds map[string]*schema
-	// objectMeta is io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta, the
+	Kinds map[string]*Schema
+	// ObjectMeta is io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta, the
 	// metadata of custom resources.
-	objectMeta *schema
-	// components holds every captured v3 component by name, for the
+	ObjectMeta *Schema
+	// Components holds every captured v3 component by name, for the
 	// documents of CRDs.
-	components obj
-	// goFields holds what the real server's Go decoder says of struct
+	Components obj
+	// GoFields holds what the real server's Go decoder says of struct
 	// fields beyond their schema, by "component.field".
-	goFields map[string]goField
+	GoFields map[string]GoField
 }
 
-const objectMetaName = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+const ObjectMetaName = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
-// loadOpenAPI returns the captured documents; it panics if the embedded
-// data is broken, which the tests catch.
-var loadOpenAPI = sync.OnceValue(func() *openAPIData {
-	d := &openAPIData{v3: map[string]obj{}, crdV3: map[string]obj{}, crdV2: map[string]obj{},
-		crdV3Group: map[string]obj{}, kinds: map[string]*schema{}, components: obj{}}
+// OpenAPI returns the captured documents, decoded and compiled on the
+// first call; it panics if the embedded data is broken, which the tests
+// catch. The result is shared and must not be modified.
+func OpenAPI() *OpenAPIData { return loadOpenAPI() }
+
+var loadOpenAPI = sync.OnceValue(func() *OpenAPIData {
+	d := &OpenAPIData{V3: map[string]obj{}, CRDV3: map[string]obj{}, CRDV2: map[string]obj{},
+		CRDV3Group: map[string]obj{}, Kinds: map[string]*Schema{}, Components: obj{}}
 	entries, err := openAPIFiles.ReadDir("openapi")
 	if err != nil {
 		panic("kubetest: read embedded openapi: " + err.Error())
@@ -65,35 +68,35 @@ var loadOpenAPI = sync.OnceValue(func() *openAPIData {
 		base := strings.TrimSuffix(name, ".json.gz")
 		switch {
 		case base == "v2":
-			d.v2 = doc
+			d.V2 = doc
 		case base == "go-fields":
 			raw, _ := json.Marshal(doc)
-			if err := json.Unmarshal(raw, &d.goFields); err != nil {
+			if err := json.Unmarshal(raw, &d.GoFields); err != nil {
 				panic("kubetest: decode embedded " + name + ": " + err.Error())
 			}
 		case strings.HasPrefix(base, "v3-crd-") && strings.HasSuffix(base, "-group"):
-			d.crdV3Group[strings.TrimSuffix(strings.TrimPrefix(base, "v3-crd-"), "-group")] = doc
+			d.CRDV3Group[strings.TrimSuffix(strings.TrimPrefix(base, "v3-crd-"), "-group")] = doc
 		case strings.HasPrefix(base, "v3-crd-"):
-			d.crdV3[strings.TrimPrefix(base, "v3-crd-")] = doc
+			d.CRDV3[strings.TrimPrefix(base, "v3-crd-")] = doc
 		case strings.HasPrefix(base, "v2-crd-"):
-			d.crdV2[strings.TrimPrefix(base, "v2-crd-")] = doc
+			d.CRDV2[strings.TrimPrefix(base, "v2-crd-")] = doc
 		case strings.HasPrefix(base, "v3-"):
-			d.v3[openAPIPathOfFile(base)] = doc
+			d.V3[openAPIPathOfFile(base)] = doc
 		}
 	}
-	for _, doc := range d.v3 {
-		for k, v := range componentsOf(doc) {
-			d.components[k] = v
+	for _, doc := range d.V3 {
+		for k, v := range ComponentsOf(doc) {
+			d.Components[k] = v
 		}
 	}
-	c := newCompiler(d.components)
-	for name, raw := range d.components {
-		for _, gvk := range gvkExtension(raw) {
-			d.kinds[gvk] = c.Named(name)
+	c := NewCompiler(d.Components)
+	for name, raw := range d.Components {
+		for _, gvk := range GVKExtension(raw) {
+			d.Kinds[gvk] = c.Named(name)
 		}
 	}
-	d.objectMeta = c.Named(objectMetaName)
-	for key, info := range d.goFields {
+	d.ObjectMeta = c.Named(ObjectMetaName)
+	for key, info := range d.GoFields {
 		i := strings.LastIndexByte(key, '.')
 		node := c.Named(key[:i])
 		if node == nil || node.Properties[key[i+1:]] == nil {
@@ -103,7 +106,7 @@ var loadOpenAPI = sync.OnceValue(func() *openAPIData {
 			info.full = info.goType(node.Properties[key[i+1:]])
 		}
 		if node.goFields == nil {
-			node.goFields = map[string]goField{}
+			node.goFields = map[string]GoField{}
 		}
 		node.goFields[key[i+1:]] = info
 	}
@@ -136,27 +139,27 @@ func readOpenAPIFile(name string) obj {
 	return doc
 }
 
-// componentsOf returns the components.schemas of a v3 document.
-func componentsOf(doc obj) obj {
+// ComponentsOf returns the components.schemas of a v3 document.
+func ComponentsOf(doc obj) obj {
 	c, _ := doc["components"].(obj)
 	m, _ := c["schemas"].(obj)
 	return m
 }
 
-// gvkExtension returns the "group/version/Kind" keys of a schema's
+// GVKExtension returns the "group/version/Kind" keys of a schema's
 // x-kubernetes-group-version-kind.
-func gvkExtension(raw any) []string {
+func GVKExtension(raw any) []string {
 	m, _ := raw.(obj)
 	var out []string
-	for _, v := range anyList(m["x-kubernetes-group-version-kind"]) {
+	for _, v := range AnyList(m["x-kubernetes-group-version-kind"]) {
 		g, _ := v.(obj)
 		out = append(out, unstructured.String(g, "group")+"/"+unstructured.String(g, "version")+"/"+unstructured.String(g, "kind"))
 	}
 	return out
 }
 
-// builtinSchema returns the captured schema of a built-in kind, nil when
+// Builtin returns the captured schema of a built-in kind, nil when
 // none was captured (the kind is then schemaless).
-func builtinSchema(group, version, kind string) *schema {
-	return loadOpenAPI().kinds[group+"/"+version+"/"+kind]
+func Builtin(group, version, kind string) *Schema {
+	return OpenAPI().Kinds[group+"/"+version+"/"+kind]
 }

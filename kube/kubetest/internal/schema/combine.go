@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // combinators checks allOf, anyOf, oneOf and not. Their errors name no
 // field, as the real server reports them ("<nil>").
-func (v *schemaValidator) combinators(s *schema, x any, path vpath) {
+func (v *schemaValidator) combinators(s *Schema, x any, path vpath) {
 	quoted := func() string { return strconv.Quote(path.String()) }
 	if len(s.AnyOf) > 0 {
 		var best []fielderr.Error
@@ -76,7 +76,7 @@ func (v *schemaValidator) combinators(s *schema, x any, path vpath) {
 }
 
 // validateValue validates x against s alone, for the combinators.
-func validateValue(s *schema, x any, path vpath) []fielderr.Error {
+func validateValue(s *Schema, x any, path vpath) []fielderr.Error {
 	sub := &schemaValidator{} // fields relative: the caller's add them as they are
 	sub.value(s, x, path, nil, false)
 	return sub.errs

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"encoding/json"
@@ -19,21 +19,21 @@ import (
 // configuration (".data.n: expected string, got ..."), each only for the
 // first error, as the real server reports it.
 
-// convertError returns the unstructured converter's error for x decoded
+// ConvertError returns the unstructured converter's error for x decoded
 // into the Go type of s, "" when it converts.
-func convertError(s *schema, x any) string {
-	if s == nil || x == nil || isCustomDecoded(s) || kindOf(s) == "any" {
+func ConvertError(s *Schema, x any) string {
+	if s == nil || x == nil || IsCustomDecoded(s) || KindOf(s) == "any" {
 		return ""
 	}
-	src := unstructuredKind(x)
-	switch kindOf(s) {
+	src := UnstructuredKind(x)
+	switch KindOf(s) {
 	case "struct":
 		m, ok := x.(obj)
 		if !ok {
 			return "cannot restore struct from: " + src
 		}
 		for _, k := range unstructured.SortedKeys(m) {
-			if e := convertError(s.Properties[k], m[k]); e != "" {
+			if e := ConvertError(s.Properties[k], m[k]); e != "" {
 				return e
 			}
 		}
@@ -43,7 +43,7 @@ func convertError(s *schema, x any) string {
 			return "cannot restore map from " + src
 		}
 		for _, k := range unstructured.SortedKeys(m) {
-			if e := convertError(s.Additional, m[k]); e != "" {
+			if e := ConvertError(s.Additional, m[k]); e != "" {
 				return e
 			}
 		}
@@ -56,12 +56,12 @@ func convertError(s *schema, x any) string {
 			return "cannot restore slice from " + src
 		}
 		for _, v := range l {
-			if e := convertError(s.Elem, v); e != "" {
+			if e := ConvertError(s.Elem, v); e != "" {
 				return e
 			}
 		}
 	default:
-		dst := goTypeName(s)
+		dst := GoTypeName(s)
 		switch {
 		case src == "map" || src == "slice":
 			return "unrecognized type: " + dst
@@ -81,9 +81,9 @@ func convertError(s *schema, x any) string {
 	return ""
 }
 
-// unstructuredKind is the Go kind of a decoded value in the real server's
+// UnstructuredKind is the Go kind of a decoded value in the real server's
 // unstructured form: numbers without a fraction are int64.
-func unstructuredKind(x any) string {
+func UnstructuredKind(x any) string {
 	switch t := x.(type) {
 	case obj:
 		return "map"
@@ -104,17 +104,17 @@ func unstructuredKind(x any) string {
 	return "interface"
 }
 
-// goValueString formats a decoded value as Go's %+v formats the real
+// GoValueString formats a decoded value as Go's %+v formats the real
 // server's unstructured form ("map[data:map[n:1]]").
-func goValueString(x any) string {
-	if s, ok := goComposite(x, goValueString); ok {
+func GoValueString(x any) string {
+	if s, ok := GoComposite(x, GoValueString); ok {
 		return s
 	}
 	switch t := x.(type) {
 	case int64:
 		return fmt.Sprint(t)
 	case float64:
-		if unstructuredKind(t) == "int64" {
+		if UnstructuredKind(t) == "int64" {
 			return fmt.Sprint(int64(t))
 		}
 		return fmt.Sprint(t)
@@ -124,9 +124,9 @@ func goValueString(x any) string {
 	return fmt.Sprint(x)
 }
 
-// goComposite formats a map (keys sorted) or a list as Go's fmt does,
+// GoComposite formats a map (keys sorted) or a list as Go's fmt does,
 // each element by elem; ok is false for other values.
-func goComposite(x any, elem func(any) string) (s string, ok bool) {
+func GoComposite(x any, elem func(any) string) (s string, ok bool) {
 	var parts []string
 	switch t := x.(type) {
 	case obj:
@@ -148,7 +148,7 @@ func goComposite(x any, elem func(any) string) (s string, ok bool) {
 // ("&value.valueUnstructured{Value:1}").
 func smdValue(x any, verbose bool) string {
 	if !verbose {
-		return "&{" + goValueString(x) + "}"
+		return "&{" + GoValueString(x) + "}"
 	}
 	var inner string
 	switch t := x.(type) {
@@ -159,7 +159,7 @@ func smdValue(x any, verbose bool) string {
 	case []any:
 		inner = fmt.Sprintf("%#v", t)
 	default:
-		inner = goValueString(x)
+		inner = GoValueString(x)
 	}
 	return "&value.valueUnstructured{Value:" + inner + "}"
 }
@@ -167,7 +167,7 @@ func smdValue(x any, verbose bool) string {
 // smdListElement is how structured-merge-diff names an element of a
 // list in paths: by its keys in a map list ([name="a"]), by index in
 // others.
-func smdListElement(sh fieldShape, i int, v any) string {
+func smdListElement(sh FieldShape, i int, v any) string {
 	m, ok := v.(obj)
 	if sh.ListType != "map" || !ok {
 		return fmt.Sprintf("[%d]", i)
@@ -184,24 +184,24 @@ func goSyntaxMap(m obj) string {
 	keys := unstructured.SortedKeys(m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%q:%s", k, goValueString(m[k]))
+		parts[i] = fmt.Sprintf("%q:%s", k, GoValueString(m[k]))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// applyTypeErrors returns what structured-merge-diff's conversion of an
+// ApplyTypeErrors returns what structured-merge-diff's conversion of an
 // apply configuration x reports against s: unknown fields ("field not
 // declared in schema", the first of each object) and type mismatches, as
 // ".path: message" lines.
-func applyTypeErrors(s *schema, x any, path string, root bool) []string {
-	if s == nil || x == nil || s.PreserveUnknown && kindOf(s) == "any" {
+func ApplyTypeErrors(s *Schema, x any, path string, root bool) []string {
+	if s == nil || x == nil || s.PreserveUnknown && KindOf(s) == "any" {
 		return nil
 	}
-	if s.IntOrString || isCustomDecoded(s) || kindOf(s) == "any" {
+	if s.IntOrString || IsCustomDecoded(s) || KindOf(s) == "any" {
 		return nil
 	}
 	var errs []string
-	switch kindOf(s) {
+	switch KindOf(s) {
 	case "struct", "map":
 		m, ok := x.(obj)
 		if !ok {
@@ -222,7 +222,7 @@ func applyTypeErrors(s *schema, x any, path string, root bool) []string {
 				errs = append(errs, path+"."+k+": field not declared in schema")
 				break
 			}
-			errs = append(errs, applyTypeErrors(fs, m[k], path+"."+k, false)...)
+			errs = append(errs, ApplyTypeErrors(fs, m[k], path+"."+k, false)...)
 		}
 	case "list":
 		l, ok := x.([]any)
@@ -231,13 +231,13 @@ func applyTypeErrors(s *schema, x any, path string, root bool) []string {
 		}
 		sh := s.Shape()
 		for i, v := range l {
-			errs = append(errs, applyTypeErrors(s.Elem, v, path+smdListElement(sh, i, v), false)...)
+			errs = append(errs, ApplyTypeErrors(s.Elem, v, path+smdListElement(sh, i, v), false)...)
 		}
 	default:
 		switch s.Type {
 		case "integer", "number":
 			if _, ok := unstructured.NumberValue(x); !ok {
-				kind := unstructuredKind(x)
+				kind := UnstructuredKind(x)
 				if kind == "map" {
 					kind = "map[string]interface {}"
 				} else if kind == "slice" {

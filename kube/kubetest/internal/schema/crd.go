@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -18,41 +17,41 @@ import (
 // pruned, disallowed nulls dropped, defaults set) and the validation a
 // write ends with (422 Invalid, merged with the metadata errors).
 
-// compileCRDSchema compiles the openAPIV3Schema of a CRD version. The
+// CompileCRD compiles the openAPIV3Schema of a CRD version. The
 // result is the kind's schema as the server publishes it: metadata is
 // ObjectMeta and apiVersion and kind are strings, at the root and in
 // embedded resources; the CRD's own metadata rules (name, generateName)
 // are kept aside for validation. Nil when the version has no schema.
-func compileCRDSchema(raw obj) *schema {
+func CompileCRD(raw obj) *Schema {
 	if raw == nil {
 		return nil
 	}
-	root := newCompiler(nil).Compile(raw)
-	root.hasEmbedded = root.anyNode(func(n *schema) bool { return n.EmbeddedResource })
-	root.hasSetLists = root.anyNode(func(n *schema) bool { return n.ListType == "set" || n.ListType == "map" })
-	withObjectMeta(root, true, map[*schema]bool{})
+	root := NewCompiler(nil).Compile(raw)
+	root.hasEmbedded = root.anyNode(func(n *Schema) bool { return n.EmbeddedResource })
+	root.hasSetLists = root.anyNode(func(n *Schema) bool { return n.ListType == "set" || n.ListType == "map" })
+	withObjectMeta(root, true, map[*Schema]bool{})
 	return root
 }
 
 // withObjectMeta gives the root and every embedded resource under s the
 // standard metadata, apiVersion and kind fields.
-func withObjectMeta(s *schema, root bool, seen map[*schema]bool) {
+func withObjectMeta(s *Schema, root bool, seen map[*Schema]bool) {
 	if s == nil || seen[s] {
 		return
 	}
 	seen[s] = true
 	if root || s.EmbeddedResource {
-		props := make(map[string]*schema, len(s.Properties)+3)
+		props := make(map[string]*Schema, len(s.Properties)+3)
 		for k, v := range s.Properties {
 			props[k] = v
 		}
 		if root {
 			s.userMeta = s.Properties["metadata"]
 		}
-		props["metadata"] = loadOpenAPI().objectMeta
-		props["apiVersion"] = &schema{Type: "string"}
-		props["kind"] = &schema{Type: "string"}
-		s.Properties, s.names = props, unstructured.SortedKeys(props)
+		props["metadata"] = OpenAPI().ObjectMeta
+		props["apiVersion"] = &Schema{Type: "string"}
+		props["kind"] = &Schema{Type: "string"}
+		s.Properties, s.Names = props, unstructured.SortedKeys(props)
 	}
 	for k, p := range s.Properties {
 		if !(metaFields[k] && (root || s.EmbeddedResource)) {
@@ -63,50 +62,33 @@ func withObjectMeta(s *schema, root bool, seen map[*schema]bool) {
 	withObjectMeta(s.Elem, false, seen)
 }
 
-// coerceCustomResource does to o what the real server's decoding of a
+// CoerceCustomResource does to o what the real server's decoding of a
 // custom resource does: unknown fields of metadata are dropped (by the
 // encoding) and the rest pruned by the schema, nulls the schema does not
 // allow removed, and defaults set. It returns the unknown fields' paths
 // when track is set: metadata's first, then the rest sorted.
-func coerceCustomResource(s *schema, o obj, track bool) []string {
+func CoerceCustomResource(s *Schema, o obj, track bool) []string {
 	var unknown []string
 	if m, ok := o["metadata"].(obj); ok && track {
-		om := loadOpenAPI().objectMeta
+		om := OpenAPI().ObjectMeta
 		for _, k := range unstructured.SortedKeys(m) {
 			if om.Properties[k] == nil {
 				unknown = append(unknown, "metadata."+k)
 			}
 		}
 	}
-	unknown = append(unknown, pruneObject(s, o, track, false)...)
+	unknown = append(unknown, Prune(s, o, track, false)...)
 	dropNulls(s, o)
 	applyDefaults(s, o)
 	return unknown
 }
 
-// coerceLocked fits an object about to be written to its kind's schema:
-// a built-in kind loses its unknown fields (its Go type would drop them);
-// a custom resource is pruned and defaulted.
-func coerceObject(res *resource, o obj) {
-	switch {
-	case res.Schema == nil:
-	case res.CRD == "":
-		pruneObject(res.Schema, o, false, true)
-	default:
-		coerceCustomResource(res.Schema, o, false)
-	}
-}
-
-// validateCustomResource validates a custom resource about to be stored:
-// o against the schema (for sub "status", its status only), with
-// ratcheting against old on updates (old nil on create). On a create of a
-// kind with a status subresource the status is not validated: it is
+// ValidateCustomResource validates a custom resource about to be
+// stored against s: for sub "status", its status only, with ratcheting
+// against old on updates (old nil on create). On a create of a kind with
+// a status subresource (statusSub) the status is not validated: it is
 // replaced by the server.
-func validateCustomResource(res *resource, sub string, o, old obj) []fielderr.Error {
-	s := res.Schema
-	if res.CRD == "" || s == nil {
-		return nil
-	}
+func ValidateCustomResource(s *Schema, sub string, statusSub bool, o, old obj) []fielderr.Error {
 	if sub == "status" {
 		st, ok := o["status"]
 		if !ok {
@@ -119,7 +101,7 @@ func validateCustomResource(res *resource, sub string, o, old obj) []fielderr.Er
 		return v.errs
 	}
 	view := o
-	if old == nil && res.Status {
+	if old == nil && statusSub {
 		if _, has := o["status"]; has {
 			view = make(obj, len(o))
 			for k, x := range o {
@@ -141,7 +123,7 @@ func validateCustomResource(res *resource, sub string, o, old obj) []fielderr.Er
 
 // validateEmbedded checks the embedded resources under x as the real
 // server does: apiVersion and kind are required and well-formed.
-func validateEmbedded(s *schema, x any, path string, root bool) []fielderr.Error {
+func validateEmbedded(s *Schema, x any, path string, root bool) []fielderr.Error {
 	if s == nil {
 		return nil
 	}
@@ -240,7 +222,7 @@ func pathSegmentErrors(name string, prefix bool) []string {
 }
 
 // validateListSets reports the duplicates of set and map lists under x.
-func validateListSets(s *schema, x any, path vpath) []fielderr.Error {
+func validateListSets(s *Schema, x any, path vpath) []fielderr.Error {
 	if s == nil {
 		return nil
 	}
@@ -254,7 +236,7 @@ func validateListSets(s *schema, x any, path vpath) []fielderr.Error {
 				}
 			}
 		}
-		for _, k := range s.names {
+		for _, k := range s.Names {
 			if v, ok := t[k]; ok && !(len(path) == 0 && k == "metadata") {
 				errs = append(errs, validateListSets(s.Properties[k], v, path.child(k))...)
 			}
@@ -292,11 +274,11 @@ func validateListSets(s *schema, x any, path vpath) []fielderr.Error {
 	return errs
 }
 
-// crdVersionSchema returns the openAPIV3Schema of a version of a CRD
+// CRDVersionSchema returns the openAPIV3Schema of a version of a CRD
 // object, nil when it has none.
-func crdVersionSchema(crd obj, version string) obj {
+func CRDVersionSchema(crd obj, version string) obj {
 	spec, _ := crd["spec"].(obj)
-	for _, v := range anyList(spec["versions"]) {
+	for _, v := range AnyList(spec["versions"]) {
 		m, _ := v.(obj)
 		if unstructured.String(m, "name") != version {
 			continue
@@ -306,27 +288,4 @@ func crdVersionSchema(crd obj, version string) obj {
 		return raw
 	}
 	return nil
-}
-
-// recoerceStoredLocked fits the stored objects of a custom resource to
-// the schema of its storage version after a CRD change, as the real
-// server's reads from storage prune and default them: an object stored
-// before a default was added reads with it. The objects keep their
-// resourceVersion and no watch event is sent (the real server's storage
-// does not change either). Cost: O(objects) when the CRD changes.
-func (s *Server) recoerceStoredLocked(res *resource) {
-	if res == nil || res.Schema == nil {
-		return
-	}
-	col := s.cols[res.colKey()]
-	if col == nil {
-		return
-	}
-	for k, rec := range col.objects {
-		o := mustDecode(rec.raw)
-		coerceCustomResource(res.Schema, o, false)
-		if raw := encodeObject(o); !bytes.Equal(raw, rec.raw) {
-			col.objects[k] = makeRecord(res, o)
-		}
-	}
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"regexp"
@@ -20,16 +20,16 @@ type compiler struct {
 	components map[string]any
 	// prefix is what references start with: "#/components/schemas/".
 	prefix string
-	named  map[string]*schema
+	named  map[string]*Schema
 }
 
-func newCompiler(components map[string]any) *compiler {
-	return &compiler{components: components, prefix: "#/components/schemas/", named: map[string]*schema{}}
+func NewCompiler(components map[string]any) *compiler {
+	return &compiler{components: components, prefix: "#/components/schemas/", named: map[string]*Schema{}}
 }
 
 // Named returns the compiled named type, or nil when the document has no
 // schema of that name.
-func (c *compiler) Named(name string) *schema {
+func (c *compiler) Named(name string) *Schema {
 	if n, ok := c.named[name]; ok {
 		return n
 	}
@@ -37,7 +37,7 @@ func (c *compiler) Named(name string) *schema {
 	if !ok {
 		return nil
 	}
-	n := &schema{Name: name}
+	n := &Schema{Name: name}
 	c.named[name] = n // before filling: references back to it find it
 	c.fill(n, raw)
 	return n
@@ -48,7 +48,7 @@ func (c *compiler) Named(name string) *schema {
 // default, is the named node itself; a wrapper that gives the field a
 // patch strategy or merge key (DeploymentSpec.strategy's retainKeys) is a
 // copy of it that carries them, as they are the field's, not the type's.
-func (c *compiler) Compile(raw obj) *schema {
+func (c *compiler) Compile(raw obj) *Schema {
 	if raw == nil {
 		return nil
 	}
@@ -64,7 +64,7 @@ func (c *compiler) Compile(raw obj) *schema {
 			return &field
 		}
 	}
-	n := &schema{}
+	n := &Schema{}
 	c.fill(n, raw)
 	return n
 }
@@ -95,7 +95,7 @@ func (c *compiler) refName(raw obj) string {
 	return strings.TrimPrefix(ref, c.prefix)
 }
 
-func (c *compiler) fill(n *schema, raw obj) {
+func (c *compiler) fill(n *Schema, raw obj) {
 	switch t := raw["type"].(type) {
 	case string:
 		n.Type = t
@@ -109,38 +109,38 @@ func (c *compiler) fill(n *schema, raw obj) {
 	}
 	n.Format, _ = raw["format"].(string)
 	if props, ok := raw["properties"].(obj); ok {
-		n.Properties = make(map[string]*schema, len(props))
+		n.Properties = make(map[string]*Schema, len(props))
 		for k, v := range props {
 			p, _ := v.(obj)
 			n.Properties[k] = c.Compile(p)
 			if d, ok := p["default"].(obj); ok && len(d) == 0 {
-				if n.zeroFields == nil {
-					n.zeroFields = map[string]bool{}
+				if n.ZeroFields == nil {
+					n.ZeroFields = map[string]bool{}
 				}
-				n.zeroFields[k] = true
+				n.ZeroFields[k] = true
 			}
 		}
-		n.names = unstructured.SortedKeys(n.Properties)
+		n.Names = unstructured.SortedKeys(n.Properties)
 	}
 	switch ap := raw["additionalProperties"].(type) {
 	case obj:
 		n.Additional = c.Compile(ap)
 	case bool:
 		if ap {
-			n.Additional = &schema{}
+			n.Additional = &Schema{}
 		}
 	}
 	if items, ok := raw["items"].(obj); ok {
 		n.Elem = c.Compile(items)
 	}
-	for _, r := range anyList(raw["required"]) {
+	for _, r := range AnyList(raw["required"]) {
 		if s, ok := r.(string); ok {
 			n.Required = append(n.Required, s)
-			if p := n.Properties[s]; p != nil && (p.Type == "array" || p.Type == "object") && !n.zeroFields[s] {
-				if n.zeroFields == nil {
-					n.zeroFields = map[string]bool{}
+			if p := n.Properties[s]; p != nil && (p.Type == "array" || p.Type == "object") && !n.ZeroFields[s] {
+				if n.ZeroFields == nil {
+					n.ZeroFields = map[string]bool{}
 				}
-				n.zeroFields[s] = false
+				n.ZeroFields[s] = false
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func (c *compiler) fill(n *schema, raw obj) {
 	if d, ok := raw["default"]; ok {
 		n.HasDefault, n.Default = true, d
 	}
-	n.Enum = anyList(raw["enum"])
+	n.Enum = AnyList(raw["enum"])
 	n.Minimum, n.Maximum, n.MultipleOf = numberPtr(raw["minimum"]), numberPtr(raw["maximum"]), numberPtr(raw["multipleOf"])
 	n.ExclusiveMinimum, _ = raw["exclusiveMinimum"].(bool)
 	n.ExclusiveMaximum, _ = raw["exclusiveMaximum"].(bool)
@@ -162,9 +162,9 @@ func (c *compiler) fill(n *schema, raw obj) {
 	}
 	for _, l := range []struct {
 		key string
-		to  *[]*schema
+		to  *[]*Schema
 	}{{"allOf", &n.AllOf}, {"anyOf", &n.AnyOf}, {"oneOf", &n.OneOf}} {
-		for _, v := range anyList(raw[l.key]) {
+		for _, v := range AnyList(raw[l.key]) {
 			if m, ok := v.(obj); ok {
 				*l.to = append(*l.to, c.Compile(m))
 			}
@@ -177,7 +177,7 @@ func (c *compiler) fill(n *schema, raw obj) {
 	n.PreserveUnknown, _ = raw["x-kubernetes-preserve-unknown-fields"].(bool)
 	n.EmbeddedResource, _ = raw["x-kubernetes-embedded-resource"].(bool)
 	n.ListType, _ = raw["x-kubernetes-list-type"].(string)
-	for _, k := range anyList(raw["x-kubernetes-list-map-keys"]) {
+	for _, k := range AnyList(raw["x-kubernetes-list-map-keys"]) {
 		if s, ok := k.(string); ok {
 			n.ListMapKeys = append(n.ListMapKeys, s)
 		}
@@ -190,7 +190,7 @@ func (c *compiler) fill(n *schema, raw obj) {
 	}
 }
 
-func anyList(v any) []any {
+func AnyList(v any) []any {
 	l, _ := v.([]any)
 	return l
 }

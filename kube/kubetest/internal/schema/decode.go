@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"bytes"
@@ -23,12 +23,12 @@ import (
 
 // decodeReport is what decoding a body reports.
 type decodeReport struct {
-	// typeErr is the first type error ("" when none).
-	typeErr string
-	// strict are the strict-decoding errors, in document order, without
+	// TypeErr is the first type error ("" when none).
+	TypeErr string
+	// Strict are the strict-decoding errors, in document order, without
 	// repeats, at most 100: `unknown field "spec.foo"`, `duplicate field
 	// "data.a"`.
-	strict []string
+	Strict []string
 }
 
 // maxStrictErrors is the real decoder's limit on strict errors kept.
@@ -87,9 +87,9 @@ func joinPath(elems []pathElem) string {
 	return b.String()
 }
 
-// scanBody scans body against s; with s nil (or mapsOnly) it reports
+// ScanBody scans body against s; with s nil (or mapsOnly) it reports
 // duplicate fields only.
-func scanBody(s *schema, body []byte, mapsOnly bool) decodeReport {
+func ScanBody(s *Schema, body []byte, mapsOnly bool) decodeReport {
 	sc := &bodyScanner{data: body, mapsOnly: mapsOnly || s == nil, keys: make([][]byte, 0, 32),
 		strictPath: make([]pathElem, 0, 8), goFields: make([]pathElem, 0, 8)}
 	sc.value(s, "")
@@ -113,51 +113,51 @@ func (sc *bodyScanner) strictError(kind string, key []byte) {
 		path = joinPath(sc.strictPath) + "." + path
 	}
 	msg := kind + " " + strconv.Quote(path)
-	if sc.seen[msg] || len(sc.rep.strict) >= maxStrictErrors {
+	if sc.seen[msg] || len(sc.rep.Strict) >= maxStrictErrors {
 		return
 	}
 	if sc.seen == nil {
 		sc.seen = map[string]bool{}
 	}
 	sc.seen[msg] = true
-	sc.rep.strict = append(sc.rep.strict, msg)
+	sc.rep.Strict = append(sc.rep.Strict, msg)
 }
 
 // typeError records encoding/json's UnmarshalTypeError of the value
 // being scanned (of schema s, Go type goType or by default the one its
 // schema implies), the first time.
-func (sc *bodyScanner) typeError(value string, s *schema, goType string) {
-	if sc.rep.typeErr != "" {
+func (sc *bodyScanner) typeError(value string, s *Schema, goType string) {
+	if sc.rep.TypeErr != "" {
 		return
 	}
 	if goType == "" {
-		goType = goTypeName(s)
+		goType = GoTypeName(s)
 	}
 	if sc.goStruct == "" && len(sc.goFields) == 0 {
-		sc.rep.typeErr = "json: cannot unmarshal " + value + " into Go value of type " + goType
+		sc.rep.TypeErr = "json: cannot unmarshal " + value + " into Go value of type " + goType
 		return
 	}
-	sc.rep.typeErr = "json: cannot unmarshal " + value + " into Go struct field " + sc.goStruct + "." +
+	sc.rep.TypeErr = "json: cannot unmarshal " + value + " into Go struct field " + sc.goStruct + "." +
 		joinPath(sc.goFields) + " of type " + goType
 }
 
 // plainError records an error a type's own decoding returns as it is.
 func (sc *bodyScanner) plainError(msg string) {
-	if sc.rep.typeErr == "" {
-		sc.rep.typeErr = msg
+	if sc.rep.TypeErr == "" {
+		sc.rep.TypeErr = msg
 	}
 }
 
 // value scans one value against s (nil: anything). goType is the Go type
 // of the value when the probe knew it ("" for the one its schema
 // implies).
-func (sc *bodyScanner) value(s *schema, goType string) {
+func (sc *bodyScanner) value(s *Schema, goType string) {
 	sc.ws()
 	if sc.i >= len(sc.data) {
 		return
 	}
 	start := sc.i
-	if !sc.mapsOnly && isCustomDecoded(s) {
+	if !sc.mapsOnly && IsCustomDecoded(s) {
 		kind := map[byte]string{'{': "object", '[': "array", '"': "string", 't': "bool", 'f': "bool", 'n': "null"}[sc.data[sc.i]]
 		if kind == "" {
 			kind = "number"
@@ -243,8 +243,8 @@ func (sc *bodyScanner) skip() {
 	}
 }
 
-func (sc *bodyScanner) object(s *schema, goType string) {
-	kind := kindOf(s)
+func (sc *bodyScanner) object(s *Schema, goType string) {
+	kind := KindOf(s)
 	if sc.mapsOnly {
 		kind = "map"
 	}
@@ -302,7 +302,7 @@ func (sc *bodyScanner) object(s *schema, goType string) {
 		}
 		if kind == "map" {
 			sc.strictPath = append(sc.strictPath, pathElem{key: key})
-			var vs *schema
+			var vs *Schema
 			if !sc.mapsOnly {
 				vs = s.Additional
 			}
@@ -317,7 +317,7 @@ func (sc *bodyScanner) object(s *schema, goType string) {
 			continue
 		}
 		outerStruct, outerFields := sc.goStruct, len(sc.goFields)
-		sc.goStruct = goStructName(s)
+		sc.goStruct = GoStructName(s)
 		info := s.goFields[string(key)]
 		for _, e := range info.Embedded {
 			sc.goFields = append(sc.goFields, pathElem{name: e})
@@ -330,8 +330,8 @@ func (sc *bodyScanner) object(s *schema, goType string) {
 	}
 }
 
-func (sc *bodyScanner) array(s *schema, goType string) {
-	kind := kindOf(s)
+func (sc *bodyScanner) array(s *Schema, goType string) {
+	kind := KindOf(s)
 	if sc.mapsOnly {
 		kind = "list"
 	}
@@ -345,7 +345,7 @@ func (sc *bodyScanner) array(s *schema, goType string) {
 		sc.skip()
 		return
 	}
-	var items *schema
+	var items *Schema
 	if s != nil {
 		items = s.Elem
 	}

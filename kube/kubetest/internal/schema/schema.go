@@ -1,46 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"regexp"
 	"strings"
 )
 
-// This file is the schema model: one compiled OpenAPI schema per served
-// kind, the single source for everything schema-shaped (type checking,
-// defaulting, pruning, the published OpenAPI documents, and the list types
-// and merge keys that merges and server-side apply follow). Built-in kinds
-// get theirs from the documents captured from kube-apiserver
-// (openapi_data.go); custom resources from their CRD's openAPIV3Schema
-// (schema_crd.go).
-//
-// # Looking up a field
-//
-// A kind's schema is [resource.Schema]; walk it with [schema.Field] (a
-// property, or the value schema of a map), [schema.Items] (the elements
-// of a list) or [schema.Lookup] (a path of field names, stepping through
-// lists), then ask [schema.Shape] what merges need to know:
-//
-//	sh := res.Schema.Lookup("spec", "template", "spec", "containers").Shape()
-//	// sh.Type == "array", sh.ListType == "map", sh.MapKeys == ["name"],
-//	// sh.PatchStrategy == "merge", sh.MergeKey == "name"
-//	item := res.Schema.Lookup("spec", "template", "spec", "containers").Items()
-//	// item.Shape().Struct == true
-//
-// Every method accepts a nil receiver and answers as for a field without
-// a schema (a custom resource's x-kubernetes-preserve-unknown-fields
-// region, or a field the schema does not know): Lookup and Field return
-// nil, Shape returns the zero fieldShape (Known false), which merges treat
-// as an atomic list or a granular map.
-//
-// Schemas are immutable once compiled and shared by every server and
-// request: nothing may modify a *schema after compile returns it.
+// obj is a decoded JSON object.
+type obj = map[string]any
 
-// schema is one compiled node of an OpenAPI v3 schema: references are
+// Schema is one compiled node of an OpenAPI v3 schema: references are
 // resolved (nodes of named types are shared, and may form cycles), and the
 // allOf wrapper that OpenAPI v3 puts around a reference is flattened.
-type schema struct {
+type Schema struct {
 	// Name is the component name of a named type
 	// ("io.k8s.api.core.v1.Container"); empty for anonymous schemas.
 	Name string
@@ -50,13 +23,13 @@ type schema struct {
 	Format string
 	// Properties are the named fields of an object (a Go struct); names
 	// are their names in order.
-	Properties map[string]*schema
-	names      []string
+	Properties map[string]*Schema
+	Names      []string
 	// Additional is the schema of the values of a map
 	// (additionalProperties); nil when the object has none.
-	Additional *schema
+	Additional *Schema
 	// Items is the schema of the elements of a list.
-	Elem     *schema
+	Elem     *Schema
 	Required []string
 
 	Nullable   bool
@@ -75,8 +48,8 @@ type schema struct {
 
 	// AllOf, AnyOf, OneOf and Not are value validations only (structural
 	// schemas forbid types and properties under them).
-	AllOf, AnyOf, OneOf []*schema
-	Not                 *schema
+	AllOf, AnyOf, OneOf []*Schema
+	Not                 *Schema
 
 	// Kubernetes extensions.
 	IntOrString      bool     // x-kubernetes-int-or-string
@@ -89,18 +62,18 @@ type schema struct {
 	PatchMergeKey    string   // x-kubernetes-patch-merge-key
 
 	// goFields is, for a built-in struct, what the real server's Go
-	// decoder says of its fields beyond their schemas (schema_gotype.go),
+	// decoder says of its fields beyond their schemas (gotype.go),
 	// by field name.
-	goFields map[string]goField
+	goFields map[string]GoField
 
-	// zeroFields are, for a struct of a built-in kind, the properties
+	// ZeroFields are, for a struct of a built-in kind, the properties
 	// that are not scalars and that its Go zero value holds: true for a
 	// struct that is not a pointer (published with "default": {}), false
 	// for a list, map or pointer the JSON encoding keeps as null (a
 	// required field). Server-side apply sees them in every object of the
 	// kind, as the real server's typed objects have them
-	// (managedfields_typed.go). Custom resources ignore them.
-	zeroFields map[string]bool
+	// (package kubetest's managed fields). Custom resources ignore them.
+	ZeroFields map[string]bool
 
 	// hasEmbedded and hasSetLists say, at the root of a custom resource,
 	// whether it has embedded resources and set or map lists to check.
@@ -109,13 +82,13 @@ type schema struct {
 	// userMeta is, at the root of a custom resource, the metadata schema
 	// its CRD gave (rules for name and generateName only): validation
 	// applies it, while Properties["metadata"] is ObjectMeta.
-	userMeta *schema
+	userMeta *Schema
 }
 
-// fieldShape is what strategic merge patch and server-side apply need to
+// FieldShape is what strategic merge patch and server-side apply need to
 // know of a field. The zero value (Known false) is a field without a
 // schema.
-type fieldShape struct {
+type FieldShape struct {
 	// Known says the field has a schema.
 	Known bool
 	// Type is "object", "array", "string", "integer", "number", "boolean",
@@ -148,7 +121,7 @@ type fieldShape struct {
 
 // Field returns the schema of the field or map key name of an object: its
 // property, else the value schema of a map; nil when unknown.
-func (s *schema) Field(name string) *schema {
+func (s *Schema) Field(name string) *Schema {
 	if s == nil {
 		return nil
 	}
@@ -159,7 +132,7 @@ func (s *schema) Field(name string) *schema {
 }
 
 // Items returns the schema of a list's elements; nil when unknown.
-func (s *schema) Items() *schema {
+func (s *Schema) Items() *Schema {
 	if s == nil {
 		return nil
 	}
@@ -169,7 +142,7 @@ func (s *schema) Items() *schema {
 // Lookup walks path from s: each element names a field or map key; a list
 // on the way is stepped through to its elements (Kubernetes has no lists
 // of lists). A path that leaves the schema returns nil.
-func (s *schema) Lookup(path ...string) *schema {
+func (s *Schema) Lookup(path ...string) *Schema {
 	cur := s
 	for _, p := range path {
 		for cur != nil && cur.Type == "array" {
@@ -181,11 +154,11 @@ func (s *schema) Lookup(path ...string) *schema {
 }
 
 // Shape summarizes s for merges.
-func (s *schema) Shape() fieldShape {
+func (s *Schema) Shape() FieldShape {
 	if s == nil {
-		return fieldShape{}
+		return FieldShape{}
 	}
-	sh := fieldShape{Known: true, Type: s.Type, Struct: len(s.Properties) > 0, Map: s.Additional != nil,
+	sh := FieldShape{Known: true, Type: s.Type, Struct: len(s.Properties) > 0, Map: s.Additional != nil,
 		PatchStrategy: s.PatchStrategy, MergeKey: s.PatchMergeKey, IntOrString: s.IntOrString,
 		PreserveUnknown: s.PreserveUnknown, EmbeddedResource: s.EmbeddedResource}
 	switch s.Type {
@@ -215,16 +188,16 @@ func (s *schema) Shape() fieldShape {
 
 // hasDefaults reports whether s or anything under it has a default, so
 // that defaulting can be skipped for kinds without any.
-func (s *schema) hasDefaults() bool {
-	return s.anyNode(func(n *schema) bool { return n.HasDefault })
+func (s *Schema) hasDefaults() bool {
+	return s.anyNode(func(n *Schema) bool { return n.HasDefault })
 }
 
 // anyNode reports whether f holds for s or a node under it, visiting each
 // node once (named types may form cycles).
-func (s *schema) anyNode(f func(*schema) bool) bool {
-	seen := map[*schema]bool{}
-	var walk func(n *schema) bool
-	walk = func(n *schema) bool {
+func (s *Schema) anyNode(f func(*Schema) bool) bool {
+	seen := map[*Schema]bool{}
+	var walk func(n *Schema) bool
+	walk = func(n *Schema) bool {
 		if n == nil || seen[n] {
 			return false
 		}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"encoding/base64"
@@ -11,15 +11,15 @@ import (
 	"time"
 )
 
-// This file is what the body scanner (schema_decode.go) knows of the Go
+// This file is what the body scanner (decode.go) knows of the Go
 // types behind built-in kinds' schemas: which kind of value each takes,
 // the types that decode themselves (times, quantities, int-or-string),
 // and the names encoding/json gives them in its errors.
 
-// kindOf is how the scanner treats a schema: "struct", "map", "list",
+// KindOf is how the scanner treats a schema: "struct", "map", "list",
 // "any" (anything goes: no schema, a RawExtension, an object without
 // fields), or "scalar".
-func kindOf(s *schema) string {
+func KindOf(s *Schema) string {
 	switch {
 	case s == nil || isAnyType(s):
 		return "any"
@@ -35,7 +35,7 @@ func kindOf(s *schema) string {
 	return "scalar"
 }
 
-func isAnyType(s *schema) bool {
+func isAnyType(s *Schema) bool {
 	switch s.Name {
 	case "io.k8s.apimachinery.pkg.runtime.RawExtension", "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
 		"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON":
@@ -44,9 +44,9 @@ func isAnyType(s *schema) bool {
 	return false
 }
 
-// isCustomDecoded reports whether the Go type of s decodes itself
+// IsCustomDecoded reports whether the Go type of s decodes itself
 // (UnmarshalJSON) rather than by kind.
-func isCustomDecoded(s *schema) bool {
+func IsCustomDecoded(s *Schema) bool {
 	if s == nil {
 		return false
 	}
@@ -66,8 +66,8 @@ var rxQuantity = regexp.MustCompile(`^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)
 // scalar checks a string, number, bool (or, for types that decode
 // themselves, any value) against s. jsonKind is "string", "number",
 // "bool", "object" or "array"; lit is the JSON text.
-func (sc *bodyScanner) scalar(s *schema, goType, jsonKind string, lit []byte) {
-	if sc.mapsOnly || (kindOf(s) == "any" && !isCustomDecoded(s)) {
+func (sc *bodyScanner) scalar(s *Schema, goType, jsonKind string, lit []byte) {
+	if sc.mapsOnly || (KindOf(s) == "any" && !IsCustomDecoded(s)) {
 		return
 	}
 	// str decodes a string literal, when a check needs its value.
@@ -144,7 +144,7 @@ func (sc *bodyScanner) scalar(s *schema, goType, jsonKind string, lit []byte) {
 
 // intValue checks a value decoded into a Go integer of schema s (Go type
 // goType, "" for the schema's).
-func (sc *bodyScanner) intValue(jsonKind string, lit []byte, s *schema, goType string) {
+func (sc *bodyScanner) intValue(jsonKind string, lit []byte, s *Schema, goType string) {
 	if jsonKind != "number" {
 		sc.typeError(jsonKind, s, goType)
 		return
@@ -158,17 +158,17 @@ func (sc *bodyScanner) intValue(jsonKind string, lit []byte, s *schema, goType s
 	}
 }
 
-// goStructName is the name of the Go struct a named schema stands for
+// GoStructName is the name of the Go struct a named schema stands for
 // ("ConfigMap" for io.k8s.api.core.v1.ConfigMap).
-func goStructName(s *schema) string {
+func GoStructName(s *Schema) string {
 	return s.Name[strings.LastIndexByte(s.Name, '.')+1:]
 }
 
-// goTypeName is how encoding/json names the Go type of a field of schema
+// GoTypeName is how encoding/json names the Go type of a field of schema
 // s: "string", "int32", "[]v1.Container", "map[string]string",
 // "v1.PodSpec". Named string types (v1.RestartPolicy) cannot be told from
 // their schema and are named "string".
-func goTypeName(s *schema) string {
+func GoTypeName(s *Schema) string {
 	if s == nil {
 		return "interface {}"
 	}
@@ -201,19 +201,19 @@ func goTypeName(s *schema) string {
 	case "boolean":
 		return "bool"
 	case "array":
-		return "[]" + goTypeName(s.Elem)
+		return "[]" + GoTypeName(s.Elem)
 	case "object":
 		if s.Additional != nil {
-			return "map[string]" + goTypeName(s.Additional)
+			return "map[string]" + GoTypeName(s.Additional)
 		}
 	}
 	return "interface {}"
 }
 
-// goField is what the Go decoder's errors say of a field of a built-in
+// GoField is what the Go decoder's errors say of a field of a built-in
 // struct beyond its schema, as probed on the real server
 // (TestGenerateOpenAPI, openapi/go-fields.json.gz).
-type goField struct {
+type GoField struct {
 	// Type is the Go type of the field's scalar (of its elements, for a
 	// list or map) when its schema cannot tell it: "v1.RestartPolicy".
 	Type string `json:"type,omitempty"`
@@ -227,9 +227,9 @@ type goField struct {
 }
 
 // goType is the Go type of a value of the field whose schema is p.
-func (f goField) goType(p *schema) string {
+func (f GoField) goType(p *Schema) string {
 	if f.Type == "" {
-		return goTypeName(p)
+		return GoTypeName(p)
 	}
 	var prefix string
 	for q := p; q != nil; {

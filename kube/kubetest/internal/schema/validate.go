@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package schema
 
 import (
 	"encoding/json"
@@ -36,7 +36,7 @@ type schemaValidator struct {
 
 // validateSchema validates o (or, for ratcheting, o against old; old nil
 // on create) against s and returns the field errors.
-func validateSchema(s *schema, o, old obj) []fielderr.Error {
+func validateSchema(s *Schema, o, old obj) []fielderr.Error {
 	v := &schemaValidator{}
 	var oldV any
 	if old != nil {
@@ -109,7 +109,7 @@ func child(path, name string) string {
 
 // value validates x at path. correlated says old is the value at the same
 // place before an update: when x equals it nothing is validated.
-func (v *schemaValidator) value(s *schema, x any, path vpath, old any, correlated bool) {
+func (v *schemaValidator) value(s *Schema, x any, path vpath, old any, correlated bool) {
 	if s == nil {
 		return
 	}
@@ -142,7 +142,7 @@ func (v *schemaValidator) value(s *schema, x any, path vpath, old any, correlate
 }
 
 // types are the JSON types s allows; int-or-string allows two.
-func (s *schema) types() []string {
+func (s *Schema) types() []string {
 	if s.IntOrString {
 		return []string{"integer", "string"}
 	}
@@ -179,7 +179,7 @@ func (v *schemaValidator) typeError(path, want, got string) {
 	v.add("FieldValueTypeInvalid", path, got, fmt.Sprintf("%s in body must be of type %s: %q", path, want, got))
 }
 
-func (v *schemaValidator) typeCheck(s *schema, x any, path vpath) {
+func (v *schemaValidator) typeCheck(s *Schema, x any, path vpath) {
 	types := s.types()
 	if len(types) == 0 {
 		return
@@ -208,7 +208,7 @@ func (v *schemaValidator) typeCheck(s *schema, x any, path vpath) {
 	v.typeError(path.String(), strings.Join(types, ","), got)
 }
 
-func (v *schemaValidator) stringValue(s *schema, x string, vp vpath) {
+func (v *schemaValidator) stringValue(s *Schema, x string, vp vpath) {
 	path := vp.String // rendered for errors only
 	n := int64(utf8.RuneCountInString(x))
 	switch {
@@ -231,12 +231,12 @@ func (v *schemaValidator) stringValue(s *schema, x string, vp vpath) {
 // integer checks an int64 as the real validator does: against int32's
 // range exactly, against bounds and factors as number does (in float64),
 // naming the value exactly.
-func (v *schemaValidator) integer(s *schema, x int64, vp vpath) {
+func (v *schemaValidator) integer(s *Schema, x int64, vp vpath) {
 	if s.Type == "integer" && !s.IntOrString && s.Format == "int32" && (x < math.MinInt32 || x > math.MaxInt32) {
 		v.add("FieldValueInvalid", "<nil>", "", fmt.Sprintf("Checked value must be of type integer with format int32 in %s", vp.String()))
 	}
 	if s.MultipleOf != nil || s.Minimum != nil || s.Maximum != nil {
-		v.number(&schema{MultipleOf: s.MultipleOf, Minimum: s.Minimum, Maximum: s.Maximum,
+		v.number(&Schema{MultipleOf: s.MultipleOf, Minimum: s.Minimum, Maximum: s.Maximum,
 			ExclusiveMinimum: s.ExclusiveMinimum, ExclusiveMaximum: s.ExclusiveMaximum}, float64(x), true, x, vp)
 	}
 }
@@ -245,7 +245,7 @@ func (v *schemaValidator) integer(s *schema, x int64, vp vpath) {
 // fraction is an int64 there (isInt), and bounds and factors are then
 // truncated to integers too (so that an integer checked against multipleOf
 // 0.25 fails with "factor ... must be positive: 0", as in the real server).
-func (v *schemaValidator) number(s *schema, x float64, isInt bool, value any, vp vpath) {
+func (v *schemaValidator) number(s *Schema, x float64, isInt bool, value any, vp vpath) {
 	path := vp.String // rendered for errors only
 	if s.Type == "integer" && !s.IntOrString {
 		fits := isInt
@@ -320,7 +320,7 @@ func isJSONInteger(f float64) bool {
 	return diff == 0 || diff < 1e-9*math.Max(1, math.Abs(f))
 }
 
-func (v *schemaValidator) list(s *schema, x []any, vp vpath, old any, correlated bool) {
+func (v *schemaValidator) list(s *Schema, x []any, vp vpath, old any, correlated bool) {
 	path := vp.String // rendered for errors only
 	for i, item := range x {
 		oldItem, ok := correlateItem(s, item, old, correlated)
@@ -350,7 +350,7 @@ func (v *schemaValidator) list(s *schema, x []any, vp vpath, old any, correlated
 // correlateItem finds the old element an element of a list replaces: the
 // one with the same keys in a map list. Elements of sets and atomic lists
 // correlate with nothing (as in the real server).
-func correlateItem(s *schema, item, old any, correlated bool) (any, bool) {
+func correlateItem(s *Schema, item, old any, correlated bool) (any, bool) {
 	olds, ok := old.([]any)
 	if !correlated || !ok || s.ListType != "map" {
 		return nil, false
@@ -377,7 +377,7 @@ func sameListKeys(keys []string, a, b any) bool {
 	return true
 }
 
-func (v *schemaValidator) enum(s *schema, x any, vp vpath) {
+func (v *schemaValidator) enum(s *Schema, x any, vp vpath) {
 	if len(s.Enum) == 0 || slices.ContainsFunc(s.Enum, func(e any) bool { return jsonpatch.Equal(e, x) }) {
 		return
 	}
@@ -393,7 +393,7 @@ func (v *schemaValidator) enum(s *schema, x any, vp vpath) {
 	v.add("FieldValueNotSupported", vp.String(), x, fielderr.NotSupportedDetail(values...))
 }
 
-func (v *schemaValidator) object(s *schema, x obj, vp vpath, old any, correlated bool) {
+func (v *schemaValidator) object(s *Schema, x obj, vp vpath, old any, correlated bool) {
 	path := vp.String // rendered for errors only
 	oldMap, _ := old.(obj)
 	n := int64(len(x))
@@ -415,7 +415,7 @@ func (v *schemaValidator) object(s *schema, x obj, vp vpath, old any, correlated
 			}
 		}
 	}
-	for _, k := range s.names {
+	for _, k := range s.Names {
 		if _, present := x[k]; !present {
 			continue
 		}
