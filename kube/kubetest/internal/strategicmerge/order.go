@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package strategicmerge
 
 import (
 	"sort"
@@ -11,7 +11,7 @@ import (
 )
 
 // This file orders the lists a strategic merge patch merges
-// (strategicmerge_list.go) as kube-apiserver does, and carries out the
+// (list.go) as kube-apiserver does, and carries out the
 // $setElementOrder directives.
 //
 // Order, when the patch has no $setElementOrder for the list: the items
@@ -26,12 +26,12 @@ import (
 // order. The real server computes that order from its list as deletions
 // and additions left it in place (an item deleted shifts the others down,
 // an item added takes the freed slot), and so does orderLists:
-// listDirectives and mergeItems (strategicmerge_list.go) work in place on
+// listDirectives and mergeItems (list.go) work in place on
 // the object's list on purpose.
 
 // partitionBy splits l into the items that order names (by merge key, or
 // by value without one) and the others, each in l's order.
-func partitionBy(l, order []any, mergeKey string) (named, others []any, err *smpError) {
+func partitionBy(l, order []any, mergeKey string) (named, others []any, err *Error) {
 	named, others = make([]any, 0, len(l)), make([]any, 0, len(l))
 	if mergeKey == "" {
 		in := make(map[any]bool, len(order))
@@ -73,7 +73,7 @@ func partitionBy(l, order []any, mergeKey string) (named, others []any, err *smp
 // arrange orders a merged list: named sorted by order, others by
 // serverOrder, then interleaved (see the file comment). maps says the
 // items are objects compared by merge key.
-func arrange(named, others, order, serverOrder []any, mergeKey string, maps bool) ([]any, *smpError) {
+func arrange(named, others, order, serverOrder []any, mergeKey string, maps bool) ([]any, *Error) {
 	named, err := sortByOrder(named, order, mergeKey, maps)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func arrange(named, others, order, serverOrder []any, mergeKey string, maps bool
 // item goes last. The comparison counts an item order does not know as
 // smaller than anything, which is not an order: the real server sorts
 // with it all the same, and so the result is sort.SliceStable's.
-func sortByOrder(items, order []any, mergeKey string, maps bool) ([]any, *smpError) {
+func sortByOrder(items, order []any, mergeKey string, maps bool) ([]any, *Error) {
 	var deletes []any
 	if maps {
 		for _, l := range [][]any{items, order} {
@@ -144,7 +144,7 @@ func sortByOrder(items, order []any, mergeKey string, maps bool) ([]any, *smpErr
 
 // orderLists carries out the $setElementOrder directives of patch: the
 // list each names is merged here (and its patch consumed), then ordered.
-func orderLists(s *schema.Schema, cur, patch obj) *smpError {
+func orderLists(s *schema.Schema, cur, patch obj) *Error {
 	for _, key := range unstructured.SortedKeys(patch) {
 		ov, ok := patch[key]
 		if !ok || !strings.HasPrefix(key, smpSetElementOrder) {
@@ -216,7 +216,7 @@ func orderLists(s *schema.Schema, cur, patch obj) *smpError {
 
 // checkOrder checks that the items of a patch list (but deletes and other
 // directives) come in a $setElementOrder list, in its order.
-func checkOrder(patchList, order []any, mergeKey string) *smpError {
+func checkOrder(patchList, order []any, mergeKey string) *Error {
 	if len(order) == 0 || len(patchList) == 0 {
 		return nil
 	}
@@ -259,7 +259,7 @@ func checkOrder(patchList, order []any, mergeKey string) *smpError {
 
 // sameItem says two list items are the same: equal scalars, or objects
 // with equal merge keys (which both must have).
-func sameItem(a, b any, mergeKey string) (bool, *smpError) {
+func sameItem(a, b any, mergeKey string) (bool, *Error) {
 	if mergeKey == "" {
 		return same(a, b), nil
 	}

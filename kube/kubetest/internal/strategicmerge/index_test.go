@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package strategicmerge
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // The scans the index replaces, as the merge did them (and the real
 // server does): the reference the index must agree with.
 
-func scanByKey(l []any, mergeKey string, key any) (int, *smpError) {
+func scanByKey(l []any, mergeKey string, key any) (int, *Error) {
 	for i, v := range l {
 		m, ok := v.(obj)
 		if !ok {
@@ -36,7 +36,7 @@ func scanPosition(l []any, v any, mergeKey string, maps bool) int {
 }
 
 // outcome runs a lookup and says what it answered, errored or panicked.
-func outcome(f func() (int, *smpError)) (out string) {
+func outcome(f func() (int, *Error)) (out string) {
 	defer func() {
 		if r := recover(); r != nil {
 			out = fmt.Sprintf("panic %v", r)
@@ -44,7 +44,7 @@ func outcome(f func() (int, *smpError)) (out string) {
 	}()
 	i, err := f()
 	if err != nil {
-		return "error " + err.msg
+		return "error " + err.Msg
 	}
 	return fmt.Sprint(i)
 }
@@ -90,8 +90,8 @@ func TestKeyIndexAgreesWithScan(t *testing.T) {
 	for range 20000 {
 		l := randomItems(r, r.IntN(8))
 		key := randomKey(r)
-		got := outcome(func() (int, *smpError) { return mergeKeyIndex(l, "name").find(key) })
-		if want := outcome(func() (int, *smpError) { return scanByKey(l, "name", key) }); got != want {
+		got := outcome(func() (int, *Error) { return mergeKeyIndex(l, "name").find(key) })
+		if want := outcome(func() (int, *Error) { return scanByKey(l, "name", key) }); got != want {
 			t.Fatalf("find(%v) by merge key in %v = %s, scan = %s", key, l, got, want)
 		}
 		for _, maps := range []bool{true, false} {
@@ -99,8 +99,8 @@ func TestKeyIndexAgreesWithScan(t *testing.T) {
 			if !maps {
 				v = key
 			}
-			got := outcome(func() (int, *smpError) { return positionIndex(l, "name", maps).position(v, "name", maps), nil })
-			want := outcome(func() (int, *smpError) { return scanPosition(l, v, "name", maps), nil })
+			got := outcome(func() (int, *Error) { return positionIndex(l, "name", maps).position(v, "name", maps), nil })
+			want := outcome(func() (int, *Error) { return scanPosition(l, v, "name", maps), nil })
 			if got != want {
 				t.Fatalf("position(%v, maps %v) in %v = %s, scan = %s", v, maps, l, got, want)
 			}

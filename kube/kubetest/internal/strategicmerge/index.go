@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package strategicmerge
 
 // This file finds the items of a list by merge key (or by value) for the
-// strategic merge (strategicmerge_list.go, strategicmerge_order.go) in
+// strategic merge (list.go, order.go) in
 // O(1) per lookup after an O(n) build, where a scan from the start would
 // make merging a patch list of m items into a list of n O(n·m).
 //
@@ -102,7 +102,7 @@ func (x *keyIndex) lost(l []any, i int, key any, mergeKey string) {
 // panics when an item's key is a map (a list, a list), as Go's == does in
 // the scan; for a merge key index, a key not found before an item that is
 // not an object is that item's error.
-func (x *keyIndex) find(key any) (int, *smpError) {
+func (x *keyIndex) find(key any) (int, *Error) {
 	switch key.(type) {
 	case obj:
 		if x.firstMap >= 0 {

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package strategicmerge
 
 import (
 	"encoding/json"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // The expected results of these tables are kube-apiserver 1.36.3's
@@ -101,9 +98,9 @@ func TestStrategicMergeDeployment(t *testing.T) {
 			"containers", `{"name":"x"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _, err := strategicMerge(s, decodeJSONObject(t, podSpecPatch(smpContainers)), decodeJSONObject(t, podSpecPatch(tc.patch)))
+			out, _, err := Merge(s, decodeJSONObject(t, podSpecPatch(smpContainers)), decodeJSONObject(t, podSpecPatch(tc.patch)))
 			if err != nil {
-				t.Fatalf("patch %s: %d %s", tc.patch, err.code, err.msg)
+				t.Fatalf("patch %s: %d %s", tc.patch, err.Code, err.Msg)
 			}
 			got := valueAt(out, "spec.template.spec."+tc.field)
 			if l, ok := got.([]any); ok && tc.want[0] == '[' && tc.want[1] == '"' {
@@ -151,9 +148,9 @@ func TestStrategicMergeObjects(t *testing.T) {
 		{"$deleteFromPrimitiveList of a scalar sets it", `{"metadata":{"$deleteFromPrimitiveList/name":"y"}}`, "metadata.name", `"y"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, _, err := strategicMerge(s, decodeJSONObject(t, base), decodeJSONObject(t, tc.patch))
+			out, _, err := Merge(s, decodeJSONObject(t, base), decodeJSONObject(t, tc.patch))
 			if err != nil {
-				t.Fatalf("patch %s: %d %s", tc.patch, err.code, err.msg)
+				t.Fatalf("patch %s: %d %s", tc.patch, err.Code, err.Msg)
 			}
 			var got any = out
 			if tc.field != "" {
@@ -222,8 +219,8 @@ func TestStrategicMergeErrors(t *testing.T) {
 			"no elements in any of the given slices"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := strategicMerge(tc.s, decodeJSONObject(t, tc.cur), decodeJSONObject(t, tc.patch))
-			if err == nil || err.code != tc.code || err.msg != tc.msg {
+			_, _, err := Merge(tc.s, decodeJSONObject(t, tc.cur), decodeJSONObject(t, tc.patch))
+			if err == nil || err.Code != tc.code || err.Msg != tc.msg {
 				t.Errorf("patch %s = %+v, want %d %q", tc.patch, err, tc.code, tc.msg)
 			}
 		})
@@ -238,61 +235,12 @@ func TestStrategicMergeQuotesWhatIsLeft(t *testing.T) {
 		"$setElementOrder/containers":[{"name":"c1"},{"name":"c2"}],"containers":[{"name":"c1","bogus":1}],
 		"volumes":[{"name":"v1","emptyDir":{"$patch":"replace","medium":"Memory"}}],
 		"initContainers":[{"name":"i","image":"x","env":[{"name":"a","value":null}]}]}}}}`)
-	_, quoted, err := strategicMerge(schema.Builtin("apps", "v1", "Deployment"), cur, patch)
+	_, quoted, err := Merge(schema.Builtin("apps", "v1", "Deployment"), cur, patch)
 	if err != nil {
-		t.Fatal(err.msg)
+		t.Fatal(err.Msg)
 	}
 	const want = "map[spec:map[strategy:map[type:Recreate] template:map[metadata:map[labels:map[x:<nil>]] spec:map[initContainers:[map[env:[map[name:a]] image:x name:i]] volumes:[map[emptyDir:map[medium:Memory] name:v1]]]]]]"
 	if quoted != want {
 		t.Errorf("quoted patch\n  %s\nwant\n  %s", quoted, want)
 	}
-}
-
-func decodeJSONObject(t *testing.T, s string) obj {
-	t.Helper()
-	o, err := decodeObject([]byte(s))
-	if err != nil {
-		t.Fatalf("decode %s: %v", s, err)
-	}
-	return o
-}
-
-func decodeJSONValue(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := unstructured.DecodeExact([]byte(s), &v); err != nil {
-		t.Fatalf("decode %s: %v", s, err)
-	}
-	return v
-}
-
-// valueAt is the value at a dotted path of fields and list indices
-// ("spec.containers.0.env"); nil when there is none.
-func valueAt(o obj, dotted string) any {
-	var cur any = o
-	for p := range strings.SplitSeq(dotted, ".") {
-		switch t := cur.(type) {
-		case obj:
-			cur = t[p]
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i >= len(t) {
-				return nil
-			}
-			cur = t[i]
-		default:
-			return nil
-		}
-	}
-	return cur
-}
-
-// itemNames is the names of a list's objects, in order.
-func itemNames(l []any) []any {
-	out := make([]any, len(l))
-	for i, v := range l {
-		m, _ := v.(obj)
-		out[i] = m["name"]
-	}
-	return out
 }

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package strategicmerge
 
 import "net/http"
 
 import "github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 
 // This file merges the lists of a strategic merge patch
-// (strategicmerge.go); strategicmerge_order.go orders the result.
+// (strategicmerge.go); order.go orders the result.
 //
 
 // smpMergeLists merges patch into cur, a list whose strategy is "merge" or
 // whose patch is a $deleteFromPrimitiveList (deleting), with items of
 // schema item. cur's backing array may be reused.
-func smpMergeLists(item *schema.Schema, cur, patch []any, mergeKey string, deleting bool) ([]any, *smpError) {
+func smpMergeLists(item *schema.Schema, cur, patch []any, mergeKey string, deleting bool) ([]any, *Error) {
 	if len(cur) == 0 && len(patch) == 0 {
 		return cur, nil
 	}
@@ -51,7 +51,7 @@ func smpMergeLists(item *schema.Schema, cur, patch []any, mergeKey string, delet
 
 // elementKind is the Go kind shared by the items of lists: "map", or a
 // scalar kind. Items of different kinds, and lists of lists, are refused.
-func elementKind(lists ...[]any) (string, *smpError) {
+func elementKind(lists ...[]any) (string, *Error) {
 	first := ""
 	for _, l := range lists {
 		for _, v := range l {
@@ -60,7 +60,7 @@ func elementKind(lists ...[]any) (string, *smpError) {
 			case first == "" && v == nil:
 				panic(smpPanic{"runtime error: invalid memory address or nil pointer dereference"})
 			case first == "" && k == "slice":
-				return "", &smpError{code: http.StatusUnprocessableEntity, msg: "lists of lists are not supported"}
+				return "", &Error{Code: http.StatusUnprocessableEntity, Msg: "lists of lists are not supported"}
 			case first == "":
 				first = k
 			case k != first:
@@ -112,7 +112,7 @@ func unionOf(cur, add []any) []any {
 // remove the items with their key from cur (in place, see
 // removeInPlace), a replace makes the other patch items the list. It
 // returns the list to merge into and the patch items left to merge.
-func listDirectives(cur, patch []any, mergeKey string) ([]any, []any, *smpError) {
+func listDirectives(cur, patch []any, mergeKey string) ([]any, []any, *Error) {
 	rest := make([]any, 0, len(patch))
 	replace := false
 	idx := mergeKeyIndex(cur, mergeKey)
@@ -211,7 +211,7 @@ func removeInPlace(l []any, gone []int) []any {
 
 // mergeItems merges each patch item into the item of cur with its merge
 // key, or appends it (as it is, directives and all) to cur.
-func mergeItems(item *schema.Schema, cur, patch []any, mergeKey string) ([]any, *smpError) {
+func mergeItems(item *schema.Schema, cur, patch []any, mergeKey string) ([]any, *Error) {
 	idx := mergeKeyIndex(cur, mergeKey)
 	for _, v := range patch {
 		m := v.(obj)

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package strategicmerge
 
 import (
 	"fmt"
 	"net/http"
 
-	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
@@ -23,31 +22,19 @@ const (
 	smpTypeList = "[]interface {}"
 )
 
-// smpError is a failure of a strategic merge patch, as the real server
+// Error is a failure of a strategic merge patch, as the real server
 // answers it.
-type smpError struct {
-	code int // 400, 422 or 500
-	msg  string
+type Error struct {
+	Code int // 400, 422 or 500
+	Msg  string
 }
 
-// status is the answer: BadRequest, the generic Invalid of a 422 without
-// details, or an internal error without reason.
-func (e *smpError) status() *kube.StatusError {
-	switch e.code {
-	case http.StatusBadRequest:
-		return errBadRequest(e.msg)
-	case http.StatusUnprocessableEntity:
-		return errPatchRejected()
-	}
-	return statusError(http.StatusInternalServerError, "", e.msg, nil)
-}
-
-func smpFailed(format string, args ...any) *smpError {
-	return &smpError{code: http.StatusInternalServerError, msg: fmt.Sprintf(format, args...)}
+func smpFailed(format string, args ...any) *Error {
+	return &Error{Code: http.StatusInternalServerError, Msg: fmt.Sprintf(format, args...)}
 }
 
 // smpPanic carries a failure where the real server's merge panics, from
-// deep in a comparison up to strategicMerge.
+// deep in a comparison up to Merge.
 type smpPanic struct{ msg string }
 
 // settle makes o, an object of schema s, what the real server's Go types
@@ -122,18 +109,18 @@ func zeroValue(s *schema.Schema) (any, bool) {
 }
 
 // unknownDirective is the error for a $patch value a merge does not know.
-func unknownDirective(d any, m obj) *smpError {
+func unknownDirective(d any, m obj) *Error {
 	return smpFailed("unknown patch type: %s in map: %s", goStringVerb(d), schema.GoValueString(m))
 }
 
 // noMergeKey is the error for a list item without its merge key.
-func noMergeKey(m obj, key string) *smpError {
+func noMergeKey(m obj, key string) *Error {
 	return smpFailed("map: %s does not contain declared merge key: %s", schema.GoValueString(m), key)
 }
 
 // badArgType is the error for a value of the wrong type: want is a Go
 // type ("[]interface {}").
-func badArgType(want string, got any) *smpError {
+func badArgType(want string, got any) *Error {
 	return smpFailed("expected a %s, but received a %s", want, goTypeOf(got))
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package strategicmerge
 
 import (
 	"net/http"
@@ -10,55 +10,8 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file applies a strategic merge patch
-// (application/strategic-merge-patch+json) to an object of a built-in
-// kind as kube-apiserver does. The schema says how each field merges:
-// x-kubernetes-patch-strategy and x-kubernetes-patch-merge-key, which the
-// real server reads from the same Go struct tags they are published from.
-//
-// What a patch does, field by field (lists: strategicmerge_list.go and
-// strategicmerge_order.go):
-//   - An object merges key by key; null removes a key; a key the object
-//     lacks takes the patch's value, its nulls dropped and its directives
-//     removed.
-//   - A list whose strategy is "merge" merges: lists of objects by merge
-//     key (an item merges into the item with its key, or is added), lists
-//     of scalars as sets. Any other list is replaced.
-//   - Directives: {"$patch": "replace"} replaces an object with the rest
-//     of its patch, {"$patch": "delete"} empties it; in a merged list an
-//     item {"$patch": "delete", <key>: v} removes the items with key v and
-//     {"$patch": "replace"} makes the rest of the patch list the list.
-//     "$retainKeys": [names] removes every other key of the object;
-//     "$setElementOrder/<list>": [items] orders a merged list;
-//     "$deleteFromPrimitiveList/<list>": [values] removes values from a
-//     list of scalars. {"$patch": "merge"} is refused, as it is there.
-//
-// Directives are consumed by the merge and never stored. Where the real
-// merge leaves one in place (inside an item it adds to a list, a replaced
-// object or list, an unknown "$key"), it is an unknown field of the
-// result: dropped, with a warning or a Strict error, as there. The result
-// is then what the real server's Go types make of it (settle): a null
-// left in it is its type's zero value, and empty lists and maps are
-// omitted.
-//
-// Errors are the real server's, word for word: 400 for a malformed
-// directive name or $retainKeys, 422 for lists of lists, and 500 with no
-// reason for the rest (a missing merge key, an unknown $patch, a
-// $setElementOrder that contradicts its list...). Where the real merge
-// panics (it compares objects with ==, or hashes them, in lists without
-// merge key), the real server drops the connection; kubetest answers 500
-// with the Go runtime's message instead.
-//
-// The patch is consumed: maps of the patch become parts of the result,
-// and directives and nulls are deleted from it as the merge goes. What is
-// left of it is what the real server quotes in the 422 errors of the
-// patched object.
-//
-// Cost: O(size of object and patch) for objects; merging a patch list of
-// m items into a list of n is O(n + m), plus O((n + m) log(n + m)) to
-// order it: items are found by merge key through an index
-// (strategicmerge_index.go) where the real server scans the list, with
-// the same answers, errors and panics included.
+// obj is a decoded JSON object.
+type obj = map[string]any
 
 // Directive keys and their values.
 const (
@@ -72,10 +25,10 @@ const (
 	smpStrategyRetain   = "retainKeys"
 )
 
-// strategicMerge applies patch to cur by s, the schema of cur's kind.
+// Merge applies patch to cur by s, the schema of cur's kind.
 // Both are consumed: the result shares maps with them. quoted is the patch
 // as the merge left it, formatted as the real server quotes it.
-func strategicMerge(s *schema.Schema, cur, patch obj) (out obj, quoted string, err *smpError) {
+func Merge(s *schema.Schema, cur, patch obj) (out obj, quoted string, err *Error) {
 	defer func() {
 		if r := recover(); r != nil {
 			p, ok := r.(smpPanic)
@@ -96,7 +49,7 @@ func strategicMerge(s *schema.Schema, cur, patch obj) (out obj, quoted string, e
 
 // mergeObjects merges patch into cur, an object of schema s (nil: no
 // schema), and returns the merged object.
-func mergeObjects(s *schema.Schema, cur, patch obj) (obj, *smpError) {
+func mergeObjects(s *schema.Schema, cur, patch obj) (obj, *Error) {
 	if d, ok := patch[smpDirective]; ok {
 		switch d {
 		case smpDirectiveReplace:
@@ -125,7 +78,7 @@ func mergeObjects(s *schema.Schema, cur, patch obj) (obj, *smpError) {
 }
 
 // mergeField merges the patch's key k into cur.
-func mergeField(s *schema.Schema, cur, patch obj, k string) *smpError {
+func mergeField(s *schema.Schema, cur, patch obj, k string) *Error {
 	pv := patch[k]
 	name, deleting := k, false
 	if strings.HasPrefix(k, smpDeleteFromList) {
@@ -207,7 +160,7 @@ func setFromPatch(cur obj, name string, pv any) {
 // set) it returns the schema of its items, else the field's. It fails as
 // the real server's lookup in Go types does: s must be a struct with that
 // field (matched case-insensitively if need be), and a list a slice.
-func lookupPatchField(s *schema.Schema, name string, list bool) (*schema.Schema, string, string, *smpError) {
+func lookupPatchField(s *schema.Schema, name string, list bool) (*schema.Schema, string, string, *Error) {
 	if s == nil {
 		return nil, "", "", nil
 	}
@@ -237,7 +190,7 @@ func lookupPatchField(s *schema.Schema, name string, list bool) (*schema.Schema,
 
 // patchStrategy is the strategy a merge follows for a field tagged tag:
 // retainKeys only says which clients send $retainKeys.
-func patchStrategy(tag string) (string, *smpError) {
+func patchStrategy(tag string) (string, *Error) {
 	parts := strings.Split(tag, ",")
 	switch {
 	case len(parts) == 1 && parts[0] == smpStrategyRetain:
@@ -255,13 +208,13 @@ func patchStrategy(tag string) (string, *smpError) {
 // retainKeys applies a $retainKeys directive of patch: every key of the
 // patch (but nulls and list directives) must be listed, and cur keeps the
 // listed keys only.
-func retainKeys(cur, patch obj) *smpError {
+func retainKeys(cur, patch obj) *Error {
 	v, ok := patch[smpRetainKeys]
 	if !ok {
 		return nil
 	}
 	delete(patch, smpRetainKeys)
-	bad := &smpError{code: http.StatusBadRequest, msg: "invalid patch format of retainKeys"}
+	bad := &Error{Code: http.StatusBadRequest, Msg: "invalid patch format of retainKeys"}
 	list, ok := v.([]any)
 	if !ok {
 		return bad
@@ -286,7 +239,7 @@ func retainKeys(cur, patch obj) *smpError {
 // directiveTarget is the list a directive key names: "containers" for
 // "$setElementOrder/containers". A key with another prefix than the
 // directive's is a 400.
-func directiveTarget(key, prefix string) (string, *smpError) {
+func directiveTarget(key, prefix string) (string, *Error) {
 	directive, target, ok := strings.Cut(key, "/")
 	if ok && directive == prefix {
 		return target, nil
@@ -295,7 +248,7 @@ func directiveTarget(key, prefix string) (string, *smpError) {
 	if prefix == smpSetElementOrder {
 		what = "setElementOrder list"
 	}
-	return "", &smpError{code: http.StatusBadRequest, msg: "invalid patch format of " + what}
+	return "", &Error{Code: http.StatusBadRequest, Msg: "invalid patch format of " + what}
 }
 
 // withoutDirectives removes from x the objects that carry a $patch
