@@ -56,7 +56,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, serr)
 		return
 	}
-	meta := metaOf(config)
+	meta := unstructured.Metadata(config)
 	if mf, ok := meta["managedFields"]; ok && mf != nil {
 		writeError(c.w, errBadRequest("metadata.managedFields must be nil"))
 		return
@@ -93,21 +93,22 @@ func gvkString(apiVersion, kind string) string {
 // fieldManagerOf returns the field manager of wr's write.
 func (s *Server) fieldManagerOf(wr *write, now string) *fieldManager {
 	res := wr.res
-	return &fieldManager{res: res, sub: wr.sub, now: now, served: func(apiVersion string) bool {
-		if apiVersion == res.apiVersion() {
-			return true
-		}
-		group, version, ok := strings.Cut(apiVersion, "/")
-		if !ok {
-			group, version = "", apiVersion
-		}
-		return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
-	}}
+	return &fieldManager{schema: res.Schema, builtin: res.CRD == "", statusSub: res.Status, apiVersion: res.apiVersion(),
+		sub: wr.sub, now: now, served: func(apiVersion string) bool {
+			if apiVersion == res.apiVersion() {
+				return true
+			}
+			group, version, ok := strings.Cut(apiVersion, "/")
+			if !ok {
+				group, version = "", apiVersion
+			}
+			return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
+		}}
 }
 
 // applyLocked applies config to the object wr names.
 func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusError) {
-	if name := unstructured.String(metaOf(config), "name"); name != wr.name {
+	if name := unstructured.String(unstructured.Metadata(config), "name"); name != wr.name {
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
 	}
 	prev := wr.col.objects[objectKey(wr.namespace, wr.name)]
@@ -130,7 +131,7 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 	if err != nil {
 		return updateResult{}, err
 	}
-	metaOf(next)["resourceVersion"] = formatRV(prev.rv)
+	unstructured.Metadata(next)["resourceVersion"] = formatRV(prev.rv)
 	return s.updateLocked(wr, next, func(meta, _, _ obj, _ string) { setManagedFields(meta, entries) })
 }
 
@@ -185,7 +186,7 @@ func (e *applyError) status() *kube.StatusError {
 // store and its entries; the applier's entry has fm.now as its time when
 // the object changed.
 func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager string, force bool) (obj, []*mfEntry, *applyError) {
-	sch := fm.res.Schema
+	sch := fm.schema
 	if live == nil {
 		live = zeroObject()
 	} else if len(entries) == 0 {
@@ -201,7 +202,7 @@ func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager stri
 	set = fm.reset(set)
 	me := entryOf(&entries, fm.writer(manager, "Apply"))
 	last := me.Fields
-	me.Fields, me.APIVersion = set, fm.res.apiVersion()
+	me.Fields, me.APIVersion = set, fm.apiVersion
 	next := fm.prune(merged, entries, last)
 
 	c, err := compareObjects(sch, withoutManaged(live), withoutManaged(next), fm.typed(), fm.typed())
@@ -239,7 +240,7 @@ func (fm *fieldManager) prune(merged obj, entries []*mfEntry, last *fieldSet) ob
 	if last.empty() {
 		return merged
 	}
-	sch := fm.res.Schema
+	sch := fm.schema
 	named := func(v obj) *fieldSet {
 		fs, _ := toFieldSet(sch, v)
 		return ensureNamedFields(sch, fs)

@@ -21,7 +21,7 @@ import (
 // the values they still have, are forced, and the annotation follows the
 // configuration.
 func (fm *fieldManager) applyKubectl(live, config obj, manager string, force bool) (obj, []*mfEntry, *kube.StatusError) {
-	entries := storedManagedFields(metaOf(live))
+	entries := storedManagedFields(unstructured.Metadata(live))
 	next, out, err := fm.apply(live, config, cloneEntries(entries), manager, force)
 	if err != nil && err.other == nil && manager == "kubectl" && !force {
 		if allowed := fm.lastAppliedFields(live); allowed != nil {
@@ -49,20 +49,20 @@ func (fm *fieldManager) applyKubectl(live, config obj, manager string, force boo
 // lastAppliedFields returns the fields of live's last-applied annotation
 // whose values live still has; nil when there is no usable annotation.
 func (fm *fieldManager) lastAppliedFields(live obj) *fieldSet {
-	ann, _ := unstructured.StringMap(metaOf(live), "annotations")
+	ann, _ := unstructured.StringMap(unstructured.Metadata(live), "annotations")
 	raw := ann[lastAppliedAnnotation]
 	if raw == "" {
 		return nil
 	}
 	la, err := decodeObject([]byte(raw))
-	if err != nil || unstructured.String(la, "apiVersion") != fm.res.apiVersion() {
+	if err != nil || unstructured.String(la, "apiVersion") != fm.apiVersion {
 		return nil
 	}
-	fs, err := toFieldSet(fm.res.Schema, la)
+	fs, err := toFieldSet(fm.schema, la)
 	if err != nil {
 		return nil
 	}
-	c, err := compareObjects(fm.res.Schema, la, withoutManaged(live), false, fm.typed())
+	c, err := compareObjects(fm.schema, la, withoutManaged(live), false, fm.typed())
 	if err != nil {
 		return nil
 	}
@@ -78,7 +78,7 @@ const maxAnnotationsSize = 256 << 10
 // the applied configuration (without that annotation), as JSON; it drops
 // the annotation when the annotations would then be too large.
 func updateLastApplied(o, config obj) {
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	ann, _ := meta["annotations"].(obj)
 	if s, _ := ann[lastAppliedAnnotation].(string); s == "" {
 		return

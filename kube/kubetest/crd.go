@@ -74,7 +74,7 @@ func parseCRDSpec(o obj) crdSpec {
 // prepareCRDCreate validates a CRD and gives it the defaults and the status
 // the real server stores before its controllers run.
 func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	cs := parseCRDSpec(o)
 	name := unstructured.String(meta, "name")
 	var errs []fielderr.Error
@@ -163,7 +163,7 @@ func validateCRDUpdate(next, old obj) *kube.StatusError {
 	errs = append(errs, table.ValidatePrinterColumns(next)...)
 	errs = append(errs, schema.ValidateCRDSchemas(next)...)
 	if len(errs) > 0 {
-		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(metaOf(next), "name"), errs)
+		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	return nil
 }
@@ -185,7 +185,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 			"message": "the initial names have been accepted"},
 	}
 	old := mustDecode(rec.raw)
-	s.fieldManagerOf(&write{res: res, sub: "status"}, now).recordUpdate(metaOf(o), old, o, nil, false, "kube-apiserver")
+	s.fieldManagerOf(&write{res: res, sub: "status"}, now).recordUpdate(unstructured.Metadata(o), old, o, nil, false, "kube-apiserver")
 	rec = s.commitLocked(res, s.cols[res.colKey()], "MODIFIED", o, rec)
 	s.registerCRDLocked(mustDecode(rec.raw))
 }
@@ -193,7 +193,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 // registerCRDLocked serves the resource of the CRD o (again, after an
 // update), one resource per served version.
 func (s *Server) registerCRDLocked(o obj) {
-	name := unstructured.String(metaOf(o), "name")
+	name := unstructured.String(unstructured.Metadata(o), "name")
 	if o["metadata"].(obj)["deletionTimestamp"] != nil {
 		return
 	}
@@ -267,7 +267,7 @@ func (s *Server) finishCRDLocked(crd string) {
 		return
 	}
 	res := s.reg.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
-	fins := stringList(metaOf(o), "finalizers")
+	fins := stringList(unstructured.Metadata(o), "finalizers")
 	if len(fins) == 1 && fins[0] == crdCleanupFinalizer {
 		s.removeLocked(res, crdCol, rec)
 		return
@@ -279,7 +279,7 @@ func (s *Server) finishCRDLocked(crd string) {
 		}
 	}
 	if len(keep) != len(fins) {
-		metaOf(o)["finalizers"] = keep
+		unstructured.Metadata(o)["finalizers"] = keep
 		s.commitLocked(res, crdCol, "MODIFIED", o, rec)
 	}
 }

@@ -30,7 +30,7 @@ type write struct {
 
 // makeRecord encodes o, whose resourceVersion is set, into a record.
 func makeRecord(res *resource, o obj) *record {
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	raw, tm := encodeObjectTM(o)
 	labels, _ := unstructured.StringMap(meta, "labels")
 	ns, name := unstructured.String(meta, "namespace"), unstructured.String(meta, "name")
@@ -49,7 +49,7 @@ func makeRecord(res *resource, o obj) *record {
 // resourceVersion and tells the watchers.
 func (s *Server) commitLocked(res *resource, col *collection, typ string, o obj, prev *record) *record {
 	rv := s.nextRV()
-	metaOf(o)["resourceVersion"] = formatRV(rv)
+	unstructured.Metadata(o)["resourceVersion"] = formatRV(rv)
 	rec := makeRecord(res, o)
 	s.dispatchLocked(col, &event{typ: typ, rv: rv, obj: rec, prev: prev})
 	return rec
@@ -61,7 +61,7 @@ func (s *Server) commitLocked(res *resource, col *collection, typ string, o obj,
 func (s *Server) removeLocked(res *resource, col *collection, prev *record) *record {
 	rv := s.nextRV()
 	o := mustDecode(prev.raw)
-	metaOf(o)["resourceVersion"] = formatRV(rv)
+	unstructured.Metadata(o)["resourceVersion"] = formatRV(rv)
 	rec := makeRecord(res, o)
 	s.dispatchLocked(col, &event{typ: "DELETED", rv: rv, obj: rec, prev: prev})
 	s.afterRemoveLocked(res, rec)
@@ -121,7 +121,7 @@ func (s *Server) checkNamespaceLocked(wr *write, name string, create bool) *kube
 func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	res, col := wr.res, wr.col
 	coerceObject(res, o)
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
 		return nil, err
 	}

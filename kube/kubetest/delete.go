@@ -83,7 +83,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 		}
 		return s.removeLocked(res, wr.col, prev), true, nil
 	}
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	// The real server bumps the generation of kinds that keep one when it
 	// marks an object deleting, so that GenerationChanged predicates see it.
 	if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {

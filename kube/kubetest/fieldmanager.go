@@ -5,6 +5,9 @@ package kubetest
 import (
 	"slices"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file keeps metadata.managedFields as the real server's field
@@ -46,8 +49,14 @@ var strippedFields = func() *fieldSet {
 
 // fieldManager computes the managedFields of one write.
 type fieldManager struct {
-	res *resource
-	sub string // "" or "status"
+	// schema is the kind's schema; builtin says its objects are typed Go
+	// objects in the real server (not custom resources); statusSub says
+	// the kind has a status subresource; apiVersion is the one written.
+	schema     *schema.Schema
+	builtin    bool
+	statusSub  bool
+	apiVersion string
+	sub        string // "" or "status"
 	// served says whether the kind is served at an apiVersion: entries of
 	// other versions are dropped, as the real server cannot convert to
 	// them.
@@ -56,7 +65,7 @@ type fieldManager struct {
 }
 
 // typed says objects of the kind are typed Go objects in the real server.
-func (fm *fieldManager) typed() bool { return fm.res.CRD == "" }
+func (fm *fieldManager) typed() bool { return fm.builtin }
 
 // reset keeps a set to the fields this endpoint writes: without status
 // on the main resource of a kind with a status subresource, only status
@@ -70,7 +79,7 @@ func (fm *fieldManager) reset(s *fieldSet) *fieldSet {
 			out.children["f:status"].member = c.member
 		}
 		return out
-	case fm.res.Status:
+	case fm.statusSub:
 		only := newFieldSet()
 		only.insert("f:status")
 		return s.without(only)
@@ -101,7 +110,7 @@ func (fm *fieldManager) writer(manager, operation string) *mfEntry {
 	if manager == "" {
 		manager = "unknown"
 	}
-	return &mfEntry{Manager: manager, Operation: operation, APIVersion: fm.res.apiVersion(), Subresource: fm.sub}
+	return &mfEntry{Manager: manager, Operation: operation, APIVersion: fm.apiVersion, Subresource: fm.sub}
 }
 
 // zeroObject is the object a create starts from: empty, with the zero
@@ -137,7 +146,7 @@ func withoutManaged(o obj) obj {
 // unknown, as the real server does.
 func (fm *fieldManager) track(entries []*mfEntry, prev, next obj, manager string) ([]*mfEntry, error) {
 	entries = fm.reconcile(entries)
-	c, err := compareObjects(fm.res.Schema, withoutManaged(prev), withoutManaged(next), fm.typed(), fm.typed())
+	c, err := compareObjects(fm.schema, withoutManaged(prev), withoutManaged(next), fm.typed(), fm.typed())
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +171,7 @@ func (fm *fieldManager) recordUpdate(meta, prev, next obj, requested any, ok boo
 	switch {
 	case fm.sub != "" || !ok:
 		if prev != nil {
-			entries = storedManagedFields(metaOf(prev))
+			entries = storedManagedFields(unstructured.Metadata(prev))
 		}
 	case isResetManagedFields(requested):
 	default:
@@ -170,7 +179,7 @@ func (fm *fieldManager) recordUpdate(meta, prev, next obj, requested any, ok boo
 		if entries, err = decodeManagedFields(requested); err != nil || len(entries) == 0 {
 			entries = nil
 			if prev != nil {
-				entries = storedManagedFields(metaOf(prev))
+				entries = storedManagedFields(unstructured.Metadata(prev))
 			}
 		}
 	}

@@ -203,7 +203,7 @@ func (c *call) checkApplyConfig(config obj) *kube.StatusError {
 	if len(errs) > 1 {
 		msg = "errors:\n  " + strings.Join(errs, "\n  ")
 	}
-	meta := metaOf(config)
+	meta := unstructured.Metadata(config)
 	gvk := c.res.Group + "/" + c.res.Version + ", Kind=" + c.res.Kind
 	return statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
 		unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvk, msg), nil)

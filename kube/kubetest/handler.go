@@ -303,7 +303,7 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 			return errBadRequest("metadata must be an object")
 		}
 	}
-	m := metaOf(o)
+	m := unstructured.Metadata(o)
 	for _, k := range []string{"labels", "annotations"} {
 		if _, ok := unstructured.StringMap(m, k); !ok {
 			return errBadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")

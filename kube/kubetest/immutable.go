@@ -43,7 +43,7 @@ func validateImmutable(res *resource, next, old obj) *kube.StatusError {
 	if len(errs) == 0 {
 		return nil
 	}
-	return errInvalid(res.kindGroup(), res.Kind, unstructured.String(metaOf(next), "name"), errs)
+	return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 }
 
 // emptyAsNil treats an empty map as absent, as the server's typed objects do.

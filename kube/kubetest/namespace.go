@@ -46,7 +46,7 @@ func defaultKind(res *resource, o obj) {
 	if !isNamespaces(res) {
 		return
 	}
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	labels, _ := meta["labels"].(obj)
 	if labels == nil {
 		labels = obj{}
@@ -260,7 +260,7 @@ func (s *Server) finishNamespaceLocked(ns string) {
 	}
 	res := s.reg.lookup("", "v1", "namespaces")
 	o := mustDecode(rec.raw)
-	if len(stringList(metaOf(o), "finalizers")) == 0 {
+	if len(stringList(unstructured.Metadata(o), "finalizers")) == 0 {
 		s.removeLocked(res, nsCol, rec)
 		return
 	}

@@ -224,16 +224,6 @@ func writeJSONValue(b *bytes.Buffer, v any) {
 	b.Write(raw)
 }
 
-// metaOf returns o's metadata map, making it when missing.
-func metaOf(o obj) obj {
-	m, ok := o["metadata"].(obj)
-	if !ok {
-		m = obj{}
-		o["metadata"] = m
-	}
-	return m
-}
-
 // stringList returns m[k] as a list of strings (finalizers).
 func stringList(m obj, k string) []string {
 	in, _ := m[k].([]any)

@@ -64,11 +64,11 @@ func (s *Server) seedWriteLocked(gvr kube.GroupVersionResource, o obj) (*write, 
 	}
 	ns := ""
 	if res.Namespaced {
-		if ns = unstructured.String(metaOf(o), "namespace"); ns == "" {
+		if ns = unstructured.String(unstructured.Metadata(o), "namespace"); ns == "" {
 			ns = "default"
 		}
 	}
-	return &write{res: res, col: col, namespace: ns, name: unstructured.String(metaOf(o), "name"), manager: seedManager}, nil
+	return &write{res: res, col: col, namespace: ns, name: unstructured.String(unstructured.Metadata(o), "name"), manager: seedManager}, nil
 }
 
 // Create stores object in the resource gvr as a POST would (into its

@@ -125,7 +125,7 @@ func (tw *tableWriter) writeRow(b *bytes.Buffer, raw []byte, now time.Time) {
 func (tw *tableWriter) one(raw []byte, headers bool) []byte {
 	var b bytes.Buffer
 	b.Grow(len(raw) + 1024)
-	rv := unstructured.String(metaOf(mustDecode(raw)), "resourceVersion")
+	rv := unstructured.String(unstructured.Metadata(mustDecode(raw)), "resourceVersion")
 	tw.write(&b, kube.ListMeta{ResourceVersion: rv}, [][]byte{raw}, headers)
 	return b.Bytes()
 }

@@ -32,7 +32,7 @@ type updateResult struct {
 func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next obj, now string)) (updateResult, *kube.StatusError) {
 	res, col := wr.res, wr.col
 	coerceObject(res, o)
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	switch name := unstructured.String(meta, "name"); {
 	case name == "":
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
@@ -64,7 +64,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	old := mustDecode(prev.raw)
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
-	nextMeta := metaOf(next)
+	nextMeta := unstructured.Metadata(next)
 	if errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
@@ -72,7 +72,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{}, err
 	}
 	if prev.deleting {
-		if extra := newFinalizers(stringList(metaOf(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
+		if extra := newFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
 			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
 				Field:  "metadata.finalizers",
 				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
@@ -88,7 +88,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{rec: prev}, nil
 	}
 	if res.Generation && specChanged(res, old, next) {
-		g, _ := unstructured.IntegerValue(metaOf(old)["generation"])
+		g, _ := unstructured.IntegerValue(unstructured.Metadata(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
 	next["apiVersion"] = res.storageAPIVersion()
@@ -112,7 +112,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 // prepareUpdate builds the object to store from the body o and the stored
 // old, keeping what the client may not change through this endpoint.
 func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
-	oldMeta := metaOf(old)
+	oldMeta := unstructured.Metadata(old)
 	if sub == "status" {
 		next := unstructured.DeepCopy(old).(obj)
 		if st, ok := o["status"]; ok {
@@ -123,7 +123,7 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 		return next
 	}
 	next := o
-	meta := metaOf(next)
+	meta := unstructured.Metadata(next)
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp",
 		"deletionGracePeriodSeconds", "managedFields", "resourceVersion"} {
 		if v, ok := oldMeta[k]; ok {
@@ -151,7 +151,7 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 // sameObject reports whether an update changes nothing but the
 // resourceVersion, in which case the real server writes nothing.
 func sameObject(old, next obj) bool {
-	om, nm := metaOf(old), metaOf(next)
+	om, nm := unstructured.Metadata(old), unstructured.Metadata(next)
 	orv, nrv := om["resourceVersion"], nm["resourceVersion"]
 	delete(om, "resourceVersion")
 	delete(nm, "resourceVersion")
@@ -194,7 +194,7 @@ func specChanged(res *resource, old, next obj) bool {
 // hasFinalizers reports whether o still waits for a finalizer: one in
 // metadata.finalizers, or for a namespace in spec.finalizers.
 func hasFinalizers(o obj) bool {
-	if len(stringList(metaOf(o), "finalizers")) > 0 {
+	if len(stringList(unstructured.Metadata(o), "finalizers")) > 0 {
 		return true
 	}
 	if unstructured.String(o, "kind") == "Namespace" {

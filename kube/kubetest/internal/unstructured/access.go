@@ -60,3 +60,13 @@ func DeepCopy(v any) any {
 	}
 	return v
 }
+
+// Metadata returns o's metadata map, making it when missing.
+func Metadata(o map[string]any) map[string]any {
+	m, ok := o["metadata"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		o["metadata"] = m
+	}
+	return m
+}

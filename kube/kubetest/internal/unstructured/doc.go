@@ -8,6 +8,6 @@
 // [DecodeExact] and [DecodeObjectOrNull] decode; [NumberValue] and
 // [IntegerValue] read a decoded number back; [String], [StringMap],
 // [SortedKeys] and [DeepCopy] read and copy decoded values without
-// modifying them. Errors are encoding/json's for the same input, except a
+// modifying them, and [Metadata] finds (or adds) an object's metadata. Errors are encoding/json's for the same input, except a
 // number out of float64's range, which is a [NumberError].
 package unstructured
