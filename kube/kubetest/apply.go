@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
@@ -129,7 +128,7 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 	fm := s.fieldManagerOf(wr, nowString())
 	next, entries, err := fm.applyKubectl(live, config, wr.manager, wr.force)
 	if err != nil {
-		return updateResult{}, err
+		return updateResult{}, applyStatus(err)
 	}
 	unstructured.Metadata(next)["resourceVersion"] = formatRV(prev.rv)
 	return s.updateLocked(wr, next, func(meta, _, _ obj, _ string) { setManagedFields(meta, entries) })
@@ -152,128 +151,13 @@ func (s *Server) recordCreate(wr *write, meta, o obj, requested any, ok bool, no
 	setManagedFields(meta, entries)
 }
 
-func cloneEntries(entries []*mfEntry) []*mfEntry {
-	out := make([]*mfEntry, len(entries))
-	for i, e := range entries {
-		c := *e
-		c.Fields = e.Fields.clone()
-		out[i] = &c
-	}
-	return out
-}
-
-// applyConflict is one field of another manager an apply would change.
-type applyConflict struct {
-	manager *mfEntry
-	path    []string
-}
-
-// applyError is an apply's failure: its conflicts, or another error.
-type applyError struct {
-	conflicts []applyConflict
-	other     *kube.StatusError
-}
-
-func (e *applyError) status() *kube.StatusError {
-	if e.other != nil {
-		return e.other
+// applyStatus is the answer to a failed apply: the conflict error, or an
+// internal error.
+func applyStatus(e *applyError) *kube.StatusError {
+	if e.internal != "" {
+		return statusError(http.StatusInternalServerError, "", e.internal, nil)
 	}
 	return errApplyConflict(e.conflicts)
-}
-
-// apply merges config into live (nil: the object is created) for
-// manager, with the entries the object has. It returns the object to
-// store and its entries; the applier's entry has fm.now as its time when
-// the object changed.
-func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager string, force bool) (obj, []*mfEntry, *applyError) {
-	sch := fm.schema
-	if live == nil {
-		live = zeroObject()
-	} else if len(entries) == 0 {
-		var err error
-		if entries, err = fm.track(nil, zeroObject(), live, "before-first-apply"); err != nil {
-			return nil, nil, &applyError{other: statusError(http.StatusInternalServerError, "",
-				"failed to create manager for existing fields: "+err.Error(), nil)}
-		}
-	}
-	entries = fm.reconcile(entries)
-	merged, _ := mergeApplied(sch, live, config).(obj)
-	set, _ := toFieldSet(sch, config)
-	set = fm.reset(set)
-	me := entryOf(&entries, fm.writer(manager, "Apply"))
-	last := me.Fields
-	me.Fields, me.APIVersion = set, fm.apiVersion
-	next := fm.prune(merged, entries, last)
-
-	c, err := compareObjects(sch, withoutManaged(live), withoutManaged(next), fm.typed(), fm.typed())
-	if err != nil {
-		return nil, nil, &applyError{other: statusError(http.StatusInternalServerError, "",
-			"failed to compare objects: "+err.Error(), nil)}
-	}
-	c.filter(fm.reset)
-	changed := c.changed()
-	var conflicts []applyConflict
-	for _, e := range entries {
-		if e == me {
-			continue
-		}
-		taken := e.Fields.intersection(changed)
-		for _, p := range taken.paths() {
-			conflicts = append(conflicts, applyConflict{manager: e, path: p})
-		}
-		e.Fields = e.Fields.difference(taken).difference(c.removed)
-	}
-	if len(conflicts) > 0 && !force {
-		return nil, nil, &applyError{conflicts: conflicts}
-	}
-	if !jsonpatch.Equal(live, next) {
-		me.Time = fm.now
-	}
-	me.Fields = me.Fields.difference(strippedFields)
-	entries = slices.DeleteFunc(entries, func(e *mfEntry) bool { return e.Fields.empty() })
-	return next, entries, nil
-}
-
-// prune removes from merged the fields the applier's last configuration
-// (last) had and no manager owns any more, each with what is under it.
-func (fm *fieldManager) prune(merged obj, entries []*mfEntry, last *fieldSet) obj {
-	if last.empty() {
-		return merged
-	}
-	sch := fm.schema
-	named := func(v obj) *fieldSet {
-		fs, _ := toFieldSet(sch, v)
-		return ensureNamedFields(sch, fs)
-	}
-	remove := func(v obj, set *fieldSet) obj {
-		out, ok := removeFields(sch, v, set)
-		m, _ := out.(obj)
-		if !ok || m == nil {
-			return obj{}
-		}
-		return m
-	}
-	lastNamed := ensureNamedFields(sch, last)
-	owned := newFieldSet()
-	for _, e := range entries {
-		owned = owned.union(e.Fields)
-	}
-	all := named(merged)
-	withoutLast := remove(merged, lastNamed)
-	kept := remove(merged, all.difference(named(withoutLast).union(ensureNamedFields(sch, owned))))
-	return remove(merged, all.difference(named(kept)).intersection(lastNamed))
-}
-
-// managerName names a manager as conflicts print it.
-func managerName(e *mfEntry) string {
-	name := strconv.Quote(e.Manager)
-	if e.Subresource != "" {
-		name += " with subresource " + strconv.Quote(e.Subresource)
-	}
-	if e.Operation == "Update" {
-		name += " using " + e.APIVersion
-	}
-	return name
 }
 
 // errApplyConflict is the real server's conflict error (NewConflictError

@@ -3,9 +3,8 @@
 package kubetest
 
 import (
-	"bytes"
+	"encoding/json"
 
-	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -20,10 +19,10 @@ import (
 // "kubectl": conflicts on fields its last-applied annotation set, with
 // the values they still have, are forced, and the annotation follows the
 // configuration.
-func (fm *fieldManager) applyKubectl(live, config obj, manager string, force bool) (obj, []*mfEntry, *kube.StatusError) {
+func (fm *fieldManager) applyKubectl(live, config obj, manager string, force bool) (obj, []*mfEntry, *applyError) {
 	entries := storedManagedFields(unstructured.Metadata(live))
 	next, out, err := fm.apply(live, config, cloneEntries(entries), manager, force)
-	if err != nil && err.other == nil && manager == "kubectl" && !force {
+	if err != nil && err.internal == "" && manager == "kubectl" && !force {
 		if allowed := fm.lastAppliedFields(live); allowed != nil {
 			var rest []applyConflict
 			for _, cf := range err.conflicts {
@@ -32,13 +31,13 @@ func (fm *fieldManager) applyKubectl(live, config obj, manager string, force boo
 				}
 			}
 			if len(rest) > 0 {
-				return nil, nil, errApplyConflict(rest)
+				return nil, nil, &applyError{conflicts: rest}
 			}
 			next, out, err = fm.apply(live, config, cloneEntries(entries), manager, true)
 		}
 	}
 	if err != nil {
-		return nil, nil, err.status()
+		return nil, nil, err
 	}
 	if manager == "kubectl" {
 		updateLastApplied(next, config)
@@ -54,8 +53,8 @@ func (fm *fieldManager) lastAppliedFields(live obj) *fieldSet {
 	if raw == "" {
 		return nil
 	}
-	la, err := decodeObject([]byte(raw))
-	if err != nil || unstructured.String(la, "apiVersion") != fm.apiVersion {
+	la, err := unstructured.DecodeObjectOrNull([]byte(raw))
+	if err != nil || la == nil || unstructured.String(la, "apiVersion") != fm.apiVersion {
 		return nil
 	}
 	fs, err := toFieldSet(fm.schema, la)
@@ -89,11 +88,12 @@ func updateLastApplied(o, config obj) {
 			delete(ca, lastAppliedAnnotation)
 		}
 	}
-	var b bytes.Buffer
-	writeJSONValue(&b, c)
-	b.WriteByte('\n')
+	raw, err := json.Marshal(c)
+	if err != nil { // values come from encoding/json: always encodable
+		panic("kubetest: encode value: " + err.Error())
+	}
 	ann = unstructured.DeepCopy(ann).(obj)
-	ann[lastAppliedAnnotation] = b.String()
+	ann[lastAppliedAnnotation] = string(raw) + "\n"
 	size := 0
 	for k, v := range ann {
 		s, _ := v.(string)
