@@ -14,11 +14,12 @@ import (
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is server-side apply, as the real server's field manager does
-// it with the kind's schema (fieldwalk.go):
+// it with the kind's schema (internal/fieldmanager):
 //   - the configuration is merged into the object: maps key by key, set
 //     and map lists entry by entry, atomic lists and maps replaced;
 //   - the manager's Apply entry becomes exactly the configuration's
@@ -34,7 +35,7 @@ import (
 //     kubectl.kubernetes.io/last-applied-configuration annotation says it
 //     set and that still have that value (the client-side to server-side
 //     apply migration), and keeps that annotation, when the object has
-//     one, equal to the configuration it applied (apply_kubectl.go).
+//     one, equal to the configuration it applied.
 
 func (s *Server) serveApply(c *call, body []byte) {
 	if c.q.Get("fieldManager") == "" {
@@ -64,7 +65,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, serr)
 		return
 	}
-	if msg := duplicateEntries(c.res.Schema, config); msg != "" {
+	if msg := fieldmanager.DuplicateEntries(c.res.Schema, config); msg != "" {
 		writeError(c.w, statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
 			unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
 		return
@@ -90,10 +91,10 @@ func gvkString(apiVersion, kind string) string {
 }
 
 // fieldManagerOf returns the field manager of wr's write.
-func (s *Server) fieldManagerOf(wr *write, now string) *fieldManager {
+func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 	res := wr.res
-	return &fieldManager{schema: res.Schema, builtin: res.CRD == "", statusSub: res.Status, apiVersion: res.apiVersion(),
-		sub: wr.sub, now: now, served: func(apiVersion string) bool {
+	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.apiVersion(),
+		Sub: wr.sub, Now: now, Served: func(apiVersion string) bool {
 			if apiVersion == res.apiVersion() {
 				return true
 			}
@@ -118,7 +119,7 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 		wr.applied = config
 		o := unstructured.DeepCopy(config).(obj)
 		if wr.manager == "kubectl" {
-			updateLastApplied(o, config)
+			fieldmanager.UpdateLastApplied(o, config)
 		}
 		rec, err := s.createLocked(wr, o)
 		return updateResult{rec: rec, created: true}, err
@@ -126,12 +127,12 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 	live := mustDecode(prev.raw)
 	live["apiVersion"] = wr.res.apiVersion()
 	fm := s.fieldManagerOf(wr, nowString())
-	next, entries, err := fm.applyKubectl(live, config, wr.manager, wr.force)
+	next, entries, err := fm.ApplyKubectl(live, config, wr.manager, wr.force)
 	if err != nil {
 		return updateResult{}, applyStatus(err)
 	}
 	unstructured.Metadata(next)["resourceVersion"] = formatRV(prev.rv)
-	return s.updateLocked(wr, next, func(meta, _, _ obj, _ string) { setManagedFields(meta, entries) })
+	return s.updateLocked(wr, next, func(meta, _, _ obj, _ string) { fieldmanager.SetManagedFields(meta, entries) })
 }
 
 // recordCreate writes the managedFields of an object a write creates:
@@ -140,46 +141,46 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 func (s *Server) recordCreate(wr *write, meta, o obj, requested any, ok bool, now string) {
 	fm := s.fieldManagerOf(wr, now)
 	if !wr.apply {
-		fm.recordUpdate(meta, nil, o, requested, ok, wr.manager)
+		fm.RecordUpdate(meta, nil, o, requested, ok, wr.manager)
 		return
 	}
-	_, entries, err := fm.apply(nil, wr.applied, nil, wr.manager, true)
+	_, entries, err := fm.Apply(nil, wr.applied, nil, wr.manager, true)
 	if err != nil {
 		delete(meta, "managedFields")
 		return
 	}
-	setManagedFields(meta, entries)
+	fieldmanager.SetManagedFields(meta, entries)
 }
 
 // applyStatus is the answer to a failed apply: the conflict error, or an
 // internal error.
-func applyStatus(e *applyError) *kube.StatusError {
-	if e.internal != "" {
-		return statusError(http.StatusInternalServerError, "", e.internal, nil)
+func applyStatus(e *fieldmanager.ApplyError) *kube.StatusError {
+	if e.Internal != "" {
+		return statusError(http.StatusInternalServerError, "", e.Internal, nil)
 	}
-	return errApplyConflict(e.conflicts)
+	return errApplyConflict(e.Conflicts)
 }
 
 // errApplyConflict is the real server's conflict error (NewConflictError
 // of the field manager): managers in the order of their identifiers,
 // each one's fields in path order.
-func errApplyConflict(conflicts []applyConflict) *kube.StatusError {
-	slices.SortStableFunc(conflicts, func(a, b applyConflict) int {
-		return strings.Compare(a.manager.identifier(), b.manager.identifier())
+func errApplyConflict(conflicts []fieldmanager.Conflict) *kube.StatusError {
+	slices.SortStableFunc(conflicts, func(a, b fieldmanager.Conflict) int {
+		return strings.Compare(a.Manager.Identifier(), b.Manager.Identifier())
 	})
 	causes := make([]kube.StatusCause, len(conflicts))
 	var lines []string
 	for i, cf := range conflicts {
-		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + managerName(cf.manager),
-			Field: pathString(cf.path)}
-		if i == 0 || conflicts[i-1].manager != cf.manager {
-			lines = append(lines, "conflicts with "+managerName(cf.manager)+":")
+		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + fieldmanager.ManagerName(cf.Manager),
+			Field: fieldmanager.PathString(cf.Path)}
+		if i == 0 || conflicts[i-1].Manager != cf.Manager {
+			lines = append(lines, "conflicts with "+fieldmanager.ManagerName(cf.Manager)+":")
 		}
 		lines = append(lines, "- "+causes[i].Field)
 	}
 	var msg string
 	if len(conflicts) == 1 {
-		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", managerName(conflicts[0].manager), causes[0].Field)
+		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", fieldmanager.ManagerName(conflicts[0].Manager), causes[0].Field)
 	} else {
 		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(conflicts), strings.Join(lines, "\n"))
 	}

@@ -185,7 +185,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 			"message": "the initial names have been accepted"},
 	}
 	old := mustDecode(rec.raw)
-	s.fieldManagerOf(&write{res: res, sub: "status"}, now).recordUpdate(unstructured.Metadata(o), old, o, nil, false, "kube-apiserver")
+	s.fieldManagerOf(&write{res: res, sub: "status"}, now).RecordUpdate(unstructured.Metadata(o), old, o, nil, false, "kube-apiserver")
 	rec = s.commitLocked(res, s.cols[res.colKey()], "MODIFIED", o, rec)
 	s.registerCRDLocked(mustDecode(rec.raw))
 }

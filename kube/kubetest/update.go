@@ -80,7 +80,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	}
 	now := nowString()
 	if managed == nil {
-		s.fieldManagerOf(wr, now).recordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
+		s.fieldManagerOf(wr, now).RecordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
 	} else {
 		managed(nextMeta, old, next, now)
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import (
 	"bytes"
@@ -160,9 +160,9 @@ func compareValues(a, b any) int {
 	return strings.Compare(encodeElementValue(a), encodeElementValue(b))
 }
 
-// pathString renders a path as apply conflicts name it:
+// PathString renders a path as apply conflicts name it:
 // .status.conditions[type="Ready"], .metadata.finalizers[="x"].
-func pathString(path []string) string {
+func PathString(path []string) string {
 	var b strings.Builder
 	for _, e := range path {
 		switch e[0] {

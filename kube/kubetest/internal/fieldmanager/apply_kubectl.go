@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import (
 	"encoding/json"
@@ -15,53 +15,53 @@ import (
 // managers without a conflict, and that annotation kept equal to the
 // configuration applied.
 
-// applyKubectl is apply, with what the real server does for the manager
+// ApplyKubectl is apply, with what the real server does for the manager
 // "kubectl": conflicts on fields its last-applied annotation set, with
 // the values they still have, are forced, and the annotation follows the
 // configuration.
-func (fm *fieldManager) applyKubectl(live, config obj, manager string, force bool) (obj, []*mfEntry, *applyError) {
+func (fm *Manager) ApplyKubectl(live, config obj, manager string, force bool) (obj, []*Entry, *ApplyError) {
 	entries := storedManagedFields(unstructured.Metadata(live))
-	next, out, err := fm.apply(live, config, cloneEntries(entries), manager, force)
-	if err != nil && err.internal == "" && manager == "kubectl" && !force {
+	next, out, err := fm.Apply(live, config, cloneEntries(entries), manager, force)
+	if err != nil && err.Internal == "" && manager == "kubectl" && !force {
 		if allowed := fm.lastAppliedFields(live); allowed != nil {
-			var rest []applyConflict
-			for _, cf := range err.conflicts {
-				if !allowed.has(cf.path...) {
+			var rest []Conflict
+			for _, cf := range err.Conflicts {
+				if !allowed.has(cf.Path...) {
 					rest = append(rest, cf)
 				}
 			}
 			if len(rest) > 0 {
-				return nil, nil, &applyError{conflicts: rest}
+				return nil, nil, &ApplyError{Conflicts: rest}
 			}
-			next, out, err = fm.apply(live, config, cloneEntries(entries), manager, true)
+			next, out, err = fm.Apply(live, config, cloneEntries(entries), manager, true)
 		}
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if manager == "kubectl" {
-		updateLastApplied(next, config)
+		UpdateLastApplied(next, config)
 	}
 	return next, out, nil
 }
 
 // lastAppliedFields returns the fields of live's last-applied annotation
 // whose values live still has; nil when there is no usable annotation.
-func (fm *fieldManager) lastAppliedFields(live obj) *fieldSet {
+func (fm *Manager) lastAppliedFields(live obj) *fieldSet {
 	ann, _ := unstructured.StringMap(unstructured.Metadata(live), "annotations")
 	raw := ann[lastAppliedAnnotation]
 	if raw == "" {
 		return nil
 	}
 	la, err := unstructured.DecodeObjectOrNull([]byte(raw))
-	if err != nil || la == nil || unstructured.String(la, "apiVersion") != fm.apiVersion {
+	if err != nil || la == nil || unstructured.String(la, "apiVersion") != fm.APIVersion {
 		return nil
 	}
-	fs, err := toFieldSet(fm.schema, la)
+	fs, err := toFieldSet(fm.Schema, la)
 	if err != nil {
 		return nil
 	}
-	c, err := compareObjects(fm.schema, la, withoutManaged(live), false, fm.typed())
+	c, err := compareObjects(fm.Schema, la, withoutManaged(live), false, fm.typed())
 	if err != nil {
 		return nil
 	}
@@ -73,10 +73,10 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 // maxAnnotationsSize is the most the annotations of an object may hold.
 const maxAnnotationsSize = 256 << 10
 
-// updateLastApplied sets o's last-applied annotation, when it has one, to
+// UpdateLastApplied sets o's last-applied annotation, when it has one, to
 // the applied configuration (without that annotation), as JSON; it drops
 // the annotation when the annotations would then be too large.
-func updateLastApplied(o, config obj) {
+func UpdateLastApplied(o, config obj) {
 	meta := unstructured.Metadata(o)
 	ann, _ := meta["annotations"].(obj)
 	if s, _ := ann[lastAppliedAnnotation].(string); s == "" {

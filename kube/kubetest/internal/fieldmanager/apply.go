@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import (
 	"slices"
@@ -15,22 +15,22 @@ import (
 // applying pruned, and the fields other managers own that the apply
 // changes reported as conflicts (or taken, when forced).
 
-// applyConflict is one field of another manager an apply would change.
-type applyConflict struct {
-	manager *mfEntry
-	path    []string
+// Conflict is one field of another manager an apply would change.
+type Conflict struct {
+	Manager *Entry
+	Path    []string
 }
 
-// applyError is an apply's failure: its conflicts, or another error.
-type applyError struct {
-	conflicts []applyConflict
+// ApplyError is an apply's failure: its conflicts, or another error.
+type ApplyError struct {
+	Conflicts []Conflict
 	// internal, when set, is the message of an internal error (500)
 	// instead of conflicts.
-	internal string
+	Internal string
 }
 
-func cloneEntries(entries []*mfEntry) []*mfEntry {
-	out := make([]*mfEntry, len(entries))
+func cloneEntries(entries []*Entry) []*Entry {
+	out := make([]*Entry, len(entries))
 	for i, e := range entries {
 		c := *e
 		c.Fields = e.Fields.clone()
@@ -39,18 +39,18 @@ func cloneEntries(entries []*mfEntry) []*mfEntry {
 	return out
 }
 
-// apply merges config into live (nil: the object is created) for
+// Apply merges config into live (nil: the object is created) for
 // manager, with the entries the object has. It returns the object to
 // store and its entries; the applier's entry has fm.now as its time when
 // the object changed.
-func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager string, force bool) (obj, []*mfEntry, *applyError) {
-	sch := fm.schema
+func (fm *Manager) Apply(live, config obj, entries []*Entry, manager string, force bool) (obj, []*Entry, *ApplyError) {
+	sch := fm.Schema
 	if live == nil {
 		live = zeroObject()
 	} else if len(entries) == 0 {
 		var err error
 		if entries, err = fm.track(nil, zeroObject(), live, "before-first-apply"); err != nil {
-			return nil, nil, &applyError{internal: "failed to create manager for existing fields: " + err.Error()}
+			return nil, nil, &ApplyError{Internal: "failed to create manager for existing fields: " + err.Error()}
 		}
 	}
 	entries = fm.reconcile(entries)
@@ -59,44 +59,44 @@ func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager stri
 	set = fm.reset(set)
 	me := entryOf(&entries, fm.writer(manager, "Apply"))
 	last := me.Fields
-	me.Fields, me.APIVersion = set, fm.apiVersion
+	me.Fields, me.APIVersion = set, fm.APIVersion
 	next := fm.prune(merged, entries, last)
 
 	c, err := compareObjects(sch, withoutManaged(live), withoutManaged(next), fm.typed(), fm.typed())
 	if err != nil {
-		return nil, nil, &applyError{internal: "failed to compare objects: " + err.Error()}
+		return nil, nil, &ApplyError{Internal: "failed to compare objects: " + err.Error()}
 	}
 	c.filter(fm.reset)
 	changed := c.changed()
-	var conflicts []applyConflict
+	var conflicts []Conflict
 	for _, e := range entries {
 		if e == me {
 			continue
 		}
 		taken := e.Fields.intersection(changed)
 		for _, p := range taken.paths() {
-			conflicts = append(conflicts, applyConflict{manager: e, path: p})
+			conflicts = append(conflicts, Conflict{Manager: e, Path: p})
 		}
 		e.Fields = e.Fields.difference(taken).difference(c.removed)
 	}
 	if len(conflicts) > 0 && !force {
-		return nil, nil, &applyError{conflicts: conflicts}
+		return nil, nil, &ApplyError{Conflicts: conflicts}
 	}
 	if !jsonpatch.Equal(live, next) {
-		me.Time = fm.now
+		me.Time = fm.Now
 	}
 	me.Fields = me.Fields.difference(strippedFields)
-	entries = slices.DeleteFunc(entries, func(e *mfEntry) bool { return e.Fields.empty() })
+	entries = slices.DeleteFunc(entries, func(e *Entry) bool { return e.Fields.empty() })
 	return next, entries, nil
 }
 
 // prune removes from merged the fields the applier's last configuration
 // (last) had and no manager owns any more, each with what is under it.
-func (fm *fieldManager) prune(merged obj, entries []*mfEntry, last *fieldSet) obj {
+func (fm *Manager) prune(merged obj, entries []*Entry, last *fieldSet) obj {
 	if last.empty() {
 		return merged
 	}
-	sch := fm.schema
+	sch := fm.Schema
 	named := func(v obj) *fieldSet {
 		fs, _ := toFieldSet(sch, v)
 		return ensureNamedFields(sch, fs)
@@ -120,8 +120,8 @@ func (fm *fieldManager) prune(merged obj, entries []*mfEntry, last *fieldSet) ob
 	return remove(merged, all.difference(named(kept)).intersection(lastNamed))
 }
 
-// managerName names a manager as conflicts print it.
-func managerName(e *mfEntry) string {
+// ManagerName names a manager as conflicts print it.
+func ManagerName(e *Entry) string {
 	name := strconv.Quote(e.Manager)
 	if e.Subresource != "" {
 		name += " with subresource " + strconv.Quote(e.Subresource)

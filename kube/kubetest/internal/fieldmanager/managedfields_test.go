@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import (
 	"encoding/json"
@@ -118,7 +118,7 @@ func TestCompareObjects(t *testing.T) {
 // are not pointers count as present, as in the real server's typed
 // objects: a field added in them does not add the struct.
 func TestCompareTypedZeroFields(t *testing.T) {
-	deploy := newRegistry().lookup("apps", "v1", "deployments").Schema
+	deploy := schema.Builtin("apps", "v1", "Deployment")
 	old := ssaJSON(t, `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}}`)
 	next := ssaJSON(t, `{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"1"}}}],
 "securityContext":{"runAsUser":1}}}}}`)
@@ -173,7 +173,7 @@ func TestPathsAndNames(t *testing.T) {
 	s.insert("f:spec", "f:tags", `v:"x"`)
 	var got []string
 	for _, p := range s.paths() {
-		got = append(got, pathString(p))
+		got = append(got, PathString(p))
 	}
 	// Members of a node before what is under its children, each in
 	// element order (keys by value: 80 before 443).
@@ -220,14 +220,14 @@ func TestDecodeManagedFields(t *testing.T) {
 }
 
 func TestCapUpdateManagers(t *testing.T) {
-	var entries []*mfEntry
+	var entries []*Entry
 	for i := range 12 {
 		f := newFieldSet()
 		f.insert("f:data", "f:"+string(rune('a'+i)))
-		entries = append(entries, &mfEntry{Manager: "m" + string(rune('a'+i)), Operation: "Update", APIVersion: "v1",
+		entries = append(entries, &Entry{Manager: "m" + string(rune('a'+i)), Operation: "Update", APIVersion: "v1",
 			Time: "2026-01-01T00:00:" + string(rune('0'+i/10)) + string(rune('0'+i%10)) + "Z", Fields: f})
 	}
-	entries = append(entries, &mfEntry{Manager: "applier", Operation: "Apply", APIVersion: "v1", Fields: newFieldSet()})
+	entries = append(entries, &Entry{Manager: "applier", Operation: "Apply", APIVersion: "v1", Fields: newFieldSet()})
 	entries[len(entries)-1].Fields.insert("f:x")
 	entries = capUpdateManagers(entries)
 	var names []string
@@ -240,22 +240,5 @@ func TestCapUpdateManagers(t *testing.T) {
 	}
 	if a := entries[0]; fieldsJSON(a.Fields) != `{"f:data":{"f:a":{},"f:b":{},"f:c":{}}}` || a.Time != "2026-01-01T00:00:02Z" {
 		t.Errorf("ancient-changes = %s at %s", fieldsJSON(a.Fields), a.Time)
-	}
-}
-
-func TestApplyConflictMessage(t *testing.T) {
-	a := &mfEntry{Manager: "a", Operation: "Apply", APIVersion: "v1"}
-	b := &mfEntry{Manager: "b", Operation: "Update", APIVersion: "v1", Subresource: "status"}
-	one := errApplyConflict([]applyConflict{{manager: b, path: []string{"f:status", "f:conditions", `k:{"type":"Ready"}`, "f:status"}}})
-	if want := `Apply failed with 1 conflict: conflict with "b" with subresource "status" using v1: .status.conditions[type="Ready"].status`; one.Status.Message != want {
-		t.Errorf("one conflict: %q, want %q", one.Status.Message, want)
-	}
-	two := errApplyConflict([]applyConflict{{manager: b, path: []string{"f:x"}}, {manager: a, path: []string{"f:y"}}, {manager: a, path: []string{"f:z"}}})
-	want := "Apply failed with 3 conflicts: conflicts with \"a\":\n- .y\n- .z\nconflicts with \"b\" with subresource \"status\" using v1:\n- .x"
-	if two.Status.Message != want {
-		t.Errorf("three conflicts: %q, want %q", two.Status.Message, want)
-	}
-	if len(two.Status.Details.Causes) != 3 || two.Status.Details.Causes[0].Field != ".y" || two.Status.Details.Causes[2].Message != `conflict with "b" with subresource "status" using v1` {
-		t.Errorf("causes = %+v", two.Status.Details.Causes)
 	}
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ import (
 
 // This file keeps metadata.managedFields as the real server's field
 // manager does on an Update. Each entry (managedfields.go) is one
-// manager's set of fields (fieldset.go), identified by manager,
+// manager's set of fields (set.go), identified by manager,
 // operation, subresource and, for Update, the apiVersion it wrote. An
 // Update (POST, PUT, non-apply PATCH):
 //   - starts from the managedFields the write sets, when they decode (a
@@ -21,7 +21,7 @@ import (
 //     stored ones;
 //   - is not tracked at all when that leaves none on an existing object
 //     (after a clear, only an apply starts tracking again);
-//   - gives the writer every field it adds or changes (fieldcompare.go),
+//   - gives the writer every field it adds or changes (compare.go),
 //     taking them from other entries, and takes the fields it removes
 //     from every entry; the writer's time is now when it took anything;
 //   - drops entries left empty, entries of versions the kind no longer
@@ -32,6 +32,9 @@ import (
 // status subresource; all but status on the subresource) and the
 // metadata the server owns (name, uid, resourceVersion...) are never
 // recorded. Server-side apply is in apply.go.
+
+// obj is a decoded JSON object.
+type obj = map[string]any
 
 // strippedFields are the fields no manager owns: the object's identity
 // and what the server maintains.
@@ -47,39 +50,39 @@ var strippedFields = func() *fieldSet {
 	return s
 }()
 
-// fieldManager computes the managedFields of one write.
-type fieldManager struct {
-	// schema is the kind's schema; builtin says its objects are typed Go
+// Manager computes the managedFields of one write.
+type Manager struct {
+	// Schema is the kind's schema; builtin says its objects are typed Go
 	// objects in the real server (not custom resources); statusSub says
 	// the kind has a status subresource; apiVersion is the one written.
-	schema     *schema.Schema
-	builtin    bool
-	statusSub  bool
-	apiVersion string
-	sub        string // "" or "status"
-	// served says whether the kind is served at an apiVersion: entries of
+	Schema     *schema.Schema
+	Builtin    bool
+	StatusSub  bool
+	APIVersion string
+	Sub        string // "" or "status"
+	// Served says whether the kind is served at an apiVersion: entries of
 	// other versions are dropped, as the real server cannot convert to
 	// them.
-	served func(apiVersion string) bool
-	now    string
+	Served func(apiVersion string) bool
+	Now    string
 }
 
 // typed says objects of the kind are typed Go objects in the real server.
-func (fm *fieldManager) typed() bool { return fm.builtin }
+func (fm *Manager) typed() bool { return fm.Builtin }
 
 // reset keeps a set to the fields this endpoint writes: without status
 // on the main resource of a kind with a status subresource, only status
 // on the subresource.
-func (fm *fieldManager) reset(s *fieldSet) *fieldSet {
+func (fm *Manager) reset(s *fieldSet) *fieldSet {
 	switch {
-	case fm.sub == "status":
+	case fm.Sub == "status":
 		out := newFieldSet()
 		if c := s.child("f:status"); c != nil {
 			out.children = map[string]*fieldSet{"f:status": c.clone()}
 			out.children["f:status"].member = c.member
 		}
 		return out
-	case fm.statusSub:
+	case fm.StatusSub:
 		only := newFieldSet()
 		only.insert("f:status")
 		return s.without(only)
@@ -88,29 +91,29 @@ func (fm *fieldManager) reset(s *fieldSet) *fieldSet {
 }
 
 // reconcile drops the entries of versions the kind is not served at.
-func (fm *fieldManager) reconcile(entries []*mfEntry) []*mfEntry {
-	return slices.DeleteFunc(entries, func(e *mfEntry) bool { return !fm.served(e.APIVersion) })
+func (fm *Manager) reconcile(entries []*Entry) []*Entry {
+	return slices.DeleteFunc(entries, func(e *Entry) bool { return !fm.Served(e.APIVersion) })
 }
 
 // entry returns the entry of manager m (creating it, without fields).
-func entryOf(entries *[]*mfEntry, m *mfEntry) *mfEntry {
+func entryOf(entries *[]*Entry, m *Entry) *Entry {
 	for _, e := range *entries {
 		if e.sameManager(m) {
 			return e
 		}
 	}
-	e := &mfEntry{Manager: m.Manager, Operation: m.Operation, APIVersion: m.APIVersion,
+	e := &Entry{Manager: m.Manager, Operation: m.Operation, APIVersion: m.APIVersion,
 		Subresource: m.Subresource, Fields: newFieldSet()}
 	*entries = append(*entries, e)
 	return e
 }
 
 // writer is the entry identity of this write's manager.
-func (fm *fieldManager) writer(manager, operation string) *mfEntry {
+func (fm *Manager) writer(manager, operation string) *Entry {
 	if manager == "" {
 		manager = "unknown"
 	}
-	return &mfEntry{Manager: manager, Operation: operation, APIVersion: fm.apiVersion, Subresource: fm.sub}
+	return &Entry{Manager: manager, Operation: operation, APIVersion: fm.APIVersion, Subresource: fm.Sub}
 }
 
 // zeroObject is the object a create starts from: empty, with the zero
@@ -144,9 +147,9 @@ func withoutManaged(o obj) obj {
 // track records an Update by manager from prev to next into entries. An
 // error (a list whose entries cannot be told apart) leaves the fields
 // unknown, as the real server does.
-func (fm *fieldManager) track(entries []*mfEntry, prev, next obj, manager string) ([]*mfEntry, error) {
+func (fm *Manager) track(entries []*Entry, prev, next obj, manager string) ([]*Entry, error) {
 	entries = fm.reconcile(entries)
-	c, err := compareObjects(fm.schema, withoutManaged(prev), withoutManaged(next), fm.typed(), fm.typed())
+	c, err := compareObjects(fm.Schema, withoutManaged(prev), withoutManaged(next), fm.typed(), fm.typed())
 	if err != nil {
 		return nil, err
 	}
@@ -155,21 +158,21 @@ func (fm *fieldManager) track(entries []*mfEntry, prev, next obj, manager string
 	for _, e := range entries {
 		e.Fields = e.Fields.difference(changed).difference(c.removed)
 	}
-	entries = slices.DeleteFunc(entries, func(e *mfEntry) bool { return e.Fields.empty() })
+	entries = slices.DeleteFunc(entries, func(e *Entry) bool { return e.Fields.empty() })
 	if mine := changed.difference(strippedFields); !mine.empty() {
 		e := entryOf(&entries, fm.writer(manager, "Update"))
-		e.Fields, e.Time = e.Fields.union(mine), fm.now
+		e.Fields, e.Time = e.Fields.union(mine), fm.Now
 	}
 	return capUpdateManagers(entries), nil
 }
 
-// recordUpdate writes into meta (next's) the managedFields after an
+// RecordUpdate writes into meta (next's) the managedFields after an
 // Update by manager. prev is the stored object (nil for a create);
 // requested is metadata.managedFields as the write sent it (ok: it did).
-func (fm *fieldManager) recordUpdate(meta, prev, next obj, requested any, ok bool, manager string) {
-	var entries []*mfEntry
+func (fm *Manager) RecordUpdate(meta, prev, next obj, requested any, ok bool, manager string) {
+	var entries []*Entry
 	switch {
-	case fm.sub != "" || !ok:
+	case fm.Sub != "" || !ok:
 		if prev != nil {
 			entries = storedManagedFields(unstructured.Metadata(prev))
 		}
@@ -196,7 +199,7 @@ func (fm *fieldManager) recordUpdate(meta, prev, next obj, requested any, ok boo
 		delete(meta, "managedFields")
 		return
 	}
-	setManagedFields(meta, entries)
+	SetManagedFields(meta, entries)
 }
 
 // maxUpdateManagers is how many Update entries an object keeps before the
@@ -205,8 +208,8 @@ const maxUpdateManagers = 10
 
 // capUpdateManagers merges the oldest Update entries of each apiVersion
 // into one "ancient-changes" entry while there are more than ten.
-func capUpdateManagers(entries []*mfEntry) []*mfEntry {
-	var updaters []*mfEntry
+func capUpdateManagers(entries []*Entry) []*Entry {
+	var updaters []*Entry
 	for _, e := range entries {
 		if e.Operation == "Update" {
 			updaters = append(updaters, e)
@@ -215,13 +218,13 @@ func capUpdateManagers(entries []*mfEntry) []*mfEntry {
 	if len(updaters) <= maxUpdateManagers {
 		return entries
 	}
-	slices.SortStableFunc(updaters, func(a, b *mfEntry) int {
+	slices.SortStableFunc(updaters, func(a, b *Entry) int {
 		if ta, tb := entryUnix(a), entryUnix(b); ta != tb {
 			return int(ta - tb)
 		}
-		return strings.Compare(a.identifier(), b.identifier())
+		return strings.Compare(a.Identifier(), b.Identifier())
 	})
-	firstOf := map[string]*mfEntry{}
+	firstOf := map[string]*Entry{}
 	n := len(updaters)
 	for _, e := range updaters {
 		if n <= maxUpdateManagers {
@@ -232,8 +235,8 @@ func capUpdateManagers(entries []*mfEntry) []*mfEntry {
 			firstOf[e.APIVersion] = e
 			continue
 		}
-		bucket := &mfEntry{Manager: "ancient-changes", Operation: "Update", APIVersion: e.APIVersion}
-		var b *mfEntry
+		bucket := &Entry{Manager: "ancient-changes", Operation: "Update", APIVersion: e.APIVersion}
+		var b *Entry
 		for _, x := range entries {
 			if x.sameManager(bucket) {
 				b = x
@@ -244,7 +247,7 @@ func capUpdateManagers(entries []*mfEntry) []*mfEntry {
 			b = first
 		}
 		b.Fields, b.Time = b.Fields.union(e.Fields), e.Time
-		entries = slices.DeleteFunc(entries, func(x *mfEntry) bool { return x == e })
+		entries = slices.DeleteFunc(entries, func(x *Entry) bool { return x == e })
 		n--
 	}
 	return entries

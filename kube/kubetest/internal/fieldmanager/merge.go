@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import "github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 

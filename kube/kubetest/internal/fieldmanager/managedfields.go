@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import (
 	"encoding/json"
@@ -16,10 +16,10 @@ import (
 // form: how a write's managedFields are decoded (as the real server does:
 // any malformed entry makes the whole value invalid), when they clear
 // the tracking ([] or [{}]), and the order they are stored in. How an
-// Update changes them is in fieldmanager.go, an apply in apply.go.
+// Update changes them is in manager.go, an apply in apply.go.
 
-// mfEntry is one managedFields entry.
-type mfEntry struct {
+// Entry is one managedFields entry.
+type Entry struct {
 	Manager, Operation, APIVersion, Subresource string
 	// Time is the entry's time as written (RFC 3339, UTC); "" when the
 	// entry has none (the real server writes none for a manager whose
@@ -30,14 +30,14 @@ type mfEntry struct {
 
 // sameManager reports whether e and o are the same manager: the real
 // server's manager identifier leaves out the apiVersion of Apply entries.
-func (e *mfEntry) sameManager(o *mfEntry) bool {
+func (e *Entry) sameManager(o *Entry) bool {
 	return e.Manager == o.Manager && e.Operation == o.Operation && e.Subresource == o.Subresource &&
 		(e.Operation == "Apply" || e.APIVersion == o.APIVersion)
 }
 
-// identifier is the manager's identifier as the real server builds it
+// Identifier is the manager's identifier as the real server builds it
 // (the JSON of the entry's naming fields), which orders conflicts.
-func (e *mfEntry) identifier() string {
+func (e *Entry) Identifier() string {
 	var b strings.Builder
 	b.WriteByte('{')
 	add := func(k, v string) {
@@ -63,7 +63,7 @@ func (e *mfEntry) identifier() string {
 
 // decodeManagedFields reads a managedFields value as the real server
 // does; any entry that is not well formed makes the whole value invalid.
-func decodeManagedFields(v any) ([]*mfEntry, error) {
+func decodeManagedFields(v any) ([]*Entry, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -71,13 +71,13 @@ func decodeManagedFields(v any) ([]*mfEntry, error) {
 	if !ok {
 		return nil, fmt.Errorf("managedFields is not a list")
 	}
-	var out []*mfEntry
+	var out []*Entry
 	for i, item := range list {
 		m, ok := item.(obj)
 		if !ok {
 			return nil, fmt.Errorf("managed fields entry %d is not an object", i)
 		}
-		e := &mfEntry{Manager: unstructured.String(m, "manager"), Operation: unstructured.String(m, "operation"),
+		e := &Entry{Manager: unstructured.String(m, "manager"), Operation: unstructured.String(m, "operation"),
 			APIVersion: unstructured.String(m, "apiVersion"), Subresource: unstructured.String(m, "subresource")}
 		switch {
 		case e.Operation != "Apply" && e.Operation != "Update":
@@ -110,7 +110,7 @@ func decodeManagedFields(v any) ([]*mfEntry, error) {
 
 // storedManagedFields reads the managedFields of a stored object; stored
 // ones are always well formed.
-func storedManagedFields(meta obj) []*mfEntry {
+func storedManagedFields(meta obj) []*Entry {
 	entries, _ := decodeManagedFields(meta["managedFields"])
 	return entries
 }
@@ -140,16 +140,16 @@ func isResetManagedFields(v any) bool {
 	return true
 }
 
-// setManagedFields writes entries into meta in the real server's order
+// SetManagedFields writes entries into meta in the real server's order
 // (Apply before Update, then by time, manager, apiVersion and
 // subresource), dropping empty ones; none removes the field.
-func setManagedFields(meta obj, entries []*mfEntry) {
-	entries = slices.DeleteFunc(slices.Clone(entries), func(e *mfEntry) bool { return e.Fields.empty() })
+func SetManagedFields(meta obj, entries []*Entry) {
+	entries = slices.DeleteFunc(slices.Clone(entries), func(e *Entry) bool { return e.Fields.empty() })
 	if len(entries) == 0 {
 		delete(meta, "managedFields")
 		return
 	}
-	slices.SortStableFunc(entries, func(a, b *mfEntry) int {
+	slices.SortStableFunc(entries, func(a, b *Entry) int {
 		if a.Operation != b.Operation {
 			return strings.Compare(a.Operation, b.Operation)
 		}
@@ -182,7 +182,7 @@ func setManagedFields(meta obj, entries []*mfEntry) {
 	meta["managedFields"] = out
 }
 
-func entryUnix(e *mfEntry) int64 {
+func entryUnix(e *Entry) int64 {
 	t, err := time.Parse(time.RFC3339, e.Time)
 	if err != nil {
 		return 0

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package fieldmanager
 
 import (
 	"fmt"
@@ -182,7 +182,7 @@ func toFieldSet(s *schema.Schema, v any) (*fieldSet, error) {
 			}
 			order, byElem, err := listEntries(s, sh, items)
 			if err != nil && first == nil {
-				first = fmt.Errorf("%s: %v", pathString(path), err)
+				first = fmt.Errorf("%s: %v", PathString(path), err)
 			}
 			for _, e := range order {
 				c := n.descend(e)
@@ -308,10 +308,10 @@ func removeFields(s *schema.Schema, v any, set *fieldSet) (out any, ok bool) {
 	return v, true
 }
 
-// duplicateEntries returns the real server's error for an apply
+// DuplicateEntries returns the real server's error for an apply
 // configuration with two entries of one key in a set or map list, or an
 // entry without keys ("" when there is none).
-func duplicateEntries(s *schema.Schema, v any) string {
+func DuplicateEntries(s *schema.Schema, v any) string {
 	var msg string
 	var walk func(path []string, s *schema.Schema, v any)
 	walk = func(path []string, s *schema.Schema, v any) {
@@ -326,11 +326,11 @@ func duplicateEntries(s *schema.Schema, v any) string {
 			for i, it := range items {
 				e, err := itemElement(s, sh, it)
 				if err != nil {
-					msg = fmt.Sprintf("%s: element %d: %v", pathString(path), i, err)
+					msg = fmt.Sprintf("%s: element %d: %v", PathString(path), i, err)
 					return
 				}
 				if seen[e] {
-					msg = fmt.Sprintf("%s: duplicate entries for key %s", pathString(path), strings.TrimPrefix(pathString([]string{e}), "."))
+					msg = fmt.Sprintf("%s: duplicate entries for key %s", PathString(path), strings.TrimPrefix(PathString([]string{e}), "."))
 					return
 				}
 				seen[e] = true
