@@ -32,7 +32,7 @@ type OpenAPIData struct {
 	V2 obj
 	// crdV3, crdV2 and crdV3Group are the documents published for the
 	// capture CRDs, by scope ("Namespaced", "Cluster"): templates for the
-	// documents of every CRD (package kubetest's openapi_crd.go).
+	// documents of every CRD (package openapi).
 	CRDV3, CRDV2, CRDV3Group map[string]obj
 	// Kinds are the compiled schemas of the captured kinds, by
 	// "group/version/Kind" ("/v1/ConfigMap", "apps/v1/Deployment").

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package openapi
 
 import (
 	"encoding/json"
@@ -13,6 +13,9 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
+// obj is a decoded JSON object.
+type obj = map[string]any
+
 // This file builds the OpenAPI documents of custom resources the way the
 // real server's CRD OpenAPI controllers do. The paths, list kinds and
 // shared schemas come from the documents captured for two capture CRDs
@@ -23,59 +26,34 @@ import (
 // what v2 cannot say dropped (value combinators, nullable types, defaults,
 // the insides of x-kubernetes-preserve-unknown-fields).
 
-// crdNames are the names a CRD version publishes under.
-type crdNames struct {
-	group, version, kind, listKind, plural string
+// CRDNames are the names a CRD version publishes under.
+type CRDNames struct {
+	Group, Version, Kind, ListKind, Plural string
 }
 
-// captureCRDNames are the names of the capture CRDs the templates were
-// captured with (TestGenerateOpenAPI), by scope.
-var captureCRDNames = map[string]crdNames{
-	"Namespaced": {group: "qqgroup.kubetest.example", version: "v9qq", kind: "Zzkind", listKind: "ZzkindCollection", plural: "zzplurals"},
-	"Cluster":    {group: "qqcluster.kubetest.example", version: "v8qq", kind: "Yykind", listKind: "YykindList", plural: "yyplurals"},
+// CaptureNames returns the names of the capture CRD of a scope
+// ("Namespaced" or "Cluster"), which the templates were captured with
+// (TestGenerateOpenAPI).
+func CaptureNames(scope string) CRDNames { return captureCRDNames[scope] }
+
+// captureCRDNames are the names of the capture CRDs, by scope.
+var captureCRDNames = map[string]CRDNames{
+	"Namespaced": {Group: "qqgroup.kubetest.example", Version: "v9qq", Kind: "Zzkind", ListKind: "ZzkindCollection", Plural: "zzplurals"},
+	"Cluster":    {Group: "qqcluster.kubetest.example", Version: "v8qq", Kind: "Yykind", ListKind: "YykindList", Plural: "yyplurals"},
 }
 
-// crdKind is a served version of a CRD, as its documents need it.
-type crdKind struct {
-	names      crdNames
-	scope      string // "Namespaced" or "Cluster"
-	status     bool
-	schema     obj   // the version's openAPIV3Schema; nil when none
-	selectable []any // the x-kubernetes-selectable-fields extension; nil when none
+// CRDKind is a served version of a CRD, as its documents need it.
+type CRDKind struct {
+	Names      CRDNames
+	Scope      string // "Namespaced" or "Cluster"
+	Status     bool
+	Schema     obj   // the version's openAPIV3Schema; nil when none
+	Selectable []any // the x-kubernetes-selectable-fields extension; nil when none
 }
 
-func (n crdNames) model() string { return reverseGroup(n.group) + "." + n.version + "." + n.kind }
-func (n crdNames) listModel() string {
-	return reverseGroup(n.group) + "." + n.version + "." + n.listKind
-}
-
-// crdKindsByGVLocked returns the served CRD versions by "group/version".
-// The caller holds s.mu.
-func (s *Server) crdKindsByGVLocked() map[string][]crdKind {
-	crds := s.cols["apiextensions.k8s.io/customresourcedefinitions"]
-	out := map[string][]crdKind{}
-	for gv, list := range s.reg.byGV {
-		for _, r := range list {
-			rec := crds.objects[r.CRD]
-			if r.CRD == "" || rec == nil {
-				continue
-			}
-			crd := mustDecode(rec.raw)
-			k := crdKind{names: crdNames{group: r.Group, version: r.Version, kind: r.Kind, listKind: r.ListKind, plural: r.Plural},
-				scope: "Cluster", status: r.Status, schema: schema.CRDVersionSchema(crd, r.Version)}
-			if r.Namespaced {
-				k.scope = "Namespaced"
-			}
-			for _, f := range r.Fields {
-				k.selectable = append(k.selectable, obj{"fieldPath": f})
-			}
-			out[gv] = append(out[gv], k)
-		}
-	}
-	for _, kinds := range out {
-		slices.SortFunc(kinds, func(a, b crdKind) int { return strings.Compare(a.names.kind, b.names.kind) })
-	}
-	return out
+func (n CRDNames) Model() string { return reverseGroup(n.Group) + "." + n.Version + "." + n.Kind }
+func (n CRDNames) ListModel() string {
+	return reverseGroup(n.Group) + "." + n.Version + "." + n.ListKind
 }
 
 // toOperationID is how kube-apiserver turns a name into part of an
@@ -112,20 +90,20 @@ func articleFor(noun string) string {
 
 // instantiate returns a copy of a captured template with the capture
 // CRD's names replaced by to's.
-func instantiate(template obj, from, to crdNames) obj {
+func instantiate(template obj, from, to CRDNames) obj {
 	raw, _ := json.Marshal(template)
 	trimmed := func(g string) string { return strings.TrimSuffix(g, ".k8s.io") }
 	r := strings.NewReplacer(
-		from.listKind, to.listKind,
-		" a "+from.kind, articleFor(to.kind)+to.kind,
-		from.kind, to.kind,
-		reverseGroup(from.group), reverseGroup(to.group),
-		toOperationID(trimmed(from.group), true), toOperationID(trimmed(to.group), true),
-		toOperationID(trimmed(from.group), false), toOperationID(trimmed(to.group), false),
-		from.group, to.group,
-		from.plural, to.plural,
-		toOperationID(from.version, true), toOperationID(to.version, true),
-		from.version, to.version,
+		from.ListKind, to.ListKind,
+		" a "+from.Kind, articleFor(to.Kind)+to.Kind,
+		from.Kind, to.Kind,
+		reverseGroup(from.Group), reverseGroup(to.Group),
+		toOperationID(trimmed(from.Group), true), toOperationID(trimmed(to.Group), true),
+		toOperationID(trimmed(from.Group), false), toOperationID(trimmed(to.Group), false),
+		from.Group, to.Group,
+		from.Plural, to.Plural,
+		toOperationID(from.Version, true), toOperationID(to.Version, true),
+		from.Version, to.Version,
 	)
 	var out obj
 	if err := json.Unmarshal([]byte(r.Replace(string(raw))), &out); err != nil {
@@ -134,21 +112,21 @@ func instantiate(template obj, from, to crdNames) obj {
 	return out
 }
 
-// crdOpenAPIV3 builds the OpenAPI v3 document of one group version of
+// CRDV3 builds the OpenAPI v3 document of one group version of
 // custom resources.
-func crdOpenAPIV3(kinds []crdKind) obj {
+func CRDV3(kinds []CRDKind) obj {
 	data := schema.OpenAPI()
 	var doc obj
 	for _, k := range kinds {
-		from := captureCRDNames[k.scope]
-		one := instantiate(data.CRDV3[k.scope], from, k.names)
+		from := captureCRDNames[k.Scope]
+		one := instantiate(data.CRDV3[k.Scope], from, k.Names)
 		schemas := schema.ComponentsOf(one)
-		meta := data.CRDV3[k.scope]["components"].(obj)["schemas"].(obj)[from.model()].(obj)["properties"].(obj)
-		schemas[k.names.model()] = crdKindSchema(k, meta, false)
-		if k.selectable != nil {
-			schemas[k.names.listModel()].(obj)["x-kubernetes-selectable-fields"] = k.selectable
+		meta := data.CRDV3[k.Scope]["components"].(obj)["schemas"].(obj)[from.Model()].(obj)["properties"].(obj)
+		schemas[k.Names.Model()] = crdKindSchema(k, meta, false)
+		if k.Selectable != nil {
+			schemas[k.Names.ListModel()].(obj)["x-kubernetes-selectable-fields"] = k.Selectable
 		}
-		if !k.status {
+		if !k.Status {
 			dropStatusPaths(one)
 		}
 		if doc == nil {
@@ -165,19 +143,19 @@ func crdOpenAPIV3(kinds []crdKind) obj {
 	return doc
 }
 
-// crdOpenAPIV2Parts returns the paths and definitions a CRD version adds
+// CRDV2Parts returns the paths and definitions a CRD version adds
 // to /openapi/v2.
-func crdOpenAPIV2Parts(k crdKind) (paths, definitions obj) {
+func CRDV2Parts(k CRDKind) (paths, definitions obj) {
 	data := schema.OpenAPI()
-	from := captureCRDNames[k.scope]
-	one := instantiate(data.CRDV2[k.scope], from, k.names)
+	from := captureCRDNames[k.Scope]
+	one := instantiate(data.CRDV2[k.Scope], from, k.Names)
 	defs := one["definitions"].(obj)
-	meta := data.CRDV2[k.scope]["definitions"].(obj)[from.model()].(obj)["properties"].(obj)
-	defs[k.names.model()] = crdKindSchema(k, meta, true)
-	if k.selectable != nil {
-		defs[k.names.listModel()].(obj)["x-kubernetes-selectable-fields"] = k.selectable
+	meta := data.CRDV2[k.Scope]["definitions"].(obj)[from.Model()].(obj)["properties"].(obj)
+	defs[k.Names.Model()] = crdKindSchema(k, meta, true)
+	if k.Selectable != nil {
+		defs[k.Names.ListModel()].(obj)["x-kubernetes-selectable-fields"] = k.Selectable
 	}
-	if !k.status {
+	if !k.Status {
 		dropStatusPaths(one)
 	}
 	return one["paths"].(obj), defs
@@ -194,13 +172,13 @@ func dropStatusPaths(doc obj) {
 // crdKindSchema builds the published schema of a custom resource kind.
 // meta holds the apiVersion, kind and metadata properties as the real
 // server publishes them at the root (captured).
-func crdKindSchema(k crdKind, meta obj, v2 bool) obj {
+func crdKindSchema(k CRDKind, meta obj, v2 bool) obj {
 	var out obj
 	switch {
-	case k.schema == nil || (v2 && schema.Flag(k.schema, "x-kubernetes-preserve-unknown-fields")):
+	case k.Schema == nil || (v2 && schema.Flag(k.Schema, "x-kubernetes-preserve-unknown-fields")):
 		out = obj{"type": "object"}
 	default:
-		out = publishedSchema(k.schema, v2)
+		out = publishedSchema(k.Schema, v2)
 		props, _ := out["properties"].(obj)
 		if props == nil {
 			props = obj{}
@@ -210,9 +188,9 @@ func crdKindSchema(k crdKind, meta obj, v2 bool) obj {
 			props[f] = unstructured.DeepCopy(meta[f])
 		}
 	}
-	out["x-kubernetes-group-version-kind"] = []any{obj{"group": k.names.group, "kind": k.names.kind, "version": k.names.version}}
-	if k.selectable != nil {
-		out["x-kubernetes-selectable-fields"] = k.selectable
+	out["x-kubernetes-group-version-kind"] = []any{obj{"group": k.Names.Group, "kind": k.Names.Kind, "version": k.Names.Version}}
+	if k.Selectable != nil {
+		out["x-kubernetes-selectable-fields"] = k.Selectable
 	}
 	return out
 }
@@ -222,7 +200,7 @@ func crdKindSchema(k crdKind, meta obj, v2 bool) obj {
 // in the namespaced template (its spec.template).
 func embeddedMeta() obj {
 	from := captureCRDNames["Namespaced"]
-	kind := schema.OpenAPI().CRDV3["Namespaced"]["components"].(obj)["schemas"].(obj)[from.model()].(obj)
+	kind := schema.OpenAPI().CRDV3["Namespaced"]["components"].(obj)["schemas"].(obj)[from.Model()].(obj)
 	spec := kind["properties"].(obj)["spec"].(obj)
 	return spec["properties"].(obj)["template"].(obj)["properties"].(obj)
 }
@@ -338,33 +316,10 @@ func toOpenAPIV2(s obj) obj {
 	return s
 }
 
-// openAPIV2Locked returns /openapi/v2: the built-in document (limited to
-// the served resources) with every served CRD version's paths and
-// definitions merged in. The caller holds s.mu.
-func (s *Server) openAPIV2Locked() obj {
-	base := builtinOpenAPIV2()
-	out := make(obj, len(base))
-	for k, v := range base {
-		out[k] = v
-	}
-	paths, defs := obj{}, obj{}
-	for k, v := range base["paths"].(obj) {
-		paths[k] = v
-	}
-	for k, v := range base["definitions"].(obj) {
-		defs[k] = v
-	}
-	for _, kinds := range s.crdKindsByGVLocked() {
-		for _, k := range kinds {
-			p, d := crdOpenAPIV2Parts(k)
-			for name, v := range p {
-				paths[name] = v
-			}
-			for name, v := range d {
-				defs[name] = v
-			}
-		}
-	}
-	out["paths"], out["definitions"] = paths, defs
-	return out
+// reverseGroup reverses the dot-separated parts of a group, as CRD model
+// names do: "stable.example.com" is "com.example.stable".
+func reverseGroup(group string) string {
+	parts := strings.Split(group, ".")
+	slices.Reverse(parts)
+	return strings.Join(parts, ".")
 }
