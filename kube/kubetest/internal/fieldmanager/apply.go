@@ -24,7 +24,7 @@ type Conflict struct {
 // ApplyError is an apply's failure: its conflicts, or another error.
 type ApplyError struct {
 	Conflicts []Conflict
-	// internal, when set, is the message of an internal error (500)
+	// Internal, when set, is the message of an internal error (500)
 	// instead of conflicts.
 	Internal string
 }

@@ -31,7 +31,7 @@ func (c *comparison) filter(f func(*fieldSet) *fieldSet) {
 
 // compareObjects compares old (lhs) with new (rhs). typedL and typedR say
 // a side is a typed object of a built-in kind, whose structs hold their
-// zero fields (schema.zeroFields). The error is the first list whose
+// zero fields (Schema.ZeroFields). The error is the first list whose
 // entries cannot be told apart; the comparison is then incomplete.
 func compareObjects(s *schema.Schema, lhs, rhs obj, typedL, typedR bool) (*comparison, error) {
 	w := &comparer{c: comparison{added: newFieldSet(), modified: newFieldSet(), removed: newFieldSet()},

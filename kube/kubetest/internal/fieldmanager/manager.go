@@ -52,9 +52,9 @@ var strippedFields = func() *fieldSet {
 
 // Manager computes the managedFields of one write.
 type Manager struct {
-	// Schema is the kind's schema; builtin says its objects are typed Go
-	// objects in the real server (not custom resources); statusSub says
-	// the kind has a status subresource; apiVersion is the one written.
+	// Schema is the kind's schema; Builtin says its objects are typed Go
+	// objects in the real server (not custom resources); StatusSub says
+	// the kind has a status subresource; APIVersion is the one written.
 	Schema     *schema.Schema
 	Builtin    bool
 	StatusSub  bool

@@ -26,7 +26,7 @@ import (
 //
 // Built-in kinds are Go structs in the real server: a struct field that is
 // not a pointer is always there, empty or not, and a required list is
-// there as null (schema.zeroFields). The comparisons see them in every
+// there as null (Schema.ZeroFields). The comparisons see them in every
 // object of a built-in kind, so that a field added inside them does not
 // make the struct "added" (no "." of its own), as in the real server.
 

@@ -30,7 +30,7 @@ type OpenAPIData struct {
 	V3 map[string]obj
 	// V2 is /openapi/v2, trimmed to the captured resources.
 	V2 obj
-	// crdV3, crdV2 and crdV3Group are the documents published for the
+	// CRDV3, CRDV2 and CRDV3Group are the documents published for the
 	// capture CRDs, by scope ("Namespaced", "Cluster"): templates for the
 	// documents of every CRD (package openapi).
 	CRDV3, CRDV2, CRDV3Group map[string]obj
