@@ -11,13 +11,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is server-side apply, as the real server's field manager does
-// it with the kind's schema (fieldwalk.go):
+// it with the kind's schema (internal/fieldmanager):
 //   - the configuration is merged into the object: maps key by key, set
 //     and map lists entry by entry, atomic lists and maps replaced;
 //   - the manager's Apply entry becomes exactly the configuration's
@@ -33,11 +35,11 @@ import (
 //     kubectl.kubernetes.io/last-applied-configuration annotation says it
 //     set and that still have that value (the client-side to server-side
 //     apply migration), and keeps that annotation, when the object has
-//     one, equal to the configuration it applied (apply_kubectl.go).
+//     one, equal to the configuration it applied.
 
 func (s *Server) serveApply(c *call, body []byte) {
 	if c.q.Get("fieldManager") == "" {
-		writeError(c.w, errInvalid("meta.k8s.io", "PatchOptions", "", []fieldError{{
+		writeError(c.w, errInvalid("meta.k8s.io", "PatchOptions", "", []fielderr.Error{{
 			Type: "FieldValueRequired", Field: "fieldManager", Detail: "is required for apply patch"}}))
 		return
 	}
@@ -46,7 +48,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, errBadRequest("error decoding YAML: "+err.Error()))
 		return
 	}
-	if av, kind := str(config, "apiVersion"), str(config, "kind"); av != c.res.apiVersion() || kind != c.res.Kind {
+	if av, kind := unstructured.String(config, "apiVersion"), unstructured.String(config, "kind"); av != c.res.apiVersion() || kind != c.res.Kind {
 		writeError(c.w, errBadRequest("invalid object type: "+gvkString(av, kind)))
 		return
 	}
@@ -54,7 +56,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, serr)
 		return
 	}
-	meta := metaOf(config)
+	meta := unstructured.Metadata(config)
 	if mf, ok := meta["managedFields"]; ok && mf != nil {
 		writeError(c.w, errBadRequest("metadata.managedFields must be nil"))
 		return
@@ -63,12 +65,12 @@ func (s *Server) serveApply(c *call, body []byte) {
 		writeError(c.w, serr)
 		return
 	}
-	if msg := duplicateEntries(c.res.Schema, config); msg != "" {
+	if msg := fieldmanager.DuplicateEntries(c.res.Schema, config); msg != "" {
 		writeError(c.w, statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
-			str(meta, "namespace"), str(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
+			unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
 		return
 	}
-	if str(meta, "name") == "" {
+	if unstructured.String(meta, "name") == "" {
 		meta["name"] = c.info.Name
 	}
 	wr := c.write()
@@ -89,23 +91,24 @@ func gvkString(apiVersion, kind string) string {
 }
 
 // fieldManagerOf returns the field manager of wr's write.
-func (s *Server) fieldManagerOf(wr *write, now string) *fieldManager {
+func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 	res := wr.res
-	return &fieldManager{res: res, sub: wr.sub, now: now, served: func(apiVersion string) bool {
-		if apiVersion == res.apiVersion() {
-			return true
-		}
-		group, version, ok := strings.Cut(apiVersion, "/")
-		if !ok {
-			group, version = "", apiVersion
-		}
-		return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
-	}}
+	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.apiVersion(),
+		Sub: wr.sub, Now: now, Served: func(apiVersion string) bool {
+			if apiVersion == res.apiVersion() {
+				return true
+			}
+			group, version, ok := strings.Cut(apiVersion, "/")
+			if !ok {
+				group, version = "", apiVersion
+			}
+			return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
+		}}
 }
 
 // applyLocked applies config to the object wr names.
 func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusError) {
-	if name := str(metaOf(config), "name"); name != wr.name {
+	if name := unstructured.String(unstructured.Metadata(config), "name"); name != wr.name {
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
 	}
 	prev := wr.col.objects[objectKey(wr.namespace, wr.name)]
@@ -114,9 +117,9 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 			return updateResult{}, errNotFound(wr.res, wr.name)
 		}
 		wr.applied = config
-		o := deepCopy(config).(obj)
+		o := unstructured.DeepCopy(config).(obj)
 		if wr.manager == "kubectl" {
-			updateLastApplied(o, config)
+			fieldmanager.UpdateLastApplied(o, config)
 		}
 		rec, err := s.createLocked(wr, o)
 		return updateResult{rec: rec, created: true}, err
@@ -124,12 +127,12 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 	live := mustDecode(prev.raw)
 	live["apiVersion"] = wr.res.apiVersion()
 	fm := s.fieldManagerOf(wr, nowString())
-	next, entries, err := fm.applyKubectl(live, config, wr.manager, wr.force)
+	next, entries, err := fm.ApplyKubectl(live, config, wr.manager, wr.force)
 	if err != nil {
-		return updateResult{}, err
+		return updateResult{}, applyStatus(err)
 	}
-	metaOf(next)["resourceVersion"] = formatRV(prev.rv)
-	return s.updateLocked(wr, next, func(meta, _, _ obj, _ string) { setManagedFields(meta, entries) })
+	unstructured.Metadata(next)["resourceVersion"] = formatRV(prev.rv)
+	return s.updateLocked(wr, next, func(meta, _, _ obj, _ string) { fieldmanager.SetManagedFields(meta, entries) })
 }
 
 // recordCreate writes the managedFields of an object a write creates:
@@ -138,161 +141,46 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 func (s *Server) recordCreate(wr *write, meta, o obj, requested any, ok bool, now string) {
 	fm := s.fieldManagerOf(wr, now)
 	if !wr.apply {
-		fm.recordUpdate(meta, nil, o, requested, ok, wr.manager)
+		fm.RecordUpdate(meta, nil, o, requested, ok, wr.manager)
 		return
 	}
-	_, entries, err := fm.apply(nil, wr.applied, nil, wr.manager, true)
+	_, entries, err := fm.Apply(nil, wr.applied, nil, wr.manager, true)
 	if err != nil {
 		delete(meta, "managedFields")
 		return
 	}
-	setManagedFields(meta, entries)
+	fieldmanager.SetManagedFields(meta, entries)
 }
 
-func cloneEntries(entries []*mfEntry) []*mfEntry {
-	out := make([]*mfEntry, len(entries))
-	for i, e := range entries {
-		c := *e
-		c.Fields = e.Fields.clone()
-		out[i] = &c
+// applyStatus is the answer to a failed apply: the conflict error, or an
+// internal error.
+func applyStatus(e *fieldmanager.ApplyError) *kube.StatusError {
+	if e.Internal != "" {
+		return statusError(http.StatusInternalServerError, "", e.Internal, nil)
 	}
-	return out
-}
-
-// applyConflict is one field of another manager an apply would change.
-type applyConflict struct {
-	manager *mfEntry
-	path    []string
-}
-
-// applyError is an apply's failure: its conflicts, or another error.
-type applyError struct {
-	conflicts []applyConflict
-	other     *kube.StatusError
-}
-
-func (e *applyError) status() *kube.StatusError {
-	if e.other != nil {
-		return e.other
-	}
-	return errApplyConflict(e.conflicts)
-}
-
-// apply merges config into live (nil: the object is created) for
-// manager, with the entries the object has. It returns the object to
-// store and its entries; the applier's entry has fm.now as its time when
-// the object changed.
-func (fm *fieldManager) apply(live, config obj, entries []*mfEntry, manager string, force bool) (obj, []*mfEntry, *applyError) {
-	sch := fm.res.Schema
-	if live == nil {
-		live = zeroObject()
-	} else if len(entries) == 0 {
-		var err error
-		if entries, err = fm.track(nil, zeroObject(), live, "before-first-apply"); err != nil {
-			return nil, nil, &applyError{other: statusError(http.StatusInternalServerError, "",
-				"failed to create manager for existing fields: "+err.Error(), nil)}
-		}
-	}
-	entries = fm.reconcile(entries)
-	merged, _ := mergeApplied(sch, live, config).(obj)
-	set, _ := toFieldSet(sch, config)
-	set = fm.reset(set)
-	me := entryOf(&entries, fm.writer(manager, "Apply"))
-	last := me.Fields
-	me.Fields, me.APIVersion = set, fm.res.apiVersion()
-	next := fm.prune(merged, entries, last)
-
-	c, err := compareObjects(sch, withoutManaged(live), withoutManaged(next), fm.typed(), fm.typed())
-	if err != nil {
-		return nil, nil, &applyError{other: statusError(http.StatusInternalServerError, "",
-			"failed to compare objects: "+err.Error(), nil)}
-	}
-	c.filter(fm.reset)
-	changed := c.changed()
-	var conflicts []applyConflict
-	for _, e := range entries {
-		if e == me {
-			continue
-		}
-		taken := e.Fields.intersection(changed)
-		for _, p := range taken.paths() {
-			conflicts = append(conflicts, applyConflict{manager: e, path: p})
-		}
-		e.Fields = e.Fields.difference(taken).difference(c.removed)
-	}
-	if len(conflicts) > 0 && !force {
-		return nil, nil, &applyError{conflicts: conflicts}
-	}
-	if !jsonpatch.Equal(live, next) {
-		me.Time = fm.now
-	}
-	me.Fields = me.Fields.difference(strippedFields)
-	entries = slices.DeleteFunc(entries, func(e *mfEntry) bool { return e.Fields.empty() })
-	return next, entries, nil
-}
-
-// prune removes from merged the fields the applier's last configuration
-// (last) had and no manager owns any more, each with what is under it.
-func (fm *fieldManager) prune(merged obj, entries []*mfEntry, last *fieldSet) obj {
-	if last.empty() {
-		return merged
-	}
-	sch := fm.res.Schema
-	named := func(v obj) *fieldSet {
-		fs, _ := toFieldSet(sch, v)
-		return ensureNamedFields(sch, fs)
-	}
-	remove := func(v obj, set *fieldSet) obj {
-		out, ok := removeFields(sch, v, set)
-		m, _ := out.(obj)
-		if !ok || m == nil {
-			return obj{}
-		}
-		return m
-	}
-	lastNamed := ensureNamedFields(sch, last)
-	owned := newFieldSet()
-	for _, e := range entries {
-		owned = owned.union(e.Fields)
-	}
-	all := named(merged)
-	withoutLast := remove(merged, lastNamed)
-	kept := remove(merged, all.difference(named(withoutLast).union(ensureNamedFields(sch, owned))))
-	return remove(merged, all.difference(named(kept)).intersection(lastNamed))
-}
-
-// managerName names a manager as conflicts print it.
-func managerName(e *mfEntry) string {
-	name := strconv.Quote(e.Manager)
-	if e.Subresource != "" {
-		name += " with subresource " + strconv.Quote(e.Subresource)
-	}
-	if e.Operation == "Update" {
-		name += " using " + e.APIVersion
-	}
-	return name
+	return errApplyConflict(e.Conflicts)
 }
 
 // errApplyConflict is the real server's conflict error (NewConflictError
 // of the field manager): managers in the order of their identifiers,
 // each one's fields in path order.
-func errApplyConflict(conflicts []applyConflict) *kube.StatusError {
-	slices.SortStableFunc(conflicts, func(a, b applyConflict) int {
-		return strings.Compare(a.manager.identifier(), b.manager.identifier())
+func errApplyConflict(conflicts []fieldmanager.Conflict) *kube.StatusError {
+	slices.SortStableFunc(conflicts, func(a, b fieldmanager.Conflict) int {
+		return strings.Compare(a.Manager.Identifier(), b.Manager.Identifier())
 	})
 	causes := make([]kube.StatusCause, len(conflicts))
 	var lines []string
 	for i, cf := range conflicts {
-		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + managerName(cf.manager),
-			Field: pathString(cf.path)}
-		if i == 0 || conflicts[i-1].manager != cf.manager {
-			lines = append(lines, "conflicts with "+managerName(cf.manager)+":")
+		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + fieldmanager.ManagerName(cf.Manager),
+			Field: fieldmanager.PathString(cf.Path)}
+		if i == 0 || conflicts[i-1].Manager != cf.Manager {
+			lines = append(lines, "conflicts with "+fieldmanager.ManagerName(cf.Manager)+":")
 		}
 		lines = append(lines, "- "+causes[i].Field)
 	}
 	var msg string
 	if len(conflicts) == 1 {
-		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", managerName(conflicts[0].manager), causes[0].Field)
+		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", fieldmanager.ManagerName(conflicts[0].Manager), causes[0].Field)
 	} else {
 		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(conflicts), strings.Join(lines, "\n"))
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategicmerge"
 )
 
 // BenchmarkStrategicMerge measures the PATCH that a second kubectl apply
@@ -67,8 +69,8 @@ func BenchmarkStrategicMerge(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, _, serr := strategicMerge(sch, cur, p); serr != nil {
-				b.Fatal(serr.msg)
+			if _, _, serr := strategicmerge.Merge(sch, cur, p); serr != nil {
+				b.Fatal(serr.Msg)
 			}
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"encoding/binary"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file creates what a fresh kube-apiserver holds before anyone writes
@@ -38,7 +40,7 @@ func (s *Server) bootstrap() {
 		if res == nil {
 			res = s.reg.lookup("coordination.k8s.io", "v1", plural)
 		}
-		ns := str(metaOf(o), "namespace")
+		ns := unstructured.String(unstructured.Metadata(o), "namespace")
 		wr := &write{res: res, col: s.cols[res.colKey()], namespace: ns, manager: "kube-apiserver"}
 		if _, err := s.createLocked(wr, o); err != nil {
 			panic("kubetest: bootstrap " + plural + ": " + err.Error())

@@ -7,6 +7,10 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves CustomResourceDefinitions created through the API. A CRD
@@ -37,20 +41,20 @@ type crdVersion struct {
 	served, storage bool
 	status          bool
 	fields          []string
-	printer         *printer
+	printer         *table.Printer
 }
 
 func parseCRDSpec(o obj) crdSpec {
 	spec, _ := o["spec"].(obj)
 	names, _ := spec["names"].(obj)
-	cs := crdSpec{group: str(spec, "group"), scope: str(spec, "scope"),
-		plural: str(names, "plural"), singular: str(names, "singular"), kind: str(names, "kind"),
-		listKind: str(names, "listKind"), shortNames: stringList(names, "shortNames"),
+	cs := crdSpec{group: unstructured.String(spec, "group"), scope: unstructured.String(spec, "scope"),
+		plural: unstructured.String(names, "plural"), singular: unstructured.String(names, "singular"), kind: unstructured.String(names, "kind"),
+		listKind: unstructured.String(names, "listKind"), shortNames: stringList(names, "shortNames"),
 		categories: stringList(names, "categories")}
 	vs, _ := spec["versions"].([]any)
 	for _, v := range vs {
 		m, _ := v.(obj)
-		cv := crdVersion{name: str(m, "name"), printer: crdPrinter(m)}
+		cv := crdVersion{name: unstructured.String(m, "name"), printer: table.CRDPrinter(m)}
 		cv.served, _ = m["served"].(bool)
 		cv.storage, _ = m["storage"].(bool)
 		if sub, ok := m["subresources"].(obj); ok {
@@ -59,7 +63,7 @@ func parseCRDSpec(o obj) crdSpec {
 		fs, _ := m["selectableFields"].([]any)
 		for _, f := range fs {
 			if fm, ok := f.(obj); ok {
-				cv.fields = append(cv.fields, strings.TrimPrefix(str(fm, "jsonPath"), "."))
+				cv.fields = append(cv.fields, strings.TrimPrefix(unstructured.String(fm, "jsonPath"), "."))
 			}
 		}
 		cs.versions = append(cs.versions, cv)
@@ -70,25 +74,25 @@ func parseCRDSpec(o obj) crdSpec {
 // prepareCRDCreate validates a CRD and gives it the defaults and the status
 // the real server stores before its controllers run.
 func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	cs := parseCRDSpec(o)
-	name := str(meta, "name")
-	var errs []fieldError
+	name := unstructured.String(meta, "name")
+	var errs []fielderr.Error
 	req := func(field string, v string) {
 		if v == "" {
-			errs = append(errs, fieldError{Type: "FieldValueRequired", Field: field})
+			errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: field})
 		}
 	}
 	req("spec.group", cs.group)
 	req("spec.names.plural", cs.plural)
 	req("spec.names.kind", cs.kind)
 	if cs.group != "" && cs.plural != "" && name != cs.plural+"."+cs.group {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "metadata.name", Value: name,
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.name", Value: name,
 			Detail: `must be spec.names.plural+"."+spec.group`})
 	}
 	if cs.scope != "Namespaced" && cs.scope != "Cluster" {
-		errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "spec.scope", Value: cs.scope,
-			Detail: notSupportedDetail("Cluster", "Namespaced")})
+		errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "spec.scope", Value: cs.scope,
+			Detail: fielderr.NotSupportedDetail("Cluster", "Namespaced")})
 	}
 	storage := 0
 	for _, v := range cs.versions {
@@ -97,14 +101,14 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 		}
 	}
 	if len(cs.versions) == 0 {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.versions", Value: []any{},
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.versions", Value: []any{},
 			Detail: "must have exactly one version marked as storage version"})
 	} else if storage != 1 {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.versions", Value: storage,
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.versions", Value: storage,
 			Detail: "must have exactly one version marked as storage version"})
 	}
-	errs = append(errs, validatePrinterColumns(o)...)
-	errs = append(errs, validateCRDSchemas(o)...)
+	errs = append(errs, table.ValidatePrinterColumns(o)...)
+	errs = append(errs, schema.ValidateCRDSchemas(o)...)
 	if len(errs) > 0 {
 		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", name, errs)
 	}
@@ -136,30 +140,30 @@ func prepareCRDUpdate(next obj) {
 	if names == nil {
 		return
 	}
-	if str(names, "singular") == "" {
-		names["singular"] = strings.ToLower(str(names, "kind"))
+	if unstructured.String(names, "singular") == "" {
+		names["singular"] = strings.ToLower(unstructured.String(names, "kind"))
 	}
-	if str(names, "listKind") == "" {
-		names["listKind"] = str(names, "kind") + "List"
+	if unstructured.String(names, "listKind") == "" {
+		names["listKind"] = unstructured.String(names, "kind") + "List"
 	}
 }
 
 func validateCRDUpdate(next, old obj) *kube.StatusError {
 	ns, os := parseCRDSpec(next), parseCRDSpec(old)
-	var errs []fieldError
+	var errs []fielderr.Error
 	if ns.scope != os.scope {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.scope", Value: ns.scope, Detail: "field is immutable"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.scope", Value: ns.scope, Detail: "field is immutable"})
 	}
 	if ns.group != os.group {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "spec.group", Value: ns.group, Detail: "field is immutable"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.group", Value: ns.group, Detail: "field is immutable"})
 	}
 	if ns.plural != os.plural {
-		errs = append(errs, fieldError{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.plural, Detail: "field is immutable"})
 	}
-	errs = append(errs, validatePrinterColumns(next)...)
-	errs = append(errs, validateCRDSchemas(next)...)
+	errs = append(errs, table.ValidatePrinterColumns(next)...)
+	errs = append(errs, schema.ValidateCRDSchemas(next)...)
 	if len(errs) > 0 {
-		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", str(metaOf(next), "name"), errs)
+		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	return nil
 }
@@ -173,7 +177,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 	spec, _ := o["spec"].(obj)
 	st, _ := o["status"].(obj)
 	now := nowString()
-	st["acceptedNames"] = deepCopy(spec["names"])
+	st["acceptedNames"] = unstructured.DeepCopy(spec["names"])
 	st["conditions"] = []any{
 		obj{"type": "NamesAccepted", "status": "True", "lastTransitionTime": now, "reason": "NoConflicts",
 			"message": "no conflicts found"},
@@ -181,7 +185,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 			"message": "the initial names have been accepted"},
 	}
 	old := mustDecode(rec.raw)
-	s.fieldManagerOf(&write{res: res, sub: "status"}, now).recordUpdate(metaOf(o), old, o, nil, false, "kube-apiserver")
+	s.fieldManagerOf(&write{res: res, sub: "status"}, now).RecordUpdate(unstructured.Metadata(o), old, o, nil, false, "kube-apiserver")
 	rec = s.commitLocked(res, s.cols[res.colKey()], "MODIFIED", o, rec)
 	s.registerCRDLocked(mustDecode(rec.raw))
 }
@@ -189,7 +193,7 @@ func (s *Server) establishCRDLocked(rec *record) {
 // registerCRDLocked serves the resource of the CRD o (again, after an
 // update), one resource per served version.
 func (s *Server) registerCRDLocked(o obj) {
-	name := str(metaOf(o), "name")
+	name := unstructured.String(unstructured.Metadata(o), "name")
 	if o["metadata"].(obj)["deletionTimestamp"] != nil {
 		return
 	}
@@ -208,12 +212,12 @@ func (s *Server) registerCRDLocked(o obj) {
 		if !v.served {
 			continue
 		}
-		r := &resource{Group: cs.group, Version: v.name, Plural: cs.plural, Singular: str(o["spec"].(obj)["names"].(obj), "singular"),
+		r := &resource{Group: cs.group, Version: v.name, Plural: cs.plural, Singular: unstructured.String(o["spec"].(obj)["names"].(obj), "singular"),
 			Kind: cs.kind, ListKind: cs.kind + "List", Namespaced: cs.scope == "Namespaced",
 			ShortNames: cs.shortNames, Categories: cs.categories, Status: v.status, Generation: true,
 			ConditionalUpdate: true, Fields: v.fields, CRD: name, StorageVersion: storage,
 			MultiVersion: len(cs.versions) > 1, Printer: v.printer,
-			Schema: compileCRDSchema(crdVersionSchema(o, v.name))}
+			Schema: schema.CompileCRD(schema.CRDVersionSchema(o, v.name))}
 		if cs.listKind != "" {
 			r.ListKind = cs.listKind
 		}
@@ -263,7 +267,7 @@ func (s *Server) finishCRDLocked(crd string) {
 		return
 	}
 	res := s.reg.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
-	fins := stringList(metaOf(o), "finalizers")
+	fins := stringList(unstructured.Metadata(o), "finalizers")
 	if len(fins) == 1 && fins[0] == crdCleanupFinalizer {
 		s.removeLocked(res, crdCol, rec)
 		return
@@ -275,7 +279,7 @@ func (s *Server) finishCRDLocked(crd string) {
 		}
 	}
 	if len(keep) != len(fins) {
-		metaOf(o)["finalizers"] = keep
+		unstructured.Metadata(o)["finalizers"] = keep
 		s.commitLocked(res, crdCol, "MODIFIED", o, rec)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file creates objects (POST, and PUT or apply of a missing object)
@@ -28,18 +30,18 @@ type write struct {
 
 // makeRecord encodes o, whose resourceVersion is set, into a record.
 func makeRecord(res *resource, o obj) *record {
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	raw, tm := encodeObjectTM(o)
-	labels, _ := stringMap(meta, "labels")
-	ns, name := str(meta, "namespace"), str(meta, "name")
+	labels, _ := unstructured.StringMap(meta, "labels")
+	ns, name := unstructured.String(meta, "namespace"), unstructured.String(meta, "name")
 	fields := map[string]string{"metadata.name": name, "metadata.namespace": ns}
 	for _, f := range res.Fields {
 		if v, ok := res.fieldValue(o, f); ok {
 			fields[f] = fieldString(v)
 		}
 	}
-	rv, _ := strconv.ParseUint(str(meta, "resourceVersion"), 10, 64)
-	return &record{key: objectKey(ns, name), namespace: ns, name: name, uid: str(meta, "uid"), rv: rv,
+	rv, _ := strconv.ParseUint(unstructured.String(meta, "resourceVersion"), 10, 64)
+	return &record{key: objectKey(ns, name), namespace: ns, name: name, uid: unstructured.String(meta, "uid"), rv: rv,
 		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm}
 }
 
@@ -47,7 +49,7 @@ func makeRecord(res *resource, o obj) *record {
 // resourceVersion and tells the watchers.
 func (s *Server) commitLocked(res *resource, col *collection, typ string, o obj, prev *record) *record {
 	rv := s.nextRV()
-	metaOf(o)["resourceVersion"] = formatRV(rv)
+	unstructured.Metadata(o)["resourceVersion"] = formatRV(rv)
 	rec := makeRecord(res, o)
 	s.dispatchLocked(col, &event{typ: typ, rv: rv, obj: rec, prev: prev})
 	return rec
@@ -59,7 +61,7 @@ func (s *Server) commitLocked(res *resource, col *collection, typ string, o obj,
 func (s *Server) removeLocked(res *resource, col *collection, prev *record) *record {
 	rv := s.nextRV()
 	o := mustDecode(prev.raw)
-	metaOf(o)["resourceVersion"] = formatRV(rv)
+	unstructured.Metadata(o)["resourceVersion"] = formatRV(rv)
 	rec := makeRecord(res, o)
 	s.dispatchLocked(col, &event{typ: "DELETED", rv: rv, obj: rec, prev: prev})
 	s.afterRemoveLocked(res, rec)
@@ -77,7 +79,7 @@ func (s *Server) dispatchLocked(col *collection, e *event) {
 // ensureNamespace reconciles the namespace of the body with the request's,
 // as rest.EnsureObjectNamespaceMatchesRequestNamespace does.
 func ensureNamespace(meta obj, requestNS string) *kube.StatusError {
-	bodyNS := str(meta, "namespace")
+	bodyNS := unstructured.String(meta, "namespace")
 	switch {
 	case bodyNS == requestNS:
 	case bodyNS == "":
@@ -119,25 +121,25 @@ func (s *Server) checkNamespaceLocked(wr *write, name string, create bool) *kube
 func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	res, col := wr.res, wr.col
 	coerceObject(res, o)
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
 		return nil, err
 	}
-	if rv := str(meta, "resourceVersion"); rv != "" && rv != "0" {
+	if rv := unstructured.String(meta, "resourceVersion"); rv != "" && rv != "0" {
 		return nil, statusError(http.StatusInternalServerError, kube.ReasonUnknown,
 			"resourceVersion should not be set on objects to be created", nil)
 	}
-	name := str(meta, "name")
-	if name == "" && str(meta, "generateName") != "" {
+	name := unstructured.String(meta, "name")
+	if name == "" && unstructured.String(meta, "generateName") != "" {
 		for range 8 { // the real server retries generated names that are taken
-			name = generateName(str(meta, "generateName"))
+			name = generateName(unstructured.String(meta, "generateName"))
 			if col.objects[objectKey(wr.namespace, name)] == nil {
 				break
 			}
 		}
 		meta["name"] = name
 	}
-	if errs := append(validateMeta(res, meta, name), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
+	if errs := append(validation.Metadata(res.Names, meta, name), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	if err := s.checkNamespaceLocked(wr, name, true); err != nil {

@@ -11,6 +11,9 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves DELETE of one object and of a collection: DeleteOptions
@@ -18,22 +21,9 @@ import (
 // of the real server (a Success Status for an immediate delete, the object
 // for one that waits on finalizers).
 
-// deleteOptions is the part of DeleteOptions the fake acts on.
-type deleteOptions struct {
-	Preconditions      *preconditions `json:"preconditions"`
-	PropagationPolicy  *string        `json:"propagationPolicy"`
-	GracePeriodSeconds *int64         `json:"gracePeriodSeconds"`
-	DryRun             []string       `json:"dryRun"`
-}
-
-type preconditions struct {
-	UID             *string `json:"uid"`
-	ResourceVersion *string `json:"resourceVersion"`
-}
-
 // parseDeleteOptions reads DeleteOptions from the body and the query.
-func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
-	var o deleteOptions
+func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError) {
+	var o protobuf.DeleteOptions
 	body, err := readBody(c.r)
 	if err != nil {
 		return nil, err
@@ -41,8 +31,8 @@ func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
 	if len(bytes.TrimSpace(body)) > 0 {
 		mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
 		switch mt {
-		case mediaProtobuf:
-			po, err := decodeProtoDeleteOptions(body)
+		case protobuf.MediaType:
+			po, err := protobuf.DecodeDeleteOptions(body)
 			if err != nil {
 				return nil, errBadRequest(err.Error())
 			}
@@ -66,8 +56,8 @@ func (c *call) parseDeleteOptions() (*deleteOptions, *kube.StatusError) {
 		c.dryRun = true
 	}
 	if p := o.PropagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
-		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", []fieldError{{Type: "FieldValueNotSupported",
-			Field: "propagationPolicy", Value: *p, Detail: notSupportedDetail("Foreground", "Background", "Orphan", "nil")}})
+		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", []fielderr.Error{{Type: "FieldValueNotSupported",
+			Field: "propagationPolicy", Value: *p, Detail: fielderr.NotSupportedDetail("Foreground", "Background", "Orphan", "nil")}})
 	}
 	return &o, nil
 }
@@ -93,10 +83,10 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 		}
 		return s.removeLocked(res, wr.col, prev), true, nil
 	}
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	// The real server bumps the generation of kinds that keep one when it
 	// marks an object deleting, so that GenerationChanged predicates see it.
-	if g, _ := integerValue(meta["generation"]); g > 0 {
+	if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {
 		meta["generation"] = g + 1
 	}
 	meta["deletionTimestamp"] = nowString()

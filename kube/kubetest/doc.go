@@ -102,6 +102,41 @@
 //     serve s as an http.Handler.
 //  3. Seed with s.Create, inject faults, and assert on s.Counts().
 //
+// # Where each part lives
+//
+// The server itself is package kubetest:
+//   - server.go (Options, New, the lock), bootstrap.go (what a new server
+//     holds), store.go (storage, the resourceVersion counter, bounded
+//     history), object.go (objects encoded in the real server's order);
+//   - handler.go and requestinfo.go (routing), create.go, read.go,
+//     update.go, patch.go, apply.go and delete.go (CRUD), status.go (Status
+//     errors), fieldvalidation.go, customresource.go and immutable.go
+//     (what a write is checked against);
+//   - watch.go and watchlag.go (watches, bookmarks, 410), shard.go
+//     (sharded lists and watches), table.go (the Table form);
+//   - discovery.go and openapi.go (discovery and /openapi), resource.go and
+//     crd.go (the kinds served, and those CRDs add), namespace.go,
+//     service.go, auth.go and review.go (kind-specific behaviour);
+//   - faults.go (fault injection), seed.go (the seeding methods),
+//     transport.go, listener.go and pki.go (in-process and TLS transports).
+//
+// What makes its answers faithful, and never touches a Server, is in
+// subpackages of kube/kubetest/internal/:
+//   - unstructured: decoded JSON as the real server holds it (exact
+//     integers) and accessors;
+//   - schema: the OpenAPI documents captured from kube-apiserver 1.36, the
+//     schemas compiled from them and from CRDs, structural validation,
+//     pruning, defaulting and the type errors of built-in kinds;
+//   - validation: names, labels and annotation keys; fielderr: the field
+//     errors a 422 lists;
+//   - fieldmanager: managedFields, field sets and server-side apply;
+//   - strategicmerge: strategic merge patches of built-in kinds;
+//   - table: the Table printers (columns and cells); jsonpath: the
+//     JSONPath of CRD printer columns; quantity: canonical quantities;
+//   - openapi: the OpenAPI documents published for CRDs;
+//   - protobuf: protobuf request bodies;
+//   - shardexpr: the CEL of ?shardSelector=.
+//
 // For tests of other TLS servers (a webhook server, a server a client must
 // verify), [NewCA] makes a certificate authority that issues serving and
 // client certificates, the one [Server.Listen] uses for itself.

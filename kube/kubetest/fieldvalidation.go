@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is the decoding half of schema validation, as the real server
@@ -19,7 +22,7 @@ import (
 // (400, the Go decoder's message), unknown and duplicate fields reported
 // by ?fieldValidation= (Strict: refused; Warn, the default: a Warning
 // header each; Ignore: nothing), and the pruning of unknown fields. The
-// schema validation of custom resources (422) is in schema_crd.go.
+// schema validation of custom resources (422) is in internal/schema (crd.go).
 
 // The values of ?fieldValidation=.
 const (
@@ -42,8 +45,8 @@ func (c *call) parseFieldValidation() *kube.StatusError {
 		if options == "" {
 			options = "PatchOptions"
 		}
-		return errInvalid("meta.k8s.io", options, "", []fieldError{{Type: "FieldValueNotSupported",
-			Field: "fieldValidation", Value: v, Detail: notSupportedDetail("", "Ignore", "Strict", "Warn")}})
+		return errInvalid("meta.k8s.io", options, "", []fielderr.Error{{Type: "FieldValueNotSupported",
+			Field: "fieldValidation", Value: v, Detail: fielderr.NotSupportedDetail("", "Ignore", "Strict", "Warn")}})
 	}
 	return nil
 }
@@ -79,18 +82,18 @@ func (c *call) checkBody(body []byte, o obj) *kube.StatusError {
 	}
 	var strict []string
 	if c.res.CRD == "" {
-		rep := scanBody(s, body, false)
-		if rep.typeErr != "" {
-			return cannotHandle(c.res, rep.typeErr)
+		rep := schema.ScanBody(s, body, false)
+		if rep.TypeErr != "" {
+			return cannotHandle(c.res, rep.TypeErr)
 		}
-		strict = rep.strict
-		pruneObject(s, o, false, true)
+		strict = rep.Strict
+		schema.Prune(s, o, false, true)
 	} else {
 		track := c.fieldValidation != fieldValidationIgnore
 		if track {
-			strict = scanBody(nil, body, true).strict
+			strict = schema.ScanBody(nil, body, true).Strict
 		}
-		strict = append(strict, unknownFieldErrors(coerceCustomResource(s, o, track))...)
+		strict = append(strict, unknownFieldErrors(schema.CoerceCustomResource(s, o, track))...)
 	}
 	if len(strict) == 0 || c.fieldValidation == fieldValidationIgnore {
 		return nil
@@ -117,7 +120,7 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 	}
 	var strict []string
 	if c.fieldValidation != fieldValidationIgnore {
-		for _, e := range scanBody(nil, body, true).strict {
+		for _, e := range schema.ScanBody(nil, body, true).Strict {
 			if mt == mediaJSONPatch {
 				e = "json patch " + e
 			}
@@ -128,26 +131,26 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 	var typeErr string
 	switch {
 	case c.res.CRD != "":
-		strict = append(strict, unknownFieldErrors(coerceCustomResource(s, patched, c.fieldValidation != fieldValidationIgnore))...)
+		strict = append(strict, unknownFieldErrors(schema.CoerceCustomResource(s, patched, c.fieldValidation != fieldValidationIgnore))...)
 	case mt == mediaStrategic:
 		// Directives the merge left in place are unknown fields there too.
 		value = smpQuoted
-		typeErr = convertError(s, patched)
-		strict = append(strict, scanBody(s, []byte(patchedJSON(c.res, patched)), false).strict...)
+		typeErr = schema.ConvertError(s, patched)
+		strict = append(strict, schema.ScanBody(s, []byte(patchedJSON(c.res, patched)), false).Strict...)
 	default:
-		rep := scanBody(s, []byte(value), false)
-		typeErr = rep.typeErr
-		strict = append(strict, rep.strict...)
+		rep := schema.ScanBody(s, []byte(value), false)
+		typeErr = rep.TypeErr
+		strict = append(strict, rep.Strict...)
 	}
 	if typeErr != "" || (len(strict) > 0 && c.fieldValidation == fieldValidationStrict) {
 		msg := typeErr
 		if msg == "" {
 			msg = strictDecodingError(strict)
 		}
-		return errInvalid("", "", "", []fieldError{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: msg}})
+		return errInvalid("", "", "", []fielderr.Error{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: msg}})
 	}
 	if c.res.CRD == "" {
-		pruneObject(s, patched, false, true)
+		schema.Prune(s, patched, false, true)
 	}
 	if c.fieldValidation == fieldValidationWarn {
 		for _, e := range strict {
@@ -168,7 +171,7 @@ func patchedJSON(res *resource, o obj) string {
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, k := range sortedKeys(o) {
+	for i, k := range unstructured.SortedKeys(o) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -192,7 +195,7 @@ func (c *call) checkApplyConfig(config obj) *kube.StatusError {
 	if s == nil {
 		return nil
 	}
-	errs := applyTypeErrors(s, config, "", true)
+	errs := schema.ApplyTypeErrors(s, config, "", true)
 	if len(errs) == 0 {
 		return nil
 	}
@@ -200,10 +203,10 @@ func (c *call) checkApplyConfig(config obj) *kube.StatusError {
 	if len(errs) > 1 {
 		msg = "errors:\n  " + strings.Join(errs, "\n  ")
 	}
-	meta := metaOf(config)
+	meta := unstructured.Metadata(config)
 	gvk := c.res.Group + "/" + c.res.Version + ", Kind=" + c.res.Kind
 	return statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
-		str(meta, "namespace"), str(meta, "name"), gvk, msg), nil)
+		unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvk, msg), nil)
 }
 
 func unknownFieldErrors(paths []string) []string {

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file routes a resource request to its verb: it resolves the
@@ -83,8 +86,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	if dr := c.q["dryRun"]; len(dr) > 0 {
 		for _, v := range dr {
 			if v != "All" {
-				writeError(w, errInvalid("meta.k8s.io", "CreateOptions", "", []fieldError{{
-					Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: notSupportedDetail("All")}}))
+				writeError(w, errInvalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
+					Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: fielderr.NotSupportedDetail("All")}}))
 				return
 			}
 		}
@@ -225,13 +228,13 @@ func readBody(r *http.Request) ([]byte, *kube.StatusError) {
 
 // bodyMediaTypes are the request body types the real server decodes, as
 // its 415 lists them.
-var bodyMediaTypes = []string{"application/json", "application/yaml", mediaProtobuf}
+var bodyMediaTypes = []string{"application/json", "application/yaml", protobuf.MediaType}
 
 // decodeRequestObject reads the body of r as an object in the media type
 // its Content-Type names (JSON when none): JSON, YAML, or protobuf of a
 // built-in kind. A protobuf body of a kind without a protobuf layout
 // (custom resources: the real server fails on one with a panic) answers
-// 415, as other types do. Integers are decoded exactly (numbers.go); a
+// 415, as other types do. Integers are decoded exactly (internal/unstructured); a
 // number beyond float64's range answers, for res (nil for a review), the
 // real server's "cannot be handled as" a kind.
 func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body []byte, serr *kube.StatusError) {
@@ -239,7 +242,7 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		var err error
 		if mt, _, err = mime.ParseMediaType(ct); err != nil ||
-			(mt != "application/json" && mt != "application/yaml" && mt != mediaProtobuf) {
+			(mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
 			return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
 		}
 	}
@@ -250,15 +253,15 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	switch mt {
 	case "application/yaml":
 		o, err = parseApplyBody(body)
-	case mediaProtobuf:
+	case protobuf.MediaType:
 		var known bool
-		if o, known, err = decodeProtoObject(body); err == nil && !known {
+		if o, known, err = protobuf.DecodeObject(body); err == nil && !known {
 			return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
 		}
 	default:
 		o, err = decodeObject(body)
 	}
-	if ne, ok := err.(numberError); ok && res != nil {
+	if ne, ok := err.(unstructured.NumberError); ok && res != nil {
 		return nil, "", nil, cannotHandle(res, ne.Error())
 	}
 	if err != nil {
@@ -288,7 +291,7 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 
 // checkKind checks (and fills) apiVersion and kind of a body.
 func checkKind(res *resource, o obj) *kube.StatusError {
-	av, kind := str(o, "apiVersion"), str(o, "kind")
+	av, kind := unstructured.String(o, "apiVersion"), unstructured.String(o, "kind")
 	if kind != "" && kind != res.Kind {
 		return errBadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
 	}
@@ -300,9 +303,9 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 			return errBadRequest("metadata must be an object")
 		}
 	}
-	m := metaOf(o)
+	m := unstructured.Metadata(o)
 	for _, k := range []string{"labels", "annotations"} {
-		if _, ok := stringMap(m, k); !ok {
+		if _, ok := unstructured.StringMap(m, k); !ok {
 			return errBadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
 		}
 	}

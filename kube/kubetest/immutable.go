@@ -6,6 +6,8 @@ import (
 	"reflect"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // immutableFields are the fields of a kind that `immutable: true` freezes,
@@ -23,25 +25,25 @@ func validateImmutable(res *resource, next, old obj) *kube.StatusError {
 	if res.Group != "" || !ok {
 		return nil
 	}
-	var errs []fieldError
+	var errs []fielderr.Error
 	frozen := "field is immutable when `immutable` is set"
 	if old["immutable"] == true {
 		if next["immutable"] != true {
-			errs = append(errs, fieldError{Type: "FieldValueForbidden", Field: "immutable", Detail: frozen})
+			errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: "immutable", Detail: frozen})
 		}
 		for _, f := range fields {
 			if !reflect.DeepEqual(emptyAsNil(old[f]), emptyAsNil(next[f])) {
-				errs = append(errs, fieldError{Type: "FieldValueForbidden", Field: f, Detail: frozen})
+				errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: f, Detail: frozen})
 			}
 		}
 	}
-	if res.Plural == "secrets" && str(next, "type") != str(old, "type") {
-		errs = append([]fieldError{{Type: "FieldValueInvalid", Field: "type", Value: str(next, "type"), Detail: "field is immutable"}}, errs...)
+	if res.Plural == "secrets" && unstructured.String(next, "type") != unstructured.String(old, "type") {
+		errs = append([]fielderr.Error{{Type: "FieldValueInvalid", Field: "type", Value: unstructured.String(next, "type"), Detail: "field is immutable"}}, errs...)
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return errInvalid(res.kindGroup(), res.Kind, str(metaOf(next), "name"), errs)
+	return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 }
 
 // emptyAsNil treats an empty map as absent, as the server's typed objects do.

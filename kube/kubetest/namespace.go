@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds what is special about some kinds (namespaces here, CRDs
@@ -45,17 +46,17 @@ func defaultKind(res *resource, o obj) {
 	if !isNamespaces(res) {
 		return
 	}
-	meta := metaOf(o)
+	meta := unstructured.Metadata(o)
 	labels, _ := meta["labels"].(obj)
 	if labels == nil {
 		labels = obj{}
 		meta["labels"] = labels
 	}
-	labels[labelNamespaceName] = str(meta, "name")
+	labels[labelNamespaceName] = unstructured.String(meta, "name")
 }
 
 func defaultSecret(o obj) {
-	if str(o, "type") == "" {
+	if unstructured.String(o, "type") == "" {
 		o["type"] = "Opaque"
 	}
 	sd, _ := o["stringData"].(obj)
@@ -137,7 +138,7 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 	switch {
 	case isNamespaces(res):
 		if spec, ok := old["spec"]; ok {
-			next["spec"] = deepCopy(spec)
+			next["spec"] = unstructured.DeepCopy(spec)
 		}
 		defaultKind(res, next)
 	case isCRDs(res):
@@ -259,7 +260,7 @@ func (s *Server) finishNamespaceLocked(ns string) {
 	}
 	res := s.reg.lookup("", "v1", "namespaces")
 	o := mustDecode(rec.raw)
-	if len(stringList(metaOf(o), "finalizers")) == 0 {
+	if len(stringList(unstructured.Metadata(o), "finalizers")) == 0 {
 		s.removeLocked(res, nsCol, rec)
 		return
 	}

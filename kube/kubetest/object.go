@@ -13,10 +13,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds objects as the server sees them: schemaless JSON decoded
-// into map[string]any (numbers as int64 or float64: numbers.go), encoded
+// into map[string]any (numbers as int64 or float64: internal/unstructured), encoded
 // back in the real server's field order, and the bits of metadata the server generates.
 
 // obj is a decoded object. Every obj is owned by one request: decode makes
@@ -25,7 +27,7 @@ type obj = map[string]any
 
 // decodeObject decodes raw into a fresh map.
 func decodeObject(raw []byte) (obj, error) {
-	o, err := decodeObjectOrNull(raw)
+	o, err := unstructured.DecodeObjectOrNull(raw)
 	if err == nil && o == nil {
 		err = fmt.Errorf("the body is not a JSON object")
 	}
@@ -222,44 +224,6 @@ func writeJSONValue(b *bytes.Buffer, v any) {
 	b.Write(raw)
 }
 
-// metaOf returns o's metadata map, making it when missing.
-func metaOf(o obj) obj {
-	m, ok := o["metadata"].(obj)
-	if !ok {
-		m = obj{}
-		o["metadata"] = m
-	}
-	return m
-}
-
-// str returns m[k] when it is a string.
-func str(m obj, k string) string {
-	s, _ := m[k].(string)
-	return s
-}
-
-// stringMap returns m[k] as labels or annotations; ok is false when it is
-// present but not a map of strings.
-func stringMap(m obj, k string) (map[string]string, bool) {
-	v, present := m[k]
-	if !present || v == nil {
-		return nil, true
-	}
-	in, ok := v.(obj)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		out[k] = s
-	}
-	return out, true
-}
-
 // stringList returns m[k] as a list of strings (finalizers).
 func stringList(m obj, k string) []string {
 	in, _ := m[k].([]any)
@@ -337,33 +301,4 @@ func generateName(prefix string) string {
 		b.WriteByte(alphabet[mrand.IntN(len(alphabet))])
 	}
 	return b.String()
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// deepCopy copies a decoded JSON value.
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case obj:
-		m := make(obj, len(t))
-		for k, v := range t {
-			m[k] = deepCopy(v)
-		}
-		return m
-	case []any:
-		s := make([]any, len(t))
-		for i, v := range t {
-			s[i] = deepCopy(v)
-		}
-		return s
-	}
-	return v
 }

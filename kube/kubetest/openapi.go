@@ -14,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
 // This file serves the OpenAPI documents: /openapi/v3 (the index of
@@ -23,7 +26,7 @@ import (
 // Built-in kinds publish what kube-apiserver 1.36 publishes (captured),
 // limited to the resources the server serves; every served CRD version
 // adds the document the real server builds from its openAPIV3Schema
-// (openapi_crd.go), and takes it away when the CRD goes.
+// (internal/openapi), and takes it away when the CRD goes.
 
 // openAPIDoc is an encoded document and its hash (the ETag and the
 // index's hash: upper-case hex SHA-512, as kube-openapi computes it).
@@ -44,10 +47,10 @@ func newOpenAPIDoc(v any) openAPIDoc {
 // builtinOpenAPI holds the v3 documents of the built-in kinds, limited
 // to what builtins() serves; computed once per process.
 var builtinOpenAPI = sync.OnceValue(func() map[string]openAPIDoc {
-	data := loadOpenAPI()
+	data := schema.OpenAPI()
 	reg := newRegistry()
 	out := map[string]openAPIDoc{}
-	for p, doc := range data.v3 {
+	for p, doc := range data.V3 {
 		out[p] = newOpenAPIDoc(filterOpenAPIPaths(doc, reg))
 	}
 	return out
@@ -56,7 +59,7 @@ var builtinOpenAPI = sync.OnceValue(func() map[string]openAPIDoc {
 // builtinOpenAPIV2 is /openapi/v2 of the built-in kinds, limited to what
 // builtins() serves; computed once per process.
 var builtinOpenAPIV2 = sync.OnceValue(func() obj {
-	return filterOpenAPIPaths(loadOpenAPI().v2, newRegistry())
+	return filterOpenAPIPaths(schema.OpenAPI().V2, newRegistry())
 })
 
 // filterOpenAPIPaths returns a copy of doc (top level and paths copied,
@@ -130,7 +133,7 @@ func (s *Server) openAPIV3DocsLocked() map[string]openAPIDoc {
 	}
 	// The real server publishes no group document for CRD groups.
 	for gv, kinds := range s.crdKindsByGVLocked() {
-		out["apis/"+gv] = newOpenAPIDoc(crdOpenAPIV3(kinds))
+		out["apis/"+gv] = newOpenAPIDoc(openapi.CRDV3(kinds))
 	}
 	return out
 }
@@ -234,10 +237,62 @@ func acceptsOpenAPIJSON(accept string) bool {
 	return false
 }
 
-// reverseGroup reverses the dot-separated parts of a group, as CRD model
-// names do: "stable.example.com" is "com.example.stable".
-func reverseGroup(group string) string {
-	parts := strings.Split(group, ".")
-	slices.Reverse(parts)
-	return strings.Join(parts, ".")
+// crdKindsByGVLocked returns the served CRD versions by "group/version".
+// The caller holds s.mu.
+func (s *Server) crdKindsByGVLocked() map[string][]openapi.CRDKind {
+	crds := s.cols["apiextensions.k8s.io/customresourcedefinitions"]
+	out := map[string][]openapi.CRDKind{}
+	for gv, list := range s.reg.byGV {
+		for _, r := range list {
+			rec := crds.objects[r.CRD]
+			if r.CRD == "" || rec == nil {
+				continue
+			}
+			crd := mustDecode(rec.raw)
+			k := openapi.CRDKind{Names: openapi.CRDNames{Group: r.Group, Version: r.Version, Kind: r.Kind, ListKind: r.ListKind, Plural: r.Plural},
+				Scope: "Cluster", Status: r.Status, Schema: schema.CRDVersionSchema(crd, r.Version)}
+			if r.Namespaced {
+				k.Scope = "Namespaced"
+			}
+			for _, f := range r.Fields {
+				k.Selectable = append(k.Selectable, obj{"fieldPath": f})
+			}
+			out[gv] = append(out[gv], k)
+		}
+	}
+	for _, kinds := range out {
+		slices.SortFunc(kinds, func(a, b openapi.CRDKind) int { return strings.Compare(a.Names.Kind, b.Names.Kind) })
+	}
+	return out
+}
+
+// openAPIV2Locked returns /openapi/v2: the built-in document (limited to
+// the served resources) with every served CRD version's paths and
+// definitions merged in. The caller holds s.mu.
+func (s *Server) openAPIV2Locked() obj {
+	base := builtinOpenAPIV2()
+	out := make(obj, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	paths, defs := obj{}, obj{}
+	for k, v := range base["paths"].(obj) {
+		paths[k] = v
+	}
+	for k, v := range base["definitions"].(obj) {
+		defs[k] = v
+	}
+	for _, kinds := range s.crdKindsByGVLocked() {
+		for _, k := range kinds {
+			p, d := openapi.CRDV2Parts(k)
+			for name, v := range p {
+				paths[name] = v
+			}
+			for name, v := range d {
+				defs[name] = v
+			}
+		}
+	}
+	out["paths"], out["definitions"] = paths, defs
+	return out
 }

@@ -17,10 +17,11 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
 )
 
-// TestGenerateOpenAPI regenerates openapi/*.json.gz from a running
-// kube-apiserver (see openapi/README.md). It runs only when
+// TestGenerateOpenAPI regenerates internal/schema/openapi/*.json.gz from a running
+// kube-apiserver (see internal/schema/openapi/README.md). It runs only when
 // KUBELOOP_OPENAPI_CAPTURE=1 and KUBELOOP_KUBECONFIG names the server's
 // kubeconfig:
 //
@@ -30,11 +31,11 @@ import (
 // It keeps, of each served group version, the paths of the served
 // resources (collection, object, status, and their watch forms) and every
 // schema they reference; of /openapi/v2 the same; and the documents the
-// server publishes for two capture CRDs, which openapi_crd.go turns into
+// server publishes for two capture CRDs, which internal/openapi turns into
 // the documents of any CRD.
 func TestGenerateOpenAPI(t *testing.T) {
 	if os.Getenv("KUBELOOP_OPENAPI_CAPTURE") != "1" {
-		t.Skip("set KUBELOOP_OPENAPI_CAPTURE=1 and KUBELOOP_KUBECONFIG to regenerate openapi/")
+		t.Skip("set KUBELOOP_OPENAPI_CAPTURE=1 and KUBELOOP_KUBECONFIG to regenerate internal/schema/openapi/")
 	}
 	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: os.Getenv("KUBELOOP_KUBECONFIG")})
 	if err != nil {
@@ -143,7 +144,7 @@ func (g *openAPIGen) do(method, path, body string) (int, []byte) {
 	return resp.StatusCode, out
 }
 
-// write stores v as openapi/name, gzipped JSON with sorted keys.
+// write stores v as internal/schema/openapi/name, gzipped JSON with sorted keys.
 func (g *openAPIGen) write(name string, v any) {
 	g.t.Helper()
 	raw, err := json.Marshal(v)
@@ -154,10 +155,10 @@ func (g *openAPIGen) write(name string, v any) {
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	zw.Write(raw)
 	zw.Close()
-	if err := os.WriteFile(filepath.Join("openapi", name), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("internal", "schema", "openapi", name), buf.Bytes(), 0o644); err != nil {
 		g.t.Fatal(err)
 	}
-	g.t.Logf("openapi/%s: %d bytes of JSON, %d gzipped", name, len(raw), buf.Len())
+	g.t.Logf("internal/schema/openapi/%s: %d bytes of JSON, %d gzipped", name, len(raw), buf.Len())
 }
 
 func componentsSchemas(doc obj) obj {
@@ -233,13 +234,13 @@ func (g *openAPIGen) captureCRD(c captureCRD) {
 	g.t.Helper()
 	crd := c.object()
 	body, _ := json.Marshal(crd)
-	name := c.plural + "." + c.group
+	name := c.Plural + "." + c.Group
 	g.do("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, "")
 	if code, out := g.do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", string(body)); code != http.StatusCreated {
 		g.t.Fatalf("create CRD %s = %d %s", name, code, out)
 	}
 	defer g.do("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, "")
-	gv := "apis/" + c.group + "/" + c.version
+	gv := "apis/" + c.Group + "/" + c.Version
 	var doc obj
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -254,14 +255,14 @@ func (g *openAPIGen) captureCRD(c captureCRD) {
 		defs, _ := v2["definitions"].(obj)
 		if entry, ok := index.Paths[gv]; ok && defs[c.modelName()] != nil {
 			g.getJSON(entry.ServerRelativeURL, &doc)
-			if _, ok := index.Paths["apis/"+c.group]; ok {
+			if _, ok := index.Paths["apis/"+c.Group]; ok {
 				var groupDoc obj
-				g.getJSON(index.Paths["apis/"+c.group].ServerRelativeURL, &groupDoc)
+				g.getJSON(index.Paths["apis/"+c.Group].ServerRelativeURL, &groupDoc)
 				g.write("v3-crd-"+c.scope+"-group.json.gz", groupDoc)
 			}
 			part := obj{"paths": obj{}, "definitions": obj{}}
 			for p, item := range v2["paths"].(obj) {
-				if strings.HasPrefix(p, "/apis/"+c.group+"/") {
+				if strings.HasPrefix(p, "/apis/"+c.Group+"/") {
 					part["paths"].(obj)[p] = item
 				}
 			}
@@ -281,25 +282,25 @@ func (g *openAPIGen) captureCRD(c captureCRD) {
 
 // captureCRD is a CRD made to capture the documents the real server
 // publishes for custom resources. Its names are unlike anything else in a
-// document, so that openapi_crd.go can replace them by a CRD's own.
+// document, so that internal/openapi can replace them by a CRD's own.
 type captureCRD struct {
-	crdNames
+	openapi.CRDNames
 	scope  string // "Namespaced" or "Cluster"
 	schema map[string]any
 }
 
-func (c captureCRD) modelName() string     { return c.model() }
-func (c captureCRD) listModelName() string { return c.listModel() }
+func (c captureCRD) modelName() string     { return c.Model() }
+func (c captureCRD) listModelName() string { return c.ListModel() }
 
 func (c captureCRD) object() map[string]any {
 	return map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": c.plural + "." + c.group},
+		"metadata": map[string]any{"name": c.Plural + "." + c.Group},
 		"spec": map[string]any{
-			"group": c.group, "scope": c.scope,
-			"names": map[string]any{"plural": c.plural, "kind": c.kind, "listKind": c.listKind},
+			"group": c.Group, "scope": c.scope,
+			"names": map[string]any{"plural": c.Plural, "kind": c.Kind, "listKind": c.ListKind},
 			"versions": []any{map[string]any{
-				"name": c.version, "served": true, "storage": true,
+				"name": c.Version, "served": true, "storage": true,
 				"subresources": map[string]any{"status": map[string]any{}},
 				"schema":       map[string]any{"openAPIV3Schema": c.schema},
 			}},
@@ -310,8 +311,8 @@ func (c captureCRD) object() map[string]any {
 // captureCRDs are the capture CRDs: one namespaced, with a schema that
 // uses every feature the publishing transforms, and one cluster-scoped.
 var captureCRDs = []captureCRD{
-	{crdNames: captureCRDNames["Namespaced"], scope: "Namespaced", schema: captureSchema},
-	{crdNames: captureCRDNames["Cluster"], scope: "Cluster", schema: map[string]any{"type": "object",
+	{CRDNames: openapi.CaptureNames("Namespaced"), scope: "Namespaced", schema: captureSchema},
+	{CRDNames: openapi.CaptureNames("Cluster"), scope: "Cluster", schema: map[string]any{"type": "object",
 		"properties": map[string]any{"spec": map[string]any{"type": "object",
 			"x-kubernetes-preserve-unknown-fields": true}}}},
 }

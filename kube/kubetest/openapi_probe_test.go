@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is the part of TestGenerateOpenAPI that asks the real server
@@ -28,33 +31,33 @@ type probeStep struct {
 var rxGoField = regexp.MustCompile(`into Go struct field ([A-Za-z0-9_]+)\.([A-Za-z0-9_.]+) of type (\S+)$`)
 
 // probeGoFields probes the kinds whose collections docs publish.
-func (g *openAPIGen) probeGoFields(docs []obj) map[string]goField {
+func (g *openAPIGen) probeGoFields(docs []obj) map[string]schema.GoField {
 	components := obj{}
 	for _, d := range docs {
-		for k, v := range componentsOf(d) {
+		for k, v := range schema.ComponentsOf(d) {
 			components[k] = v
 		}
 	}
-	c := newCompiler(components)
-	out := map[string]goField{}
+	c := schema.NewCompiler(components)
+	out := map[string]schema.GoField{}
 	for _, d := range docs {
 		paths, _ := d["paths"].(obj)
-		for _, p := range sortedKeys(paths) {
+		for _, p := range unstructured.SortedKeys(paths) {
 			item, _ := paths[p].(obj)
 			post, _ := item["post"].(obj)
 			gvk, _ := post["x-kubernetes-group-version-kind"].(obj)
 			if gvk == nil || strings.Contains(p, "{name}") {
 				continue
 			}
-			root := c.Named(kindComponent(components, str(gvk, "group"), str(gvk, "version"), str(gvk, "kind")))
+			root := c.Named(kindComponent(components, unstructured.String(gvk, "group"), unstructured.String(gvk, "version"), unstructured.String(gvk, "kind")))
 			if root == nil {
 				continue
 			}
-			av := str(gvk, "version")
-			if grp := str(gvk, "group"); grp != "" {
+			av := unstructured.String(gvk, "version")
+			if grp := unstructured.String(gvk, "group"); grp != "" {
 				av = grp + "/" + av
 			}
-			g.probeKind(root, strings.ReplaceAll(p, "{namespace}", "default"), av, str(gvk, "kind"), out)
+			g.probeKind(root, strings.ReplaceAll(p, "{namespace}", "default"), av, unstructured.String(gvk, "kind"), out)
 		}
 	}
 	return out
@@ -62,7 +65,7 @@ func (g *openAPIGen) probeGoFields(docs []obj) map[string]goField {
 
 func kindComponent(components obj, group, version, kind string) string {
 	for name, raw := range components {
-		if slices.Contains(gvkExtension(raw), group+"/"+version+"/"+kind) {
+		if slices.Contains(schema.GVKExtension(raw), group+"/"+version+"/"+kind) {
 			return name
 		}
 	}
@@ -71,9 +74,9 @@ func kindComponent(components obj, group, version, kind string) string {
 
 // probeKind probes every scalar field reachable from root, each struct
 // once (the answer depends on the struct and the field, not the path).
-func (g *openAPIGen) probeKind(root *schema, collection, apiVersion, kind string, out map[string]goField) {
+func (g *openAPIGen) probeKind(root *schema.Schema, collection, apiVersion, kind string, out map[string]schema.GoField) {
 	type queued struct {
-		s    *schema
+		s    *schema.Schema
 		path []probeStep
 	}
 	seen := map[string]bool{root.Name: true}
@@ -81,7 +84,7 @@ func (g *openAPIGen) probeKind(root *schema, collection, apiVersion, kind string
 	for len(queue) > 0 {
 		q := queue[0]
 		queue = queue[1:]
-		for _, f := range sortedKeys(q.s.Properties) {
+		for _, f := range unstructured.SortedKeys(q.s.Properties) {
 			step := probeStep{owner: q.s.Name, field: f}
 			leaf := q.s.Properties[f]
 			for leaf != nil {
@@ -94,7 +97,7 @@ func (g *openAPIGen) probeKind(root *schema, collection, apiVersion, kind string
 				}
 			}
 			path := append(slices.Clone(q.path), step)
-			switch kindOf(leaf) {
+			switch schema.KindOf(leaf) {
 			case "struct":
 				if !seen[leaf.Name] {
 					seen[leaf.Name] = true
@@ -102,7 +105,7 @@ func (g *openAPIGen) probeKind(root *schema, collection, apiVersion, kind string
 				}
 			case "scalar":
 				// The root's apiVersion and kind select the decoder: not probed.
-				if !isCustomDecoded(leaf) && !(q.s == root && (f == "apiVersion" || f == "kind")) {
+				if !schema.IsCustomDecoded(leaf) && !(q.s == root && (f == "apiVersion" || f == "kind")) {
 					g.probeField(collection, apiVersion, kind, path, leaf, out)
 				}
 			}
@@ -112,7 +115,7 @@ func (g *openAPIGen) probeKind(root *schema, collection, apiVersion, kind string
 
 // probeField sends a value of the wrong type at path and records what the
 // decoder's error says beyond the schema.
-func (g *openAPIGen) probeField(collection, apiVersion, kind string, path []probeStep, leaf *schema, out map[string]goField) {
+func (g *openAPIGen) probeField(collection, apiVersion, kind string, path []probeStep, leaf *schema.Schema, out map[string]schema.GoField) {
 	var v any = "x"
 	if leaf.Type == "string" {
 		v = 5
@@ -165,7 +168,7 @@ func (g *openAPIGen) probeField(collection, apiVersion, kind string, path []prob
 			goType = strings.TrimPrefix(goType, "map[string]")
 		}
 	}
-	if goType != goTypeName(leaf) {
+	if goType != schema.GoTypeName(leaf) {
 		key := last.owner + "." + last.field
 		f := out[key]
 		f.Type = goType

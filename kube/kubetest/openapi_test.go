@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // jsonRoundTrip turns Go literals into what decoded JSON holds (float64
@@ -37,7 +41,7 @@ func diffJSON(path string, got, want any) string {
 				return path + "." + k + ": missing"
 			}
 		}
-		for _, k := range sortedKeys(gm) {
+		for _, k := range unstructured.SortedKeys(gm) {
 			if _, ok := wm[k]; !ok {
 				return path + "." + k + ": unexpected"
 			}
@@ -59,38 +63,16 @@ func diffJSON(path string, got, want any) string {
 // from their names and schemas and compares them with what the real
 // server published for them.
 func TestCRDOpenAPIMatchesCapture(t *testing.T) {
-	data := loadOpenAPI()
+	data := schema.OpenAPI()
 	for _, c := range captureCRDs {
-		k := crdKind{names: c.crdNames, scope: c.scope, status: true, schema: jsonRoundTrip(t, c.schema)}
-		if d := diffJSON("v3", crdOpenAPIV3([]crdKind{k}), data.crdV3[c.scope]); d != "" {
+		k := openapi.CRDKind{Names: c.CRDNames, Scope: c.scope, Status: true, Schema: jsonRoundTrip(t, c.schema)}
+		if d := diffJSON("v3", openapi.CRDV3([]openapi.CRDKind{k}), data.CRDV3[c.scope]); d != "" {
 			t.Errorf("%s: OpenAPI v3 differs from the capture: %s", c.scope, d)
 		}
-		paths, defs := crdOpenAPIV2Parts(k)
-		if d := diffJSON("v2", obj{"paths": paths, "definitions": defs}, data.crdV2[c.scope]); d != "" {
+		paths, defs := openapi.CRDV2Parts(k)
+		if d := diffJSON("v2", obj{"paths": paths, "definitions": defs}, data.CRDV2[c.scope]); d != "" {
 			t.Errorf("%s: OpenAPI v2 differs from the capture: %s", c.scope, d)
 		}
-	}
-}
-
-func TestInstantiateRenames(t *testing.T) {
-	doc := crdOpenAPIV3([]crdKind{{names: crdNames{group: "stable.example.com", version: "v1beta1", kind: "Apple",
-		listKind: "AppleList", plural: "apples"}, scope: "Namespaced", status: false}})
-	raw, _ := json.Marshal(doc)
-	s := string(raw)
-	for _, capture := range []string{"qq", "Zzkind", "zzplurals", "Qq"} {
-		if strings.Contains(s, capture) {
-			t.Errorf("document still names the capture CRD (%q)", capture)
-		}
-	}
-	for _, want := range []string{`"/apis/stable.example.com/v1beta1/namespaces/{namespace}/apples/{name}"`,
-		`"operationId":"createStableExampleComV1beta1NamespacedApple"`, `"create an Apple"`,
-		`"com.example.stable.v1beta1.AppleList"`, `"stableExampleCom_v1beta1"`} {
-		if !strings.Contains(s, want) {
-			t.Errorf("document lacks %s", want)
-		}
-	}
-	if strings.Contains(s, "/status") {
-		t.Errorf("document has status paths for a version without the status subresource")
 	}
 }
 
@@ -155,7 +137,7 @@ func TestOpenAPIServing(t *testing.T) {
 		t.Fatalf("the CRD's group version is not in the index")
 	}
 	apple := must(t, c, 200, "GET", first, "").json(t)
-	if componentsOf(apple)["com.example.stable.v1.Apple"] == nil {
+	if schema.ComponentsOf(apple)["com.example.stable.v1.Apple"] == nil {
 		t.Fatalf("the CRD document has no Apple schema: %v", apple["components"])
 	}
 	spec := created["spec"].(map[string]any)

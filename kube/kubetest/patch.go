@@ -9,10 +9,12 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategicmerge"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves PATCH: JSON merge patch (RFC 7386), JSON patch (RFC
-// 6902), strategic merge patch of built-in kinds (strategicmerge.go) and
+// 6902), strategic merge patch of built-in kinds (internal/strategicmerge) and
 // server-side apply (apply.go). The patched object then goes through the
 // update rules of update.go.
 
@@ -77,7 +79,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	case mediaMergePatch:
-		if patch, err = decodeObjectOrNull(body); err != nil {
+		if patch, err = unstructured.DecodeObjectOrNull(body); err != nil {
 			writeError(c.w, errBadRequest("error decoding patch: "+err.Error()))
 			return
 		}
@@ -86,7 +88,7 @@ func (s *Server) servePatch(c *call) {
 			return
 		}
 	default: // strategic merge patch; null is an empty one
-		if patch, err = decodeObjectOrNull(body); err != nil {
+		if patch, err = unstructured.DecodeObjectOrNull(body); err != nil {
 			writeError(c.w, errBadRequest(err.Error()))
 			return
 		}
@@ -107,7 +109,7 @@ func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patc
 	calls := 0
 	return func(cur obj) (obj, *kube.StatusError) {
 		if calls++; calls > 1 && mt != mediaJSONPatch {
-			patch, _ = decodeObjectOrNull(body) // it decoded before
+			patch, _ = unstructured.DecodeObjectOrNull(body) // it decoded before
 		}
 		switch mt {
 		case mediaJSONPatch:
@@ -118,7 +120,7 @@ func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patc
 			}
 			patched, err := jsonpatch.ApplyValueLimit(cur, ops, maxJSONPatchCopyBytes)
 			if err == nil {
-				patched, err = exactNumbers(patched) // the operations' numbers are json.Number
+				patched, err = unstructured.ExactNumbers(patched) // the operations' numbers are json.Number
 			}
 			if err != nil {
 				// A failed test, a missing path: the real server answers
@@ -137,9 +139,9 @@ func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patc
 			}
 			return o, c.checkPatched(mt, body, "", o)
 		}
-		o, quoted, err := strategicMerge(c.res.Schema, cur, patch)
+		o, quoted, err := strategicmerge.Merge(c.res.Schema, cur, patch)
 		if err != nil {
-			return nil, err.status()
+			return nil, smpStatus(err)
 		}
 		return o, c.checkPatched(mt, body, quoted, o)
 	}
@@ -190,4 +192,16 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 			return out.rec, err
 		}
 	}
+}
+
+// smpStatus is the answer to a failed strategic merge: BadRequest, the generic Invalid of a 422 without
+// details, or an internal error without reason.
+func smpStatus(e *strategicmerge.Error) *kube.StatusError {
+	switch e.Code {
+	case http.StatusBadRequest:
+		return errBadRequest(e.Msg)
+	case http.StatusUnprocessableEntity:
+		return errPatchRejected()
+	}
+	return statusError(http.StatusInternalServerError, "", e.Msg, nil)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file serves get and list: resourceVersion semantics, selectors,
@@ -109,9 +110,9 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 	if err := c.parseSelectors(o); err != nil {
 		return nil, err
 	}
-	var errs []fieldError
+	var errs []fielderr.Error
 	forbid := func(field, detail string) {
-		errs = append(errs, fieldError{Type: "FieldValueForbidden", Field: field, Detail: detail})
+		errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: field, Detail: detail})
 	}
 	if watch {
 		if o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
@@ -126,8 +127,8 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
 			}
 			if o.match != "NotOlderThan" {
-				errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
-					Value: o.match, Detail: notSupportedDetail("NotOlderThan")})
+				errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
+					Value: o.match, Detail: fielderr.NotSupportedDetail("NotOlderThan")})
 			}
 			if o.cont != "" {
 				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
@@ -142,8 +143,8 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
 			}
 			if o.match != "Exact" && o.match != "NotOlderThan" {
-				errs = append(errs, fieldError{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
-					Value: o.match, Detail: notSupportedDetail("Exact", "NotOlderThan", "")})
+				errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
+					Value: o.match, Detail: fielderr.NotSupportedDetail("Exact", "NotOlderThan", "")})
 			}
 			if o.match == "Exact" && o.rv == "0" {
 				forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)

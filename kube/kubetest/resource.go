@@ -7,19 +7,14 @@ import (
 	"encoding/base64"
 	"fmt"
 	"slices"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file describes the kinds the server serves: the built-in table and
 // the registry that CustomResourceDefinitions add to and remove from.
-
-// nameRule is how a kind's names are validated.
-type nameRule uint8
-
-const (
-	nameSubdomain nameRule = iota // DNS-1123 subdomain, most kinds
-	nameLabel                     // DNS-1123 label: namespaces
-	nameDNS1035                   // DNS-1035 label: services
-)
 
 // resource is one served group/version/resource. It is immutable once
 // registered; a CRD update registers new values.
@@ -33,7 +28,7 @@ type resource struct {
 	// Generation says metadata.generation is kept (set to 1 on create,
 	// incremented when anything but metadata and status changes).
 	Generation bool
-	Names      nameRule
+	Names      validation.NameRule
 	// CreateOnUpdate says a PUT of a missing object creates it.
 	CreateOnUpdate bool
 	// ConditionalUpdate says a PUT must carry metadata.resourceVersion
@@ -68,11 +63,11 @@ type resource struct {
 	MultiVersion bool
 	// Printer makes the Table rows of a custom resource (its version's
 	// additionalPrinterColumns); built-ins find theirs by name.
-	Printer *printer
-	// Schema is the kind's compiled schema (schema.go): captured for
+	Printer *table.Printer
+	// Schema is the kind's compiled schema (internal/schema): captured for
 	// built-ins, the CRD version's openAPIV3Schema for custom resources;
 	// nil for a kind without one, which is then schemaless.
-	Schema *schema
+	Schema *schema.Schema
 }
 
 // apiVersion is the resource's group/version as objects carry it.
@@ -170,7 +165,7 @@ func builtins() []*resource {
 		core(resource{Plural: "limitranges", Singular: "limitrange", Kind: "LimitRange", Namespaced: true,
 			ShortNames: []string{"limits"}, CreateOnUpdate: true}),
 		core(resource{Plural: "namespaces", Singular: "namespace", Kind: "Namespace",
-			ShortNames: []string{"ns"}, Status: true, Names: nameLabel, NoDeleteCollection: true,
+			ShortNames: []string{"ns"}, Status: true, Names: validation.NameLabel, NoDeleteCollection: true,
 			Fields: []string{"status.phase"}, OwnFieldLabels: true,
 			InitStatus: func() map[string]any { return map[string]any{"phase": "Active"} }}),
 		core(resource{Plural: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
@@ -188,7 +183,7 @@ func builtins() []*resource {
 		core(resource{Plural: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
 			Namespaced: true, ShortNames: []string{"sa"}, CreateOnUpdate: true, ReturnDeleted: true}),
 		core(resource{Plural: "services", Singular: "service", Kind: "Service", Namespaced: true,
-			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: nameDNS1035,
+			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: validation.NameDNS1035,
 			CreateOnUpdate: true, ReturnDeleted: true,
 			Fields: []string{"spec.clusterIP", "spec.type"}, OwnFieldLabels: true,
 			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
@@ -228,7 +223,7 @@ type registry struct {
 func newRegistry() *registry {
 	reg := &registry{byGV: map[string][]*resource{}}
 	for _, r := range builtins() {
-		r.Schema = builtinSchema(r.Group, r.Version, r.Kind)
+		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
 		reg.add(r)
 	}
 	return reg

@@ -4,6 +4,8 @@ package kubetest
 
 import "net/http"
 
+import "github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+
 // This file answers SelfSubjectAccessReviews (`kubectl auth can-i`): the
 // one review of the authorization.k8s.io group kubetest serves. A review is
 // not stored; its answer is what [Server.Deny] says about the requesting
@@ -43,7 +45,7 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 	attrs, _ := spec["resourceAttributes"].(map[string]any)
 	_, nonResource := spec["nonResourceAttributes"].(map[string]any)
 	if (attrs == nil) == !nonResource {
-		writeError(w, errInvalid(accessReviews.Group, "", "", []fieldError{{Type: "FieldValueInvalid",
+		writeError(w, errInvalid(accessReviews.Group, "", "", []fielderr.Error{{Type: "FieldValueInvalid",
 			Field: "spec.resourceAttributes", Value: spec["resourceAttributes"],
 			Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"}}))
 		return

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
 // TestSchemaShapes checks the lookup merges and server-side apply build
@@ -16,35 +18,35 @@ func TestSchemaShapes(t *testing.T) {
 	deploy := reg.lookup("apps", "v1", "deployments").Schema
 	cm := reg.lookup("", "v1", "configmaps").Schema
 	pod := reg.lookup("", "v1", "pods").Schema
-	crd := compileCRDSchema(jsonRoundTrip(t, captureSchema))
+	crd := schema.CompileCRD(jsonRoundTrip(t, captureSchema))
 	for _, tc := range []struct {
 		what string
-		s    *schema
-		want fieldShape
+		s    *schema.Schema
+		want schema.FieldShape
 	}{
 		{"deployment containers", deploy.Lookup("spec", "template", "spec", "containers"),
-			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"name"}, PatchStrategy: "merge", MergeKey: "name"}},
+			schema.FieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"name"}, PatchStrategy: "merge", MergeKey: "name"}},
 		{"pod container ports", pod.Lookup("spec", "containers", "ports"),
-			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"containerPort", "protocol"},
+			schema.FieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"containerPort", "protocol"},
 				PatchStrategy: "merge", MergeKey: "containerPort"}},
 		{"pod container args", pod.Lookup("spec", "containers", "args"),
-			fieldShape{Known: true, Type: "array", ListType: "atomic"}},
-		{"configmap data", cm.Field("data"), fieldShape{Known: true, Type: "object", Map: true, MapType: "granular"}},
-		{"configmap metadata", cm.Field("metadata"), fieldShape{Known: true, Type: "object", Struct: true, MapType: "granular"}},
+			schema.FieldShape{Known: true, Type: "array", ListType: "atomic"}},
+		{"configmap data", cm.Field("data"), schema.FieldShape{Known: true, Type: "object", Map: true, MapType: "granular"}},
+		{"configmap metadata", cm.Field("metadata"), schema.FieldShape{Known: true, Type: "object", Struct: true, MapType: "granular"}},
 		{"finalizers", cm.Lookup("metadata", "finalizers"),
-			fieldShape{Known: true, Type: "array", ListType: "set", PatchStrategy: "merge"}},
+			schema.FieldShape{Known: true, Type: "array", ListType: "set", PatchStrategy: "merge"}},
 		{"owner references", cm.Lookup("metadata", "ownerReferences"),
-			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"uid"}, PatchStrategy: "merge", MergeKey: "uid"}},
+			schema.FieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"uid"}, PatchStrategy: "merge", MergeKey: "uid"}},
 		{"custom resource conditions", crd.Lookup("status", "conditions"),
-			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"type"}}},
-		{"custom resource set", crd.Lookup("spec", "tags"), fieldShape{Known: true, Type: "array", ListType: "set"}},
+			schema.FieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"type"}}},
+		{"custom resource set", crd.Lookup("spec", "tags"), schema.FieldShape{Known: true, Type: "array", ListType: "set"}},
 		{"custom resource metadata is ObjectMeta", crd.Lookup("metadata", "ownerReferences"),
-			fieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"uid"}, PatchStrategy: "merge", MergeKey: "uid"}},
-		{"custom resource int-or-string", crd.Lookup("spec", "port"), fieldShape{Known: true, IntOrString: true}},
+			schema.FieldShape{Known: true, Type: "array", ListType: "map", MapKeys: []string{"uid"}, PatchStrategy: "merge", MergeKey: "uid"}},
+		{"custom resource int-or-string", crd.Lookup("spec", "port"), schema.FieldShape{Known: true, IntOrString: true}},
 		{"preserved unknown fields", crd.Lookup("spec", "extra"),
-			fieldShape{Known: true, Type: "object", MapType: "granular", PreserveUnknown: true}},
-		{"inside preserved unknown fields", crd.Lookup("spec", "extra", "anything"), fieldShape{}},
-		{"unknown field", cm.Lookup("nope", "deeper"), fieldShape{}},
+			schema.FieldShape{Known: true, Type: "object", MapType: "granular", PreserveUnknown: true}},
+		{"inside preserved unknown fields", crd.Lookup("spec", "extra", "anything"), schema.FieldShape{}},
+		{"unknown field", cm.Lookup("nope", "deeper"), schema.FieldShape{}},
 	} {
 		if got := tc.s.Shape(); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: Shape() = %+v, want %+v", tc.what, got, tc.want)
@@ -59,21 +61,9 @@ func TestSchemaShapes(t *testing.T) {
 // captured schema.
 func TestBuiltinSchemasCaptured(t *testing.T) {
 	for _, r := range builtins() {
-		if builtinSchema(r.Group, r.Version, r.Kind) == nil {
+		if schema.Builtin(r.Group, r.Version, r.Kind) == nil {
 			t.Errorf("no captured schema for %s/%s %s", r.Group, r.Version, r.Kind)
 		}
-	}
-}
-
-func TestApplyTypeErrorsAllListed(t *testing.T) {
-	s := newRegistry().lookup("apps", "v1", "deployments").Schema
-	errs := applyTypeErrors(s, jsonRoundTrip(t, map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
-		"spec": map[string]any{"paused": 1.5, "replicas": true,
-			"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "a", "image": 5}}}}}}), "", true)
-	want := []string{".spec.paused: expected boolean, got &{1.5}", ".spec.replicas: expected numeric (int or float), got bool",
-		`.spec.template.spec.containers[name="a"].image: expected string, got &value.valueUnstructured{Value:5}`}
-	if strings.Join(errs, "\n") != strings.Join(want, "\n") {
-		t.Errorf("applyTypeErrors = %q, want %q", errs, want)
 	}
 }
 
@@ -95,7 +85,7 @@ func TestDeploymentStrategyIsTyped(t *testing.T) {
 	if r.code != 422 || !strings.Contains(string(r.body), "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.strategy of type v1.DeploymentStrategy") {
 		t.Errorf("a string for strategy = %d %s, want 422 cannot unmarshal", r.code, r.body)
 	}
-	if sh := builtinSchema("apps", "v1", "Deployment").Lookup("spec", "strategy").Shape(); !sh.Struct || sh.PatchStrategy != "retainKeys" {
+	if sh := schema.Builtin("apps", "v1", "Deployment").Lookup("spec", "strategy").Shape(); !sh.Struct || sh.PatchStrategy != "retainKeys" {
 		t.Errorf("spec.strategy shape = %+v, want a struct with patch strategy retainKeys", sh)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds the conveniences that let a test seed and inspect the
@@ -13,7 +14,7 @@ import (
 // watch notification as requests do, but skip authentication, fault
 // injection and request counting. Objects come back as fresh maps the
 // caller owns, numbers in them as the server holds them (an integer as an
-// int64, exactly; another number as a float64: numbers.go); errors are
+// int64, exactly; another number as a float64: internal/unstructured); errors are
 // *kube.StatusError as a client would get them.
 
 // seedManager is the field manager of writes made through these methods.
@@ -63,11 +64,11 @@ func (s *Server) seedWriteLocked(gvr kube.GroupVersionResource, o obj) (*write, 
 	}
 	ns := ""
 	if res.Namespaced {
-		if ns = str(metaOf(o), "namespace"); ns == "" {
+		if ns = unstructured.String(unstructured.Metadata(o), "namespace"); ns == "" {
 			ns = "default"
 		}
 	}
-	return &write{res: res, col: col, namespace: ns, name: str(metaOf(o), "name"), manager: seedManager}, nil
+	return &write{res: res, col: col, namespace: ns, name: unstructured.String(unstructured.Metadata(o), "name"), manager: seedManager}, nil
 }
 
 // Create stores object in the resource gvr as a POST would (into its

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file gives Services what kube-apiserver gives them: the defaults of
@@ -35,13 +36,13 @@ func defaultService(o obj) {
 			spec[k] = v
 		}
 	}
-	if str(spec, "sessionAffinity") == "" {
+	if unstructured.String(spec, "sessionAffinity") == "" {
 		spec["sessionAffinity"] = "None"
 	}
 	if spec["sessionAffinity"] == "None" {
 		delete(spec, "sessionAffinityConfig")
 	}
-	if str(spec, "type") == "" {
+	if unstructured.String(spec, "type") == "" {
 		spec["type"] = "ClusterIP"
 	}
 	ports, _ := spec["ports"].([]any)
@@ -50,7 +51,7 @@ func defaultService(o obj) {
 		if !ok {
 			continue
 		}
-		if str(port, "protocol") == "" {
+		if unstructured.String(port, "protocol") == "" {
 			port["protocol"] = "TCP"
 		}
 		if tp := port["targetPort"]; tp == nil || tp == "" || tp == float64(0) || tp == int64(0) {
@@ -59,7 +60,7 @@ func defaultService(o obj) {
 	}
 	typ := spec["type"]
 	_, externalIPs := spec["externalIPs"].([]any)
-	if (typ == "NodePort" || typ == "LoadBalancer" || (typ == "ClusterIP" && externalIPs)) && str(spec, "externalTrafficPolicy") == "" {
+	if (typ == "NodePort" || typ == "LoadBalancer" || (typ == "ClusterIP" && externalIPs)) && unstructured.String(spec, "externalTrafficPolicy") == "" {
 		spec["externalTrafficPolicy"] = "Cluster"
 	}
 	if typ == "NodePort" || typ == "LoadBalancer" || typ == "ClusterIP" {
@@ -80,7 +81,7 @@ func (s *Server) allocateServiceLocked(res *resource, o obj) *kube.StatusError {
 	if spec == nil || spec["type"] == "ExternalName" {
 		return nil
 	}
-	ip := str(spec, "clusterIP")
+	ip := unstructured.String(spec, "clusterIP")
 	if ip == "" {
 		if ip = s.freeClusterIPLocked(res); ip == "" {
 			return statusError(http.StatusInternalServerError, kube.ReasonInternalError,
@@ -116,7 +117,7 @@ func (s *Server) freeClusterIPLocked(res *resource) string {
 			for _, ip := range stringList(spec, "clusterIPs") {
 				used[ip] = true
 			}
-			used[str(spec, "clusterIP")] = true
+			used[unstructured.String(spec, "clusterIP")] = true
 		}
 	}
 	last := netip.AddrFrom4([4]byte{10, 0, 0, 255}) // the broadcast address is never handed out
@@ -140,7 +141,7 @@ func keepServiceAllocation(next, old obj) {
 	for _, k := range []string{"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"} {
 		if _, ok := spec[k]; !ok {
 			if v, had := oldSpec[k]; had {
-				spec[k] = deepCopy(v)
+				spec[k] = unstructured.DeepCopy(v)
 			}
 		}
 	}

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
 // This file builds the Status errors the server answers with, word for word
@@ -172,69 +172,9 @@ func errTooLargeRV(want, current uint64) *kube.StatusError {
 		})
 }
 
-// fieldError is one validation failure, as field.Error.
-type fieldError struct {
-	Type   string // "FieldValueInvalid", "FieldValueRequired", "FieldValueForbidden", "FieldValueNotSupported"
-	Field  string
-	Value  any // for Invalid and NotSupported
-	Detail string
-}
-
-// body renders the error without its field, as field.Error.ErrorBody.
-func (e fieldError) body() string {
-	var s string
-	switch e.Type {
-	case "FieldValueRequired":
-		s = "Required value"
-	case "FieldValueForbidden":
-		s = "Forbidden"
-	case "FieldValueNotSupported":
-		s = "Unsupported value: " + formatBadValue(e.Value)
-	case "FieldValueTooLong":
-		s = "Too long"
-	case "FieldValueTooMany":
-		s = "Too many: " + formatBadValue(e.Value)
-	case "FieldValueDuplicate":
-		s = "Duplicate value: " + formatBadValue(e.Value)
-	default: // FieldValueInvalid, FieldValueTypeInvalid
-		s = "Invalid value: " + formatBadValue(e.Value)
-	}
-	if e.Detail != "" {
-		s += ": " + e.Detail
-	}
-	return s
-}
-
-// formatBadValue formats a bad value as field.Error does: strings quoted,
-// simple numbers and bools plain, anything else as JSON.
-func formatBadValue(v any) string {
-	if v == nil || (reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
-		return "null"
-	}
-	switch t := v.(type) {
-	case string:
-		return strconv.Quote(t)
-	case int64, int32, float64, float32, bool:
-		return fmt.Sprint(t)
-	}
-	if raw, err := json.Marshal(v); err == nil {
-		return string(raw)
-	}
-	return fmt.Sprintf("%#v", v)
-}
-
-// notSupportedDetail is the detail field.NotSupported writes.
-func notSupportedDetail(values ...string) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = strconv.Quote(v)
-	}
-	return "supported values: " + strings.Join(q, ", ")
-}
-
 // errInvalid is a 422 Invalid naming the kind ("ConfigMap",
 // "Deployment.apps") and the object, with one cause per field error.
-func errInvalid(group, kind, name string, errs []fieldError) *kube.StatusError {
+func errInvalid(group, kind, name string, errs []fielderr.Error) *kube.StatusError {
 	qkind := kind
 	if group != "" {
 		qkind = kind + "." + group
@@ -242,8 +182,8 @@ func errInvalid(group, kind, name string, errs []fieldError) *kube.StatusError {
 	causes := make([]kube.StatusCause, len(errs))
 	msgs := make([]string, len(errs))
 	for i, e := range errs {
-		causes[i] = kube.StatusCause{Type: e.Type, Message: e.body(), Field: e.Field}
-		msgs[i] = e.Field + ": " + e.body()
+		causes[i] = kube.StatusCause{Type: e.Type, Message: e.Body(), Field: e.Field}
+		msgs[i] = e.Field + ": " + e.Body()
 	}
 	agg := strings.Join(msgs, ", ")
 	if len(msgs) > 1 {
@@ -256,6 +196,6 @@ func errInvalid(group, kind, name string, errs []fieldError) *kube.StatusError {
 
 // errInvalidListOptions is the answer to a bad combination of list or watch
 // parameters.
-func errInvalidListOptions(errs []fieldError) *kube.StatusError {
+func errInvalidListOptions(errs []fielderr.Error) *kube.StatusError {
 	return errInvalid("meta.k8s.io", "ListOptions", "", errs)
 }

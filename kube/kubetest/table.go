@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves the Table form (Accept:
@@ -53,39 +55,11 @@ func newTableForm(q url.Values, version string) *tableForm {
 // PartialObjectMetadata of its rows.
 func (t *tableForm) apiVersion() string { return "meta.k8s.io/" + t.version }
 
-// tableColumn is one column definition, as the Table carries it.
-type tableColumn struct {
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Format      string `json:"format"`
-	Description string `json:"description"`
-	Priority    int32  `json:"priority"`
-}
-
-// rowCondition is a condition of a row (Completed for finished pods).
-type rowCondition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
-}
-
-// printer turns the objects of one resource into rows.
-type printer struct {
-	columns []tableColumn
-	// cells returns the cells of o (one per column) and the conditions of
-	// its row; now is when the answer is written.
-	cells func(o obj, now time.Time) ([]any, []rowCondition)
-	// nullRows says an empty list has "rows": null rather than [], as the
-	// real server's default convertor writes it.
-	nullRows bool
-}
-
 // tableWriter writes Tables of one resource.
 type tableWriter struct {
 	form *tableForm
 	res  *resource
-	p    *printer
+	p    *table.Printer
 }
 
 func newTableWriter(form *tableForm, res *resource) *tableWriter {
@@ -104,12 +78,12 @@ func (tw *tableWriter) write(b *bytes.Buffer, meta kube.ListMeta, raws [][]byte,
 	b.Write(m)
 	b.WriteString(`,"columnDefinitions":`)
 	if headers {
-		writeJSONValue(b, tw.p.columns)
+		writeJSONValue(b, tw.p.Columns)
 	} else {
 		b.WriteString("null")
 	}
 	b.WriteString(`,"rows":`)
-	if len(raws) == 0 && tw.p.nullRows {
+	if len(raws) == 0 && tw.p.NullRows {
 		b.WriteString("null}")
 		return
 	}
@@ -127,7 +101,7 @@ func (tw *tableWriter) write(b *bytes.Buffer, meta kube.ListMeta, raws [][]byte,
 // version.
 func (tw *tableWriter) writeRow(b *bytes.Buffer, raw []byte, now time.Time) {
 	o := mustDecode(raw)
-	cells, conds := tw.p.cells(o, now)
+	cells, conds := tw.p.Cells(o, now)
 	b.WriteString(`{"cells":`)
 	writeJSONValue(b, cells)
 	if len(conds) > 0 {
@@ -151,7 +125,7 @@ func (tw *tableWriter) writeRow(b *bytes.Buffer, raw []byte, now time.Time) {
 func (tw *tableWriter) one(raw []byte, headers bool) []byte {
 	var b bytes.Buffer
 	b.Grow(len(raw) + 1024)
-	rv := str(metaOf(mustDecode(raw)), "resourceVersion")
+	rv := unstructured.String(unstructured.Metadata(mustDecode(raw)), "resourceVersion")
 	tw.write(&b, kube.ListMeta{ResourceVersion: rv}, [][]byte{raw}, headers)
 	return b.Bytes()
 }
@@ -211,4 +185,13 @@ func (w *watcher) writeTableBookmark(buf *bytes.Buffer, rv uint64, initialEnd bo
 	buf.Write(tw.one(raw, w.tableHeaders))
 	w.tableHeaders = false
 	buf.WriteString("}\n")
+}
+
+// printerFor returns the printer of res: its own (custom resources), the
+// built-in one of its group and resource, or the default one.
+func printerFor(res *resource) *table.Printer {
+	if res.Printer != nil {
+		return res.Printer
+	}
+	return table.BuiltinPrinter(res.colKey(), res.CRD != "")
 }

@@ -136,24 +136,6 @@ func TestTableAge(t *testing.T) {
 	})
 }
 
-func TestHumanDuration(t *testing.T) {
-	for _, tc := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{-2 * time.Second, "<invalid>"}, {-time.Second, "0s"}, {0, "0s"}, {119 * time.Second, "119s"},
-		{2 * time.Minute, "2m"}, {5*time.Minute + 10*time.Second, "5m10s"}, {10 * time.Minute, "10m"},
-		{179 * time.Minute, "179m"}, {3 * time.Hour, "3h"}, {7*time.Hour + 59*time.Minute, "7h59m"},
-		{8 * time.Hour, "8h"}, {47 * time.Hour, "47h"}, {48 * time.Hour, "2d"}, {7*24*time.Hour + 23*time.Hour, "7d23h"},
-		{8 * 24 * time.Hour, "8d"}, {729 * 24 * time.Hour, "729d"}, {731 * 24 * time.Hour, "2y1d"},
-		{8 * 365 * 24 * time.Hour, "8y"},
-	} {
-		if got := humanDuration(tc.d); got != tc.want {
-			t.Errorf("humanDuration(%v) = %q, want %q", tc.d, got, tc.want)
-		}
-	}
-}
-
 // TestTableWatch checks a Table watch: one single-row Table per event,
 // the columns in the first only, and the bookmark ending the initial
 // events printed from the empty bookmark object, keeping its metadata

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file updates objects: PUT, and the second half of every patch and
@@ -28,8 +32,8 @@ type updateResult struct {
 func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next obj, now string)) (updateResult, *kube.StatusError) {
 	res, col := wr.res, wr.col
 	coerceObject(res, o)
-	meta := metaOf(o)
-	switch name := str(meta, "name"); {
+	meta := unstructured.Metadata(o)
+	switch name := unstructured.String(meta, "name"); {
 	case name == "":
 		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
 	case name != wr.name:
@@ -50,9 +54,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	if err := s.checkNamespaceLocked(wr, wr.name, false); err != nil {
 		return updateResult{}, err
 	}
-	switch rv := str(meta, "resourceVersion"); {
+	switch rv := unstructured.String(meta, "resourceVersion"); {
 	case rv == "" && res.ConditionalUpdate:
-		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fieldError{{Type: "FieldValueInvalid",
+		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fielderr.Error{{Type: "FieldValueInvalid",
 			Field: "metadata.resourceVersion", Value: uint64(0), Detail: "must be specified for an update"}})
 	case rv != "" && rv != formatRV(prev.rv):
 		return updateResult{}, errConflict(res, wr.name, msgModified)
@@ -60,23 +64,23 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	old := mustDecode(prev.raw)
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
-	nextMeta := metaOf(next)
-	if errs := append(validateMeta(res, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
+	nextMeta := unstructured.Metadata(next)
+	if errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
 		return updateResult{}, err
 	}
 	if prev.deleting {
-		if extra := newFinalizers(stringList(metaOf(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
-			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fieldError{{Type: "FieldValueForbidden",
+		if extra := newFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
+			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
 				Field:  "metadata.finalizers",
 				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
 		}
 	}
 	now := nowString()
 	if managed == nil {
-		s.fieldManagerOf(wr, now).recordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
+		s.fieldManagerOf(wr, now).RecordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
 	} else {
 		managed(nextMeta, old, next, now)
 	}
@@ -84,7 +88,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{rec: prev}, nil
 	}
 	if res.Generation && specChanged(res, old, next) {
-		g, _ := integerValue(metaOf(old)["generation"])
+		g, _ := unstructured.IntegerValue(unstructured.Metadata(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
 	next["apiVersion"] = res.storageAPIVersion()
@@ -108,9 +112,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 // prepareUpdate builds the object to store from the body o and the stored
 // old, keeping what the client may not change through this endpoint.
 func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
-	oldMeta := metaOf(old)
+	oldMeta := unstructured.Metadata(old)
 	if sub == "status" {
-		next := deepCopy(old).(obj)
+		next := unstructured.DeepCopy(old).(obj)
 		if st, ok := o["status"]; ok {
 			next["status"] = st
 		} else {
@@ -119,7 +123,7 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 		return next
 	}
 	next := o
-	meta := metaOf(next)
+	meta := unstructured.Metadata(next)
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp",
 		"deletionGracePeriodSeconds", "managedFields", "resourceVersion"} {
 		if v, ok := oldMeta[k]; ok {
@@ -128,7 +132,7 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 			delete(meta, k)
 		}
 	}
-	if str(meta, "generateName") == "" {
+	if unstructured.String(meta, "generateName") == "" {
 		if gn, ok := oldMeta["generateName"]; ok {
 			meta["generateName"] = gn
 		}
@@ -147,7 +151,7 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 // sameObject reports whether an update changes nothing but the
 // resourceVersion, in which case the real server writes nothing.
 func sameObject(old, next obj) bool {
-	om, nm := metaOf(old), metaOf(next)
+	om, nm := unstructured.Metadata(old), unstructured.Metadata(next)
 	orv, nrv := om["resourceVersion"], nm["resourceVersion"]
 	delete(om, "resourceVersion")
 	delete(nm, "resourceVersion")
@@ -190,10 +194,10 @@ func specChanged(res *resource, old, next obj) bool {
 // hasFinalizers reports whether o still waits for a finalizer: one in
 // metadata.finalizers, or for a namespace in spec.finalizers.
 func hasFinalizers(o obj) bool {
-	if len(stringList(metaOf(o), "finalizers")) > 0 {
+	if len(stringList(unstructured.Metadata(o), "finalizers")) > 0 {
 		return true
 	}
-	if str(o, "kind") == "Namespace" {
+	if unstructured.String(o, "kind") == "Namespace" {
 		if spec, ok := o["spec"].(obj); ok && len(stringList(spec, "finalizers")) > 0 {
 			return true
 		}
@@ -225,3 +229,19 @@ func (c *call) respondUpdate(out updateResult, err *kube.StatusError) {
 	}
 	c.respond(code, out.rec.raw)
 }
+
+// newFinalizers returns the finalizers of next that old does not have: an
+// object being deleted may lose finalizers but not gain them.
+func newFinalizers(old, next []string) []string {
+	var extra []string
+	for _, f := range next {
+		if !slices.Contains(old, f) && !slices.Contains(extra, f) {
+			extra = append(extra, f)
+		}
+	}
+	return extra
+}
+
+// goStringList formats names as Go's %#v formats a []string, the way the
+// real message quotes them.
+func goStringList(names []string) string { return fmt.Sprintf("%#v", names) }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves watches: a chunked JSON stream of one event per line,
@@ -307,7 +309,7 @@ func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
 	raw := it.rec.raw
 	if it.rv != 0 && it.rv != it.rec.rv {
 		o := mustDecode(raw)
-		metaOf(o)["resourceVersion"] = formatRV(it.rv)
+		unstructured.Metadata(o)["resourceVersion"] = formatRV(it.rv)
 		raw = encodeObject(o)
 	}
 	buf.WriteString(`{"type":"`)

@@ -5,7 +5,7 @@
 // version in this module's go.mod): kubetest decodes protobuf request
 // bodies with it. Regenerate after an upgrade, from this directory:
 //
-//	GOWORK=off go run ./protodesc > ../../kube/kubetest/protobuf.json
+//	GOWORK=off go run ./protodesc > ../../kube/kubetest/internal/protobuf/protobuf.json
 //
 // The output maps "apiVersion/Kind" to a message name, and each message
 // name to its fields: [number, JSON name, kind, message, flags]. kind is

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package unstructured
+
+import "slices"
+
+// String returns m[k] when it is a string.
+func String(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// StringMap returns m[k] as labels or annotations; ok is false when it is
+// present but not a map of strings.
+func StringMap(m map[string]any, k string) (map[string]string, bool) {
+	v, present := m[k]
+	if !present || v == nil {
+		return nil, true
+	}
+	in, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		out[k] = s
+	}
+	return out, true
+}
+
+// SortedKeys returns the keys of m in order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// DeepCopy copies a decoded JSON value.
+func DeepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, v := range t {
+			m[k] = DeepCopy(v)
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, v := range t {
+			s[i] = DeepCopy(v)
+		}
+		return s
+	}
+	return v
+}
+
+// Metadata returns o's metadata map, making it when missing.
+func Metadata(o map[string]any) map[string]any {
+	m, ok := o["metadata"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		o["metadata"] = m
+	}
+	return m
+}
