@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // authTransport adds the User-Agent and the credentials of a Config to each
@@ -237,8 +239,7 @@ func (f *tokenFile) get(now time.Time) (string, error) {
 // unwrapPath drops the *fs.PathError wrapper, whose path the caller's
 // message already names.
 func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errs.As[*os.PathError](err); ok {
 		return pe.Err
 	}
 	return err
