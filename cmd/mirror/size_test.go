@@ -31,10 +31,10 @@ const (
 	readmeBudget = 1_200_000
 	// maxReadmeOverFloor is what the test holds the README's controller
 	// to until it is back within readmeBudget: where it stood when the
-	// size cuts of issue 26 ended (+1,265,701), so that it does not grow
+	// size cuts of issue 26 ended (+1,261,629), so that it does not grow
 	// further. Lower it as cuts land; it goes once it reaches
 	// readmeBudget.
-	maxReadmeOverFloor = 1_270_000
+	maxReadmeOverFloor = 1_265_000
 )
 
 // The programs the size and link checks read, built once per run of
