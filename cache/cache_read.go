@@ -132,11 +132,51 @@ func itemsOf(list kube.ObjectList) (reflect.Value, error) {
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return reflect.Value{}, fmt.Errorf("%T is not a pointer to a list struct", list)
 	}
-	items := v.Elem().FieldByName("Items")
-	if !items.IsValid() || items.Kind() != reflect.Slice || !items.CanSet() {
+	items := v.Elem()
+	index := itemsField(items.Type())
+	for _, i := range index {
+		items = items.Field(i)
+	}
+	if index == nil || items.Kind() != reflect.Slice || !items.CanSet() {
 		return reflect.Value{}, fmt.Errorf("%T has no Items slice", list)
 	}
 	return items, nil
+}
+
+// itemsField returns the index path of the field a selector list.Items
+// names in struct type t, as Go's rules choose it: the shallowest field
+// of that name, through embedded structs, and none when two are equally
+// shallow. It is reflect's FieldByName without following embedded
+// pointers (a list embeds none; FieldByName adds 10 kB to a program).
+func itemsField(t reflect.Type) []int {
+	type embedded struct {
+		t     reflect.Type
+		index []int
+	}
+	level := []embedded{{t: t}}
+	for len(level) > 0 {
+		var found []int
+		var next []embedded
+		for _, e := range level {
+			for i := range e.t.NumField() {
+				f := e.t.Field(i)
+				index := append(append([]int(nil), e.index...), i)
+				switch {
+				case f.Name == "Items" && found != nil:
+					return nil // ambiguous
+				case f.Name == "Items":
+					found = index
+				case f.Anonymous && f.Type.Kind() == reflect.Struct:
+					next = append(next, embedded{f.Type, index})
+				}
+			}
+		}
+		if found != nil {
+			return found
+		}
+		level = next
+	}
+	return nil
 }
 
 // notFound is the error the server gives for a missing object.

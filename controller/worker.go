@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // work is one worker: it takes requests until the queue shuts down. The
@@ -47,9 +49,8 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 			log.Warn("reconciler returned both a result and an error: the result is ignored, the error is retried with backoff",
 				"requeueRateLimited", res.rateLimited, "requeueAfter", res.RequeueAfter)
 		}
-		var pe *panicError
 		attrs := []any{"err", err}
-		if errors.As(err, &pe) {
+		if pe, ok := errs.As[*panicError](err); ok {
 			attrs = append(attrs, "stack", string(pe.stack))
 		}
 		if errors.Is(err, ErrTerminal) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // authTransport adds the User-Agent and the credentials of a Config to each
@@ -52,9 +54,9 @@ func newAuthTransport(c *Config, next http.RoundTripper, ex *execAuth) *authTran
 	return t
 }
 
-// RoundTrip sends a clone of req with the User-Agent and credentials set.
+// RoundTrip sends a copy of req with the User-Agent and credentials set.
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
+	r := withOwnHeader(req)
 	if r.Header.Get("User-Agent") == "" {
 		r.Header.Set("User-Agent", t.userAgent)
 	}
@@ -123,7 +125,7 @@ func (t *authTransport) retry(req *http.Request, resp *http.Response, used *exec
 	if err != nil || fresh.same(used) {
 		return resp, nil
 	}
-	r := req.Clone(req.Context())
+	r := withOwnHeader(req)
 	if req.GetBody != nil {
 		if r.Body, err = req.GetBody(); err != nil {
 			return resp, nil
@@ -237,9 +239,20 @@ func (f *tokenFile) get(now time.Time) (string, error) {
 // unwrapPath drops the *fs.PathError wrapper, whose path the caller's
 // message already names.
 func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errs.As[*os.PathError](err); ok {
 		return pe.Err
 	}
 	return err
+}
+
+// withOwnHeader returns a shallow copy of req with a copy of its Header,
+// which a RoundTripper may set: it must not change the request it is
+// given, and this one changes nothing else. (Request.Clone copies the
+// URL, forms and trailers too, and links their copying: 10 kB of every
+// program.)
+func withOwnHeader(req *http.Request) *http.Request {
+	r := new(http.Request)
+	*r = *req
+	r.Header = req.Header.Clone()
+	return r
 }

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // This file keeps the secrets of a Config out of text: fmt (every verb),
@@ -61,8 +63,7 @@ func urlParseReason(raw string, err error) error {
 	if strings.Contains(raw, "@") {
 		return errors.New("not a URL")
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errs.As[*url.Error](err); ok {
 		return ue.Err
 	}
 	return err

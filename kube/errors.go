@@ -4,13 +4,14 @@ package kube
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // Reasons the server puts in a Status, as the wire carries them.
@@ -195,9 +196,7 @@ func ReasonForCode(code int) string {
 
 // AsStatusError returns the *StatusError in err's chain, if any.
 func AsStatusError(err error) (*StatusError, bool) {
-	var se *StatusError
-	ok := errors.As(err, &se)
-	return se, ok
+	return errs.As[*StatusError](err)
 }
 
 // hasReason reports whether err is a *StatusError with reason, or with

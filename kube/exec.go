@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // ExecCredential API versions a plugin may speak.
@@ -251,8 +253,7 @@ func (a *execAuth) exec(ctx context.Context) (*execCredential, error) {
 	case errors.Is(err, exec.ErrNotFound) && a.cfg.InstallHint != "":
 		return nil, fmt.Errorf("%w (%s)", err, strings.TrimSpace(a.cfg.InstallHint))
 	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		if _, ok := errs.As[*exec.ExitError](err); ok {
 			return nil, fmt.Errorf("%w (its messages are on standard error)", err)
 		}
 		return nil, err

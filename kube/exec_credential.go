@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // execCredentialJSON is the ExecCredential object of the
@@ -66,8 +68,7 @@ func (a *execAuth) execInfo() ([]byte, error) {
 func parseExecCredential(out []byte, apiVersion string) (*execCredential, error) {
 	var ec execCredentialJSON
 	if err := json.Unmarshal(out, &ec); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		if se, ok := errs.As[*json.SyntaxError](err); ok {
 			return nil, fmt.Errorf("decode its output: not JSON (offset %d)", se.Offset)
 		}
 		return nil, errors.New("decode its output: not an ExecCredential")

@@ -55,7 +55,7 @@ func MergeFromWithOptions(original Object, opts ...MergeFromOption) Patch {
 		o.applyToMergeFrom(m)
 	}
 	m.original, m.err = genericJSON(original)
-	return Patch{Type: MergePatch, data: m.dataFor}
+	return Patch{Type: MergePatch, merge: m}
 }
 
 // MergeFromOption refines [MergeFromWithOptions].
@@ -88,10 +88,10 @@ type mergeFrom struct {
 // made by [MergeFrom]. The clients of this module call it as they send a
 // patch; a client of your own that takes a Patch should too.
 func (p Patch) DataFor(modified Object) ([]byte, error) {
-	if p.data == nil {
+	if p.merge == nil {
 		return p.Data, nil
 	}
-	return p.data(modified)
+	return p.merge.dataFor(modified)
 }
 
 // dataFor is DataFor of a patch made by MergeFrom.

@@ -149,11 +149,9 @@ type Patch struct {
 	Type PatchType
 	Data []byte
 
-	// data makes the document of a patch made by MergeFrom; nil for a
-	// patch written out. It is a func, set by MergeFrom only, so that
-	// programs that never call MergeFrom do not link the diff (the linker
-	// drops what nothing reachable calls).
-	data func(modified Object) ([]byte, error)
+	// merge is what a patch made by MergeFrom keeps of the original, to
+	// make its document from; nil for a patch written out.
+	merge *mergeFrom
 }
 
 // ApplyOptions refine a server-side apply.

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/internal/wait"
 )
 
@@ -115,8 +116,7 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		req.Header.Set("Accept", accept)
 
 		resp, err := c.http.Do(req)
-		var re *redirectError
-		if errors.As(err, &re) {
+		if re, ok := errs.As[*redirectError](err); ok {
 			return nil, re // without the *url.Error that quotes the target's query
 		}
 		if err != nil {
@@ -153,8 +153,13 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 // isConnectionError reports errors where the request most likely never
 // reached the server or its answer was cut: worth retrying a read.
 func isConnectionError(err error) bool {
-	var ne net.Error
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		(errors.As(err, &ne) && ne.Timeout())
+		isTimeout(err)
+}
+
+// isTimeout reports whether err is a net.Error that timed out.
+func isTimeout(err error) bool {
+	ne, ok := errs.As[net.Error](err)
+	return ok && ne.Timeout()
 }

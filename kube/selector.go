@@ -154,25 +154,32 @@ func (r Requirement) String() string {
 }
 
 func (r Requirement) writeTo(b *strings.Builder) {
-	vals := strings.Join(r.Values, ",")
+	// prefix, Key, op, values, suffix: one shape for every operator.
+	prefix, op, suffix, values := "", r.Operator, "", true
 	switch r.Operator {
 	case OpExists:
-		b.WriteString(r.Key)
+		op, values = "", false
 	case OpDoesNotExist:
-		b.WriteString("!")
-		b.WriteString(r.Key)
+		prefix, op, values = "!", "", false
 	case OpIn, OpNotIn:
-		b.WriteString(r.Key)
-		b.WriteString(" " + r.Operator + " (")
-		b.WriteString(vals)
-		b.WriteString(")")
+		op, suffix = " "+r.Operator+" (", ")"
 	case OpGreaterThan:
-		b.WriteString(r.Key + ">" + vals)
+		op = ">"
 	case OpLessThan:
-		b.WriteString(r.Key + "<" + vals)
-	default: // =, != and anything unknown, which the server will reject
-		b.WriteString(r.Key + r.Operator + vals)
+		op = "<"
+	} // =, != and anything unknown (which the server will reject) as they are
+	b.WriteString(prefix)
+	b.WriteString(r.Key)
+	b.WriteString(op)
+	if values {
+		for i, v := range r.Values {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(v)
+		}
 	}
+	b.WriteString(suffix)
 }
 
 // opRank orders operators within one key in canonical form.

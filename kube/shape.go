@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // This file describes JSON in error messages without quoting it: what the
@@ -170,10 +172,10 @@ func notWordRune(r rune) bool {
 // a type mismatch names the field and the kinds, a syntax error its
 // offset. Other errors (of a type's own UnmarshalJSON) pass as they are.
 func jsonError(err error) error {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
+	te, isType := errs.As[*json.UnmarshalTypeError](err)
+	se, isSyntax := errs.As[*json.SyntaxError](err)
 	switch {
-	case errors.As(err, &te):
+	case isType:
 		// Value is "string", "number", "number 123" (the number, or a
 		// map key, quoted): keep the first word.
 		kind, _, _ := strings.Cut(te.Value, " ")
@@ -187,7 +189,7 @@ func jsonError(err error) error {
 			field = "field " + field
 		}
 		return fmt.Errorf("%s: cannot decode a JSON %s at offset %d into %v", field, kind, te.Offset, te.Type)
-	case errors.As(err, &se):
+	case isSyntax:
 		return fmt.Errorf("invalid JSON at offset %d", se.Offset)
 	case err != nil && strings.HasPrefix(err.Error(), "json: invalid use of ,string struct tag"):
 		return errors.New("json: a ,string field holds a value that is not a quoted number or boolean")

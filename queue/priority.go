@@ -111,8 +111,13 @@ func (q *Queue[K]) bucketLocked(prio int) *bucket {
 	if i < len(bs) && bs[i].prio == prio {
 		return &bs[i]
 	}
-	q.order.buckets = slices.Insert(bs, i, bucket{prio: prio})
-	return &q.order.buckets[i]
+	// append and copy, not slices.Insert, whose general case (several
+	// values, overlapping slices) adds 5 kB to a program.
+	bs = append(bs, bucket{})
+	copy(bs[i+1:], bs[i:])
+	bs[i] = bucket{prio: prio}
+	q.order.buckets = bs
+	return &bs[i]
 }
 
 // enqueueLocked puts node i, whose prio is set, at the back of its priority

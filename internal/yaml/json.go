@@ -10,6 +10,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // jsonReader builds a Node tree from a JSON document token by token, so
@@ -128,9 +130,9 @@ func (r *jsonReader) errAt(off int, format string, args ...any) error {
 
 // wrap turns a decoder error into a *SyntaxError.
 func (r *jsonReader) wrap(err error) error {
-	var se *json.SyntaxError
+	se, isSyntax := errs.As[*json.SyntaxError](err)
 	switch {
-	case errors.As(err, &se):
+	case isSyntax:
 		return r.errAt(max(int(se.Offset)-1, 0), "invalid JSON: %s", se.Error())
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return r.errAt(len(r.data), "invalid JSON: unexpected end of input")

@@ -137,9 +137,9 @@ func Denied(err error, warnings []string) AdmissionResponse {
 		return Allowed(warnings)
 	}
 	var st kube.Status
-	var se *kube.StatusError
+	se, isStatus := kube.AsStatusError(err)
 	switch {
-	case errors.As(err, &se):
+	case isStatus:
 		st = se.Status
 		if st.Code == 0 {
 			st.Code = http.StatusForbidden

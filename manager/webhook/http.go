@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -100,7 +101,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *req
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if errors.As(err, new(*http.MaxBytesError)) {
+		if _, ok := errs.As[*http.MaxBytesError](err); ok {
 			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than the limit of %d bytes", limit)}
 		}
 		if err != nil {
