@@ -236,5 +236,5 @@
 // ObjectInformer, which controller.Shards calls) stores the informer's
 // shard set in it. A
 // program that never adds a shard links none of it (cmd/mirror's
-// TestShardingNotLinked checks).
+// TestOptionalPartsNotLinked checks).
 package cache

@@ -37,7 +37,7 @@ func Example() {
 		// in namespace default only.
 		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{"default"}}},
 		// In a cluster:
-		// LeaderElection: manager.LeaderElectionOptions{Enabled: true, LeaseName: "greeter"},
+		// LeaderElection: manager.LeaderElectionOptions{LeaseName: "greeter"},
 		// HealthProbeBindAddress: ":8081",
 	})
 	if err != nil {

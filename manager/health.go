@@ -73,7 +73,7 @@ func (m *Manager) addBuiltinChecks() {
 	if m.ring != nil {
 		m.readyz.addBuiltin(CheckRing, m.ring.readiness)
 	}
-	if e := m.elector; e != nil {
+	if e := m.election; e != nil {
 		m.healthz.addBuiltin(CheckLeaderElection, func(*http.Request) error { return e.Check(maxTolerableRenewDelay) })
 	}
 }

@@ -28,10 +28,11 @@ func electing(t *testing.T, srv *kubetest.Server, id string, l *ledger, edit fun
 	t.Helper()
 	m := newTestManager(t, srv, func(o *Options) {
 		o.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
-		o.LeaderElection = LeaderElectionOptions{Enabled: true, LeaseName: testLease, Namespace: "default", Identity: id}
+		le := LeaderElectionOptions{LeaseName: testLease, Namespace: "default", Identity: id}
 		if edit != nil {
-			edit(&o.LeaderElection)
+			edit(&le)
 		}
+		o.LeaderElection = le
 	})
 	for _, r := range []Runnable{&probe{name: "leader", l: l, needs: true}, &probe{name: "other", l: l}} {
 		if err := m.Add(r); err != nil {
@@ -182,19 +183,19 @@ func TestLeaderElectionOptions(t *testing.T) {
 	srv := newServer(t)
 	tests := []struct {
 		name    string
-		le      LeaderElectionOptions
+		le      LeaderElection
 		nsFile  string
 		wantNS  string
 		wantErr string
 	}{
-		{"namespace from the pod", LeaderElectionOptions{Enabled: true, LeaseName: "x"}, nsFile, "pod-ns", ""},
-		{"namespace given", LeaderElectionOptions{Enabled: true, LeaseName: "x", Namespace: "mine"}, filepath.Join(dir, "none"), "mine", ""},
-		{"not in a cluster", LeaderElectionOptions{Enabled: true, LeaseName: "x"}, filepath.Join(dir, "none"), "", "LeaderElection.Namespace is empty"},
-		{"empty namespace file", LeaderElectionOptions{Enabled: true, LeaseName: "x"}, empty, "", "LeaderElection.Namespace is empty"},
-		{"no lease name", LeaderElectionOptions{Enabled: true, Namespace: "ns"}, nsFile, "", `LeaderElection.LeaseName ""`},
-		{"bad durations", LeaderElectionOptions{Enabled: true, LeaseName: "x", Namespace: "ns", LeaseDuration: 5 * time.Second, RenewDeadline: 10 * time.Second}, nsFile, "", "LeaseDuration 5s must be longer than RenewDeadline 10s"},
-		{"bad lease name", LeaderElectionOptions{Enabled: true, LeaseName: "Not_Valid", Namespace: "ns"}, nsFile, "", `LeaseName "Not_Valid"`},
-		{"disabled needs nothing", LeaderElectionOptions{}, filepath.Join(dir, "none"), "", ""},
+		{"namespace from the pod", LeaderElectionOptions{LeaseName: "x"}, nsFile, "pod-ns", ""},
+		{"namespace given", LeaderElectionOptions{LeaseName: "x", Namespace: "mine"}, filepath.Join(dir, "none"), "mine", ""},
+		{"not in a cluster", LeaderElectionOptions{LeaseName: "x"}, filepath.Join(dir, "none"), "", "LeaderElection.Namespace is empty"},
+		{"empty namespace file", LeaderElectionOptions{LeaseName: "x"}, empty, "", "LeaderElection.Namespace is empty"},
+		{"no lease name", LeaderElectionOptions{Namespace: "ns"}, nsFile, "", `LeaderElection.LeaseName ""`},
+		{"bad durations", LeaderElectionOptions{LeaseName: "x", Namespace: "ns", LeaseDuration: 5 * time.Second, RenewDeadline: 10 * time.Second}, nsFile, "", "LeaseDuration 5s must be longer than RenewDeadline 10s"},
+		{"bad lease name", LeaderElectionOptions{LeaseName: "Not_Valid", Namespace: "ns"}, nsFile, "", `LeaseName "Not_Valid"`},
+		{"disabled needs nothing", nil, filepath.Join(dir, "none"), "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,11 +209,14 @@ func TestLeaderElectionOptions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("New = %v", err)
 			}
-			if got := m.opts.LeaderElection.Namespace; got != tt.wantNS {
-				t.Errorf("Namespace = %q, want %q", got, tt.wantNS)
+			if (m.election != nil) != (tt.le != nil) {
+				t.Fatalf("elector made = %v, want %v", m.election != nil, tt.le != nil)
 			}
-			if (m.elector != nil) != tt.le.Enabled {
-				t.Errorf("elector made = %v, want %v", m.elector != nil, tt.le.Enabled)
+			if m.election == nil {
+				return
+			}
+			if got, _ := m.election.lease(); got != tt.wantNS {
+				t.Errorf("Namespace = %q, want %q", got, tt.wantNS)
 			}
 		})
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/leader"
 )
 
 // Manager runs a controller program: the cache and the clients, the
@@ -26,10 +25,12 @@ type Manager struct {
 	opts Options // defaults filled
 	log  *slog.Logger
 
-	api     *kube.Client
-	cache   *cache.Cache
-	client  *Client
-	elector *leader.Elector // nil without leader election
+	api    *kube.Client
+	cache  *cache.Cache
+	client *Client
+	// election runs leader election (election.go); nil without
+	// Options.LeaderElection.
+	election election
 	// ring runs the ring member and the sharded controllers' works
 	// (sharding.go); nil without Options.Sharding.
 	ring   shardRing
@@ -113,8 +114,8 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		return nil, fmt.Errorf("new manager: ByObject: %w", err)
 	}
 	m.client = newClient(m.cache, m.api, opts.DisableFor)
-	if opts.LeaderElection.Enabled {
-		if m.elector, err = m.newElector(config); err != nil {
+	if opts.LeaderElection != nil {
+		if m.election, err = opts.LeaderElection.newElection(m, config, nsFile); err != nil {
 			return nil, fmt.Errorf("new manager: LeaderElection: %w", err)
 		}
 	}
@@ -164,27 +165,6 @@ func (m *Manager) newClient(cfg *kube.Config, onWrite func(kube.Written)) (*kube
 		return nil, err
 	}
 	return kube.NewClient(counted, kube.ClientOptions{FieldManager: m.opts.FieldManager, Logger: m.log, OnWrite: onWrite})
-}
-
-// newElector makes the elector, with a client of its own (so that the
-// Lease's renewals never wait behind the manager's client-side rate limit).
-func (m *Manager) newElector(config *kube.Config) (*leader.Elector, error) {
-	le := m.opts.LeaderElection
-	if le.Config != nil {
-		config = le.Config
-	}
-	c, err := m.newClient(config, nil)
-	if err != nil {
-		return nil, err
-	}
-	return leader.New(leader.Options{
-		Client: c, Namespace: le.Namespace, LeaseName: le.LeaseName, Identity: le.Identity,
-		LeaseDuration: le.LeaseDuration, RenewDeadline: le.RenewDeadline, RetryPeriod: le.RetryPeriod,
-		ReleaseOnCancel:  le.ReleaseOnCancel,
-		Logger:           m.log,
-		OnStartedLeading: m.lead,
-		OnStoppedLeading: m.stoppedLeading,
-	})
 }
 
 // Client returns the client controllers use: reads from the cache (except

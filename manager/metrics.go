@@ -109,14 +109,15 @@ func (m *Manager) collect(e *metrics.Emitter) {
 	if m.ring != nil {
 		m.ring.collect(e)
 	}
-	if el := m.elector; el != nil {
+	if el := m.election; el != nil {
+		_, lease := el.lease()
 		v := 0.0
 		if el.IsLeader() {
 			v = 1
 		}
 		e.Gauge("leader_election_master_status",
 			"Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
-			v, "name", m.opts.LeaderElection.LeaseName)
+			v, "name", lease)
 	}
 }
 

@@ -69,9 +69,10 @@ type Options struct {
 	// default field manager of Apply.
 	FieldManager string
 
-	// LeaderElection makes the runnables that need it run on one replica
-	// at a time.
-	LeaderElection LeaderElectionOptions
+	// LeaderElection, when set (to a [LeaderElectionOptions]), makes the
+	// runnables that need it run on one replica at a time; nil (the
+	// default) runs everything on every replica.
+	LeaderElection LeaderElection
 
 	// Sharding, when set (to a [ShardingOptions]), makes the manager a
 	// member of a ring of replicas, which share the objects of the
@@ -104,36 +105,6 @@ type Options struct {
 	// StartedChecker() func(*http.Request) error method, its check is
 	// added to readiness as "webhook".
 	WebhookServer Runnable
-}
-
-// LeaderElectionOptions configure leader election: a
-// coordination.k8s.io/v1 Lease that the replicas contend for (see package
-// leader).
-type LeaderElectionOptions struct {
-	// Enabled turns leader election on. Without it every replica runs
-	// everything.
-	Enabled bool
-	// LeaseName is the name of the Lease (controller-runtime's
-	// LeaderElectionID). Required when Enabled.
-	LeaseName string
-	// Namespace is the namespace of the Lease. Empty means the namespace
-	// of the pod (read from
-	// /var/run/secrets/kubernetes.io/serviceaccount/namespace); outside a
-	// pod it must be set.
-	Namespace string
-	// Identity is this replica's name in the Lease; empty means the
-	// hostname and a random UUID ([leader.DefaultIdentity]).
-	Identity string
-	// LeaseDuration, RenewDeadline and RetryPeriod are the elector's
-	// timings; zero means 15s, 10s and 2s. See [leader.Options].
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
-	// ReleaseOnCancel gives the Lease up when the manager stops, once the
-	// runnables that need leader election have stopped, so a successor
-	// takes over at its next poll instead of after LeaseDuration.
-	ReleaseOnCancel bool
-	// Config, when set, reaches the API server that holds the Lease,
-	// instead of the manager's config.
-	Config *kube.Config
 }
 
 // withDefaults returns o with defaults filled and checks it. nsFile is
@@ -183,29 +154,7 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
-	if o.LeaderElection.Enabled {
-		le, err := o.LeaderElection.withDefaults(nsFile)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		o.LeaderElection = le
-	}
 	return o, errors.Join(errs...)
-}
-
-// withDefaults fills the namespace of an enabled election and checks the
-// lease name; the elector checks the rest.
-func (le LeaderElectionOptions) withDefaults(nsFile string) (LeaderElectionOptions, error) {
-	var errs []error
-	if le.LeaseName == "" {
-		errs = append(errs, errors.New(`LeaderElection.LeaseName "" must name the Lease when LeaderElection.Enabled is set`))
-	}
-	if le.Namespace == "" {
-		ns, err := podNamespace(nsFile, "LeaderElection.Namespace")
-		errs = append(errs, err)
-		le.Namespace = ns
-	}
-	return le, errors.Join(errs...)
 }
 
 // podNamespace reads the pod's namespace from nsFile, as the default of

@@ -53,7 +53,7 @@ type shardRing interface {
 // Sharding and leader election are independent: a sharded controller runs
 // on every replica and needs no leader (the ring keeps two replicas off
 // one object); the manager's other controllers and runnables still follow
-// LeaderElection when it is enabled.
+// LeaderElection when it is set.
 //
 // Set Options.Sharding to a ShardingOptions to make the manager a member
 // of the ring while it runs; the controllers built with

@@ -355,7 +355,7 @@ func TestShardedWithLeaderElection(t *testing.T) {
 		var probes []*ledger
 		for _, id := range []string{"m0", "m1"} {
 			sm := newShardMember(t, srv, l, id, func(o *Options) {
-				o.LeaderElection = LeaderElectionOptions{Enabled: true, LeaseName: testLease, Namespace: "default", Identity: id}
+				o.LeaderElection = LeaderElectionOptions{LeaseName: testLease, Namespace: "default", Identity: id}
 			})
 			pl := &ledger{}
 			if err := sm.m.Add(&probe{name: "leader", l: pl, needs: true}); err != nil {

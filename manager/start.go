@@ -82,14 +82,15 @@ func (m *Manager) Start(ctx context.Context) error {
 	} else {
 		s.stopOthers = m.startGroup(base, m.others)
 		s.stopRing, s.ringDone = m.startRing(base)
-		if m.elector != nil {
+		if m.election != nil {
 			var warmCtx context.Context
 			warmCtx, s.stopWarmups = context.WithCancel(base)
 			s.warmupsDone = m.warmup(warmCtx)
-			m.log.Info("campaigning for leadership", "lease", m.opts.LeaderElection.Namespace+"/"+m.opts.LeaderElection.LeaseName)
+			ns, name := m.election.lease()
+			m.log.Info("campaigning for leadership", "lease", ns+"/"+name)
 			go func() {
 				defer close(s.electorDone)
-				if err := m.elector.Run(leaderCtx); err != nil {
+				if err := m.election.Run(leaderCtx); err != nil {
 					m.fail.add(fmt.Errorf("run leader election: %w", err))
 				}
 			}()

@@ -104,19 +104,16 @@ func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Mana
 		namespaces = []string{opts.namespace}
 	}
 	mopts := manager.Options{
-		Logger:           log,
-		Namespaces:       namespaces,
-		ByObject:         kinds,
-		DefaultTransform: cache.DropManagedFields,
-		FieldManager:     Name,
-		LeaderElection: manager.LeaderElectionOptions{
-			Enabled:         opts.LeaderElect,
-			LeaseName:       Name,
-			Namespace:       opts.LeaderElectionNamespace,
-			ReleaseOnCancel: true,
-		},
+		Logger:                 log,
+		Namespaces:             namespaces,
+		ByObject:               kinds,
+		DefaultTransform:       cache.DropManagedFields,
+		FieldManager:           Name,
 		MetricsBindAddress:     opts.MetricsBindAddress,
 		HealthProbeBindAddress: opts.HealthProbeBindAddress,
+	}
+	if opts.LeaderElect {
+		mopts.LeaderElection = manager.LeaderElectionOptions{LeaseName: Name, Namespace: opts.LeaderElectionNamespace, ReleaseOnCancel: true}
 	}
 	if opts.sharded {
 		mopts.Sharding = manager.ShardingOptions{Ring: Name, Namespace: opts.ringNamespace, Ranges: opts.ringRanges}

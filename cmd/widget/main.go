@@ -122,21 +122,19 @@ func runWidget(ctx context.Context, cfg *kube.Config, opts options, log *slog.Lo
 // ConfigMaps only (by label), leader election and the endpoints.
 func newManager(cfg *kube.Config, f operator.Flags, log *slog.Logger) (*manager.Manager, error) {
 	cfg.QPS, cfg.Burst = f.QPS, f.Burst
-	return manager.New(cfg, manager.Options{
+	opts := manager.Options{
 		Logger: log,
 		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{},
 			LabelSelector: kube.SelectorFromSet(map[string]string{LabelManagedBy: Name})}},
-		DefaultTransform: cache.DropManagedFields,
-		FieldManager:     Name,
-		LeaderElection: manager.LeaderElectionOptions{
-			Enabled:         f.LeaderElect,
-			LeaseName:       Name,
-			Namespace:       f.LeaderElectionNamespace,
-			ReleaseOnCancel: true,
-		},
+		DefaultTransform:       cache.DropManagedFields,
+		FieldManager:           Name,
 		MetricsBindAddress:     f.MetricsBindAddress,
 		HealthProbeBindAddress: f.HealthProbeBindAddress,
-	})
+	}
+	if f.LeaderElect {
+		opts.LeaderElection = manager.LeaderElectionOptions{LeaseName: Name, Namespace: f.LeaderElectionNamespace, ReleaseOnCancel: true}
+	}
+	return manager.New(cfg, opts)
 }
 
 // setup registers the Widget controller with mgr: it watches Widgets and

@@ -49,20 +49,18 @@ func NewManager(cfg *kube.Config, o Options) (*manager.Manager, error) {
 	for _, k := range mirroredKinds() {
 		kinds = append(kinds, cache.ByObject{Object: k.meta()})
 	}
-	return manager.New(cfg, manager.Options{
-		Logger:           o.Logger,
-		ByObject:         kinds,
-		DefaultTransform: cache.DropManagedFields,
-		FieldManager:     FieldManager,
-		LeaderElection: manager.LeaderElectionOptions{
-			Enabled:         o.LeaderElection,
-			LeaseName:       LeaseName,
-			Namespace:       o.LeaderElectionNamespace,
-			ReleaseOnCancel: true,
-		},
+	opts := manager.Options{
+		Logger:                 o.Logger,
+		ByObject:               kinds,
+		DefaultTransform:       cache.DropManagedFields,
+		FieldManager:           FieldManager,
 		MetricsBindAddress:     o.MetricsBindAddress,
 		HealthProbeBindAddress: o.HealthProbeBindAddress,
-	})
+	}
+	if o.LeaderElection {
+		opts.LeaderElection = manager.LeaderElectionOptions{LeaseName: LeaseName, Namespace: o.LeaderElectionNamespace, ReleaseOnCancel: true}
+	}
+	return manager.New(cfg, opts)
 }
 
 // Run registers the mirror's controllers with mgr, made by [NewManager]
