@@ -34,6 +34,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
@@ -124,10 +125,12 @@ type Recorder struct {
 	events []string
 }
 
-func (r *Recorder) Eventf(_ kube.Object, eventType, reason, _, noteFmt string, args ...any) {
+// Eventf implements the recorders of the operators, as a
+// *manager.EventRecorder does.
+func (r *Recorder) Eventf(_ kube.Object, severity manager.Severity, reason, _, noteFmt string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, fmt.Sprintf("%s %s: %s", eventType, reason, fmt.Sprintf(noteFmt, args...)))
+	r.events = append(r.events, fmt.Sprintf("%s %s: %s", severity, reason, fmt.Sprintf(noteFmt, args...)))
 }
 
 // Has reports whether an event containing s was recorded.
