@@ -31,7 +31,10 @@ type ShardingManager interface {
 	// work it returns is then called for every range the replica holds,
 	// with the range's selector, until ctx ends. It fails once the manager
 	// has started.
-	AddShardedController(name string, obj kube.Object, r Runnable, s Sharder) error
+	AddShardedController(name string, obj kube.Object, r interface {
+		Start(ctx context.Context) error
+		NeedLeaderElection() bool
+	}, s Sharder) error
 }
 
 // Sharder is what a [Builder] hands a [ShardingManager] with a sharded

@@ -127,7 +127,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		}
 	}
 	m.events = newEventSink(m.api, opts.Logger)
-	m.registry = metrics.NewRegistry(metrics.SinkCollector(m.rest), metrics.CollectorFunc(m.collect), metrics.SinkCollector(m.events.dropped))
+	m.registry = metrics.NewRegistry(registered(m.rest), metrics.CollectorFunc(m.collect), registered(m.events.dropped))
 	m.addBuiltinChecks()
 	_ = m.caches.add(classify(m.cache)) // the groups are idle: adds cannot fail
 	if err := m.listen(); err != nil {

@@ -110,7 +110,7 @@ type ring struct {
 	works []shardWork
 	kinds []kube.GroupVersionKind // of the sharded controllers
 
-	handovers *metrics.HistogramVec
+	handovers *HistogramVec
 }
 
 // ringMember is what the manager uses of a *leader.Member, called through
@@ -141,7 +141,7 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 		return nil, err
 	}
 	r := &ring{field: so.Field, name: so.Namespace + "/" + so.Ring,
-		handovers: metrics.NewHistogramVec("kubeloop_ring_handover_duration_seconds",
+		handovers: NewHistogramVec("kubeloop_ring_handover_duration_seconds",
 			"Seconds from the moment the ring's assignment gave a range to this replica (a member gone, leaving or joined) to the start of its work here; the count is the number of ranges taken over.",
 			[]float64{0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120}, "ring")}
 	r.ring = so.Ring

@@ -32,7 +32,6 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
-	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -48,7 +47,7 @@ type Harness struct {
 	Cache  *cache.Cache // drops managedFields
 
 	mu          sync.Mutex
-	controllers map[string]controller.Runnable // added, not yet started
+	controllers map[string]manager.LeaderElectionRunnable // added, not yet started
 }
 
 // New starts a kubetest server until the test ends, and makes a client
@@ -67,7 +66,7 @@ func New(t *testing.T, fieldManager string) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Harness{t: t, Server: srv, Client: client, Cache: c, controllers: map[string]controller.Runnable{}}
+	return &Harness{t: t, Server: srv, Client: client, Cache: c, controllers: map[string]manager.LeaderElectionRunnable{}}
 }
 
 func (h *Harness) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
@@ -86,7 +85,7 @@ func (h *Harness) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, 
 	return h.Cache.WaitForWrites(ctx, gvk, key)
 }
 
-func (h *Harness) AddController(name string, r controller.Runnable) error {
+func (h *Harness) AddController(name string, r manager.LeaderElectionRunnable) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.controllers[name]; ok {
