@@ -31,10 +31,11 @@
 //     controllers watch in ByObject, or give them a Warmup method (see
 //     [Runnable]) that makes their informers on every replica: an informer
 //     a controller makes only when it starts begins its list then.
-//   - Observable from the start: New opens the metrics and health
-//     listeners (an address in use is New's error), Start serves them
-//     whether or not this replica leads, and keeps serving them until
-//     everything else has stopped. Their connections are bounded: 10s to
+//   - Observable from the start: Start opens the metrics and health
+//     listeners before anything else (an address in use is Start's
+//     error, and New opens nothing), serves them whether or not this
+//     replica leads, and keeps serving them until everything else has
+//     stopped. Their connections are bounded: 10s to
 //     send a request's headers, a minute to read a request and to write an
 //     answer, 90s idle between requests (as controller-runtime).
 //   - Nothing global: no default registry, no package state. Metrics are

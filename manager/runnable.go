@@ -36,7 +36,7 @@ import (
 //     as [Manager.AddController] adds it;
 //   - Listen() error and StartedChecker() func(*http.Request) error, for
 //     the webhook server (Options.WebhookServer): Listen binds its address
-//     in New, and the checker joins readiness as "webhook".
+//     first thing in Start, and the checker joins readiness as "webhook".
 type Runnable interface {
 	Start(ctx context.Context) error
 }

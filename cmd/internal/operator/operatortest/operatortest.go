@@ -33,8 +33,8 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
+	"github.com/kubeloop/kubeloop/manager"
 )
 
 // Harness is the least a manager does for a controller's builder (a
