@@ -29,9 +29,11 @@ type serverTimeouts struct {
 	readHeader, read, write, idle time.Duration
 }
 
-// defaultServerTimeouts are the webhook server's read bounds, a minute to
-// write a scrape of a large registry, and controller-runtime's idle
-// timeout (90s, as http.DefaultTransport keeps idle connections).
+// defaultServerTimeouts are the webhook server's read bounds (10s for
+// headers, where controller-runtime allows 32s; a minute for the whole
+// request, where it sets none), a minute to write a scrape of a large
+// registry (it sets none), and its idle timeout (90s, as
+// http.DefaultTransport keeps idle connections).
 func defaultServerTimeouts() serverTimeouts {
 	return serverTimeouts{readHeader: 10 * time.Second, read: time.Minute, write: time.Minute, idle: 90 * time.Second}
 }

@@ -93,7 +93,6 @@ func (m *Manager) Start(ctx context.Context) error {
 			var warmCtx context.Context
 			warmCtx, s.stopWarmups = context.WithCancel(base)
 			s.warmupsDone = m.warmup(warmCtx)
-			m.log.Info("campaigning for leadership", "lease", m.opts.LeaderElection.Namespace+"/"+m.opts.LeaderElection.LeaseName)
 			go func() {
 				defer close(s.electorDone)
 				if err := m.elector.Run(leaderCtx); err != nil {

@@ -35,6 +35,6 @@
 //  1. Make a [Registry] with [NewRegistry].
 //  2. Register collectors: a [CollectorFunc] that reads a snapshot (or
 //     a vector's cells) and emits samples through an [Emitter].
-//  3. Serve the registry (it is an [net/http.Handler]) or call
+//  3. Serve the registry (it is a [net/http.Handler]) or call
 //     [Registry.Write]; [Parse] reads the format back.
 package metrics
