@@ -8,7 +8,7 @@ import (
 
 // Handler receives the changes an informer sees, in the order it sees
 // them, from one goroutine of its own (see [Registration]). O is *T for an
-// [Informer] of T and [kube.Object] for a [ObjectInformer].
+// [Informer] of T and [kube.Object] for an [ObjectInformer].
 //
 // The objects passed are the informer's stored objects, shared with every
 // other handler and reader: a handler must not modify them (copy first).

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -150,7 +151,11 @@ func testStoreReplace(t *testing.T, c *codec) {
 }
 
 // TestStoreReplaceIsAtomic checks that a reader never sees a mix of two
-// states: every list holds all objects of one generation.
+// states: every list holds all objects of one generation. The reader and
+// the writer must interleave for that to mean anything, so the test goes
+// on until the reader has both begun or ended reads while a replace was
+// in progress and seen replaces land between its reads, and fails if
+// that did not happen within a bound on the replaces.
 func TestStoreReplaceIsAtomic(t *testing.T) {
 	s := newStore(nil)
 	const n = 50
@@ -162,27 +167,53 @@ func TestStoreReplaceIsAtomic(t *testing.T) {
 		return st
 	}
 	s.replace(gen("0"))
+	const (
+		want        = 20 // reads during a replace, and replaces seen between reads
+		maxReplaces = 20_000
+	)
+	var replacing atomic.Bool
+	var during, changes atomic.Int64
+	replaces := 0
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	wg.Go(func() {
-		for i := 1; i < 200; i++ {
-			s.replace(gen(string(rune('0' + i%10))))
+		defer close(done)
+		for replaces = 1; replaces < maxReplaces && (during.Load() < want || changes.Load() < want); replaces++ {
+			next := gen(string(rune('0' + replaces%10)))
+			replacing.Store(true)
+			s.replace(next)
+			replacing.Store(false)
 		}
-		close(done)
 	})
-	for {
+	last := ""
+	for reading := true; reading; {
 		select {
 		case <-done:
-			wg.Wait()
-			return
+			reading = false
 		default:
 		}
+		overlapped := replacing.Load()
 		rvs := map[string]int{}
 		s.each("", true, func(v any) bool { rvs[v.(kube.Object).GetObjectMeta().ResourceVersion]++; return true })
+		if replacing.Load() || overlapped {
+			during.Add(1)
+		}
 		if len(rvs) != 1 {
 			t.Fatalf("a reader saw a mix of states: %v", rvs)
 		}
+		for rv := range rvs {
+			if last != "" && rv != last {
+				changes.Add(1)
+			}
+			last = rv
+		}
 	}
+	wg.Wait()
+	if during.Load() < want || changes.Load() < want {
+		t.Errorf("in %d replaces, %d reads ran while a replace was in progress and %d saw a new state, want %d each: reader and writer did not interleave",
+			replaces, during.Load(), changes.Load(), want)
+	}
+	t.Logf("%d replaces, %d reads during one, %d new states seen", replaces, during.Load(), changes.Load())
 }
 
 // TestCompareNamespaces: namespaces sort as the server's keys

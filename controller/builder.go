@@ -12,14 +12,6 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// Runnable is what a manager runs: a [*Controller] is one. It is an alias
-// of an interface literal, so a manager can name the same type (with its
-// own alias or the literal) without importing this package.
-type Runnable = interface {
-	Start(ctx context.Context) error
-	NeedLeaderElection() bool
-}
-
 // Manager is what a [Builder] needs from the program that runs
 // controllers (kubeloop's manager implements it; this package does not
 // import it).
@@ -34,12 +26,16 @@ type Manager interface {
 	// has this method). The builder calls it when the controller starts,
 	// for Owns: it tells whether the owner kind is cluster-scoped.
 	Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error)
-	// AddController registers r under name, to be started with the
-	// manager's runnables (gated by leader election when
-	// r.NeedLeaderElection()). It fails when another controller has the
-	// name: names must be unique within a manager, as they label metrics
-	// and logs.
-	AddController(name string, r Runnable) error
+	// AddController registers r (a *Controller) under name, to be
+	// started with the manager's runnables (gated by leader election
+	// when r.NeedLeaderElection()). It fails when another controller has
+	// the name: names must be unique within a manager, as they label
+	// metrics and logs. r's type is manager.LeaderElectionRunnable,
+	// spelled out so that this package does not import manager.
+	AddController(name string, r interface {
+		Start(ctx context.Context) error
+		NeedLeaderElection() bool
+	}) error
 	// AddShardedController registers r as AddController does, to run on
 	// every replica without leader election, makes obj's kind sharded in
 	// the manager's cache (its informer holds only the shards of the
@@ -48,7 +44,10 @@ type Manager interface {
 	// calls a runnable's Start: work holds the shard until ctx ends. It
 	// fails when the manager runs no ring, and once the manager has
 	// started. The builder calls it for [Builder.Sharded].
-	AddShardedController(name string, obj kube.Object, r Runnable, work func(ctx context.Context, sel kube.ShardSelector) error) error
+	AddShardedController(name string, obj kube.Object, r interface {
+		Start(ctx context.Context) error
+		NeedLeaderElection() bool
+	}, work func(ctx context.Context, sel kube.ShardSelector) error) error
 	// Freshness tells whether the manager's cache holds the manager's own
 	// writes: a controller with For asks it before each reconcile (unless
 	// Options.ReconcileStale).

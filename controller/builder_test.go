@@ -23,7 +23,7 @@ type testManager struct {
 	client *kube.Client
 
 	mu    sync.Mutex
-	added map[string]Runnable
+	added map[string]runnable
 	order []string
 	works map[string]func(context.Context, kube.ShardSelector) error // AddShardedController's
 }
@@ -34,7 +34,7 @@ func newTestManager(t testing.TB, client *kube.Client) *testManager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testManager{cache: c, client: client, added: map[string]Runnable{}}
+	return &testManager{cache: c, client: client, added: map[string]runnable{}}
 }
 
 func (m *testManager) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
@@ -53,7 +53,10 @@ func (m *testManager) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKi
 	return m.cache.WaitForWrites(ctx, gvk, key)
 }
 
-func (m *testManager) AddController(name string, r Runnable) error {
+func (m *testManager) AddController(name string, r interface {
+	Start(ctx context.Context) error
+	NeedLeaderElection() bool
+}) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.added[name]; ok {
@@ -66,7 +69,10 @@ func (m *testManager) AddController(name string, r Runnable) error {
 
 // AddShardedController makes obj's kind sharded in the cache and adds r
 // as AddController does; the test calls work (kept in works) itself.
-func (m *testManager) AddShardedController(name string, obj kube.Object, r Runnable, work func(context.Context, kube.ShardSelector) error) error {
+func (m *testManager) AddShardedController(name string, obj kube.Object, r interface {
+	Start(ctx context.Context) error
+	NeedLeaderElection() bool
+}, work func(context.Context, kube.ShardSelector) error) error {
 	if err := m.cache.ShardKind(obj, nil); err != nil {
 		return err
 	}
@@ -191,7 +197,7 @@ func mustGetNS(t *testing.T, srv *kubetest.Server, name string) any {
 
 func TestBuilderErrors(t *testing.T) {
 	ok := newRecorder(nil)
-	mgr := &testManager{added: map[string]Runnable{}}
+	mgr := &testManager{added: map[string]runnable{}}
 	noKind := &kube.Unstructured{}
 	tests := []struct {
 		name    string
@@ -245,4 +251,10 @@ func TestBuilderSourceFailureFailsStart(t *testing.T) {
 			t.Errorf("Start = %v, want the watch of Widget to fail", err)
 		}
 	})
+}
+
+// runnable is what testManager keeps of a controller.
+type runnable interface {
+	Start(ctx context.Context) error
+	NeedLeaderElection() bool
 }

@@ -9,27 +9,23 @@ import "github.com/kubeloop/kubeloop/queue"
 // for it work: the controller_runtime_* families of the reconciles and the
 // workqueue_* families of its queue.
 
-// MetricsEmitter is what [Controller.CollectMetrics] writes its series to:
-// counters, gauges and histograms, each with labels given as name, value
-// pairs. Every controller writes the same families (with its own
-// controller label), so an emitter must write each family's HELP and TYPE
-// once for all of them; a manager's metrics endpoint does.
-//
-// It is an alias of an interface literal, identical to
-// manager.MetricsEmitter: a *Controller is a manager.MetricsCollector
-// without either package importing the other.
-type MetricsEmitter = interface {
-	Counter(name, help string, value float64, labels ...string)
-	Gauge(name, help string, value float64, labels ...string)
-	Histogram(name, help string, h queue.Histogram, labels ...string)
-}
-
 // CollectMetrics emits the controller's metrics, its
 // controller_runtime_* series labelled controller="<Name>" and its
 // queue's workqueue_* series labelled controller and name="<Name>": a
 // manager calls it at every scrape of its metrics endpoint. The cost is
 // two snapshots (two locks) and the series themselves.
-func (c *Controller) CollectMetrics(e MetricsEmitter) {
+//
+// e's type is manager.MetricsEmitter (labels are name, value pairs),
+// spelled out so that this package does not import manager: the method
+// makes a *Controller a manager.MetricsCollector. Every controller
+// writes the same families (with its own controller label), so e must
+// write each family's HELP and TYPE once for all of them; a manager's
+// metrics endpoint does.
+func (c *Controller) CollectMetrics(e interface {
+	Counter(name, help string, value float64, labels ...string)
+	Gauge(name, help string, value float64, labels ...string)
+	Histogram(name, help string, h queue.Histogram, labels ...string)
+}) {
 	m := c.Metrics()
 	emitQueue(e, m.Name, m.Queue)
 	l := []string{"controller", m.Name}
@@ -52,7 +48,11 @@ func (c *Controller) CollectMetrics(e MetricsEmitter) {
 // emitQueue emits a queue's workqueue_* series, labelled controller and
 // name as controller-runtime labels them; name is the queue's, or the
 // controller's when the queue has none.
-func emitQueue(e MetricsEmitter, controller string, q queue.Metrics) {
+func emitQueue(e interface {
+	Counter(name, help string, value float64, labels ...string)
+	Gauge(name, help string, value float64, labels ...string)
+	Histogram(name, help string, h queue.Histogram, labels ...string)
+}, controller string, q queue.Metrics) {
 	name := q.Name
 	if name == "" {
 		name = controller

@@ -78,11 +78,15 @@ func updateOnly(changed func(oldMeta, newMeta *kube.ObjectMeta) bool) Predicate 
 	})
 }
 
-// GenerationChanged allows updates that change metadata.generation, which
-// the server bumps for spec changes only: status, label and annotation
-// updates are skipped. Kinds without a generation (ConfigMap, Secret)
-// never change it; do not use it for them. Resyncs do not change it
-// either.
+// GenerationChanged allows updates that change metadata.generation. The
+// server bumps it when the object's desired state changes (its spec; for
+// a custom resource without a status subresource, anything outside
+// metadata), and once more when a delete marks an object that finalizers
+// hold (the update that sets deletionTimestamp passes, so a finalizer
+// runs). Status updates (with a status subresource), label and
+// annotation updates are skipped. Kinds without a generation (ConfigMap,
+// Secret) never change it; do not use it for them. Resyncs do not change
+// it either.
 func GenerationChanged() Predicate {
 	return updateOnly(func(o, n *kube.ObjectMeta) bool { return o.Generation != n.Generation })
 }

@@ -72,8 +72,11 @@ const (
 	DefaultBurst = 30
 )
 
-// NewClient makes a client for cfg. It does no I/O and starts no goroutine:
-// discovery happens on first use. cfg is copied.
+// NewClient makes a client for cfg. It opens no connection and starts no
+// goroutine: discovery happens on first use. It reads the CA and client
+// certificate files cfg names, once, so that a wrong path or a bad PEM
+// fails here rather than at the first request (a later change of the
+// files is read again on use). cfg is copied.
 func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 	if cfg == nil {
 		return nil, errors.New("new client: config is nil")

@@ -31,12 +31,16 @@
 //     controllers watch in ByObject, or give them a Warmup method (see
 //     [Runnable]) that makes their informers on every replica: an informer
 //     a controller makes only when it starts begins its list then.
-//   - Observable from the start: New opens the metrics and health
-//     listeners (an address in use is New's error), Start serves them
-//     whether or not this replica leads, and keeps serving them until
-//     everything else has stopped. Their connections are bounded: 10s to
-//     send a request's headers, a minute to read a request and to write an
-//     answer, 90s idle between requests (as controller-runtime).
+//   - Observable from the start: Start opens the metrics and health
+//     listeners before anything else (an address in use is Start's
+//     error, and New opens nothing), serves them whether or not this
+//     replica leads, and keeps serving them until everything else has
+//     stopped. Their connections are bounded: 10s to send a request's
+//     headers, a minute to read a request and a minute to write an
+//     answer, 90s idle between requests. controller-runtime's servers
+//     bound only the first (32s) and the last (90s, as here, the
+//     keep-alive of http.DefaultTransport); a scrape or a probe is one
+//     short answer, so tighter bounds cost nothing.
 //   - Nothing global: no default registry, no package state. Metrics are
 //     read at scrape time: every controller writes its own series through
 //     one small interface ([MetricsCollector]), the cache's come from its

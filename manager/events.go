@@ -24,10 +24,15 @@ const (
 	maxEventNoteLen   = 1024
 )
 
-// The event types.
+// Severity is an Event's type field: whether it reports something normal
+// or something to look at. The API server accepts exactly the two values
+// below. (A watch event's type is another thing: [kube.EventType].)
+type Severity string
+
+// The two severities an Event can have.
 const (
-	EventTypeNormal  = "Normal"
-	EventTypeWarning = "Warning"
+	Normal  Severity = "Normal"
+	Warning Severity = "Warning"
 )
 
 // EventRecorder records events.k8s.io/v1 Events about objects on behalf of
@@ -61,14 +66,14 @@ func (m *Manager) GetEventRecorderFor(name string) *EventRecorder {
 	return &EventRecorder{sink: m.events, controller: name, instance: name + "-" + m.events.hostname()}
 }
 
-// Eventf records an event about regarding: eventType is [EventTypeNormal]
-// or [EventTypeWarning]; reason (why, "Synced") and action (what was done
+// Eventf records an event about regarding: severity is [Normal] or
+// [Warning]; reason (why, "Synced") and action (what was done
 // or failed, "Reconcile") are short CamelCase words; the note is
 // fmt.Sprintf(noteFmt, args...), cut to 1 KiB. The event's time is now.
 // An event that the API server would refuse (no object, a wrong type, an
 // empty or too long reason or action) is dropped, logged and counted.
-func (r *EventRecorder) Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any) {
-	ev, err := r.build(regarding, eventType, reason, action, fmt.Sprintf(noteFmt, args...), time.Now())
+func (r *EventRecorder) Eventf(regarding kube.Object, severity Severity, reason, action, noteFmt string, args ...any) {
+	ev, err := r.build(regarding, severity, reason, action, fmt.Sprintf(noteFmt, args...), time.Now())
 	if err != nil {
 		r.sink.log.Info("event dropped", "controller", r.controller, "err", err)
 		r.sink.dropped.Inc("invalid")
@@ -78,7 +83,7 @@ func (r *EventRecorder) Eventf(regarding kube.Object, eventType, reason, action,
 }
 
 // build makes the Event, without a name (the writer names it).
-func (r *EventRecorder) build(regarding kube.Object, eventType, reason, action, note string, now time.Time) (kube.Event, error) {
+func (r *EventRecorder) build(regarding kube.Object, severity Severity, reason, action, note string, now time.Time) (kube.Event, error) {
 	var errs []error
 	if regarding == nil {
 		return kube.Event{}, errors.New("record event: regarding object is nil")
@@ -87,8 +92,8 @@ func (r *EventRecorder) build(regarding kube.Object, eventType, reason, action, 
 	if meta.Name == "" || gvk.Kind == "" {
 		errs = append(errs, fmt.Errorf("regarding %T has no name or kind", regarding))
 	}
-	if eventType != EventTypeNormal && eventType != EventTypeWarning {
-		errs = append(errs, fmt.Errorf("type %q must be Normal or Warning", eventType))
+	if severity != Normal && severity != Warning {
+		errs = append(errs, fmt.Errorf("type %q must be Normal or Warning", severity))
 	}
 	if reason == "" || len(reason) > maxEventReasonLen {
 		errs = append(errs, fmt.Errorf("reason %q must have 1 to %d characters", reason, maxEventReasonLen))
@@ -111,7 +116,7 @@ func (r *EventRecorder) build(regarding kube.Object, eventType, reason, action, 
 		ReportingInstance:   r.instance,
 		Action:              action,
 		Reason:              reason,
-		Type:                eventType,
+		Type:                string(severity),
 		Note:                truncateUTF8(note, maxEventNoteLen),
 		Regarding: kube.ObjectReference{APIVersion: gvk.APIVersion(), Kind: gvk.Kind,
 			Namespace: meta.Namespace, Name: meta.Name, UID: meta.UID, ResourceVersion: meta.ResourceVersion},

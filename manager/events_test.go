@@ -48,9 +48,9 @@ func TestEventRecorded(t *testing.T) {
 		m := newTestManager(t, srv, nil)
 		run := start(t, m)
 		rec := m.GetEventRecorderFor("kubeloop.example/demo")
-		rec.Eventf(widget, EventTypeNormal, "Synced", "Reconcile", "configmap %s synced", "cm1")
+		rec.Eventf(widget, Normal, "Synced", "Reconcile", "configmap %s synced", "cm1")
 		ns := &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: "Team:A"}}
-		rec.Eventf(ns, EventTypeWarning, "Stuck", "Finalize", "100%% stuck")
+		rec.Eventf(ns, Warning, "Stuck", "Finalize", "100%% stuck")
 		synctest.Wait()
 
 		evs := listEvents(t, srv, "default")
@@ -110,7 +110,7 @@ func TestEventRepeatsBecomeASeries(t *testing.T) {
 		run := start(t, m)
 		rec := m.GetEventRecorderFor("demo")
 		for i := range 10 {
-			rec.Eventf(widget, EventTypeNormal, "Synced", "Reconcile", "pass %d", i)
+			rec.Eventf(widget, Normal, "Synced", "Reconcile", "pass %d", i)
 			time.Sleep(10 * time.Second)
 		}
 		synctest.Wait()
@@ -134,9 +134,9 @@ func TestEventRepeatsBecomeASeries(t *testing.T) {
 
 		// A different action is another event; so is a repeat after the
 		// window.
-		rec.Eventf(widget, EventTypeNormal, "Synced", "Resync", "other action")
+		rec.Eventf(widget, Normal, "Synced", "Resync", "other action")
 		time.Sleep(seriesWindow + time.Minute)
-		rec.Eventf(widget, EventTypeNormal, "Synced", "Reconcile", "much later")
+		rec.Eventf(widget, Normal, "Synced", "Reconcile", "much later")
 		synctest.Wait()
 		if evs := listEvents(t, srv, "default"); len(evs) != 3 {
 			t.Errorf("events = %d, want 3", len(evs))
@@ -150,7 +150,7 @@ func TestEventRepeatsBecomeASeries(t *testing.T) {
 				}
 			}
 		}
-		rec.Eventf(widget, EventTypeNormal, "Synced", "Reconcile", "after delete")
+		rec.Eventf(widget, Normal, "Synced", "Reconcile", "after delete")
 		synctest.Wait()
 		found := false
 		for _, ev := range listEvents(t, srv, "default") {
@@ -176,7 +176,7 @@ func TestEventRateLimit(t *testing.T) {
 		// 100 distinct events (actions) about one object with one reason:
 		// 25 are written at once, then one per 5 minutes.
 		for i := range 100 {
-			rec.Eventf(widget, EventTypeWarning, "Failed", "Step"+string(rune('A'+i%26))+string(rune('a'+i/26)), "failure %d", i)
+			rec.Eventf(widget, Warning, "Failed", "Step"+string(rune('A'+i%26))+string(rune('a'+i/26)), "failure %d", i)
 			time.Sleep(time.Millisecond)
 		}
 		synctest.Wait()
@@ -189,7 +189,7 @@ func TestEventRateLimit(t *testing.T) {
 			t.Errorf("creates 5 minutes later = %d, want %d", c, spamBurst+1)
 		}
 		// Another reason about the same object has a bucket of its own.
-		rec.Eventf(widget, EventTypeNormal, "Synced", "Reconcile", "fine")
+		rec.Eventf(widget, Normal, "Synced", "Reconcile", "fine")
 		synctest.Wait()
 		if c := srv.Count("create", "events.events.k8s.io"); c != spamBurst+2 {
 			t.Errorf("creates after another reason = %d, want %d", c, spamBurst+2)
@@ -208,7 +208,7 @@ func TestEventHotLoop(t *testing.T) {
 		rec := m.GetEventRecorderFor("demo")
 		// A reconcile loop gone hot: the same event every 100ms for 100s.
 		for range 1000 {
-			rec.Eventf(widget, EventTypeWarning, "Failed", "Reconcile", "boom")
+			rec.Eventf(widget, Warning, "Failed", "Reconcile", "boom")
 			time.Sleep(100 * time.Millisecond)
 		}
 		synctest.Wait()
@@ -238,7 +238,7 @@ func TestEventfNeverBlocks(t *testing.T) {
 		// Not started: nothing drains the buffer.
 		t0 := time.Now()
 		for range eventBufferSize + 500 {
-			rec.Eventf(widget, EventTypeNormal, "Synced", "Reconcile", "x")
+			rec.Eventf(widget, Normal, "Synced", "Reconcile", "x")
 		}
 		if time.Since(t0) != 0 {
 			t.Error("Eventf waited")
@@ -248,9 +248,9 @@ func TestEventfNeverBlocks(t *testing.T) {
 		}
 		// Invalid events are dropped and counted.
 		rec.Eventf(widget, "Info", "Synced", "Reconcile", "x")
-		rec.Eventf(nil, EventTypeNormal, "Synced", "Reconcile", "x")
-		rec.Eventf(widget, EventTypeNormal, "", "Reconcile", "x")
-		rec.Eventf(widget, EventTypeNormal, "Synced", strings.Repeat("a", 129), "x")
+		rec.Eventf(nil, Normal, "Synced", "Reconcile", "x")
+		rec.Eventf(widget, Normal, "", "Reconcile", "x")
+		rec.Eventf(widget, Normal, "Synced", strings.Repeat("a", 129), "x")
 		if d := m.events.dropped.Value("invalid"); d != 4 {
 			t.Errorf("dropped invalid = %v, want 4", d)
 		}

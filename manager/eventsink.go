@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -41,7 +40,7 @@ type eventSink struct {
 	api      *kube.Client
 	log      *slog.Logger
 	in       chan kube.Event
-	dropped  *metrics.CounterVec // kubeloop_events_dropped_total{reason}
+	dropped  *CounterVec // kubeloop_events_dropped_total{reason}
 	hostname func() string
 }
 
@@ -49,7 +48,7 @@ func newEventSink(api *kube.Client, log *slog.Logger) *eventSink {
 	return &eventSink{
 		api: api, log: log,
 		in: make(chan kube.Event, eventBufferSize),
-		dropped: metrics.NewCounterVec("kubeloop_events_dropped_total",
+		dropped: NewCounterVec("kubeloop_events_dropped_total",
 			"Events not written: buffer_full (the writer fell behind), invalid (refused by the recorder), too_many_series, write_failed.", "reason"),
 		hostname: sync.OnceValue(hostname),
 	}

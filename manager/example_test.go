@@ -55,7 +55,7 @@ func Example() {
 			}
 			once.Do(func() {
 				fmt.Printf("reconciled %s: greeting %q\n", req.Key, cm.Data["greeting"])
-				events.Eventf(&cm, manager.EventTypeNormal, "Greeted", "Reconcile", "said %s", cm.Data["greeting"])
+				events.Eventf(&cm, manager.Normal, "Greeted", "Reconcile", "said %s", cm.Data["greeting"])
 				cancel()
 			})
 			return controller.Result{}, nil

@@ -18,7 +18,11 @@ import (
 // controller runs under it, and its metrics (read without importing
 // controller) come out of the endpoint.
 
-var _ controller.Manager = (*Manager)(nil)
+var (
+	_ controller.Manager     = (*Manager)(nil)
+	_ MetricsCollector       = (*controller.Controller)(nil)
+	_ LeaderElectionRunnable = (*controller.Controller)(nil)
+)
 
 func TestControllerBuilderJoin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

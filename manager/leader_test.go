@@ -3,11 +3,14 @@
 package manager
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -290,4 +293,52 @@ func TestWarmupFailureStopsTheManager(t *testing.T) {
 			t.Errorf("Start = %v, want the warm-up's error", run.err)
 		}
 	})
+}
+
+// TestCampaignLoggedOnce: a manager with leader election says once that
+// it campaigns (the elector says it, naming the Lease and the identity;
+// the manager said it again).
+func TestCampaignLoggedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		var logs lockedBuffer
+		m := newTestManager(t, srv, func(o *Options) {
+			o.LeaderElection = LeaderElectionOptions{LeaseName: testLease, Namespace: "default", Identity: "a"}
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		})
+		r := start(t, m)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if !isClosed(m.Elected()) {
+			t.Fatal("the manager was not elected")
+		}
+		if err := r.stop(); err != nil {
+			t.Fatal(err)
+		}
+		out := logs.String()
+		if n := strings.Count(out, "campaigning"); n != 1 {
+			t.Errorf("logs say %d times that the manager campaigns, want once:\n%s", n, out)
+		}
+		if !strings.Contains(out, `msg="campaigning for leadership" lease=default/`+testLease+" identity=a") {
+			t.Errorf("the campaign's log does not name the Lease and identity:\n%s", out)
+		}
+	})
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

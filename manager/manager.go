@@ -39,7 +39,8 @@ type Manager struct {
 	registry        *metrics.Registry
 	rest            *restMetrics
 	healthz, readyz *checks
-	// metricsLn and healthLn are opened by New; nil when turned off.
+	// metricsLn and healthLn are opened by Start, first of all; nil
+	// before, and when turned off.
 	metricsLn, healthLn net.Listener
 	// serverTimeouts bound the connections of the metrics and health
 	// servers: defaultServerTimeouts, shortened by tests.
@@ -66,12 +67,13 @@ type Manager struct {
 
 // New makes a manager for the API server config reaches. It fills the
 // defaults of opts and checks them (errors name the option and its
-// value), builds the clients and the cache, and opens the metrics and
-// health listeners (and has Options.WebhookServer open its own), so that
-// an address in use fails here rather than at Start. Apart from those
-// listeners, and reading the certificate files config names (as
-// kube.Config.HTTPClient does), it does no I/O and starts no goroutine.
-// If Start is never called, the listeners stay open.
+// value), and builds the clients and the cache. It opens no listener and
+// no connection and starts no goroutine: a manager that is never started
+// holds nothing to close. The metrics, health and webhook listeners are
+// opened by [Manager.Start], so an address in use is Start's error. New
+// reads only local files: the certificate files config names (as
+// kube.NewClient does), the pod's namespace file when a Lease's namespace
+// is left empty, and the host name for the Lease's identity.
 func New(config *kube.Config, opts Options) (*Manager, error) {
 	return newManager(config, opts, inClusterNamespaceFile)
 }
@@ -125,36 +127,24 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		}
 	}
 	m.events = newEventSink(m.api, opts.Logger)
-	m.registry = metrics.NewRegistry(metrics.SinkCollector(m.rest), metrics.CollectorFunc(m.collect), metrics.SinkCollector(m.events.dropped))
+	m.registry = metrics.NewRegistry(registered(m.rest), metrics.CollectorFunc(m.collect), registered(m.events.dropped))
 	m.addBuiltinChecks()
 	_ = m.caches.add(classify(m.cache)) // the groups are idle: adds cannot fail
-	if err := m.listen(); err != nil {
-		return nil, fmt.Errorf("new manager: %w", err)
-	}
-	if err := m.addWebhookServer(opts.WebhookServer); err != nil {
-		m.closeListeners()
-		return nil, fmt.Errorf("new manager: WebhookServer: %w", err)
-	}
+	m.addWebhookServer(opts.WebhookServer)
 	return m, nil
 }
 
-// addWebhookServer puts w in the webhooks group, has it bind its address
-// now, and makes its readiness part of the manager's.
-func (m *Manager) addWebhookServer(w Runnable) error {
+// addWebhookServer puts w in the webhooks group (Start has it bind its
+// address first of all) and makes its readiness part of the manager's.
+func (m *Manager) addWebhookServer(w Runnable) {
 	if w == nil {
-		return nil
+		return
 	}
 	r := classify(w)
-	if r.listen != nil {
-		if err := r.listen.Listen(); err != nil {
-			return err
-		}
-	}
 	if r.ready != nil {
 		_ = m.readyz.add("webhook", r.ready.StartedChecker()) // the name is free
 	}
 	_ = m.webhooks.add(r) // the group is idle
-	return nil
 }
 
 // newClient makes a client of cfg whose requests are counted, and whose

@@ -33,9 +33,10 @@ import (
 // label without a value make the scrape fail with a 500 naming the metric,
 // so that the mistake shows.
 //
-// It is an alias of an interface literal, identical to
-// controller.MetricsEmitter, so that a controller is a MetricsCollector
-// without this package importing package controller.
+// It is an alias of an interface literal so that other packages can
+// write collectors without importing this one: a *controller.Controller's
+// CollectMetrics method spells the same literal, which makes it a
+// MetricsCollector. This is the type's one name.
 type MetricsEmitter = interface {
 	Counter(name, help string, value float64, labels ...string)
 	Gauge(name, help string, value float64, labels ...string)
@@ -58,37 +59,17 @@ type MetricsCollectorFunc func(e MetricsEmitter)
 // CollectMetrics implements [MetricsCollector].
 func (f MetricsCollectorFunc) CollectMetrics(e MetricsEmitter) { f(e) }
 
-// CounterVec, GaugeVec and HistogramVec are metrics your code updates as
-// things happen; each is a [MetricsCollector]. They are the vectors of
-// kubeloop's internal Prometheus text-format package.
-type (
-	CounterVec   = metrics.CounterVec
-	GaugeVec     = metrics.GaugeVec
-	HistogramVec = metrics.HistogramVec
-)
-
-// NewCounterVec returns a counter family with the given label names.
-func NewCounterVec(name, help string, labelNames ...string) *CounterVec {
-	return metrics.NewCounterVec(name, help, labelNames...)
-}
-
-// NewGaugeVec returns a gauge family with the given label names.
-func NewGaugeVec(name, help string, labelNames ...string) *GaugeVec {
-	return metrics.NewGaugeVec(name, help, labelNames...)
-}
-
-// NewHistogramVec returns a histogram family with the given bucket upper
-// bounds and label names.
-func NewHistogramVec(name, help string, bounds []float64, labelNames ...string) *HistogramVec {
-	return metrics.NewHistogramVec(name, help, bounds, labelNames...)
-}
-
 // AddMetricsCollector adds c to the metrics endpoint, from the next
 // scrape on. A collector that emits a name another one emits with another
 // type or help, or a series twice, makes scrapes fail with a 500 naming
 // the metric, so that the clash shows.
 func (m *Manager) AddMetricsCollector(c MetricsCollector) {
-	m.registry.Register(metrics.SinkCollector(c))
+	m.registry.Register(registered(c))
+}
+
+// registered is c as the metrics registry collects it.
+func registered(c MetricsCollector) metrics.Collector {
+	return metrics.CollectorFunc(func(e *metrics.Emitter) { c.CollectMetrics(e) })
 }
 
 // collect emits the metrics the manager reads at scrape time: the Go
@@ -163,26 +144,26 @@ func (m *Manager) collectCache(e *metrics.Emitter) {
 // restMetrics counts the requests of the manager's clients, as client-go's
 // rest_client_* metrics do, and the bytes of their answers' bodies.
 type restMetrics struct {
-	requests *metrics.CounterVec
-	latency  *metrics.HistogramVec
+	requests *CounterVec
+	latency  *HistogramVec
 	// responseBytes counts body bytes as they are read, watches included.
-	responseBytes *metrics.CounterVec
+	responseBytes *CounterVec
 	// responseSize observes each body's size when it ends (its end read
 	// or its close): a watch's when the watch ends.
-	responseSize *metrics.HistogramVec
+	responseSize *HistogramVec
 }
 
 func newRESTMetrics() *restMetrics {
 	return &restMetrics{
-		requests: metrics.NewCounterVec("rest_client_requests_total",
+		requests: NewCounterVec("rest_client_requests_total",
 			"Number of HTTP requests, partitioned by status code, method, and host.", "code", "method", "host"),
-		latency: metrics.NewHistogramVec("rest_client_request_duration_seconds",
+		latency: NewHistogramVec("rest_client_request_duration_seconds",
 			"Request latency in seconds. Broken down by verb, and host.",
 			[]float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60}, "verb", "host"),
-		responseBytes: metrics.NewCounterVec("kubeloop_rest_client_response_bytes_total",
+		responseBytes: NewCounterVec("kubeloop_rest_client_response_bytes_total",
 			"Bytes of response bodies read from the API server (after decompression), as they are read, watch streams included; by verb (LIST, WATCH, GET, ...) and resource.",
 			"verb", "resource"),
-		responseSize: metrics.NewHistogramVec("kubeloop_rest_client_response_size_bytes",
+		responseSize: NewHistogramVec("kubeloop_rest_client_response_size_bytes",
 			"Size of each response body read from the API server (after decompression), observed when the body ends (a watch's when the watch ends); by verb and resource.",
 			metrics.ExponentialBuckets(64, 4, 10), "verb", "resource"),
 	}

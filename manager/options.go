@@ -101,7 +101,8 @@ type Options struct {
 	// server may call it while anything still writes. Make it with
 	// package manager/webhook (webhook.New, whose Options hold the port,
 	// 9443, and the certificate directory). If it has a Listen() error
-	// method, New calls it (so that a port in use fails New); if it has a
+	// method, Start calls it first of all (so that a port in use fails
+	// Start before anything runs); if it has a
 	// StartedChecker() func(*http.Request) error method, its check is
 	// added to readiness as "webhook".
 	WebhookServer Runnable

@@ -36,7 +36,7 @@ import (
 //     as [Manager.AddController] adds it;
 //   - Listen() error and StartedChecker() func(*http.Request) error, for
 //     the webhook server (Options.WebhookServer): Listen binds its address
-//     in New, and the checker joins readiness as "webhook".
+//     first thing in Start, and the checker joins readiness as "webhook".
 type Runnable interface {
 	Start(ctx context.Context) error
 }
@@ -48,10 +48,11 @@ type RunnableFunc func(ctx context.Context) error
 func (f RunnableFunc) Start(ctx context.Context) error { return f(ctx) }
 
 // LeaderElectionRunnable is a [Runnable] that says whether it needs leader
-// election. It is an alias of an interface literal, identical to
-// controller.Runnable, so that [Manager.AddController] satisfies the
-// controller builder's Manager interface without this package importing
-// package controller.
+// election: a controller is one. It is an alias of an interface literal,
+// which package controller's Manager interface spells out in its
+// AddController method, so that a *Manager satisfies that interface
+// without either package importing the other. This is the type's one
+// name.
 type LeaderElectionRunnable = interface {
 	Start(ctx context.Context) error
 	NeedLeaderElection() bool

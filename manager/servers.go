@@ -13,7 +13,8 @@ import (
 )
 
 // This file holds the metrics and health servers: their listeners, opened
-// by New, and their lives, from the first thing Start does to the last.
+// by Start first of all, and their lives, from the first thing Start does
+// to the last.
 
 // metricsPath is where the metrics server answers.
 const metricsPath = "/metrics"
@@ -28,9 +29,11 @@ type serverTimeouts struct {
 	readHeader, read, write, idle time.Duration
 }
 
-// defaultServerTimeouts are the webhook server's read bounds, a minute to
-// write a scrape of a large registry, and controller-runtime's idle
-// timeout (90s, as http.DefaultTransport keeps idle connections).
+// defaultServerTimeouts are the webhook server's read bounds (10s for
+// headers, where controller-runtime allows 32s; a minute for the whole
+// request, where it sets none), a minute to write a scrape of a large
+// registry (it sets none), and its idle timeout (90s, as
+// http.DefaultTransport keeps idle connections).
 func defaultServerTimeouts() serverTimeouts {
 	return serverTimeouts{readHeader: 10 * time.Second, read: time.Minute, write: time.Minute, idle: 90 * time.Second}
 }
@@ -48,8 +51,10 @@ type server struct {
 	done chan struct{} // closed when Serve has returned
 }
 
-// listen opens the listeners of the metrics and health servers, so that
-// an address in use is an error of New.
+// listen opens the listeners of the metrics and health servers, and has
+// the webhook server (if it has a Listen method) bind its own, before
+// Start starts anything: an address in use is an error of Start, naming
+// the option, and leaves nothing open.
 func (m *Manager) listen() error {
 	var err error
 	if addr := m.opts.MetricsBindAddress; addr != "0" {
@@ -63,10 +68,19 @@ func (m *Manager) listen() error {
 			return fmt.Errorf("HealthProbeBindAddress %q: %w", addr, err)
 		}
 	}
+	for _, w := range m.webhooks.pendingRunnables() {
+		if w.listen == nil {
+			continue
+		}
+		if err := w.listen.Listen(); err != nil {
+			m.closeListeners()
+			return fmt.Errorf("WebhookServer: %w", err)
+		}
+	}
 	return nil
 }
 
-// closeListeners closes what listen opened, when New fails after it.
+// closeListeners closes what listen opened, when it fails part way.
 func (m *Manager) closeListeners() {
 	for _, ln := range []net.Listener{m.metricsLn, m.healthLn} {
 		if ln != nil {
@@ -117,7 +131,7 @@ func (m *Manager) healthHandler() http.Handler {
 	})
 }
 
-// serve starts serving the listeners New opened.
+// serve starts serving the listeners listen opened.
 func (m *Manager) serve() []*server {
 	var out []*server
 	for _, s := range []struct {

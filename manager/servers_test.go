@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,11 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-func TestAddressInUseFailsNew(t *testing.T) {
+// TestListenersOpenInStart: New opens no listener, so a manager that is
+// never started holds no port; an address in use is Start's error, which
+// names the option, comes before anything starts, and leaves no listener
+// open.
+func TestListenersOpenInStart(t *testing.T) {
 	srv := newServer(t)
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -77,24 +82,47 @@ func TestAddressInUseFailsNew(t *testing.T) {
 	}
 	defer taken.Close()
 	addr := taken.Addr().String()
-	if _, err := New(testConfig(srv), Options{MetricsBindAddress: addr}); err == nil || !strings.Contains(err.Error(), "MetricsBindAddress") {
-		t.Errorf("New with the metrics address in use = %v, want an error naming MetricsBindAddress", err)
-	}
-	// The metrics listener opened first is closed when the health one fails.
 	free, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	freeAddr := free.Addr().String()
 	free.Close()
-	if _, err := New(testConfig(srv), Options{MetricsBindAddress: freeAddr, HealthProbeBindAddress: addr}); err == nil || !strings.Contains(err.Error(), "HealthProbeBindAddress") {
-		t.Errorf("New with the health address in use = %v, want an error naming HealthProbeBindAddress", err)
+	freeAgain := func(what string) {
+		t.Helper()
+		ln, err := net.Listen("tcp", freeAddr)
+		if err != nil {
+			t.Errorf("%s: the metrics address is held: %v", what, err)
+			return
+		}
+		ln.Close()
 	}
-	again, err := net.Listen("tcp", freeAddr)
+
+	m, err := New(testConfig(srv), Options{MetricsBindAddress: freeAddr})
 	if err != nil {
-		t.Errorf("the metrics listener was left open after New failed: %v", err)
-	} else {
-		again.Close()
+		t.Fatal(err)
+	}
+	freeAgain("after New")
+	_ = m
+
+	m, err = New(testConfig(srv), Options{MetricsBindAddress: addr})
+	if err != nil {
+		t.Fatalf("New with the metrics address in use = %v, want nil: New opens no listener", err)
+	}
+	if err := m.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "start manager: MetricsBindAddress "+strconv.Quote(addr)) {
+		t.Errorf("Start with the metrics address in use = %v, want an error naming MetricsBindAddress", err)
+	}
+	// The metrics listener opened first is closed when the health one fails.
+	m, err = New(testConfig(srv), Options{MetricsBindAddress: freeAddr, HealthProbeBindAddress: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "start manager: HealthProbeBindAddress") {
+		t.Errorf("Start with the health address in use = %v, want an error naming HealthProbeBindAddress", err)
+	}
+	freeAgain("after Start failed")
+	if n := len(m.caches.entries()); n != 0 {
+		t.Errorf("Start that failed to listen started %d caches, want none", n)
 	}
 }
 
@@ -121,8 +149,6 @@ func TestServersOnListeners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metricsURL := "http://" + m.metricsLn.Addr().String()
-	healthURL := "http://" + m.healthLn.Addr().String()
 	stopping, release := make(chan struct{}), make(chan struct{})
 	if err := m.Add(RunnableFunc(func(ctx context.Context) error {
 		<-ctx.Done()
@@ -140,6 +166,9 @@ func TestServersOnListeners(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the manager did not start its runnables")
 	}
+	// Start opened the listeners before it closed Elected.
+	metricsURL := "http://" + m.metricsLn.Addr().String()
+	healthURL := "http://" + m.healthLn.Addr().String()
 
 	code, body, err := httpGet(t, metricsURL+"/metrics")
 	if err != nil || code != 200 {
@@ -202,28 +231,57 @@ func TestWebhookServerSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.listened != 1 {
-		t.Errorf("New called Listen %d times, want once", w.listened)
+	if w.listened != 0 {
+		t.Errorf("New called Listen %d times, want none (Start calls it)", w.listened)
 	}
 	if code, body := get(m.healthHandler(), "/readyz/webhook"); code != 500 {
 		t.Errorf("GET /readyz/webhook before Start = %d %q, want 500", code, body)
 	}
-
-	// A webhook server that cannot listen fails New, which then closes
-	// its own listeners.
-	_, err = New(testConfig(srv), Options{MetricsBindAddress: "127.0.0.1:0", WebhookServer: &slotServer{listenErr: errors.New("address in use")}})
-	if err == nil || !strings.Contains(err.Error(), "WebhookServer: address in use") {
-		t.Errorf("New with a webhook server that cannot listen = %v, want an error naming WebhookServer", err)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- m.Start(ctx) }()
+	<-m.Elected()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Start = %v", err)
+	}
+	if w.listened != 1 {
+		t.Errorf("Start called Listen %d times, want once", w.listened)
 	}
 
-	// The webhook package's own server: without its certificate, New
+	// A webhook server that cannot listen fails Start, which then closes
+	// the listeners it opened.
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	freeAddr := free.Addr().String()
+	free.Close()
+	m, err = New(testConfig(srv), Options{MetricsBindAddress: freeAddr, WebhookServer: &slotServer{listenErr: errors.New("address in use")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "start manager: WebhookServer: address in use") {
+		t.Errorf("Start with a webhook server that cannot listen = %v, want an error naming WebhookServer", err)
+	}
+	if ln, err := net.Listen("tcp", freeAddr); err != nil {
+		t.Errorf("the metrics listener was left open after Start failed: %v", err)
+	} else {
+		ln.Close()
+	}
+
+	// The webhook package's own server: without its certificate, Start
 	// fails at once.
 	ws, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(testConfig(srv), Options{MetricsBindAddress: "0", WebhookServer: ws}); err == nil || !strings.Contains(err.Error(), "WebhookServer") {
-		t.Errorf("New with a webhook server lacking its certificate = %v, want an error naming WebhookServer", err)
+	m, err = New(testConfig(srv), Options{MetricsBindAddress: "0", WebhookServer: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(t.Context()); err == nil || !strings.Contains(err.Error(), "WebhookServer") {
+		t.Errorf("Start with a webhook server lacking its certificate = %v, want an error naming WebhookServer", err)
 	}
 }
 
@@ -245,6 +303,7 @@ func TestServersCloseIdleConnections(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- m.Start(ctx) }()
+	<-m.Elected() // Start has opened the listeners
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {

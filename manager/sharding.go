@@ -125,7 +125,7 @@ type ring struct {
 	works []func(ctx context.Context, sel kube.ShardSelector) error // of the sharded controllers
 	kinds []kube.GroupVersionKind                                   // of the sharded controllers
 
-	handovers *metrics.HistogramVec
+	handovers *HistogramVec
 }
 
 // newRing fills the defaults of so, checks it, and makes the ring member,
@@ -143,7 +143,7 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 		return nil, err
 	}
 	r := &ring{cache: m.cache, name: so.Namespace + "/" + so.Ring,
-		handovers: metrics.NewHistogramVec("kubeloop_ring_handover_duration_seconds",
+		handovers: NewHistogramVec("kubeloop_ring_handover_duration_seconds",
 			"Seconds from the moment the ring's assignment gave a range to this replica (a member gone, leaving or joined) to the start of its work here; the count is the number of ranges taken over.",
 			[]float64{0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120}, "ring")}
 	r.ring = so.Ring

@@ -21,7 +21,11 @@ import (
 // that begin it.
 
 // Start runs everything until ctx is done or something fails, then stops
-// it all and returns. In order it starts:
+// it all and returns. It first opens the metrics and health listeners and
+// has the webhook server bind its address: if one cannot (an address in
+// use), Start returns at once an error naming the option
+// (MetricsBindAddress, HealthProbeBindAddress or WebhookServer), having
+// started nothing and left nothing open. Then, in order, it starts:
 //
 //  1. the metrics and health servers (stopped last, so that probes answer
 //     during shutdown) and the event recorder;
@@ -57,6 +61,9 @@ func (m *Manager) Start(ctx context.Context) error {
 		return errors.New("start manager: Start was called before")
 	}
 	m.log.Info("starting manager")
+	if err := m.listen(); err != nil {
+		return fmt.Errorf("start manager: %w", err)
+	}
 	// The groups get contexts of their own, so that they stop one after the
 	// other; they keep ctx's values.
 	base := context.WithoutCancel(ctx)
@@ -86,8 +93,6 @@ func (m *Manager) Start(ctx context.Context) error {
 			var warmCtx context.Context
 			warmCtx, s.stopWarmups = context.WithCancel(base)
 			s.warmupsDone = m.warmup(warmCtx)
-			ns, name := m.election.lease()
-			m.log.Info("campaigning for leadership", "lease", ns+"/"+name)
 			go func() {
 				defer close(s.electorDone)
 				if err := m.election.Run(leaderCtx); err != nil {

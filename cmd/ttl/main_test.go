@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +17,12 @@ import (
 func TestExitCodes(t *testing.T) {
 	operatortest.NoCluster(t)
 	_, kubeconfig := operatortest.Cluster(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	taken := ln.Addr().String()
 	operatortest.CheckExitCodes(t, run, []operatortest.ExitCase{
 		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
 		{Name: "no kind", Args: nil, Code: operator.ExitConfig, Stderr: "--kind is required"},
@@ -25,6 +33,7 @@ func TestExitCodes(t *testing.T) {
 		{Name: "sharded and elected", Args: []string{"--kind", "v1/ConfigMap", "--sharded", "--leader-elect"}, Code: operator.ExitConfig, Stderr: "need no leader"},
 		{Name: "ring ranges", Args: []string{"--kind", "v1/ConfigMap", "--sharded", "--ring-ranges", "0"}, Code: operator.ExitConfig, Stderr: "--ring-ranges 0"},
 		{Name: "no kubeconfig", Args: []string{"--kind", "v1/ConfigMap"}, Code: operator.ExitConfig, Stderr: "pass --kubeconfig"},
+		{Name: "metrics address in use", Args: []string{"--kind", "v1/ConfigMap", "--kubeconfig", kubeconfig, "--metrics-bind-address", taken, "--health-probe-bind-address", "0"}, Code: operator.ExitConfig, Stderr: "MetricsBindAddress " + strconv.Quote(taken)},
 		{Name: "unknown kind", Args: []string{"--kind", "example.com/v1/Widget", "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, Code: operator.ExitConfig, Stderr: `no matches for kind "Widget"`},
 	})
 }

@@ -11,13 +11,15 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager"
 )
 
 // recorder records Events; a *manager.EventRecorder is one.
 type recorder interface {
-	// Eventf records an event of type "Normal" or "Warning" regarding obj,
-	// with the note fmt.Sprintf(noteFmt, args...).
-	Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any)
+	// Eventf records an event of severity manager.Normal or
+	// manager.Warning regarding obj, with the note
+	// fmt.Sprintf(noteFmt, args...).
+	Eventf(regarding kube.Object, severity manager.Severity, reason, action, noteFmt string, args ...any)
 }
 
 // reconciler deletes the expired objects of one kind. It reads only from
@@ -57,7 +59,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	case err != nil:
 		// Never delete on a value that does not parse; a change to the
 		// object queues it again.
-		r.events.Eventf(obj, "Warning", "InvalidTTL", "Expire", "not deleting: %v", err)
+		r.events.Eventf(obj, manager.Warning, "InvalidTTL", "Expire", "not deleting: %v", err)
 		return controller.Result{}, controller.TerminalError(err)
 	case left > 0:
 		return controller.Result{RequeueAfter: left}, nil
@@ -79,7 +81,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 		return controller.Result{}, err
 	}
 	ttl := obj.Annotations[AnnotationTTL]
-	r.events.Eventf(obj, "Normal", "Expired", "Delete", "deleted %s %s: its ttl of %s has passed since its creation at %s",
+	r.events.Eventf(obj, manager.Normal, "Expired", "Delete", "deleted %s %s: its ttl of %s has passed since its creation at %s",
 		strings.ToLower(r.gvk.Kind), obj.Key(), ttl, obj.CreationTimestamp.UTC().Format(time.RFC3339))
 	controller.LoggerFrom(ctx).Info("deleted expired object", "ttl", ttl, "created", obj.CreationTimestamp.Time)
 	return controller.Result{}, nil

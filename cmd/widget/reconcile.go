@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager"
 )
 
 const (
@@ -31,7 +32,7 @@ const (
 
 // recorder records Events; a *manager.EventRecorder is one.
 type recorder interface {
-	Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any)
+	Eventf(regarding kube.Object, severity manager.Severity, reason, action, noteFmt string, args ...any)
 }
 
 // reconciler makes each Widget's ConfigMap hold its spec, and reports
@@ -79,9 +80,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 		Message: "ConfigMap " + cm.Name + " holds the spec", ObservedGeneration: w.Generation}
 	if err != nil {
 		ready.Status, ready.Reason, ready.Message = kube.ConditionFalse, "Failed", err.Error()
-		r.events.Eventf(&w, "Warning", "Failed", "Reconcile", "write ConfigMap %s: %v", cm.Name, err)
+		r.events.Eventf(&w, manager.Warning, "Failed", "Reconcile", "write ConfigMap %s: %v", cm.Name, err)
 	} else if op != controller.OperationUnchanged {
-		r.events.Eventf(&w, "Normal", "ConfigMap"+opWord(op), "Reconcile", "ConfigMap %s %s", cm.Name, op)
+		r.events.Eventf(&w, manager.Normal, "ConfigMap"+opWord(op), "Reconcile", "ConfigMap %s %s", cm.Name, op)
 	}
 	if serr := r.writeStatus(ctx, &w, cm.Name, ready); serr != nil {
 		return controller.Result{}, errors.Join(err, serr)
@@ -126,7 +127,7 @@ func (r *reconciler) finalize(ctx context.Context, w *Widget) error {
 		if err := r.client.Delete(ctx, cm, kube.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
 			return err
 		}
-		r.events.Eventf(w, "Normal", "ConfigMapDeleted", "Finalize", "ConfigMap %s deleted", cm.Name)
+		r.events.Eventf(w, manager.Normal, "ConfigMapDeleted", "Finalize", "ConfigMap %s deleted", cm.Name)
 	}
 	_, err := controller.RemoveFinalizer(ctx, r.client, w, Finalizer)
 	return err

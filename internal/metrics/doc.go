@@ -21,7 +21,8 @@
 //   - Primitives only: it knows no metric of kubeloop's. The families a
 //     controller and its queue produce (workqueue_*,
 //     controller_runtime_*) are named and collected by package controller,
-//     which emits them to a [Sink] it declares for itself; many
+//     and the vectors a program updates are package manager's; both
+//     reach an [Emitter] through the manager's collectors. Many
 //     collectors may emit series of one family, whose HELP and TYPE are
 //     written once.
 //   - Mistakes surface: a scrape reports, instead of writing, samples that
@@ -32,10 +33,8 @@
 // Usage:
 //
 //  1. Make a [Registry] with [NewRegistry].
-//  2. Register collectors: a [CollectorFunc] that reads a snapshot and
-//     emits samples through an [Emitter], or, through [SinkCollector], a
-//     [CounterVec], [GaugeVec] or [HistogramVec] that your code updates,
-//     or anything else that emits to a [Sink] (a controller).
-//  3. Serve the registry (it is an [net/http.Handler]) or call
+//  2. Register collectors: a [CollectorFunc] that reads a snapshot (or
+//     a vector's cells) and emits samples through an [Emitter].
+//  3. Serve the registry (it is a [net/http.Handler]) or call
 //     [Registry.Write]; [Parse] reads the format back.
 package metrics

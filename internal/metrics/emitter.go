@@ -81,19 +81,6 @@ type Series struct {
 	Summary   *Summary
 }
 
-// Sink is what a collector outside this package emits samples to: an
-// [Emitter] is one. Labels are name, value pairs ("controller",
-// "mirror"). It is an alias of an interface literal, identical to
-// manager.MetricsEmitter and controller.MetricsEmitter, so that the
-// collectors of those packages (a controller's CollectMetrics) and this
-// package's vectors satisfy one another's interfaces without importing
-// one another.
-type Sink = interface {
-	Counter(name, help string, value float64, labels ...string)
-	Gauge(name, help string, value float64, labels ...string)
-	Histogram(name, help string, h Histogram, labels ...string)
-}
-
 // Collector adds samples to a scrape. Collect is called once per scrape,
 // possibly from several goroutines at once (concurrent scrapes), and must
 // not keep e.
@@ -106,13 +93,6 @@ type CollectorFunc func(e *Emitter)
 
 // Collect implements [Collector].
 func (f CollectorFunc) Collect(e *Emitter) { f(e) }
-
-// SinkCollector is a [Collector] of c, which emits to a [Sink]: a
-// vector of this package, a controller, a collector a program adds to a
-// manager.
-func SinkCollector(c interface{ CollectMetrics(e Sink) }) Collector {
-	return CollectorFunc(func(e *Emitter) { c.CollectMetrics(e) })
-}
 
 // Emitter gathers the samples of one scrape. Collectors call its methods;
 // it is not safe for concurrent use, and a scrape gives each collector the

@@ -9,16 +9,16 @@ import (
 	"github.com/kubeloop/kubeloop/internal/metrics"
 )
 
-// A registry with a counter the program updates and a gauge read from a
-// snapshot at scrape time.
+// A registry with counters and a gauge read from snapshots at scrape
+// time.
 func Example() {
-	requests := metrics.NewCounterVec("requests_total", "Requests served, by code.", "code")
-	requests.Inc("200")
-	requests.Inc("200")
-	requests.Inc("404")
-
-	queueLen := func() int { return 3 } // some state owned elsewhere
-	reg := metrics.NewRegistry(metrics.SinkCollector(requests), metrics.CollectorFunc(func(e *metrics.Emitter) {
+	requests := map[string]int{"200": 2, "404": 1} // some state owned elsewhere
+	queueLen := func() int { return 3 }
+	reg := metrics.NewRegistry(metrics.CollectorFunc(func(e *metrics.Emitter) {
+		for code, n := range requests {
+			e.Counter("requests_total", "Requests served, by code.", float64(n), "code", code)
+		}
+	}), metrics.CollectorFunc(func(e *metrics.Emitter) {
 		e.Gauge("queue_depth", "Items waiting.", float64(queueLen()), "name", "default")
 	}))
 	if err := reg.Write(os.Stdout); err != nil {

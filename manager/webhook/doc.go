@@ -59,8 +59,9 @@
 //     [AdmissionRequest]. To change a handler's memory limits, set them
 //     on the [AdmissionHandler] that [ValidatingFor], [MutatingFor] or
 //     [Admission] returns before registering it.
-//  3. Set manager.Options.WebhookServer to s: the manager has it Listen
-//     when it is made (a port in use fails there), starts it before the
-//     caches and adds its [Server.StartedChecker] to readiness. Alone:
-//     s.Listen() to fail early, then s.Start(ctx).
+//  3. Set manager.Options.WebhookServer to s: the manager's Start has it
+//     Listen first of all (a port in use fails Start before anything
+//     runs), starts it before the caches and adds its
+//     [Server.StartedChecker] to readiness. Alone: s.Listen() to fail
+//     early, then s.Start(ctx).
 package webhook

@@ -51,7 +51,7 @@ func Example() {
 	})
 	fmt.Println("registered", path)
 
-	// A manager calls Listen when it is built and Start first of all.
+	// A manager's Start calls Listen, then Start, first of all.
 	if err := srv.Listen(); err != nil {
 		panic(err)
 	}

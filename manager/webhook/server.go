@@ -58,8 +58,8 @@ type Options struct {
 
 // Server serves admission and conversion webhooks to the API server over
 // HTTPS. Build it with [New], add handlers with Register, and give it to
-// the manager (manager.Options.WebhookServer), which has it Listen in
-// manager.New, starts it first, stops it last and makes its
+// the manager (manager.Options.WebhookServer), which has it Listen at the
+// start of manager.Start, starts it first, stops it last and makes its
 // StartedChecker part of readiness; or run it with Start yourself. See the
 // package doc for what it guarantees.
 type Server struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/manager"
 )
 
 // FieldManager owns the fields of every copy (server-side apply).
@@ -29,9 +30,10 @@ const maxLabelValue = 63
 
 // Recorder records Events about sources; a *manager.EventRecorder is one.
 type Recorder interface {
-	// Eventf records an event of type "Normal" or "Warning" regarding obj,
-	// with the note fmt.Sprintf(noteFmt, args...).
-	Eventf(regarding kube.Object, eventType, reason, action, noteFmt string, args ...any)
+	// Eventf records an event of severity manager.Normal or
+	// manager.Warning regarding obj, with the note
+	// fmt.Sprintf(noteFmt, args...).
+	Eventf(regarding kube.Object, severity manager.Severity, reason, action, noteFmt string, args ...any)
 }
 
 // reconciler mirrors the sources of one kind. A request names a source
@@ -83,12 +85,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	spec, err := parseTargets(src.Annotations)
 	if err != nil {
 		// Keep the copies as they are: a typo must not delete them.
-		r.events.Eventf(src, "Warning", "InvalidAnnotation", "Mirror", "%v", err)
+		r.events.Eventf(src, manager.Warning, "InvalidAnnotation", "Mirror", "%v", err)
 		return controller.Result{}, controller.TerminalError(err)
 	}
 	if len(src.Name) > maxLabelValue {
 		err := fmt.Errorf("cannot mirror %s: its name is longer than %d characters, the most label %s can hold", src.Key(), maxLabelValue, LabelOfName)
-		r.events.Eventf(src, "Warning", "NameTooLong", "Mirror", "%v", err)
+		r.events.Eventf(src, manager.Warning, "NameTooLong", "Mirror", "%v", err)
 		return controller.Result{}, controller.TerminalError(err)
 	}
 	namespaces := namespaceMetaList()
@@ -122,22 +124,23 @@ type changes struct {
 func (r *reconciler) tell(src *kube.PartialObjectMetadata, ch *changes) {
 	what := fmt.Sprintf("%s %s", r.kind.lower(), src.Key())
 	for _, c := range []struct {
-		typ, reason, one, many string // one and many are formats of what and the namespaces
-		namespaces             []string
+		severity          manager.Severity
+		reason, one, many string // one and many are formats of what and the namespaces
+		namespaces        []string
 	}{
-		{"Normal", "Created", "created copy of %s in %s", "created copies of %s in %s", ch.created},
-		{"Normal", "Updated", "updated copy of %s in %s", "updated copies of %s in %s", ch.updated},
-		{"Normal", "Deleted", "deleted copy of %s in %s", "deleted copies of %s in %s", ch.deleted},
-		{"Warning", "NameTaken", "not copying %s to %s: an object that is not its copy has the name there",
+		{manager.Normal, "Created", "created copy of %s in %s", "created copies of %s in %s", ch.created},
+		{manager.Normal, "Updated", "updated copy of %s in %s", "updated copies of %s in %s", ch.updated},
+		{manager.Normal, "Deleted", "deleted copy of %s in %s", "deleted copies of %s in %s", ch.deleted},
+		{manager.Warning, "NameTaken", "not copying %s to %s: an object that is not its copy has the name there",
 			"not copying %s to %s: objects that are not its copies have the name there", ch.taken},
-		{"Warning", "CopyFailed", "failed to copy %s to %s (see the logs)", "failed to copy %s to %s (see the logs)", ch.failed},
+		{manager.Warning, "CopyFailed", "failed to copy %s to %s (see the logs)", "failed to copy %s to %s (see the logs)", ch.failed},
 	} {
 		switch len(c.namespaces) {
 		case 0:
 		case 1:
-			r.events.Eventf(src, c.typ, c.reason, "Mirror", c.one, what, c.namespaces[0])
+			r.events.Eventf(src, c.severity, c.reason, "Mirror", c.one, what, c.namespaces[0])
 		default:
-			r.events.Eventf(src, c.typ, c.reason, "Mirror", c.many, what, strings.Join(c.namespaces, ", "))
+			r.events.Eventf(src, c.severity, c.reason, "Mirror", c.many, what, strings.Join(c.namespaces, ", "))
 		}
 	}
 }

@@ -42,7 +42,8 @@ type Options struct {
 // metadata-only cache of the mirrored kinds and of Namespaces (declared,
 // so a standby replica keeps it warm), the field manager of the copies,
 // leader election and the endpoints. It sets cfg's rate limit. An error is
-// one of configuration (an address in use, a Lease namespace unknown).
+// one of configuration (a Lease namespace unknown); an address in use is
+// an error of the manager's Start.
 func NewManager(cfg *kube.Config, o Options) (*manager.Manager, error) {
 	cfg.QPS, cfg.Burst = o.QPS, o.Burst
 	kinds := []cache.ByObject{{Object: namespaceMeta()}}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -33,8 +34,9 @@ type Program[O any] struct {
 
 // Main is an operator program from its arguments to its exit code:
 // parse the flags, build the logger, load the cluster configuration, run.
-// A bad flag or configuration (also one Run reports with [ExitConfig]) is
-// written to stderr as "name: error"; a runtime failure is logged. Logs
+// A bad flag or configuration (also one Run reports with [ExitConfig],
+// and an address the manager's Start could not listen on) is written to
+// stderr as "name: error"; a runtime failure is logged. Logs
 // and usage go to stderr too. main calls it with the signal context:
 //
 //	os.Exit(operator.Main(manager.SetupSignalHandler(), program, os.Args[1:], os.Stderr))
@@ -53,6 +55,9 @@ func Main[O any](ctx context.Context, p Program[O], args []string, stderr io.Wri
 		return ExitConfig
 	}
 	code, err := p.Run(ctx, cfg, opts, log)
+	if code == ExitRuntime && isListenError(err) {
+		code = ExitConfig
+	}
 	switch {
 	case code == ExitConfig:
 		fmt.Fprintf(stderr, "%s: %v\n", p.Name, err)
@@ -60,4 +65,12 @@ func Main[O any](ctx context.Context, p Program[O], args []string, stderr io.Wri
 		log.Error(p.Name+" failed", "err", err)
 	}
 	return code
+}
+
+// isListenError reports whether err is a failure to listen on an address
+// (an address in use, a host not on this machine): the manager's Start
+// returns one, naming the option, before it starts anything.
+func isListenError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "listen"
 }

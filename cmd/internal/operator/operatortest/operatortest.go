@@ -32,9 +32,9 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
-	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
+	"github.com/kubeloop/kubeloop/manager"
 )
 
 // Harness is the least a manager does for a controller's builder (a
@@ -47,7 +47,7 @@ type Harness struct {
 	Cache  *cache.Cache // drops managedFields
 
 	mu          sync.Mutex
-	controllers map[string]controller.Runnable // added, not yet started
+	controllers map[string]manager.LeaderElectionRunnable // added, not yet started
 }
 
 // New starts a kubetest server until the test ends, and makes a client
@@ -66,7 +66,7 @@ func New(t *testing.T, fieldManager string) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Harness{t: t, Server: srv, Client: client, Cache: c, controllers: map[string]controller.Runnable{}}
+	return &Harness{t: t, Server: srv, Client: client, Cache: c, controllers: map[string]manager.LeaderElectionRunnable{}}
 }
 
 func (h *Harness) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
@@ -85,7 +85,7 @@ func (h *Harness) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, 
 	return h.Cache.WaitForWrites(ctx, gvk, key)
 }
 
-func (h *Harness) AddController(name string, r controller.Runnable) error {
+func (h *Harness) AddController(name string, r manager.LeaderElectionRunnable) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.controllers[name]; ok {
@@ -96,7 +96,7 @@ func (h *Harness) AddController(name string, r controller.Runnable) error {
 }
 
 // AddShardedController fails: the harness runs no ring.
-func (h *Harness) AddShardedController(name string, _ kube.Object, _ controller.Runnable, _ func(context.Context, kube.ShardSelector) error) error {
+func (h *Harness) AddShardedController(name string, _ kube.Object, _ manager.LeaderElectionRunnable, _ func(context.Context, kube.ShardSelector) error) error {
 	return fmt.Errorf("add sharded controller %q: the harness runs no ring", name)
 }
 
@@ -129,10 +129,12 @@ type Recorder struct {
 	events []string
 }
 
-func (r *Recorder) Eventf(_ kube.Object, eventType, reason, _, noteFmt string, args ...any) {
+// Eventf implements the recorders of the operators, as a
+// *manager.EventRecorder does.
+func (r *Recorder) Eventf(_ kube.Object, severity manager.Severity, reason, _, noteFmt string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, fmt.Sprintf("%s %s: %s", eventType, reason, fmt.Sprintf(noteFmt, args...)))
+	r.events = append(r.events, fmt.Sprintf("%s %s: %s", severity, reason, fmt.Sprintf(noteFmt, args...)))
 }
 
 // Has reports whether an event containing s was recorded.

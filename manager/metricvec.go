@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package metrics
+package manager
 
 import (
 	"fmt"
@@ -9,12 +9,15 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/kubeloop/kubeloop/queue"
 )
 
 // This file holds the metrics a program owns and updates as things happen:
 // counters, gauges and histograms, each a family of series told apart by
-// label values. Each has the CollectMetrics method of a manager's
-// collectors, which emits its series to a [Sink].
+// label values. Each is a [MetricsCollector]: add it to the manager with
+// [Manager.AddMetricsCollector], and each scrape emits its series. The
+// manager counts its own requests, events and ring handovers with them.
 
 // vec is the label bookkeeping the three kinds share: one cell per
 // combination of label values, made on first use.
@@ -68,7 +71,8 @@ func (v *vec[C]) each(fn func(labels []string, c *C)) {
 }
 
 // CounterVec is a counter family: a value per combination of label values
-// that only goes up.
+// that only goes up. It is safe for concurrent use; each update costs a
+// lock and, for a new combination of label values, an allocation.
 type CounterVec struct{ v vec[float64] }
 
 // NewCounterVec returns a counter family; names are checked at scrape time.
@@ -100,13 +104,14 @@ func (c *CounterVec) Value(labelValues ...string) float64 {
 	return out
 }
 
-// CollectMetrics emits the family's series to e.
-func (c *CounterVec) CollectMetrics(e Sink) {
+// CollectMetrics implements [MetricsCollector]: it emits the family's
+// series to e.
+func (c *CounterVec) CollectMetrics(e MetricsEmitter) {
 	c.v.each(func(labels []string, x *float64) { e.Counter(c.v.name, c.v.help, *x, labels...) })
 }
 
 // GaugeVec is a gauge family: a value per combination of label values
-// that goes up and down.
+// that goes up and down. It is safe for concurrent use.
 type GaugeVec struct{ v vec[float64] }
 
 // NewGaugeVec returns a gauge family; names are checked at scrape time.
@@ -124,13 +129,15 @@ func (g *GaugeVec) Add(delta float64, labelValues ...string) {
 	g.v.with(labelValues, func() float64 { return 0 }, func(x *float64) { *x += delta })
 }
 
-// CollectMetrics emits the family's series to e.
-func (g *GaugeVec) CollectMetrics(e Sink) {
+// CollectMetrics implements [MetricsCollector]: it emits the family's
+// series to e.
+func (g *GaugeVec) CollectMetrics(e MetricsEmitter) {
 	g.v.each(func(labels []string, x *float64) { e.Gauge(g.v.name, g.v.help, *x, labels...) })
 }
 
 // HistogramVec is a histogram family: the distribution of observations per
-// combination of label values, in fixed buckets.
+// combination of label values, in fixed buckets. It is safe for
+// concurrent use.
 type HistogramVec struct {
 	v      vec[histCell]
 	bounds []float64
@@ -143,8 +150,7 @@ type histCell struct {
 }
 
 // NewHistogramVec returns a histogram family with the given finite bucket
-// upper bounds (sorted here; see [DefaultBuckets] and
-// [ExponentialBuckets]).
+// upper bounds (sorted here, duplicates dropped).
 func NewHistogramVec(name, help string, bounds []float64, labelNames ...string) *HistogramVec {
 	b := slices.Clone(bounds)
 	sort.Sort(sort.Float64Slice(b)) // not slices.Sort: a sort of its own for float64 adds 12 kB to a program
@@ -164,10 +170,11 @@ func (h *HistogramVec) Observe(value float64, labelValues ...string) {
 	})
 }
 
-// CollectMetrics emits the family's series to e.
-func (h *HistogramVec) CollectMetrics(e Sink) {
+// CollectMetrics implements [MetricsCollector]: it emits the family's
+// series to e, with cumulative bucket counts.
+func (h *HistogramVec) CollectMetrics(e MetricsEmitter) {
 	h.v.each(func(labels []string, c *histCell) {
-		s := Histogram{UpperBounds: h.bounds, Counts: make([]uint64, len(c.counts)), Count: c.count, Sum: c.sum}
+		s := queue.Histogram{UpperBounds: h.bounds, Counts: make([]uint64, len(c.counts)), Count: c.count, Sum: c.sum}
 		var cum uint64
 		for i, n := range c.counts {
 			cum += n
@@ -175,23 +182,4 @@ func (h *HistogramVec) CollectMetrics(e Sink) {
 		}
 		e.Histogram(h.v.name, h.v.help, s, labels...)
 	})
-}
-
-// DefaultBuckets returns Prometheus' default buckets, from 5ms to 10s.
-func DefaultBuckets() []float64 {
-	return []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-}
-
-// ExponentialBuckets returns n bounds: start, start×factor, start×factor²…
-// It panics unless start > 0, factor > 1 and n >= 1.
-func ExponentialBuckets(start, factor float64, n int) []float64 {
-	if start <= 0 || factor <= 1 || n < 1 {
-		panic(fmt.Sprintf("ExponentialBuckets(%v, %v, %d): want start > 0, factor > 1, n >= 1", start, factor, n))
-	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = start
-		start *= factor
-	}
-	return out
 }
