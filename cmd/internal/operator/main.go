@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -71,6 +72,6 @@ func Main[O any](ctx context.Context, p Program[O], args []string, stderr io.Wri
 // (an address in use, a host not on this machine): the manager's Start
 // returns one, naming the option, before it starts anything.
 func isListenError(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "listen"
+	op, ok := errs.As[*net.OpError](err)
+	return ok && op.Op == "listen"
 }
