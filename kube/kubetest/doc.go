@@ -135,7 +135,8 @@
 //     JSONPath of CRD printer columns; quantity: canonical quantities;
 //   - openapi: the OpenAPI documents published for CRDs;
 //   - protobuf: protobuf request bodies;
-//   - shardexpr: the CEL of ?shardSelector=.
+//   - shardexpr: the CEL of ?shardSelector=;
+//   - testjson: what the tests of these packages share to read JSON.
 //
 // For tests of other TLS servers (a webhook server, a server a client must
 // verify), [NewCA] makes a certificate authority that issues serving and

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/testjson"
 )
 
 const deployPath = "/apis/apps/v1/namespaces/default/deployments"
@@ -35,15 +37,15 @@ func TestStrategicMergeKubectlApply(t *testing.T) {
 	if strings.Contains(string(encodeObject(got)), "$setElementOrder") {
 		t.Errorf("the directive was stored: %v", got)
 	}
-	c1 := valueAt(got, "spec.template.spec.containers.0")
-	want := decodeJSONValue(t, `{"name":"c1","image":"nginx:2","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80,"protocol":"TCP"}]}`)
+	c1 := testjson.At(got, "spec.template.spec.containers.0")
+	want := testjson.Decode(t, `{"name":"c1","image":"nginx:2","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80,"protocol":"TCP"}]}`)
 	if g, w := encodeValue(c1), encodeValue(want); g != w {
 		t.Errorf("container c1 = %s, want %s", g, w)
 	}
-	if n := itemNames(valueAt(got, "spec.template.spec.containers").([]any)); !reflect.DeepEqual(n, []any{"c1", "c2"}) {
+	if n := testjson.ItemNames(testjson.At(got, "spec.template.spec.containers").([]any)); !reflect.DeepEqual(n, []any{"c1", "c2"}) {
 		t.Errorf("containers %v, want [c1 c2]", n)
 	}
-	ann, _ := valueAt(got, "metadata.annotations").(obj)
+	ann, _ := testjson.At(got, "metadata.annotations").(obj)
 	if ann["kubectl.kubernetes.io/last-applied-configuration"] != "{}\n" {
 		t.Errorf("annotations %v, want the last-applied configuration", ann)
 	}
@@ -56,8 +58,8 @@ func TestStrategicMergeDirectivesAreNotData(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	createCM(c, "a", `{"a":"b"}`)
 	got := must(t, c, 200, "PATCH", cmPath+"/a", `{"data":{"$patch":"replace","n":"1"},"metadata":{"labels":{"$patch":"replace","x":"y"}}}`, "Content-Type", ctSMP).json(t)
-	if !reflect.DeepEqual(got["data"], obj{"n": "1"}) || !reflect.DeepEqual(valueAt(got, "metadata.labels"), obj{"x": "y"}) {
-		t.Errorf("after $patch replace: data %v labels %v, want {n: 1} and {x: y}", got["data"], valueAt(got, "metadata.labels"))
+	if !reflect.DeepEqual(got["data"], obj{"n": "1"}) || !reflect.DeepEqual(testjson.At(got, "metadata.labels"), obj{"x": "y"}) {
+		t.Errorf("after $patch replace: data %v labels %v, want {n: 1} and {x: y}", got["data"], testjson.At(got, "metadata.labels"))
 	}
 	r := c.do("PATCH", cmPath+"/a", `{"$patch":"replace"}`, "Content-Type", ctSMP)
 	if st := r.json(t); r.code != 400 || st["message"] != "the name of the object (a based on URL) was undeterminable: name must be provided" {
@@ -100,7 +102,7 @@ func TestStrategicMergeAnswers(t *testing.T) {
 	if w := r.header.Values("Warning"); r.code != 200 || len(w) != 1 || !strings.Contains(w[0], `unknown field \"spec.template.spec.containers[0].env[0].$patch\"`) {
 		t.Errorf("leftover directive = %d, warnings %q", r.code, w)
 	}
-	if env := valueAt(r.json(t), "spec.template.spec.containers.0.env"); !reflect.DeepEqual(env, []any{obj{"name": "E"}}) {
+	if env := testjson.At(r.json(t), "spec.template.spec.containers.0.env"); !reflect.DeepEqual(env, []any{obj{"name": "E"}}) {
 		t.Errorf("env of the added container = %v, want [{name: E}]", env)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/testjson"
 )
 
 // The expected results of these tables are kube-apiserver 1.36.3's
@@ -102,11 +103,11 @@ func TestStrategicMergeDeployment(t *testing.T) {
 			if err != nil {
 				t.Fatalf("patch %s: %d %s", tc.patch, err.Code, err.Msg)
 			}
-			got := valueAt(out, "spec.template.spec."+tc.field)
+			got := testjson.At(out, "spec.template.spec."+tc.field)
 			if l, ok := got.([]any); ok && tc.want[0] == '[' && tc.want[1] == '"' {
-				got = itemNames(l)
+				got = testjson.ItemNames(l)
 			}
-			if want := decodeJSONValue(t, tc.want); !reflect.DeepEqual(got, want) {
+			if want := testjson.Decode(t, tc.want); !reflect.DeepEqual(got, want) {
 				gotJSON, _ := json.Marshal(got)
 				t.Errorf("patch %s: %s = %s, want %s", tc.patch, tc.field, gotJSON, tc.want)
 			}
@@ -154,9 +155,9 @@ func TestStrategicMergeObjects(t *testing.T) {
 			}
 			var got any = out
 			if tc.field != "" {
-				got = valueAt(out, tc.field)
+				got = testjson.At(out, tc.field)
 			}
-			if want := decodeJSONValue(t, tc.want); !reflect.DeepEqual(got, want) {
+			if want := testjson.Decode(t, tc.want); !reflect.DeepEqual(got, want) {
 				gotJSON, _ := json.Marshal(got)
 				t.Errorf("patch %s: %s = %s, want %s", tc.patch, tc.field, gotJSON, tc.want)
 			}

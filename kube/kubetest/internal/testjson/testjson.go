@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+// Package testjson holds the helpers that kubetest's tests and its
+// subpackages' tests share to read decoded JSON. Only tests import it.
+package testjson
 
 import (
 	"strconv"
@@ -10,7 +12,9 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-func decodeJSONValue(t *testing.T, s string) any {
+// Decode decodes s with exact numbers, as the server does, and fails t if
+// it is not JSON.
+func Decode(t testing.TB, s string) any {
 	t.Helper()
 	var v any
 	if err := unstructured.DecodeExact([]byte(s), &v); err != nil {
@@ -19,13 +23,13 @@ func decodeJSONValue(t *testing.T, s string) any {
 	return v
 }
 
-// valueAt is the value at a dotted path of fields and list indices
+// At is the value at a dotted path of fields and list indices
 // ("spec.containers.0.env"); nil when there is none.
-func valueAt(o obj, dotted string) any {
+func At(o map[string]any, dotted string) any {
 	var cur any = o
 	for p := range strings.SplitSeq(dotted, ".") {
 		switch t := cur.(type) {
-		case obj:
+		case map[string]any:
 			cur = t[p]
 		case []any:
 			i, err := strconv.Atoi(p)
@@ -40,11 +44,11 @@ func valueAt(o obj, dotted string) any {
 	return cur
 }
 
-// itemNames is the names of a list's objects, in order.
-func itemNames(l []any) []any {
+// ItemNames is the names of a list's objects, in order.
+func ItemNames(l []any) []any {
 	out := make([]any, len(l))
 	for i, v := range l {
-		m, _ := v.(obj)
+		m, _ := v.(map[string]any)
 		out[i] = m["name"]
 	}
 	return out
