@@ -66,12 +66,6 @@ type ClientOptions struct {
 	OnWrite func(Written)
 }
 
-// Default client-side rate limit, as controller-runtime sets it.
-const (
-	DefaultQPS   = 20
-	DefaultBurst = 30
-)
-
 // NewClient makes a client for cfg. It opens no connection and starts no
 // goroutine: discovery happens on first use. It reads the CA and client
 // certificate files cfg names, once, so that a wrong path or a bad PEM
@@ -108,12 +102,8 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	switch qps, burst := cfg.QPS, cfg.Burst; {
-	case qps < 0:
-	case qps == 0:
-		c.limiter = newTokenBucket(DefaultQPS, DefaultBurst)
-	default:
-		c.limiter = newTokenBucket(qps, max(burst, 1))
+	if cfg.QPS > 0 {
+		c.limiter = newTokenBucket(cfg.QPS, max(cfg.Burst, 1))
 	}
 	c.mapper = newMapper(c)
 	return c, nil

@@ -274,13 +274,15 @@ func TestReadsRetryThrottlingAndConnectionErrors(t *testing.T) {
 	})
 }
 
+// TestWritesAreNotRetried: a write answered 429 without saying when to
+// come back is not sent again.
 func TestWritesAreNotRetried(t *testing.T) {
 	f := &fakeServer{}
 	f.handle = func(r *http.Request) (int, http.Header, string) {
 		if code, h, body, ok := legacyDiscovery(r); ok {
 			return code, h, body
 		}
-		return 429, http.Header{"Retry-After": {"1"}}, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429}`
+		return 429, nil, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429}`
 	}
 	c := newFakeClient(t, f, ClientOptions{})
 	err := c.Create(context.Background(), &ConfigMap{ObjectMeta: ObjectMeta{Name: "a", Namespace: "ns"}})
@@ -289,6 +291,71 @@ func TestWritesAreNotRetried(t *testing.T) {
 	}
 	if n := f.count("POST", "/api/v1"); n != 1 {
 		t.Errorf("POST attempts = %d, want 1", n)
+	}
+}
+
+// TestWritesRetryPriorityAndFairness: a write that Priority and Fairness
+// turned away (429 with Retry-After, before running it) is sent again
+// after the time the server gave, as client-go does; the caller sees
+// only the success.
+func TestWritesRetryPriorityAndFairness(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeServer{}
+		f.handle = func(r *http.Request) (int, http.Header, string) {
+			if code, h, body, ok := legacyDiscovery(r); ok {
+				return code, h, body
+			}
+			if f.count("POST", "/api/v1") <= 2 {
+				return 429, http.Header{"Retry-After": {"2"}, "X-Kubernetes-Pf-Flowschema-Uid": {"fs"}},
+					`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","details":{"retryAfterSeconds":2},"code":429}`
+			}
+			return 201, nil, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"7"}}`
+		}
+		c := newFakeClient(t, f, ClientOptions{})
+		start := time.Now()
+		cm := &ConfigMap{ObjectMeta: ObjectMeta{Name: "a", Namespace: "ns"}}
+		if err := c.Create(context.Background(), cm); err != nil {
+			t.Fatalf("Create = %v, want success after two 429s", err)
+		}
+		if n := f.count("POST", "/api/v1"); n != 3 {
+			t.Errorf("POST attempts = %d, want 3", n)
+		}
+		if got := time.Since(start); got != 4*time.Second {
+			t.Errorf("Create took %v, want the 2s the server asked twice", got)
+		}
+		if cm.ResourceVersion != "7" {
+			t.Errorf("resourceVersion = %q, want the answer's 7", cm.ResourceVersion)
+		}
+	})
+}
+
+// TestNoClientRateLimitByDefault: a Config that sets no QPS (or a
+// negative one) gives a client that never waits on its own, as
+// controller-runtime's since v0.21; 100 requests take no time.
+func TestNoClientRateLimitByDefault(t *testing.T) {
+	for _, qps := range []float64{0, -1} {
+		synctest.Test(t, func(t *testing.T) {
+			f := &fakeServer{handle: func(r *http.Request) (int, http.Header, string) {
+				if code, h, body, ok := legacyDiscovery(r); ok {
+					return code, h, body
+				}
+				return 200, nil, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"ns"}}`
+			}}
+			c, err := NewClient(&Config{Host: "https://fake.invalid", Transport: f, QPS: qps}, ClientOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			for range 100 {
+				var cm ConfigMap
+				if err := c.Get(context.Background(), Key{Namespace: "ns", Name: "a"}, &cm); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := time.Since(start); got != 0 {
+				t.Errorf("QPS %v: 100 requests took %v, want no wait", qps, got)
+			}
+		})
 	}
 }
 

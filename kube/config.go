@@ -49,9 +49,13 @@ type Config struct {
 	// "socks5"); empty means none (not even the environment's).
 	ProxyURL string
 
-	// QPS and Burst bound the client's request rate with a token bucket.
-	// Zero means the defaults (20 QPS, burst 30, as controller-runtime); a
-	// negative QPS turns the limit off.
+	// QPS and Burst bound the client's request rate with a token bucket
+	// of Burst requests (at least 1) refilled at QPS a second, when QPS is
+	// positive. Zero (the default) or negative means no client-side
+	// limit, as controller-runtime's clients since v0.21: the API
+	// server's Priority and Fairness shares its capacity among clients
+	// and answers 429 when a client asks too much, which the client
+	// retries after the server's Retry-After.
 	QPS   float64
 	Burst int
 	// Timeout bounds each request except watches; zero means none.

@@ -31,14 +31,20 @@ type request struct {
 	// document, a list); zero means the client's object limit.
 	maxBody int
 	// safe marks reads: they are retried after a connection error and
-	// after 429 Too Many Requests.
+	// after any 429 Too Many Requests (writes only after one that says
+	// when: see do).
 	safe bool
 }
 
 // Retry bounds. Reads are retried after a dropped connection and after
 // 429 Too Many Requests (waiting the server's Retry-After, at most
-// maxRetryAfter); writes are never retried, since the server may have
-// applied them.
+// maxRetryAfter). Writes are retried only after a 429 that says when to
+// come back (a Retry-After header or retryAfterSeconds), as client-go
+// retries them: the server's Priority and Fairness and its max-in-flight
+// limit answer so before they run the request, and a client without a
+// rate limit of its own (the default) meets them under load. A write is
+// never retried after a dropped connection, since the server may have
+// applied it.
 const (
 	maxConnRetries = 3
 	maxThrottled   = 10
@@ -137,7 +143,7 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		se := errorFromResponse(resp.StatusCode, resp.Header, body)
-		if r.safe && resp.StatusCode == http.StatusTooManyRequests && throttled < maxThrottled {
+		if resp.StatusCode == http.StatusTooManyRequests && (r.safe || se.RetryAfter > 0) && throttled < maxThrottled {
 			throttled++
 			delay := min(max(se.RetryAfter, time.Second), maxRetryAfter)
 			c.log.Debug("server throttled request", "method", r.method, "path", r.path, "delay", delay)

@@ -94,8 +94,6 @@ func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
 	}
 	opts := mirror.Options{
 		Workers:                 2, // cmd/mirror's defaults
-		QPS:                     20,
-		Burst:                   30,
 		LeaderElection:          true,
 		LeaderElectionNamespace: "default",
 		MetricsBindAddress:      metricsAddr,

@@ -41,8 +41,8 @@ func (s *Server) Config() *kube.Config {
 }
 
 // Client returns a client of the server made from [Server.Config] with
-// opts, without client-side rate limit (QPS -1): tests count requests and
-// need no pacing. It works inside a synctest bubble when the server was
+// opts, without client-side rate limit (QPS -1, whatever kube's default
+// may become): tests count requests and need no pacing. It works inside a synctest bubble when the server was
 // made in it.
 func (s *Server) Client(opts kube.ClientOptions) (*kube.Client, error) {
 	cfg := s.Config()

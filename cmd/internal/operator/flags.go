@@ -25,8 +25,8 @@ type Flags struct {
 	HealthProbeBindAddress  string   // --health-probe-bind-address; "0" for none
 	Log                     LogFlags // --log-level, --log-format
 	Workers                 int      // --workers; at least 1
-	QPS                     float64  // --kube-api-qps; positive
-	Burst                   int      // --kube-api-burst; positive
+	QPS                     float64  // --kube-api-qps; 0 for no client-side limit
+	Burst                   int      // --kube-api-burst; at least 1 with a limit
 }
 
 // Register defines the flags on fs, writing into f. Only --workers
@@ -42,8 +42,8 @@ func (f *Flags) Register(fs *flag.FlagSet, workers int, workersUsage string) {
 	fs.StringVar(&f.Log.Level, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&f.Log.Format, "log-format", "text", "log format: text or json")
 	fs.IntVar(&f.Workers, "workers", workers, workersUsage)
-	fs.Float64Var(&f.QPS, "kube-api-qps", 20, "requests per second to the API server (client-side limit)")
-	fs.IntVar(&f.Burst, "kube-api-burst", 30, "burst of requests to the API server above --kube-api-qps")
+	fs.Float64Var(&f.QPS, "kube-api-qps", 0, "requests per second to the API server (client-side limit); 0 means none, the API server's Priority and Fairness limits")
+	fs.IntVar(&f.Burst, "kube-api-burst", 0, "burst of requests to the API server above --kube-api-qps (at least 1 when --kube-api-qps is set)")
 }
 
 // Validate checks the flags' values and returns an error for each bad
@@ -54,8 +54,11 @@ func (f *Flags) Validate() error {
 	if f.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers %d: want at least 1", f.Workers))
 	}
-	if f.QPS <= 0 || f.Burst < 1 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps %v, --kube-api-burst %d: want both positive", f.QPS, f.Burst))
+	switch {
+	case f.QPS < 0 || f.Burst < 0:
+		errs = append(errs, fmt.Errorf("--kube-api-qps %v, --kube-api-burst %d: want neither negative", f.QPS, f.Burst))
+	case f.QPS > 0 && f.Burst < 1:
+		errs = append(errs, fmt.Errorf("--kube-api-qps %v, --kube-api-burst %d: a limit needs a burst of at least 1", f.QPS, f.Burst))
 	}
 	for _, a := range []struct{ flag, addr string }{{"metrics-bind-address", f.MetricsBindAddress}, {"health-probe-bind-address", f.HealthProbeBindAddress}} {
 		if err := checkAddress(a.addr); err != nil {
