@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package jsondec decodes JSON into Go values in one pass over the input,
+// with the results of encoding/json's Unmarshal.
+//
+// Guarantees:
+//   - Same result as json.Unmarshal: for every input and target type,
+//     [Decoder.Unmarshal] fails when json.Unmarshal fails, and otherwise
+//     leaves the target as json.Unmarshal would (field names matched
+//     exactly, then case-insensitively; json tags and "-"; embedded
+//     structs; invalid UTF-8 replaced; numbers range-checked; an empty
+//     interface gets map[string]any, []any, float64, string, bool or nil).
+//     A fuzzer holds it to that, with encoding/json as the oracle.
+//   - One pass: each byte is scanned once, where encoding/json validates
+//     the whole input before decoding it. Unknown fields are validated and
+//     skipped without building values; numbers are parsed in place.
+//   - A type with its own UnmarshalJSON is handed the bytes of its value
+//     alone, not the whole object; the few types a plan does not serve
+//     (an encoding.TextUnmarshaler, json.Number, a map whose keys are not
+//     strings, a struct with a ",string" field, a non-empty interface)
+//     go to json.Unmarshal, again for their value alone.
+//   - Errors ([*Error]) name the JSON path of the value at fault
+//     (".metadata.labels.app"), the Go type and the offset, never a value.
+//     Decoding stops at the first error (encoding/json goes on after a
+//     type mismatch), so a target that failed holds part of the input.
+//
+// The cost: a plan per Go type, built by reflection on first use and kept
+// by the Decoder; one allocation per string, map, slice and pointer made,
+// none to match a field.
+//
+// Usage:
+//  1. Make one [Decoder] with [New] and keep it: it holds the plans.
+//  2. Call [Decoder.Unmarshal] from any goroutine.
+package jsondec
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// Options configure a [Decoder].
+type Options struct {
+	// Intern, when set, makes the strings of the fields InternField
+	// chooses: it is given the string's bytes (valid until it returns)
+	// and returns the string to store, typically a shared copy.
+	Intern func(b []byte) string
+	// InternField chooses, when the plan of struct type owner is built,
+	// whether the strings of its field named name in JSON are interned:
+	// a string field, and the keys and values of the maps, the elements
+	// of the slices and the targets of the pointers it holds (not the
+	// fields of structs beneath it, which are chosen for themselves).
+	InternField func(owner reflect.Type, name string) bool
+}
+
+// Decoder decodes JSON by plans, one per Go type, built on first use. It
+// is safe for concurrent use.
+type Decoder struct {
+	opts Options
+	// plans maps a reflect.Type to its complete *plan.
+	plans sync.Map
+	// mu serializes the building of plans (a plan may refer to itself).
+	mu sync.Mutex
+}
+
+// New returns a Decoder with opts.
+func New(opts Options) *Decoder {
+	return &Decoder{opts: opts}
+}
+
+// Unmarshal decodes data, which must hold one JSON value and nothing else
+// but white space, into v, a non-nil pointer, as json.Unmarshal does.
+func (d *Decoder) Unmarshal(data []byte, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
+	}
+	s := state{data: data, intern: d.opts.Intern}
+	err := s.value(d.plan(rv.Type().Elem()), rv.Elem(), false)
+	if s.space(); err == nil && s.off < len(s.data) {
+		err = s.syntax("data after the value")
+	}
+	if e, ok := err.(*Error); ok && len(e.rev) > 0 {
+		var b strings.Builder
+		for i := len(e.rev) - 1; i >= 0; i-- {
+			b.WriteString(e.rev[i])
+		}
+		e.Path, e.rev = b.String(), nil
+	}
+	return err
+}
+
+// Error is an error of decoding. It quotes no part of the input.
+type Error struct {
+	// Path is where in the JSON the value at fault is, as
+	// ".metadata.labels.app" or ".items[3]"; "" is the whole value.
+	Path string
+	// Offset is where the value (or the syntax error) starts in the input.
+	Offset int
+	// Type is the Go type the value was to be decoded into; nil for a
+	// syntax error.
+	Type reflect.Type
+	// JSON says what was found: "string", "number", "object", "array",
+	// "bool" or "null" for a value of the wrong kind or out of range;
+	// the syntax error otherwise ("invalid character", "unexpected end").
+	JSON string
+	// Err is the error of the type's own decoding (UnmarshalJSON,
+	// base64), or nil.
+	Err error
+
+	// rev holds the path's elements innermost first while the error
+	// travels out of the decoding.
+	rev []string
+}
+
+func (e *Error) Error() string {
+	at := "at offset " + fmt.Sprint(e.Offset)
+	if e.Path != "" {
+		at = "at " + e.Path + " (offset " + fmt.Sprint(e.Offset) + ")"
+	}
+	switch {
+	case e.Type == nil:
+		return "invalid JSON " + at + ": " + e.JSON
+	case e.Err != nil:
+		return fmt.Sprintf("decode %v %s: %v", e.Type, at, errText(e.Err))
+	case strings.HasSuffix(e.JSON, " out of range"):
+		return fmt.Sprintf("decode %v %s: a JSON %s", e.Type, at, e.JSON)
+	}
+	return fmt.Sprintf("cannot decode a JSON %s %s into %v", e.JSON, at, e.Type)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// errText is err's text, but an error of encoding/json about a type
+// mismatch, which quotes numbers, says only the kinds.
+func errText(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok {
+		kind, _, _ := strings.Cut(te.Value, " ")
+		return fmt.Sprintf("cannot decode a JSON %s into %v", kind, te.Type)
+	}
+	return err.Error()
+}
