@@ -17,6 +17,8 @@ type state struct {
 	intern func([]byte) string
 	// buf holds a string being unescaped.
 	buf []byte
+	// key holds the key of the member of Decoder.Object being read.
+	key []byte
 }
 
 // maxDepth is encoding/json's bound on nesting.

@@ -52,7 +52,7 @@ var edgeCases = []string{
 	`{"status":{"score":3.5e39}}`, `{"status":{"restarts":256}}`, `{"status":{"restarts":-1}}`,
 	`{"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-11-21T04:48:10Z"}]}}`,
 	`{"spec":{"template":{"a":[1,2]},"template":null,"replicas":null,"weights":[1,2.5,-3e-2]}}`,
-	`{"a":1,"B":"b","C":[1],"H":"h"}`, `{"H":"h"}`, `{"-":1,"Skip":2,"Dash":3}`,
+	`{"a":1,"B":"b","C":[1],"H":"h"}`, `{"B":"b","E":1,"X":2,"e":3}`, `{"H":"h"}`, `{"-":1,"Skip":2,"Dash":3}`,
 	`{"Quoted":"12"}`, `{"Quoted":12}`, `{"Num":12.5}`, `{"Num":"x"}`, `{"Raw":  [1, 2] }`, `{"IP":"10.0.0.1"}`, `{"IP":"x"}`, `{"IP":1}`,
 	`{"Arr":[1,2,3]}`, `{"Arr":[1]}`, `{"Bytes":"AAE="}`, `{"Bytes":[0,1]}`, `{"IntKeys":{"1":"a","x":"b"}}`, `{"Named":{"k":1}}`,
 	`{"Str":null}`, `{"Str":"s"}`, `{"Any":{"a":[]}}`, `{"PP":1}`, `{"PP":null}`, `{"Ptrs":["a",null]}`, `{"private":1}`,
@@ -95,9 +95,9 @@ func TestErrors(t *testing.T) {
 		if e.Type != nil {
 			typ = e.Type.String()
 		}
-		if e.Path != tc.path || typ != tc.typ || !strings.Contains(err.Error(), tc.contains) || strings.Contains(err.Error(), "1234") {
+		if e.Path() != tc.path || typ != tc.typ || !strings.Contains(err.Error(), tc.contains) || strings.Contains(err.Error(), "1234") {
 			t.Errorf("Unmarshal(%q) = %q (path %q, type %q), want path %q, type %q, text with %q and no value",
-				tc.in, err, e.Path, typ, tc.path, tc.typ, tc.contains)
+				tc.in, err, e.Path(), typ, tc.path, tc.typ, tc.contains)
 		}
 	}
 }

@@ -35,6 +35,7 @@ package jsondec
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -82,21 +83,11 @@ func (d *Decoder) Unmarshal(data []byte, v any) error {
 	if s.space(); err == nil && s.off < len(s.data) {
 		err = s.syntax("data after the value")
 	}
-	if e, ok := err.(*Error); ok && len(e.rev) > 0 {
-		var b strings.Builder
-		for i := len(e.rev) - 1; i >= 0; i-- {
-			b.WriteString(e.rev[i])
-		}
-		e.Path, e.rev = b.String(), nil
-	}
 	return err
 }
 
 // Error is an error of decoding. It quotes no part of the input.
 type Error struct {
-	// Path is where in the JSON the value at fault is, as
-	// ".metadata.labels.app" or ".items[3]"; "" is the whole value.
-	Path string
 	// Offset is where the value (or the syntax error) starts in the input.
 	Offset int
 	// Type is the Go type the value was to be decoded into; nil for a
@@ -110,15 +101,24 @@ type Error struct {
 	// base64), or nil.
 	Err error
 
-	// rev holds the path's elements innermost first while the error
-	// travels out of the decoding.
+	// rev holds the path's elements, innermost first (see Path).
 	rev []string
+}
+
+// Path is where in the JSON the value at fault is, as
+// ".metadata.labels.app" or ".items[3]"; "" is the whole value.
+func (e *Error) Path() string {
+	var b strings.Builder
+	for i := len(e.rev) - 1; i >= 0; i-- {
+		b.WriteString(e.rev[i])
+	}
+	return b.String()
 }
 
 func (e *Error) Error() string {
 	at := "at offset " + fmt.Sprint(e.Offset)
-	if e.Path != "" {
-		at = "at " + e.Path + " (offset " + fmt.Sprint(e.Offset) + ")"
+	if p := e.Path(); p != "" {
+		at = "at " + p + " (offset " + fmt.Sprint(e.Offset) + ")"
 	}
 	switch {
 	case e.Type == nil:
@@ -141,4 +141,99 @@ func errText(err error) string {
 		return fmt.Sprintf("cannot decode a JSON %s into %v", kind, te.Type)
 	}
 	return err.Error()
+}
+
+// Object decodes data, which must hold one JSON object (or null, which
+// calls member for nothing) and nothing else but white space, member by
+// member: member is called with each key, unescaped and valid during the
+// call, in the order of the input, and with the value, which it may read
+// once; a value it leaves unread is skipped. An error of member ends the
+// decoding and is returned as it is.
+func (d *Decoder) Object(data []byte, member func(key []byte, v *Value) error) error {
+	s := &state{data: data, intern: d.opts.Intern}
+	err := s.members(d, member)
+	if s.space(); err == nil && s.off < len(s.data) {
+		err = s.syntax("data after the value")
+	}
+	return err
+}
+
+// Value is the value of an object's member, handed to the member
+// function of [Decoder.Object]. Read it at most once, during the call.
+type Value struct {
+	d     *Decoder
+	s     *state
+	key   []byte
+	start int // where the value starts
+	depth int // s.depth at start
+	read  bool
+}
+
+// Decode decodes the value into target, a non-nil pointer, as
+// [Decoder.Unmarshal] does. After an error that is not a syntax error
+// the value is skipped, so that the object's decoding may go on.
+func (v *Value) Decode(target any) error {
+	rv := reflect.ValueOf(target)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(target)}
+	}
+	return v.read1(func() error { return v.s.value(v.d.plan(rv.Type().Elem()), rv.Elem(), false) })
+}
+
+// Any returns the value as json.Unmarshal decodes it into an empty
+// interface.
+func (v *Value) Any() (any, error) {
+	var a any
+	err := v.read1(func() (err error) { a, err = v.s.anyValue(false); return err })
+	return a, err
+}
+
+func (v *Value) read1(read func() error) error {
+	if v.read {
+		return errors.New("jsondec: a member's value read twice")
+	}
+	v.read = true
+	err := read()
+	if e, ok := err.(*Error); ok && e.Type != nil {
+		v.s.off, v.s.depth = v.start, v.depth
+		if serr := v.s.skip(); serr != nil {
+			err = serr
+		}
+	}
+	return at(err, "."+string(v.key))
+}
+
+// members reads an object, or null, calling member for each member.
+func (s *state) members(d *Decoder, member func([]byte, *Value) error) error {
+	s.space()
+	if s.off < len(s.data) && s.data[s.off] == 'n' {
+		return s.literal("null")
+	}
+	if start := s.off; start >= len(s.data) || s.data[start] != '{' {
+		if err := s.skip(); err != nil {
+			return err
+		}
+		return &Error{Offset: start, Type: reflect.TypeFor[map[string]any](), JSON: found(s.data[start])}
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	for n := 0; ; n++ {
+		key, more, err := s.member(n)
+		if err != nil || !more {
+			return err
+		}
+		key = append(s.key[:0], key...) // s.buf is reused for the value's strings
+		s.key = key
+		s.space()
+		v := Value{d: d, s: s, key: key, start: s.off, depth: s.depth}
+		if err := member(key, &v); err != nil {
+			return err
+		}
+		if !v.read {
+			if err := s.skip(); err != nil {
+				return err
+			}
+		}
+	}
 }

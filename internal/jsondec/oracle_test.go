@@ -80,8 +80,9 @@ type widget struct {
 // odd holds what kube's types do not: conflicting embedded names, tags
 // that drop or rename, options, types left to encoding/json.
 type odd struct {
-	A       int `json:"a"`
-	Inner       // its A loses to odd.A; B is promoted
+	A     int `json:"a"`
+	Inner     // its A loses to odd.A; B and E meet Inner2's
+	Inner2
 	*Other      // promoted through a pointer
 	*hidden     // exported fields, but an unexported pointer to set
 	Skip    int `json:"-"`
@@ -106,6 +107,12 @@ type odd struct {
 type Inner struct {
 	A int `json:"a"`
 	B string
+	E int
+}
+
+type Inner2 struct {
+	B string // as Inner.B, at the same depth: neither is decoded
+	X int    `json:"E"` // tagged: wins over Inner.E
 }
 
 type Other struct{ C []int }

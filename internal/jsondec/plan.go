@@ -194,39 +194,60 @@ func (d *Decoder) structFields(p *plan, building map[reflect.Type]*plan) bool {
 		}
 		level = next
 	}
-	// Among fields of one name keep the dominant one: the shallowest,
-	// and at that depth the only one, or the only tagged one.
-	slices.SortStableFunc(all, func(a, b found) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
-		}
-		if c := len(a.index) - len(b.index); c != 0 {
-			return c
-		}
-		if a.tagged != b.tagged {
-			if a.tagged {
-				return -1
-			}
-			return 1
-		}
-		return slices.Compare(a.index, b.index)
-	})
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j].name == all[i].name {
-			j++
-		}
-		group := all[i:j]
-		i = j
-		if len(group) > 1 && len(group[1].index) == len(group[0].index) && group[1].tagged == group[0].tagged {
-			continue // no dominant field: none is decoded
-		}
-		f := group[0].field
-		f.folded = string(fold(nil, []byte(f.name)))
-		p.fields = append(p.fields, f)
+	// Among fields of one name keep the dominant one: the shallowest
+	// (all is in order of depth), and at that depth the only one, or the
+	// only tagged one.
+	type best struct {
+		at     int // index in all
+		depth  int
+		tagged int // fields tagged at that depth
+		count  int // fields at that depth
 	}
-	slices.SortFunc(p.fields, func(a, b field) int { return slices.Compare(a.index, b.index) })
+	byName := map[string]*best{}
+	for i, f := range all {
+		b := byName[f.name]
+		switch {
+		case b == nil:
+			byName[f.name] = &best{at: i, depth: len(f.index), tagged: btoi(f.tagged), count: 1}
+		case len(f.index) == b.depth:
+			b.count++
+			b.tagged += btoi(f.tagged)
+			if f.tagged && !all[b.at].tagged {
+				b.at = i
+			}
+		}
+	}
+	for i, f := range all {
+		if b := byName[f.name]; b.at == i && (b.count == 1 || b.tagged == 1) {
+			f.folded = string(fold(nil, []byte(f.name)))
+			// Insert in the order of the indexes, as encoding/json
+			// keeps them.
+			j := len(p.fields)
+			p.fields = append(p.fields, f.field)
+			for ; j > 0 && lessIndex(f.index, p.fields[j-1].index); j-- {
+				p.fields[j] = p.fields[j-1]
+			}
+			p.fields[j] = f.field
+		}
+	}
 	return true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lessIndex orders index paths as the fields they lead to are declared.
+func lessIndex(a, b []int) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return len(a) < len(b)
 }
 
 // quotable reports whether the ",string" option applies to a field of kind k.
