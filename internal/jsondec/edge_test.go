@@ -134,3 +134,59 @@ func TestInvalidTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestObject: members come in order with their keys unescaped; a value
+// left unread is skipped; a value of the wrong type fails alone, and the
+// object's decoding goes on; invalid JSON ends it.
+func TestObject(t *testing.T) {
+	dec := jsondec.New(jsondec.Options{})
+	type member struct {
+		Key string
+		Val any
+		Err bool
+	}
+	for _, tc := range []struct {
+		in      string
+		members []member
+		err     bool
+	}{
+		{`null`, nil, false},
+		{` {} `, nil, false},
+		{`{"a":1,"skip":{"x":[1,2]},"k\u0069nd":"K","b":"\ud83d\ude00 \n"}`,
+			[]member{{"a", 1.0, false}, {"skip", nil, false}, {"kind", "K", false}, {"b", "\U0001F600 \n", false}}, false},
+		{`{"kind":5,"a":[1,{"b":2}]}`, []member{{"kind", "", true}, {"a", []any{1.0, map[string]any{"b": 2.0}}, false}}, false},
+		{`{"kind":{"deep":[1,2,{"x":"y"}]},"a":true}`, []member{{"kind", "", true}, {"a", true, false}}, false},
+		{`{"a":1,"kind":[1,}`, []member{{"a", 1.0, false}, {"kind", "", true}}, true},
+		{`[1]`, nil, true},
+		{`"s"`, nil, true},
+		{`{"a":1} x`, []member{{"a", 1.0, false}}, true},
+	} {
+		var got []member
+		err := dec.Object([]byte(tc.in), func(key []byte, v *jsondec.Value) error {
+			m := member{Key: string(key)}
+			var err error
+			switch m.Key {
+			case "skip":
+			case "kind":
+				var s string
+				err = v.Decode(&s)
+				m.Val = s
+			default:
+				m.Val, err = v.Any()
+			}
+			if m.Key != string(key) {
+				t.Errorf("Object(%q): key %q changed to %q while its value was read", tc.in, m.Key, key)
+			}
+			m.Err = err != nil
+			got = append(got, m)
+			var e *jsondec.Error
+			if errors.As(err, &e) && e.Type == nil {
+				return err
+			}
+			return nil
+		})
+		if (err != nil) != tc.err || !reflect.DeepEqual(got, tc.members) {
+			t.Errorf("Object(%q) = %v, members %+v; want error %v, members %+v", tc.in, err, got, tc.err, tc.members)
+		}
+	}
+}
