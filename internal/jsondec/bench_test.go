@@ -67,7 +67,8 @@ func benchInputs() []benchInput {
 // events), typed, metadata-only and Unstructured, with jsondec and with
 // encoding/json into the same types.
 //
-//	go test -run '^$' -bench Decode -benchmem -count 5 ./internal/jsondec/
+//	go test -run '^$' -bench Decode -benchmem -count 5 -benchtime 300ms ./internal/jsondec/ | tee out.txt
+//	benchstat -col /dec out.txt
 func BenchmarkDecode(b *testing.B) {
 	dec := jsondec.New(jsondec.Options{})
 	decoders := []struct {
@@ -95,7 +96,7 @@ func BenchmarkDecode(b *testing.B) {
 			new  func() any
 		}{{"typed", typed}, {"meta", meta}, {"unstructured", unstructured}} {
 			for _, d := range decoders {
-				b.Run(in.name+"/"+target.name+"/"+d.name, func(b *testing.B) {
+				b.Run(in.name+"/"+target.name+"/dec="+d.name, func(b *testing.B) {
 					b.SetBytes(int64(size / len(in.items)))
 					b.ReportAllocs()
 					for i := 0; b.Loop(); i++ {
