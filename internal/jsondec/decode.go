@@ -3,14 +3,17 @@
 package jsondec
 
 import (
+	"encoding"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strconv"
 )
 
 // state is one decoding: the input and the position in it.
 type state struct {
+	d      *Decoder
 	data   []byte
 	off    int // the next byte to read
 	depth  int // arrays and objects open, bounded as encoding/json bounds them
@@ -39,26 +42,26 @@ func (s *state) value(p *plan, v reflect.Value, intern bool) error {
 			return err
 		}
 		var err error
-		if p.kind == kUnmarshaler {
+		switch fallback := s.d.opts.Fallback; {
+		case p.kind == kUnmarshaler:
 			err = v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(s.data[start:s.off])
-		} else {
-			err = json.Unmarshal(s.data[start:s.off], v.Addr().Interface())
+		case fallback == nil:
+			err = errNoFallback
+		default:
+			err = fallback(s.data[start:s.off], v.Addr().Interface())
 		}
 		if err != nil {
 			return &Error{Offset: start, Type: p.typ, Err: err}
 		}
 		return nil
-	case kAny:
+	case kAny, kIface:
 		if !v.IsNil() { // as encoding/json, decode into a pointer held there
 			if e := v.Elem(); e.Kind() == reflect.Pointer && !e.IsNil() && (c != 'n' || e.Elem().Kind() == reflect.Pointer) {
-				if err := s.skip(); err != nil {
-					return err
-				}
-				if err := json.Unmarshal(s.data[start:s.off], e.Interface()); err != nil {
-					return &Error{Offset: start, Type: p.typ, Err: err}
-				}
-				return nil
+				return s.value(s.d.plan(e.Type().Elem()), e.Elem(), intern)
 			}
+		}
+		if p.kind == kIface {
+			break
 		}
 		a, err := s.anyValue(intern)
 		if err != nil {
@@ -76,8 +79,8 @@ func (s *state) value(p *plan, v reflect.Value, intern bool) error {
 		if err := s.literal("null"); err != nil {
 			return err
 		}
-		switch p.kind {
-		case kPointer, kSlice, kBytes, kMap:
+		switch p.typ.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 			v.SetZero()
 		}
 		return nil
@@ -99,12 +102,24 @@ func (s *state) value(p *plan, v reflect.Value, intern bool) error {
 		}
 	case '"':
 		switch p.kind {
-		case kString:
+		case kString, kNumber:
 			str, err := s.str(intern)
 			if err != nil {
 				return err
 			}
+			if p.kind == kNumber && !validNumber(str) {
+				return s.typeError(p, start, "string that is not a number")
+			}
 			v.SetString(str)
+			return nil
+		case kText:
+			b, err := s.strBytes()
+			if err != nil {
+				return err
+			}
+			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(b); err != nil {
+				return &Error{Offset: start, Type: p.typ, Err: err}
+			}
 			return nil
 		case kBytes:
 			b, err := s.strBytes()
@@ -163,6 +178,9 @@ func (s *state) value(p *plan, v reflect.Value, intern bool) error {
 				return s.typeError(p, start, "number out of range")
 			}
 			v.SetFloat(f)
+			return nil
+		case kNumber:
+			v.SetString(string(num))
 			return nil
 		case kPointer:
 			s.off = start
@@ -261,21 +279,67 @@ func (s *state) mapValue(p *plan, v reflect.Value, intern bool) error {
 		if err != nil || !more {
 			return err
 		}
-		k := s.makeString(key, intern)
+		kv, name, err := s.mapKey(p, key, intern)
+		if err != nil {
+			return at(err, "."+string(key))
+		}
 		if !elem.IsValid() {
 			elem = reflect.New(p.elem.typ).Elem()
 		} else {
 			elem.SetZero()
 		}
 		if err := s.value(p.elem, elem, intern); err != nil {
-			return at(err, "."+k)
-		}
-		kv := reflect.ValueOf(k)
-		if kt := p.typ.Key(); kt != kv.Type() {
-			kv = kv.Convert(kt)
+			return at(err, "."+name)
 		}
 		v.SetMapIndex(kv, elem)
 	}
+}
+
+// mapKey makes the key of a map's entry from the member's key, and
+// returns it as a string too, for errors.
+func (s *state) mapKey(p *plan, key []byte, intern bool) (reflect.Value, string, error) {
+	kt := p.typ.Key()
+	kv := reflect.New(kt)
+	name := s.makeString(key, intern && p.key == keyString)
+	var err error
+	switch p.key {
+	case keyString:
+		if kt == stringType {
+			return reflect.ValueOf(name), name, nil
+		}
+		kv.Elem().SetString(name)
+	case keyText:
+		err = kv.Interface().(encoding.TextUnmarshaler).UnmarshalText(key)
+	case keyInt:
+		n, perr := strconv.ParseInt(name, 10, 64)
+		if perr != nil || kv.Elem().OverflowInt(n) {
+			return kv, name, &Error{Offset: s.off, Type: kt, JSON: "key out of range"}
+		}
+		kv.Elem().SetInt(n)
+	case keyUint:
+		n, perr := strconv.ParseUint(name, 10, 64)
+		if perr != nil || kv.Elem().OverflowUint(n) {
+			return kv, name, &Error{Offset: s.off, Type: kt, JSON: "key out of range"}
+		}
+		kv.Elem().SetUint(n)
+	}
+	if err != nil {
+		return kv, name, &Error{Offset: s.off, Type: kt, Err: err}
+	}
+	return kv.Elem(), name, nil
+}
+
+var stringType = reflect.TypeFor[string]()
+
+// errNoFallback is the error for a value of a type no plan serves, when
+// there is no Options.Fallback.
+var errNoFallback = errors.New("jsondec: no Options.Fallback to decode this type (a struct with a \",string\" field, or a map whose key type has an UnmarshalJSON)")
+
+// validNumber reports whether s is a JSON number.
+func validNumber(str string) bool {
+	t := state{data: []byte(str)}
+	_, err := t.number()
+	return err == nil && t.off == len(str)
 }
 
 // stringMap decodes an object's members into m, the common labels and

@@ -3,6 +3,7 @@
 package jsondec_test
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -54,14 +55,17 @@ var edgeCases = []string{
 	`{"spec":{"template":{"a":[1,2]},"template":null,"replicas":null,"weights":[1,2.5,-3e-2]}}`,
 	`{"a":1,"B":"b","C":[1],"H":"h"}`, `{"B":"b","E":1,"X":2,"e":3}`, `{"H":"h"}`, `{"-":1,"Skip":2,"Dash":3}`,
 	`{"Quoted":"12"}`, `{"Quoted":12}`, `{"Num":12.5}`, `{"Num":"x"}`, `{"Raw":  [1, 2] }`, `{"IP":"10.0.0.1"}`, `{"IP":"x"}`, `{"IP":1}`,
-	`{"Arr":[1,2,3]}`, `{"Arr":[1]}`, `{"Bytes":"AAE="}`, `{"Bytes":[0,1]}`, `{"IntKeys":{"1":"a","x":"b"}}`, `{"Named":{"k":1}}`,
+	`{"Arr":[1,2,3]}`, `{"Arr":[1]}`, `{"Bytes":"AAE="}`, `{"Bytes":[0,1]}`, `{"IntKeys":{"1":"a","x":"b"}}`, `{"IntKeys":{"-1":"a","01":"b"}}`, `{"UintKey":{"255":1}}`, `{"UintKey":{"256":1}}`,
+	`{"TextKey":{"10.0.0.1":1,"::1":2}}`, `{"TextKey":{"x":1}}`, `{"TimeKey":{"2026-11-21T04:48:10Z":1}}`, `{"TimeKey":{"x":1}}`,
+	`{"Addr":"10.0.0.1"}`, `{"Addr":null}`, `{"Addr":"x"}`, `{"Addr":{}}`, `{"Addr":[]}`, `{"Addr":1}`, `{"IP":null}`, `{"IP":[1]}`,
+	`{"Num":"12"}`, `{"Num":"-"}`, `{"Num":null}`, `{"Num":true}`, `{"Str":{}}`, `{"Str":1}`, `{"Named":{"k":1}}`,
 	`{"Str":null}`, `{"Str":"s"}`, `{"Any":{"a":[]}}`, `{"PP":1}`, `{"PP":null}`, `{"Ptrs":["a",null]}`, `{"private":1}`,
 	`{"ünï":"x"}`, `{"ÜNÏ":"x"}`, `{"upper":"x"}`, `{"ſ":1}`, `{"K":1,"k":2}`,
 	`{"a":1, "a" : 2 ,"c":[ 1 , 2 ]}`, "\t\n\r {\"a\"\n:\r1}\t",
 }
 
 func TestEdgeCases(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{})
+	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
 	for _, s := range edgeCases {
 		checkSame(t, dec, []byte(s))
 	}
@@ -70,7 +74,7 @@ func TestEdgeCases(t *testing.T) {
 // TestErrors checks that errors name the path, the Go type and the kind
 // of JSON met, and quote no value.
 func TestErrors(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{})
+	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
 	for _, tc := range []struct {
 		in       string
 		path     string
@@ -126,7 +130,7 @@ func TestIntern(t *testing.T) {
 }
 
 func TestInvalidTarget(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{})
+	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
 	var cm kube.ConfigMap
 	for _, v := range []any{nil, cm, (*kube.ConfigMap)(nil)} {
 		if err := dec.Unmarshal([]byte(`{}`), v); err == nil {
@@ -139,7 +143,7 @@ func TestInvalidTarget(t *testing.T) {
 // left unread is skipped; a value of the wrong type fails alone, and the
 // object's decoding goes on; invalid JSON ends it.
 func TestObject(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{})
+	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
 	type member struct {
 		Key string
 		Val any
@@ -188,5 +192,21 @@ func TestObject(t *testing.T) {
 		if (err != nil) != tc.err || !reflect.DeepEqual(got, tc.members) {
 			t.Errorf("Object(%q) = %v, members %+v; want error %v, members %+v", tc.in, err, got, tc.err, tc.members)
 		}
+	}
+}
+
+// TestNoFallback: without Options.Fallback, a value of a type no plan
+// serves is an error that says so; the fields around it decode.
+func TestNoFallback(t *testing.T) {
+	dec := jsondec.New(jsondec.Options{})
+	var v struct {
+		A int
+		Q struct {
+			N int `json:",string"`
+		}
+	}
+	err := dec.Unmarshal([]byte(`{"A":1,"Q":{"N":"2"}}`), &v)
+	if err == nil || !strings.Contains(err.Error(), "Options.Fallback") || !strings.Contains(err.Error(), ".Q") || v.A != 1 {
+		t.Errorf("Unmarshal = %v, A = %d; want an error naming .Q and Options.Fallback, A = 1", err, v.A)
 	}
 }

@@ -15,10 +15,11 @@
 //     the whole input before decoding it. Unknown fields are validated and
 //     skipped without building values; numbers are parsed in place.
 //   - A type with its own UnmarshalJSON is handed the bytes of its value
-//     alone, not the whole object; the few types a plan does not serve
-//     (an encoding.TextUnmarshaler, json.Number, a map whose keys are not
-//     strings, a struct with a ",string" field, a non-empty interface)
-//     go to json.Unmarshal, again for their value alone.
+//     alone, not the whole object, and one with UnmarshalText a string's
+//     text. The two kinds of types a plan does not serve (a struct with a
+//     ",string" field, a map whose key type has an UnmarshalJSON) go to
+//     [Options.Fallback], again for their value alone: the guarantee
+//     above holds for them when it is json.Unmarshal.
 //   - Errors ([*Error]) name the JSON path of the value at fault
 //     (".metadata.labels.app"), the Go type and the offset, never a value.
 //     Decoding stops at the first error (encoding/json goes on after a
@@ -54,6 +55,12 @@ type Options struct {
 	// of the slices and the targets of the pointers it holds (not the
 	// fields of structs beneath it, which are chosen for themselves).
 	InternField func(owner reflect.Type, name string) bool
+	// Fallback decodes the values of the two kinds of types no plan
+	// serves, a struct with a ",string" field and a map whose key type
+	// has an UnmarshalJSON: set it to json.Unmarshal for its results,
+	// which it is handed the value's bytes alone for. Nil makes them an
+	// error, and leaves encoding/json's decoder out of the program.
+	Fallback func(data []byte, v any) error
 }
 
 // Decoder decodes JSON by plans, one per Go type, built on first use. It
@@ -78,7 +85,7 @@ func (d *Decoder) Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return &json.InvalidUnmarshalError{Type: reflect.TypeOf(v)}
 	}
-	s := state{data: data, intern: d.opts.Intern}
+	s := state{d: d, data: data, intern: d.opts.Intern}
 	err := s.value(d.plan(rv.Type().Elem()), rv.Elem(), false)
 	if s.space(); err == nil && s.off < len(s.data) {
 		err = s.syntax("data after the value")
@@ -150,7 +157,7 @@ func errText(err error) string {
 // once; a value it leaves unread is skipped. An error of member ends the
 // decoding and is returned as it is.
 func (d *Decoder) Object(data []byte, member func(key []byte, v *Value) error) error {
-	s := &state{data: data, intern: d.opts.Intern}
+	s := &state{d: d, data: data, intern: d.opts.Intern}
 	err := s.members(d, member)
 	if s.space(); err == nil && s.off < len(s.data) {
 		err = s.syntax("data after the value")

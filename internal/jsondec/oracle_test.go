@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/kube"
@@ -94,6 +96,10 @@ type odd struct {
 	Arr     [2]int
 	Bytes   []byte
 	IntKeys map[int]string
+	UintKey map[uint8]int
+	TextKey map[netip.Addr]int
+	TimeKey map[time.Time]int // the key has UnmarshalJSON: Options.Fallback
+	Addr    netip.Addr
 	Named   map[key]uint16
 	Str     fmtStringer
 	Any     any
@@ -169,7 +175,7 @@ func FuzzOracle(f *testing.F) {
 	for _, s := range edgeCases {
 		f.Add([]byte(s))
 	}
-	dec := jsondec.New(jsondec.Options{})
+	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSame(t, dec, data)
 	})
@@ -220,7 +226,7 @@ func TestWireSame(t *testing.T) {
 	if len(seeds) < 20 {
 		t.Fatalf("found %d captured bodies, want at least 20", len(seeds))
 	}
-	dec := jsondec.New(jsondec.Options{})
+	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
 	for _, s := range seeds {
 		checkSame(t, dec, s)
 	}

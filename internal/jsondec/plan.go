@@ -29,7 +29,21 @@ const (
 	kMap         // string keys; elem decodes each value
 	kStruct      // fields
 	kUnmarshaler // the type's own UnmarshalJSON
-	kFallback    // json.Unmarshal, for the value alone
+	kText        // the type's own UnmarshalText, for a string
+	kNumber      // json.Number: a number's text
+	kIface       // a non-empty interface: only what a pointer in it points at
+	kNone        // no JSON value but null fits (a func, a map with struct keys)
+	kFallback    // Options.Fallback, for the value alone
+)
+
+// keyKind is how a map's keys are decoded.
+type keyKind uint8
+
+const (
+	keyString keyKind = iota
+	keyInt
+	keyUint
+	keyText // the key type's UnmarshalText
 )
 
 // plan says how to decode JSON into one Go type. Plans are built once per
@@ -40,6 +54,8 @@ type plan struct {
 	// elem is the plan of the element (kPointer, kSlice, kBytes, kArray,
 	// kMap).
 	elem *plan
+	// key says how a map's keys are decoded (kMap).
+	key keyKind
 	// fields are the struct's fields (kStruct) in the order of their
 	// indexes, as encoding/json finds them (embedded structs' promoted).
 	fields []field
@@ -89,8 +105,10 @@ func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	switch k := t.Kind(); {
 	case t.Name() != "" && k != reflect.Pointer && pt.Implements(unmarshalerType):
 		p.kind = kUnmarshaler
-	case t.Name() != "" && k != reflect.Pointer && pt.Implements(textUnmarshalerType), t == numberType:
-		p.kind = kFallback
+	case t.Name() != "" && k != reflect.Pointer && pt.Implements(textUnmarshalerType):
+		p.kind = kText
+	case t == numberType:
+		p.kind = kNumber
 	case k == reflect.Bool:
 		p.kind = kBool
 	case k == reflect.String:
@@ -103,6 +121,8 @@ func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		p.kind = kFloat
 	case k == reflect.Interface && t.NumMethod() == 0:
 		p.kind = kAny
+	case k == reflect.Interface:
+		p.kind = kIface
 	case k == reflect.Pointer:
 		p.kind, p.elem = kPointer, d.build(t.Elem(), building)
 	case k == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
@@ -111,16 +131,30 @@ func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 		p.kind, p.elem = kSlice, d.build(t.Elem(), building)
 	case k == reflect.Array:
 		p.kind, p.elem = kArray, d.build(t.Elem(), building)
-	case k == reflect.Map && t.Key().Kind() == reflect.String &&
-		!reflect.PointerTo(t.Key()).Implements(textUnmarshalerType):
+	case k == reflect.Map:
 		p.kind, p.elem = kMap, d.build(t.Elem(), building)
+		switch kt, kk := t.Key(), t.Key().Kind(); {
+		case reflect.PointerTo(kt).Implements(textUnmarshalerType):
+			p.key = keyText
+			if reflect.PointerTo(kt).Implements(unmarshalerType) {
+				p.kind = kFallback // encoding/json hands it the quoted key
+			}
+		case kk == reflect.String:
+			p.key = keyString
+		case kk >= reflect.Int && kk <= reflect.Int64:
+			p.key = keyInt
+		case kk >= reflect.Uint && kk <= reflect.Uintptr:
+			p.key = keyUint
+		default:
+			p.kind = kNone
+		}
 	case k == reflect.Struct:
 		p.kind = kStruct
 		if !d.structFields(p, building) {
 			p.kind, p.fields = kFallback, nil
 		}
-	default: // other map keys, non-empty interfaces, funcs, channels, complex
-		p.kind = kFallback
+	default: // funcs, channels, complex numbers, unsafe pointers
+		p.kind = kNone
 	}
 	return p
 }
