@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/internal/jsondec"
@@ -209,4 +210,24 @@ func TestNoFallback(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Options.Fallback") || !strings.Contains(err.Error(), ".Q") || v.A != 1 {
 		t.Errorf("Unmarshal = %v, A = %d; want an error naming .Q and Options.Fallback, A = 1", err, v.A)
 	}
+}
+
+// TestConcurrent: goroutines decoding into types whose plans are not
+// built yet share one Decoder (go test -race).
+func TestConcurrent(t *testing.T) {
+	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	in := []byte(`{"metadata":{"name":"n","labels":{"a":"b"}},"spec":{"containers":[{"name":"c","port":80}]},"data":{"k":"v"}}`)
+	var wg sync.WaitGroup
+	for range 8 {
+		for _, newV := range targets {
+			wg.Go(func() {
+				got, want := newV(), newV()
+				gotErr, wantErr := dec.Unmarshal(in, got), json.Unmarshal(in, want)
+				if (gotErr == nil) != (wantErr == nil) || gotErr == nil && !reflect.DeepEqual(got, want) {
+					t.Errorf("Unmarshal into %T = %v, %v; json.Unmarshal: %v, %v", got, got, gotErr, want, wantErr)
+				}
+			})
+		}
+	}
+	wg.Wait()
 }
