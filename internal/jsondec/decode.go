@@ -212,7 +212,7 @@ func (s *state) object(p *plan, v reflect.Value) error {
 			return err
 		}
 		f := p.lookup(key, &hint)
-		if f == nil {
+		if f == nil || f.skip {
 			if err := s.skip(); err != nil {
 				return err
 			}

@@ -231,3 +231,26 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSkipField: a chosen field is checked but not built; the others
+// decode as without the option.
+func TestSkipField(t *testing.T) {
+	dec := jsondec.New(jsondec.Options{SkipField: func(owner reflect.Type, name string) bool {
+		return owner == reflect.TypeFor[kube.ObjectMeta]() && name == "managedFields"
+	}})
+	in := `{"metadata":{"name":"n","managedFields":[{"manager":"m","fieldsV1":{"f:data":{}}}],"labels":{"a":"b"}},"data":{"k":"v"}}`
+	var got, want kube.ConfigMap
+	if err := dec.Unmarshal([]byte(in), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(in), &want); err != nil {
+		t.Fatal(err)
+	}
+	want.ManagedFields = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Unmarshal = %+v, want %+v", got, want)
+	}
+	if err := dec.Unmarshal([]byte(`{"metadata":{"managedFields":[}}`), &got); err == nil {
+		t.Error("Unmarshal of a skipped field's invalid JSON = nil error, want one")
+	}
+}

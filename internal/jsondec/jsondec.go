@@ -55,6 +55,11 @@ type Options struct {
 	// of the slices and the targets of the pointers it holds (not the
 	// fields of structs beneath it, which are chosen for themselves).
 	InternField func(owner reflect.Type, name string) bool
+	// SkipField chooses, when the plan of struct type owner is built,
+	// struct fields (by JSON name) whose values are checked and skipped,
+	// never built: the field keeps its value, zero in a new object (for
+	// example ObjectMeta's managedFields, which a cache does not keep).
+	SkipField func(owner reflect.Type, name string) bool
 	// Fallback decodes the values of the two kinds of types no plan
 	// serves, a struct with a ",string" field and a map whose key type
 	// has an UnmarshalJSON: set it to json.Unmarshal for its results,

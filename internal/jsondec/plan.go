@@ -68,6 +68,7 @@ type field struct {
 	index  []int  // reflect's index path, through embedded structs
 	plan   *plan
 	intern bool // intern its strings (see Options.InternField)
+	skip   bool // skip its value (see Options.SkipField)
 }
 
 var (
@@ -213,6 +214,9 @@ func (d *Decoder) structFields(p *plan, building map[reflect.Type]*plan) bool {
 					nf.plan = d.build(sf.Type, building)
 					if d.opts.InternField != nil && d.opts.Intern != nil {
 						nf.intern = d.opts.InternField(p.typ, nf.name)
+					}
+					if d.opts.SkipField != nil {
+						nf.skip = d.opts.SkipField(p.typ, nf.name)
 					}
 					all = append(all, nf)
 					if count[f.typ] > 1 { // a duplicate, so that both go
