@@ -5,7 +5,9 @@ package jsondec_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/internal/jsondec"
@@ -117,5 +119,57 @@ func TestBenchInputsSame(t *testing.T) {
 		for _, it := range in.items[:4] {
 			checkSame(t, dec, it)
 		}
+	}
+}
+
+// BenchmarkDecodeForCache decodes ConfigMaps and Pods typed as a cache
+// would with the hooks: the strings of metadata that repeat interned
+// (behind a mutex, as cache's interner) and managedFields skipped. Beside
+// BenchmarkDecode's typed jsondec runs.
+func BenchmarkDecodeForCache(b *testing.B) {
+	var mu sync.Mutex
+	interned := map[string]string{}
+	dec := jsondec.New(jsondec.Options{
+		Intern: func(s []byte) string {
+			mu.Lock()
+			defer mu.Unlock()
+			if v, ok := interned[string(s)]; ok {
+				return v
+			}
+			v := string(s)
+			interned[v] = v
+			return v
+		},
+		InternField: func(owner reflect.Type, name string) bool {
+			switch owner {
+			case reflect.TypeFor[kube.ObjectMeta]():
+				return name == "namespace" || name == "generateName" || name == "labels" || name == "finalizers"
+			case reflect.TypeFor[kube.OwnerReference]():
+				return name == "apiVersion" || name == "kind"
+			}
+			return false
+		},
+		SkipField: func(owner reflect.Type, name string) bool {
+			return owner == reflect.TypeFor[kube.ObjectMeta]() && name == "managedFields"
+		},
+	})
+	for _, in := range benchInputs()[:2] {
+		newV := map[string]func() any{
+			"ConfigMap": func() any { return new(kube.ConfigMap) },
+			"Pod":       func() any { return new(pod) },
+		}[in.name]
+		size := 0
+		for _, it := range in.items {
+			size += len(it)
+		}
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(size / len(in.items)))
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if err := dec.Unmarshal(in.items[i%len(in.items)], newV()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -270,8 +270,11 @@ func (s *state) mapValue(p *plan, v reflect.Value, intern bool) error {
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(p.typ))
 	}
-	if m, ok := v.Addr().Interface().(*map[string]string); ok {
+	switch m := v.Addr().Interface().(type) {
+	case *map[string]string:
 		return s.stringMap(*m, intern)
+	case *map[string]any:
+		return s.anyMap(*m, intern)
 	}
 	var elem reflect.Value
 	for n := 0; ; n++ {
@@ -299,14 +302,14 @@ func (s *state) mapValue(p *plan, v reflect.Value, intern bool) error {
 // returns it as a string too, for errors.
 func (s *state) mapKey(p *plan, key []byte, intern bool) (reflect.Value, string, error) {
 	kt := p.typ.Key()
-	kv := reflect.New(kt)
 	name := s.makeString(key, intern && p.key == keyString)
+	if kt == stringType {
+		return reflect.ValueOf(name), name, nil
+	}
+	kv := reflect.New(kt)
 	var err error
 	switch p.key {
 	case keyString:
-		if kt == stringType {
-			return reflect.ValueOf(name), name, nil
-		}
 		kv.Elem().SetString(name)
 	case keyText:
 		err = kv.Interface().(encoding.TextUnmarshaler).UnmarshalText(key)
@@ -363,6 +366,22 @@ func (s *state) stringMap(m map[string]string, intern bool) error {
 			return at(&Error{Offset: s.off, Type: reflect.TypeFor[string](), JSON: found(s.data[s.off])}, "."+k)
 		}
 		val, err := s.str(intern)
+		if err != nil {
+			return at(err, "."+k)
+		}
+		m[k] = val
+	}
+}
+
+// anyMap decodes an object's members into m without reflection.
+func (s *state) anyMap(m map[string]any, intern bool) error {
+	for n := 0; ; n++ {
+		key, more, err := s.member(n)
+		if err != nil || !more {
+			return err
+		}
+		k := s.makeString(key, intern)
+		val, err := s.anyValue(intern)
 		if err != nil {
 			return at(err, "."+k)
 		}
