@@ -21,17 +21,27 @@
 //     [Options.Fallback], again for their value alone: the guarantee
 //     above holds for them when it is json.Unmarshal.
 //   - Errors ([*Error]) name the JSON path of the value at fault
-//     (".metadata.labels.app"), the Go type and the offset, never a value.
-//     Decoding stops at the first error (encoding/json goes on after a
-//     type mismatch), so a target that failed holds part of the input.
+//     (".metadata.labels.app"), the Go type and the offset, never a value
+//     (an error of a type's own UnmarshalJSON is wrapped as it is).
 //
 // The cost: a plan per Go type, built by reflection on first use and kept
 // by the Decoder; one allocation per string, map, slice and pointer made,
-// none to match a field.
+// none to match a field. [Options] can intern chosen strings and skip
+// chosen fields without building them.
+//
+// Where it departs from encoding/json, on purpose: decoding stops at the
+// first error (encoding/json goes on after a type mismatch), so a target
+// that failed holds part of the input; errors are [*Error], not
+// *json.UnmarshalTypeError or *json.SyntaxError; and without
+// [Options.Fallback] two rare kinds of types fail instead of going to
+// encoding/json.
 //
 // Usage:
 //  1. Make one [Decoder] with [New] and keep it: it holds the plans.
-//  2. Call [Decoder.Unmarshal] from any goroutine.
+//  2. Call [Decoder.Unmarshal] (or [Decoder.Object], member by member)
+//     from any goroutine.
+//  3. In a stream of values (a list's items), find each value's end with
+//     [Extent] and decode it in one pass.
 package jsondec
 
 import (
@@ -105,9 +115,10 @@ type Error struct {
 	// Type is the Go type the value was to be decoded into; nil for a
 	// syntax error.
 	Type reflect.Type
-	// JSON says what was found: "string", "number", "object", "array",
-	// "bool" or "null" for a value of the wrong kind or out of range;
-	// the syntax error otherwise ("invalid character", "unexpected end").
+	// JSON says what was found ("string", "number", "object", "array",
+	// "bool", "null") or what is wrong with it ("number out of range");
+	// for a syntax error, what breaks the grammar ("unexpected end of
+	// input").
 	JSON string
 	// Err is the error of the type's own decoding (UnmarshalJSON,
 	// base64), or nil.
