@@ -80,6 +80,7 @@ func Run(t *testing.T, env Env) {
 		{"Forbidden", testForbidden},
 		{"Lease", testLease},
 		{"Event", testEvent},
+		{"EventsOneStorage", testEventsOneStorage},
 		{"DryRun", testDryRun},
 		{"Immutable", testImmutable},
 		{"InformerAfterCuts", testInformerAfterCuts},

@@ -124,7 +124,7 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 		rec, err := s.createLocked(wr, o)
 		return updateResult{rec: rec, created: true}, err
 	}
-	live := mustDecode(prev.raw)
+	live := wr.res.fromStored(mustDecode(prev.raw))
 	live["apiVersion"] = wr.res.apiVersion()
 	fm := s.fieldManagerOf(wr, nowString())
 	next, entries, err := fm.ApplyKubectl(live, config, wr.manager, wr.force)

@@ -35,9 +35,15 @@ func makeRecord(res *resource, o obj) *record {
 	labels, _ := unstructured.StringMap(meta, "labels")
 	ns, name := unstructured.String(meta, "namespace"), unstructured.String(meta, "name")
 	fields := map[string]string{"metadata.name": name, "metadata.namespace": ns}
+	res = res.stored()
 	for _, f := range res.Fields {
 		if v, ok := res.fieldValue(o, f); ok {
 			fields[f] = fieldString(v)
+		}
+	}
+	for alias, f := range res.FieldAliases {
+		if v, ok := fields[f]; ok {
+			fields[alias] = v
 		}
 	}
 	rv, _ := strconv.ParseUint(unstructured.String(meta, "resourceVersion"), 10, 64)
@@ -177,6 +183,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if err := s.prepareCreateLocked(res, o); err != nil {
 		return nil, err
 	}
+	o = res.toStored(o)
 	o["apiVersion"] = res.storageAPIVersion()
 	if wr.dryRun {
 		return makeRecord(res, o), nil

@@ -8,7 +8,8 @@
 //
 // Guarantees:
 //   - Any resource: namespaces, configmaps, secrets, serviceaccounts,
-//     services, pods, events (v1 and events.k8s.io/v1), resourcequotas,
+//     services, pods, events (v1 and events.k8s.io/v1, one storage seen
+//     through both, fields converted as the real server converts them), resourcequotas,
 //     limitranges, leases, deployments, and CustomResourceDefinitions
 //     created through the API, whose resources appear in discovery at once
 //     and vanish with them. A new server holds what a new kube-apiserver
@@ -116,7 +117,7 @@
 //     (sharded lists and watches), table.go (the Table form);
 //   - discovery.go and openapi.go (discovery and /openapi), resource.go and
 //     crd.go (the kinds served, and those CRDs add), namespace.go,
-//     service.go, auth.go and review.go (kind-specific behaviour);
+//     service.go, event.go, auth.go and review.go (kind-specific behaviour);
 //   - faults.go (fault injection), seed.go (the seeding methods),
 //     transport.go, listener.go and pki.go (in-process and TLS transports).
 //

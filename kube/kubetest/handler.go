@@ -331,13 +331,14 @@ func (c *call) render(raw []byte) []byte {
 // renderAs rewrites apiVersion when res is not the storage version, and
 // projects to PartialObjectMetadata when partial.
 func renderAs(raw []byte, res *resource, partial bool) []byte {
-	if !partial && !res.MultiVersion {
+	if !partial && !res.MultiVersion && res.FromStored == nil {
 		return raw
 	}
 	o := mustDecode(raw)
 	if partial {
 		return encodeObject(obj{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]})
 	}
+	o = res.fromStored(o)
 	coerceObject(res, o) // defaults of the version read
 	o["apiVersion"] = res.apiVersion()
 	return encodeObject(o)

@@ -61,7 +61,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	case rv != "" && rv != formatRV(prev.rv):
 		return updateResult{}, errConflict(res, wr.name, msgModified)
 	}
-	old := mustDecode(prev.raw)
+	old := res.fromStored(mustDecode(prev.raw))
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
@@ -91,6 +91,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		g, _ := unstructured.IntegerValue(unstructured.Metadata(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
+	next = res.toStored(next)
 	next["apiVersion"] = res.storageAPIVersion()
 	if prev.deleting && !hasFinalizers(next) {
 		// The object goes (its DELETED event carries the last stored

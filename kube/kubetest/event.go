@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+// This file is the one storage of Events: the real server keeps core v1
+// Events and events.k8s.io/v1 Events in one place, as core Events, and
+// converts between the two forms on every read and write. Each form is
+// encoded as its Go type encodes it: the fields without omitempty are
+// always there (an unset time is null, an unset struct {}), the others
+// only when set.
+
+// eventRenames pairs the core v1 fields with their events.k8s.io/v1
+// names; the other fields (metadata, reason, type, eventTime, series,
+// action, related, reportingInstance) keep their name.
+func eventRenames() [][2]string {
+	return [][2]string{
+		{"involvedObject", "regarding"},
+		{"message", "note"},
+		{"source", "deprecatedSource"},
+		{"firstTimestamp", "deprecatedFirstTimestamp"},
+		{"lastTimestamp", "deprecatedLastTimestamp"},
+		{"count", "deprecatedCount"},
+		{"reportingComponent", "reportingController"},
+	}
+}
+
+// eventFieldAliases maps the field selectors of events.k8s.io/v1 to the
+// core fields they select, as the group's field label conversion does.
+func eventFieldAliases() map[string]string {
+	m := map[string]string{"reportingController": "reportingComponent"}
+	for _, f := range []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"} {
+		m["regarding."+f] = "involvedObject." + f
+	}
+	return m
+}
+
+// coreEvent converts o, an events.k8s.io/v1 Event (or a core one, which
+// only gets its zero fields), to the core v1 form.
+func coreEvent(o obj) obj {
+	out := renameFields(o, 1, 0)
+	for _, k := range []string{"involvedObject", "source"} {
+		if _, ok := out[k].(obj); !ok {
+			out[k] = obj{}
+		}
+	}
+	for _, k := range []string{"firstTimestamp", "lastTimestamp", "eventTime"} {
+		if _, ok := out[k]; !ok {
+			out[k] = nil
+		}
+	}
+	for _, k := range []string{"reportingComponent", "reportingInstance"} {
+		if _, ok := out[k]; !ok {
+			out[k] = ""
+		}
+	}
+	for _, k := range []string{"reason", "message", "type", "action"} {
+		if out[k] == "" {
+			delete(out, k)
+		}
+	}
+	dropZero(out, "count")
+	if src, ok := out["source"].(obj); ok {
+		for _, k := range []string{"component", "host"} {
+			if src[k] == "" {
+				delete(src, k)
+			}
+		}
+	}
+	if s, ok := out["series"].(obj); ok {
+		dropZero(s, "count")
+		if s["lastObservedTime"] == nil {
+			delete(s, "lastObservedTime")
+		}
+	}
+	return out
+}
+
+// eventsEvent converts o, a stored core v1 Event, to the events.k8s.io/v1
+// form.
+func eventsEvent(o obj) obj {
+	out := renameFields(o, 0, 1)
+	for _, k := range []string{"regarding", "deprecatedSource"} {
+		if _, ok := out[k].(obj); !ok {
+			out[k] = obj{}
+		}
+	}
+	for _, k := range []string{"eventTime", "deprecatedFirstTimestamp", "deprecatedLastTimestamp"} {
+		if _, ok := out[k]; !ok {
+			out[k] = nil
+		}
+	}
+	for _, k := range []string{"reportingController", "reportingInstance", "action", "reason", "note", "type"} {
+		if out[k] == "" {
+			delete(out, k)
+		}
+	}
+	dropZero(out, "deprecatedCount")
+	if s, ok := out["series"].(obj); ok {
+		if _, ok := s["count"]; !ok {
+			s["count"] = int64(0)
+		}
+		if _, ok := s["lastObservedTime"]; !ok {
+			s["lastObservedTime"] = nil
+		}
+	}
+	return out
+}
+
+// renameFields returns o with each field named pair[from] of
+// eventRenames renamed pair[to].
+func renameFields(o obj, from, to int) obj {
+	out := make(obj, len(o)+4)
+	for k, v := range o {
+		out[k] = v
+	}
+	for _, p := range eventRenames() {
+		if v, ok := out[p[from]]; ok {
+			delete(out, p[from])
+			out[p[to]] = v
+		}
+	}
+	return out
+}
+
+// dropZero deletes o[k] when it is the number 0 (omitempty).
+func dropZero(o obj, k string) {
+	switch v := o[k].(type) {
+	case int64:
+		if v == 0 {
+			delete(o, k)
+		}
+	case float64:
+		if v == 0 {
+			delete(o, k)
+		}
+	}
+}
+
+// linkEvents makes events.k8s.io/v1 Events a view of the core Events'
+// storage.
+func linkEvents(core, events *resource) {
+	core.ToStored = coreEvent
+	core.FieldAliases = eventFieldAliases()
+	events.Stored = core
+	events.ToStored = coreEvent
+	events.FromStored = eventsEvent
+}
