@@ -215,7 +215,10 @@ func kubectlScript() []kubectlStep {
 		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
 		{args: "auth whoami", differs: noAuthz,
-			why: "no SelfSubjectReview (authentication.k8s.io): kubetest's users have no uid or groups to report"},
+			why: "kubetest's users have no uid: no UID row"},
+		{args: "auth whoami -o jsonpath={.status.userInfo.username}{.status.userInfo.groups}"},
+		{args: "auth can-i --list"},
+		{args: "auth can-i --list -n {ns}"},
 		{args: "cluster-info"},
 
 		// Objects made by kubectl's generators and from files.

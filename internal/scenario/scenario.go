@@ -107,6 +107,7 @@ func Run(t *testing.T, env Env) {
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
 		{"AccessReview", testAccessReview},
+		{"SelfReviews", testSelfReviews},
 		{"ServiceDefaults", testServiceDefaults},
 		{"UnknownPaths", testUnknownPaths},
 		{"MalformedResourceVersion", testMalformedResourceVersion},

@@ -15,7 +15,9 @@
 //     and vanish with them. A new server holds what a new kube-apiserver
 //     holds: the system namespaces, service/kubernetes, and the API
 //     server's ConfigMap and Lease in kube-system. SelfSubjectAccessReviews
-//     (kubectl auth can-i) are answered from [Server.Deny], not stored.
+//     and SelfSubjectRulesReviews (kubectl auth can-i, --list) are
+//     answered from [Server.Deny], SelfSubjectReviews (kubectl auth
+//     whoami) from the user's name; none is stored.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
 //     generation, the status subresource, finalizers and
@@ -117,7 +119,8 @@
 //     (sharded lists and watches), table.go (the Table form);
 //   - discovery.go and openapi.go (discovery and /openapi), resource.go and
 //     crd.go (the kinds served, and those CRDs add), namespace.go,
-//     service.go, event.go, auth.go and review.go (kind-specific behaviour);
+//     service.go, event.go, auth.go, review.go and selfreview.go
+//     (kind-specific behaviour);
 //   - faults.go (fault injection), seed.go (the seeding methods),
 //     transport.go, listener.go and pki.go (in-process and TLS transports).
 //

@@ -58,6 +58,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	case isAccessReview(info):
 		s.serveAccessReview(w, r, info)
 		return
+	case selfReviewOf(info) != nil:
+		s.serveSelfReview(w, r, info, selfReviewOf(info))
+		return
 	case unknownGroup: // no handler at all for the group: the mux's own 404
 		http.NotFound(w, r)
 		return
