@@ -36,7 +36,6 @@ func (s kubectlStep) reason() string {
 const (
 	servedKinds = "Served kinds"
 	noAuthz     = "No authorization API"
-	noScale     = "No scale subresource"
 	noDefaults  = "No defaulting"
 )
 
@@ -354,8 +353,10 @@ func kubectlScript() []kubectlStep {
 			why: "replicasets are not served, so kubectl cannot read the history"},
 		{args: "rollout pause deployment/web"},
 		{args: "rollout resume deployment/web"},
-		{args: "scale deployment web --replicas=2", differs: noScale,
-			why: "deployments/scale is not served: 404"},
+		{args: "scale deployment web --replicas=2"},
+		{args: "get deployment web -o jsonpath={.spec.replicas}"},
+		{args: "scale deployment web --replicas=3 --current-replicas=7"},
+		{args: "scale deployment/web --replicas=1 --current-replicas=2 -o name"},
 		{args: "set image deployment/web app=nginx:1.28"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
 		{args: "expose deployment web --port=80 --dry-run=server -o jsonpath={.spec.clusterIP}"},

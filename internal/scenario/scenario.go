@@ -109,6 +109,8 @@ func Run(t *testing.T, env Env) {
 		{"AccessReview", testAccessReview},
 		{"SelfReviews", testSelfReviews},
 		{"ServiceDefaults", testServiceDefaults},
+		{"Scale", testScale},
+		{"ScaleCustomResource", testScaleCustomResource},
 		{"UnknownPaths", testUnknownPaths},
 		{"MalformedResourceVersion", testMalformedResourceVersion},
 		{"FieldSelectors", testFieldSelectors},

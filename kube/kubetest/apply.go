@@ -93,6 +93,9 @@ func gvkString(apiVersion, kind string) string {
 // fieldManagerOf returns the field manager of wr's write.
 func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 	res := wr.res
+	if wr.sub == "scale" {
+		now = "" // kube-apiserver 1.36 records scale's entries without a time
+	}
 	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.apiVersion(),
 		Sub: wr.sub, Now: now, Served: func(apiVersion string) bool {
 			if apiVersion == res.apiVersion() {

@@ -28,6 +28,8 @@ type apiResource struct {
 	Name               string   `json:"name"`
 	SingularName       string   `json:"singularName"`
 	Namespaced         bool     `json:"namespaced"`
+	Group              string   `json:"group,omitempty"`
+	Version            string   `json:"version,omitempty"`
 	Kind               string   `json:"kind"`
 	Verbs              []string `json:"verbs"`
 	ShortNames         []string `json:"shortNames,omitempty"`
@@ -219,12 +221,27 @@ func (s *Server) apiResourcesLocked(group, version string) []apiResource {
 		out = append(out, apiResource{Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced,
 			Kind: r.Kind, Verbs: r.verbs(), ShortNames: r.ShortNames, Categories: r.Categories,
 			StorageVersionHash: r.storageVersionHash()})
+		status := apiResource{Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind,
+			Verbs: []string{"get", "patch", "update"}}
+		scale := apiResource{Name: r.Plural + "/scale", Namespaced: r.Namespaced, Group: "autoscaling",
+			Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}}
+		// A CRD's status comes before its scale, a built-in's after, as
+		// the real server lists them.
+		if r.Scale != nil && r.CRD == "" {
+			out = append(out, scale)
+		}
 		if r.Status {
-			out = append(out, apiResource{Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind,
-				Verbs: []string{"get", "patch", "update"}})
+			out = append(out, status)
+		}
+		if r.Scale != nil && r.CRD != "" {
+			out = append(out, scale)
 		}
 	}
-	slices.SortFunc(out, func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(out, func(a, b apiResource) int {
+		ap, _, _ := strings.Cut(a.Name, "/")
+		bp, _, _ := strings.Cut(b.Name, "/")
+		return strings.Compare(ap, bp)
+	})
 	return out
 }
 
@@ -250,6 +267,17 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, groups 
 				if res.Status {
 					dr.Subresources = []discoverySubresource{{Subresource: "status",
 						ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"get", "patch", "update"}}}
+				}
+				if res.Scale != nil {
+					// After status for CRDs, before it for built-ins, as
+					// the real server lists them.
+					sc := discoverySubresource{Subresource: "scale", ResponseKind: kindRef{Group: "autoscaling", Version: "v1",
+						Kind: "Scale"}, Verbs: []string{"get", "patch", "update"}}
+					if res.CRD != "" {
+						dr.Subresources = append(dr.Subresources, sc)
+					} else {
+						dr.Subresources = append([]discoverySubresource{sc}, dr.Subresources...)
+					}
 				}
 				dv.Resources = append(dv.Resources, dr)
 			}

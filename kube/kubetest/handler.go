@@ -103,6 +103,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		}
 	}
 	c.manager = managerOf(r)
+	if info.Subresource == "scale" {
+		s.serveScale(c)
+		return
+	}
 	switch info.Verb {
 	case "get":
 		s.serveGet(c)
@@ -152,7 +156,8 @@ func (c *call) key() string {
 func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
-		if info.Subresource != "status" || !res.Status || info.Name == "" {
+		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil)
+		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
 		if info.Verb != "get" && info.Verb != "update" && info.Verb != "patch" {

@@ -68,6 +68,9 @@ type resource struct {
 	// built-ins, the CRD version's openAPIV3Schema for custom resources;
 	// nil for a kind without one, which is then schemaless.
 	Schema *schema.Schema
+	// Scale, when set, says the kind has a scale subresource and where
+	// its Scale's fields are (scale.go).
+	Scale *scalePaths
 	// Stored, when set, is the resource whose form the objects are
 	// stored in: events.k8s.io/v1 Events are core v1 Events
 	// (event.go). ToStored converts a body to the stored form, FromStored
@@ -233,7 +236,7 @@ func builtins() []*resource {
 			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
 		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
-			Status: true, Generation: true,
+			Status: true, Generation: true, Scale: deploymentScale(),
 			InitStatus: func() map[string]any { return map[string]any{} }}),
 		group("events.k8s.io", resource{Plural: "events", Singular: "event", Kind: "Event",
 			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
