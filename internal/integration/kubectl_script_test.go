@@ -86,6 +86,14 @@ func kubectlFixtures() []string {
 func kubectlFiles() map[string]string {
 	return map[string]string{
 		"editor.sh": "#!/bin/sh\nsed -i 's/color: blue/color: green/' \"$1\"\n",
+		"tls-nokey.yaml": `apiVersion: v1
+kind: Secret
+metadata:
+  name: tls-nokey
+type: kubernetes.io/tls
+data:
+  tls.crt: ""
+`,
 		"applied-v1.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -227,6 +235,9 @@ func kubectlScript() []kubectlStep {
 		{args: "create secret generic app-secret --from-literal=password=hunter2"},
 		{args: "get secret app-secret -o jsonpath={.type}"},
 		{args: "delete secret app-secret"},
+		{args: "create -f {dir}/tls-nokey.yaml"},
+		{args: "create secret generic bad-key --from-literal=..x=1"},
+		{args: "create configmap bad-key --from-literal=a/b=1"},
 		{args: "create configmap dry-client --from-literal=a=1 --dry-run=client -o yaml"},
 		{args: "create configmap dry-server --from-literal=a=1 --dry-run=server -o yaml"},
 		{args: "get configmap dry-server"},

@@ -83,6 +83,7 @@ func Run(t *testing.T, env Env) {
 		{"EventsOneStorage", testEventsOneStorage},
 		{"DryRun", testDryRun},
 		{"Immutable", testImmutable},
+		{"SecretAndConfigMapData", testSecretAndConfigMapData},
 		{"InformerAfterCuts", testInformerAfterCuts},
 		{"TableProtocol", testTableProtocol},
 		{"TableBuiltins", testTableBuiltins},

@@ -172,6 +172,9 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.
 	defaultKind(res, o)
+	if errs := validateData(res, o); len(errs) > 0 {
+		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
+	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
 	if res.Status {
 		if res.InitStatus != nil {

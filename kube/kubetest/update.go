@@ -65,7 +65,8 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	if errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...)
+	if errs = append(errs, validateData(res, next)...); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
