@@ -216,6 +216,7 @@ func kubectlScript() []kubectlStep {
 		{args: "api-resources", differs: servedKinds,
 			why: "kubetest lists its 13 built-in resources; the real server dozens more (rbac, batch, networking...)"},
 		{args: "api-resources --api-group=coordination.k8s.io"},
+		{args: "api-resources --api-group={group} -o wide"},
 		{args: "api-resources --namespaced=false -o name", differs: servedKinds,
 			why: "namespaces and CRDs are kubetest's only cluster-scoped resources"},
 		{args: "explain configmap.data"},

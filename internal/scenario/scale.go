@@ -116,7 +116,8 @@ func testScale(t *testing.T, f *fixture) {
 
 // testScaleCustomResource checks the scale subresource of a CRD that
 // declares subresources.scale: discovery lists it after status, the Scale
-// reads the declared paths, writes set the spec replicas path, and the
+// reads the declared paths (and the resource's verbs come in the CRD
+// handler's order), writes set the spec replicas path, and the
 // errors are the real server's.
 func testScaleCustomResource(t *testing.T, f *fixture) {
 	suffix := randomSuffix()
@@ -138,17 +139,19 @@ func testScaleCustomResource(t *testing.T, f *fixture) {
 	var disco struct {
 		Resources []struct {
 			Name, Group, Version, Kind string
+			Verbs                      []string
 		}
 	}
 	json.Unmarshal(f.send(t, "GET", "/apis/"+widgetGroup+"/v1", "", "").body, &disco)
 	var mine []string
 	for _, r := range disco.Resources {
 		if strings.HasPrefix(r.Name, plural) {
-			mine = append(mine, fmt.Sprintf("%s %s/%s %s", r.Name, r.Group, r.Version, r.Kind))
+			mine = append(mine, fmt.Sprintf("%s %s/%s %s %v", r.Name, r.Group, r.Version, r.Kind, r.Verbs))
 		}
 	}
-	if want := plural + " / " + kind + "; " + plural + "/status / " + kind + "; " +
-		plural + "/scale autoscaling/v1 Scale"; strings.Join(mine, "; ") != want {
+	if want := plural + " / " + kind + " [delete deletecollection get list patch create update watch]; " +
+		plural + "/status / " + kind + " [get patch update]; " +
+		plural + "/scale autoscaling/v1 Scale [get patch update]"; strings.Join(mine, "; ") != want {
 		t.Errorf("discovery lists\n\t%s\nwant\n\t%s", strings.Join(mine, "\n\t"), strings.ReplaceAll(want, "; ", "\n\t"))
 	}
 

@@ -113,6 +113,7 @@ func Run(t *testing.T, env Env) {
 		{"Scale", testScale},
 		{"ScaleCustomResource", testScaleCustomResource},
 		{"UnknownPaths", testUnknownPaths},
+		{"Version", testVersion},
 		{"MalformedResourceVersion", testMalformedResourceVersion},
 		{"FieldSelectors", testFieldSelectors},
 		{"StartingObjects", testStartingObjects},

@@ -19,8 +19,9 @@ import (
 // version, and the health endpoints. Discovery lists exactly what the
 // server serves, CRDs included as they come and go.
 
-// Version is the gitVersion /version reports.
-const Version = "v1.36.0-kubetest"
+// Version is the gitVersion /version reports: the kube-apiserver release
+// kubetest's captures come from.
+const Version = "v1.36.3"
 
 const aggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
@@ -102,19 +103,22 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	case p == "/version":
 		major, minor, _ := strings.Cut(strings.TrimPrefix(Version, "v"), ".")
 		minor, _, _ = strings.Cut(minor, ".")
+		n, _ := strconv.Atoi(minor)
 		body, _ := json.MarshalIndent(struct {
-			Major          string `json:"major"`
-			Minor          string `json:"minor"`
-			EmulationMajor string `json:"emulationMajor"`
-			EmulationMinor string `json:"emulationMinor"`
-			GitVersion     string `json:"gitVersion"`
-			GitCommit      string `json:"gitCommit"`
-			GitTreeState   string `json:"gitTreeState"`
-			BuildDate      string `json:"buildDate"`
-			GoVersion      string `json:"goVersion"`
-			Compiler       string `json:"compiler"`
-			Platform       string `json:"platform"`
-		}{major, minor, major, minor, Version, "0000000000000000000000000000000000000000", "clean",
+			Major                 string `json:"major"`
+			Minor                 string `json:"minor"`
+			EmulationMajor        string `json:"emulationMajor"`
+			EmulationMinor        string `json:"emulationMinor"`
+			MinCompatibilityMajor string `json:"minCompatibilityMajor"`
+			MinCompatibilityMinor string `json:"minCompatibilityMinor"`
+			GitVersion            string `json:"gitVersion"`
+			GitCommit             string `json:"gitCommit"`
+			GitTreeState          string `json:"gitTreeState"`
+			BuildDate             string `json:"buildDate"`
+			GoVersion             string `json:"goVersion"`
+			Compiler              string `json:"compiler"`
+			Platform              string `json:"platform"`
+		}{major, minor, major, minor, major, strconv.Itoa(n - 1), Version, "0000000000000000000000000000000000000000", "clean",
 			"2026-01-01T00:00:00Z", runtime.Version(), "gc", runtime.GOOS + "/" + runtime.GOARCH}, "", "  ")
 		writeJSON(w, http.StatusOK, body)
 		return

@@ -147,8 +147,13 @@ func (r *resource) fromStored(o obj) obj {
 	return o
 }
 
-// verbs are the verbs discovery lists for the resource.
+// verbs are the verbs discovery lists for the resource, in the real
+// server's order: sorted for built-ins, as the CRD handler lists them for
+// custom resources.
 func (r *resource) verbs() []string {
+	if r.CRD != "" {
+		return []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+	}
 	if r.NoDeleteCollection {
 		return []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 	}
