@@ -96,4 +96,16 @@ func testSelfReviews(t *testing.T, f *fixture) {
 	}
 	r := f.send(t, "POST", rules, "application/json", `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{}}`)
 	expectStatus(t, "SelfSubjectRulesReview without namespace", r, 400, "BadRequest", "no namespace on request")
+
+	// kubectl sends both as protobuf.
+	const pb = "application/vnd.kubernetes.protobuf"
+	r = f.send(t, "POST", whoami, pb, string(protoObject("authentication.k8s.io/v1", "SelfSubjectReview", protoBytes(nil, 1, nil))))
+	if r.code != 201 || !strings.Contains(string(r.body), `"username":"admin"`) {
+		t.Errorf("SelfSubjectReview as protobuf = %d %s, want 201 for admin", r.code, r.body)
+	}
+	spec := protoBytes(nil, 1, []byte(f.ns))
+	r = f.send(t, "POST", rules, pb, string(protoObject("authorization.k8s.io/v1", "SelfSubjectRulesReview", protoBytes(nil, 2, spec))))
+	if r.code != 201 || !strings.Contains(string(r.body), `"incomplete":false`) {
+		t.Errorf("SelfSubjectRulesReview as protobuf = %d %s, want 201", r.code, r.body)
+	}
 }

@@ -246,13 +246,8 @@ var bodyMediaTypes = []string{"application/json", "application/yaml", protobuf.M
 // number beyond float64's range answers, for res (nil for a review), the
 // real server's "cannot be handled as" a kind.
 func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body []byte, serr *kube.StatusError) {
-	mt = "application/json"
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		var err error
-		if mt, _, err = mime.ParseMediaType(ct); err != nil ||
-			(mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
-			return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
-		}
+	if mt, serr = bodyMediaType(r); serr != nil {
+		return nil, "", nil, serr
 	}
 	if body, serr = readBody(r); serr != nil {
 		return nil, "", nil, serr
@@ -319,6 +314,30 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 	}
 	o["apiVersion"], o["kind"] = res.apiVersion(), res.Kind
 	return nil
+}
+
+// bodyMediaType is the media type of r's body: JSON (also when unsaid),
+// YAML or protobuf, anything else 415.
+func bodyMediaType(r *http.Request) (string, *kube.StatusError) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return "application/json", nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
+		return "", errUnsupportedMedia(bodyMediaTypes...)
+	}
+	return mt, nil
+}
+
+// checkBodyMediaType checks the media type of r's body and reads it
+// whole, for the requests whose body does not matter.
+func checkBodyMediaType(r *http.Request) *kube.StatusError {
+	if _, err := bodyMediaType(r); err != nil {
+		return err
+	}
+	_, err := readBody(r)
+	return err
 }
 
 // respond writes an object (as the call's version, projected when asked).
