@@ -90,10 +90,20 @@ func testEventsOneStorage(t *testing.T, f *fixture) {
 		Metadata struct{ ResourceVersion string }
 	}
 	json.Unmarshal(f.send(t, "GET", core+"/min1", "", "").body, &created)
+	// Through events.k8s.io the first report is immutable (in core
+	// names), a series may change.
 	r = f.send(t, "PATCH", events+"/min1", "application/merge-patch+json", `{"note":"patched","deprecatedCount":2}`)
+	expectStatus(t, "changing note and deprecatedCount through events.k8s.io", r, 422, "Invalid",
+		`Event "min1" is invalid: [message: Invalid value: "patched": field is immutable, count: Invalid value: 2: field is immutable]`)
+	r = f.send(t, "PATCH", events+"/min1", "application/merge-patch+json", `{"series":{"count":1}}`)
+	expectStatus(t, "a series of 1 through events.k8s.io", r, 422, "Invalid",
+		`Event "min1" is invalid: [series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value]`)
+	r = f.send(t, "PATCH", events+"/min1", "application/merge-patch+json",
+		`{"series":{"count":2,"lastObservedTime":"2026-11-21T04:51:00.000000Z"}}`)
 	expectEventBody(t, "min1 patched", r, `{"eventTime":null,"reason":"R",
-		"regarding":{"kind":"ConfigMap","namespace":"`+f.ns+`","name":"cm2"},"note":"patched",
-		"deprecatedSource":{},"deprecatedFirstTimestamp":null,"deprecatedLastTimestamp":null,"deprecatedCount":2}`)
+		"regarding":{"kind":"ConfigMap","namespace":"`+f.ns+`","name":"cm2"},"note":"m",
+		"series":{"count":2,"lastObservedTime":"2026-11-21T04:51:00.000000Z"},
+		"deprecatedSource":{},"deprecatedFirstTimestamp":null,"deprecatedLastTimestamp":null}`)
 	w := f.send(t, "GET", core+"?watch=1&timeoutSeconds=1&resourceVersion="+created.Metadata.ResourceVersion, "", "")
 	sc := bufio.NewScanner(bytes.NewReader(w.body))
 	var seen []string
@@ -103,17 +113,17 @@ func testEventsOneStorage(t *testing.T, f *fixture) {
 			Object struct {
 				Metadata struct{ Name string }
 				Message  string
-				Count    int
+				Series   struct{ Count int }
 			}
 		}
 		if json.Unmarshal(sc.Bytes(), &ev) == nil {
 			seen = append(seen, ev.Type+" "+ev.Object.Metadata.Name+" "+ev.Object.Message)
-			if ev.Object.Count != 2 {
-				t.Errorf("watched %s, want count 2", sc.Bytes())
+			if ev.Object.Series.Count != 2 {
+				t.Errorf("watched %s, want series count 2", sc.Bytes())
 			}
 		}
 	}
-	if got := strings.Join(seen, ", "); got != "MODIFIED min1 patched" {
+	if got := strings.Join(seen, ", "); got != "MODIFIED min1 m" {
 		t.Errorf("core watch saw %q, want the patch through events.k8s.io", got)
 	}
 

@@ -2,6 +2,13 @@
 
 package kubetest
 
+import (
+	"reflect"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+)
+
 // This file is the one storage of Events: the real server keeps core v1
 // Events and events.k8s.io/v1 Events in one place, as core Events, and
 // converts between the two forms on every read and write. Each form is
@@ -144,4 +151,57 @@ func linkEvents(core, events *resource) {
 	events.Stored = core
 	events.ToStored = coreEvent
 	events.FromStored = eventsEvent
+}
+
+// validateEventUpdate refuses what kube-apiserver refuses of an update of
+// an Event through events.k8s.io/v1 (core/v1 updates may change
+// anything): the fields of the first report are immutable, named as core
+// Events name them (message for note), and a changed series needs a
+// count of at least 2 and a lastObservedTime. Values of immutable
+// objects are shown as JSON, where the real server prints Go values.
+func validateEventUpdate(res *resource, next, old obj) []fielderr.Error {
+	if res.Group != "events.k8s.io" {
+		return nil
+	}
+	n, o := coreEvent(next), coreEvent(old)
+	var errs []fielderr.Error
+	if !reflect.DeepEqual(n["series"], o["series"]) {
+		if s, ok := n["series"].(obj); ok {
+			if c, _ := unstructured.IntegerValue(s["count"]); c < 2 {
+				errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "series.count", Value: "",
+					Detail: "should be at least 2"})
+			}
+			if s["lastObservedTime"] == nil {
+				errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: "series.lastObservedTime"})
+			}
+		}
+	}
+	for _, f := range []string{"involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp",
+		"count", "reason", "type", "eventTime", "action", "related", "reportingComponent", "reportingInstance"} {
+		nv, ov := n[f], o[f]
+		if reflect.DeepEqual(nv, ov) {
+			continue
+		}
+		if f == "count" || f == "reason" || f == "message" || f == "type" || f == "action" || f == "reportingComponent" ||
+			f == "reportingInstance" {
+			if nv == nil { // omitted: the Go zero value
+				nv = zeroOf(ov)
+			}
+		}
+		field := f
+		if f == "reportingComponent" {
+			field = "reportingController"
+		}
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: field, Value: nv, Detail: "field is immutable"})
+	}
+	return errs
+}
+
+// zeroOf is the Go zero value of a JSON scalar like v.
+func zeroOf(v any) any {
+	switch v.(type) {
+	case int64, float64:
+		return int64(0)
+	}
+	return ""
 }
