@@ -5,7 +5,6 @@ package kubetest
 import (
 	"encoding/base64"
 	"encoding/json"
-	"maps"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
@@ -41,21 +40,34 @@ func validateData(res *resource, o obj) []fielderr.Error {
 	errs := keyErrors("data", data)
 	if res.Plural == "configmaps" {
 		binary, _ := o["binaryData"].(obj)
-		for _, k := range slices.Sorted(maps.Keys(data)) {
+		var dups []string
+		for k := range data {
 			if _, dup := binary[k]; dup {
-				errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "data[" + k + "]", Value: k,
-					Detail: "duplicate of key present in binaryData"})
+				dups = append(dups, k)
 			}
+		}
+		slices.Sort(dups)
+		for _, k := range dups {
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "data[" + k + "]", Value: k,
+				Detail: "duplicate of key present in binaryData"})
 		}
 		return append(errs, keyErrors("binaryData", binary)...)
 	}
 	return append(errs, secretTypeErrors(o, data)...)
 }
 
-// keyErrors checks the keys of m, the field named field.
+// keyErrors checks the keys of m, the field named field. Valid keys cost
+// no allocation.
 func keyErrors(field string, m obj) []fielderr.Error {
+	var bad []string
+	for k := range m {
+		if len(validation.ConfigMapKey(k)) > 0 {
+			bad = append(bad, k)
+		}
+	}
+	slices.Sort(bad)
 	var errs []fielderr.Error
-	for _, k := range slices.Sorted(maps.Keys(m)) {
+	for _, k := range bad {
 		for _, msg := range validation.ConfigMapKey(k) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: field + "[" + k + "]", Value: k, Detail: msg})
 		}
