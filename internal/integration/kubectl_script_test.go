@@ -372,5 +372,12 @@ func kubectlScript() []kubectlStep {
 		{args: "set image deployment/web app=nginx:1.28"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
 		{args: "expose deployment web --port=80 --dry-run=server -o jsonpath={.spec.clusterIP}"},
+
+		// Pods without nodes.
+		{args: "run logme --image=nginx:1.27 --restart=Never"},
+		{args: "logs logme"},
+		{args: "logs logme -c nosuch"},
+		{args: "logs pod/logme --tail=5 --timestamps"},
+		{args: "delete pod logme --wait=false"},
 	}
 }

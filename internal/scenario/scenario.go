@@ -110,6 +110,7 @@ func Run(t *testing.T, env Env) {
 		{"AccessReview", testAccessReview},
 		{"SelfReviews", testSelfReviews},
 		{"ServiceDefaults", testServiceDefaults},
+		{"PodLog", testPodLog},
 		{"Scale", testScale},
 		{"ScaleCustomResource", testScaleCustomResource},
 		{"UnknownPaths", testUnknownPaths},

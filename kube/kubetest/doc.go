@@ -20,7 +20,8 @@
 //     whoami) from the user's name; none is stored.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
-//     generation, the status and scale subresources, finalizers and
+//     generation, the status and scale subresources (and pods/log, empty
+//     as for a pod no node runs), finalizers and
 //     deletionTimestamp (with the generation bump of a deletion),
 //     optimistic concurrency, managedFields, namespaces and their
 //     deletion, and Status errors with the real server's codes, reasons
@@ -119,7 +120,8 @@
 //     (sharded lists and watches), table.go (the Table form);
 //   - discovery.go and openapi.go (discovery and /openapi), resource.go and
 //     crd.go (the kinds served, and those CRDs add), namespace.go,
-//     service.go, event.go, scale.go, auth.go, review.go and selfreview.go
+//     service.go, event.go, scale.go, podlog.go, auth.go, review.go and
+//     selfreview.go
 //     (kind-specific behaviour);
 //   - faults.go (fault injection), seed.go (the seeding methods),
 //     transport.go, listener.go and pki.go (in-process and TLS transports).

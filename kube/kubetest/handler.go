@@ -103,8 +103,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		}
 	}
 	c.manager = managerOf(r)
-	if info.Subresource == "scale" {
+	switch {
+	case info.Subresource == "scale":
 		s.serveScale(c)
+		return
+	case isPodLog(res, info):
+		s.servePodLog(c)
 		return
 	}
 	switch info.Verb {
@@ -156,11 +160,12 @@ func (c *call) key() string {
 func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
-		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil)
+		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
+			isPodLog(res, info)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
-		if info.Verb != "get" && info.Verb != "update" && info.Verb != "patch" {
+		if info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)) {
 			return errMethodNotAllowed()
 		}
 	}
