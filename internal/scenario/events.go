@@ -173,3 +173,39 @@ func expectEventBody(t *testing.T, what string, r rawResponse, want string) {
 		t.Errorf("%s:\n got %s\nwant %s", what, g, wb)
 	}
 }
+
+// testEventValidation checks the validation of Events beyond the schema:
+// through events.k8s.io/v1 a create needs an eventTime, a type, the
+// reporting fields, an action and a reason, and none of the deprecated
+// fields; through either API an Event is in its object's namespace, and
+// one with an eventTime names what reported it.
+func testEventValidation(t *testing.T, f *fixture) {
+	core := "/api/v1/namespaces/" + f.ns + "/events"
+	events := "/apis/events.k8s.io/v1/namespaces/" + f.ns + "/events"
+	regarding := `"regarding":{"kind":"ConfigMap","namespace":"` + f.ns + `","name":"cm1"}`
+	const when = `"eventTime":"2026-11-21T04:50:00.000000Z"`
+	const qualifiedNameMsg = `must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character ` +
+		`(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`
+	for _, tc := range []struct{ path, name, body, msg string }{
+		{events, "bad1", regarding + `,"note":"x"`,
+			`[eventTime: Required value, type: Invalid value: "": has invalid value: ]`},
+		{events, "bad2", regarding + `,` + when + `,"type":"Normal"`,
+			`[reportingController: Required value, reportingController: Invalid value: "": name part must be non-empty, ` +
+				`reportingController: Invalid value: "": name part ` + qualifiedNameMsg + `, ` +
+				`reportingInstance: Required value, action: Required value, reason: Required value]`},
+		{core, "bad4", `"involvedObject":{"kind":"ConfigMap","namespace":"other","name":"cm1"}`,
+			`involvedObject.namespace: Invalid value: "other": does not match event.namespace`},
+		{core, "bad5", `"involvedObject":{"kind":"ConfigMap","namespace":"` + f.ns + `","name":"cm1"},` + when + `,"reason":"R"`,
+			`[reportingComponent: Required value, reportingComponent: Invalid value: "": name part must be non-empty, ` +
+				`reportingComponent: Invalid value: "": name part ` + qualifiedNameMsg + `, ` +
+				`reportingInstance: Required value, action: Required value]`},
+	} {
+		r := f.send(t, "POST", tc.path, "application/json", `{"metadata":{"name":"`+tc.name+`"},`+tc.body+`}`)
+		expectStatus(t, "create "+tc.name, r, 422, "Invalid", `Event "`+tc.name+`" is invalid: `+tc.msg)
+	}
+	r := f.send(t, "POST", events, "application/json", `{"metadata":{"name":"bad3"},`+regarding+`,`+when+
+		`,"type":"Normal","reportingController":"example.com/ctl","reportingInstance":"i","action":"A","reason":"R",`+
+		`"deprecatedCount":3,"deprecatedSource":{"component":"c"}}`)
+	expectStatus(t, "create bad3", r, 422, "Invalid",
+		`Event "bad3" is invalid: [count: Invalid value: "": needs to be unset, source: Invalid value: "": needs to be unset]`)
+}

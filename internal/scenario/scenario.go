@@ -81,6 +81,7 @@ func Run(t *testing.T, env Env) {
 		{"Lease", testLease},
 		{"Event", testEvent},
 		{"EventsOneStorage", testEventsOneStorage},
+		{"EventValidation", testEventValidation},
 		{"DryRun", testDryRun},
 		{"Immutable", testImmutable},
 		{"SecretAndConfigMapData", testSecretAndConfigMapData},

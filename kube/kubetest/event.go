@@ -3,10 +3,12 @@
 package kubetest
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file is the one storage of Events: the real server keeps core v1
@@ -153,28 +155,127 @@ func linkEvents(core, events *resource) {
 	events.FromStored = eventsEvent
 }
 
-// validateEventUpdate refuses what kube-apiserver refuses of an update of
-// an Event through events.k8s.io/v1 (core/v1 updates may change
-// anything): the fields of the first report are immutable, named as core
-// Events name them (message for note), and a changed series needs a
-// count of at least 2 and a lastObservedTime. Values of immutable
-// objects are shown as JSON, where the real server prints Go values.
-func validateEventUpdate(res *resource, next, old obj) []fielderr.Error {
-	if res.Group != "events.k8s.io" {
+// validateEvent returns what kube-apiserver refuses of an Event about to
+// be stored, o at res's version, old the stored one (nil for a create):
+// through either API, an Event without eventTime must be in its
+// involvedObject's namespace and one with an eventTime needs its
+// reporting fields, action and reason; a create through events.k8s.io/v1
+// needs an eventTime, a type of Normal or Warning and none of the
+// deprecated fields; an update through events.k8s.io/v1 keeps the first
+// report immutable and checks a changed series. Fields are named as core
+// Events name them (message for note), reportingController excepted;
+// values of immutable objects are shown as JSON, where the real server
+// prints Go values.
+func validateEvent(res *resource, o, old obj) []fielderr.Error {
+	if res.Plural != "events" || (res.Group != "" && res.Group != "events.k8s.io") {
 		return nil
 	}
-	n, o := coreEvent(next), coreEvent(old)
+	e := coreEvent(o)
+	errs := legacyEventErrors(res, e)
+	switch {
+	case res.Group == "":
+		return errs
+	case old == nil:
+		return append(errs, eventCreateErrors(e)...)
+	}
+	return append(errs, eventUpdateErrors(e, coreEvent(old))...)
+}
+
+// legacyEventErrors checks what every Event write is checked for.
+func legacyEventErrors(res *resource, e obj) []fielderr.Error {
+	var errs []fielderr.Error
+	invalid := func(field string, value any, detail string) {
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: field, Value: value, Detail: detail})
+	}
+	required := func(field string) { errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: field}) }
+	ns := unstructured.String(unstructured.Metadata(e), "namespace")
+	involved, _ := e["involvedObject"].(obj)
+	ioNS := unstructured.String(involved, "namespace")
+	if e["eventTime"] == nil {
+		if (ioNS == "" && ns != "" && ns != "default") || (ioNS != "" && ns != ioNS) {
+			invalid("involvedObject.namespace", ioNS, "does not match event.namespace")
+		}
+		return errs
+	}
+	if ioNS == "" && ns != "default" && ns != "kube-system" {
+		invalid("involvedObject.namespace", ioNS, "does not match event.namespace")
+	}
+	controller, controllerField := unstructured.String(e, "reportingComponent"), "reportingController"
+	if res.Group == "" {
+		controllerField = "reportingComponent"
+	}
+	if controller == "" {
+		required(controllerField)
+	}
+	for _, msg := range validation.QualifiedName(controller) {
+		invalid(controllerField, controller, msg)
+	}
+	for _, f := range []struct {
+		name string
+		max  int
+	}{{"reportingInstance", 128}, {"action", 128}, {"reason", 128}, {"message", 1024}} {
+		v := unstructured.String(e, f.name)
+		if v == "" && f.name != "message" {
+			required(f.name)
+		}
+		if len(v) > f.max {
+			invalid(f.name, "", fmt.Sprintf("can have at most %d characters", f.max))
+		}
+	}
+	return errs
+}
+
+// eventCreateErrors checks what a create through events.k8s.io/v1 is
+// checked for beyond legacyEventErrors.
+func eventCreateErrors(e obj) []fielderr.Error {
+	errs := seriesErrors(e)
+	if e["eventTime"] == nil {
+		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: "eventTime"})
+	}
+	if t := unstructured.String(e, "type"); t != "Normal" && t != "Warning" {
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "type", Value: "", Detail: "has invalid value: " + t})
+	}
+	unset := func(field string) {
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: field, Value: "", Detail: "needs to be unset"})
+	}
+	for _, f := range []string{"firstTimestamp", "lastTimestamp"} {
+		if e[f] != nil {
+			unset(f)
+		}
+	}
+	if _, ok := e["count"]; ok {
+		unset("count")
+	}
+	if src, _ := e["source"].(obj); len(src) > 0 {
+		unset("source")
+	}
+	return errs
+}
+
+// seriesErrors checks an Event's series: at least 2, with a
+// lastObservedTime.
+func seriesErrors(e obj) []fielderr.Error {
+	s, ok := e["series"].(obj)
+	if !ok {
+		return nil
+	}
+	var errs []fielderr.Error
+	if c, _ := unstructured.IntegerValue(s["count"]); c < 2 {
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "series.count", Value: "",
+			Detail: "should be at least 2"})
+	}
+	if s["lastObservedTime"] == nil {
+		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: "series.lastObservedTime"})
+	}
+	return errs
+}
+
+// eventUpdateErrors checks what an update through events.k8s.io/v1 is
+// checked for beyond legacyEventErrors, n and o in the core form.
+func eventUpdateErrors(n, o obj) []fielderr.Error {
 	var errs []fielderr.Error
 	if !reflect.DeepEqual(n["series"], o["series"]) {
-		if s, ok := n["series"].(obj); ok {
-			if c, _ := unstructured.IntegerValue(s["count"]); c < 2 {
-				errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "series.count", Value: "",
-					Detail: "should be at least 2"})
-			}
-			if s["lastObservedTime"] == nil {
-				errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: "series.lastObservedTime"})
-			}
-		}
+		errs = seriesErrors(n)
 	}
 	for _, f := range []string{"involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp",
 		"count", "reason", "type", "eventTime", "action", "related", "reportingComponent", "reportingInstance"} {

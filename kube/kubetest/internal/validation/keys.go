@@ -32,3 +32,16 @@ func ConfigMapKey(key string) []string {
 	}
 	return errs
 }
+
+// QualifiedName returns what is wrong with s as a qualified name (an
+// optional DNS subdomain prefix and "/", then a name of at most 63
+// characters), in the real server's words (validation.IsQualifiedName,
+// which also says an empty name part does not match the pattern).
+func QualifiedName(s string) []string {
+	errs := labelKeyErrors(s)
+	if i := strings.IndexByte(s, '/'); s[i+1:] == "" && strings.Count(s, "/") <= 1 {
+		errs = append(errs, "name part "+regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+			qualifiedNameFmt, "MyName", "my.name", "123-abc"))
+	}
+	return errs
+}
