@@ -36,7 +36,6 @@ func (s kubectlStep) reason() string {
 const (
 	servedKinds = "Served kinds"
 	noAuthz     = "No authorization API"
-	noScale     = "No scale subresource"
 	noDefaults  = "No defaulting"
 )
 
@@ -87,6 +86,14 @@ func kubectlFixtures() []string {
 func kubectlFiles() map[string]string {
 	return map[string]string{
 		"editor.sh": "#!/bin/sh\nsed -i 's/color: blue/color: green/' \"$1\"\n",
+		"tls-nokey.yaml": `apiVersion: v1
+kind: Secret
+metadata:
+  name: tls-nokey
+type: kubernetes.io/tls
+data:
+  tls.crt: ""
+`,
 		"applied-v1.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -209,13 +216,17 @@ func kubectlScript() []kubectlStep {
 		{args: "api-resources", differs: servedKinds,
 			why: "kubetest lists its 13 built-in resources; the real server dozens more (rbac, batch, networking...)"},
 		{args: "api-resources --api-group=coordination.k8s.io"},
+		{args: "api-resources --api-group={group} -o wide"},
 		{args: "api-resources --namespaced=false -o name", differs: servedKinds,
 			why: "namespaces and CRDs are kubetest's only cluster-scoped resources"},
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
 		{args: "auth whoami", differs: noAuthz,
-			why: "no SelfSubjectReview (authentication.k8s.io): kubetest's users have no uid or groups to report"},
+			why: "kubetest's users have no uid: no UID row"},
+		{args: "auth whoami -o jsonpath={.status.userInfo.username}{.status.userInfo.groups}"},
+		{args: "auth can-i --list"},
+		{args: "auth can-i --list -n {ns}"},
 		{args: "cluster-info"},
 
 		// Objects made by kubectl's generators and from files.
@@ -225,6 +236,9 @@ func kubectlScript() []kubectlStep {
 		{args: "create secret generic app-secret --from-literal=password=hunter2"},
 		{args: "get secret app-secret -o jsonpath={.type}"},
 		{args: "delete secret app-secret"},
+		{args: "create -f {dir}/tls-nokey.yaml"},
+		{args: "create secret generic bad-key --from-literal=..x=1"},
+		{args: "create configmap bad-key --from-literal=a/b=1"},
 		{args: "create configmap dry-client --from-literal=a=1 --dry-run=client -o yaml"},
 		{args: "create configmap dry-server --from-literal=a=1 --dry-run=server -o yaml"},
 		{args: "get configmap dry-server"},
@@ -252,6 +266,9 @@ func kubectlScript() []kubectlStep {
 		{args: "get namespace {ns} -o jsonpath={.status.phase}"},
 		{args: "get events -o custom-columns=REASON:.reason,OBJECT:.involvedObject.name"},
 		{args: "get events --field-selector source=kubectl-test -o name"},
+		{args: "get events.events.k8s.io -o custom-columns=NOTE:.note,REGARDING:.regarding.name,COUNT:.deprecatedCount"},
+		{args: "get events.v1.events.k8s.io --field-selector regarding.name=settings -o yaml"},
+		{args: "get event settings.ev1 -o yaml"},
 		{args: "get secrets -o name"},
 		{args: "get configmap nosuch"},
 		{args: "get gizmos.{group}"},
@@ -348,10 +365,19 @@ func kubectlScript() []kubectlStep {
 			why: "replicasets are not served, so kubectl cannot read the history"},
 		{args: "rollout pause deployment/web"},
 		{args: "rollout resume deployment/web"},
-		{args: "scale deployment web --replicas=2", differs: noScale,
-			why: "deployments/scale is not served: 404"},
+		{args: "scale deployment web --replicas=2"},
+		{args: "get deployment web -o jsonpath={.spec.replicas}"},
+		{args: "scale deployment web --replicas=3 --current-replicas=7"},
+		{args: "scale deployment/web --replicas=1 --current-replicas=2 -o name"},
 		{args: "set image deployment/web app=nginx:1.28"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
 		{args: "expose deployment web --port=80 --dry-run=server -o jsonpath={.spec.clusterIP}"},
+
+		// Pods without nodes.
+		{args: "run logme --image=nginx:1.27 --restart=Never"},
+		{args: "logs logme"},
+		{args: "logs logme -c nosuch"},
+		{args: "logs pod/logme --tail=5 --timestamps"},
+		{args: "delete pod logme --wait=false"},
 	}
 }

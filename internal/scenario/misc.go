@@ -3,6 +3,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,27 @@ func testEvent(t *testing.T, f *fixture) {
 	f.mustCreate(t, ev)
 	if !strings.HasPrefix(ev.Name, "cm1-") || ev.Regarding.Name != "cm1" {
 		t.Errorf("created event %s regarding %+v", ev.Name, ev.Regarding)
+	}
+}
+
+// testVersion checks /version: the release kubetest's captures come from,
+// with the fields kube-apiserver 1.36 reports.
+func testVersion(t *testing.T, f *fixture) {
+	r := f.send(t, "GET", "/version", "", "")
+	var v map[string]string
+	if err := json.Unmarshal(r.body, &v); err != nil || r.code != 200 {
+		t.Fatalf("GET /version = %d %s", r.code, r.body)
+	}
+	want := map[string]string{"major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+		"minCompatibilityMajor": "1", "minCompatibilityMinor": "35", "gitVersion": "v1.36.3", "compiler": "gc"}
+	for k, w := range want {
+		if v[k] != w {
+			t.Errorf("/version %s = %q, want %q", k, v[k], w)
+		}
+	}
+	for _, k := range []string{"gitCommit", "gitTreeState", "buildDate", "goVersion", "platform"} {
+		if v[k] == "" {
+			t.Errorf("/version has no %s: %s", k, r.body)
+		}
 	}
 }

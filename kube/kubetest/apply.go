@@ -93,6 +93,9 @@ func gvkString(apiVersion, kind string) string {
 // fieldManagerOf returns the field manager of wr's write.
 func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 	res := wr.res
+	if wr.sub == "scale" {
+		now = "" // kube-apiserver 1.36 records scale's entries without a time
+	}
 	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.apiVersion(),
 		Sub: wr.sub, Now: now, Served: func(apiVersion string) bool {
 			if apiVersion == res.apiVersion() {
@@ -124,7 +127,7 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 		rec, err := s.createLocked(wr, o)
 		return updateResult{rec: rec, created: true}, err
 	}
-	live := mustDecode(prev.raw)
+	live := wr.res.fromStored(mustDecode(prev.raw))
 	live["apiVersion"] = wr.res.apiVersion()
 	fm := s.fieldManagerOf(wr, nowString())
 	next, entries, err := fm.ApplyKubectl(live, config, wr.manager, wr.force)

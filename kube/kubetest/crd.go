@@ -40,6 +40,7 @@ type crdVersion struct {
 	name            string
 	served, storage bool
 	status          bool
+	scale           *scalePaths
 	fields          []string
 	printer         *table.Printer
 }
@@ -59,6 +60,7 @@ func parseCRDSpec(o obj) crdSpec {
 		cv.storage, _ = m["storage"].(bool)
 		if sub, ok := m["subresources"].(obj); ok {
 			_, cv.status = sub["status"]
+			cv.scale = crdScale(sub)
 		}
 		fs, _ := m["selectableFields"].([]any)
 		for _, f := range fs {
@@ -214,7 +216,7 @@ func (s *Server) registerCRDLocked(o obj) {
 		}
 		r := &resource{Group: cs.group, Version: v.name, Plural: cs.plural, Singular: unstructured.String(o["spec"].(obj)["names"].(obj), "singular"),
 			Kind: cs.kind, ListKind: cs.kind + "List", Namespaced: cs.scope == "Namespaced",
-			ShortNames: cs.shortNames, Categories: cs.categories, Status: v.status, Generation: true,
+			ShortNames: cs.shortNames, Categories: cs.categories, Status: v.status, Scale: v.scale, Generation: true,
 			ConditionalUpdate: true, Fields: v.fields, CRD: name, StorageVersion: storage,
 			MultiVersion: len(cs.versions) > 1, Printer: v.printer,
 			Schema: schema.CompileCRD(schema.CRDVersionSchema(o, v.name))}

@@ -35,9 +35,15 @@ func makeRecord(res *resource, o obj) *record {
 	labels, _ := unstructured.StringMap(meta, "labels")
 	ns, name := unstructured.String(meta, "namespace"), unstructured.String(meta, "name")
 	fields := map[string]string{"metadata.name": name, "metadata.namespace": ns}
+	res = res.stored()
 	for _, f := range res.Fields {
 		if v, ok := res.fieldValue(o, f); ok {
 			fields[f] = fieldString(v)
+		}
+	}
+	for alias, f := range res.FieldAliases {
+		if v, ok := fields[f]; ok {
+			fields[alias] = v
 		}
 	}
 	rv, _ := strconv.ParseUint(unstructured.String(meta, "resourceVersion"), 10, 64)
@@ -166,6 +172,9 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.
 	defaultKind(res, o)
+	if errs := append(validateData(res, o), validateEvent(res, o, nil)...); len(errs) > 0 {
+		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
+	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
 	if res.Status {
 		if res.InitStatus != nil {
@@ -177,6 +186,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if err := s.prepareCreateLocked(res, o); err != nil {
 		return nil, err
 	}
+	o = res.toStored(o)
 	o["apiVersion"] = res.storageAPIVersion()
 	if wr.dryRun {
 		return makeRecord(res, o), nil

@@ -19,8 +19,9 @@ import (
 // version, and the health endpoints. Discovery lists exactly what the
 // server serves, CRDs included as they come and go.
 
-// Version is the gitVersion /version reports.
-const Version = "v1.36.0-kubetest"
+// Version is the gitVersion /version reports: the kube-apiserver release
+// kubetest's captures come from.
+const Version = "v1.36.3"
 
 const aggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
@@ -28,6 +29,8 @@ type apiResource struct {
 	Name               string   `json:"name"`
 	SingularName       string   `json:"singularName"`
 	Namespaced         bool     `json:"namespaced"`
+	Group              string   `json:"group,omitempty"`
+	Version            string   `json:"version,omitempty"`
 	Kind               string   `json:"kind"`
 	Verbs              []string `json:"verbs"`
 	ShortNames         []string `json:"shortNames,omitempty"`
@@ -100,19 +103,22 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	case p == "/version":
 		major, minor, _ := strings.Cut(strings.TrimPrefix(Version, "v"), ".")
 		minor, _, _ = strings.Cut(minor, ".")
+		n, _ := strconv.Atoi(minor)
 		body, _ := json.MarshalIndent(struct {
-			Major          string `json:"major"`
-			Minor          string `json:"minor"`
-			EmulationMajor string `json:"emulationMajor"`
-			EmulationMinor string `json:"emulationMinor"`
-			GitVersion     string `json:"gitVersion"`
-			GitCommit      string `json:"gitCommit"`
-			GitTreeState   string `json:"gitTreeState"`
-			BuildDate      string `json:"buildDate"`
-			GoVersion      string `json:"goVersion"`
-			Compiler       string `json:"compiler"`
-			Platform       string `json:"platform"`
-		}{major, minor, major, minor, Version, "0000000000000000000000000000000000000000", "clean",
+			Major                 string `json:"major"`
+			Minor                 string `json:"minor"`
+			EmulationMajor        string `json:"emulationMajor"`
+			EmulationMinor        string `json:"emulationMinor"`
+			MinCompatibilityMajor string `json:"minCompatibilityMajor"`
+			MinCompatibilityMinor string `json:"minCompatibilityMinor"`
+			GitVersion            string `json:"gitVersion"`
+			GitCommit             string `json:"gitCommit"`
+			GitTreeState          string `json:"gitTreeState"`
+			BuildDate             string `json:"buildDate"`
+			GoVersion             string `json:"goVersion"`
+			Compiler              string `json:"compiler"`
+			Platform              string `json:"platform"`
+		}{major, minor, major, minor, major, strconv.Itoa(n - 1), Version, "0000000000000000000000000000000000000000", "clean",
 			"2026-01-01T00:00:00Z", runtime.Version(), "gc", runtime.GOOS + "/" + runtime.GOARCH}, "", "  ")
 		writeJSON(w, http.StatusOK, body)
 		return
@@ -219,12 +225,27 @@ func (s *Server) apiResourcesLocked(group, version string) []apiResource {
 		out = append(out, apiResource{Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced,
 			Kind: r.Kind, Verbs: r.verbs(), ShortNames: r.ShortNames, Categories: r.Categories,
 			StorageVersionHash: r.storageVersionHash()})
+		status := apiResource{Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind,
+			Verbs: []string{"get", "patch", "update"}}
+		scale := apiResource{Name: r.Plural + "/scale", Namespaced: r.Namespaced, Group: "autoscaling",
+			Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}}
+		// A CRD's status comes before its scale, a built-in's after, as
+		// the real server lists them.
+		if r.Scale != nil && r.CRD == "" {
+			out = append(out, scale)
+		}
 		if r.Status {
-			out = append(out, apiResource{Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind,
-				Verbs: []string{"get", "patch", "update"}})
+			out = append(out, status)
+		}
+		if r.Scale != nil && r.CRD != "" {
+			out = append(out, scale)
 		}
 	}
-	slices.SortFunc(out, func(a, b apiResource) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(out, func(a, b apiResource) int {
+		ap, _, _ := strings.Cut(a.Name, "/")
+		bp, _, _ := strings.Cut(b.Name, "/")
+		return strings.Compare(ap, bp)
+	})
 	return out
 }
 
@@ -250,6 +271,17 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, groups 
 				if res.Status {
 					dr.Subresources = []discoverySubresource{{Subresource: "status",
 						ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"get", "patch", "update"}}}
+				}
+				if res.Scale != nil {
+					// After status for CRDs, before it for built-ins, as
+					// the real server lists them.
+					sc := discoverySubresource{Subresource: "scale", ResponseKind: kindRef{Group: "autoscaling", Version: "v1",
+						Kind: "Scale"}, Verbs: []string{"get", "patch", "update"}}
+					if res.CRD != "" {
+						dr.Subresources = append(dr.Subresources, sc)
+					} else {
+						dr.Subresources = append([]discoverySubresource{sc}, dr.Subresources...)
+					}
 				}
 				dv.Resources = append(dv.Resources, dr)
 			}

@@ -8,16 +8,20 @@
 //
 // Guarantees:
 //   - Any resource: namespaces, configmaps, secrets, serviceaccounts,
-//     services, pods, events (v1 and events.k8s.io/v1), resourcequotas,
+//     services, pods, events (v1 and events.k8s.io/v1, one storage seen
+//     through both, fields converted as the real server converts them), resourcequotas,
 //     limitranges, leases, deployments, and CustomResourceDefinitions
 //     created through the API, whose resources appear in discovery at once
 //     and vanish with them. A new server holds what a new kube-apiserver
 //     holds: the system namespaces, service/kubernetes, and the API
 //     server's ConfigMap and Lease in kube-system. SelfSubjectAccessReviews
-//     (kubectl auth can-i) are answered from [Server.Deny], not stored.
+//     and SelfSubjectRulesReviews (kubectl auth can-i, --list) are
+//     answered from [Server.Deny], SelfSubjectReviews (kubectl auth
+//     whoami) from the user's name; none is stored.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
-//     generation, the status subresource, finalizers and
+//     generation, the status and scale subresources (and pods/log, empty
+//     as for a pod no node runs), finalizers and
 //     deletionTimestamp (with the generation bump of a deletion),
 //     optimistic concurrency, managedFields, namespaces and their
 //     deletion, and Status errors with the real server's codes, reasons
@@ -116,7 +120,9 @@
 //     (sharded lists and watches), table.go (the Table form);
 //   - discovery.go and openapi.go (discovery and /openapi), resource.go and
 //     crd.go (the kinds served, and those CRDs add), namespace.go,
-//     service.go, auth.go and review.go (kind-specific behaviour);
+//     service.go, event.go, scale.go, podlog.go, auth.go, review.go and
+//     selfreview.go
+//     (kind-specific behaviour);
 //   - faults.go (fault injection), seed.go (the seeding methods),
 //     transport.go, listener.go and pki.go (in-process and TLS transports).
 //

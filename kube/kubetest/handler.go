@@ -58,6 +58,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	case isAccessReview(info):
 		s.serveAccessReview(w, r, info)
 		return
+	case selfReviewOf(info) != nil:
+		s.serveSelfReview(w, r, info, selfReviewOf(info))
+		return
 	case unknownGroup: // no handler at all for the group: the mux's own 404
 		http.NotFound(w, r)
 		return
@@ -100,6 +103,14 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		}
 	}
 	c.manager = managerOf(r)
+	switch {
+	case info.Subresource == "scale":
+		s.serveScale(c)
+		return
+	case isPodLog(res, info):
+		s.servePodLog(c)
+		return
+	}
 	switch info.Verb {
 	case "get":
 		s.serveGet(c)
@@ -149,10 +160,12 @@ func (c *call) key() string {
 func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
-		if info.Subresource != "status" || !res.Status || info.Name == "" {
+		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
+			isPodLog(res, info)
+		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
-		if info.Verb != "get" && info.Verb != "update" && info.Verb != "patch" {
+		if info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)) {
 			return errMethodNotAllowed()
 		}
 	}
@@ -238,13 +251,8 @@ var bodyMediaTypes = []string{"application/json", "application/yaml", protobuf.M
 // number beyond float64's range answers, for res (nil for a review), the
 // real server's "cannot be handled as" a kind.
 func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body []byte, serr *kube.StatusError) {
-	mt = "application/json"
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		var err error
-		if mt, _, err = mime.ParseMediaType(ct); err != nil ||
-			(mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
-			return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
-		}
+	if mt, serr = bodyMediaType(r); serr != nil {
+		return nil, "", nil, serr
 	}
 	if body, serr = readBody(r); serr != nil {
 		return nil, "", nil, serr
@@ -313,6 +321,30 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 	return nil
 }
 
+// bodyMediaType is the media type of r's body: JSON (also when unsaid),
+// YAML or protobuf, anything else 415.
+func bodyMediaType(r *http.Request) (string, *kube.StatusError) {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return "application/json", nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
+		return "", errUnsupportedMedia(bodyMediaTypes...)
+	}
+	return mt, nil
+}
+
+// checkBodyMediaType checks the media type of r's body and reads it
+// whole, for the requests whose body does not matter.
+func checkBodyMediaType(r *http.Request) *kube.StatusError {
+	if _, err := bodyMediaType(r); err != nil {
+		return err
+	}
+	_, err := readBody(r)
+	return err
+}
+
 // respond writes an object (as the call's version, projected when asked).
 func (c *call) respond(code int, raw []byte) {
 	if c.table != nil {
@@ -331,13 +363,14 @@ func (c *call) render(raw []byte) []byte {
 // renderAs rewrites apiVersion when res is not the storage version, and
 // projects to PartialObjectMetadata when partial.
 func renderAs(raw []byte, res *resource, partial bool) []byte {
-	if !partial && !res.MultiVersion {
+	if !partial && !res.MultiVersion && res.FromStored == nil {
 		return raw
 	}
 	o := mustDecode(raw)
 	if partial {
 		return encodeObject(obj{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]})
 	}
+	o = res.fromStored(o)
 	coerceObject(res, o) // defaults of the version read
 	o["apiVersion"] = res.apiVersion()
 	return encodeObject(o)

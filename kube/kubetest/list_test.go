@@ -210,7 +210,7 @@ func TestListSelectors(t *testing.T) {
 		}
 	}
 	c.mustDo(201, "POST", "/api/v1/namespaces/default/secrets", `{"metadata":{"name":"s1"},"type":"Opaque"}`)
-	c.mustDo(201, "POST", "/api/v1/namespaces/default/secrets", `{"metadata":{"name":"s2"},"type":"kubernetes.io/tls"}`)
+	c.mustDo(201, "POST", "/api/v1/namespaces/default/secrets", `{"metadata":{"name":"s2"},"type":"kubernetes.io/tls","data":{"tls.crt":"","tls.key":""}}`)
 	got := c.mustDo(200, "GET", "/api/v1/namespaces/default/secrets?fieldSelector=type%3DOpaque", "")
 	if n := strings.Join(names(got), ","); n != "s1" {
 		t.Errorf("secrets with type=Opaque = %s, want s1", n)

@@ -154,6 +154,9 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	if isCRDs(res) {
 		return validateCRDUpdate(next, old)
 	}
+	if errs := validateEvent(res, next, old); len(errs) > 0 {
+		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+	}
 	return validateImmutable(res, next, old)
 }
 

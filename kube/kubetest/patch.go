@@ -169,7 +169,7 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 		if prev == nil {
 			return nil, errNotFound(wr.res, wr.name)
 		}
-		cur := mustDecode(prev.raw) // records are never modified
+		cur := wr.res.fromStored(mustDecode(prev.raw)) // records are never modified
 		cur["apiVersion"] = wr.res.apiVersion()
 		patched, err := fn(cur)
 		if err == nil {

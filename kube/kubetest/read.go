@@ -373,6 +373,10 @@ func (c *call) encodeList(page *listPage) []byte {
 		switch {
 		case c.partial || c.res.CRD != "":
 			b.Write(c.render(r.raw))
+		case c.res.FromStored != nil:
+			b.WriteByte('{')
+			raw, tm := encodeObjectTM(c.res.fromStored(mustDecode(r.raw)))
+			b.Write(raw[tm:])
 		default:
 			b.WriteByte('{')
 			b.Write(r.raw[r.tm:])

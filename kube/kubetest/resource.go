@@ -68,6 +68,18 @@ type resource struct {
 	// built-ins, the CRD version's openAPIV3Schema for custom resources;
 	// nil for a kind without one, which is then schemaless.
 	Schema *schema.Schema
+	// Scale, when set, says the kind has a scale subresource and where
+	// its Scale's fields are (scale.go).
+	Scale *scalePaths
+	// Stored, when set, is the resource whose form the objects are
+	// stored in: events.k8s.io/v1 Events are core v1 Events
+	// (event.go). ToStored converts a body to the stored form, FromStored
+	// a stored object to this resource's; nil means no conversion.
+	Stored               *resource
+	ToStored, FromStored func(obj) obj
+	// FieldAliases maps the field selectors of the resources stored in
+	// this one's form to the fields they select.
+	FieldAliases map[string]string
 }
 
 // apiVersion is the resource's group/version as objects carry it.
@@ -90,6 +102,9 @@ func (r *resource) kindGroup() string {
 
 // storageAPIVersion is the apiVersion objects are stored with.
 func (r *resource) storageAPIVersion() string {
+	if r.Stored != nil {
+		return r.Stored.storageAPIVersion()
+	}
 	if r.Group == "" {
 		return r.StorageVersion
 	}
@@ -98,10 +113,47 @@ func (r *resource) storageAPIVersion() string {
 
 // colKey names the storage of the resource: one per group and plural,
 // shared by all versions.
-func (r *resource) colKey() string { return r.Group + "/" + r.Plural }
+func (r *resource) colKey() string {
+	if r.Stored != nil {
+		return r.Stored.colKey()
+	}
+	return r.Group + "/" + r.Plural
+}
 
-// verbs are the verbs discovery lists for the resource.
+// stored is the resource whose form objects are stored in.
+func (r *resource) stored() *resource {
+	if r.Stored != nil {
+		return r.Stored
+	}
+	return r
+}
+
+// toStored converts o, a body at r's version, to the stored form (its
+// apiVersion is the caller's to set).
+func (r *resource) toStored(o obj) obj {
+	if r.ToStored == nil {
+		return o
+	}
+	return r.ToStored(o)
+}
+
+// fromStored converts o, decoded from a record, to r's version.
+func (r *resource) fromStored(o obj) obj {
+	if r.FromStored == nil {
+		return o
+	}
+	o = r.FromStored(o)
+	o["apiVersion"] = r.apiVersion()
+	return o
+}
+
+// verbs are the verbs discovery lists for the resource, in the real
+// server's order: sorted for built-ins, as the CRD handler lists them for
+// custom resources.
 func (r *resource) verbs() []string {
+	if r.CRD != "" {
+		return []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+	}
 	if r.NoDeleteCollection {
 		return []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 	}
@@ -153,7 +205,7 @@ func builtins() []*resource {
 		r.Group, r.Version, r.StorageVersion = g, "v1", "v1"
 		return &r
 	}
-	return []*resource{
+	all := []*resource{
 		core(resource{Plural: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
 			ShortNames: []string{"cm"}}),
 		core(resource{Plural: "events", Singular: "event", Kind: "Event", Namespaced: true,
@@ -189,7 +241,7 @@ func builtins() []*resource {
 			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
 		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
-			Status: true, Generation: true,
+			Status: true, Generation: true, Scale: deploymentScale(),
 			InitStatus: func() map[string]any { return map[string]any{} }}),
 		group("events.k8s.io", resource{Plural: "events", Singular: "event", Kind: "Event",
 			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
@@ -203,6 +255,16 @@ func builtins() []*resource {
 		group("coordination.k8s.io", resource{Plural: "leases", Singular: "lease", Kind: "Lease",
 			Namespaced: true, CreateOnUpdate: true}),
 	}
+	var coreEvents, eventsEvents *resource
+	for _, r := range all {
+		if r.Plural == "events" && r.Group == "" {
+			coreEvents = r
+		} else if r.Plural == "events" {
+			eventsEvents = r
+		}
+	}
+	linkEvents(coreEvents, eventsEvents)
+	return all
 }
 
 // builtinGroups returns the built-in groups in the order /apis lists them,

@@ -119,7 +119,7 @@ func (s *Server) seed(gvr kube.GroupVersionResource, object any, do func(*write,
 	if err != nil {
 		return nil, err
 	}
-	return mustDecode(rec.raw), nil
+	return mustDecode(renderAs(rec.raw, wr.res, false)), nil
 }
 
 // Get returns the object namespace/name of gvr (namespace is ignored for

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -173,17 +174,20 @@ func errTooLargeRV(want, current uint64) *kube.StatusError {
 }
 
 // errInvalid is a 422 Invalid naming the kind ("ConfigMap",
-// "Deployment.apps") and the object, with one cause per field error.
+// "Deployment.apps") and the object, with one cause per field error; the
+// message lists each different error once, as the real aggregate does.
 func errInvalid(group, kind, name string, errs []fielderr.Error) *kube.StatusError {
 	qkind := kind
 	if group != "" {
 		qkind = kind + "." + group
 	}
 	causes := make([]kube.StatusCause, len(errs))
-	msgs := make([]string, len(errs))
+	msgs := make([]string, 0, len(errs))
 	for i, e := range errs {
 		causes[i] = kube.StatusCause{Type: e.Type, Message: e.Body(), Field: e.Field}
-		msgs[i] = e.Field + ": " + e.Body()
+		if msg := e.Field + ": " + e.Body(); !slices.Contains(msgs, msg) {
+			msgs = append(msgs, msg)
+		}
 	}
 	agg := strings.Join(msgs, ", ")
 	if len(msgs) > 1 {

@@ -61,11 +61,12 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	case rv != "" && rv != formatRV(prev.rv):
 		return updateResult{}, errConflict(res, wr.name, msgModified)
 	}
-	old := mustDecode(prev.raw)
+	old := res.fromStored(mustDecode(prev.raw))
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	if errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...); len(errs) > 0 {
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...)
+	if errs = append(errs, validateData(res, next)...); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
@@ -91,6 +92,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		g, _ := unstructured.IntegerValue(unstructured.Metadata(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
+	next = res.toStored(next)
 	next["apiVersion"] = res.storageAPIVersion()
 	if prev.deleting && !hasFinalizers(next) {
 		// The object goes (its DELETED event carries the last stored

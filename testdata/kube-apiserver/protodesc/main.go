@@ -49,6 +49,7 @@ var roots = map[string]reflect.Type{
 	"events.k8s.io/v1/Event":       reflect.TypeFor[eventsv1.Event](),
 	"coordination.k8s.io/v1/Lease": reflect.TypeFor[coordinationv1.Lease](),
 	"authorization.k8s.io/v1/SelfSubjectAccessReview": reflect.TypeFor[authorizationv1.SelfSubjectAccessReview](),
+	"authorization.k8s.io/v1/SelfSubjectRulesReview":  reflect.TypeFor[authorizationv1.SelfSubjectRulesReview](),
 }
 
 // special are the types with a wire form of their own, by package path and

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import "net/http"
+
+// This file answers the two reviews a user makes of itself: a
+// SelfSubjectReview (authentication.k8s.io/v1, `kubectl auth whoami`) and
+// a SelfSubjectRulesReview (authorization.k8s.io/v1, `kubectl auth can-i
+// --list`). Neither is stored, and neither group is listed in discovery.
+//
+// kubetest's users are names (Options.Tokens) without uid. User "admin"
+// is reported in group system:masters, as the harness's admin is; every
+// user is in system:authenticated. Rules are what [Server.Deny] leaves:
+// the rules the real server's default RBAC grants every authenticated
+// user, plus everything on everything for a user that no denial names
+// (kubetest allows what it does not deny), as for system:masters. A user
+// with some denials but not all is answered without the "*" rules and
+// with incomplete set: Deny's exceptions cannot be written as rules.
+
+// selfReviews and rulesReviews are the resource paths of the two reviews.
+var (
+	selfReviews  = resource{Group: "authentication.k8s.io", Version: "v1", Plural: "selfsubjectreviews", Kind: "SelfSubjectReview"}
+	rulesReviews = resource{Group: "authorization.k8s.io", Version: "v1", Plural: "selfsubjectrulesreviews", Kind: "SelfSubjectRulesReview"}
+)
+
+// selfReviewOf returns which of the two reviews info names, nil for
+// neither.
+func selfReviewOf(info RequestInfo) *resource {
+	for _, r := range []*resource{&selfReviews, &rulesReviews} {
+		if info.Group == r.Group && info.Version == r.Version && info.Resource == r.Plural &&
+			info.Subresource == "" && info.Name == "" {
+			return r
+		}
+	}
+	return nil
+}
+
+// serveSelfReview answers a POST of either review with 201, as
+// kube-apiserver 1.36 does.
+func (s *Server) serveSelfReview(w http.ResponseWriter, r *http.Request, info RequestInfo, res *resource) {
+	if info.Verb != "create" {
+		writeError(w, errMethodNotAllowed())
+		return
+	}
+	out := obj{"kind": res.Kind, "apiVersion": res.apiVersion()}
+	if res == &selfReviews {
+		// Nothing of the body matters (kubectl sends it as protobuf, whose
+		// layout kubetest does not hold), only that it can be read.
+		if serr := checkBodyMediaType(r); serr != nil {
+			writeError(w, serr)
+			return
+		}
+		groups := []any{"system:authenticated"}
+		if info.User == "admin" {
+			groups = []any{"system:masters", "system:authenticated"}
+		}
+		out["metadata"] = obj{"creationTimestamp": nowString()}
+		out["status"] = obj{"userInfo": obj{"username": info.User, "groups": groups}}
+		writeJSON(w, http.StatusCreated, encodeObject(out))
+		return
+	}
+	review, _, _, serr := decodeRequestObject(r, nil)
+	if serr != nil {
+		writeError(w, serr)
+		return
+	}
+	spec, _ := review["spec"].(map[string]any)
+	if ns, _ := spec["namespace"].(string); ns == "" {
+		writeError(w, errBadRequest("no namespace on request"))
+		return
+	}
+	out["metadata"], out["spec"] = obj{}, obj{}
+	out["status"] = s.rulesOf(info.User)
+	writeJSON(w, http.StatusCreated, encodeObject(out))
+}
+
+// rulesOf is the status of a SelfSubjectRulesReview by user: the rules
+// of the real server's system:basic-user and system:public-info-viewer
+// and system:discovery roles, and "*" when nothing is denied to user.
+func (s *Server) rulesOf(user string) obj {
+	strs := func(v ...string) []any {
+		out := make([]any, len(v))
+		for i, s := range v {
+			out[i] = s
+		}
+		return out
+	}
+	resourceRules := []any{
+		obj{"verbs": strs("create"), "apiGroups": strs("authorization.k8s.io"),
+			"resources": strs("selfsubjectaccessreviews", "selfsubjectrulesreviews")},
+		obj{"verbs": strs("create"), "apiGroups": strs("authentication.k8s.io"), "resources": strs("selfsubjectreviews")},
+	}
+	nonResourceRules := []any{
+		obj{"verbs": strs("get"), "nonResourceURLs": strs("/api", "/api/*", "/apis", "/apis/*", "/healthz",
+			"/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/")},
+		obj{"verbs": strs("get"), "nonResourceURLs": strs("/healthz", "/livez", "/readyz", "/version", "/version/")},
+	}
+	denied, all := s.deniedTo(user)
+	if !denied {
+		resourceRules = append(resourceRules, obj{"verbs": strs("*"), "apiGroups": strs("*"), "resources": strs("*")})
+		nonResourceRules = append(nonResourceRules, obj{"verbs": strs("*"), "nonResourceURLs": strs("*")})
+	}
+	return obj{"resourceRules": resourceRules, "nonResourceRules": nonResourceRules, "incomplete": denied && !all}
+}
+
+// deniedTo reports whether any denial names user (or every user), and
+// whether one denies it every verb on every resource.
+func (s *Server) deniedTo(user string) (some, all bool) {
+	s.withLock(func() {
+		for d := range s.denials {
+			if d.user == user || d.user == "*" {
+				some = true
+				all = all || (d.verb == "*" && d.resource == "*")
+			}
+		}
+	})
+	return some, all
+}
