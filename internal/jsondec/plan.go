@@ -199,7 +199,7 @@ func (d *Decoder) structFields(p *plan, building map[reflect.Type]*plan) bool {
 					continue
 				}
 				name, opts, _ := strings.Cut(tag, ",")
-				if !validTag(name) {
+				if !ValidName(name) {
 					name = ""
 				}
 				index := append(slices.Clip(f.index), i)
@@ -304,9 +304,11 @@ func hasOpt(opts, name string) bool {
 	return false
 }
 
-// validTag reports whether name may be a JSON name in a tag, as
-// encoding/json decides.
-func validTag(name string) bool {
+// ValidName reports whether name, from a json tag, names the member as
+// encoding/json decides: a tag whose name it refuses is ignored, and the
+// Go field's name used. kube/crd, which names a schema's properties
+// after the same tags, asks it too.
+func ValidName(name string) bool {
 	if name == "" {
 		return false
 	}

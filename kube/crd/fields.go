@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // jsonField is one field of a struct as encoding/json sees it: the name
@@ -62,7 +64,7 @@ func jsonFields(t reflect.Type) []jsonField {
 					continue
 				}
 				name, opts, _ := strings.Cut(tag, ",")
-				if !validJSONName(name) {
+				if !jsondec.ValidName(name) {
 					name = ""
 				}
 				if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
@@ -154,22 +156,4 @@ func isStringable(t reflect.Type) bool {
 		return true
 	}
 	return false
-}
-
-// validJSONName reports whether encoding/json accepts name from a tag.
-func validJSONName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, c := range name {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case c == '\\' || c == '"' || c == '\'' || c == '`' || c == ',':
-			return false
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c > 0x7f:
-		default:
-			return false
-		}
-	}
-	return true
 }

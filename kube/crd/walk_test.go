@@ -70,6 +70,13 @@ type (
 		Key   string `json:"key"`
 		Value string `json:"value,omitempty"`
 	}
+	// Tags whose names encoding/json refuses, and so ignores.
+	OddNames struct {
+		Euro  string `json:"€uro"`
+		Dash  string `json:"x—y"`
+		Quote string `json:"a'b"`
+		Fine  string `json:"é!"`
+	}
 )
 
 func (t Textual) MarshalText() ([]byte, error) { return []byte(t.v), nil }
@@ -134,6 +141,9 @@ func TestSchemaOfGoTypes(t *testing.T) {
 			`"type":{"type":"string","maxLength":316,"pattern":"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"}},` +
 			`"required":["type","status","lastTransitionTime","reason","message"]},` +
 			`"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["type"]}`},
+		{"tag names encoding/json ignores", plain[OddNames], `{"type":"object","properties":{` +
+			`"Dash":{"type":"string"},"Euro":{"type":"string"},"Quote":{"type":"string"},"é!":{"type":"string"}},` +
+			`"required":["Euro","Dash","Quote","é!"]}`},
 		{"schemaless recursion", plain[NodeOK], `{"type":"object","properties":{"children":{"x-kubernetes-preserve-unknown-fields":true},"name":{"type":"string"}},"required":["name"]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
