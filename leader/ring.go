@@ -94,9 +94,10 @@ type RingOptions struct {
 	// when Run's context is done, and at once when this member's renewals
 	// stop succeeding (RenewDeadline after the last one): Work must then
 	// stop within LeaseDuration - RenewDeadline, after which another member
-	// may start the range. If Work returns before ctx is done (an error is
-	// logged), the member releases the range and claims it again after
-	// RetryPeriod. It is the signature of a sharded controller's work
+	// may start the range. If Work returns before ctx is done (with an
+	// error, logged as a warning), the member releases the range and
+	// claims it again after RetryPeriod; an error returned once ctx is
+	// done is how Work stopped, and not logged. It is the signature of a sharded controller's work
 	// (controller.Shards.Work). Required.
 	Work func(ctx context.Context, sel kube.ShardSelector) error
 

@@ -3,10 +3,19 @@
 package leader
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube"
 )
 
 // The ring scenarios. In each, the ledger of ringharness_test.go fails the
@@ -188,4 +197,69 @@ func TestRingStallAndPartition(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRingWorkStoppedIsNoFailure: a Work that returns an error once the
+// member asked it to stop (as a sharded controller's does when its range
+// moves before the shard synced) is not logged as a failure; one that
+// fails on its own, while it holds its range, is.
+func TestRingWorkStoppedIsNoFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		failing  bool // Work fails at once, on its own
+		wantWarn bool
+	}{
+		{"stopped when asked", false, false},
+		{"failed on its own", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ids := ringIDs(2)
+				rt := newRingTest(t, 0, ids...)
+				logs := &syncBuffer{}
+				for _, id := range ids {
+					rt.start(id, func(o *RingOptions) {
+						o.Logger = slog.New(slog.NewTextHandler(logs, nil))
+						o.Work = func(ctx context.Context, sel kube.ShardSelector) error {
+							if tc.failing {
+								return errors.New("broke on its own")
+							}
+							rt.work(id, ctx, rangeOfSelector(sel))
+							return fmt.Errorf("hold shard %s: %w", sel, ctx.Err())
+						}
+					})
+				}
+				time.Sleep(2 * retry)
+				if !tc.failing {
+					rt.waitSettled(ids, 2*retry)
+					if err := rt.members[1].leave(); err != nil { // its ranges move to ids[0]
+						t.Fatal(err)
+					}
+					rt.waitSettled(ids[:1], 2*retry)
+				}
+				rt.shutdown()
+				if warned := strings.Contains(logs.String(), "work of range failed"); warned != tc.wantWarn {
+					t.Errorf("a failure logged = %v, want %v:\n%s", warned, tc.wantWarn, logs.String())
+				}
+			})
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the members' loggers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

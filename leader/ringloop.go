@@ -217,7 +217,10 @@ func (m *Member) start(ctx context.Context, judged time.Time) {
 		}
 		m.works.Go(func() {
 			defer func() { m.returned <- i }()
-			if err := m.opts.Work(work, ShardSelector(m.opts.Field, r)); err != nil {
+			// An error after the member asked the work to stop (the range
+			// moved before its shard synced, say) is how it stopped, not a
+			// failure.
+			if err := m.opts.Work(work, ShardSelector(m.opts.Field, r)); err != nil && work.Err() == nil {
 				m.log.Warn("work of range failed", "range", r.String(), "err", err)
 			}
 		})

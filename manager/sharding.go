@@ -166,9 +166,9 @@ func (r *ring) claimsWaiting() bool { return len(r.member.Status().Claimed) > 0 
 
 // work is the member's Work for the range of sel: every sharded
 // controller's work holds the shard of sel until ctx ends. If one of them
-// fails, the others are asked to stop too, and work returns their errors
-// once they all have, so that the member releases the range and claims it
-// again later.
+// fails, the others are asked to stop too, and work returns the errors of
+// those that failed (not of those stopped) once they all have, so that the
+// member releases the range and claims it again later.
 func (r *ring) work(ctx context.Context, sel kube.ShardSelector) error {
 	r.mu.Lock()
 	works := slices.Clone(r.works)
@@ -179,7 +179,8 @@ func (r *ring) work(ctx context.Context, sel kube.ShardSelector) error {
 	var wg sync.WaitGroup
 	for n, work := range works {
 		wg.Go(func() {
-			if errs[n] = work(ctx, sel); errs[n] != nil {
+			if err := work(ctx, sel); err != nil && ctx.Err() == nil {
+				errs[n] = err
 				cancel()
 			}
 		})
