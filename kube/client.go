@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // Client reads and writes objects on an API server. It is safe for
@@ -32,6 +34,8 @@ type Client struct {
 	maxObjectSize int
 	// onWrite is ClientOptions.OnWrite; nil reports nothing.
 	onWrite func(Written)
+	// jd decodes answers and watch events (see unmarshal).
+	jd *jsondec.Decoder
 }
 
 // ClientOptions refine a [Client].
@@ -98,6 +102,7 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 		log:           opts.Logger,
 		maxObjectSize: opts.MaxObjectSize,
 		onWrite:       opts.OnWrite,
+		jd:            newJSONDecoder(),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)

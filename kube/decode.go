@@ -4,35 +4,29 @@ package kube
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
-	"sync/atomic"
+
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
-// objectDecoder is where objects come off the wire: it decodes the objects
-// of one answer of the server, one after another, with one json.Decoder
-// whose buffer and scanner state are reused from object to object.
-// (json.Unmarshal makes both anew for every object: garbage that, during
-// the sync of many objects, raises the peak of the heap.)
+// Objects come off the wire in two ways. A list's body is a stream that
+// [Client.List] and [Client.ListEach] read item by item with an
+// objectDecoder (encoding/json's Decoder, whose buffer and scanner state
+// are reused from item to item). A watch event's object and the answer
+// to a read or a write are whole in memory: unmarshal decodes them in one
+// pass with internal/jsondec, whose plans (one per Go type, built on
+// first use) the Client keeps.
 //
-// Its input is either a stream, a list's body that [Client.List] and
-// [Client.ListEach] read item by item (object), or the objects of a
-// watch's events, which a [Watcher] hands it one at a time (decode,
-// through [WatchEvent.Decode]). It does not bound what it reads: a list's
-// body reaches it through a stepReader, which bounds each item, and a
-// watch's event is bounded by the line the Watcher reads, both at
-// [ClientOptions.MaxObjectSize]. Its errors are encoding/json's; the
-// callers rewrite them with jsonError, which quotes no value.
-//
-// It is used by one goroutine at a time. decode is safe to call from
-// several (events are values, and may be decoded anywhere): a call that
-// finds the decoder busy uses json.Unmarshal instead.
+// Neither bounds what it reads: a list's body reaches the stream decoder
+// through a stepReader, which bounds each item, a watch's event is
+// bounded by the line the Watcher reads and an answer by readLimited, all
+// at [ClientOptions.MaxObjectSize]. Errors quote no value: jsonError
+// rewrites encoding/json's; jsondec's name the JSON path and the Go type.
+
+// objectDecoder decodes the objects of a list's body, one after another.
+// It is used by one goroutine at a time.
 type objectDecoder struct {
-	// busy is set while a decode uses dec.
-	busy atomic.Bool
-	dec  *json.Decoder
-	// in is what dec reads in decode's mode; nil for a stream.
-	in *feed
+	dec *json.Decoder
 }
 
 // newStreamDecoder returns a decoder of the JSON values read from r.
@@ -48,63 +42,68 @@ func (d *objectDecoder) object(obj any) (int, error) {
 	return int(d.dec.InputOffset() - start), err
 }
 
-// decode decodes raw, which must hold one JSON value and nothing else,
-// into obj, as json.Unmarshal does (and with its errors). A nil
-// *objectDecoder uses json.Unmarshal.
-func (d *objectDecoder) decode(raw []byte, obj any) error {
-	if d == nil || !d.busy.CompareAndSwap(false, true) {
+// newJSONDecoder returns the decoder of a Client's answers and watch
+// events.
+func newJSONDecoder() *jsondec.Decoder {
+	return jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+}
+
+// unmarshal decodes raw, which must hold one JSON value and nothing else,
+// into obj, with json.Unmarshal's result, by jd (nil: by json.Unmarshal).
+// An *Unstructured is decoded member by member, as its UnmarshalJSON
+// would.
+func unmarshal(jd *jsondec.Decoder, raw []byte, obj any) error {
+	if jd == nil {
 		return json.Unmarshal(raw, obj)
 	}
-	defer d.busy.Store(false)
-	if d.dec == nil {
-		d.in = &feed{}
-		d.dec = json.NewDecoder(d.in)
+	if u, ok := obj.(*Unstructured); ok {
+		return u.decode(jd, raw)
 	}
-	d.in.next = raw
-	_, err := d.object(obj)
-	leftover := err == nil && (len(d.in.next) > 0 || d.dec.InputOffset() != d.in.fed)
-	if leftover {
-		// Bytes after the value: JSON whitespace is fine; anything
-		// else (a vertical tab too, which bytes.TrimSpace would take
-		// for space) fails, as with json.Unmarshal.
-		rest, _ := io.ReadAll(d.dec.Buffered())
-		if !onlyJSONSpace(rest) || !onlyJSONSpace(d.in.next) {
-			err = errors.New("invalid data after the object")
+	return jd.Unmarshal(raw, obj)
+}
+
+// decode is [Unstructured.UnmarshalJSON] in one pass. As there, the last
+// of members of one name counts, errors of the ones before it included.
+func (u *Unstructured) decode(jd *jsondec.Decoder, raw []byte) error {
+	*u = Unstructured{}
+	var failed map[string]error // members whose last value failed
+	err := jd.Object(raw, func(key []byte, v *jsondec.Value) error {
+		var err error
+		switch string(key) {
+		case "apiVersion":
+			u.APIVersion = ""
+			err = v.Decode(&u.APIVersion)
+		case "kind":
+			u.Kind = ""
+			err = v.Decode(&u.Kind)
+		case "metadata":
+			u.ObjectMeta = ObjectMeta{}
+			err = v.Decode(&u.ObjectMeta)
+		default:
+			var val any
+			val, err = v.Any()
+			if u.Content == nil {
+				u.Content = map[string]any{}
+			}
+			u.Content[string(key)] = val
+		}
+		if e, ok := err.(*jsondec.Error); ok && e.Type == nil {
+			return err // invalid JSON ends the decoding
+		}
+		if err != nil {
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[string(key)] = err
+		} else if failed != nil {
+			delete(failed, string(key))
+		}
+		return nil
+	})
+	for _, e := range failed {
+		if err == nil {
+			err = e
 		}
 	}
-	if err != nil || leftover {
-		d.dec = nil // start afresh: a json.Decoder that failed keeps failing
-	}
-	d.in.next = nil
 	return err
-}
-
-// onlyJSONSpace reports whether b holds JSON whitespace alone: space,
-// tab, newline and carriage return.
-func onlyJSONSpace(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
-}
-
-// feed is the input of a decoder in decode's mode: the object being
-// decoded.
-type feed struct {
-	// next is what the decoder reads next.
-	next []byte
-	// fed counts the bytes handed to the decoder.
-	fed int64
-}
-
-func (f *feed) Read(p []byte) (int, error) {
-	if len(f.next) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, f.next)
-	f.next = f.next[n:]
-	f.fed += int64(n)
-	return n, nil
 }

@@ -7,9 +7,12 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
-// FuzzObjectDecoder feeds one reused objectDecoder a sequence of inputs
+// FuzzObjectDecoder feeds one reused jsondec.Decoder (through unmarshal,
+// which decodes an Unstructured member by member) a sequence of inputs
 // (data split at each 0xff byte), decoding each into a typed, an
 // unstructured or a metadata-only object as kinds says, and checks every
 // answer against json.Unmarshal into a fresh object of the same type: the
@@ -26,7 +29,7 @@ func FuzzObjectDecoder(f *testing.F) {
 		f.Add([]byte(s), []byte{0, 1, 2})
 	}
 	f.Fuzz(func(t *testing.T, data, kinds []byte) {
-		var d objectDecoder
+		d := newJSONDecoder()
 		for i, raw := range bytes.Split(data, []byte{0xff}) {
 			k := byte(i)
 			if len(kinds) > 0 {
@@ -34,11 +37,11 @@ func FuzzObjectDecoder(f *testing.F) {
 			}
 			switch k % 3 {
 			case 0:
-				checkDecode[ConfigMap](t, &d, raw)
+				checkDecode[ConfigMap](t, d, raw)
 			case 1:
-				checkDecode[Unstructured](t, &d, raw)
+				checkDecode[Unstructured](t, d, raw)
 			default:
-				checkDecode[PartialObjectMetadata](t, &d, raw)
+				checkDecode[PartialObjectMetadata](t, d, raw)
 			}
 		}
 	})
@@ -47,10 +50,10 @@ func FuzzObjectDecoder(f *testing.F) {
 func checkDecode[T any, PT interface {
 	*T
 	Object
-}](t *testing.T, d *objectDecoder, raw []byte) {
+}](t *testing.T, d *jsondec.Decoder, raw []byte) {
 	t.Helper()
 	got, want := PT(new(T)), PT(new(T))
-	gotErr := d.decode(raw, got)
+	gotErr := unmarshal(d, raw, got)
 	wantErr := json.Unmarshal(raw, want)
 	if (gotErr == nil) != (wantErr == nil) {
 		t.Fatalf("decode %T (%q) error %v, json.Unmarshal error %v", got, raw, gotErr, wantErr)

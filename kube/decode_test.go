@@ -14,7 +14,7 @@ import (
 // TestObjectDecoder: a reused decoder answers as json.Unmarshal does, object
 // after object, through failures.
 func TestObjectDecoder(t *testing.T) {
-	var d objectDecoder
+	jd := newJSONDecoder()
 	inputs := []string{
 		`{"metadata":{"name":"a"},"data":{"k":"v"}}`,
 		`{"metadata":{"name":"b"}}`,
@@ -30,7 +30,7 @@ func TestObjectDecoder(t *testing.T) {
 	for _, in := range inputs {
 		var want, got ConfigMap
 		wantErr := json.Unmarshal([]byte(in), &want)
-		gotErr := d.decode([]byte(in), &got)
+		gotErr := unmarshal(jd, []byte(in), &got)
 		if (gotErr == nil) != (wantErr == nil) || gotErr == nil && !reflect.DeepEqual(got, want) {
 			t.Errorf("decode(%.40q) = %+v, %v; json.Unmarshal gives %+v, %v", in, got.ObjectMeta, gotErr, want.ObjectMeta, wantErr)
 		}
@@ -48,7 +48,7 @@ func TestWatchDecodeErrorHidesObject(t *testing.T) {
 	}
 	var s Secret
 	err = ev.Decode(&s)
-	if err == nil || !strings.Contains(err.Error(), "decode ADDED event") || !strings.Contains(err.Error(), "Secret.immutable") {
+	if err == nil || !strings.Contains(err.Error(), "decode ADDED event") || !strings.Contains(err.Error(), ".immutable") {
 		t.Errorf("Decode() = %v, want an error naming the event and the field", err)
 	}
 	if err != nil && strings.Contains(err.Error(), "c2VjcmV0") {

@@ -5,7 +5,6 @@ package kube
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,7 +80,7 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 		return fmt.Errorf("%s %s: the answer is larger than %d bytes", r.method, r.path, limit)
 	}
 	resetObject(out)
-	if err := json.Unmarshal(body, out); err != nil {
+	if err := unmarshal(c.jd, body, out); err != nil {
 		return fmt.Errorf("decode response (%s): %w", answerShape(body), jsonError(err))
 	}
 	return nil

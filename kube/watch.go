@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // EventType is the type of a watch event.
@@ -45,18 +47,18 @@ type WatchEvent struct {
 	// of a WatchList (SendInitialEvents) stream.
 	InitialEventsEnd bool
 
-	// dec is the watcher's decoder, reused from event to event.
-	dec *objectDecoder
+	// jd is the watcher's decoder, whose plans serve event after event.
+	jd *jsondec.Decoder
 }
 
-// Decode decodes the event's object into obj, as json.Unmarshal does,
-// through the watcher's decoder, which is reused from event to event: no
-// garbage for the decoder's state. Its error names the event type and the
-// field that failed, not the object's content (which may be a Secret's
-// data).
+// Decode decodes the event's object into obj, with json.Unmarshal's
+// result, in one pass over it (see internal/jsondec). It is safe to call
+// from any goroutine. Its error names the event type and the JSON path
+// of the field that failed, not the object's content (which may be a
+// Secret's data).
 func (e *WatchEvent) Decode(obj any) error {
 	resetObject(obj)
-	if err := e.dec.decode(e.Object, obj); err != nil {
+	if err := unmarshal(e.jd, e.Object, obj); err != nil {
 		return fmt.Errorf("decode %s event (%s): %w", e.Type, shapeOf(e.Object), jsonError(err))
 	}
 	return nil
@@ -72,7 +74,7 @@ type Watcher struct {
 	body      io.ReadCloser
 	r         *bufio.Reader
 	line      []byte // reused between events when an event spans buffers
-	dec       objectDecoder
+	jd        *jsondec.Decoder
 	maxObject int    // the object limit; an event may add watchEnvelope
 	path      string // the request's path, for errors; "" for NewWatcher
 	stop      sync.Once
@@ -107,14 +109,14 @@ func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptio
 		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
 	}
 	w := NewWatcher(resp.Body, cancel)
-	w.maxObject, w.path = c.maxObject(), r.path
+	w.maxObject, w.path, w.jd = c.maxObject(), r.path, c.jd
 	return w, nil
 }
 
 // NewWatcher reads a watch stream from body. cancel, if not nil, is called
 // by Stop (to end the request the body belongs to).
 func NewWatcher(body io.ReadCloser, cancel context.CancelFunc) *Watcher {
-	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize}
+	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize, jd: newJSONDecoder()}
 }
 
 // Stop ends the stream and releases the connection. It is safe to call
@@ -142,7 +144,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 	if err != nil {
 		return WatchEvent{}, err
 	}
-	ev.dec = &w.dec
+	ev.jd = w.jd
 	switch ev.Type {
 	case Added, Modified, Deleted:
 		return ev, nil
@@ -153,7 +155,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 				Annotations     map[string]string `json:"annotations"`
 			} `json:"metadata"`
 		}
-		if err := w.dec.decode(ev.Object, &b); err != nil {
+		if err := unmarshal(w.jd, ev.Object, &b); err != nil {
 			return WatchEvent{}, fmt.Errorf("watch: decode bookmark (%s): %w", shapeOf(ev.Object), jsonError(err))
 		}
 		ev.ResourceVersion = b.Metadata.ResourceVersion
@@ -161,7 +163,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 		return ev, nil
 	case Error:
 		var st Status
-		if err := w.dec.decode(ev.Object, &st); err != nil || st.Code == 0 && st.Reason == "" {
+		if err := unmarshal(w.jd, ev.Object, &st); err != nil || st.Code == 0 && st.Reason == "" {
 			return WatchEvent{}, fmt.Errorf("watch: ERROR event without a Status (%s)", shapeOf(ev.Object))
 		}
 		return WatchEvent{}, &StatusError{Status: st}
