@@ -38,6 +38,7 @@ func configMapListJSON(n int) []byte {
 // does.
 func BenchmarkDecodeList500(b *testing.B) {
 	data := configMapListJSON(500)
+	jd := newJSONDecoder()
 	for _, bb := range []struct {
 		name   string
 		decode func(*List[ConfigMap]) error
@@ -45,7 +46,7 @@ func BenchmarkDecodeList500(b *testing.B) {
 		{"Unmarshal", func(l *List[ConfigMap]) error { return json.Unmarshal(data, l) }},
 		{"Streamed", func(l *List[ConfigMap]) error {
 			sr := &stepReader{r: bytes.NewReader(data), step: DefaultMaxObjectSize, total: maxListBody}
-			_, err := decodeList(newStreamDecoder(sr), sr, l.decoding())
+			_, err := decodeList(newStreamDecoder(sr, jd), sr, l.decoding())
 			return err
 		}},
 	} {

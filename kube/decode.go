@@ -4,6 +4,7 @@ package kube
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/kubeloop/kubeloop/internal/jsondec"
@@ -27,16 +28,24 @@ import (
 // It is used by one goroutine at a time.
 type objectDecoder struct {
 	dec *json.Decoder
+	// jd decodes the items, when items reads them.
+	jd *jsondec.Decoder
+	// items reads a list's items while its array is read.
+	items *itemReader
 }
 
-// newStreamDecoder returns a decoder of the JSON values read from r.
-func newStreamDecoder(r io.Reader) *objectDecoder {
-	return &objectDecoder{dec: json.NewDecoder(r)}
+// newStreamDecoder returns a decoder of the JSON values read from r,
+// whose list items jd decodes.
+func newStreamDecoder(r io.Reader, jd *jsondec.Decoder) *objectDecoder {
+	return &objectDecoder{dec: json.NewDecoder(r), jd: jd}
 }
 
 // object decodes the next value of the decoder's input into obj and
 // returns the size of its JSON.
 func (d *objectDecoder) object(obj any) (int, error) {
+	if d.items != nil {
+		return d.items.next(obj)
+	}
 	start := d.dec.InputOffset()
 	err := d.dec.Decode(obj)
 	return int(d.dec.InputOffset() - start), err
@@ -107,3 +116,88 @@ func (u *Unstructured) decode(jd *jsondec.Decoder, raw []byte) error {
 	}
 	return err
 }
+
+// itemReader reads the items of a list's array from r: it finds each
+// item's end with jsondec.Extent in its buffer, reading more as needed,
+// and decodes the item in one pass. Its buffer holds the item being read
+// and what was read after it.
+type itemReader struct {
+	r   io.Reader
+	jd  *jsondec.Decoder
+	buf []byte
+	off int // the first byte of buf not read yet
+}
+
+// more skips what comes before item n (0 for the first): white space
+// and, after an item, a comma. It reports false after the closing
+// bracket.
+func (ir *itemReader) more(n int) (bool, error) {
+	needValue := false // after a comma
+	for {
+		for ir.off < len(ir.buf) && isJSONSpace(ir.buf[ir.off]) {
+			ir.off++
+		}
+		if ir.off == len(ir.buf) {
+			if err := ir.fill(); err != nil {
+				return false, err
+			}
+			continue
+		}
+		switch c := ir.buf[ir.off]; {
+		case needValue || n == 0 && c != ']':
+			if c == ']' || c == ',' {
+				return false, errors.New("invalid JSON between the items: no item")
+			}
+			return true, nil
+		case c == ']':
+			ir.off++
+			return false, nil
+		case c == ',':
+			ir.off++
+			needValue = true
+		default:
+			return false, errors.New("invalid JSON between the items: no comma")
+		}
+	}
+}
+
+// next decodes the next item into obj and returns the size of its JSON.
+func (ir *itemReader) next(obj any) (int, error) {
+	for {
+		n, ok := jsondec.Extent(ir.buf[ir.off:])
+		if ok {
+			raw := ir.buf[ir.off : ir.off+n]
+			ir.off += n
+			return n, unmarshal(ir.jd, raw, obj)
+		}
+		if err := ir.fill(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// fill reads more into the buffer, moving what is unread to its start.
+// The end of r before the list's end is io.ErrUnexpectedEOF.
+func (ir *itemReader) fill() error {
+	if ir.off > 0 {
+		ir.buf = ir.buf[:copy(ir.buf, ir.buf[ir.off:])]
+		ir.off = 0
+	}
+	if len(ir.buf) == cap(ir.buf) {
+		ir.buf = append(ir.buf, make([]byte, max(32<<10, cap(ir.buf)))...)[:len(ir.buf)]
+	}
+	for {
+		n, err := ir.r.Read(ir.buf[len(ir.buf):cap(ir.buf)])
+		ir.buf = ir.buf[:len(ir.buf)+n]
+		switch {
+		case n > 0:
+			return nil
+		case err == io.EOF:
+			return io.ErrUnexpectedEOF
+		case err != nil:
+			return err
+		}
+	}
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -3,6 +3,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,7 +91,7 @@ func (c *Client) readList(ctx context.Context, r *request, total int64, d listDe
 	}
 	defer resp.Body.Close()
 	sr := &stepReader{r: resp.Body, step: c.maxObject(), total: total}
-	item, err := decodeList(newStreamDecoder(sr), sr, d)
+	item, err := decodeList(newStreamDecoder(sr, c.jd), sr, d)
 	switch {
 	case err == nil:
 		return nil
@@ -168,6 +169,7 @@ func decodeListParts(od *objectDecoder, sr *stepReader, d listDecoding) (item in
 			if n, err := decodeItems(od, sr, d); err != nil {
 				return n, err
 			}
+			dec = od.dec // decodeItems hands the rest to a new decoder
 		default: // apiVersion and kind for ListEach, whatever their type
 			err = skipValue(dec)
 		}
@@ -197,19 +199,36 @@ func decodeItems(od *objectDecoder, sr *stepReader, d listDecoding) (int, error)
 	if d.items != nil {
 		d.items()
 	}
+	// The items are read by an itemReader (each item's end found by
+	// jsondec.Extent, then the item decoded in one pass), the rest of
+	// the list by a new json.Decoder.
+	ir := &itemReader{r: io.MultiReader(dec.Buffered(), sr), jd: od.jd}
+	od.items = ir
+	defer func() { od.items = nil }()
 	for n := 0; ; n++ {
 		sr.next(nil)
-		if !dec.More() {
+		more, err := ir.more(n)
+		if err != nil {
+			return -1, err
+		}
+		if !more {
 			break
 		}
-		sr.next(dec.Buffered())
+		sr.next(bytes.NewReader(ir.buf[ir.off:]))
 		if err := d.item(od); err != nil {
 			return n, err
 		}
 	}
-	sr.next(nil)
-	_, err = dec.Token() // the closing bracket
-	return -1, err
+	// The new decoder reads the rest of the list's object: it is given
+	// the start of an object with one member first, which it reads now,
+	// so that it is where the old one would be.
+	od.dec = json.NewDecoder(io.MultiReader(strings.NewReader(`{"":0`), bytes.NewReader(ir.buf[ir.off:]), sr))
+	for range 3 {
+		if _, err := od.dec.Token(); err != nil {
+			return -1, err
+		}
+	}
+	return -1, nil
 }
 
 // expectDelim reads delim, the next token of dec.
