@@ -5,6 +5,8 @@ package jsondec_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,5 +137,42 @@ func TestExtent(t *testing.T) {
 		if ok != tc.complete || ok && n != tc.n {
 			t.Errorf("Extent(%q) = %d, %v; want %d, %v", tc.in, n, ok, tc.n, tc.complete)
 		}
+	}
+}
+
+func TestValidAndUnquoteAgreeWithEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`"a"`, ` "a\u00e9\n" `, `"\ud800"`, "\"\xff\"", `"a" x`, `"a`, `1`, `null`, `{"a":[1,2,{}]}`,
+		`{"a":}`, `[1,]`, ``, `  `, `tru`, `"\x"`, "\"\x01\"", `{"a":1}{}`, `-`, `1e`, `01`,
+	} {
+		valid := jsondec.Valid([]byte(in)) == nil
+		if want := json.Valid([]byte(in)); valid != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", in, valid, want)
+		}
+		got, err := jsondec.Unquote([]byte(in))
+		var want string
+		wantErr := json.Unmarshal([]byte(in), &want)
+		if strings.TrimSpace(in) == "null" {
+			wantErr = errors.New("null is no string") // Unquote refuses null; Unmarshal leaves the string
+		}
+		if (err != nil) != (wantErr != nil) || err == nil && got != want {
+			t.Errorf("Unquote(%q) = %q, %v; encoding/json: %q, %v", in, got, err, want, wantErr)
+		}
+	}
+}
+
+func TestUseNumberAsEncodingJSON(t *testing.T) {
+	in := []byte(`{"a":1,"b":[-0,1.5e300,12345678901234567890],"c":{"d":1e-7},"e":"1"}`)
+	var want, got any
+	d := json.NewDecoder(bytes.NewReader(in))
+	d.UseNumber()
+	if err := d.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if err := jsondec.New(jsondec.Options{UseNumber: true}).Unmarshal(in, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("UseNumber: got %#v, want %#v", got, want)
 	}
 }

@@ -76,6 +76,9 @@ type Options struct {
 	// which it is handed the value's bytes alone for. Nil makes them an
 	// error, and leaves encoding/json's decoder out of the program.
 	Fallback func(data []byte, v any) error
+	// UseNumber makes a number decoded into an empty interface a
+	// json.Number, as json.Decoder.UseNumber does, instead of a float64.
+	UseNumber bool
 }
 
 // Decoder decodes JSON by plans, one per Go type, built on first use. It

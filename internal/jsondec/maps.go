@@ -4,6 +4,7 @@ package jsondec
 
 import (
 	"encoding"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strconv"
@@ -194,6 +195,9 @@ func (s *state) anyValue(intern bool) (any, error) {
 		num, err := s.number()
 		if err != nil {
 			return nil, err
+		}
+		if s.d != nil && s.d.opts.UseNumber {
+			return json.Number(num), nil
 		}
 		if n, ok := parseInt(num); ok && n > -1<<53 && n < 1<<53 && (n != 0 || num[0] != '-') {
 			return float64(n), nil
