@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -36,6 +37,13 @@ type packed struct{ json string }
 type codec struct {
 	kind   kube.GroupVersionKind
 	newObj func() kube.Object
+	// dec decodes what the store keeps, in one pass; it holds the plan
+	// of the kind's Go type.
+	dec *jsondec.Decoder
+}
+
+func newCodec(kind kube.GroupVersionKind, newObj func() kube.Object) *codec {
+	return &codec{kind: kind, newObj: newObj, dec: jsondec.New(jsondec.Options{})}
 }
 
 // pack returns what the store keeps of obj: obj itself, or a *packed, and
@@ -105,7 +113,7 @@ func (c *codec) load(v any) kube.Object {
 		return v.(kube.Object)
 	}
 	obj := c.newObj()
-	if err := json.Unmarshal([]byte(p.json), obj); err != nil {
+	if err := c.dec.Unmarshal([]byte(p.json), obj); err != nil {
 		panic(fmt.Sprintf("cache: a stored %s does not decode into %T (its JSON methods do not round-trip): %v", c.kind.Kind, obj, err))
 	}
 	if s, ok := obj.(interface{ SetGroupVersionKind(kube.GroupVersionKind) }); ok {

@@ -110,7 +110,7 @@ func TestCompactReadsAreNew(t *testing.T) {
 // TestCodecPack checks what a compact store keeps: the JSON without the
 // kind, the key's name cut from it, and the object left as it was.
 func TestCodecPack(t *testing.T) {
-	c := &codec{kind: cmKind, newObj: func() kube.Object { return new(kube.ConfigMap) }}
+	c := newCodec(cmKind, func() kube.Object { return new(kube.ConfigMap) })
 	obj := &kube.ConfigMap{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: kube.ObjectMeta{Namespace: "ns", Name: "cm"}, Data: map[string]string{"a": "<b>"}}
 	v, key, size := c.pack(obj, 999)
@@ -148,7 +148,7 @@ type unmarshallable struct {
 // TestCodecLoadPanicsOnBadJSON: a type whose JSON does not round-trip is
 // a bug the panic names.
 func TestCodecLoadPanicsOnBadJSON(t *testing.T) {
-	c := &codec{kind: cmKind, newObj: func() kube.Object { return new(kube.ConfigMap) }}
+	c := newCodec(cmKind, func() kube.Object { return new(kube.ConfigMap) })
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(r.(string), "ConfigMap") {
 			t.Errorf("panic = %v, want one naming the kind", r)

@@ -108,7 +108,7 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	_, meta := newObj().(*kube.PartialObjectMetadata)
 	var c *codec
 	if opts.Compact || testHookCompact {
-		c, in = &codec{kind: gvk, newObj: newObj}, nil // what is stored shares no strings
+		c, in = newCodec(gvk, newObj), nil // what is stored shares no strings
 	}
 	unsynced := max(len(opts.Namespaces), 1)
 	if opts.Sharded {

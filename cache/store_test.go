@@ -53,7 +53,7 @@ func listed(s *store, ns string, all bool) []string {
 func codecs(t *testing.T, test func(t *testing.T, c *codec)) {
 	t.Run("decoded", func(t *testing.T) { test(t, nil) })
 	t.Run("compact", func(t *testing.T) {
-		test(t, &codec{kind: kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, newObj: func() kube.Object { return new(kube.ConfigMap) }})
+		test(t, newCodec(kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, func() kube.Object { return new(kube.ConfigMap) }))
 	})
 }
 

@@ -38,15 +38,15 @@ func configMapListJSON(n int) []byte {
 // does.
 func BenchmarkDecodeList500(b *testing.B) {
 	data := configMapListJSON(500)
-	jd := newJSONDecoder()
+	dec := newDecoders()
 	for _, bb := range []struct {
 		name   string
 		decode func(*List[ConfigMap]) error
 	}{
 		{"Unmarshal", func(l *List[ConfigMap]) error { return json.Unmarshal(data, l) }},
 		{"Streamed", func(l *List[ConfigMap]) error {
-			sr := &stepReader{r: bytes.NewReader(data), step: DefaultMaxObjectSize, total: maxListBody}
-			_, err := decodeList(newStreamDecoder(sr, jd), sr, l.decoding())
+			lr := &listReader{r: bytes.NewReader(data), jd: dec.all, step: DefaultMaxObjectSize, total: maxListBody}
+			_, err := lr.list(l.decoding(dec.all))
 			return err
 		}},
 	} {

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // Client reads and writes objects on an API server. It is safe for
@@ -34,8 +32,8 @@ type Client struct {
 	maxObjectSize int
 	// onWrite is ClientOptions.OnWrite; nil reports nothing.
 	onWrite func(Written)
-	// jd decodes answers and watch events (see unmarshal).
-	jd *jsondec.Decoder
+	// dec decodes answers, list items and watch events (see unmarshal).
+	dec decoders
 }
 
 // ClientOptions refine a [Client].
@@ -102,7 +100,7 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 		log:           opts.Logger,
 		maxObjectSize: opts.MaxObjectSize,
 		onWrite:       opts.OnWrite,
-		jd:            newJSONDecoder(),
+		dec:           newDecoders(),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -162,7 +160,7 @@ func (c *Client) list(ctx context.Context, gvk GroupVersionKind, list ObjectList
 	}
 	if l, ok := list.(streamedList); ok {
 		resetObject(list)
-		err = c.readList(ctx, r, maxListBody, l.decoding())
+		err = c.readList(ctx, r, maxListBody, l.decoding(c.decoder(opts)))
 	} else {
 		r.maxBody = maxListBody
 		err = c.call(ctx, r, list)

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-
-	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // FuzzObjectDecoder feeds one reused jsondec.Decoder (through unmarshal,
@@ -29,7 +27,7 @@ func FuzzObjectDecoder(f *testing.F) {
 		f.Add([]byte(s), []byte{0, 1, 2})
 	}
 	f.Fuzz(func(t *testing.T, data, kinds []byte) {
-		d := newJSONDecoder()
+		d := newDecoders()
 		for i, raw := range bytes.Split(data, []byte{0xff}) {
 			k := byte(i)
 			if len(kinds) > 0 {
@@ -50,15 +48,28 @@ func FuzzObjectDecoder(f *testing.F) {
 func checkDecode[T any, PT interface {
 	*T
 	Object
-}](t *testing.T, d *jsondec.Decoder, raw []byte) {
+}](t *testing.T, d decoders, raw []byte) {
 	t.Helper()
 	got, want := PT(new(T)), PT(new(T))
-	gotErr := unmarshal(d, raw, got)
+	gotErr := unmarshal(d.all, raw, got)
 	wantErr := json.Unmarshal(raw, want)
 	if (gotErr == nil) != (wantErr == nil) {
 		t.Fatalf("decode %T (%q) error %v, json.Unmarshal error %v", got, raw, gotErr, wantErr)
 	}
 	if gotErr == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("decode %T (%q) =\n%+v\njson.Unmarshal gives\n%+v", got, raw, got, want)
+	}
+	// Skipping managedFields changes nothing else, and fails only when
+	// the whole decoding fails or managedFields is not valid JSON.
+	lean := PT(new(T))
+	leanErr := unmarshal(d.lean, raw, lean)
+	if gotErr == nil && leanErr != nil {
+		t.Fatalf("decode %T (%q) without managedFields: %v; with them no error", got, raw, leanErr)
+	}
+	if leanErr == nil && gotErr == nil {
+		want.GetObjectMeta().ManagedFields = nil
+		if !reflect.DeepEqual(lean, want) {
+			t.Fatalf("decode %T (%q) without managedFields =\n%+v\nwant\n%+v", got, raw, lean, want)
+		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // TestObjectDecoder: a reused decoder answers as json.Unmarshal does, object
 // after object, through failures.
 func TestObjectDecoder(t *testing.T) {
-	jd := newJSONDecoder()
+	jd := newDecoders().all
 	inputs := []string{
 		`{"metadata":{"name":"a"},"data":{"k":"v"}}`,
 		`{"metadata":{"name":"b"}}`,

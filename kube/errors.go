@@ -3,7 +3,6 @@
 package kube
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/errs"
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // Reasons the server puts in a Status, as the wire carries them.
@@ -122,9 +122,9 @@ const maxErrorBody = 512
 // the code, a reason derived from it, and the start of the body when it is
 // text (a proxy's message), its shape when it is JSON (which may be an
 // object, and a Secret's data is not for error messages).
-func errorFromResponse(code int, header http.Header, body []byte) *StatusError {
+func errorFromResponse(jd *jsondec.Decoder, code int, header http.Header, body []byte) *StatusError {
 	var st Status
-	if err := json.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
+	if err := jd.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
 		msg := strings.TrimSpace(string(body))
 		switch {
 		case msg == "":

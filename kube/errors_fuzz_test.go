@@ -78,26 +78,26 @@ func checkStatusError(t *testing.T, code uint16, body []byte, wait string) {
 	if wait != "" {
 		h.Set("Retry-After", wait)
 	}
-	se := errorFromResponse(c, h, body)
+	se := errorFromResponse(newDecoders().all, c, h, body)
 	st := se.Status
 	if st.Code == 0 {
-		t.Errorf("errorFromResponse(%d, %q): code 0", c, body)
+		t.Errorf("errorFromResponse(newDecoders().all, %d, %q): code 0", c, body)
 	}
 	msg := se.Error()
 	if limit := 3*len(body) + maxErrorBody + 64; len(msg) > limit {
-		t.Errorf("errorFromResponse(%d, %q): error text of %d bytes, more than %d", c, body, len(msg), limit)
+		t.Errorf("errorFromResponse(newDecoders().all, %d, %q): error text of %d bytes, more than %d", c, body, len(msg), limit)
 	}
 	if utf8.Valid(body) && !utf8.ValidString(msg) {
-		t.Errorf("errorFromResponse(%d, %q).Error() = %q, not valid UTF-8", c, body, msg)
+		t.Errorf("errorFromResponse(newDecoders().all, %d, %q).Error() = %q, not valid UTF-8", c, body, msg)
 	}
 	if se.RetryAfter < 0 {
-		t.Errorf("errorFromResponse(%d, %q, Retry-After %q): RetryAfter %v", c, body, wait, se.RetryAfter)
+		t.Errorf("errorFromResponse(newDecoders().all, %d, %q, Retry-After %q): RetryAfter %v", c, body, wait, se.RetryAfter)
 	}
 	if secs, err := strconv.Atoi(wait); err == nil && secs > 0 && se.RetryAfter <= 0 {
-		t.Errorf("errorFromResponse(Retry-After %q): RetryAfter %v, want a positive delay", wait, se.RetryAfter)
+		t.Errorf("errorFromResponse(newDecoders().all, Retry-After %q): RetryAfter %v, want a positive delay", wait, se.RetryAfter)
 	}
 	if st.Kind != "Status" {
-		t.Errorf("errorFromResponse(%d, %q): kind %q, want Status", c, body, st.Kind)
+		t.Errorf("errorFromResponse(newDecoders().all, %d, %q): kind %q, want Status", c, body, st.Kind)
 	}
 
 	wrapped := fmt.Errorf("get ConfigMap default/x: %w", se)

@@ -32,7 +32,7 @@ func TestErrorsFromCaptures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.capture, func(t *testing.T) {
 			c := readCapture(t, tt.capture)
-			se := errorFromResponse(c.code, c.header, c.body)
+			se := errorFromResponse(newDecoders().all, c.code, c.header, c.body)
 			err := fmt.Errorf("get ConfigMap default/x: %w", se)
 			if !tt.is(err) {
 				t.Errorf("%s(%v) = false, want true", tt.isName, err)
@@ -54,7 +54,7 @@ func TestErrorsFromCaptures(t *testing.T) {
 
 func TestInvalidCauses(t *testing.T) {
 	c := readCapture(t, "14-invalid-name.txt")
-	se := errorFromResponse(c.code, c.header, c.body)
+	se := errorFromResponse(newDecoders().all, c.code, c.header, c.body)
 	if se.Status.Details == nil || len(se.Status.Details.Causes) != 1 {
 		t.Fatalf("Details = %+v, want one cause", se.Status.Details)
 	}
@@ -78,15 +78,15 @@ func TestErrorFromNonStatusBody(t *testing.T) {
 		{429, strings.Repeat("x", 2000), IsTooManyRequests, "..."},
 	}
 	for _, tt := range tests {
-		se := errorFromResponse(tt.code, http.Header{}, []byte(tt.body))
+		se := errorFromResponse(newDecoders().all, tt.code, http.Header{}, []byte(tt.body))
 		if !tt.is(se) {
-			t.Errorf("errorFromResponse(%d, %q): predicate false; status %+v", tt.code, tt.body, se.Status)
+			t.Errorf("errorFromResponse(newDecoders().all, %d, %q): predicate false; status %+v", tt.code, tt.body, se.Status)
 		}
 		if !strings.Contains(se.Error(), tt.message) {
-			t.Errorf("errorFromResponse(%d, %q).Error() = %q, want it to contain %q", tt.code, tt.body, se.Error(), tt.message)
+			t.Errorf("errorFromResponse(newDecoders().all, %d, %q).Error() = %q, want it to contain %q", tt.code, tt.body, se.Error(), tt.message)
 		}
 		if len(se.Error()) > maxErrorBody+100 {
-			t.Errorf("errorFromResponse(%d, ...) message is %d bytes, want it bounded", tt.code, len(se.Error()))
+			t.Errorf("errorFromResponse(newDecoders().all, %d, ...) message is %d bytes, want it bounded", tt.code, len(se.Error()))
 		}
 	}
 }
@@ -94,11 +94,11 @@ func TestErrorFromNonStatusBody(t *testing.T) {
 func TestRetryAfter(t *testing.T) {
 	h := http.Header{}
 	h.Set("Retry-After", "7")
-	se := errorFromResponse(429, h, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":3}}`))
+	se := errorFromResponse(newDecoders().all, 429, h, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":3}}`))
 	if se.RetryAfter != 7*time.Second {
 		t.Errorf("RetryAfter = %v, want 7s (the header wins)", se.RetryAfter)
 	}
-	se = errorFromResponse(429, http.Header{}, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":3}}`))
+	se = errorFromResponse(newDecoders().all, 429, http.Header{}, []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests","code":429,"details":{"retryAfterSeconds":3}}`))
 	if se.RetryAfter != 3*time.Second {
 		t.Errorf("RetryAfter = %v, want 3s from details", se.RetryAfter)
 	}

@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/kubeloop/kubeloop/internal/errs"
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // execCredentialJSON is the ExecCredential object of the
@@ -67,9 +67,9 @@ func (a *execAuth) execInfo() ([]byte, error) {
 // output: it holds the credential.
 func parseExecCredential(out []byte, apiVersion string) (*execCredential, error) {
 	var ec execCredentialJSON
-	if err := json.Unmarshal(out, &ec); err != nil {
-		if se, ok := errs.As[*json.SyntaxError](err); ok {
-			return nil, fmt.Errorf("decode its output: not JSON (offset %d)", se.Offset)
+	if err := jsondec.New(jsondec.Options{}).Unmarshal(out, &ec); err != nil {
+		if je, ok := err.(*jsondec.Error); ok && je.Type == nil {
+			return nil, fmt.Errorf("decode its output: not JSON (offset %d)", je.Offset)
 		}
 		return nil, errors.New("decode its output: not an ExecCredential")
 	}

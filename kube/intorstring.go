@@ -10,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // IntOrString holds a value the API lets be either an integer or a string,
@@ -62,8 +64,8 @@ func (v *IntOrString) UnmarshalJSON(b []byte) error {
 		*v = IntOrString{}
 		return nil
 	case b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := jsondec.Unquote(b)
+		if err != nil {
 			return fmt.Errorf("decode IntOrString: %w", err)
 		}
 		*v = IntOrStringFromString(s)

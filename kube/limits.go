@@ -54,58 +54,6 @@ func tooLarge(what string, limit int) error {
 	return err
 }
 
-// errStepTooLarge is returned by a stepReader whose step is spent.
-var errStepTooLarge = errors.New("step too large")
-
-// stepReader is the reader under a json.Decoder that decodes an answer
-// piece by piece (a token, an item): each piece may read at most step new
-// bytes, so that the decoder's buffer, which holds one piece whole, stays
-// within about twice step, and the answer as a whole at most total bytes.
-// It keeps the first bytes of the current piece, to name an item that
-// turns out too large.
-type stepReader struct {
-	r     io.Reader
-	step  int   // bytes one piece may read
-	total int64 // bytes the answer may still read; negative: no bound
-	left  int   // bytes the current piece may still read
-	start []byte
-}
-
-// startLen is how much of a piece's start a stepReader keeps.
-const startLen = 1 << 10
-
-// next starts a piece; buffered is what the decoder already holds of it.
-func (s *stepReader) next(buffered io.Reader) {
-	s.left = s.step
-	s.start = s.start[:0]
-	if buffered != nil {
-		if cap(s.start) < startLen {
-			s.start = make([]byte, 0, startLen)
-		}
-		n, _ := io.ReadFull(buffered, s.start[:startLen])
-		s.start = s.start[:n]
-	}
-}
-
-func (s *stepReader) Read(p []byte) (int, error) {
-	if s.left <= 0 || s.total == 0 {
-		return 0, errStepTooLarge
-	}
-	p = p[:min(len(p), s.left)]
-	if s.total > 0 && int64(len(p)) > s.total {
-		p = p[:s.total]
-	}
-	n, err := s.r.Read(p)
-	s.left -= n
-	if s.total > 0 {
-		s.total -= int64(n)
-	}
-	if len(s.start) < startLen {
-		s.start = append(s.start, p[:min(n, startLen-len(s.start))]...)
-	}
-	return n, err
-}
-
 // readLimited reads r whole when it holds at most limit bytes; otherwise
 // it returns the first limit+1 bytes and false.
 func readLimited(r io.Reader, limit int) ([]byte, bool, error) {

@@ -177,11 +177,11 @@ func TestListAnswerIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list List[ConfigMap]
-	err = c.readList(t.Context(), r, 1000, list.decoding())
+	err = c.readList(t.Context(), r, 1000, list.decoding(c.dec.all))
 	if err == nil || !strings.Contains(err.Error(), "larger than 1000 bytes") || !strings.Contains(err.Error(), "ListEach") {
 		t.Errorf("readList of a 4 kB list bounded at 1000 bytes = %v, want an error saying how to read it", err)
 	}
-	if err := c.readList(t.Context(), r, 10000, list.decoding()); err != nil || len(list.Items) != 101 {
+	if err := c.readList(t.Context(), r, 10000, list.decoding(c.dec.all)); err != nil || len(list.Items) != 101 {
 		t.Errorf("readList of a 4 kB list bounded at 10000 bytes = %v, %d items; want 101 items", err, len(list.Items))
 	}
 }

@@ -3,13 +3,9 @@
 package kube
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 )
 
 // ListEach reads one list request's answer (one page when opts.Limit is
@@ -51,16 +47,16 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 	if err != nil {
 		return meta, err
 	}
-	err = c.readList(ctx, r, -1, listDecoding{meta: &meta, item: func(d *objectDecoder) error {
+	jd := c.decoder(opts)
+	err = c.readList(ctx, r, -1, listDecoding{meta: &meta, item: func(raw []byte) error {
 		obj := newItem()
-		size, err := d.object(obj)
-		if err != nil {
+		if err := unmarshal(jd, raw, obj); err != nil {
 			return err
 		}
 		if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 			s.SetGroupVersionKind(gvk)
 		}
-		if err := each(obj, size); err != nil {
+		if err := each(obj, len(raw)); err != nil {
 			return errFromEach{err}
 		}
 		return nil
@@ -74,8 +70,9 @@ type listDecoding struct {
 	meta     *ListMeta
 	// items is called when the items array starts (not for null).
 	items func()
-	// item decodes the next item, the next value of d.
-	item func(d *objectDecoder) error
+	// item decodes the next item, whose JSON raw holds (valid during the
+	// call).
+	item func(raw []byte) error
 }
 
 // readList sends the list request r and decodes its answer as d says,
@@ -90,23 +87,23 @@ func (c *Client) readList(ctx context.Context, r *request, total int64, d listDe
 		return err
 	}
 	defer resp.Body.Close()
-	sr := &stepReader{r: resp.Body, step: c.maxObject(), total: total}
-	item, err := decodeList(newStreamDecoder(sr, c.jd), sr, d)
+	lr := &listReader{r: resp.Body, jd: c.dec.all, step: c.maxObject(), total: total}
+	item, err := lr.list(d)
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, errStepTooLarge) && sr.total == 0:
+	case errors.Is(err, errListTooLarge):
 		return fmt.Errorf("the list is larger than %d bytes: read it in pages (ListOptions.Limit) or with ListEach", total)
 	case errors.Is(err, errStepTooLarge) && item >= 0:
-		return tooLarge(itemName(item, sr.start), sr.step)
+		return tooLarge(itemName(item, lr.start()), lr.step)
 	case errors.Is(err, errStepTooLarge):
-		return tooLarge(r.path, sr.step)
+		return tooLarge(r.path, lr.step)
 	}
 	if _, ok := err.(errFromEach); ok {
 		return err
 	}
 	if item >= 0 {
-		return fmt.Errorf("decode response: %s: %w", itemName(item, sr.start), err)
+		return fmt.Errorf("decode response: %s: %w", itemName(item, lr.start()), err)
 	}
 	return fmt.Errorf("decode response: %w", err)
 }
@@ -118,127 +115,4 @@ func itemName(n int, start []byte) string {
 		return fmt.Sprintf("item %d (%s)", n, name)
 	}
 	return fmt.Sprintf("item %d", n)
-}
-
-// decodeList decodes a list answer from od, which reads from sr, piece
-// by piece. It returns the index of the item it was decoding when it
-// failed, -1 when it was not in an item. Its errors quote no value (see
-// jsonError); those of d.item pass as they are.
-func decodeList(od *objectDecoder, sr *stepReader, d listDecoding) (item int, err error) {
-	item, err = decodeListParts(od, sr, d)
-	if _, ok := err.(errFromEach); !ok && err != nil {
-		err = jsonError(err)
-	}
-	return item, err
-}
-
-func decodeListParts(od *objectDecoder, sr *stepReader, d listDecoding) (item int, err error) {
-	dec := od.dec
-	sr.next(nil)
-	if err := expectDelim(dec, '{'); err != nil {
-		return -1, err
-	}
-	sawItems := false
-	for {
-		sr.next(nil)
-		if !dec.More() {
-			break
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return -1, err
-		}
-		sr.next(nil)
-		// Member names match as json.Unmarshal matches them to a List's
-		// fields (case-insensitively), so that ListEach and List read
-		// what json.Unmarshal would. A second items array cannot be read
-		// as json.Unmarshal does (the last one wins): it is refused.
-		name, _ := tok.(string)
-		switch {
-		case strings.EqualFold(name, "metadata"):
-			err = dec.Decode(d.meta)
-		case d.typeMeta != nil && strings.EqualFold(name, "apiVersion"):
-			err = dec.Decode(&d.typeMeta.APIVersion)
-		case d.typeMeta != nil && strings.EqualFold(name, "kind"):
-			err = dec.Decode(&d.typeMeta.Kind)
-		case strings.EqualFold(name, "items"):
-			if sawItems {
-				return -1, fmt.Errorf("field %v: items given twice", tok)
-			}
-			sawItems = true
-			if n, err := decodeItems(od, sr, d); err != nil {
-				return n, err
-			}
-			dec = od.dec // decodeItems hands the rest to a new decoder
-		default: // apiVersion and kind for ListEach, whatever their type
-			err = skipValue(dec)
-		}
-		if err != nil {
-			return -1, fmt.Errorf("field %v: %w", tok, jsonError(err))
-		}
-	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return -1, err
-	}
-	if tok, err := dec.Token(); err != io.EOF {
-		return -1, fmt.Errorf("%s after the list", tokenKind(tok, err))
-	}
-	return -1, nil
-}
-
-// decodeItems decodes the items array (or null) one item at a time.
-func decodeItems(od *objectDecoder, sr *stepReader, d listDecoding) (int, error) {
-	dec := od.dec
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
-		return -1, err
-	}
-	if tok != json.Delim('[') {
-		return -1, fmt.Errorf("items is %s, not an array", tokenKind(tok, nil))
-	}
-	if d.items != nil {
-		d.items()
-	}
-	// The items are read by an itemReader (each item's end found by
-	// jsondec.Extent, then the item decoded in one pass), the rest of
-	// the list by a new json.Decoder.
-	ir := &itemReader{r: io.MultiReader(dec.Buffered(), sr), jd: od.jd}
-	od.items = ir
-	defer func() { od.items = nil }()
-	for n := 0; ; n++ {
-		sr.next(nil)
-		more, err := ir.more(n)
-		if err != nil {
-			return -1, err
-		}
-		if !more {
-			break
-		}
-		sr.next(bytes.NewReader(ir.buf[ir.off:]))
-		if err := d.item(od); err != nil {
-			return n, err
-		}
-	}
-	// The new decoder reads the rest of the list's object: it is given
-	// the start of an object with one member first, which it reads now,
-	// so that it is where the old one would be.
-	od.dec = json.NewDecoder(io.MultiReader(strings.NewReader(`{"":0`), bytes.NewReader(ir.buf[ir.off:]), sr))
-	for range 3 {
-		if _, err := od.dec.Token(); err != nil {
-			return -1, err
-		}
-	}
-	return -1, nil
-}
-
-// expectDelim reads delim, the next token of dec.
-func expectDelim(dec *json.Decoder, delim json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != delim {
-		return fmt.Errorf("got %s, want %v", tokenKind(tok, nil), delim)
-	}
-	return nil
 }

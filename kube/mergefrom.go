@@ -3,11 +3,11 @@
 package kube
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 )
 
@@ -130,10 +130,8 @@ func genericJSON(obj Object) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
 	var m map[string]any
-	if err := d.Decode(&m); err != nil {
+	if err := jsondec.New(jsondec.Options{UseNumber: true}).Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
 	if m == nil {

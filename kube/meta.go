@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // GroupVersionKind names a kind of object in the API. The core group is "".
@@ -229,9 +231,10 @@ func unmarshalTime(b []byte, t *time.Time) error {
 		return nil
 	}
 	var s string
+	var err error
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b[1:len(b)-1], '\\') < 0 {
 		s = string(b[1 : len(b)-1]) // the common case: no escapes to undo
-	} else if err := json.Unmarshal(b, &s); err != nil {
+	} else if s, err = jsondec.Unquote(b); err != nil {
 		return err
 	}
 	if s == "" {

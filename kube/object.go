@@ -3,12 +3,13 @@
 package kube
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/kubeloop/kubeloop/internal/deepcopy"
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // Object is what the client reads and writes. A type satisfies it by
@@ -82,20 +83,19 @@ func (l *List[T]) Item(i int) Object {
 
 // streamedList is a list that decodes item by item: a *[List].
 type streamedList interface {
-	decoding() listDecoding
+	decoding(jd *jsondec.Decoder) listDecoding
 }
 
 // decoding decodes each item into its place in Items.
-func (l *List[T]) decoding() listDecoding {
+func (l *List[T]) decoding(jd *jsondec.Decoder) listDecoding {
 	return listDecoding{
 		typeMeta: &l.TypeMeta,
 		meta:     &l.ListMeta,
 		items:    func() { l.Items = []T{} },
-		item: func(d *objectDecoder) error {
+		item: func(raw []byte) error {
 			var zero T
 			l.Items = append(l.Items, zero)
-			_, err := d.object(&l.Items[len(l.Items)-1])
-			return err
+			return unmarshal(jd, raw, &l.Items[len(l.Items)-1])
 		},
 	}
 }
@@ -157,38 +157,19 @@ func (u Unstructured) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// UnmarshalJSON implements [json.Unmarshaler].
+// UnmarshalJSON implements [json.Unmarshaler]. It decodes b in one pass,
+// as a Client does.
 func (u *Unstructured) UnmarshalJSON(b []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return err
-	}
-	*u = Unstructured{}
-	for k, raw := range fields {
-		var err error
-		switch k {
-		case "apiVersion":
-			err = json.Unmarshal(raw, &u.APIVersion)
-		case "kind":
-			err = json.Unmarshal(raw, &u.Kind)
-		case "metadata":
-			if !bytes.Equal(raw, []byte("null")) {
-				err = json.Unmarshal(raw, &u.ObjectMeta)
-			}
-		default:
-			var v any
-			err = json.Unmarshal(raw, &v)
-			if u.Content == nil {
-				u.Content = make(map[string]any, len(fields))
-			}
-			u.Content[k] = v
-		}
-		if err != nil {
-			return fmt.Errorf("decode field %q: %w", k, err)
-		}
-	}
-	return nil
+	return u.decode(unstructuredDecoder(), b)
 }
+
+// unstructuredDecoder serves [Unstructured.UnmarshalJSON], which
+// json.Unmarshal calls with nothing but the bytes. It is built once for
+// the program and keeps one plan per Go type it meets (ObjectMeta's and
+// those beneath it), immutable once built, as encoding/json keeps its own
+// for the process: no state a caller can see or change. Building the
+// plans each time would cost about 100µs a call.
+var unstructuredDecoder = sync.OnceValue(func() *jsondec.Decoder { return jsondec.New(jsondec.Options{}) })
 
 // Field returns the value at a path of map keys in Content, for example
 // u.Field("spec", "replicas"). apiVersion, kind and metadata are not in

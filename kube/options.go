@@ -34,6 +34,12 @@ type ListOptions struct {
 	// object (of every event's object, for Watch). A List into a
 	// List[PartialObjectMetadata] asks for it anyway.
 	MetadataOnly bool
+	// SkipManagedFields decodes every object without
+	// metadata.managedFields: its JSON is checked and skipped, never
+	// built, so the objects read carry none. The server still sends them.
+	// A cache reads this way unless told to keep them
+	// (cache.InformerOptions.KeepManagedFields).
+	SkipManagedFields bool
 
 	// The rest applies to Watch only.
 
@@ -149,9 +155,17 @@ type Patch struct {
 	Type PatchType
 	Data []byte
 
-	// merge is what a patch made by MergeFrom keeps of the original, to
-	// make its document from; nil for a patch written out.
-	merge *mergeFrom
+	// merge makes the document of a patch made by MergeFrom from the
+	// object being patched (a *mergeFrom, which keeps the original); nil
+	// for a patch written out. It is an interface that only MergeFrom
+	// fills, so that a program that never calls MergeFrom does not link
+	// the diff (see "Binary size" in package manager's doc).
+	merge patchMaker
+}
+
+// patchMaker makes a patch's document from the object being patched.
+type patchMaker interface {
+	dataFor(modified Object) ([]byte, error)
 }
 
 // ApplyOptions refine a server-side apply.

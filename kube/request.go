@@ -80,8 +80,8 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 		return fmt.Errorf("%s %s: the answer is larger than %d bytes", r.method, r.path, limit)
 	}
 	resetObject(out)
-	if err := unmarshal(c.jd, body, out); err != nil {
-		return fmt.Errorf("decode response (%s): %w", answerShape(body), jsonError(err))
+	if err := unmarshal(c.dec.all, body, out); err != nil {
+		return fmt.Errorf("decode response (%s): %w", answerShape(body), err)
 	}
 	return nil
 }
@@ -141,7 +141,7 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
-		se := errorFromResponse(resp.StatusCode, resp.Header, body)
+		se := errorFromResponse(c.dec.all, resp.StatusCode, resp.Header, body)
 		if resp.StatusCode == http.StatusTooManyRequests && (r.safe || se.RetryAfter > 0) && throttled < maxThrottled {
 			throttled++
 			delay := min(max(se.RetryAfter, time.Second), maxRetryAfter)

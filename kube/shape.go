@@ -4,13 +4,11 @@ package kube
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kubeloop/kubeloop/internal/errs"
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
 // This file describes JSON in error messages without quoting it: what the
@@ -91,13 +89,14 @@ func jsonKind(c byte) string {
 // kindIn returns the kind field at the top of an object's start when it
 // reads as a kind (a short word), "" otherwise.
 func kindIn(start []byte) string {
-	dec := topField(start, "kind")
-	if dec == nil {
-		return ""
-	}
-	tok, err := dec.Token()
-	kind, _ := tok.(string)
-	if err != nil || len(kind) > 63 || strings.IndexFunc(kind, notWordRune) >= 0 {
+	var kind string
+	eachMember(start, func(key string, rest []byte) bool {
+		if key == "kind" {
+			kind = stringAt(rest)
+		}
+		return key == "kind"
+	})
+	if len(kind) > 63 || strings.IndexFunc(kind, notWordRune) >= 0 {
 		return ""
 	}
 	return kind
@@ -107,144 +106,79 @@ func kindIn(start []byte) string {
 // start of an object's JSON, "" when the start does not hold it: the
 // server writes metadata before the fields that make an object large.
 func nameIn(start []byte) string {
-	dec := topField(start, "metadata")
-	if dec == nil {
-		return ""
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
 	var k Key
-	for dec.More() {
-		field, err := dec.Token()
-		if err != nil {
-			break
+	eachMember(start, func(key string, rest []byte) bool {
+		if key != "metadata" {
+			return false
 		}
-		v, err := dec.Token()
-		if err != nil {
-			break
-		}
-		switch s, _ := v.(string); field {
-		case "name":
-			k.Name = s
-		case "namespace":
-			k.Namespace = s
-		}
-		if d, ok := v.(json.Delim); ok && (d == '{' || d == '[') && skipRest(dec) != nil {
-			break
-		}
-	}
+		eachMember(rest, func(key string, rest []byte) bool {
+			switch key {
+			case "name":
+				k.Name = stringAt(rest)
+			case "namespace":
+				k.Namespace = stringAt(rest)
+			}
+			return false
+		})
+		return true
+	})
 	if k.Name == "" {
 		return ""
 	}
 	return k.String()
 }
 
-// topField returns a decoder of the start of an object's JSON (after a
-// comma or spaces, as a list's item comes) positioned at the value of its
-// top-level field key, nil when the start does not hold that field.
-func topField(start []byte, key string) *json.Decoder {
-	start = bytes.TrimLeft(start, " \t\r\n,")
-	dec := json.NewDecoder(bytes.NewReader(start))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
+// eachMember walks the members of the object at the start of b (after
+// white space or a comma, as a list's item comes), which may be cut
+// anywhere: it calls member with each key and the rest of b from the
+// member's value on, and stops when member returns true or when b does
+// not hold the next key or value whole. It checks no more of the grammar
+// than it needs to find the members: this is for naming an object in an
+// error, not for decoding it.
+func eachMember(b []byte, member func(key string, rest []byte) bool) {
+	b = bytes.TrimLeft(b, " \t\r\n,")
+	if len(b) == 0 || b[0] != '{' {
+		return
 	}
-	for dec.More() {
-		k, err := dec.Token()
+	b = b[1:]
+	for {
+		b = bytes.TrimLeft(b, " \t\r\n,")
+		n, ok := jsondec.Extent(b)
+		if !ok {
+			return
+		}
+		key, err := jsondec.Unquote(b[:n])
 		if err != nil {
-			return nil
+			return
 		}
-		if k == key {
-			return dec
+		b = bytes.TrimLeft(b[n:], " \t\r\n")
+		if len(b) == 0 || b[0] != ':' {
+			return
 		}
-		if skipValue(dec) != nil {
-			return nil
+		b = b[1:]
+		if member(key, b) {
+			return
 		}
+		if n, ok = jsondec.Extent(b); !ok {
+			return
+		}
+		b = b[n:]
 	}
-	return nil
+}
+
+// stringAt returns the JSON string at the start of b, "" when b does not
+// start with a whole one.
+func stringAt(b []byte) string {
+	n, ok := jsondec.Extent(b)
+	if !ok {
+		return ""
+	}
+	s, _ := jsondec.Unquote(b[:n])
+	return s
 }
 
 func notWordRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-}
-
-// jsonError rewrites an error of encoding/json so that it quotes no value:
-// a type mismatch names the field and the kinds, a syntax error its
-// offset. Other errors (of a type's own UnmarshalJSON) pass as they are.
-func jsonError(err error) error {
-	te, isType := errs.As[*json.UnmarshalTypeError](err)
-	se, isSyntax := errs.As[*json.SyntaxError](err)
-	switch {
-	case isType:
-		// Value is "string", "number", "number 123" (the number, or a
-		// map key, quoted): keep the first word.
-		kind, _, _ := strings.Cut(te.Value, " ")
-		field := te.Field
-		switch {
-		case field == "":
-			field = "the value"
-		case te.Struct != "":
-			field = "field " + te.Struct + "." + field
-		default:
-			field = "field " + field
-		}
-		return fmt.Errorf("%s: cannot decode a JSON %s at offset %d into %v", field, kind, te.Offset, te.Type)
-	case isSyntax:
-		return fmt.Errorf("invalid JSON at offset %d", se.Offset)
-	case err != nil && strings.HasPrefix(err.Error(), "json: invalid use of ,string struct tag"):
-		return errors.New("json: a ,string field holds a value that is not a quoted number or boolean")
-	}
-	return err
-}
-
-// tokenKind describes a JSON token without quoting it.
-func tokenKind(tok json.Token, err error) string {
-	if err != nil {
-		return "garbage (" + jsonError(err).Error() + ")"
-	}
-	switch tok := tok.(type) {
-	case json.Delim:
-		return "'" + tok.String() + "'"
-	case string:
-		return "a string"
-	case float64, json.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("a %T", tok)
-}
-
-// skipValue reads the next value of dec, token by token.
-func skipValue(dec *json.Decoder) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
-		return skipRest(dec)
-	}
-	return nil
-}
-
-// skipRest reads the rest of an object or array whose opening delimiter
-// was just read.
-func skipRest(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
 }
 
 // truncate cuts s to at most n bytes, between runes, marking the cut: the

@@ -59,7 +59,7 @@ type WatchEvent struct {
 func (e *WatchEvent) Decode(obj any) error {
 	resetObject(obj)
 	if err := unmarshal(e.jd, e.Object, obj); err != nil {
-		return fmt.Errorf("decode %s event (%s): %w", e.Type, shapeOf(e.Object), jsonError(err))
+		return fmt.Errorf("decode %s event (%s): %w", e.Type, shapeOf(e.Object), err)
 	}
 	return nil
 }
@@ -109,14 +109,14 @@ func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptio
 		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
 	}
 	w := NewWatcher(resp.Body, cancel)
-	w.maxObject, w.path, w.jd = c.maxObject(), r.path, c.jd
+	w.maxObject, w.path, w.jd = c.maxObject(), r.path, c.decoder(opts)
 	return w, nil
 }
 
 // NewWatcher reads a watch stream from body. cancel, if not nil, is called
 // by Stop (to end the request the body belongs to).
 func NewWatcher(body io.ReadCloser, cancel context.CancelFunc) *Watcher {
-	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize, jd: newJSONDecoder()}
+	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize, jd: jsondec.New(jsondec.Options{})}
 }
 
 // Stop ends the stream and releases the connection. It is safe to call
@@ -140,7 +140,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 	if err != nil {
 		return WatchEvent{}, err
 	}
-	ev, err := parseEvent(line)
+	ev, err := parseEvent(w.jd, line)
 	if err != nil {
 		return WatchEvent{}, err
 	}
@@ -156,7 +156,7 @@ func (w *Watcher) Next() (WatchEvent, error) {
 			} `json:"metadata"`
 		}
 		if err := unmarshal(w.jd, ev.Object, &b); err != nil {
-			return WatchEvent{}, fmt.Errorf("watch: decode bookmark (%s): %w", shapeOf(ev.Object), jsonError(err))
+			return WatchEvent{}, fmt.Errorf("watch: decode bookmark (%s): %w", shapeOf(ev.Object), err)
 		}
 		ev.ResourceVersion = b.Metadata.ResourceVersion
 		ev.InitialEventsEnd = b.Metadata.Annotations[InitialEventsEndAnnotation] == "true"
@@ -242,25 +242,36 @@ var (
 
 // parseEvent splits a line into type and raw object. The common shape
 // {"type":"T","object":{...}} is split in place; anything else goes through
-// encoding/json, and a line that is not an event is an error quoting it.
+// jsondec member by member, and a line that is not an event is an error
+// that describes it without quoting it.
 // The object itself is not validated here: [WatchEvent.Decode] reports a
 // malformed one, and that is where it is decoded anyway.
-func parseEvent(line []byte) (WatchEvent, error) {
+func parseEvent(jd *jsondec.Decoder, line []byte) (WatchEvent, error) {
 	if rest, ok := bytes.CutPrefix(line, eventPrefix); ok {
 		if typ, obj, ok := bytes.Cut(rest, objectKey); ok && bytes.IndexByte(typ, '"') < 0 &&
 			len(obj) >= 3 && obj[0] == '{' && bytes.HasSuffix(obj, []byte("}}")) {
 			return WatchEvent{Type: EventType(typ), Object: obj[:len(obj)-1]}, nil
 		}
 	}
-	var env struct {
-		Type   EventType       `json:"type"`
-		Object json.RawMessage `json:"object"`
+	var ev WatchEvent
+	err := jd.Object(line, func(key []byte, v *jsondec.Value) error {
+		// Members match as json.Unmarshal matches them to the fields
+		// of an event: exactly, or else case-insensitively.
+		switch {
+		case bytes.EqualFold(key, []byte("type")):
+			ev.Type = ""
+			return v.Decode(&ev.Type)
+		case bytes.EqualFold(key, []byte("object")):
+			ev.Object = nil
+			return v.Decode(&ev.Object)
+		}
+		return nil
+	})
+	if err != nil {
+		return WatchEvent{}, fmt.Errorf("watch: not an event (%s): %w", shapeOf(line), err)
 	}
-	if err := json.Unmarshal(line, &env); err != nil {
-		return WatchEvent{}, fmt.Errorf("watch: not an event (%s): %w", shapeOf(line), jsonError(err))
-	}
-	if env.Type == "" || len(env.Object) == 0 {
+	if ev.Type == "" || len(ev.Object) == 0 || string(ev.Object) == "null" {
 		return WatchEvent{}, fmt.Errorf("watch: not an event: no type or object (%s)", shapeOf(line))
 	}
-	return WatchEvent{Type: env.Type, Object: env.Object}, nil
+	return ev, nil
 }

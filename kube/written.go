@@ -4,7 +4,6 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 )
 
@@ -84,7 +83,7 @@ func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVers
 	}
 	body, whole, err := readLimited(resp.Body, maxDeleteAnswer)
 	var a deleteAnswer
-	if err != nil || !whole || json.Unmarshal(body, &a) != nil {
+	if err != nil || !whole || c.dec.all.Unmarshal(body, &a) != nil {
 		if key.Name != "" { // the delete succeeded; its version is unknown
 			c.onWrite(Written{Kind: gvk, Key: key, Delete: true})
 		}

@@ -62,11 +62,10 @@ func parsePointer(p string) ([]string, error) {
 	return toks, nil
 }
 
-var tokenEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-// appendToken returns the pointer p extended by one reference token.
+// appendToken returns the pointer p extended by one reference token,
+// escaped: "~" as "~0" first, then "/" as "~1" (RFC 6901).
 func appendToken(p, tok string) string {
-	return p + "/" + tokenEscaper.Replace(tok)
+	return p + "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 // pointerTo renders the first n tokens of toks as a pointer, for messages.

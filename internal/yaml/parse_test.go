@@ -3,6 +3,7 @@
 package yaml
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -209,6 +210,23 @@ func TestKindString(t *testing.T) {
 	for k, want := range map[Kind]string{Null: "null", Scalar: "scalar", Mapping: "mapping", Sequence: "sequence", 9: "Kind(9)"} {
 		if got := k.String(); got != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
+
+// TestJSONAgreesWithEncodingJSON: a JSON document is read when
+// encoding/json reads it, and refused when it refuses it.
+func TestJSONAgreesWithEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`{"a": 1`, `{"a": 1,}`, `[1, 2`, `[1,]`, `[,1]`, `{,}`, `{"a" 1}`, `{"a": tru}`, `{"a": 01}`,
+		`{"a": "\x"}`, `{"a": "\u00e9"}`, `{"a": -1.5e3, "b": [true, false, null]}`, `[]`, `{}`, `[{}]`,
+		`{"a": 1}}`, `{1: 2}`, `"s"`, `nul`, `{"a":"b"  ,  "c" : [ ] }`,
+	} {
+		var v any
+		want := json.Unmarshal([]byte(in), &v)
+		_, err := parseJSON([]byte(in))
+		if (err == nil) != (want == nil) {
+			t.Errorf("parseJSON(%q) error %v; encoding/json's %v", in, err, want)
 		}
 	}
 }
