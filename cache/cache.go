@@ -33,9 +33,12 @@ type Options struct {
 	// (controller-runtime's option of that name).
 	ReaderFailOnMissingInformer bool
 	// DefaultTransform is applied to the objects of every kind without a
-	// Transform of its own (ByObject.Transform); see
-	// [DropManagedFields].
+	// Transform of its own (ByObject.Transform).
 	DefaultTransform func(obj kube.Object)
+	// KeepManagedFields keeps metadata.managedFields in the objects of
+	// every kind, which are otherwise decoded without them; see
+	// [InformerOptions.KeepManagedFields].
+	KeepManagedFields bool
 	// SyncPeriod is the resync period of every informer; see
 	// [InformerOptions.SyncPeriod] (zero means [DefaultSyncPeriod], 10h).
 	SyncPeriod time.Duration
@@ -76,6 +79,9 @@ type ByObject struct {
 	// Compact stores this kind's objects as JSON (as Options.Compact does
 	// for every kind); see [InformerOptions.Compact].
 	Compact bool
+	// KeepManagedFields keeps this kind's metadata.managedFields (as
+	// Options.KeepManagedFields does for every kind).
+	KeepManagedFields bool
 }
 
 // Cache serves reads of many kinds from informers: one per kind and Go
@@ -229,7 +235,8 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		ShardSelector: ko.ShardSelector,
 		Transform:     ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
-		Logger: c.opts.Logger, Sharded: sharded, ShardsPending: pending}
+		KeepManagedFields: c.opts.KeepManagedFields || ko.KeepManagedFields,
+		Logger:            c.opts.Logger, Sharded: sharded, ShardsPending: pending}
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
 	}

@@ -4,9 +4,11 @@ package cache
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -313,6 +315,68 @@ func TestCacheStartFailsOnUnknownDeclaredKind(t *testing.T) {
 		}
 		if err := c.Start(context.Background()); err == nil {
 			t.Errorf("second Start = nil, want an error")
+		}
+	})
+}
+
+// TestManagedFieldsOutOfTheCacheByDefault: a cache decodes objects without
+// metadata.managedFields unless told to keep them, for every kind or for
+// one, typed, metadata-only or Unstructured, through lists and watches.
+func TestManagedFieldsOutOfTheCacheByDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, client := newServer(t, kubetest.Options{})
+		seedCache(t, srv)
+		ctx := context.Background()
+		key := kube.Key{Namespace: "default", Name: "cm0"}
+		var fromAPI kube.ConfigMap
+		if err := client.Get(ctx, key, &fromAPI); err != nil || len(fromAPI.ManagedFields) == 0 {
+			t.Fatalf("Get from the server = %v, %v; want managedFields to drop", fromAPI.ManagedFields, err)
+		}
+		for i, tc := range []struct {
+			name string
+			opts Options
+			keep bool
+		}{
+			{"default", Options{}, false},
+			{"Options.KeepManagedFields", Options{KeepManagedFields: true}, true},
+			{"ByObject.KeepManagedFields", Options{ByObject: []ByObject{{Object: &kube.ConfigMap{}, KeepManagedFields: true}}}, true},
+		} {
+			c, err := New(client, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			startCache(t, c)
+			var cm kube.ConfigMap
+			if err := c.Get(ctx, key, &cm); err != nil {
+				t.Fatal(err)
+			}
+			meta := &kube.PartialObjectMetadata{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}}
+			if err := c.Get(ctx, key, meta); err != nil {
+				t.Fatal(err)
+			}
+			u := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}}
+			if err := c.Get(ctx, key, u); err != nil {
+				t.Fatal(err)
+			}
+			// A change after the sync arrives through the watch.
+			createCM(t, srv, "default", "late-"+strings.ReplaceAll(strings.ToLower(tc.name), ".", "-"), nil)
+			synctest.Wait()
+			var all kube.List[kube.ConfigMap]
+			if err := c.List(ctx, &all, kube.ListOptions{Namespace: "default"}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]json.RawMessage{"typed": cm.ManagedFields, "metadata-only": meta.ManagedFields, "Unstructured": u.ManagedFields}
+			for _, it := range all.Items {
+				got["listed "+it.Name] = it.ManagedFields
+			}
+			if len(all.Items) != 4+i { // one more created after each sync
+				t.Errorf("%s: listed %d objects, want %d", tc.name, len(all.Items), 4+i)
+			}
+			for name, mf := range got {
+				if got := len(mf) > 0; got != tc.keep {
+					t.Errorf("%s: %s object has managedFields %v, want kept %v", tc.name, name, got, tc.keep)
+				}
+			}
 		}
 	})
 }

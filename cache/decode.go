@@ -17,8 +17,9 @@ import (
 // its repeated strings. The raw JSON is not kept.
 
 // DropManagedFields is a transform (see [InformerOptions.Transform]) that
-// drops metadata.managedFields, often the largest part of an object's
-// metadata and rarely read by controllers.
+// drops metadata.managedFields. Informers decode objects without them
+// unless told to keep them ([InformerOptions.KeepManagedFields]), which
+// costs nothing to build: this is for objects that come with them.
 func DropManagedFields(obj kube.Object) {
 	obj.GetObjectMeta().ManagedFields = nil
 }
@@ -42,6 +43,7 @@ func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
 	opts.FieldSelector = lw.i.opts.FieldSelector
 	opts.ShardSelector = lw.shard
 	opts.MetadataOnly = lw.i.metadataOnly
+	opts.SkipManagedFields = !lw.i.opts.KeepManagedFields
 	return opts
 }
 

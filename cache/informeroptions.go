@@ -48,9 +48,15 @@ type InformerOptions struct {
 	// goroutines, a few times a second at most while shards are added.
 	ShardsPending func() bool
 	// Transform is applied to every object the server sends, before it is
-	// stored or handed to a handler; it changes the object in place. See
-	// [DropManagedFields].
+	// stored or handed to a handler; it changes the object in place.
 	Transform func(obj kube.Object)
+	// KeepManagedFields keeps metadata.managedFields in the objects
+	// cached. By default the informer decodes every object without them:
+	// their JSON is checked and skipped, never built
+	// (kube.ListOptions.SkipManagedFields), as they are often the largest
+	// part of an object's metadata and a controller that needs them reads
+	// the object from the API server, whose answers keep them.
+	KeepManagedFields bool
 	// SyncPeriod is how often every handler gets OnUpdate(obj, obj, true) for
 	// every cached object, each period drawn within ±10%. Zero means
 	// [DefaultSyncPeriod]; negative turns resyncs off.

@@ -111,6 +111,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	m.cache, err = cache.New(m.api, cache.Options{
 		Namespaces: opts.Namespaces, ByObject: opts.ByObject, DefaultTransform: opts.DefaultTransform,
 		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger, MaxFreshWait: opts.MaxFreshWait,
+		KeepManagedFields: opts.KeepManagedFields,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("new manager: ByObject: %w", err)

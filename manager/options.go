@@ -62,9 +62,13 @@ type Options struct {
 	// kinds read rarely, or too many to hold in memory.
 	DisableFor []kube.Object
 	// DefaultTransform is applied to every cached object of a kind
-	// without a transform of its own, for example
-	// [cache.DropManagedFields].
+	// without a transform of its own.
 	DefaultTransform func(obj kube.Object)
+	// KeepManagedFields keeps metadata.managedFields in the cached
+	// objects. By default the cache decodes objects without them (never
+	// built), as a reconciler reads them, when it needs them, from the
+	// API server; see [cache.InformerOptions.KeepManagedFields].
+	KeepManagedFields bool
 	// FieldManager is sent with every write of the clients and is the
 	// default field manager of Apply.
 	FieldManager string

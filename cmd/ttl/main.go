@@ -107,7 +107,6 @@ func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Mana
 		Logger:                 log,
 		Namespaces:             namespaces,
 		ByObject:               kinds,
-		DefaultTransform:       cache.DropManagedFields,
 		FieldManager:           Name,
 		MetricsBindAddress:     opts.MetricsBindAddress,
 		HealthProbeBindAddress: opts.HealthProbeBindAddress,

@@ -126,7 +126,6 @@ func newManager(cfg *kube.Config, f operator.Flags, log *slog.Logger) (*manager.
 		Logger: log,
 		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{},
 			LabelSelector: kube.SelectorFromSet(map[string]string{LabelManagedBy: Name})}},
-		DefaultTransform:       cache.DropManagedFields,
 		FieldManager:           Name,
 		MetricsBindAddress:     f.MetricsBindAddress,
 		HealthProbeBindAddress: f.HealthProbeBindAddress,

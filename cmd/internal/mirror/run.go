@@ -53,7 +53,6 @@ func NewManager(cfg *kube.Config, o Options) (*manager.Manager, error) {
 	opts := manager.Options{
 		Logger:                 o.Logger,
 		ByObject:               kinds,
-		DefaultTransform:       cache.DropManagedFields,
 		FieldManager:           FieldManager,
 		MetricsBindAddress:     o.MetricsBindAddress,
 		HealthProbeBindAddress: o.HealthProbeBindAddress,

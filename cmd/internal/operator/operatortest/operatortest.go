@@ -62,7 +62,7 @@ func New(t *testing.T, fieldManager string) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err = cache.New(client, cache.Options{DefaultTransform: cache.DropManagedFields})
+	c, err = cache.New(client, cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
