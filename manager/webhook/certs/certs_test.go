@@ -5,6 +5,7 @@ package certs_test
 import (
 	"bytes"
 	"crypto/x509"
+	"encoding/base64"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -227,4 +228,85 @@ func TestNewChecksOptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInjectorCRDConversion: a CRD named for its conversion webhook gets
+// the Secret's CAs in spec.conversion.webhook.clientConfig.caBundle.
+func TestInjectorCRDConversion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		version := func(name string, storage bool) map[string]any {
+			return map[string]any{"name": name, "served": true, "storage": storage,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}
+		}
+		if _, err := srv.Create(crds, map[string]any{
+			"metadata": map[string]any{"name": "widgets.example.com"},
+			"spec": map[string]any{
+				"group": "example.com", "scope": "Namespaced",
+				"names":    map[string]any{"plural": "widgets", "kind": "Widget"},
+				"versions": []any{version("v1", true), version("v2", false)},
+				"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+					"conversionReviewVersions": []any{"v1"},
+					"clientConfig": map[string]any{"service": map[string]any{
+						"namespace": secretNS, "name": "webhook", "path": "/convert", "port": int64(443)}},
+				}},
+			},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		opts := testOptions()
+		opts.ValidatingWebhookConfigurations = nil
+		opts.CustomResourceDefinitions = []string{"widgets.example.com"}
+		c, err := certs.New(client(t, srv), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, c)
+		run(t, c.Injector())
+		time.Sleep(time.Second)
+		synctest.Wait()
+		want, _ := c.CABundle()
+		obj, err := srv.Get(crds, "", "widgets.example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := obj["spec"].(map[string]any)["conversion"].(map[string]any)["webhook"].(map[string]any)["clientConfig"].(map[string]any)
+		if got, _ := cc["caBundle"].(string); got != base64.StdEncoding.EncodeToString(want) || len(want) == 0 {
+			t.Errorf("CRD caBundle = %.40q, want the Secret's CAs", got)
+		}
+		if svc := cc["service"].(map[string]any); svc["path"] != "/convert" {
+			t.Errorf("CRD clientConfig.service = %v, want it kept", svc)
+		}
+	})
+}
+
+// TestSecretOfItsOwnRepaired: a Secret that exists with keys of its own
+// and a broken certificate gets new certificates and keeps the rest.
+func TestSecretOfItsOwnRepaired(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		if _, err := srv.Create(secrets, map[string]any{"metadata": map[string]any{"namespace": secretNS, "name": "webhook-certs"},
+			"type": "Opaque", "data": map[string]any{"other": "b3RoZXI=", "tls.crt": "Z2FyYmFnZQ=="}}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := certs.New(client(t, srv), testOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, c)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		sec, err := srv.Get(secrets, secretNS, "webhook-certs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := sec["data"].(map[string]any)
+		if sec["type"] != "Opaque" || data["other"] != "b3RoZXI=" {
+			t.Errorf("Secret type %v, other %v; want Opaque and other kept", sec["type"], data["other"])
+		}
+		bundle, _ := c.CABundle()
+		if _, err := servedBy(c, bundle, time.Now()); err != nil {
+			t.Errorf("served certificate against the Secret's CAs: %v", err)
+		}
+	})
 }
