@@ -51,7 +51,7 @@ func TestPlan(t *testing.T) {
 				maps.Copy(d, out)
 			}, wantCert: true, wantCAs: 1},
 		{name: "CA key lost: a new CA, trusted before it signs", now: later,
-			edit: func(d map[string][]byte) { d[keyCAKey] = nil },
+			edit:   func(d map[string][]byte) { d[keyCAKey] = nil },
 			wantCA: true, wantCAs: 2, wantWake: later.Add(pol.overlap)},
 		{name: "CA due: a new CA, trusted before it signs", now: t0.Add(20 * time.Hour),
 			edit: func(d map[string][]byte) {
