@@ -18,6 +18,10 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
+// recheck bounds the time between two looks at the Secret's
+// certificates when nothing changes.
+const recheck = time.Hour
+
 // Defaults of [Options].
 const (
 	DefaultCAValidity = 10 * 365 * 24 * time.Hour
@@ -299,7 +303,13 @@ func (c *Certs) Start(ctx context.Context) error {
 			timer = time.NewTimer(d)
 		} else {
 			retry = backoff{}
-			timer = time.NewTimer(time.Until(wake))
+			// Looked at again at least hourly, so that a wall clock set
+			// forward (timers follow the monotonic clock) is noticed.
+			d := recheck
+			if !wake.IsZero() {
+				d = min(time.Until(wake), recheck)
+			}
+			timer = time.NewTimer(d)
 		}
 		select {
 		case <-ctx.Done():
