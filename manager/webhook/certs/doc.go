@@ -40,10 +40,12 @@
 //     Secret's CAs at start, whenever they change, and whenever anything
 //     else changes them; objects created later are injected when they
 //     appear. It writes nothing else, with optimistic concurrency.
+//   - Ready only when serving: the webhook server's readiness check
+//     fails until its Certs has read (or made) the Secret, so that a
+//     Service sends it no request it cannot answer.
 //   - Bounded and quiet: one watch per object named, one timer per
-//     replica set to the next rotation; API failures back off from 1s to
-//     a minute and are logged, never fatal (a Forbidden stays visible in
-//     the log and in the webhook server's readiness).
+//     replica set to the next rotation (and an hourly look); API failures
+//     back off from 1s to a minute and are logged, never fatal.
 //
 // Permissions: get, list, watch, create and update of the Secret in its
 // namespace (list and watch by metadata.name, so resourceNames can
@@ -52,6 +54,7 @@
 //
 // Usage:
 //
+//	client, err := kube.NewClient(cfg, kube.ClientOptions{}) // cfg from kube.LoadConfig
 //	kc, err := certs.New(client, certs.Options{
 //		Secret:  kube.Key{Namespace: "widgets-system", Name: "widgets-webhook-certs"},
 //		Service: kube.Key{Namespace: "widgets-system", Name: "widgets-webhook"},
@@ -59,7 +62,8 @@
 //	})
 //	srv, err := webhook.New(webhook.Options{Certificates: kc}) // runs kc.Start, serves kc's certificate
 //	mgr, err := manager.New(cfg, manager.Options{WebhookServer: srv, LeaderElection: ...})
-//	mgr.Add(kc.Injector())                                      // the leader keeps the caBundles
+//	err = mgr.Add(kc.Injector())                                // the leader keeps the caBundles
+//	err = mgr.Start(ctx)
 //
 // Binary size: a program that does not import this package links none of
 // it; package webhook knows a certificate source only as the small
