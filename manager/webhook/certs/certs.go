@@ -8,13 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -32,12 +29,18 @@ const (
 // Options configure [Certs].
 type Options struct {
 	// Secret is the Secret that holds the CA and the serving certificate,
-	// shared by every replica: Namespace and Name are required. It is
-	// created when missing, as a kubernetes.io/tls Secret with the keys
-	// tls.crt, tls.key (the serving certificate and key), ca.crt (the
-	// CAs trusted, the caBundle) and ca.key (the key of the newest CA).
-	// Keys of its own are left as they are.
+	// shared by every replica: Namespace and Name. It is created when
+	// missing, as a kubernetes.io/tls Secret with the keys tls.crt,
+	// tls.key (the serving certificate and key), ca.crt (the CAs
+	// trusted, the caBundle) and ca.key (the key of the newest CA). Keys
+	// of its own are left as they are. Set Secret or Dir.
 	Secret kube.Key
+	// Dir, in place of Secret, is a directory that holds the same four
+	// files, for a program that runs as one process (nothing tells a
+	// process that another changed them): created when missing, the
+	// keys readable by the owner only, each file replaced whole
+	// (renamed into place).
+	Dir string
 	// Service is the webhook's Service: the certificate is for
 	// Name.Namespace.svc and Name.Namespace.svc.cluster.local. Leave it
 	// empty for a webhook reached by URL only.
@@ -91,7 +94,9 @@ type Options struct {
 // the caBundles. See the package doc for what it guarantees.
 type Certs struct {
 	client *kube.Client
+	// secret or dir holds the certificates: one is set.
 	secret kube.Key
+	dir    string
 	pol    policy
 	log    *slog.Logger
 
@@ -112,11 +117,15 @@ type Certs struct {
 // New checks opts and returns the certificates' keeper. It does no I/O.
 func New(client *kube.Client, opts Options) (*Certs, error) {
 	var errs []error
-	if client == nil {
+	if client == nil && (opts.Dir == "" || len(opts.ValidatingWebhookConfigurations)+len(opts.MutatingWebhookConfigurations)+len(opts.CustomResourceDefinitions) > 0) {
 		errs = append(errs, errors.New("client is nil"))
 	}
-	if opts.Secret.Namespace == "" || opts.Secret.Name == "" {
-		errs = append(errs, fmt.Errorf("Secret %q: want a namespace and a name", opts.Secret))
+	switch {
+	case opts.Dir != "" && opts.Secret != (kube.Key{}):
+		errs = append(errs, fmt.Errorf("Secret %q and Dir %q are both set: want one", opts.Secret, opts.Dir))
+	case opts.Dir != "":
+	case opts.Secret.Namespace == "" || opts.Secret.Name == "":
+		errs = append(errs, fmt.Errorf("Secret %q: want a namespace and a name (or a Dir)", opts.Secret))
 	}
 	var names []string
 	if opts.Service.Name != "" || opts.Service.Namespace != "" {
@@ -176,6 +185,10 @@ func New(client *kube.Client, opts Options) (*Certs, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("new webhook certificates: %w", err)
 	}
+	store := opts.Dir
+	if store == "" {
+		store = "secret/" + opts.Secret.String()
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -183,8 +196,9 @@ func New(client *kube.Client, opts Options) (*Certs, error) {
 	return &Certs{
 		client:  client,
 		secret:  opts.Secret,
+		dir:     opts.Dir,
 		pol:     pol,
-		log:     log.With("secret", opts.Secret.String()),
+		log:     log.With("store", store),
 		vwcs:    opts.ValidatingWebhookConfigurations,
 		mwcs:    opts.MutatingWebhookConfigurations,
 		crds:    opts.CustomResourceDefinitions,
@@ -205,7 +219,7 @@ func (c *Certs) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cert == nil {
-		return nil, fmt.Errorf("no serving certificate yet: Secret %s not read", c.secret)
+		return nil, errors.New("no serving certificate yet: its Secret or directory not read")
 	}
 	return c.cert, nil
 }
@@ -244,13 +258,13 @@ func (c *Certs) Name() string { return "webhook certificates" }
 // serves its certificate; any of them may rotate it.
 func (c *Certs) NeedLeaderElection() bool { return false }
 
-// Start keeps the Secret and the served certificate until ctx is done:
-// it watches the Secret, serves what it holds, creates it when it is
-// missing and rotates what it holds when due (see the package doc). It
-// returns nil when ctx is done, after its goroutines have ended; errors
-// of the API server are logged and retried with backoff, from 1s to a
-// minute. Start may be called once: a webhook server given the Certs as
-// its Certificates calls it.
+// Start keeps the certificates and serves them until ctx is done: it
+// watches the Secret (or reads the directory), serves what it holds,
+// makes it when missing and rotates what it holds when due (see the
+// package doc). It returns nil when ctx is done, after its goroutines
+// have ended; failures to read or write are logged and retried with
+// backoff, from 1s to a minute. Start may be called once: a webhook
+// server given the Certs as its Certificates calls it.
 func (c *Certs) Start(ctx context.Context) error {
 	c.mu.Lock()
 	started := c.started
@@ -259,148 +273,37 @@ func (c *Certs) Start(ctx context.Context) error {
 	if started {
 		return errors.New("start webhook certificates: started before")
 	}
-	inf, err := cache.NewInformer[kube.Secret](c.client, cache.InformerOptions{
-		Namespaces:    []string{c.secret.Namespace},
-		FieldSelector: kube.FieldSelectorFromSet(map[string]string{"metadata.name": c.secret.Name}),
-		Logger:        c.log,
-	})
-	if err != nil {
-		return fmt.Errorf("start webhook certificates: %w", err)
+	if c.dir != "" {
+		return c.runDir(ctx)
 	}
-	poke := make(chan struct{}, 1)
-	if _, err := inf.AddEventHandler(pokeHandler[*kube.Secret](poke)); err != nil {
-		return fmt.Errorf("start webhook certificates: %w", err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	wg.Go(func() { _ = inf.Start(ctx) })
-	if err := inf.WaitForSync(ctx); err != nil {
-		return nil // ctx is done
-	}
-
-	var last *kube.Secret // the newest state known: read or written
-	var retry backoff
-	for {
-		// The informer's state, unless this replica wrote a later one
-		// that the watch has not brought yet. When the informer has none
-		// but the Secret exists (written here, not seen yet), the create
-		// that keep tries fails and keep reads it.
-		if sec, ok := inf.Get(c.secret); !ok {
-			last = nil
-		} else if newer(sec, last) {
-			last = sec
-		}
-		wake, err := c.keep(ctx, &last)
-		var timer *time.Timer
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			d := retry.next()
-			c.log.Error("keep webhook certificates; retrying", "err", err, "after", d)
-			timer = time.NewTimer(d)
-		} else {
-			retry = backoff{}
-			// Looked at again at least hourly, so that a wall clock set
-			// forward (timers follow the monotonic clock) is noticed.
-			d := recheck
-			if !wake.IsZero() {
-				d = min(time.Until(wake), recheck)
-			}
-			timer = time.NewTimer(d)
-		}
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil
-		case <-poke:
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
+	return c.runSecret(ctx)
 }
 
-// keep serves what *last holds and writes what [plan] decides, re-reading
-// the Secret when a write conflicts with another replica's. It returns
-// when to look again.
-func (c *Certs) keep(ctx context.Context, last **kube.Secret) (time.Time, error) {
-	for range 4 {
-		var data map[string][]byte
-		if *last != nil {
-			data = (*last).Data
-			c.load(data)
-		}
-		out, what, wake, err := plan(time.Now(), data, c.pol)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("make certificates: %w", err)
-		}
-		if out == nil {
-			return wake, nil
-		}
-		written, err := c.write(ctx, *last, out)
-		switch {
-		case err == nil:
-			c.log.Info("wrote webhook certificates", "what", what, "rv", written.ResourceVersion)
-			*last = written
-		case kube.IsAlreadyExists(err) || kube.IsConflict(err):
-			// Another replica wrote first: decide again on what it wrote.
-			var sec kube.Secret
-			switch gerr := c.client.Get(ctx, c.secret, &sec); {
-			case gerr == nil:
-				*last = &sec
-			case kube.IsNotFound(gerr):
-				*last = nil
-			default:
-				return time.Time{}, fmt.Errorf("read Secret %s: %w", c.secret, gerr)
-			}
-		default:
-			return time.Time{}, err
-		}
+// wait waits until ctx is done (and reports false), poke has a value,
+// or: after err, the retry's next backoff; without, wake (or an hour when
+// sooner, so that a wall clock set forward is noticed: timers follow the
+// monotonic clock).
+func (c *Certs) wait(ctx context.Context, poke <-chan struct{}, retry *backoff, wake time.Time, err error) bool {
+	d := recheck
+	switch {
+	case err != nil:
+		d = retry.next()
+		c.log.Error("keep webhook certificates; retrying", "err", err, "after", d)
+	case !wake.IsZero():
+		*retry = backoff{}
+		d = min(time.Until(wake), recheck)
+	default:
+		*retry = backoff{}
 	}
-	return time.Time{}, fmt.Errorf("write Secret %s: changed by another writer at each of 4 attempts", c.secret)
-}
-
-// write creates the Secret with data, or updates sec (optimistically, at
-// its resourceVersion) with data's keys.
-func (c *Certs) write(ctx context.Context, sec *kube.Secret, data map[string][]byte) (*kube.Secret, error) {
-	if sec == nil {
-		s := &kube.Secret{
-			ObjectMeta: kube.ObjectMeta{Namespace: c.secret.Namespace, Name: c.secret.Name},
-			Type:       "kubernetes.io/tls",
-			Data:       data,
-		}
-		if err := c.client.Create(ctx, s); err != nil {
-			return nil, fmt.Errorf("create Secret %s: %w", c.secret, err)
-		}
-		return s, nil
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-poke:
+	case <-timer.C:
 	}
-	s := *sec
-	s.Data = maps.Clone(sec.Data)
-	if s.Data == nil {
-		s.Data = map[string][]byte{}
-	}
-	maps.Copy(s.Data, data)
-	if err := c.client.Update(ctx, &s); err != nil {
-		return nil, fmt.Errorf("update Secret %s: %w", c.secret, err)
-	}
-	return &s, nil
-}
-
-// newer reports whether a is a later state than b (nil is the oldest).
-// resourceVersions are compared as integers (KEP-5504); where they are
-// not integers, a read is taken as the newer.
-func newer(a, b *kube.Secret) bool {
-	if b == nil {
-		return true
-	}
-	x, errA := strconv.ParseUint(a.ResourceVersion, 10, 64)
-	y, errB := strconv.ParseUint(b.ResourceVersion, 10, 64)
-	if errA != nil || errB != nil {
-		return a.ResourceVersion != b.ResourceVersion
-	}
-	return x > y
+	return true
 }
 
 // pokeHandler wakes a loop, through a channel of room one, on every

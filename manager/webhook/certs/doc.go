@@ -5,7 +5,7 @@
 // and CRD conversion webhooks in step with them: a webhook needs no
 // cert-manager and no mounted files. Everything is made with the standard
 // library (ECDSA P-256 keys) and kept in one Secret, which every replica
-// shares.
+// shares, or in a directory.
 //
 // Guarantees:
 //   - One Secret, shared: each replica watches it (by name) and serves the
@@ -15,7 +15,9 @@
 //     the winner's. Every write is an update at the resourceVersion read,
 //     so that concurrent rotations cannot overwrite each other: the
 //     loser decides again on what the winner wrote. Any replica may
-//     rotate, since each decides from the Secret and the time alone.
+//     rotate, since each decides from the Secret and the time alone. A
+//     program that runs as one process may keep the four files in a
+//     directory instead (Options.Dir), with the same rotations.
 //   - Rotation before expiry: a CA lives [DefaultCAValidity] (10 years)
 //     and is replaced a third of its life before its end; a serving
 //     certificate lives [DefaultValidity] (1 year, never beyond its CA)
