@@ -103,10 +103,10 @@ type Certs struct {
 	vwcs, mwcs, crds []string
 
 	mu sync.Mutex
-	// cert is the serving certificate of the Secret last read, nil until
-	// one was read.
+	// cert is the serving certificate last read (from the Secret or the
+	// directory), nil until one was read.
 	cert *tls.Certificate
-	// bundle is the ca.crt of the Secret last read, nil until one was read.
+	// bundle is the ca.crt last read, nil until one was read.
 	bundle []byte
 	// changed is closed, and replaced, when bundle changes.
 	changed chan struct{}
@@ -214,7 +214,7 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // GetCertificate is the tls.Config hook: the serving certificate of the
-// Secret as last read. It fails until the Secret has been read once.
+// Secret (or directory) as last read. It fails until one has been read.
 func (c *Certs) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -226,7 +226,8 @@ func (c *Certs) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 
 // CABundle returns the CAs the serving certificates are signed by, in
 // PEM, as the caBundle of a webhook wants them, and a channel closed when
-// they change. The bundle is nil until the Secret has been read once.
+// they change. The bundle is nil until the Secret (or directory) has
+// been read once.
 func (c *Certs) CABundle() ([]byte, <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
