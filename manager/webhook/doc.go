@@ -15,7 +15,11 @@
 //     whether the files changed (stat only) and serves the new pair if
 //     they did, so that rotation (cert-manager renewing a mounted Secret)
 //     needs no restart. A pair that fails to load, or is half written, is
-//     logged and the previous one is served.
+//     logged and the previous one is served. Or the certificate comes
+//     from Options.Certificates, asked at every handshake: package
+//     manager/webhook/certs makes and rotates a CA and a serving
+//     certificate in a Secret and keeps the caBundles in step, with no
+//     request refused across a rotation.
 //   - A review is always answered. The uid of the request comes back in
 //     the response; a review that cannot be read is answered with an
 //     error (see [Admission] for which form), a panic in a handler with an

@@ -51,9 +51,25 @@ type Options struct {
 	// CertName and KeyName are the PEM files in CertDir; empty means
 	// "tls.crt" and "tls.key", the keys of a kubernetes.io/tls Secret.
 	CertName, KeyName string
+	// Certificates, when set, gives the serving certificate in place of
+	// the files of CertDir (CertDir, CertName and KeyName are then
+	// ignored): package manager/webhook/certs makes, rotates and serves
+	// them from a Secret. If it has a Start(context.Context) error
+	// method, the server's Start runs it for as long as it serves.
+	// Until its GetCertificate succeeds, handshakes fail and
+	// StartedChecker reports the server not ready.
+	Certificates CertificateSource
+
 	// Logger receives certificate loads (info), reload failures and TLS
 	// handshake errors (warn); nil discards them.
 	Logger *slog.Logger
+}
+
+// CertificateSource gives a [Server] its serving certificate at each TLS
+// handshake (tls.Config.GetCertificate), so that a rotated certificate
+// is served without a restart.
+type CertificateSource interface {
+	GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error)
 }
 
 // Server serves admission and conversion webhooks to the API server over
@@ -63,9 +79,13 @@ type Options struct {
 // StartedChecker part of readiness; or run it with Start yourself. See the
 // package doc for what it guarantees.
 type Server struct {
-	addr  string
-	log   *slog.Logger
-	certs *certReloader
+	addr string
+	log  *slog.Logger
+	// certs serves the certificate; files is the same reloader when
+	// the certificate comes from CertDir's files, nil with
+	// Options.Certificates.
+	certs CertificateSource
+	files *certReloader
 
 	routesMu sync.RWMutex
 	routes   map[string]http.Handler // by exact path; guarded by routesMu
@@ -113,12 +133,17 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{
+	s := &Server{
 		addr:   net.JoinHostPort(opts.Host, strconv.Itoa(port)),
 		log:    log,
-		certs:  newCertReloader(filepath.Join(dir, certName), filepath.Join(dir, keyName), log),
+		certs:  opts.Certificates,
 		routes: map[string]http.Handler{},
-	}, nil
+	}
+	if s.certs == nil {
+		s.files = newCertReloader(filepath.Join(dir, certName), filepath.Join(dir, keyName), log)
+		s.certs = s.files
+	}
+	return s, nil
 }
 
 // Register serves h at path, an exact path beginning with "/" (no
@@ -154,9 +179,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(w, r)
 }
 
-// Listen loads the certificate and binds the address, so that a caller
-// can fail early; Start then serves on that socket. The error names the
-// certificate's path or the address. Calling it twice is an error.
+// Listen loads the certificate (from CertDir's files; not one of
+// Options.Certificates, which Start runs) and binds the address, so that
+// a caller can fail early; Start then serves on that socket. The error
+// names the certificate's path or the address. Calling it twice is an
+// error.
 func (s *Server) Listen() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -167,8 +194,10 @@ func (s *Server) listenLocked() error {
 	if s.bound != nil {
 		return fmt.Errorf("start webhook server: already listening on %s", s.bound)
 	}
-	if err := s.certs.Load(); err != nil {
-		return fmt.Errorf("start webhook server: %w", err)
+	if s.files != nil {
+		if err := s.files.Load(); err != nil {
+			return fmt.Errorf("start webhook server: %w", err)
+		}
 	}
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
@@ -223,6 +252,12 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	served := make(chan error, 1)
 	var wg sync.WaitGroup
+	sourceCtx, stopSource := context.WithCancel(ctx)
+	defer stopSource()
+	sourceDone := make(chan error, 1)
+	if starter, ok := s.certs.(interface{ Start(context.Context) error }); ok {
+		wg.Go(func() { sourceDone <- starter.Start(sourceCtx) })
+	}
 	wg.Go(func() { served <- srv.Serve(tls.NewListener(ln, srv.TLSConfig)) })
 	s.serving.Store(true)
 
@@ -230,6 +265,12 @@ func (s *Server) Start(ctx context.Context) error {
 	select {
 	case err = <-served:
 		err = fmt.Errorf("serve webhooks on %s: %w", ln.Addr(), err)
+	case err = <-sourceDone:
+		if err != nil {
+			err = fmt.Errorf("serve webhooks on %s: certificates: %w", ln.Addr(), err)
+		} else if ctx.Err() == nil {
+			err = fmt.Errorf("serve webhooks on %s: certificates stopped", ln.Addr())
+		}
 	case <-ctx.Done():
 	}
 	s.serving.Store(false)
@@ -239,17 +280,22 @@ func (s *Server) Start(ctx context.Context) error {
 		s.log.Warn("webhook requests still in flight at shutdown; closing them", "err", serr)
 		_ = srv.Close()
 	}
+	// The certificates are served until the last request in flight ends.
+	stopSource()
 	wg.Wait()
 	return err
 }
 
-// StartedChecker returns a readiness check that fails until Start serves,
-// and again once Start's context is done. The manager adds it to its
-// readiness checks as "webhook".
+// StartedChecker returns a readiness check that fails until Start serves
+// with a certificate, and again once Start's context is done. The manager
+// adds it to its readiness checks as "webhook".
 func (s *Server) StartedChecker() func(*http.Request) error {
 	return func(*http.Request) error {
 		if !s.serving.Load() {
 			return errors.New("webhook server is not serving")
+		}
+		if _, err := s.certs.GetCertificate(&tls.ClientHelloInfo{}); err != nil {
+			return fmt.Errorf("webhook server has no certificate: %w", err)
 		}
 		return nil
 	}
