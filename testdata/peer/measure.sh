@@ -84,9 +84,32 @@ run() {
 	printf '%s\n' "$line" | tee -a "$RESULTS"
 }
 
-# settle: a pause between runs, for the server to finish what the last run
-# made it do (watch cache, etcd compaction, garbage collection).
-settle() { sleep 3; }
+# settle: waits before a run until the server (kube-apiserver and its
+# etcd, one process) has finished what the seeding or the last run made it
+# do: until it used less than 5% of a CPU over a second, for at most 60
+# seconds. Right after 50,000 creates its watch cache can lag for many
+# seconds, and an informer's first (consistent) read waits for it. Without
+# the harness's pid file (a server of your own), a 3 second pause.
+settle() {
+	local pidfile pid hz a b i
+	pidfile=$(dirname "$KUBELOOP_KUBECONFIG")/pid
+	if ! { [[ -r $pidfile ]] && pid=$(cat "$pidfile") && [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/stat ]]; }; then
+		sleep 3
+		return
+	fi
+	hz=$(getconf CLK_TCK)
+	for ((i = 0; i < 60; i++)); do
+		a=$(ticks "$pid") && sleep 1 && b=$(ticks "$pid") || return 0
+		if ((b - a < hz / 20)); then
+			((i < 5)) || log "the server settled after $((i + 1))s"
+			return 0
+		fi
+	done
+	log "the server was still busy after 60s; measuring anyway"
+}
+
+# ticks PID: the user+system CPU time of PID so far, in clock ticks.
+ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
 log "seeding $N ConfigMaps"
 "$BIN/seed" -n "$N"
