@@ -87,9 +87,8 @@ run() {
 # settle: waits before a run until the server (kube-apiserver and its
 # etcd, one process) has finished what the seeding or the last run made it
 # do: until it used less than 5% of a CPU over a second, for at most 60
-# seconds. Right after 50,000 creates its watch cache can lag for many
-# seconds, and an informer's first (consistent) read waits for it. Without
-# the harness's pid file (a server of your own), a 3 second pause.
+# seconds, so that no run pays for what came before it. Without the
+# harness's pid file (a server of your own), a 3 second pause.
 settle() {
 	local pidfile pid hz a b i
 	pidfile=$(dirname "$KUBELOOP_KUBECONFIG")/pid
