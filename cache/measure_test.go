@@ -70,20 +70,18 @@ func measureConfigMap(namespace string, k int) *kube.ConfigMap {
 type measureVariant struct {
 	name string
 	make func(c *kube.Client, opts InformerOptions) (ObjectInformer, error)
-	drop bool
 }
 
 var cmKind = kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 
-// variant measures an informer of T; drop adds DropManagedFields, compact
-// sets InformerOptions.Compact.
-func variant[T any](name string, drop, compact bool) measureVariant {
-	return measureVariant{name: name, drop: drop, make: func(c *kube.Client, opts InformerOptions) (ObjectInformer, error) {
+// variant measures an informer of T; keep keeps managedFields
+// (InformerOptions.KeepManagedFields; by default they are not decoded),
+// compact sets InformerOptions.Compact.
+func variant[T any](name string, keep, compact bool) measureVariant {
+	return measureVariant{name: name, make: func(c *kube.Client, opts InformerOptions) (ObjectInformer, error) {
 		opts.Kind = cmKind
 		opts.Compact = compact
-		if drop {
-			opts.Transform = DropManagedFields
-		}
+		opts.KeepManagedFields = keep
 		inf, err := NewInformer[T](c, opts)
 		if err != nil {
 			return nil, err
@@ -94,15 +92,15 @@ func variant[T any](name string, drop, compact bool) measureVariant {
 
 var measureVariants = []measureVariant{
 	variant[kube.ConfigMap]("typed", false, false),
-	variant[kube.ConfigMap]("typed+DropManagedFields", true, false),
+	variant[kube.ConfigMap]("typed+KeepManagedFields", true, false),
 	variant[kube.ConfigMap]("typed compact", false, true),
-	variant[kube.ConfigMap]("typed compact+DropManagedFields", true, true),
+	variant[kube.ConfigMap]("typed compact+KeepMF", true, true),
 	variant[kube.Unstructured]("unstructured", false, false),
-	variant[kube.Unstructured]("unstructured+DropManagedFields", true, false),
-	variant[kube.Unstructured]("unstructured compact+DropMF", true, true),
+	variant[kube.Unstructured]("unstructured+KeepManagedFields", true, false),
+	variant[kube.Unstructured]("unstructured compact", false, true),
 	variant[kube.PartialObjectMetadata]("metadata-only", false, false),
-	variant[kube.PartialObjectMetadata]("metadata-only+DropManagedFields", true, false),
-	variant[kube.PartialObjectMetadata]("metadata compact+DropMF", true, true),
+	variant[kube.PartialObjectMetadata]("metadata-only+KeepMF", true, false),
+	variant[kube.PartialObjectMetadata]("metadata compact", false, true),
 }
 
 func heap() (alloc, inuse uint64) {

@@ -19,6 +19,14 @@
 //     left alone. A [Patch] literal, Patch{Type, Data}, is sent as is.
 //   - A watch is decoded event by event as the server flushes it, and a
 //     [List] or [Client.ListEach] item by item; neither is buffered whole.
+//     Each object is decoded in one pass over its JSON, with the result
+//     json.Unmarshal gives (internal/jsondec, checked against encoding/json
+//     by fuzzing), by plans per Go type that the Client keeps; programs do
+//     not link encoding/json's decoder through this package. A type with
+//     its own UnmarshalJSON gets the bytes of its value alone; a struct
+//     with a ",string" field cannot be decoded (an error names it).
+//   - Reads that ask ([ListOptions.SkipManagedFields], what a cache does)
+//     decode objects without metadata.managedFields: skipped, never built.
 //     One object may take at most [ClientOptions.MaxObjectSize] (16 MiB by
 //     default, above anything etcd stores by default); a larger one ends
 //     the read with an error naming it ([ErrObjectTooLarge]), having read

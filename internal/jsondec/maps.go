@@ -88,7 +88,7 @@ var stringType = reflect.TypeFor[string]()
 
 // errNoFallback is the error for a value of a type no plan serves, when
 // there is no Options.Fallback.
-var errNoFallback = errors.New("jsondec: no Options.Fallback to decode this type (a struct with a \",string\" field, or a map whose key type has an UnmarshalJSON)")
+var errNoFallback = errors.New("not supported: a struct with a \",string\" field, or a map whose key type has its own UnmarshalJSON (jsondec without Options.Fallback)")
 
 // validNumber reports whether s is a JSON number.
 func validNumber(str string) bool {
