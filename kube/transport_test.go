@@ -3,11 +3,14 @@
 package kube
 
 import (
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -186,10 +189,14 @@ func TestHTTPClientTransportSettings(t *testing.T) {
 	if c.Timeout != 0 {
 		t.Errorf("client Timeout = %v, want 0: watches are long", c.Timeout)
 	}
-	tr, ok := c.Transport.(*authTransport).next.(*http.Transport)
+	split, ok := c.Transport.(*authTransport).next.(watchSplit)
 	if !ok {
-		t.Fatalf("transport under the auth layer is %T, want *http.Transport", c.Transport.(*authTransport).next)
+		t.Fatalf("transport under the auth layer is %T, want a watchSplit", c.Transport.(*authTransport).next)
 	}
+	if w := split.watches; w.Protocols == nil || w.Protocols.HTTP2() || !w.Protocols.HTTP1() || w.Proxy != nil || w.TLSClientConfig.MinVersion != 0x0303 {
+		t.Errorf("watch transport: protocols %v, proxy set %v, TLS MinVersion %#x; want HTTP/1.1 only, no proxy, TLS 1.2", w.Protocols, w.Proxy != nil, w.TLSClientConfig.MinVersion)
+	}
+	tr := split.requests
 	if !tr.ForceAttemptHTTP2 || tr.HTTP2 == nil || tr.HTTP2.SendPingTimeout != 30*time.Second || tr.HTTP2.PingTimeout != 15*time.Second {
 		t.Errorf("HTTP/2 settings: ForceAttemptHTTP2 %v, HTTP2 %+v; want true and pings after 30s, timeout 15s", tr.ForceAttemptHTTP2, tr.HTTP2)
 	}
@@ -201,6 +208,45 @@ func TestHTTPClientTransportSettings(t *testing.T) {
 	}
 	if tr.TLSHandshakeTimeout == 0 || tr.IdleConnTimeout == 0 {
 		t.Errorf("TLSHandshakeTimeout %v, IdleConnTimeout %v: want both set", tr.TLSHandshakeTimeout, tr.IdleConnTimeout)
+	}
+}
+
+// TestWatchesOverHTTP1: against a server that speaks HTTP/2, a watch goes
+// over HTTP/1.1 and every other request over HTTP/2.
+func TestWatchesOverHTTP1(t *testing.T) {
+	var mu sync.Mutex
+	protos := map[string]string{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		protos[r.URL.RequestURI()] = r.Proto
+		mu.Unlock()
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	c, err := (&Config{Host: srv.URL, TLS: TLSConfig{CAData: ca}}).HTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/api/v1/configmaps?watch=true&allowWatchBookmarks=true", "/api/v1/namespaces/a/configmaps?labelSelector=x&watch=true", "/api/v1/configmaps?allowWatchBookmarks=true", "/api/v1/configmaps", "/api"} {
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	want := map[string]string{
+		"/api/v1/configmaps?watch=true&allowWatchBookmarks=true":     "HTTP/1.1",
+		"/api/v1/namespaces/a/configmaps?labelSelector=x&watch=true": "HTTP/1.1",
+		"/api/v1/configmaps?allowWatchBookmarks=true":                "HTTP/2.0",
+		"/api/v1/configmaps": "HTTP/2.0",
+		"/api":               "HTTP/2.0",
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(protos, want) {
+		t.Errorf("protocols = %v, want %v", protos, want)
 	}
 }
 

@@ -30,7 +30,7 @@ type informer interface {
 }
 
 func main() {
-	variant := flag.String("variant", "typed", "typed or metadata")
+	variant := flag.String("variant", "typed", "typed, typed-list (paged lists instead of a WatchList stream) or metadata")
 	flag.Parse()
 	r, err := run(*variant)
 	if err != nil {
@@ -52,6 +52,8 @@ func run(variant string) (measure.Result, error) {
 	switch variant {
 	case "typed":
 		inf, err = cache.NewInformer[kube.ConfigMap](c, cache.InformerOptions{})
+	case "typed-list":
+		inf, err = cache.NewInformer[kube.ConfigMap](c, cache.InformerOptions{DisableWatchList: true})
 	case "metadata":
 		inf, err = cache.NewInformer[kube.PartialObjectMetadata](c,
 			cache.InformerOptions{Kind: kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}})
