@@ -99,6 +99,9 @@ type Cache struct {
 	// sharded are the kinds whose informers are sharded (ShardKind),
 	// with their InformerOptions.ShardsPending; guarded by mu.
 	sharded map[kube.GroupVersionKind]func() bool
+	// scoped are the namespaces SetNamespaces gave kinds, for the
+	// informers made after; guarded by mu, nil until the first call.
+	scoped map[kube.GroupVersionKind][]string
 
 	mu sync.Mutex
 	// kinds holds every informer made, by kind and Go type.
@@ -108,7 +111,7 @@ type Cache struct {
 	phase phase
 	// pending are informers made but not started; Start's loop starts
 	// them, woken through wake (room for one token).
-	pending []*informer
+	pending []*kind
 	wake    chan struct{}
 	// started is closed when Start has made the informers of the
 	// declared kinds, or failed to (startErr, set before).
@@ -129,6 +132,10 @@ type kind struct {
 	inf     *informer
 	mapping kube.Mapping
 	copy    func(dst, src reflect.Value)
+	// stop cancels the informer's Start and ended is closed when it has
+	// returned; set, under Cache.mu, when Start's loop starts it.
+	stop  context.CancelFunc
+	ended chan struct{}
 }
 
 // New makes a cache. It does no I/O and starts nothing; call
@@ -183,12 +190,18 @@ func (c *Cache) Start(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for err == nil {
 		c.mu.Lock()
-		pending := c.pending
+		for _, k := range c.pending {
+			ictx, stop := context.WithCancel(ctx)
+			k.stop, k.ended = stop, make(chan struct{})
+			ended := k.ended
+			wg.Go(func() {
+				_ = k.inf.Start(ictx) // fails only when started twice
+				stop()
+				close(ended)
+			})
+		}
 		c.pending = nil
 		c.mu.Unlock()
-		for _, inf := range pending {
-			wg.Go(func() { _ = inf.Start(ctx) }) // fails only when started twice
-		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
@@ -240,28 +253,31 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
 	}
-	if m.Namespaced {
-		opts.Namespaces = c.opts.Namespaces
-		if ko.Namespaces != nil {
-			opts.Namespaces = ko.Namespaces
-		}
-	}
 	newObj := func() kube.Object { return reflect.New(typ).Interface().(kube.Object) }
 	if _, ok := reflect.New(typ).Interface().(kube.Object); !ok {
 		return nil, fmt.Errorf("*%s does not implement kube.Object", typ)
-	}
-	inf, err := newInformer(c.client, gvk, newObj, opts, c.intern)
-	if err != nil {
-		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if k := c.kinds[key]; k != nil {
 		return k, nil // made meanwhile by another reader
 	}
+	if m.Namespaced { // under mu, as SetNamespaces changes scoped
+		opts.Namespaces = c.opts.Namespaces
+		if ko.Namespaces != nil {
+			opts.Namespaces = ko.Namespaces
+		}
+		if ns, ok := c.scoped[gvk]; ok {
+			opts.Namespaces = ns
+		}
+	}
+	inf, err := newInformer(c.client, gvk, newObj, opts, c.intern)
+	if err != nil {
+		return nil, err
+	}
 	k = &kind{inf: inf, mapping: m, copy: deepcopy.Of(typ)}
 	c.kinds[key] = k
-	c.pending = append(c.pending, inf)
+	c.pending = append(c.pending, k)
 	select {
 	case c.wake <- struct{}{}:
 	default:
