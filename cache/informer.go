@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/kubeloop/kubeloop/internal/wait"
 	"github.com/kubeloop/kubeloop/kube"
@@ -35,10 +34,6 @@ type informer struct {
 	metadataOnly bool
 	intern       *interner
 	store        *store
-	// namespaces are the namespaces the informer is limited to (empty
-	// for all): opts.Namespaces until SetNamespaces stores others
-	// (namespaces.go). Read with scope.
-	namespaces atomic.Pointer[[]string]
 
 	// mu orders every change to the store with the notifications it
 	// causes and with handler registration, so that a handler sees each
@@ -134,14 +129,18 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		synced:       make(chan struct{}),
 		done:         make(chan struct{}),
 	}
-	namespaces := opts.Namespaces
-	i.namespaces.Store(&namespaces)
+	i.store.scope = opts.Namespaces
 	return i, nil
 }
 
 // scope returns the namespaces the informer is limited to, empty for
-// all. The caller must not modify the slice.
-func (i *informer) scope() []string { return *i.namespaces.Load() }
+// all: InformerOptions.Namespaces until SetNamespaces changes them. The
+// caller must not modify the slice.
+func (i *informer) scope() []string {
+	i.store.mu.RLock()
+	defer i.store.mu.RUnlock()
+	return i.store.scope
+}
 
 // nsRun is the reflector of one namespace ("" for all) of an informer
 // that is not sharded. Its fields but cancel, done and synced are

@@ -35,8 +35,8 @@ func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error
 		i.mu.Unlock()
 		return fmt.Errorf("set namespaces of the %s informer: %w", i.gvk.Kind, ErrStopped)
 	}
-	i.namespaces.Store(&namespaces)
 	if i.phase == idle { // Start reads the scope
+		i.store.setScope(namespaces)
 		i.mu.Unlock()
 		return nil
 	}
@@ -57,9 +57,7 @@ func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error
 		}
 		return true
 	})
-	if len(namespaces) > 0 {
-		i.store.keepNamespaces(namespaces)
-	}
+	i.store.setScope(namespaces)
 	for _, ns := range want {
 		if !slices.ContainsFunc(i.runs, func(run *nsRun) bool { return run.ns == ns }) {
 			added = append(added, i.runLocked(ns))
@@ -89,15 +87,16 @@ func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error
 // informer.
 var errSharded = errors.New("the informer is sharded")
 
-// keepNamespaces drops from the store the objects of every namespace
-// but those of namespaces, and returns how many it dropped. The cost is
-// O(objects dropped · index funcs).
-func (s *store) keepNamespaces(namespaces []string) int {
+// setScope limits the store to namespaces (empty: all), dropping the
+// objects of the others, as one change readers see whole, and returns
+// how many it dropped. The cost is O(objects dropped · index funcs).
+func (s *store) setScope(namespaces []string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.scope = namespaces
 	n := 0
 	for ns, names := range s.cur.objects {
-		if slices.Contains(namespaces, ns) {
+		if len(namespaces) == 0 || slices.Contains(namespaces, ns) {
 			continue
 		}
 		for _, e := range names {

@@ -40,6 +40,10 @@ type store struct {
 	// indexers are the registered index funcs by name; cur.indexes has a
 	// map for each. Guarded by mu.
 	indexers map[string]IndexFunc
+	// scope are the namespaces the informer is limited to (empty for
+	// all), read with informer.scope; replaced whole, never modified.
+	// Guarded by mu.
+	scope []string
 }
 
 func newStore(c *codec) *store {

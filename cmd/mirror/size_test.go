@@ -211,7 +211,7 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 	// set, no informer or controller removed.
 	scope := []string{
 		"kubeloop/cache.(*informer).SetNamespaces",
-		"kubeloop/cache.(*store).keepNamespaces",
+		"kubeloop/cache.(*store).setScope",
 		"kubeloop/cache.(*Cache).RemoveInformer",
 		"kubeloop/manager.(*Manager).RemoveController",
 	}
