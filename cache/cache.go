@@ -101,7 +101,9 @@ type Cache struct {
 	sharded map[kube.GroupVersionKind]func() bool
 	// scoped are the namespaces SetNamespaces gave kinds, for the
 	// informers made after; guarded by mu, nil until the first call.
-	scoped map[kube.GroupVersionKind][]string
+	// scoping orders the calls of SetNamespaces.
+	scoped  map[kube.GroupVersionKind][]string
+	scoping sync.Mutex
 
 	mu sync.Mutex
 	// kinds holds every informer made, by kind and Go type.

@@ -126,7 +126,9 @@ func (s *store) setScope(namespaces []string) int {
 // ctx ends first it returns ctx's error in a [*NotSyncedError], the
 // change made and the new namespaces still being read. It fails for a
 // sharded informer, whose namespaces are fixed, once Start has
-// returned, and for an empty or repeated namespace.
+// returned, and for an empty or repeated namespace. As
+// [InformerOptions.Namespaces], namespaces must be empty for a
+// cluster-scoped kind.
 func (i *Informer[T]) SetNamespaces(ctx context.Context, namespaces []string) error {
 	return i.inf.SetNamespaces(ctx, namespaces)
 }
@@ -136,9 +138,10 @@ func (i *Informer[T]) SetNamespaces(ctx context.Context, namespaces []string) er
 // ByObject.Namespaces: every informer of the kind (one per Go type it is
 // read as) changes as [Informer.SetNamespaces] says, and the informers
 // made later start with them. It waits as [Informer.SetNamespaces] does.
-// It fails for a cluster-scoped kind, for a kind made sharded
-// ([Cache.ShardKind]), and for an empty or repeated namespace; a failure
-// to change one informer does not keep the others from changing.
+// Calls are applied one after the other. It fails for a cluster-scoped
+// kind, for a kind made sharded ([Cache.ShardKind]), and for an empty or
+// repeated namespace; a failure to change one informer does not keep
+// the others from changing.
 func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces []string) error {
 	gvk := obj.GroupVersionKind()
 	if _, err := (InformerOptions{Namespaces: namespaces}).normalize(); err != nil {
@@ -152,6 +155,8 @@ func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces [
 		return fmt.Errorf("set namespaces of %s: the kind is cluster-scoped", gvk.Kind)
 	}
 	namespaces = slices.Clone(namespaces)
+	c.scoping.Lock() // the informers end in the scope recorded last
+	defer c.scoping.Unlock()
 	c.mu.Lock()
 	if _, ok := c.sharded[gvk]; ok {
 		c.mu.Unlock()
