@@ -100,9 +100,9 @@ type Cache struct {
 	// with their InformerOptions.ShardsPending; guarded by mu.
 	sharded map[kube.GroupVersionKind]func() bool
 	// scoped are the namespaces SetNamespaces gave kinds, for the
-	// informers made after; guarded by mu, nil until the first call.
-	// scoping orders the calls of SetNamespaces.
-	scoped  map[kube.GroupVersionKind][]string
+	// informers made after, one entry a kind; guarded by mu. scoping
+	// orders the calls of SetNamespaces.
+	scoped  []kindScope
 	scoping sync.Mutex
 
 	mu sync.Mutex
@@ -122,6 +122,12 @@ type Cache struct {
 
 	// writes remembers the client's writes not yet seen (writes.go).
 	writes writes
+}
+
+// kindScope is the scope SetNamespaces gave a kind.
+type kindScope struct {
+	gvk        kube.GroupVersionKind
+	namespaces []string
 }
 
 type kindKey struct {
@@ -197,8 +203,9 @@ func (c *Cache) Start(ctx context.Context) error {
 			k.stop, k.ended = stop, make(chan struct{})
 			ended := k.ended
 			wg.Go(func() {
-				_ = k.inf.Start(ictx) // fails only when started twice
-				stop()
+				// It returns once ictx is done (stop called, or ctx done):
+				// it fails only when started twice.
+				_ = k.inf.Start(ictx)
 				close(ended)
 			})
 		}
@@ -269,8 +276,10 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		if ko.Namespaces != nil {
 			opts.Namespaces = ko.Namespaces
 		}
-		if ns, ok := c.scoped[gvk]; ok {
-			opts.Namespaces = ns
+		for _, sc := range c.scoped {
+			if sc.gvk == gvk {
+				opts.Namespaces = sc.namespaces
+			}
 		}
 	}
 	inf, err := newInformer(c.client, gvk, newObj, opts, c.intern)

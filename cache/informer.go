@@ -138,8 +138,9 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 // caller must not modify the slice.
 func (i *informer) scope() []string {
 	i.store.mu.RLock()
-	defer i.store.mu.RUnlock()
-	return i.store.scope
+	scope := i.store.scope
+	i.store.mu.RUnlock()
+	return scope
 }
 
 // nsRun is the reflector of one namespace ("" for all) of an informer
@@ -147,8 +148,10 @@ func (i *informer) scope() []string {
 // guarded by informer.mu.
 type nsRun struct {
 	ns string
-	// cancel stops the reflector; done is closed when it has returned,
-	// synced when it has stored its first state.
+	// cancel stops the reflector; done is closed when it has returned.
+	// synced, made by SetNamespaces for the reflectors it starts (nil
+	// for Start's), is closed when the reflector has stored its first
+	// state.
 	cancel context.CancelFunc
 	done   chan struct{}
 	synced chan struct{}
@@ -166,7 +169,7 @@ type nsRun struct {
 // informer running.
 func (i *informer) runLocked(ns string) *nsRun {
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &nsRun{ns: ns, cancel: cancel, done: make(chan struct{}), synced: make(chan struct{}), counted: !i.isSynced}
+	run := &nsRun{ns: ns, cancel: cancel, done: make(chan struct{}), counted: !i.isSynced}
 	if run.counted {
 		i.unsynced++
 	}

@@ -60,7 +60,9 @@ func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error
 	i.store.setScope(namespaces)
 	for _, ns := range want {
 		if !slices.ContainsFunc(i.runs, func(run *nsRun) bool { return run.ns == ns }) {
-			added = append(added, i.runLocked(ns))
+			run := i.runLocked(ns)
+			run.synced = make(chan struct{}) // before its sink takes i.mu
+			added = append(added, run)
 		}
 	}
 	i.mu.Unlock()
@@ -162,10 +164,8 @@ func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces [
 		c.mu.Unlock()
 		return fmt.Errorf("set namespaces of %s: %w: its namespaces are fixed", gvk.Kind, errSharded)
 	}
-	if c.scoped == nil {
-		c.scoped = map[kube.GroupVersionKind][]string{}
-	}
-	c.scoped[gvk] = namespaces
+	c.scoped = slices.DeleteFunc(c.scoped, func(sc kindScope) bool { return sc.gvk == gvk })
+	c.scoped = append(c.scoped, kindScope{gvk: gvk, namespaces: namespaces})
 	var infs []*informer
 	for k, kd := range c.kinds {
 		if k.gvk == gvk {

@@ -320,7 +320,9 @@ func (s nsSink) replace(next *state, initial bool) {
 	i.notifyDiffLocked(prev, next, initial)
 	if initial {
 		s.run.stored = true
-		close(s.run.synced)
+		if s.run.synced != nil {
+			close(s.run.synced)
+		}
 		if s.run.counted {
 			i.storedFirstLocked()
 		}
