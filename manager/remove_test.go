@@ -4,6 +4,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
@@ -192,4 +194,58 @@ func sortedCopy(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// TestRemoveControllerTimeout: a removal whose ctx ends before the
+// reconcile in flight does fails, keeps the name taken while the
+// controller stops, and a second call waits for it and frees the name.
+func TestRemoveControllerTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newServer(t)
+		m := newTestManager(t, srv, nil)
+		release := make(chan struct{})
+		r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+			<-release
+			return controller.Result{}, nil
+		})
+		if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Named("slow").Complete(r); err != nil {
+			t.Fatal(err)
+		}
+		start(t, m)
+		createCM(t, srv, "default", "x")
+		synctest.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := m.RemoveController(ctx, "slow")
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `"slow"`) {
+			t.Fatalf("RemoveController with a reconcile in flight past its ctx = %v, want DeadlineExceeded naming the controller", err)
+		}
+		if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Named("slow").Complete(r); err == nil {
+			t.Fatal("a controller was added under the name of one still stopping")
+		}
+		close(release)
+		if err := m.RemoveController(context.Background(), "slow"); err != nil {
+			t.Fatalf("RemoveController again = %v", err)
+		}
+		if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Named("slow").Complete(r); err != nil {
+			t.Errorf("adding under the name once the controller stopped = %v", err)
+		}
+	})
+}
+
+// TestRemoveControllerSharded: a sharded controller is refused.
+func TestRemoveControllerSharded(t *testing.T) {
+	srv := newServer(t)
+	m := newTestManager(t, srv, func(o *Options) {
+		o.Sharding = ShardingOptions{Ring: "cms", Namespace: "default", Identity: "a"}
+	})
+	r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) {
+		return controller.Result{}, nil
+	})
+	if err := controller.NewBuilder(m).For(&kube.ConfigMap{}).Named("sharded").Sharded().Complete(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RemoveController(context.Background(), "sharded"); err == nil || !strings.Contains(err.Error(), "sharded controller") {
+		t.Errorf("RemoveController of a sharded controller = %v, want an error saying it is sharded", err)
+	}
 }
