@@ -61,6 +61,10 @@
 //     burst of them on one that does not; removing one drops its objects
 //     without telling handlers they were deleted (they were not). See
 //     Sharding below.
+//   - A scope that changes while running: a kind's namespaces change
+//     without a relist of those kept and without deletes for the objects
+//     that leave, and an informer no handler uses can be removed with
+//     nothing of it left running or held. See Changing the scope below.
 //   - Reading your own writes: a [Cache] whose client reports its writes
 //     ([Cache.RecordWrite], wired to kube.ClientOptions.OnWrite; a
 //     manager does this) answers a Get or List with a state that includes
