@@ -99,6 +99,11 @@ type Cache struct {
 	// sharded are the kinds whose informers are sharded (ShardKind),
 	// with their InformerOptions.ShardsPending; guarded by mu.
 	sharded map[kube.GroupVersionKind]func() bool
+	// scoped are the namespaces SetNamespaces gave kinds, for the
+	// informers made after, one entry a kind; guarded by mu. scoping
+	// orders the calls of SetNamespaces.
+	scoped  []kindScope
+	scoping sync.Mutex
 
 	mu sync.Mutex
 	// kinds holds every informer made, by kind and Go type.
@@ -108,7 +113,7 @@ type Cache struct {
 	phase phase
 	// pending are informers made but not started; Start's loop starts
 	// them, woken through wake (room for one token).
-	pending []*informer
+	pending []*kind
 	wake    chan struct{}
 	// started is closed when Start has made the informers of the
 	// declared kinds, or failed to (startErr, set before).
@@ -117,6 +122,12 @@ type Cache struct {
 
 	// writes remembers the client's writes not yet seen (writes.go).
 	writes writes
+}
+
+// kindScope is the scope SetNamespaces gave a kind.
+type kindScope struct {
+	gvk        kube.GroupVersionKind
+	namespaces []string
 }
 
 type kindKey struct {
@@ -129,6 +140,10 @@ type kind struct {
 	inf     *informer
 	mapping kube.Mapping
 	copy    func(dst, src reflect.Value)
+	// stop cancels the informer's Start and ended is closed when it has
+	// returned; set, under Cache.mu, when Start's loop starts it.
+	stop  context.CancelFunc
+	ended chan struct{}
 }
 
 // New makes a cache. It does no I/O and starts nothing; call
@@ -183,12 +198,19 @@ func (c *Cache) Start(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for err == nil {
 		c.mu.Lock()
-		pending := c.pending
+		for _, k := range c.pending {
+			ictx, stop := context.WithCancel(ctx)
+			k.stop, k.ended = stop, make(chan struct{})
+			ended := k.ended
+			wg.Go(func() {
+				// It returns once ictx is done (stop called, or ctx done):
+				// it fails only when started twice.
+				_ = k.inf.Start(ictx)
+				close(ended)
+			})
+		}
 		c.pending = nil
 		c.mu.Unlock()
-		for _, inf := range pending {
-			wg.Go(func() { _ = inf.Start(ctx) }) // fails only when started twice
-		}
 		select {
 		case <-c.wake:
 		case <-ctx.Done():
@@ -240,28 +262,33 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
 	}
-	if m.Namespaced {
-		opts.Namespaces = c.opts.Namespaces
-		if ko.Namespaces != nil {
-			opts.Namespaces = ko.Namespaces
-		}
-	}
 	newObj := func() kube.Object { return reflect.New(typ).Interface().(kube.Object) }
 	if _, ok := reflect.New(typ).Interface().(kube.Object); !ok {
 		return nil, fmt.Errorf("*%s does not implement kube.Object", typ)
-	}
-	inf, err := newInformer(c.client, gvk, newObj, opts, c.intern)
-	if err != nil {
-		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if k := c.kinds[key]; k != nil {
 		return k, nil // made meanwhile by another reader
 	}
+	if m.Namespaced { // under mu, as SetNamespaces changes scoped
+		opts.Namespaces = c.opts.Namespaces
+		if ko.Namespaces != nil {
+			opts.Namespaces = ko.Namespaces
+		}
+		for _, sc := range c.scoped {
+			if sc.gvk == gvk {
+				opts.Namespaces = sc.namespaces
+			}
+		}
+	}
+	inf, err := newInformer(c.client, gvk, newObj, opts, c.intern)
+	if err != nil {
+		return nil, err
+	}
 	k = &kind{inf: inf, mapping: m, copy: deepcopy.Of(typ)}
 	c.kinds[key] = k
-	c.pending = append(c.pending, inf)
+	c.pending = append(c.pending, k)
 	select {
 	case c.wake <- struct{}{}:
 	default:

@@ -102,7 +102,7 @@ func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ ref
 	}
 	if ns != nil && !k.inf.allows(*ns) {
 		return nil, &NotAllowedError{Kind: gvk, Namespace: *ns,
-			Reason: fmt.Sprintf("the cache holds namespaces %q only", k.inf.opts.Namespaces)}
+			Reason: fmt.Sprintf("the cache holds namespaces %q only", k.inf.scope())}
 	}
 	if k.inf.storeSynced() {
 		return k, nil

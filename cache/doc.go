@@ -61,6 +61,10 @@
 //     burst of them on one that does not; removing one drops its objects
 //     without telling handlers they were deleted (they were not). See
 //     Sharding below.
+//   - A scope that changes while running: a kind's namespaces change
+//     without a relist of those kept and without deletes for the objects
+//     that leave, and an informer no handler uses can be removed with
+//     nothing of it left running or held. See Changing the scope below.
 //   - Reading your own writes: a [Cache] whose client reports its writes
 //     ([Cache.RecordWrite], wired to kube.ClientOptions.OnWrite; a
 //     manager does this) answers a Get or List with a state that includes
@@ -158,6 +162,9 @@
 //  4. Run Start(ctx) in a goroutine; WaitForSync(ctx) before trusting
 //     reads.
 //  5. Read with Get and List (copies) or [ReadOnly] (no copies).
+//  6. While it runs, change a kind's namespaces with
+//     [Cache.SetNamespaces], and drop an informer no handler uses with
+//     [Cache.RemoveInformer] (see Changing the scope).
 //
 // # Sharding
 //
@@ -229,7 +236,41 @@
 // shard needs one watch, but the right to list and watch the kind
 // cluster-wide.
 //
-// Binary size: the sharded informer's machinery (the shards' reflectors
+// # Changing the scope
+//
+// A running cache grows and shrinks without a restart:
+//   - [Cache.SetNamespaces] (or [Informer.SetNamespaces]) changes the
+//     namespaces a kind is cached for. A namespace added gets a reflector
+//     of its own: its objects arrive as OnAdd(obj, true), as a first
+//     list's do, and the call returns once they are stored. A namespace
+//     kept is not read again and its handlers hear nothing: its
+//     reflector goes on as it was. A namespace removed stops being
+//     watched (its reflector has ended when the call returns) and its
+//     objects leave the store without OnDelete, for the reason a shard
+//     removed gives none: they were not deleted on the server, and a
+//     controller must not reconcile them as deletions (clean-up of
+//     external state would follow). From the call on, no change of a
+//     removed namespace reaches a handler; a handler that keeps state
+//     derived from the objects drops the namespace's share itself.
+//     Between all namespaces and some, the namespaces kept are read
+//     again (one list of all namespaces, or one of each namespace, is
+//     what the server offers): the read is compared with the store as a
+//     relist is, so objects that did not change bring no notification.
+//     The selectors of a kind apply to every namespace and do not change.
+//     A sharded informer's namespaces are fixed.
+//   - [Cache.RemoveInformer] stops one informer and takes it out of the
+//     cache: its watches end, its goroutines return, its objects are
+//     released. It refuses an informer that handlers are registered on
+//     ([ErrInUse]) rather than taking them with it: a controller whose
+//     source lost its informer would wait, without an error, for changes
+//     that never come. Stop the controller first (its sources remove
+//     their handlers; see manager.Manager.RemoveController).
+//
+// Binary size: SetNamespaces and RemoveInformer are their own entry
+// points (namespaces.go, remove.go): a program that calls neither links
+// only what every informer runs anyway, a cancel func and a done channel
+// for each reflector and each informer of a Cache (about 5 KB of the
+// README's controller). The sharded informer's machinery (the shards' reflectors
 // and sink, the fallback mode) is reached only through the informer's
 // unexported shards field, an interface that is nil until the first
 // [Informer.AddShard] (or AddShard of the informer behind a Cache's

@@ -177,10 +177,10 @@ func (r *recorder) snapshot() map[string]string {
 func checkConsistent(t *testing.T, srv *kubetest.Server, i *informer, recs ...*recorder) {
 	t.Helper()
 	want := map[string]string{}
-	if len(i.opts.Namespaces) == 0 {
+	if len(i.scope()) == 0 {
 		want = serverState(t, srv, "")
 	}
-	for _, ns := range i.opts.Namespaces {
+	for _, ns := range i.scope() {
 		maps.Copy(want, serverState(t, srv, ns))
 	}
 	if got := storeState(i); !maps.Equal(got, want) {

@@ -56,6 +56,12 @@ type informer struct {
 	done chan struct{}
 	// deliveries counts the registrations' goroutines; Start waits for it.
 	deliveries sync.WaitGroup
+	// runs are the running reflectors of an informer that is not sharded,
+	// by namespace ("" for all): one for each namespace of the scope, or
+	// one for all. Start makes them and SetNamespaces changes them;
+	// readers counts their goroutines, which Start waits for.
+	runs    []*nsRun
+	readers sync.WaitGroup
 
 	// reads are the reflectors' counts and last failure.
 	reads readStats
@@ -110,11 +116,7 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	if opts.Compact || testHookCompact {
 		c, in = newCodec(gvk, newObj), nil // what is stored shares no strings
 	}
-	unsynced := max(len(opts.Namespaces), 1)
-	if opts.Sharded {
-		unsynced = 1 // Start; each shard has its own sync
-	}
-	return &informer{
+	i := &informer{
 		client:       client,
 		gvk:          gvk,
 		opts:         opts,
@@ -123,10 +125,60 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		metadataOnly: meta,
 		intern:       in,
 		store:        newStore(c),
-		unsynced:     unsynced,
+		unsynced:     1, // a sharded informer's Start; each shard has its own sync, and Start counts the others' reflectors
 		synced:       make(chan struct{}),
 		done:         make(chan struct{}),
-	}, nil
+	}
+	i.store.scope = opts.Namespaces
+	return i, nil
+}
+
+// scope returns the namespaces the informer is limited to, empty for
+// all: InformerOptions.Namespaces until SetNamespaces changes them. The
+// caller must not modify the slice.
+func (i *informer) scope() []string {
+	i.store.mu.RLock()
+	scope := i.store.scope
+	i.store.mu.RUnlock()
+	return scope
+}
+
+// nsRun is the reflector of one namespace ("" for all) of an informer
+// that is not sharded. Its fields but cancel, done and synced are
+// guarded by informer.mu.
+type nsRun struct {
+	ns string
+	// cancel stops the reflector; done is closed when it has returned.
+	// synced, made by SetNamespaces for the reflectors it starts (nil
+	// for Start's), is closed when the reflector has stored its first
+	// state.
+	cancel context.CancelFunc
+	done   chan struct{}
+	synced chan struct{}
+	// stored is set once the reflector stored its first state.
+	// counted is set when the informer's sync waits for that
+	// (informer.unsynced counts it).
+	stored, counted bool
+	// removed is set once the namespace left the scope: the reflector's
+	// sink changes nothing after it.
+	removed bool
+}
+
+// runLocked starts the reflector of namespace ns ("" for all), counted in
+// the informer's sync unless it has synced. Call with i.mu held, the
+// informer running.
+func (i *informer) runLocked(ns string) *nsRun {
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &nsRun{ns: ns, cancel: cancel, done: make(chan struct{}), counted: !i.isSynced}
+	if run.counted {
+		i.unsynced++
+	}
+	i.runs = append(i.runs, run)
+	i.readers.Go(func() {
+		i.reflector(ns, run).run(ctx)
+		close(run.done)
+	})
+	return run
 }
 
 // Kind implements [ObjectInformer].
@@ -150,30 +202,34 @@ func (i *informer) Start(ctx context.Context) error {
 			i.shards.startLocked()
 		}
 		i.storedFirstLocked()
+	} else {
+		i.unsynced = 0 // counted again by runLocked, as SetNamespaces may have changed the scope
+		i.runs = nil
+		for _, ns := range i.scope() {
+			i.runLocked(ns)
+		}
+		if len(i.runs) == 0 {
+			i.runLocked("")
+		}
 	}
 	i.mu.Unlock()
 
 	var wg sync.WaitGroup
-	switch {
-	case i.opts.Sharded:
-	case len(i.opts.Namespaces) == 0:
-		wg.Go(func() { i.reflector("").run(ctx) })
-	default:
-		for _, ns := range i.opts.Namespaces {
-			wg.Go(func() { i.reflector(ns).run(ctx) })
-		}
-	}
 	wg.Go(func() { i.resyncLoop(ctx) })
-	wg.Wait()    // all end when ctx is done
-	<-ctx.Done() // a sharded informer without resyncs runs none of them
+	wg.Wait()    // it ends when ctx is done
+	<-ctx.Done() // an informer without resyncs runs none
 
 	i.mu.Lock()
 	i.phase = stopped
+	for _, run := range i.runs {
+		run.cancel()
+	}
 	shards := i.shards
 	if shards != nil {
 		shards.stopLocked()
 	}
 	i.mu.Unlock()
+	i.readers.Wait()
 	if shards != nil {
 		shards.stopped()
 	}
@@ -185,11 +241,11 @@ func (i *informer) Start(ctx context.Context) error {
 }
 
 // reflector returns a reflector that keeps the objects of namespace ns (""
-// for all) in the store.
-func (i *informer) reflector(ns string) *reflector {
+// for all) in the store, for run.
+func (i *informer) reflector(ns string, run *nsRun) *reflector {
 	return &reflector{
 		lw:        listWatch{i: i, ns: ns, shard: i.opts.ShardSelector},
-		sink:      nsSink{i: i, ns: ns},
+		sink:      nsSink{i: i, ns: ns, run: run},
 		log:       i.log,
 		stats:     &i.reads,
 		pageSize:  i.opts.PageSize,
@@ -346,7 +402,7 @@ func (i *informer) stats() Stats {
 	objects, bytes := i.store.size()
 	st := Stats{
 		Kind:                i.gvk,
-		Namespaces:          i.opts.Namespaces,
+		Namespaces:          i.scope(),
 		Objects:             objects,
 		Bytes:               bytes,
 		Synced:              i.HasSynced(),
@@ -374,7 +430,7 @@ func (i *informer) stats() Stats {
 func (i *informer) list(opts kube.ListOptions, fn func(kube.Object)) error {
 	if !i.allows(opts.Namespace) {
 		return &NotAllowedError{Kind: i.gvk, Namespace: opts.Namespace,
-			Reason: fmt.Sprintf("the cache holds namespaces %q only", i.opts.Namespaces)}
+			Reason: fmt.Sprintf("the cache holds namespaces %q only", i.scope())}
 	}
 	q, err := i.store.compile(opts)
 	if err != nil {
@@ -387,5 +443,6 @@ func (i *informer) list(opts kube.ListOptions, fn func(kube.Object)) error {
 // allows reports whether namespace ns (or all, for "") is in the
 // informer's scope.
 func (i *informer) allows(ns string) bool {
-	return ns == "" || len(i.opts.Namespaces) == 0 || slices.Contains(i.opts.Namespaces, ns)
+	scope := i.scope()
+	return ns == "" || len(scope) == 0 || slices.Contains(scope, ns)
 }

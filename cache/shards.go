@@ -207,7 +207,7 @@ func (s *shardSet) addLocked(sel kube.ShardSelector) error {
 	if _, ok := s.byID[id]; ok {
 		return nil
 	}
-	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: max(len(i.opts.Namespaces), 1),
+	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: max(len(i.scope()), 1),
 		synced: make(chan struct{}), gone: make(chan struct{})}
 	s.byID[id] = sh
 	switch {
@@ -253,7 +253,7 @@ func (s *shardSet) runShardLocked(sh *shard) {
 	i := s.i
 	ctx, cancel := context.WithCancel(context.Background())
 	sh.cancel, sh.done = cancel, make(chan struct{})
-	namespaces := i.opts.Namespaces
+	namespaces := i.scope()
 	if len(namespaces) == 0 {
 		namespaces = []string{""}
 	}

@@ -270,7 +270,7 @@ func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generatio
 		close(g.done)
 		return g
 	}
-	namespaces := i.opts.Namespaces
+	namespaces := i.scope()
 	if len(namespaces) == 0 {
 		namespaces = []string{""}
 	}

@@ -40,6 +40,10 @@ type store struct {
 	// indexers are the registered index funcs by name; cur.indexes has a
 	// map for each. Guarded by mu.
 	indexers map[string]IndexFunc
+	// scope are the namespaces the informer is limited to (empty for
+	// all), read with informer.scope; replaced whole, never modified.
+	// Guarded by mu.
+	scope []string
 }
 
 func newStore(c *codec) *store {
@@ -245,10 +249,13 @@ func (s *store) size() (objects int, bytes int64) {
 // and with handler registration.
 
 // nsSink is an informer's [sink] for the reflector of namespace ns (""
-// for all): its replace swaps that namespace's objects only.
+// for all): its replace swaps that namespace's objects only. Once the
+// namespace has left the informer's scope (run.removed) it changes
+// nothing.
 type nsSink struct {
-	i  *informer
-	ns string
+	i   *informer
+	ns  string
+	run *nsRun
 }
 
 func (s nsSink) newState() *state { return newState(s.i.store.codec) }
@@ -262,6 +269,9 @@ func (s nsSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 	meta := obj.GetObjectMeta()
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	if s.run.removed {
+		return
+	}
 	switch typ {
 	case kube.Added, kube.Modified:
 		old, ok := i.store.get(meta.Key())
@@ -292,12 +302,15 @@ func (s nsSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 //   - an object at the same resourceVersion: nothing.
 //
 // initial marks the adds isInInitialList; the informer is synced once
-// every reflector has stored its first state. The cost is O(n log n) for
-// the n objects old and new (the sort of their names).
+// every reflector it counts has stored its first state. The cost is
+// O(n log n) for the n objects old and new (the sort of their names).
 func (s nsSink) replace(next *state, initial bool) {
 	i := s.i
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	if s.run.removed {
+		return
+	}
 	var prev *state
 	if s.ns == "" {
 		prev = i.store.replace(next)
@@ -306,7 +319,13 @@ func (s nsSink) replace(next *state, initial bool) {
 	}
 	i.notifyDiffLocked(prev, next, initial)
 	if initial {
-		i.storedFirstLocked()
+		s.run.stored = true
+		if s.run.synced != nil {
+			close(s.run.synced)
+		}
+		if s.run.counted {
+			i.storedFirstLocked()
+		}
 	}
 }
 

@@ -111,4 +111,8 @@
 //     [Manager.AddMetricsCollector].
 //  3. Run [Manager.Start] with [SetupSignalHandler]'s context, and exit
 //     non-zero on its error (leadership lost included).
+//  4. While it runs, take out a controller with
+//     [Manager.RemoveController], which waits for its reconciles in
+//     flight, and then an informer nothing uses with
+//     cache.Cache.RemoveInformer (on [Manager.Cache]).
 package manager

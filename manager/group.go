@@ -45,6 +45,9 @@ const (
 type entry struct {
 	runnable               // what the runnable is, read when it was added
 	done     chan struct{} // closed when Start has returned
+	// stop cancels the context of the runnable's Start alone; set, under
+	// group.mu, when run starts it.
+	stop context.CancelFunc
 }
 
 func newGroup(name string, log *slog.Logger) *group {
@@ -90,14 +93,15 @@ func (g *group) run(ctx context.Context, fail func(error), started func()) {
 			}
 			return
 		}
-		batch := g.pending
-		g.pending = nil
-		g.running = append(g.running, batch...)
-		g.mu.Unlock()
-		for _, e := range batch {
+		for _, e := range g.pending {
 			g.log.Debug("starting runnable", "runnable", e.name, "group", g.name)
-			go e.start(ctx, fail)
+			var ectx context.Context
+			ectx, e.stop = context.WithCancel(ctx)
+			go e.start(ectx, fail)
 		}
+		g.running = append(g.running, g.pending...)
+		g.pending = nil
+		g.mu.Unlock()
 		if first {
 			started()
 		}
@@ -115,6 +119,7 @@ func (e *entry) start(ctx context.Context, fail func(error)) {
 	if err != nil && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
 		fail(fmt.Errorf("run %s: %w", e.name, err))
 	}
+	e.stop() // release the context
 }
 
 // close stops the group from taking runnables; those pending are dropped.

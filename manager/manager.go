@@ -241,6 +241,7 @@ func (m *Manager) addController(name string, r runnable) error {
 	if _, ok := m.controllers[name]; ok {
 		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
 	}
+	r.key = name
 	if err := m.groupFor(r).add(r); err != nil {
 		return fmt.Errorf("add controller %q: %w", name, err)
 	}

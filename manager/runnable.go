@@ -92,6 +92,10 @@ type runnable struct {
 	// its own metrics (see [Manager.Add]).
 	controller bool
 	metrics    MetricsCollector
+	// key is the name a controller was added under (AddController);
+	// sharded is set for a sharded controller (AddShardedController).
+	key     string
+	sharded bool
 	// listen and ready are the webhook server's Listen and StartedChecker
 	// methods; nil without them.
 	listen listener

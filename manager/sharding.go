@@ -216,7 +216,9 @@ func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderEle
 	if err := m.ring.add(name, obj, work); err != nil {
 		return fmt.Errorf("add sharded controller %q: %w", name, err)
 	}
-	return m.addController(name, classify(r))
+	c := classify(r)
+	c.sharded = true
+	return m.addController(name, c)
 }
 
 // add implements [shardRing].

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -189,8 +190,9 @@ func TestReadmeControllerSize(t *testing.T) {
 // only through AddShard, the manager only through Options.Sharding, the
 // controller builder only through Sharded. A program that never sets
 // Options.LeaderElection (the README's controller; the mirror does, from
-// a flag) links no elector. It reads the mirror and the README's
-// controller.
+// a flag) links no elector. A program that never changes its scope
+// while running links none of SetNamespaces, RemoveInformer or
+// RemoveController. It reads the mirror and the README's controller.
 func TestOptionalPartsNotLinked(t *testing.T) {
 	t.Parallel()
 	paths := built(t)
@@ -205,6 +207,14 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/leader.(*Elector).Run",
 		"kubeloop/manager.LeaderElectionOptions.newElection",
 	}
+	// Neither program changes its scope while running: no namespaces
+	// set, no informer or controller removed.
+	scope := []string{
+		"kubeloop/cache.(*informer).SetNamespaces",
+		"kubeloop/cache.(*store).setScope",
+		"kubeloop/cache.(*Cache).RemoveInformer",
+		"kubeloop/manager.(*Manager).RemoveController",
+	}
 	// Neither program calls kube.MergeFrom, and every object is decoded
 	// by internal/jsondec: encoding/json's decoder is not linked.
 	always := []string{
@@ -216,8 +226,8 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		name   string
 		absent []string
 	}{
-		{"mirror", append(sharding, always...)},
-		{"readme", append(append(sharding, election...), always...)},
+		{"mirror", slices.Concat(sharding, scope, always)},
+		{"readme", slices.Concat(sharding, election, scope, always)},
 	} {
 		out, err := exec.Command("go", "tool", "nm", paths[prog.name]).Output()
 		if err != nil {

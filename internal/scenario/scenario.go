@@ -105,6 +105,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedManagers", testShardedManagers},
 		{"ShardedOwned", testShardedOwned},
 		{"FreshReads", testFreshReads},
+		{"Scope", testScope},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
