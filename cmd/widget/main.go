@@ -100,7 +100,7 @@ func runWidget(ctx context.Context, cfg *kube.Config, opts options, log *slog.Lo
 		if err != nil {
 			return operator.ExitRuntime, err
 		}
-		if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), def)); err != nil {
+		if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), def).WithLogger(log)); err != nil {
 			return operator.ExitRuntime, err
 		}
 	}

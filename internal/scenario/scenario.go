@@ -95,6 +95,7 @@ func Run(t *testing.T, env Env) {
 		{"CustomResourceDefaultsAndPruning", testCustomResourceDefaultsAndPruning},
 		{"CustomResourceRatcheting", testCustomResourceRatcheting},
 		{"CRDFromGoTypes", testCRDFromGoTypes},
+		{"CRDInstaller", testCRDInstaller},
 		{"NonStructuralCRD", testNonStructuralCRD},
 		{"OpenAPI", testOpenAPI},
 		{"ShardedList", testShardedList},
