@@ -106,6 +106,7 @@ func Run(t *testing.T, env Env) {
 		{"ShardedManagers", testShardedManagers},
 		{"ShardedOwned", testShardedOwned},
 		{"FreshReads", testFreshReads},
+		{"OwnerIndex", testOwnerIndex},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
