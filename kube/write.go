@@ -12,16 +12,17 @@ import (
 )
 
 // Create creates obj and reads back what the server stored (uid,
-// resourceVersion, defaults) into it.
-func (c *Client) Create(ctx context.Context, obj Object) error {
-	return c.write(ctx, "create", http.MethodPost, obj, "")
+// resourceVersion, defaults) into it. opts refine this write alone (see
+// [WriteOptions]), as they do for every write below.
+func (c *Client) Create(ctx context.Context, obj Object, opts ...WriteOption) error {
+	return c.write(ctx, "create", http.MethodPost, obj, "", opts)
 }
 
 // Update replaces obj. The server refuses it with a Conflict ([IsConflict])
 // when obj's resourceVersion is stale. Kinds with a status subresource
 // ignore status changes here; see [Client.Status].
-func (c *Client) Update(ctx context.Context, obj Object) error {
-	return c.write(ctx, "update", http.MethodPut, obj, "")
+func (c *Client) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
+	return c.write(ctx, "update", http.MethodPut, obj, "", opts)
 }
 
 // Status returns the writer of the status subresource, so that status
@@ -41,8 +42,8 @@ type StatusWriter struct {
 
 // Update replaces obj's status and reads back what the server stored.
 // A stale resourceVersion fails with a Conflict ([IsConflict]).
-func (s StatusWriter) Update(ctx context.Context, obj Object) error {
-	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status")
+func (s StatusWriter) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
+	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status", opts)
 }
 
 // Patch patches obj's status and reads the result into obj (see
@@ -51,11 +52,15 @@ func (s StatusWriter) Update(ctx context.Context, obj Object) error {
 // kube.MergeFrom(original)) does not Conflict, and does not undo
 // another writer's change to a field it left alone, however stale the
 // original.
-func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch) error {
-	return s.c.patch(ctx, "patch status of", obj, patch, "status", false)
+func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
+	return s.c.patch(ctx, "patch status of", obj, patch, "status", WriteOptions{}, opts)
 }
 
-func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string) error {
+func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, opts []WriteOption) error {
+	var o WriteOptions
+	for _, opt := range opts {
+		opt.ApplyToWrite(&o)
+	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	key := meta.Key()
@@ -74,7 +79,7 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 		r.body, err = json.Marshal(obj)
 		r.contentType = "application/json"
 		r.accept = acceptFor(obj)
-		c.writeQuery(r, "")
+		c.writeQuery(r, &o)
 	}
 	if err == nil {
 		err = c.call(ctx, r, obj)
@@ -83,7 +88,7 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
 	stampKind(obj, gvk)
-	c.wrote(gvk, obj)
+	c.wrote(gvk, obj, o.DryRun)
 	return nil
 }
 
@@ -91,8 +96,8 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 // obj. Only obj's kind, namespace and name are used to address it, but
 // for a patch made by [MergeFrom], whose document is the diff from the
 // original to obj.
-func (c *Client) Patch(ctx context.Context, obj Object, patch Patch) error {
-	return c.patch(ctx, "patch", obj, patch, "", false)
+func (c *Client) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
+	return c.patch(ctx, "patch", obj, patch, "", WriteOptions{}, opts)
 }
 
 // Apply sends obj as a server-side apply configuration: the fields set in
@@ -101,6 +106,7 @@ func (c *Client) Patch(ctx context.Context, obj Object, patch Patch) error {
 // Declare apply types with omitempty on every optional field: a zero field
 // that is encoded is a field you claim. obj's managedFields are not sent
 // (the server refuses them), so an object read back can be applied again.
+// The other fields of opts refine the write as they do any other.
 func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
 	gvk := obj.GroupVersionKind()
 	if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
@@ -116,21 +122,17 @@ func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error
 	if err != nil {
 		return fmt.Errorf("apply %s %s: %w", gvk.Kind, describe(obj.GetObjectMeta()), err)
 	}
-	manager := opts.FieldManager
-	if manager == "" {
-		manager = c.fieldManager
-	}
-	if manager == "" {
+	if opts.FieldManager == "" && c.fieldManager == "" {
 		return fmt.Errorf("apply %s %s: a field manager is required (ApplyOptions.FieldManager or ClientOptions.FieldManager)", gvk.Kind, describe(obj.GetObjectMeta()))
 	}
-	return c.patchAs(ctx, "apply", obj, Patch{Type: ApplyPatch, Data: body}, "", opts.Force, manager)
+	return c.patch(ctx, "apply", obj, Patch{Type: ApplyPatch, Data: body}, "", opts, nil)
 }
 
-func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, force bool) error {
-	return c.patchAs(ctx, verb, obj, patch, sub, force, "")
-}
-
-func (c *Client) patchAs(ctx context.Context, verb string, obj Object, patch Patch, sub string, force bool, manager string) error {
+// patch sends a patch with the options o, then opts, make.
+func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, o WriteOptions, opts []WriteOption) error {
+	for _, opt := range opts {
+		opt.ApplyToWrite(&o)
+	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	err := c.checkIdentity(gvk, meta)
@@ -144,17 +146,14 @@ func (c *Client) patchAs(ctx context.Context, verb string, obj Object, patch Pat
 	}
 	if err == nil {
 		r.body, r.contentType, r.accept = data, string(patch.Type), acceptFor(obj)
-		c.writeQuery(r, manager)
-		if force {
-			r.query.Set("force", "true")
-		}
+		c.writeQuery(r, &o)
 		err = c.call(ctx, r, obj)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
 	stampKind(obj, gvk)
-	c.wrote(gvk, obj)
+	c.wrote(gvk, obj, o.DryRun)
 	return nil
 }
 
@@ -195,7 +194,7 @@ func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions,
 		DeleteOptions
 		DryRun []string `json:"dryRun,omitempty"`
 	}{TypeMeta: TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}, DeleteOptions: opts}
-	if c.dryRun {
+	if c.dryRun || opts.DryRun {
 		body.DryRun = []string{"All"}
 	}
 	var err error
@@ -203,23 +202,32 @@ func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions,
 		return err
 	}
 	r.contentType = "application/json"
-	return c.sendDeleteAnswer(ctx, r, gvk, key)
+	return c.sendDeleteAnswer(ctx, r, gvk, key, opts.DryRun)
 }
 
-// writeQuery adds dryRun and fieldManager to a write.
-func (c *Client) writeQuery(r *request, manager string) {
+// writeQuery adds the write's options to r, the client's where o leaves
+// them zero.
+func (c *Client) writeQuery(r *request, o *WriteOptions) {
 	if r.query == nil {
 		r.query = url.Values{}
 	}
-	if c.dryRun {
+	if c.dryRun || o.DryRun {
 		r.query.Set("dryRun", "All")
 	}
+	manager := o.FieldManager
 	if manager == "" {
 		manager = c.fieldManager
 	}
 	if manager != "" {
 		r.query.Set("fieldManager", manager)
 	}
+	if o.FieldValidation != "" {
+		r.query.Set("fieldValidation", string(o.FieldValidation))
+	}
+	if o.Force {
+		r.query.Set("force", "true")
+	}
+	r.warnings = o.Warnings
 }
 
 // checkIdentity refuses objects whose kind the client cannot address.

@@ -34,9 +34,10 @@ type Written struct {
 }
 
 // wrote reports a successful write whose answer was decoded into obj.
-// Dry runs change nothing and are not reported.
-func (c *Client) wrote(gvk GroupVersionKind, obj Object) {
-	if c.onWrite == nil || c.dryRun {
+// Dry runs (the client's, or this write's: dryRun) change nothing and are
+// not reported.
+func (c *Client) wrote(gvk GroupVersionKind, obj Object, dryRun bool) {
+	if c.onWrite == nil || c.dryRun || dryRun {
 		return
 	}
 	m := obj.GetObjectMeta()
@@ -69,7 +70,7 @@ const maxDeleteAnswer = 16 << 20
 
 // sendDeleteAnswer sends a delete and reports what its answer says was
 // deleted: key for a delete of one object ("" name for a collection).
-func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVersionKind, key Key) error {
+func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVersionKind, key Key, dryRun bool) error {
 	ctx, cancel := c.requestContext(ctx)
 	defer cancel()
 	resp, err := c.do(ctx, r)
@@ -77,7 +78,7 @@ func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVers
 		return err
 	}
 	defer resp.Body.Close()
-	if c.onWrite == nil || c.dryRun {
+	if c.onWrite == nil || c.dryRun || dryRun {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 		return nil
 	}

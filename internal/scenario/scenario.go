@@ -83,6 +83,7 @@ func Run(t *testing.T, env Env) {
 		{"EventsOneStorage", testEventsOneStorage},
 		{"EventValidation", testEventValidation},
 		{"DryRun", testDryRun},
+		{"WriteOptions", testWriteOptions},
 		{"Immutable", testImmutable},
 		{"SecretAndConfigMapData", testSecretAndConfigMapData},
 		{"InformerAfterCuts", testInformerAfterCuts},
