@@ -18,8 +18,10 @@ import (
 //
 // Status writes are spelled as controller-runtime spells them, and the
 // same on both: c.Status().Update(ctx, obj) and c.Status().Patch(ctx,
-// obj, patch) ([kube.StatusWriter]). List takes options as
-// controller-runtime's does, and a plain [kube.ListOptions] is one:
+// obj, patch) ([kube.StatusWriter]); other subresources' as
+// c.SubResource("scale").Get(ctx, obj, &scale) ([kube.SubResourceClient]).
+// List takes options as controller-runtime's does, and a plain
+// [kube.ListOptions] is one:
 //
 //	c.List(ctx, &list, kube.InNamespace(ns), kube.MatchingFields{"spec.owner": name})
 //	c.List(ctx, &list, kube.ListOptions{Namespace: ns})
@@ -38,4 +40,5 @@ type Client interface {
 	Delete(ctx context.Context, obj kube.Object, opts kube.DeleteOptions) error
 	DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts kube.DeleteAllOfOptions) error
 	Status() kube.StatusWriter
+	SubResource(name string) kube.SubResourceClient
 }

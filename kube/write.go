@@ -15,20 +15,22 @@ import (
 // resourceVersion, defaults) into it. opts refine this write alone (see
 // [WriteOptions]), as they do for every write below.
 func (c *Client) Create(ctx context.Context, obj Object, opts ...WriteOption) error {
-	return c.write(ctx, "create", http.MethodPost, obj, "", opts)
+	return c.write(ctx, "create", http.MethodPost, obj, "", obj, opts)
 }
 
 // Update replaces obj. The server refuses it with a Conflict ([IsConflict])
 // when obj's resourceVersion is stale. Kinds with a status subresource
 // ignore status changes here; see [Client.Status].
 func (c *Client) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
-	return c.write(ctx, "update", http.MethodPut, obj, "", opts)
+	return c.write(ctx, "update", http.MethodPut, obj, "", obj, opts)
 }
 
 // Status returns the writer of the status subresource, so that status
 // writes read as they do with controller-runtime, and the same on every
 // client of this module: c.Status().Update(ctx, obj),
-// c.Status().Patch(ctx, obj, patch). It costs nothing (no allocation).
+// c.Status().Patch(ctx, obj, patch), c.Status().Apply(ctx, obj, opts).
+// It costs nothing (no allocation). Other subresources have
+// [Client.SubResource].
 func (c *Client) Status() StatusWriter { return StatusWriter{c: c} }
 
 // StatusWriter writes the status subresource (…/status) of objects: the
@@ -43,7 +45,7 @@ type StatusWriter struct {
 // Update replaces obj's status and reads back what the server stored.
 // A stale resourceVersion fails with a Conflict ([IsConflict]).
 func (s StatusWriter) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
-	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status", opts)
+	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status", obj, opts)
 }
 
 // Patch patches obj's status and reads the result into obj (see
@@ -53,10 +55,19 @@ func (s StatusWriter) Update(ctx context.Context, obj Object, opts ...WriteOptio
 // another writer's change to a field it left alone, however stale the
 // original.
 func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
-	return s.c.patch(ctx, "patch status of", obj, patch, "status", WriteOptions{}, opts)
+	return s.c.patch(ctx, "patch status of", obj, patch, "status", obj, WriteOptions{}, opts)
 }
 
-func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, opts []WriteOption) error {
+// Apply applies obj's status as a server-side apply configuration (see
+// [Client.Apply]); opts.Force takes the fields other managers own.
+func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
+	return s.c.apply(ctx, "apply status of", obj, "status", obj, opts)
+}
+
+// write sends out (obj itself, or the body of obj's subresource sub) with
+// method to obj's path, with the options opts make, and reads the answer
+// into out.
+func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object, opts []WriteOption) error {
 	var o WriteOptions
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
@@ -64,31 +75,32 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	key := meta.Key()
-	if method == http.MethodPost {
+	if method == http.MethodPost && sub == "" {
 		key.Name = "" // POST goes to the collection
 	}
+	ogvk := out.GroupVersionKind()
 	err := c.checkIdentity(gvk, meta)
 	var r *request
 	if err == nil {
 		r, err = c.objectRequest(ctx, method, gvk, key, sub)
 	}
 	if err == nil {
-		if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
-			s.SetGroupVersionKind(gvk)
+		if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+			s.SetGroupVersionKind(ogvk)
 		}
-		r.body, err = json.Marshal(obj)
+		r.body, err = json.Marshal(out)
 		r.contentType = "application/json"
-		r.accept = acceptFor(obj)
+		r.accept = acceptFor(out)
 		c.writeQuery(r, &o)
 	}
 	if err == nil {
-		err = c.call(ctx, r, obj)
+		err = c.call(ctx, r, out)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
-	stampKind(obj, gvk)
-	c.wrote(gvk, obj, o.DryRun)
+	stampKind(out, ogvk)
+	c.wrote(gvk, out, o.DryRun)
 	return nil
 }
 
@@ -97,7 +109,7 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 // for a patch made by [MergeFrom], whose document is the diff from the
 // original to obj.
 func (c *Client) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
-	return c.patch(ctx, "patch", obj, patch, "", WriteOptions{}, opts)
+	return c.patch(ctx, "patch", obj, patch, "", obj, WriteOptions{}, opts)
 }
 
 // Apply sends obj as a server-side apply configuration: the fields set in
@@ -108,52 +120,61 @@ func (c *Client) Patch(ctx context.Context, obj Object, patch Patch, opts ...Wri
 // (the server refuses them), so an object read back can be applied again.
 // The other fields of opts refine the write as they do any other.
 func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
-	gvk := obj.GroupVersionKind()
-	if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+	return c.apply(ctx, "apply", obj, "", obj, opts)
+}
+
+// apply sends out (obj itself, or the body of obj's subresource sub) as
+// an apply configuration to obj's path.
+func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string, out Object, opts ApplyOptions) error {
+	gvk := out.GroupVersionKind()
+	if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 		s.SetGroupVersionKind(gvk)
 	}
 	// The server refuses an apply configuration that carries
 	// managedFields; an object read back from an earlier apply does.
-	meta := obj.GetObjectMeta()
+	meta := out.GetObjectMeta()
 	managed := meta.ManagedFields
 	meta.ManagedFields = nil
-	body, err := json.Marshal(obj)
+	body, err := json.Marshal(out)
 	meta.ManagedFields = managed
+	if err == nil && opts.FieldManager == "" && c.fieldManager == "" {
+		err = errors.New("a field manager is required (ApplyOptions.FieldManager or ClientOptions.FieldManager)")
+	}
 	if err != nil {
-		return fmt.Errorf("apply %s %s: %w", gvk.Kind, describe(obj.GetObjectMeta()), err)
+		return fmt.Errorf("%s %s %s: %w", verb, obj.GroupVersionKind().Kind, describe(obj.GetObjectMeta()), err)
 	}
-	if opts.FieldManager == "" && c.fieldManager == "" {
-		return fmt.Errorf("apply %s %s: a field manager is required (ApplyOptions.FieldManager or ClientOptions.FieldManager)", gvk.Kind, describe(obj.GetObjectMeta()))
-	}
-	return c.patch(ctx, "apply", obj, Patch{Type: ApplyPatch, Data: body}, "", opts, nil)
+	return c.patch(ctx, verb, obj, Patch{Type: ApplyPatch, Data: body}, sub, out, opts, nil)
 }
 
-// patch sends a patch with the options o, then opts, make.
-func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, o WriteOptions, opts []WriteOption) error {
+// patch sends a patch of out (obj itself, or the body of obj's
+// subresource sub) to obj's path with the options o, then opts, make, and
+// reads the answer into out.
+func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, out Object, o WriteOptions, opts []WriteOption) error {
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
 	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
+	ogvk := out.GroupVersionKind()
 	err := c.checkIdentity(gvk, meta)
 	var data []byte
 	if err == nil {
-		data, err = patch.DataFor(obj)
+		data, err = patch.DataFor(out)
 	}
 	var r *request
 	if err == nil {
 		r, err = c.objectRequest(ctx, http.MethodPatch, gvk, meta.Key(), sub)
 	}
 	if err == nil {
-		r.body, r.contentType, r.accept = data, string(patch.Type), acceptFor(obj)
+		r.body, r.contentType, r.accept = data, string(patch.Type), acceptFor(out)
 		c.writeQuery(r, &o)
-		err = c.call(ctx, r, obj)
+		err = c.call(ctx, r, out)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
-	stampKind(obj, gvk)
-	c.wrote(gvk, obj, o.DryRun)
+	stampKind(out, ogvk)
+	c.wrote(gvk, out, o.DryRun)
 	return nil
 }
 

@@ -28,12 +28,14 @@ type Written struct {
 	Delete bool
 	// Labels and Owners are the object's labels and owner references in
 	// the answer (the object's own maps and slices: copy them to keep
-	// them).
+	// them); nil for a subresource answered with another kind (a Scale).
 	Labels map[string]string
 	Owners []OwnerReference
 }
 
-// wrote reports a successful write whose answer was decoded into obj.
+// wrote reports a successful write whose answer was decoded into obj:
+// the object, or the subresource's answer (a Scale names its object and
+// carries its resourceVersion, but not its labels nor owners).
 // Dry runs (the client's, or this write's: dryRun) change nothing and are
 // not reported.
 func (c *Client) wrote(gvk GroupVersionKind, obj Object, dryRun bool) {
@@ -41,6 +43,9 @@ func (c *Client) wrote(gvk GroupVersionKind, obj Object, dryRun bool) {
 		return
 	}
 	m := obj.GetObjectMeta()
+	if m.Name == "" {
+		return // the answer of a subresource that is not an object (an eviction's Status)
+	}
 	c.onWrite(Written{Kind: gvk, Key: m.Key(), ResourceVersion: m.ResourceVersion, Labels: m.Labels, Owners: m.OwnerReferences})
 }
 

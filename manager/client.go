@@ -105,3 +105,8 @@ func (c *Client) DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opt
 // obj, patch). It is the same type as [kube.Client.Status] gives, so one
 // interface (controller.Client) covers both clients.
 func (c *Client) Status() kube.StatusWriter { return c.api.Status() }
+
+// SubResource returns the client of the subresource name of objects
+// (scale, eviction, …), which reads and writes the API server (see
+// [kube.Client.SubResource]).
+func (c *Client) SubResource(name string) kube.SubResourceClient { return c.api.SubResource(name) }

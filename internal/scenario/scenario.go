@@ -117,6 +117,7 @@ func Run(t *testing.T, env Env) {
 		{"PodLog", testPodLog},
 		{"Scale", testScale},
 		{"ScaleCustomResource", testScaleCustomResource},
+		{"SubResources", testSubResources},
 		{"UnknownPaths", testUnknownPaths},
 		{"Version", testVersion},
 		{"MalformedResourceVersion", testMalformedResourceVersion},
