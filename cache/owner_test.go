@@ -4,8 +4,10 @@ package cache
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -86,4 +88,51 @@ func TestIndexOwner(t *testing.T) {
 			t.Errorf("List(OwnedBy(ReplicaSet)) without its index = %v, want the index named", err)
 		}
 	})
+}
+
+// The ConfigMaps a Deployment controls, from the cache's owner index.
+func ExampleCache_IndexOwner() {
+	srv := kubetest.New(kubetest.Options{})
+	defer srv.Close()
+	client, err := kube.NewClient(srv.Config(), kube.ClientOptions{})
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	deploy := &kube.PartialObjectMetadata{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "web"}}
+	deploy.SetGroupVersionKind(kube.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
+	yes := true
+	for _, name := range []string{"web-config", "web-env"} {
+		cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: name,
+			OwnerReferences: []kube.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "1", Controller: &yes}}}}
+		if err := client.Create(ctx, cm); err != nil {
+			panic(err)
+		}
+	}
+
+	c, err := New(client, Options{})
+	if err != nil {
+		panic(err)
+	}
+	if err := c.IndexOwner(ctx, &kube.ConfigMap{}, deploy); err != nil {
+		panic(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = c.Start(ctx) })
+	if err := c.WaitForSync(ctx); err != nil {
+		panic(err)
+	}
+	var cms kube.List[kube.ConfigMap]
+	if err := c.List(ctx, &cms, OwnedBy(deploy)); err != nil {
+		panic(err)
+	}
+	for _, cm := range cms.Items {
+		fmt.Println(cm.Name)
+	}
+	cancel()
+	wg.Wait()
+	// Unordered output:
+	// web-config
+	// web-env
 }
