@@ -3,6 +3,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -130,6 +131,13 @@ func testSubResourceEviction(t *testing.T, f *fixture) {
 		target["message"] != "Eviction API: evicting" {
 		t.Errorf("pod with a finalizer after eviction: deletionTimestamp %v, DisruptionTarget %v; want marked deleting with the condition",
 			held.DeletionTimestamp, target)
+	}
+	var entries []struct{ Manager, Subresource string }
+	if err := json.Unmarshal(held.ManagedFields, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Manager != "kubeloop-scenario" || entries[0].Subresource != "" {
+		t.Errorf("managedFields after eviction = %+v, want the create's entry alone (the condition is written past the field manager)", entries)
 	}
 }
 

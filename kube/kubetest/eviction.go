@@ -17,8 +17,8 @@ import (
 // serves it for a pod that no PodDisruptionBudget covers (kubetest has
 // no PodDisruptionBudgets, so the 429 a budget causes is never
 // answered): a POST of a policy/v1 Eviction whose name is the pod's adds
-// the pod's DisruptionTarget condition (reason EvictionByEvictionAPI),
-// then deletes the pod with the Eviction's deleteOptions, and answers
+// the pod's DisruptionTarget condition (reason EvictionByEvictionAPI;
+// no managedFields entry records it), then deletes the pod with the Eviction's deleteOptions, and answers
 // 201 with a Success Status. A dry run (?dryRun=All, or in the
 // deleteOptions) changes nothing. Other verbs answer 405.
 
@@ -80,7 +80,9 @@ func (s *Server) serveEviction(c *call) {
 			st := *wr
 			st.sub = "status"
 			var up updateResult
-			if up, err = s.updateLocked(&st, o, nil); err != nil {
+			// The real server writes the condition past its field
+			// manager: managedFields do not change.
+			if up, err = s.updateLocked(&st, o, func(_, _, _ obj, _ string) {}); err != nil {
 				return
 			}
 			prev = up.rec
