@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -124,4 +125,36 @@ func TestInstallerLogs(t *testing.T) {
 			t.Errorf("install %d logged:\n%s\nwant:\n%s", i+1, got[i], want[i])
 		}
 	}
+}
+
+// An Installer that says what it did, run as a manager would run it.
+func ExampleInstaller_WithLogger() {
+	srv := kubetest.New(kubetest.Options{})
+	defer srv.Close()
+	c, err := kube.NewClient(srv.Config(), kube.ClientOptions{FieldManager: "example"})
+	if err != nil {
+		panic(err)
+	}
+	def, err := crd.For(&Widget{}, crd.Options{})
+	if err != nil {
+		panic(err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey || a.Key == "rv" {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	inst := crd.NewInstaller(c, def).WithLogger(log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inst.Start(ctx) }()
+	if err := inst.WaitForSync(ctx); err != nil {
+		panic(err)
+	}
+	cancel()
+	<-done
+	// Output:
+	// level=INFO msg="created CRD" crd=widgets.example.com
+	// level=INFO msg="CRD established" crd=widgets.example.com
 }
