@@ -158,7 +158,8 @@
 //  2. For one kind, make an [Informer] with [NewInformer]; for a
 //     controller's reads of many kinds, make a [Cache] with [New].
 //  3. Add handlers with AddEventHandler and indexes with AddIndex or
-//     [Cache.IndexField].
+//     [Cache.IndexField]; the index of dependents by their controller is
+//     one call, [Cache.IndexOwner], read with [OwnedBy].
 //  4. Run Start(ctx) in a goroutine; WaitForSync(ctx) before trusting
 //     reads.
 //  5. Read with Get and List (copies) or [ReadOnly] (no copies).

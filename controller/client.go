@@ -18,19 +18,27 @@ import (
 //
 // Status writes are spelled as controller-runtime spells them, and the
 // same on both: c.Status().Update(ctx, obj) and c.Status().Patch(ctx,
-// obj, patch) ([kube.StatusWriter]). List takes options as
-// controller-runtime's does, and a plain [kube.ListOptions] is one:
+// obj, patch) ([kube.StatusWriter]); other subresources' as
+// c.SubResource("scale").Get(ctx, obj, &scale) ([kube.SubResourceClient]).
+// List takes options as controller-runtime's does, and a plain
+// [kube.ListOptions] is one:
 //
 //	c.List(ctx, &list, kube.InNamespace(ns), kube.MatchingFields{"spec.owner": name})
 //	c.List(ctx, &list, kube.ListOptions{Namespace: ns})
+//
+// Writes take options for the one write, as controller-runtime's do
+// ([kube.WriteOptions]):
+//
+//	c.Create(ctx, obj, kube.DryRunAll, kube.FieldOwner("installer"))
 type Client interface {
 	Get(ctx context.Context, key kube.Key, obj kube.Object) error
 	List(ctx context.Context, list kube.ObjectList, opts ...kube.ListOption) error
-	Create(ctx context.Context, obj kube.Object) error
-	Update(ctx context.Context, obj kube.Object) error
-	Patch(ctx context.Context, obj kube.Object, patch kube.Patch) error
+	Create(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error
+	Update(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error
+	Patch(ctx context.Context, obj kube.Object, patch kube.Patch, opts ...kube.WriteOption) error
 	Apply(ctx context.Context, obj kube.Object, opts kube.ApplyOptions) error
 	Delete(ctx context.Context, obj kube.Object, opts kube.DeleteOptions) error
 	DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts kube.DeleteAllOfOptions) error
 	Status() kube.StatusWriter
+	SubResource(name string) kube.SubResourceClient
 }

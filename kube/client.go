@@ -45,8 +45,9 @@ type ClientOptions struct {
 	// [Client.Apply]; empty leaves it to the server (for writes) and is an
 	// error for Apply.
 	FieldManager string
-	// Logger receives retries and discovery refreshes at debug level; nil
-	// discards them.
+	// Logger receives retries and discovery refreshes at debug level, and
+	// the server's warnings (Warning headers) at warn level unless a
+	// write collects them ([WriteOptions.Warnings]); nil discards them.
 	Logger *slog.Logger
 	// MaxObjectSize bounds the JSON of one object the client reads, in
 	// bytes: the answer of a Get or a write, a list item, the object of a

@@ -54,5 +54,7 @@
 //  3. Call Get, List, Create, Update, Patch, Apply, Delete and Watch with
 //     your own types, [Unstructured] or [PartialObjectMetadata]; for a
 //     read, change, write: patch := kube.MergeFrom(obj), change obj,
-//     c.Patch(ctx, obj, patch) (or c.Status().Patch).
+//     c.Patch(ctx, obj, patch) (or c.Status().Patch). A write takes
+//     options of its own ([WriteOptions]: [DryRunAll], [FieldOwner],
+//     [FieldValidation], [ForceOwnership]) over the client's.
 package kube

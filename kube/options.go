@@ -106,6 +106,9 @@ type DeleteOptions struct {
 	// PropagationPolicy is "Orphan", "Background" or "Foreground".
 	PropagationPolicy  string `json:"propagationPolicy,omitempty"`
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	// DryRun asks the server to answer as if it deleted, deleting
+	// nothing, as [ClientOptions.DryRun] does for every write.
+	DryRun bool `json:"-"`
 }
 
 // Preconditions must hold for a delete to proceed.
@@ -168,12 +171,8 @@ type patchMaker interface {
 	dataFor(modified Object) ([]byte, error)
 }
 
-// ApplyOptions refine a server-side apply.
-type ApplyOptions struct {
-	// FieldManager names the owner of the applied fields; required (the
-	// client's default field manager is used when empty).
-	FieldManager string
-	// Force takes ownership of fields other managers own instead of
-	// failing with a conflict.
-	Force bool
-}
+// ApplyOptions refine a server-side apply: the options of any write, of
+// which FieldManager is required (the client's default field manager is
+// used when empty) and Force takes ownership of fields other managers
+// own instead of failing with a conflict.
+type ApplyOptions = WriteOptions

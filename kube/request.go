@@ -33,6 +33,9 @@ type request struct {
 	// after any 429 Too Many Requests (writes only after one that says
 	// when: see do).
 	safe bool
+	// warnings, when not nil, receives the Warning headers of the answer
+	// (else they are logged); see WriteOptions.Warnings.
+	warnings *[]string
 }
 
 // Retry bounds. Reads are retried after a dropped connection and after
@@ -135,6 +138,9 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 				continue
 			}
 			return nil, err
+		}
+		if len(resp.Header["Warning"]) > 0 {
+			c.warned(r, resp.Header)
 		}
 		if resp.StatusCode < 400 {
 			return resp, nil

@@ -12,22 +12,25 @@ import (
 )
 
 // Create creates obj and reads back what the server stored (uid,
-// resourceVersion, defaults) into it.
-func (c *Client) Create(ctx context.Context, obj Object) error {
-	return c.write(ctx, "create", http.MethodPost, obj, "")
+// resourceVersion, defaults) into it. opts refine this write alone (see
+// [WriteOptions]), as they do for every write below.
+func (c *Client) Create(ctx context.Context, obj Object, opts ...WriteOption) error {
+	return c.write(ctx, "create", http.MethodPost, obj, "", obj, opts)
 }
 
 // Update replaces obj. The server refuses it with a Conflict ([IsConflict])
 // when obj's resourceVersion is stale. Kinds with a status subresource
 // ignore status changes here; see [Client.Status].
-func (c *Client) Update(ctx context.Context, obj Object) error {
-	return c.write(ctx, "update", http.MethodPut, obj, "")
+func (c *Client) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
+	return c.write(ctx, "update", http.MethodPut, obj, "", obj, opts)
 }
 
 // Status returns the writer of the status subresource, so that status
 // writes read as they do with controller-runtime, and the same on every
 // client of this module: c.Status().Update(ctx, obj),
-// c.Status().Patch(ctx, obj, patch). It costs nothing (no allocation).
+// c.Status().Patch(ctx, obj, patch), c.Status().Apply(ctx, obj, opts).
+// It costs nothing (no allocation). Other subresources have
+// [Client.SubResource].
 func (c *Client) Status() StatusWriter { return StatusWriter{c: c} }
 
 // StatusWriter writes the status subresource (…/status) of objects: the
@@ -41,8 +44,8 @@ type StatusWriter struct {
 
 // Update replaces obj's status and reads back what the server stored.
 // A stale resourceVersion fails with a Conflict ([IsConflict]).
-func (s StatusWriter) Update(ctx context.Context, obj Object) error {
-	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status")
+func (s StatusWriter) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
+	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status", obj, opts)
 }
 
 // Patch patches obj's status and reads the result into obj (see
@@ -51,39 +54,53 @@ func (s StatusWriter) Update(ctx context.Context, obj Object) error {
 // kube.MergeFrom(original)) does not Conflict, and does not undo
 // another writer's change to a field it left alone, however stale the
 // original.
-func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch) error {
-	return s.c.patch(ctx, "patch status of", obj, patch, "status", false)
+func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
+	return s.c.patch(ctx, "patch status of", obj, patch, "status", obj, WriteOptions{}, opts)
 }
 
-func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string) error {
+// Apply applies obj's status as a server-side apply configuration (see
+// [Client.Apply]); opts.Force takes the fields other managers own.
+func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
+	return s.c.apply(ctx, "apply status of", obj, "status", obj, opts)
+}
+
+// write sends out (obj itself, or the body of obj's subresource sub) with
+// method to obj's path, with the options opts make, and reads the answer
+// into out.
+func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object, opts []WriteOption) error {
+	var o WriteOptions
+	for _, opt := range opts {
+		opt.ApplyToWrite(&o)
+	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	key := meta.Key()
-	if method == http.MethodPost {
+	if method == http.MethodPost && sub == "" {
 		key.Name = "" // POST goes to the collection
 	}
+	ogvk := out.GroupVersionKind()
 	err := c.checkIdentity(gvk, meta)
 	var r *request
 	if err == nil {
 		r, err = c.objectRequest(ctx, method, gvk, key, sub)
 	}
 	if err == nil {
-		if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
-			s.SetGroupVersionKind(gvk)
+		if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+			s.SetGroupVersionKind(ogvk)
 		}
-		r.body, err = json.Marshal(obj)
+		r.body, err = json.Marshal(out)
 		r.contentType = "application/json"
-		r.accept = acceptFor(obj)
-		c.writeQuery(r, "")
+		r.accept = acceptFor(out)
+		c.writeQuery(r, &o)
 	}
 	if err == nil {
-		err = c.call(ctx, r, obj)
+		err = c.call(ctx, r, out)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
-	stampKind(obj, gvk)
-	c.wrote(gvk, obj)
+	stampKind(out, ogvk)
+	c.wrote(gvk, out, o.DryRun)
 	return nil
 }
 
@@ -91,8 +108,8 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 // obj. Only obj's kind, namespace and name are used to address it, but
 // for a patch made by [MergeFrom], whose document is the diff from the
 // original to obj.
-func (c *Client) Patch(ctx context.Context, obj Object, patch Patch) error {
-	return c.patch(ctx, "patch", obj, patch, "", false)
+func (c *Client) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
+	return c.patch(ctx, "patch", obj, patch, "", obj, WriteOptions{}, opts)
 }
 
 // Apply sends obj as a server-side apply configuration: the fields set in
@@ -101,60 +118,63 @@ func (c *Client) Patch(ctx context.Context, obj Object, patch Patch) error {
 // Declare apply types with omitempty on every optional field: a zero field
 // that is encoded is a field you claim. obj's managedFields are not sent
 // (the server refuses them), so an object read back can be applied again.
+// The other fields of opts refine the write as they do any other.
 func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
-	gvk := obj.GroupVersionKind()
-	if s, ok := obj.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+	return c.apply(ctx, "apply", obj, "", obj, opts)
+}
+
+// apply sends out (obj itself, or the body of obj's subresource sub) as
+// an apply configuration to obj's path.
+func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string, out Object, opts ApplyOptions) error {
+	gvk := out.GroupVersionKind()
+	if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 		s.SetGroupVersionKind(gvk)
 	}
 	// The server refuses an apply configuration that carries
 	// managedFields; an object read back from an earlier apply does.
-	meta := obj.GetObjectMeta()
+	meta := out.GetObjectMeta()
 	managed := meta.ManagedFields
 	meta.ManagedFields = nil
-	body, err := json.Marshal(obj)
+	body, err := json.Marshal(out)
 	meta.ManagedFields = managed
+	if err == nil && opts.FieldManager == "" && c.fieldManager == "" {
+		err = errors.New("a field manager is required (ApplyOptions.FieldManager or ClientOptions.FieldManager)")
+	}
 	if err != nil {
-		return fmt.Errorf("apply %s %s: %w", gvk.Kind, describe(obj.GetObjectMeta()), err)
+		return fmt.Errorf("%s %s %s: %w", verb, obj.GroupVersionKind().Kind, describe(obj.GetObjectMeta()), err)
 	}
-	manager := opts.FieldManager
-	if manager == "" {
-		manager = c.fieldManager
-	}
-	if manager == "" {
-		return fmt.Errorf("apply %s %s: a field manager is required (ApplyOptions.FieldManager or ClientOptions.FieldManager)", gvk.Kind, describe(obj.GetObjectMeta()))
-	}
-	return c.patchAs(ctx, "apply", obj, Patch{Type: ApplyPatch, Data: body}, "", opts.Force, manager)
+	return c.patch(ctx, verb, obj, Patch{Type: ApplyPatch, Data: body}, sub, out, opts, nil)
 }
 
-func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, force bool) error {
-	return c.patchAs(ctx, verb, obj, patch, sub, force, "")
-}
-
-func (c *Client) patchAs(ctx context.Context, verb string, obj Object, patch Patch, sub string, force bool, manager string) error {
+// patch sends a patch of out (obj itself, or the body of obj's
+// subresource sub) to obj's path with the options o, then opts, make, and
+// reads the answer into out.
+func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, out Object, o WriteOptions, opts []WriteOption) error {
+	for _, opt := range opts {
+		opt.ApplyToWrite(&o)
+	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
+	ogvk := out.GroupVersionKind()
 	err := c.checkIdentity(gvk, meta)
 	var data []byte
 	if err == nil {
-		data, err = patch.DataFor(obj)
+		data, err = patch.DataFor(out)
 	}
 	var r *request
 	if err == nil {
 		r, err = c.objectRequest(ctx, http.MethodPatch, gvk, meta.Key(), sub)
 	}
 	if err == nil {
-		r.body, r.contentType, r.accept = data, string(patch.Type), acceptFor(obj)
-		c.writeQuery(r, manager)
-		if force {
-			r.query.Set("force", "true")
-		}
-		err = c.call(ctx, r, obj)
+		r.body, r.contentType, r.accept = data, string(patch.Type), acceptFor(out)
+		c.writeQuery(r, &o)
+		err = c.call(ctx, r, out)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
 	}
-	stampKind(obj, gvk)
-	c.wrote(gvk, obj)
+	stampKind(out, ogvk)
+	c.wrote(gvk, out, o.DryRun)
 	return nil
 }
 
@@ -195,7 +215,7 @@ func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions,
 		DeleteOptions
 		DryRun []string `json:"dryRun,omitempty"`
 	}{TypeMeta: TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}, DeleteOptions: opts}
-	if c.dryRun {
+	if c.dryRun || opts.DryRun {
 		body.DryRun = []string{"All"}
 	}
 	var err error
@@ -203,23 +223,32 @@ func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions,
 		return err
 	}
 	r.contentType = "application/json"
-	return c.sendDeleteAnswer(ctx, r, gvk, key)
+	return c.sendDeleteAnswer(ctx, r, gvk, key, opts.DryRun)
 }
 
-// writeQuery adds dryRun and fieldManager to a write.
-func (c *Client) writeQuery(r *request, manager string) {
+// writeQuery adds the write's options to r, the client's where o leaves
+// them zero.
+func (c *Client) writeQuery(r *request, o *WriteOptions) {
 	if r.query == nil {
 		r.query = url.Values{}
 	}
-	if c.dryRun {
+	if c.dryRun || o.DryRun {
 		r.query.Set("dryRun", "All")
 	}
+	manager := o.FieldManager
 	if manager == "" {
 		manager = c.fieldManager
 	}
 	if manager != "" {
 		r.query.Set("fieldManager", manager)
 	}
+	if o.FieldValidation != "" {
+		r.query.Set("fieldValidation", string(o.FieldValidation))
+	}
+	if o.Force {
+		r.query.Set("force", "true")
+	}
+	r.warnings = o.Warnings
 }
 
 // checkIdentity refuses objects whose kind the client cannot address.

@@ -28,18 +28,24 @@ type Written struct {
 	Delete bool
 	// Labels and Owners are the object's labels and owner references in
 	// the answer (the object's own maps and slices: copy them to keep
-	// them).
+	// them); nil for a subresource answered with another kind (a Scale).
 	Labels map[string]string
 	Owners []OwnerReference
 }
 
-// wrote reports a successful write whose answer was decoded into obj.
-// Dry runs change nothing and are not reported.
-func (c *Client) wrote(gvk GroupVersionKind, obj Object) {
-	if c.onWrite == nil || c.dryRun {
+// wrote reports a successful write whose answer was decoded into obj:
+// the object, or the subresource's answer (a Scale names its object and
+// carries its resourceVersion, but not its labels nor owners).
+// Dry runs (the client's, or this write's: dryRun) change nothing and are
+// not reported.
+func (c *Client) wrote(gvk GroupVersionKind, obj Object, dryRun bool) {
+	if c.onWrite == nil || c.dryRun || dryRun {
 		return
 	}
 	m := obj.GetObjectMeta()
+	if m.Name == "" {
+		return // the answer of a subresource that is not an object (an eviction's Status)
+	}
 	c.onWrite(Written{Kind: gvk, Key: m.Key(), ResourceVersion: m.ResourceVersion, Labels: m.Labels, Owners: m.OwnerReferences})
 }
 
@@ -69,7 +75,7 @@ const maxDeleteAnswer = 16 << 20
 
 // sendDeleteAnswer sends a delete and reports what its answer says was
 // deleted: key for a delete of one object ("" name for a collection).
-func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVersionKind, key Key) error {
+func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVersionKind, key Key, dryRun bool) error {
 	ctx, cancel := c.requestContext(ctx)
 	defer cancel()
 	resp, err := c.do(ctx, r)
@@ -77,7 +83,7 @@ func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVers
 		return err
 	}
 	defer resp.Body.Close()
-	if c.onWrite == nil || c.dryRun {
+	if c.onWrite == nil || c.dryRun || dryRun {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 		return nil
 	}

@@ -68,19 +68,19 @@ func (c *Client) List(ctx context.Context, list kube.ObjectList, opts ...kube.Li
 }
 
 // Create creates obj on the server and reads back what it stored.
-func (c *Client) Create(ctx context.Context, obj kube.Object) error {
-	return c.api.Create(ctx, obj)
+func (c *Client) Create(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error {
+	return c.api.Create(ctx, obj, opts...)
 }
 
 // Update replaces obj on the server; a stale resourceVersion fails with
 // an error [kube.IsConflict] reports.
-func (c *Client) Update(ctx context.Context, obj kube.Object) error {
-	return c.api.Update(ctx, obj)
+func (c *Client) Update(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error {
+	return c.api.Update(ctx, obj, opts...)
 }
 
 // Patch patches the object obj names and reads the result into obj.
-func (c *Client) Patch(ctx context.Context, obj kube.Object, patch kube.Patch) error {
-	return c.api.Patch(ctx, obj, patch)
+func (c *Client) Patch(ctx context.Context, obj kube.Object, patch kube.Patch, opts ...kube.WriteOption) error {
+	return c.api.Patch(ctx, obj, patch, opts...)
 }
 
 // Apply sends obj as a server-side apply configuration (see
@@ -105,3 +105,8 @@ func (c *Client) DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opt
 // obj, patch). It is the same type as [kube.Client.Status] gives, so one
 // interface (controller.Client) covers both clients.
 func (c *Client) Status() kube.StatusWriter { return c.api.Status() }
+
+// SubResource returns the client of the subresource name of objects
+// (scale, eviction, …), which reads and writes the API server (see
+// [kube.Client.SubResource]).
+func (c *Client) SubResource(name string) kube.SubResourceClient { return c.api.SubResource(name) }

@@ -215,9 +215,15 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/cache.(*Cache).RemoveInformer",
 		"kubeloop/manager.(*Manager).RemoveController",
 	}
-	// Neither program calls kube.MergeFrom, and every object is decoded
-	// by internal/jsondec: encoding/json's decoder is not linked.
+	// Neither program calls kube.MergeFrom, indexes by owner or writes a
+	// subresource but status, and every object is decoded by
+	// internal/jsondec: encoding/json's decoder is not linked.
 	always := []string{
+		"kubeloop/cache.(*Cache).IndexOwner",
+		"kubeloop/cache.OwnedBy",
+		"kubeloop/kube.SubResourceClient.",
+		"kubeloop/kube.(*Scale)",
+		"kubeloop/kube.(*Eviction)",
 		"kubeloop/kube.(*mergeFrom).dataFor",
 		"kubeloop/internal/jsonpatch.CreateMerge",
 		"encoding/json.(*decodeState)",

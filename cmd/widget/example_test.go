@@ -17,7 +17,7 @@ import (
 )
 
 // The operator end to end, on an in-process API server: the whole wiring
-// of a CRD operator is the manager, the CRD installer, one field index
+// of a CRD operator is the manager, the CRD installer, the owner index
 // and one builder chain. Copy types.go, reconcile.go and this wiring to
 // start your own.
 func Example() {
@@ -41,7 +41,7 @@ func Example() {
 	if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), def)); err != nil {
 		panic(err)
 	}
-	if err := mgr.Cache().IndexField(ctx, &kube.ConfigMap{}, IndexOwner, ownerIndex); err != nil {
+	if err := mgr.Cache().IndexOwner(ctx, &kube.ConfigMap{}, &Widget{}); err != nil {
 		panic(err)
 	}
 	err = controller.NewBuilder(mgr).For(&Widget{}).Owns(&kube.ConfigMap{}).

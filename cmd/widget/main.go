@@ -14,7 +14,7 @@
 //     condition (kube.Condition) and the observed generation;
 //   - the ConfigMap is owned (SetControllerReference, Owns): a hand edit
 //     is undone at once;
-//   - a finalizer deletes the ConfigMaps, found through a field index of
+//   - a finalizer deletes the ConfigMaps, found through the owner index of
 //     the cache, before a Widget goes;
 //   - events for what it writes; leader election with --leader-elect.
 //
@@ -100,7 +100,7 @@ func runWidget(ctx context.Context, cfg *kube.Config, opts options, log *slog.Lo
 		if err != nil {
 			return operator.ExitRuntime, err
 		}
-		if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), def)); err != nil {
+		if err := mgr.Add(crd.NewInstaller(mgr.APIClient(), def).WithLogger(log)); err != nil {
 			return operator.ExitRuntime, err
 		}
 	}
@@ -139,7 +139,7 @@ func newManager(cfg *kube.Config, f operator.Flags, log *slog.Logger) (*manager.
 // setup registers the Widget controller with mgr: it watches Widgets and
 // the ConfigMaps they control, and indexes those ConfigMaps by owner.
 func setup(ctx context.Context, mgr *manager.Manager, workers int, log *slog.Logger) error {
-	if err := mgr.Cache().IndexField(ctx, &kube.ConfigMap{}, IndexOwner, ownerIndex); err != nil {
+	if err := mgr.Cache().IndexOwner(ctx, &kube.ConfigMap{}, &Widget{}); err != nil {
 		return fmt.Errorf("set up the widget controller: %w", err)
 	}
 	r := &reconciler{client: mgr.Client(), events: mgr.GetEventRecorderFor(Name)}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
@@ -22,10 +23,6 @@ const (
 	// LabelManagedBy marks the ConfigMaps the operator writes; the cache
 	// holds only those.
 	LabelManagedBy = "app.kubernetes.io/managed-by"
-	// IndexOwner is the cache's field index of ConfigMaps by the name of
-	// the Widget that controls them (controller-runtime's CronJob
-	// tutorial indexes Jobs the same way).
-	IndexOwner = ".metadata.controller"
 	// ConditionReady is the Widget's condition type.
 	ConditionReady = "Ready"
 )
@@ -46,7 +43,7 @@ type reconciler struct {
 // Reconcile brings one Widget's ConfigMap in line with its spec:
 //
 //  1. a Widget being deleted has its ConfigMaps deleted (found through
-//     the owner index), then its finalizer removed;
+//     the cache's owner index), then its finalizer removed;
 //  2. otherwise it gets the finalizer, then its ConfigMap is created or
 //     put back as the spec says (a hand edit is undone), and the status
 //     says Ready with the generation it was made from.
@@ -119,7 +116,7 @@ func (r *reconciler) finalize(ctx context.Context, w *Widget) error {
 		return nil
 	}
 	var cms kube.List[kube.ConfigMap]
-	if err := r.client.List(ctx, &cms, kube.InNamespace(w.Namespace), kube.MatchingFields{IndexOwner: w.Name}); err != nil {
+	if err := r.client.List(ctx, &cms, cache.OwnedBy(w)); err != nil {
 		return err
 	}
 	for i := range cms.Items {
@@ -131,17 +128,6 @@ func (r *reconciler) finalize(ctx context.Context, w *Widget) error {
 	}
 	_, err := controller.RemoveFinalizer(ctx, r.client, w, Finalizer)
 	return err
-}
-
-// ownerIndex is [IndexOwner]'s function: a ConfigMap's controlling
-// Widget's name.
-func ownerIndex(obj kube.Object) []string {
-	for _, ref := range obj.GetObjectMeta().OwnerReferences {
-		if ref.IsController() && ref.Kind == "Widget" && ref.APIVersion == (&Widget{}).GroupVersionKind().APIVersion() {
-			return []string{ref.Name}
-		}
-	}
-	return nil
 }
 
 func opWord(op controller.OperationResult) string {

@@ -244,6 +244,7 @@ func (w *walker) addColumn(s *Schema, tg tags, p place) error {
 	}
 	w.columns = append(w.columns, PrinterColumn{Name: tg.printColumn, Type: typ, Format: tg.printColumnFormat,
 		Description: desc, Priority: tg.printColumnPriority, JSONPath: p.path})
+	w.columnOrder = append(w.columnOrder, tg.printColumnOrder)
 	return nil
 }
 

@@ -3,10 +3,12 @@
 package crd
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -90,7 +92,7 @@ func For(obj kube.Object, opts Options) (*CustomResourceDefinition, error) {
 		scale := *opts.Scale
 		v.Subresources.Scale = &scale
 	}
-	v.AdditionalPrinterColumns = append(w.columns, opts.PrinterColumns...)
+	v.AdditionalPrinterColumns = append(w.orderedColumns(), opts.PrinterColumns...)
 	if len(v.AdditionalPrinterColumns) > 0 && !hasCreationColumn(v.AdditionalPrinterColumns) {
 		v.AdditionalPrinterColumns = append(v.AdditionalPrinterColumns,
 			PrinterColumn{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"})
@@ -113,6 +115,21 @@ func For(obj kube.Object, opts Options) (*CustomResourceDefinition, error) {
 		return nil, fmt.Errorf("crd: the CRD of %s is %d bytes of JSON, more than the %d kube-apiserver stores", t.Elem(), len(b), maxCRDBytes)
 	}
 	return c, nil
+}
+
+// orderedColumns returns the columns of printColumn tags sorted by their
+// printColumnOrder, those of one order (0 when not given) in field order.
+func (w *walker) orderedColumns() []PrinterColumn {
+	idx := make([]int, len(w.columns))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(w.columnOrder[a], w.columnOrder[b]) })
+	out := make([]PrinterColumn, len(idx))
+	for i, j := range idx {
+		out[i] = w.columns[j]
+	}
+	return out
 }
 
 func without(list []string, drop ...string) []string {

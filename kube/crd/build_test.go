@@ -176,3 +176,42 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+type orderedColumns struct {
+	kube.ObjectMeta `json:"metadata"`
+	Spec            struct {
+		Size  int32  `json:"size" crd:"printColumn=Size"`
+		Color string `json:"color" crd:"printColumn=Color,printColumnOrder=2"`
+		Mode  string `json:"mode" crd:"printColumn=Mode"`
+	} `json:"spec"`
+	Status struct {
+		Phase string `json:"phase" crd:"printColumn=Phase,printColumnOrder=-1"`
+		Ready bool   `json:"ready" crd:"printColumn=Ready,printColumnOrder=-1"`
+	} `json:"status"`
+}
+
+func (*orderedColumns) GroupVersionKind() kube.GroupVersionKind {
+	return kube.GroupVersionKind{Group: "test.kubeloop.dev", Version: "v1", Kind: "Ordered"}
+}
+
+// printColumnOrder sorts the columns of tags, those of one order (0 by
+// default) in field order; Options.PrinterColumns and Age come after.
+func TestPrintColumnOrder(t *testing.T) {
+	c, err := For(&orderedColumns{}, Options{PrinterColumns: []PrinterColumn{{Name: "Extra", Type: "string", JSONPath: ".spec.mode"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, col := range c.Spec.Versions[0].AdditionalPrinterColumns {
+		names = append(names, col.Name)
+	}
+	if want := []string{"Phase", "Ready", "Size", "Mode", "Color", "Extra", "Age"}; !slices.Equal(names, want) {
+		t.Errorf("columns = %v, want %v", names, want)
+	}
+	if _, err := For(&struct {
+		orderedColumns
+		X int `json:"x" crd:"printColumn=X,printColumnOrder=first"`
+	}{}, Options{}); err == nil || !strings.Contains(err.Error(), "printColumnOrder=first: want an integer") {
+		t.Errorf("For(printColumnOrder=first) = %v, want the tag named", err)
+	}
+}

@@ -142,6 +142,9 @@
 //	printColumnPriority=N      0 for the standard view, more for -o wide;
 //	printColumnFormat=F        the column's format and description
 //	printColumnDescription=T
+//	printColumnOrder=N         columns are sorted by N, those of one N
+//	                           (0 when not given) in field order: -1
+//	                           puts a status column before the spec's
 //	selectableField            the field can be used in field selectors
 //
 // Value keys (minimum ... format, enum) on an array or a map apply to its

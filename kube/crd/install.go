@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -26,28 +27,45 @@ import (
 // Each crd is filled with what the server stored. Install waits as long
 // as ctx allows: give it a deadline.
 func Install(ctx context.Context, c *kube.Client, crds ...*CustomResourceDefinition) error {
+	return install(ctx, c, nil, crds)
+}
+
+// install is Install, saying at info level on log (nil: nowhere) what it
+// did to each CRD and when each is established.
+func install(ctx context.Context, c *kube.Client, log *slog.Logger, crds []*CustomResourceDefinition) error {
 	for _, crd := range crds {
-		if err := createOrUpdate(ctx, c, crd); err != nil {
+		did, err := createOrUpdate(ctx, c, crd)
+		if err != nil {
 			return err
+		}
+		if log != nil {
+			log.Info(did+" CRD", "crd", crd.Name, "rv", crd.ResourceVersion)
 		}
 	}
 	for _, crd := range crds {
 		if err := WaitEstablished(ctx, c, crd.Name); err != nil {
 			return err
 		}
+		if log != nil {
+			log.Info("CRD established", "crd", crd.Name)
+		}
 	}
 	return nil
 }
 
-func createOrUpdate(ctx context.Context, c *kube.Client, crd *CustomResourceDefinition) error {
+// createOrUpdate writes crd and says what it did: "created", "updated",
+// or "unchanged" when the server stored an update as a no-op (the
+// resourceVersion did not move).
+func createOrUpdate(ctx context.Context, c *kube.Client, crd *CustomResourceDefinition) (string, error) {
 	crd.ResourceVersion, crd.UID = "", "" // a CRD installed before is created afresh or updated
 	err := c.Create(ctx, crd)
 	if !kube.IsAlreadyExists(err) {
 		if err != nil {
-			return fmt.Errorf("install CRD %s: %w", crd.Name, err)
+			return "", fmt.Errorf("install CRD %s: %w", crd.Name, err)
 		}
-		return nil
+		return "created", nil
 	}
+	var before string
 	err = kube.RetryOnConflict(ctx, func() error {
 		cur := &kube.PartialObjectMetadata{}
 		cur.SetGroupVersionKind(crd.GroupVersionKind())
@@ -55,12 +73,16 @@ func createOrUpdate(ctx context.Context, c *kube.Client, crd *CustomResourceDefi
 			return err
 		}
 		crd.ResourceVersion, crd.UID = cur.ResourceVersion, cur.UID
+		before = cur.ResourceVersion
 		return c.Update(ctx, crd)
 	})
 	if err != nil {
-		return fmt.Errorf("install CRD %s: %w", crd.Name, err)
+		return "", fmt.Errorf("install CRD %s: %w", crd.Name, err)
 	}
-	return nil
+	if crd.ResourceVersion == before {
+		return "unchanged", nil
+	}
+	return "updated", nil
 }
 
 // crdState is what waiting reads of a CRD: its names and status, not its

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -27,10 +28,15 @@ import (
 // those informers start with the caches, before the CRDs exist; a
 // controller's informers start after the wait.
 //
+// With [Installer.WithLogger] it says at info level what it did to each
+// CRD (created, updated, unchanged) and when each is established, with
+// the CRD's name under the key "crd".
+//
 // An Installer is started once.
 type Installer struct {
 	client *kube.Client
 	crds   []*CustomResourceDefinition
+	log    *slog.Logger // nil logs nothing
 
 	done chan struct{} // closed when Install has returned
 	err  error         // Install's result; read after done is closed
@@ -42,10 +48,17 @@ func NewInstaller(c *kube.Client, crds ...*CustomResourceDefinition) *Installer 
 	return &Installer{client: c, crds: crds, done: make(chan struct{})}
 }
 
+// WithLogger makes i log what it did on log (nil: nowhere), and returns
+// i. Call it before the manager starts i.
+func (i *Installer) WithLogger(log *slog.Logger) *Installer {
+	i.log = log
+	return i
+}
+
 // Start installs the CRDs and waits until they are established, then
 // until ctx is done. It returns Install's error, or nil.
 func (i *Installer) Start(ctx context.Context) error {
-	i.err = Install(ctx, i.client, i.crds...)
+	i.err = install(ctx, i.client, i.log, i.crds)
 	close(i.done)
 	if i.err != nil {
 		if ctx.Err() != nil && errors.Is(i.err, ctx.Err()) {

@@ -3,8 +3,12 @@
 package crd_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"os"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -77,4 +81,80 @@ func TestInstallerInManager(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An Installer given a logger says what it did to each CRD, by name:
+// created then established; unchanged when started again with the same
+// CRD; updated when the CRD changed.
+func TestInstallerLogs(t *testing.T) {
+	_, c := newClient(t)
+	var got []string
+	for _, def := range []*crd.CustomResourceDefinition{
+		widgetCRD(t, crd.Options{}),
+		widgetCRD(t, crd.Options{}),
+		widgetCRD(t, crd.Options{ShortNames: []string{"wd"}}),
+	} {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey || a.Key == "rv" {
+					return slog.Attr{}
+				}
+				return a
+			}}))
+		inst := crd.NewInstaller(c, def).WithLogger(log)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- inst.Start(ctx) }()
+		if err := inst.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimSpace(buf.String()))
+	}
+	want := []string{
+		"level=INFO msg=\"created CRD\" crd=widgets.example.com\nlevel=INFO msg=\"CRD established\" crd=widgets.example.com",
+		"level=INFO msg=\"unchanged CRD\" crd=widgets.example.com\nlevel=INFO msg=\"CRD established\" crd=widgets.example.com",
+		"level=INFO msg=\"updated CRD\" crd=widgets.example.com\nlevel=INFO msg=\"CRD established\" crd=widgets.example.com",
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("install %d logged:\n%s\nwant:\n%s", i+1, got[i], want[i])
+		}
+	}
+}
+
+// An Installer that says what it did, run as a manager would run it.
+func ExampleInstaller_WithLogger() {
+	srv := kubetest.New(kubetest.Options{})
+	defer srv.Close()
+	c, err := kube.NewClient(srv.Config(), kube.ClientOptions{FieldManager: "example"})
+	if err != nil {
+		panic(err)
+	}
+	def, err := crd.For(&Widget{}, crd.Options{})
+	if err != nil {
+		panic(err)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey || a.Key == "rv" {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	inst := crd.NewInstaller(c, def).WithLogger(log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inst.Start(ctx) }()
+	if err := inst.WaitForSync(ctx); err != nil {
+		panic(err)
+	}
+	cancel()
+	<-done
+	// Output:
+	// level=INFO msg="created CRD" crd=widgets.example.com
+	// level=INFO msg="CRD established" crd=widgets.example.com
 }

@@ -14,22 +14,22 @@ import (
 type tags struct {
 	optional, required bool
 
-	minimum, maximum, multipleOf         *float64
-	exclusiveMinimum, exclusiveMaximum   bool
-	minLength, maxLength                 *int64
-	minItems, maxItems                   *int64
-	minProperties, maxProperties         *int64
-	pattern, format, typ, description    string
-	enum                                 []string // unparsed; typed by the schema
-	def                                  *string  // unparsed; typed by the schema
-	listType, mapType                    string
-	listMapKeys                          []string
-	preserve, schemaless, embedded       bool
-	nullable, intOrString, selectable    bool
-	printColumn                          string
-	printColumnPriority                  int32
-	printColumnFormat, printColumnDetail string
-	rules                                []ValidationRule
+	minimum, maximum, multipleOf          *float64
+	exclusiveMinimum, exclusiveMaximum    bool
+	minLength, maxLength                  *int64
+	minItems, maxItems                    *int64
+	minProperties, maxProperties          *int64
+	pattern, format, typ, description     string
+	enum                                  []string // unparsed; typed by the schema
+	def                                   *string  // unparsed; typed by the schema
+	listType, mapType                     string
+	listMapKeys                           []string
+	preserve, schemaless, embedded        bool
+	nullable, intOrString, selectable     bool
+	printColumn                           string
+	printColumnPriority, printColumnOrder int32
+	printColumnFormat, printColumnDetail  string
+	rules                                 []ValidationRule
 }
 
 // parseTags parses the value of a crd struct tag: comma-separated entries,
@@ -154,6 +154,14 @@ func (t *tags) keys() []struct {
 				return fmt.Errorf("printColumnPriority=%s: want an integer", v)
 			}
 			t.printColumnPriority = int32(p)
+			return nil
+		}},
+		{"printColumnOrder", func(v string) error {
+			o, err := strconv.ParseInt(v, 10, 32)
+			if err != nil {
+				return fmt.Errorf("printColumnOrder=%s: want an integer", v)
+			}
+			t.printColumnOrder = int32(o)
 			return nil
 		}},
 		// The formats kube-apiserver takes for a column.

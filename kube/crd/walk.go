@@ -32,9 +32,11 @@ type walker struct {
 	size int
 	// written counts the times each struct type was written out, to name
 	// the types that make a schema too large.
-	written    map[reflect.Type]int
-	columns    []PrinterColumn
-	selectable []SelectableField
+	written map[reflect.Type]int
+	columns []PrinterColumn
+	// columnOrder is the printColumnOrder of each of columns.
+	columnOrder []int32
+	selectable  []SelectableField
 }
 
 // taggedField is a JSON field of a struct and its parsed crd tag.

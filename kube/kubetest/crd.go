@@ -128,11 +128,18 @@ func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 		}
 	}
 	o["status"] = obj{"conditions": []any{}, "acceptedNames": obj{"plural": "", "kind": ""}, "storedVersions": stored}
+	return nil
+}
+
+// prepareCRDDelete adds the cleanup finalizer to a CRD being deleted, as
+// the real server does then (not at create: a CRD read back after
+// create has no finalizer, and a replace with the same CRD is a no-op).
+func prepareCRDDelete(o obj) {
+	meta := unstructured.Metadata(o)
 	fins, _ := meta["finalizers"].([]any)
 	if !slices.Contains(stringList(meta, "finalizers"), crdCleanupFinalizer) {
 		meta["finalizers"] = append(fins, crdCleanupFinalizer)
 	}
-	return nil
 }
 
 // prepareCRDUpdate keeps the defaults of spec.names.

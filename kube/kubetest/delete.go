@@ -118,17 +118,9 @@ func (s *Server) serveDelete(c *call) {
 	var gone bool
 	s.withLock(func() {
 		prev := c.col.objects[c.key()]
-		switch {
-		case prev == nil:
+		if prev == nil {
 			err = errNotFound(c.res, c.info.Name)
-		case opts.Preconditions != nil && opts.Preconditions.UID != nil && *opts.Preconditions.UID != prev.uid:
-			err = errPrecondition(c.res, c.info.Name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). "+
-				"The object might have been deleted and then recreated", *opts.Preconditions.UID, prev.uid))
-		case opts.Preconditions != nil && opts.Preconditions.ResourceVersion != nil &&
-			*opts.Preconditions.ResourceVersion != formatRV(prev.rv):
-			err = errPrecondition(c.res, c.info.Name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). "+
-				"The object might have been modified", *opts.Preconditions.ResourceVersion, formatRV(prev.rv)))
-		default:
+		} else if err = checkPreconditions(c.res, c.info.Name, prev, opts); err == nil {
 			rec, gone, err = s.deleteLocked(wr, prev)
 		}
 	})

@@ -110,6 +110,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	case isPodLog(res, info):
 		s.servePodLog(c)
 		return
+	case isEviction(res, info):
+		s.serveEviction(c)
+		return
 	}
 	switch info.Verb {
 	case "get":
@@ -161,11 +164,15 @@ func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
 		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info)
+			isPodLog(res, info) || isEviction(res, info)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
-		if info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)) {
+		if isEviction(res, info) {
+			if info.Verb != "create" {
+				return errMethodNotAllowed()
+			}
+		} else if info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)) {
 			return errMethodNotAllowed()
 		}
 	}

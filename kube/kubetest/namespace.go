@@ -163,6 +163,9 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 // prepareDeleteKind changes the state an object is left in when deletion
 // waits for finalizers.
 func (s *Server) prepareDeleteKind(res *resource, o obj) {
+	if isCRDs(res) {
+		prepareCRDDelete(o)
+	}
 	if isNamespaces(res) {
 		st, _ := o["status"].(obj)
 		if st == nil {

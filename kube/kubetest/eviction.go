@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+)
+
+// This file serves pods/eviction (kubectl drain) as kube-apiserver 1.36
+// serves it for a pod that no PodDisruptionBudget covers (kubetest has
+// no PodDisruptionBudgets, so the 429 a budget causes is never
+// answered): a POST of a policy/v1 Eviction whose name is the pod's adds
+// the pod's DisruptionTarget condition (reason EvictionByEvictionAPI;
+// no managedFields entry records it), then deletes the pod with the Eviction's deleteOptions, and answers
+// 201 with a Success Status. A dry run (?dryRun=All, or in the
+// deleteOptions) changes nothing. Other verbs answer 405.
+
+// isEviction reports whether the call is to pods/eviction.
+func isEviction(res *resource, info RequestInfo) bool {
+	return res.Group == "" && res.Plural == "pods" && info.Subresource == "eviction"
+}
+
+// eviction is what the fake reads of an Eviction.
+type eviction struct {
+	Metadata struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+	DeleteOptions *protobuf.DeleteOptions `json:"deleteOptions"`
+}
+
+// serveEviction answers a POST of pods/eviction.
+func (s *Server) serveEviction(c *call) {
+	body, err := readBody(c.r)
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	var ev eviction
+	if jerr := json.Unmarshal(body, &ev); jerr != nil {
+		writeError(c.w, errBadRequest("error decoding Eviction: "+jerr.Error()))
+		return
+	}
+	if ev.Metadata.Name != c.info.Name {
+		writeError(c.w, errBadRequest("name in URL does not match name in Eviction object"))
+		return
+	}
+	if ns := ev.Metadata.Namespace; ns != "" && ns != c.info.Namespace {
+		writeError(c.w, errBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		return
+	}
+	opts := ev.DeleteOptions
+	if opts == nil {
+		opts = &protobuf.DeleteOptions{}
+	}
+	wr := c.write()
+	wr.dryRun = c.dryRun || slices.Contains(opts.DryRun, "All")
+	s.withLock(func() {
+		prev := c.col.objects[c.key()]
+		if prev == nil {
+			err = errNotFound(c.res, c.info.Name)
+			return
+		}
+		if err = checkPreconditions(c.res, c.info.Name, prev, opts); err != nil {
+			return
+		}
+		if wr.dryRun {
+			return
+		}
+		if !prev.deleting {
+			o := mustDecode(prev.raw)
+			setDisruptionTarget(o)
+			st := *wr
+			st.sub = "status"
+			var up updateResult
+			// The real server writes the condition past its field
+			// manager: managedFields do not change.
+			if up, err = s.updateLocked(&st, o, func(_, _, _ obj, _ string) {}); err != nil {
+				return
+			}
+			prev = up.rec
+		}
+		_, _, err = s.deleteLocked(wr, prev)
+	})
+	if err != nil {
+		writeError(c.w, err)
+		return
+	}
+	writeJSON(c.w, http.StatusCreated, encodeStatus(&kube.Status{Status: "Success", Code: http.StatusCreated}))
+}
+
+// setDisruptionTarget sets the pod's DisruptionTarget condition as the
+// eviction sets it, keeping the others.
+func setDisruptionTarget(pod obj) {
+	st, _ := pod["status"].(obj)
+	if st == nil {
+		st = obj{}
+		pod["status"] = st
+	}
+	cond := obj{"type": "DisruptionTarget", "status": "True", "lastProbeTime": nil, "lastTransitionTime": nowString(),
+		"reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}
+	conds, _ := st["conditions"].([]any)
+	for i, c := range conds {
+		if m, ok := c.(obj); ok && unstructured.String(m, "type") == "DisruptionTarget" {
+			if unstructured.String(m, "status") == "True" {
+				cond["lastTransitionTime"] = m["lastTransitionTime"]
+			}
+			conds[i] = cond
+			return
+		}
+	}
+	st["conditions"] = append(conds, cond)
+}
+
+// checkPreconditions refuses a delete whose preconditions prev does not
+// meet, with the storage's Conflict.
+func checkPreconditions(res *resource, name string, prev *record, opts *protobuf.DeleteOptions) *kube.StatusError {
+	p := opts.Preconditions
+	switch {
+	case p == nil:
+	case p.UID != nil && *p.UID != prev.uid:
+		return errPrecondition(res, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). "+
+			"The object might have been deleted and then recreated", *p.UID, prev.uid))
+	case p.ResourceVersion != nil && *p.ResourceVersion != formatRV(prev.rv):
+		return errPrecondition(res, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). "+
+			"The object might have been modified", *p.ResourceVersion, formatRV(prev.rv)))
+	}
+	return nil
+}
