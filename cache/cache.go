@@ -93,7 +93,6 @@ type Cache struct {
 	client *kube.Client
 	opts   Options
 	log    *slog.Logger
-	intern *interner
 	// declared maps each kind of opts.ByObject to its options.
 	declared map[kube.GroupVersionKind]ByObject
 	// sharded are the kinds whose informers are sharded (ShardKind),
@@ -171,7 +170,7 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Cache{client: client, opts: opts, log: log, intern: newInterner(), declared: declared,
+	return &Cache{client: client, opts: opts, log: log, declared: declared,
 		kinds: map[kindKey]*kind{}, sharded: map[kube.GroupVersionKind]func() bool{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
 }
 
@@ -282,7 +281,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 			}
 		}
 	}
-	inf, err := newInformer(c.client, gvk, newObj, opts, c.intern)
+	inf, err := newInformer(c.client, gvk, newObj, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ package cache
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -147,7 +146,7 @@ func (lw listWatch) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
 // prepare stamps the informer's kind on obj (list items and the metadata
 // projection do not carry it; watch events do, but then every object
 // would hold its own copy of the strings), applies the transform and
-// interns the metadata's repeated strings.
+// (the client's decoder has interned the metadata's repeated strings).
 func (lw listWatch) prepare(obj kube.Object) {
 	i := lw.i
 	if s, ok := obj.(interface{ SetGroupVersionKind(kube.GroupVersionKind) }); ok {
@@ -156,70 +155,7 @@ func (lw listWatch) prepare(obj kube.Object) {
 	if i.opts.Transform != nil {
 		i.opts.Transform(obj)
 	}
-	i.intern.meta(obj.GetObjectMeta())
 }
 
 // clampSize returns n as an int32, the size type of the store's entries.
 func clampSize(n int) int32 { return int32(min(n, 1<<31-1)) }
-
-// interner hands out one copy of each string it is given, so that strings
-// that repeat across objects (namespaces, label keys and values, owner
-// kinds, finalizers) are stored once. It holds at most maxInterned strings
-// and forgets them all when full: strings already handed out stay shared,
-// and a table filled with one-off values (a label holding an index) does
-// not grow without bound. A nil *interner interns nothing.
-type interner struct {
-	mu sync.Mutex
-	// strings maps each string to its one copy (itself).
-	strings map[string]string
-}
-
-// Interner bounds: the table size, and the longest string worth interning
-// (label values are at most 63 bytes; longer strings rarely repeat).
-const (
-	maxInterned     = 4096
-	maxInternLength = 64
-)
-
-func newInterner() *interner { return &interner{strings: map[string]string{}} }
-
-// str returns the interned copy of s. Call with in.mu held.
-func (in *interner) str(s string) string {
-	if s == "" || len(s) > maxInternLength {
-		return s
-	}
-	if v, ok := in.strings[s]; ok {
-		return v
-	}
-	if len(in.strings) >= maxInterned {
-		clear(in.strings)
-	}
-	in.strings[s] = s
-	return s
-}
-
-// meta interns the strings of m that tend to repeat. Assigning to a map
-// key that is present replaces the key too (the runtime updates string
-// keys), so label keys are shared as well as values.
-func (in *interner) meta(m *kube.ObjectMeta) {
-	if in == nil {
-		return
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	m.Namespace = in.str(m.Namespace)
-	m.GenerateName = in.str(m.GenerateName)
-	for k, v := range m.Labels {
-		m.Labels[in.str(k)] = in.str(v)
-	}
-	for k, v := range m.Annotations {
-		m.Annotations[in.str(k)] = in.str(v)
-	}
-	for j := range m.OwnerReferences {
-		r := &m.OwnerReferences[j]
-		r.APIVersion, r.Kind = in.str(r.APIVersion), in.str(r.Kind)
-	}
-	for j, f := range m.Finalizers {
-		m.Finalizers[j] = in.str(f)
-	}
-}

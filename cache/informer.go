@@ -32,7 +32,6 @@ type informer struct {
 	// kube.PartialObjectMetadata: lists and watches ask for the metadata
 	// projection.
 	metadataOnly bool
-	intern       *interner
 	store        *store
 
 	// mu orders every change to the store with the notifications it
@@ -96,7 +95,7 @@ var testHookCompact = false
 // for a kind it has no informer for.
 var ErrStopped = errors.New("informer stopped")
 
-func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() kube.Object, opts InformerOptions, in *interner) (*informer, error) {
+func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() kube.Object, opts InformerOptions) (*informer, error) {
 	if client == nil {
 		return nil, errors.New("new informer: client is nil")
 	}
@@ -114,7 +113,7 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 	_, meta := newObj().(*kube.PartialObjectMetadata)
 	var c *codec
 	if opts.Compact || testHookCompact {
-		c, in = newCodec(gvk, newObj), nil // what is stored shares no strings
+		c = newCodec(gvk, newObj)
 	}
 	i := &informer{
 		client:       client,
@@ -123,7 +122,6 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		log:          log.With("kind", gvk.Kind),
 		newObj:       newObj,
 		metadataOnly: meta,
-		intern:       in,
 		store:        newStore(c),
 		unsynced:     1, // a sharded informer's Start; each shard has its own sync, and Start counts the others' reflectors
 		synced:       make(chan struct{}),

@@ -36,7 +36,7 @@ func NewInformer[T any](client *kube.Client, opts InformerOptions) (*Informer[T]
 	if err != nil {
 		return nil, fmt.Errorf("new informer: %w", err)
 	}
-	inf, err := newInformer(client, gvk, func() kube.Object { return any(new(T)).(kube.Object) }, opts, newInterner())
+	inf, err := newInformer(client, gvk, func() kube.Object { return any(new(T)).(kube.Object) }, opts)
 	if err != nil {
 		return nil, err
 	}

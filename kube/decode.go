@@ -4,6 +4,7 @@ package kube
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
@@ -28,21 +29,88 @@ import (
 
 // decoders are a Client's two decoders: all keeps every field, lean
 // skips metadata.managedFields without building it, for reads that ask
-// (ListOptions.SkipManagedFields, a cache's default).
+// (ListOptions.SkipManagedFields, a cache's default). Both share the
+// strings of metadata that repeat across objects (namespaces, label and
+// annotation keys and values, owner apiVersions and kinds, finalizers)
+// through the Client's intern table, as they decode them: an object a
+// cache keeps then holds no copy of its own.
 type decoders struct {
 	all, lean *jsondec.Decoder
 }
 
 func newDecoders() decoders {
+	t := &internTable{strings: map[string]string{}}
 	return decoders{
-		all: jsondec.New(jsondec.Options{}),
-		lean: jsondec.New(jsondec.Options{SkipField: func(owner reflect.Type, name string) bool {
-			return owner == objectMetaType && name == "managedFields"
-		}}),
+		all: jsondec.New(jsondec.Options{Intern: t.intern, InternField: internedField}),
+		lean: jsondec.New(jsondec.Options{Intern: t.intern, InternField: internedField,
+			SkipField: func(owner reflect.Type, name string) bool {
+				return owner == objectMetaType && name == "managedFields"
+			}}),
 	}
 }
 
-var objectMetaType = reflect.TypeFor[ObjectMeta]()
+var (
+	objectMetaType     = reflect.TypeFor[ObjectMeta]()
+	ownerReferenceType = reflect.TypeFor[OwnerReference]()
+)
+
+// internedField chooses the fields whose strings repeat across objects.
+func internedField(owner reflect.Type, name string) bool {
+	switch owner {
+	case objectMetaType:
+		switch name {
+		case "namespace", "generateName", "labels", "annotations", "finalizers":
+			return true
+		}
+	case ownerReferenceType:
+		return name == "apiVersion" || name == "kind"
+	}
+	return false
+}
+
+// internTable hands out one copy of each string it is given, so that
+// strings that repeat across objects are stored once. It holds at most
+// maxInterned strings and forgets them all when full: strings already
+// handed out stay shared, and a table filled with one-off values (a label
+// holding an index) does not grow without bound. It is safe for
+// concurrent use; a lookup takes a read lock.
+type internTable struct {
+	mu sync.RWMutex
+	// strings maps each string to its one copy (itself).
+	strings map[string]string
+}
+
+// Intern table bounds: the table size, and the longest string worth
+// interning (label values are at most 63 bytes; longer strings rarely
+// repeat).
+const (
+	maxInterned     = 4096
+	maxInternLength = 64
+)
+
+// intern returns the shared copy of the string b holds.
+func (t *internTable) intern(b []byte) string {
+	if len(b) == 0 || len(b) > maxInternLength {
+		return string(b)
+	}
+	t.mu.RLock()
+	s, ok := t.strings[string(b)]
+	t.mu.RUnlock()
+	if ok {
+		return s
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s, ok := t.strings[string(b)]; ok {
+		return s
+	}
+	if len(t.strings) >= maxInterned {
+		clear(t.strings)
+	}
+	s = string(b)
+	t.strings[s] = s
+	return s
+}
 
 // decoder returns the decoder of the objects a read with opts answers.
 func (c *Client) decoder(opts ListOptions) *jsondec.Decoder {

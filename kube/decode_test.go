@@ -5,10 +5,12 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // TestObjectDecoder: a reused decoder answers as json.Unmarshal does, object
@@ -83,4 +85,57 @@ func TestWatchDecodeConcurrent(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// TestDecodersShareRepeatedStrings: objects a Client decodes share the
+// strings of their metadata that repeat (one copy of a namespace, of a
+// label's key and value), not those that do not repeat or are long, and
+// the table forgets everything once full.
+func TestDecodersShareRepeatedStrings(t *testing.T) {
+	d := newDecoders()
+	long := strings.Repeat("v", maxInternLength+1)
+	decode := func(name string) *ConfigMap {
+		t.Helper()
+		var cm ConfigMap
+		raw := `{"metadata":{"name":"` + name + `","namespace":"ns","labels":{"app":"web","long":"` + long + `"},` +
+			`"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u"}],"finalizers":["fin"]},"data":{"k":"value"}}`
+		if err := unmarshal(d.lean, []byte(raw), &cm); err != nil {
+			t.Fatal(err)
+		}
+		return &cm
+	}
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+	a, b := decode("a"), decode("b")
+	for what, shared := range map[string]bool{
+		"namespace":   same(a.Namespace, b.Namespace),
+		"label value": same(a.Labels["app"], b.Labels["app"]),
+		"owner kind":  same(a.OwnerReferences[0].Kind, b.OwnerReferences[0].Kind),
+		"finalizer":   same(a.Finalizers[0], b.Finalizers[0]),
+	} {
+		if !shared {
+			t.Errorf("%s: two objects hold two copies, want one shared", what)
+		}
+	}
+	for what, shared := range map[string]bool{
+		"a long label value": same(a.Labels["long"], b.Labels["long"]),
+		"data":               same(a.Data["k"], b.Data["k"]),
+	} {
+		if shared {
+			t.Errorf("%s is shared, want a copy per object", what)
+		}
+	}
+	var all ConfigMap // the decoder of answers interns as well
+	if err := unmarshal(d.all, []byte(`{"metadata":{"namespace":"ns"}}`), &all); err != nil || !same(all.Namespace, a.Namespace) {
+		t.Errorf("answer's namespace not shared with the listed objects' (%v)", err)
+	}
+	for i := range maxInterned { // fill the table: it starts over
+		decode(fmt.Sprint("n", i)).Labels = nil
+		var o ConfigMap
+		if err := unmarshal(d.lean, fmt.Appendf(nil, `{"metadata":{"namespace":"ns%d"}}`, i), &o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := decode("c"); same(c.Namespace, a.Namespace) {
+		t.Error("after the table filled up, namespace still shared with the first objects: want the table forgotten")
+	}
 }
