@@ -161,9 +161,12 @@ func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
 		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info)
+			isPodLog(res, info) || info.Subresource == "finalize" && isNamespaces(res)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
+		}
+		if info.Subresource == "finalize" && info.Verb != "update" {
+			return errMethodNotAllowed()
 		}
 		if info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)) {
 			return errMethodNotAllowed()

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/kubeloop/kubeloop/kube"
+)
+
+// The garbage collector, as kube-controller-manager runs it beside the API
+// server: what a deletion does to the objects that name the deleted one in
+// their ownerReferences.
+
+const holdFinalizer = "kubeloop.dev/hold"
+
+// owned returns a ConfigMap in the fixture's namespace with owner
+// references to owners (blocking their deletion when block is set).
+func (f *fixture) owned(name string, block bool, owners ...*kube.ConfigMap) *kube.ConfigMap {
+	cm := f.configMap(name, nil, nil)
+	for _, o := range owners {
+		ref := kube.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: o.Name, UID: o.UID}
+		if block {
+			ref.BlockOwnerDeletion = &block
+		}
+		cm.OwnerReferences = append(cm.OwnerReferences, ref)
+	}
+	return cm
+}
+
+// gone answers nil when the ConfigMap name is not found.
+func (f *fixture) gone(name string) func() error {
+	return func() error {
+		var cm kube.ConfigMap
+		err := f.c.Get(f.ctx, kube.Key{Namespace: f.ns, Name: name}, &cm)
+		if kube.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("configmap %s still there (deletionTimestamp %v, finalizers %v)", name, cm.DeletionTimestamp, cm.Finalizers)
+	}
+}
+
+// getCM reads the ConfigMap name.
+func (f *fixture) getCM(t *testing.T, name string) *kube.ConfigMap {
+	t.Helper()
+	var cm kube.ConfigMap
+	if err := f.c.Get(f.ctx, kube.Key{Namespace: f.ns, Name: name}, &cm); err != nil {
+		t.Fatalf("get configmap %s: %v", name, err)
+	}
+	return &cm
+}
+
+// release removes the hold finalizer of the ConfigMap name.
+func (f *fixture) release(t *testing.T, name string) {
+	t.Helper()
+	cm := f.getCM(t, name)
+	cm.RemoveFinalizer(holdFinalizer)
+	if err := f.c.Update(f.ctx, cm); err != nil {
+		t.Fatalf("remove finalizer of %s: %v", name, err)
+	}
+}
+
+// deleteWith deletes the ConfigMap name with propagation and returns the
+// answer, the object marked deleting.
+func (f *fixture) deleteWith(t *testing.T, name, propagation string) *kube.ConfigMap {
+	t.Helper()
+	r := f.send(t, "DELETE", "/api/v1/namespaces/"+f.ns+"/configmaps/"+name, "application/json",
+		`{"propagationPolicy":"`+propagation+`"}`)
+	if r.code != 200 {
+		t.Fatalf("delete %s with %s = %d %s", name, propagation, r.code, r.body)
+	}
+	var cm kube.ConfigMap
+	if err := json.Unmarshal(r.body, &cm); err != nil {
+		t.Fatalf("decode answer %s: %v", r.body, err)
+	}
+	return &cm
+}
+
+func ownerNames(cm *kube.ConfigMap) []string {
+	var out []string
+	for _, r := range cm.OwnerReferences {
+		out = append(out, r.Name)
+	}
+	return out
+}
+
+// testGCBackground: deleting an owner (default propagation, Background)
+// removes it at once; its dependents are then deleted, and one with a
+// finalizer is marked deleting and stays until the finalizer goes.
+func testGCBackground(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	owner := f.configMap("owner", nil, nil)
+	f.mustCreate(t, owner)
+	f.mustCreate(t, f.owned("dep", false, owner))
+	held := f.owned("held", true, owner)
+	held.Finalizers = []string{holdFinalizer}
+	f.mustCreate(t, held)
+	other := f.configMap("bystander", nil, nil)
+	f.mustCreate(t, other)
+
+	if err := f.c.Delete(f.ctx, owner, kube.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.gone("owner")(); err != nil {
+		t.Fatalf("owner after a background delete: %v", err)
+	}
+	f.settled(t, "dependent collected", f.gone("dep"))
+	f.settled(t, "dependent with a finalizer marked deleting", func() error {
+		cm := f.getCM(t, "held")
+		if cm.DeletionTimestamp == nil {
+			return errors.New("held has no deletionTimestamp")
+		}
+		return nil
+	})
+	if cm := f.getCM(t, "bystander"); cm.DeletionTimestamp != nil {
+		t.Errorf("an object without owners was deleted: %v", cm.DeletionTimestamp)
+	}
+	f.release(t, "held")
+	if err := f.gone("held")(); err != nil {
+		t.Errorf("held after its finalizer went: %v", err)
+	}
+}
+
+// testGCForeground: an owner deleted with propagationPolicy Foreground gets
+// the foregroundDeletion finalizer and stays while a dependent that blocks
+// it (blockOwnerDeletion) exists; dependents that do not block are deleted
+// too but do not hold it.
+func testGCForeground(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	owner := f.configMap("owner", nil, nil)
+	f.mustCreate(t, owner)
+	held := f.owned("held", true, owner)
+	held.Finalizers = []string{holdFinalizer}
+	f.mustCreate(t, held)
+	f.mustCreate(t, f.owned("loose", false, owner))
+
+	if got := f.deleteWith(t, "owner", kube.PropagationForeground); got.DeletionTimestamp == nil ||
+		!slices.Equal(got.Finalizers, []string{"foregroundDeletion"}) {
+		t.Errorf("answer to a foreground delete: deletionTimestamp %v finalizers %q, want set and [foregroundDeletion]",
+			got.DeletionTimestamp, got.Finalizers)
+	}
+	f.settled(t, "non-blocking dependent collected", f.gone("loose"))
+	f.settled(t, "blocking dependent marked deleting", func() error {
+		if cm := f.getCM(t, "held"); cm.DeletionTimestamp == nil {
+			return errors.New("held has no deletionTimestamp")
+		}
+		return nil
+	})
+	if cm := f.getCM(t, "owner"); cm.DeletionTimestamp == nil || !slices.Equal(cm.Finalizers, []string{"foregroundDeletion"}) {
+		t.Errorf("owner while a blocking dependent remains: deletionTimestamp %v finalizers %q, want set and [foregroundDeletion]",
+			cm.DeletionTimestamp, cm.Finalizers)
+	}
+	f.release(t, "held")
+	f.settled(t, "owner gone after its blocking dependent", f.gone("owner"))
+}
+
+// testGCOrphan: an owner deleted with propagationPolicy Orphan gets the
+// orphan finalizer; its dependents lose their references to it (and the
+// field when none is left) and stay; then the owner goes.
+func testGCOrphan(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	a, b := f.configMap("a", nil, nil), f.configMap("b", nil, nil)
+	f.mustCreate(t, a)
+	f.mustCreate(t, b)
+	f.mustCreate(t, f.owned("only-a", true, a))
+	f.mustCreate(t, f.owned("a-and-b", false, a, b))
+
+	if got := f.deleteWith(t, "a", kube.PropagationOrphan); got.DeletionTimestamp == nil || !slices.Equal(got.Finalizers, []string{"orphan"}) {
+		t.Errorf("answer to an orphan delete: deletionTimestamp %v finalizers %q, want set and [orphan]", got.DeletionTimestamp, got.Finalizers)
+	}
+	f.settled(t, "orphaning owner gone", f.gone("a"))
+	if cm := f.getCM(t, "only-a"); cm.DeletionTimestamp != nil || cm.OwnerReferences != nil {
+		t.Errorf("orphaned dependent: deletionTimestamp %v ownerReferences %v, want neither", cm.DeletionTimestamp, cm.OwnerReferences)
+	}
+	if cm := f.getCM(t, "a-and-b"); cm.DeletionTimestamp != nil || !slices.Equal(ownerNames(cm), []string{"b"}) {
+		t.Errorf("dependent of two owners: deletionTimestamp %v owners %q, want none and [b]", cm.DeletionTimestamp, ownerNames(cm))
+	}
+}
+
+// testGCDangling: an object created with an owner reference to an object
+// that does not exist is collected; one that also has an existing owner
+// only loses the dangling reference. A reference of the right name but
+// another uid dangles too.
+func testGCDangling(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	b := f.configMap("b", nil, nil)
+	f.mustCreate(t, b)
+	missing := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "missing", UID: "11111111-2222-3333-4444-555555555555"}}
+	impostor := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Name: "b", UID: "66666666-2222-3333-4444-555555555555"}}
+	f.mustCreate(t, f.owned("dangling", false, missing))
+	f.mustCreate(t, f.owned("wrong-uid", false, impostor))
+	f.mustCreate(t, f.owned("half", false, missing, b))
+
+	f.settled(t, "dangling dependent collected", f.gone("dangling"))
+	f.settled(t, "dependent of a same-named owner with another uid collected", f.gone("wrong-uid"))
+	f.settled(t, "dangling reference removed", func() error {
+		cm := f.getCM(t, "half")
+		if cm.DeletionTimestamp != nil || !slices.Equal(ownerNames(cm), []string{"b"}) {
+			return fmt.Errorf("deletionTimestamp %v owners %q, want none and [b]", cm.DeletionTimestamp, ownerNames(cm))
+		}
+		return nil
+	})
+}
+
+// testDeleteOptionsValidation: DeleteOptions are validated before anything
+// is deleted, with the real messages.
+func testDeleteOptionsValidation(t *testing.T, f *fixture) {
+	f.mustCreate(t, f.configMap("keep", nil, nil))
+	p := "/api/v1/namespaces/" + f.ns + "/configmaps/keep"
+	for _, tc := range []struct{ name, query, body, message string }{
+		{"both set", "", `{"orphanDependents":true,"propagationPolicy":"Foreground"}`,
+			`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Foreground": orphanDependents and deletionPropagation cannot be both set`},
+		{"both set in the query", "?orphanDependents=false&propagationPolicy=Orphan", "",
+			`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set`},
+		{"unknown policy", "?propagationPolicy=Later", "",
+			`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Later": supported values: "Foreground", "Background", "Orphan", "nil"`},
+	} {
+		r := f.send(t, "DELETE", p+tc.query, "application/json", tc.body)
+		expectStatus(t, tc.name, r, 422, "Invalid", tc.message)
+	}
+	if cm := f.getCM(t, "keep"); cm.DeletionTimestamp != nil {
+		t.Errorf("a refused delete marked the object deleting")
+	}
+}
