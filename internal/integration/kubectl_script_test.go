@@ -52,6 +52,11 @@ func kubectlFixtures() []string {
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"page-3","namespace":"{ns}","labels":{"app":"pages"}}}`,
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"{ns}","finalizers":["kubeloop.dev/hold"]}}`,
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"doomed","namespace":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fg","namespace":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"orph","namespace":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{ns}-empty"}}`,
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{ns}-held"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"{ns}-held","finalizers":["kubeloop.dev/hold"]}}`,
 		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"fixture-secret","namespace":"{ns}"},"type":"Opaque",
 		  "data":{"password":"aHVudGVyMg=="}}`,
 		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"{ns}","labels":{"app":"web"}},
@@ -379,5 +384,18 @@ func kubectlScript() []kubectlStep {
 		{args: "logs logme -c nosuch"},
 		{args: "logs pod/logme --tail=5 --timestamps"},
 		{args: "delete pod logme --wait=false"},
+
+		// Garbage collection and namespace deletion: kubectl waits for
+		// what the controllers do (kube-controller-manager's on the real
+		// server, kubetest's own).
+		{args: "delete configmap fg --cascade=foreground"},
+		{args: "delete configmap orph --cascade=orphan"},
+		{args: "get configmap fg orph --ignore-not-found -o name"},
+		{args: "delete namespace {ns}-empty"},
+		{args: "get namespace {ns}-empty --ignore-not-found -o name"},
+		{args: "delete namespace {ns}-held --wait=false"},
+		{args: "get namespace {ns}-held -o jsonpath={.status.phase}"},
+		{args: "create configmap late -n {ns}-held"},
+		{args: "patch configmap held -n {ns}-held --type=merge -p '{\"metadata\":{\"finalizers\":null}}'"},
 	}
 }
