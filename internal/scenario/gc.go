@@ -229,3 +229,66 @@ func testDeleteOptionsValidation(t *testing.T, f *fixture) {
 		t.Errorf("a refused delete marked the object deleting")
 	}
 }
+
+// testOwnerReferenceValidation: owner references are validated on every
+// write as the real server validates them, with its 422 messages: each
+// field required (the apiVersion must hold a version), at most one
+// controller, and no Event as owner.
+func testOwnerReferenceValidation(t *testing.T, f *fixture) {
+	p := "/api/v1/namespaces/" + f.ns + "/configmaps"
+	const prefix = `ConfigMap "v" is invalid: `
+	for _, tc := range []struct{ name, refs, message string }{
+		{"no uid", `[{"apiVersion":"v1","kind":"ConfigMap","name":"a"}]`,
+			`metadata.ownerReferences.uid: Invalid value: "": must not be empty`},
+		{"no apiVersion", `[{"kind":"ConfigMap","name":"a","uid":"u1"}]`,
+			`metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty`},
+		{"malformed apiVersion", `[{"apiVersion":"v1/x/y","kind":"ConfigMap","name":"a","uid":"u1"}]`,
+			`metadata.ownerReferences.apiVersion: Invalid value: "v1/x/y": version must not be empty`},
+		{"group without version", `[{"apiVersion":"apps/","kind":"Deployment","name":"a","uid":"u1"}]`,
+			`metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty`},
+		{"no kind", `[{"apiVersion":"v1","name":"a","uid":"u1"}]`,
+			`metadata.ownerReferences.kind: Invalid value: "": must not be empty`},
+		{"no name", `[{"apiVersion":"v1","kind":"ConfigMap","uid":"u1"}]`,
+			`metadata.ownerReferences.name: Invalid value: "": must not be empty`},
+		{"all empty", `[{"apiVersion":"","kind":"","name":"","uid":""}]`,
+			`[metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty, ` +
+				`metadata.ownerReferences.kind: Invalid value: "": must not be empty, ` +
+				`metadata.ownerReferences.name: Invalid value: "": must not be empty, ` +
+				`metadata.ownerReferences.uid: Invalid value: "": must not be empty]`},
+		{"two controllers", `[{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"u1","controller":true},` +
+			`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"u2"},{"apiVersion":"v1","kind":"Secret","name":"c","uid":"u3","controller":true}]`,
+			`metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"u1","controller":true},` +
+				`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"u2"},{"apiVersion":"v1","kind":"Secret","name":"c","uid":"u3","controller":true}]: ` +
+				`Only one reference can have Controller set to true. Found "true" in references for ConfigMap/a and Secret/c`},
+		{"event owner", `[{"blockOwnerDeletion":true,"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false}]`,
+			`metadata.ownerReferences: Invalid value: {"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false,"blockOwnerDeletion":true}: ` +
+				`/v1, Kind=Event is disallowed from being an owner`},
+	} {
+		r := f.send(t, "POST", p, "application/json", `{"metadata":{"name":"v","ownerReferences":`+tc.refs+`}}`)
+		expectStatus(t, tc.name, r, 422, "Invalid", prefix+tc.message)
+		if r.code == 201 {
+			f.send(t, "DELETE", p+"/v", "", "")
+		}
+	}
+}
+
+// testGCClusterScopedOwner: a namespaced object may be owned by a
+// cluster-scoped one (here a Namespace, owner of a ConfigMap in another
+// namespace); it is collected once its owner is gone.
+func testGCClusterScopedOwner(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	ns := f.ns + "-owner"
+	r := f.send(t, "POST", "/api/v1/namespaces", "application/json", `{"metadata":{"name":"`+ns+`"}}`)
+	if r.code != 201 {
+		t.Fatalf("create namespace = %d %s", r.code, r.body)
+	}
+	meta, _ := r.object(t)["metadata"].(map[string]any)
+	uid, _ := meta["uid"].(string)
+	cm := f.configMap("ns-owned", nil, nil)
+	cm.OwnerReferences = []kube.OwnerReference{{APIVersion: "v1", Kind: "Namespace", Name: ns, UID: uid}}
+	f.mustCreate(t, cm)
+	if r := f.send(t, "DELETE", "/api/v1/namespaces/"+ns, "", ""); r.code != 200 {
+		t.Fatalf("delete namespace = %d %s", r.code, r.body)
+	}
+	f.settled(t, "dependent of a deleted namespace collected", f.gone("ns-owned"))
+}

@@ -134,7 +134,9 @@ func Run(t *testing.T, env Env) {
 		{"GarbageCollectionForeground", testGCForeground},
 		{"GarbageCollectionOrphan", testGCOrphan},
 		{"GarbageCollectionDangling", testGCDangling},
+		{"GarbageCollectionClusterScopedOwner", testGCClusterScopedOwner},
 		{"DeleteOptionsValidation", testDeleteOptionsValidation},
+		{"OwnerReferenceValidation", testOwnerReferenceValidation},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			s.run(t, newFixture(t, env))
