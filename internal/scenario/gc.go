@@ -292,3 +292,45 @@ func testGCClusterScopedOwner(t *testing.T, f *fixture) {
 	}
 	f.settled(t, "dependent of a deleted namespace collected", f.gone("ns-owned"))
 }
+
+// testGCOwnerInOtherNamespace: a reference whose uid is an object in
+// another namespace dangles (owners are looked up in the dependent's
+// namespace), so the dependent is collected, and the collector records a
+// Warning Event about it.
+func testGCOwnerInOtherNamespace(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	other := f.ns + "-other"
+	if r := f.send(t, "POST", "/api/v1/namespaces", "application/json", `{"metadata":{"name":"`+other+`"}}`); r.code != 201 {
+		t.Fatalf("create namespace = %d %s", r.code, r.body)
+	}
+	t.Cleanup(func() { f.send(t, "DELETE", "/api/v1/namespaces/"+other, "", "") })
+	owner := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: other, Name: "owner"}}
+	f.mustCreate(t, owner)
+	dep := f.owned("dep", false, owner)
+	f.mustCreate(t, dep)
+	f.settled(t, "dependent of an owner in another namespace collected", f.gone("dep"))
+
+	type event struct {
+		InvolvedObject        struct{ Kind, Namespace, Name, UID, APIVersion string }
+		Reason, Message, Type string
+		Source                struct{ Component string }
+		Count                 int
+		ReportingComponent    string
+	}
+	want := event{Reason: "OwnerRefInvalidNamespace", Type: "Warning", Count: 1, ReportingComponent: "garbage-collector-controller",
+		Message: fmt.Sprintf("ownerRef [v1/ConfigMap, namespace: %s, name: owner, uid: %s] does not exist in namespace %q", f.ns, owner.UID, f.ns)}
+	want.InvolvedObject.Kind, want.InvolvedObject.Namespace, want.InvolvedObject.Name = "ConfigMap", f.ns, "dep"
+	want.InvolvedObject.UID, want.InvolvedObject.APIVersion = dep.UID, "v1"
+	want.Source.Component = "garbage-collector-controller"
+	f.settled(t, "the collector's Warning event", func() error {
+		r := f.send(t, "GET", "/api/v1/namespaces/"+f.ns+"/events?fieldSelector=reason%3DOwnerRefInvalidNamespace", "", "")
+		var list struct{ Items []event }
+		if err := json.Unmarshal(r.body, &list); err != nil {
+			return fmt.Errorf("list events = %d %s", r.code, r.body)
+		}
+		if len(list.Items) != 1 || list.Items[0] != want {
+			return fmt.Errorf("events %+v, want one %+v", list.Items, want)
+		}
+		return nil
+	})
+}

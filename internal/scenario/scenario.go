@@ -135,6 +135,7 @@ func Run(t *testing.T, env Env) {
 		{"GarbageCollectionOrphan", testGCOrphan},
 		{"GarbageCollectionDangling", testGCDangling},
 		{"GarbageCollectionClusterScopedOwner", testGCClusterScopedOwner},
+		{"GarbageCollectionOwnerInOtherNamespace", testGCOwnerInOtherNamespace},
 		{"DeleteOptionsValidation", testDeleteOptionsValidation},
 		{"OwnerReferenceValidation", testOwnerReferenceValidation},
 	} {

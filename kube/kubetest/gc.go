@@ -3,9 +3,11 @@
 package kubetest
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -26,7 +28,10 @@ import (
 //     dependent has lost its reference to it;
 //   - a reference the collector cannot resolve (a kind not served, a
 //     namespaced owner of a cluster-scoped object) keeps its object, as the
-//     real collector keeps retrying it; Events are not collected.
+//     real collector keeps retrying it; Events are not collected;
+//   - a reference whose uid is an object in another namespace dangles, and
+//     the collector says so in a Warning Event (OwnerRefInvalidNamespace)
+//     about the dependent.
 //
 // The finalizers of dependents are honoured: a dependent deleted with one
 // stays until it is removed, and blocks a foreground owner until then.
@@ -165,6 +170,7 @@ func (s *Server) collectLocked(ref objRef) {
 			solid = true
 		case ownerAbsent:
 			drop = append(drop, o.uid)
+			s.reportOwnerInOtherNamespaceLocked(res, rec, o)
 		case ownerWaiting:
 			waiting = true
 			drop = append(drop, o.uid)
@@ -306,4 +312,44 @@ func anyList(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// reportOwnerInOtherNamespaceLocked records the collector's Warning Event
+// about rec when its reference o, absent from rec's namespace, names by
+// uid an object of a namespaced kind in another namespace. It costs a scan
+// of the owner kind's objects, only for references found dangling.
+func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o ownerRef) {
+	ores, _, ok := s.ownerKeyLocked(rec.namespace, o)
+	if !ok || !ores.Namespaced {
+		return
+	}
+	found := false
+	for _, r := range s.cols[ores.colKey()].objects {
+		if r.uid == o.uid && r.namespace != rec.namespace {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	events := s.reg.lookup("", "v1", "events")
+	now := nowString()
+	const component = "garbage-collector-controller"
+	ev := obj{
+		"apiVersion": "v1", "kind": "Event",
+		"metadata": obj{"name": fmt.Sprintf("%s.%x", rec.name, time.Now().UnixNano()), "namespace": rec.namespace},
+		"involvedObject": obj{"kind": res.Kind, "namespace": rec.namespace, "name": rec.name, "uid": rec.uid,
+			"apiVersion": res.apiVersion()},
+		"reason": "OwnerRefInvalidNamespace",
+		"message": fmt.Sprintf("ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
+			o.apiVersion, o.kind, rec.namespace, o.name, o.uid, rec.namespace),
+		"source":         obj{"component": component},
+		"firstTimestamp": now, "lastTimestamp": now, "count": int64(1), "type": "Warning",
+		"eventTime": nil, "reportingComponent": component, "reportingInstance": "",
+	}
+	wr := &write{res: events, col: s.cols[events.colKey()], namespace: rec.namespace, manager: "kube-controller-manager"}
+	if _, err := s.createLocked(wr, ev); err != nil {
+		s.log.Warn("garbage collector event refused", "key", rec.key, "err", err)
+	}
 }
