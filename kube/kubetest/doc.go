@@ -106,10 +106,10 @@
 // computed without the lock (a strategic merge in O(size of object and
 // patch), lists merged by key through an index) and takes it to commit,
 // computing again if the object changed meanwhile. The in-process
-// controllers cost nothing for objects without owner references outside
-// terminating namespaces; deleting an owner costs O(its dependents), and a
-// write in a terminating namespace a pass of the namespace controller,
-// O(objects stored).
+// controllers cost a write a few map lookups when its object has no owner
+// references and its namespace is not terminating; deleting an owner costs
+// O(its dependents), and a write in a terminating namespace a pass of the
+// namespace controller, O(objects stored).
 //
 // Usage:
 //  1. s := kubetest.New(kubetest.Options{}) and defer s.Close().
