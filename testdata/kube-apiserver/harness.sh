@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# Builds, starts and stops a real kube-apiserver (with an embedded etcd) on
-# loopback for kubeloop's integration tests.
+# Builds, starts and stops a real kube-apiserver (with an embedded etcd) and
+# a kube-controller-manager beside it on loopback for kubeloop's integration
+# tests.
 #
-#   harness.sh build              build .bin/kube-apiserver and .bin/kubectl (Go caches make
-#                                 rebuilds fast)
+#   harness.sh build              build .bin/kube-apiserver, .bin/kube-controller-manager and
+#                                 .bin/kubectl (Go caches make rebuilds fast)
 #   harness.sh start DIR [-- ARG...]  start it with state in DIR, wait for /readyz,
 #                                 write DIR/admin.kubeconfig, DIR/denied.kubeconfig, DIR/env;
 #                                 ARGs go to kube-apiserver after the defaults; then start
@@ -35,7 +36,7 @@ log() { printf 'harness: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 usage() {
-	sed -n '4,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
