@@ -36,7 +36,7 @@ log() { printf 'harness: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 usage() {
-	sed -n '4,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
