@@ -334,3 +334,35 @@ func testGCOwnerInOtherNamespace(t *testing.T, f *fixture) {
 		return nil
 	})
 }
+
+// testGCForegroundChain: a foreground deletion goes down a chain of
+// owners: a blocking dependent that has dependents of its own is deleted in
+// the foreground too, so each owner waits for the one below it.
+func testGCForegroundChain(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	a := f.configMap("a", nil, nil)
+	f.mustCreate(t, a)
+	b := f.owned("b", true, a)
+	f.mustCreate(t, b)
+	c := f.owned("c", true, b)
+	c.Finalizers = []string{holdFinalizer}
+	f.mustCreate(t, c)
+
+	f.deleteWith(t, "a", kube.PropagationForeground)
+	f.settled(t, "the chain marked deleting", func() error {
+		for _, want := range []struct {
+			name string
+			fins []string
+		}{{"a", []string{"foregroundDeletion"}}, {"b", []string{"foregroundDeletion"}}, {"c", []string{holdFinalizer}}} {
+			cm := f.getCM(t, want.name)
+			if cm.DeletionTimestamp == nil || !slices.Equal(cm.Finalizers, want.fins) {
+				return fmt.Errorf("%s: deletionTimestamp %v finalizers %q, want set and %q", want.name, cm.DeletionTimestamp, cm.Finalizers, want.fins)
+			}
+		}
+		return nil
+	})
+	f.release(t, "c")
+	f.settled(t, "the chain gone", func() error {
+		return errors.Join(f.gone("a")(), f.gone("b")(), f.gone("c")())
+	})
+}

@@ -132,6 +132,7 @@ func Run(t *testing.T, env Env) {
 		{"NamespaceFinalize", testNamespaceFinalize},
 		{"GarbageCollectionBackground", testGCBackground},
 		{"GarbageCollectionForeground", testGCForeground},
+		{"GarbageCollectionForegroundChain", testGCForegroundChain},
 		{"GarbageCollectionOrphan", testGCOrphan},
 		{"GarbageCollectionDangling", testGCDangling},
 		{"GarbageCollectionClusterScopedOwner", testGCClusterScopedOwner},
