@@ -366,3 +366,43 @@ func testGCForegroundChain(t *testing.T, f *fixture) {
 		return errors.Join(f.gone("a")(), f.gone("b")(), f.gone("c")())
 	})
 }
+
+// testGCCustomResource: custom resources own and are owned as built-in
+// kinds are (the real collector finds a new CRD's resource at its next
+// discovery, within 30 s; kubetest at once).
+func testGCCustomResource(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	gvk := f.installWidgets(t)
+	widget := func(name string, owners ...kube.OwnerReference) *kube.Unstructured {
+		w := &kube.Unstructured{ObjectMeta: kube.ObjectMeta{Namespace: f.ns, Name: name, OwnerReferences: owners}}
+		w.SetGroupVersionKind(gvk)
+		w.SetField(map[string]any{"size": 1}, "spec")
+		return w
+	}
+	owner := widget("owner")
+	f.mustCreate(t, owner)
+	cm := f.configMap("of-widget", nil, nil)
+	cm.OwnerReferences = []kube.OwnerReference{{APIVersion: gvk.Group + "/" + gvk.Version, Kind: gvk.Kind, Name: "owner", UID: owner.UID}}
+	f.mustCreate(t, cm)
+	cmOwner := f.configMap("cm-owner", nil, nil)
+	f.mustCreate(t, cmOwner)
+	dep := widget("of-configmap", kube.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "cm-owner", UID: cmOwner.UID})
+	f.mustCreate(t, dep)
+
+	if err := f.c.Delete(f.ctx, owner, kube.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.settled(t, "configmap owned by a deleted custom resource collected", f.gone("of-widget"))
+	if err := f.c.Delete(f.ctx, cmOwner, kube.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.settled(t, "custom resource owned by a deleted configmap collected", func() error {
+		got := &kube.Unstructured{}
+		got.SetGroupVersionKind(gvk)
+		err := f.c.Get(f.ctx, dep.Key(), got)
+		if kube.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("widget of-configmap: %v (deletionTimestamp %v)", err, got.DeletionTimestamp)
+	})
+}

@@ -137,6 +137,7 @@ func Run(t *testing.T, env Env) {
 		{"GarbageCollectionDangling", testGCDangling},
 		{"GarbageCollectionClusterScopedOwner", testGCClusterScopedOwner},
 		{"GarbageCollectionOwnerInOtherNamespace", testGCOwnerInOtherNamespace},
+		{"GarbageCollectionCustomResource", testGCCustomResource},
 		{"DeleteOptionsValidation", testDeleteOptionsValidation},
 		{"OwnerReferenceValidation", testOwnerReferenceValidation},
 	} {
