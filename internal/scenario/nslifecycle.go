@@ -202,3 +202,57 @@ func jsonEqual(a, b []byte) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// testNamespacePodsFirst: the namespace controller deletes pods first and
+// touches nothing else while one remains, writing its conditions all False
+// meanwhile (it counts nothing in that pass); once the pods are gone it
+// deletes the rest and the namespace goes.
+func testNamespacePodsFirst(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	ns := f.ns + "-pods"
+	if r := f.send(t, "POST", "/api/v1/namespaces", "application/json", `{"metadata":{"name":"`+ns+`"}}`); r.code != 201 {
+		t.Fatalf("create namespace = %d %s", r.code, r.body)
+	}
+	base := "/api/v1/namespaces/" + ns
+	for _, c := range []struct{ path, body string }{
+		{"/pods", `{"metadata":{"name":"p","finalizers":["` + holdFinalizer + `"]},"spec":{"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"}]}}`},
+		{"/configmaps", `{"metadata":{"name":"c"}}`},
+	} {
+		if r := f.send(t, "POST", base+c.path, "application/json", c.body); r.code != 201 {
+			t.Fatalf("create %s = %d %s", c.path, r.code, r.body)
+		}
+	}
+	t.Cleanup(func() {
+		f.send(t, "PATCH", base+"/pods/p", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+	})
+	if r := f.send(t, "DELETE", base, "", ""); r.code != 200 {
+		t.Fatalf("delete namespace = %d %s", r.code, r.body)
+	}
+	f.settled(t, "pod marked deleting, conditions written", func() error {
+		pod := f.send(t, "GET", base+"/pods/p", "", "").object(t)
+		if m, _ := pod["metadata"].(map[string]any); m["deletionTimestamp"] == nil {
+			return errors.New("pod p is not marked deleting")
+		}
+		got, found := f.namespaceState(t, ns)
+		if !found {
+			return errors.New("namespace gone while a pod remains")
+		}
+		if c, want := conditionsOf(got), namespaceConditions("", ""); !reflect.DeepEqual(c, want) {
+			return fmt.Errorf("conditions %+v, want %+v", c, want)
+		}
+		return nil
+	})
+	cm := f.send(t, "GET", base+"/configmaps/c", "", "")
+	if m, _ := cm.object(t)["metadata"].(map[string]any); cm.code != 200 || m["deletionTimestamp"] != nil {
+		t.Errorf("configmap while a pod remains = %d %s, want it untouched", cm.code, cm.body)
+	}
+	if r := f.send(t, "PATCH", base+"/pods/p", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`); r.code != 200 {
+		t.Fatalf("remove the pod's finalizer = %d %s", r.code, r.body)
+	}
+	f.settled(t, "namespace gone after its pod", func() error {
+		if _, found := f.namespaceState(t, ns); found {
+			return errors.New("namespace still there")
+		}
+		return nil
+	})
+}

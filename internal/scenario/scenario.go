@@ -130,6 +130,7 @@ func Run(t *testing.T, env Env) {
 		{"QuotaAndLimitRange", testQuotaAndLimitRange},
 		{"NamespaceLifecycle", testNamespaceLifecycle},
 		{"NamespaceFinalize", testNamespaceFinalize},
+		{"NamespacePodsFirst", testNamespacePodsFirst},
 		{"GarbageCollectionBackground", testGCBackground},
 		{"GarbageCollectionForeground", testGCForeground},
 		{"GarbageCollectionForegroundChain", testGCForegroundChain},

@@ -20,8 +20,9 @@ import (
 //     refused (create.go, 403 "unable to create new content in namespace X
 //     because it is being terminated").
 //  2. The controller deletes its content, pods first (and nothing else
-//     while pods remain), each object in the background (so objects with
-//     finalizers are marked deleting and stay).
+//     while pods remain, when it writes its conditions all False, counting
+//     nothing), each object in the background (so objects with finalizers
+//     are marked deleting and stay).
 //  3. It writes five status conditions, each False with its "all is well"
 //     reason, or True for content and finalizers remaining (with the counts
 //     by resource and by finalizer in the real messages).
@@ -123,11 +124,14 @@ func (s *Server) syncNamespaceLocked(name string) {
 			continue
 		}
 		left := s.deleteNamespaceContentLocked(res, col, name, finalizers)
+		if key == "/pods" && left > 0 {
+			// The real controller stops here and writes its conditions
+			// without counting what remains: all of them False.
+			s.setNamespaceConditionsLocked(name, nil, nil)
+			return
+		}
 		if left > 0 {
 			remaining[res.Plural+"."+res.Group] = left
-		}
-		if key == "/pods" && left > 0 {
-			break
 		}
 	}
 	s.setNamespaceConditionsLocked(name, remaining, finalizers)
