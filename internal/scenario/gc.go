@@ -406,3 +406,23 @@ func testGCCustomResource(t *testing.T, f *fixture) {
 		return fmt.Errorf("widget of-configmap: %v (deletionTimestamp %v)", err, got.DeletionTimestamp)
 	})
 }
+
+// testGCForegroundCycle: two objects that own each other, both blocking:
+// a foreground deletion of one does not wait for ever, as the collector
+// makes the references of the second non-blocking; both go.
+func testGCForegroundCycle(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	a := f.configMap("a", nil, nil)
+	f.mustCreate(t, a)
+	b := f.owned("b", true, a)
+	f.mustCreate(t, b)
+	yes := true
+	a.OwnerReferences = []kube.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "b", UID: b.UID, BlockOwnerDeletion: &yes}}
+	if err := f.c.Update(f.ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	f.deleteWith(t, "a", kube.PropagationForeground)
+	f.settled(t, "the cycle gone", func() error {
+		return errors.Join(f.gone("a")(), f.gone("b")())
+	})
+}

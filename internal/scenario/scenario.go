@@ -134,6 +134,7 @@ func Run(t *testing.T, env Env) {
 		{"GarbageCollectionBackground", testGCBackground},
 		{"GarbageCollectionForeground", testGCForeground},
 		{"GarbageCollectionForegroundChain", testGCForegroundChain},
+		{"GarbageCollectionForegroundCycle", testGCForegroundCycle},
 		{"GarbageCollectionOrphan", testGCOrphan},
 		{"GarbageCollectionDangling", testGCDangling},
 		{"GarbageCollectionClusterScopedOwner", testGCClusterScopedOwner},

@@ -26,6 +26,8 @@ import (
 //     (blockOwnerDeletion) is left;
 //   - an owner deleted with Orphan keeps the orphan finalizer until every
 //     dependent has lost its reference to it;
+//   - in a cycle of foreground deletions (a dependent that owns its own
+//     owner), the dependent's references stop blocking, so that both go;
 //   - a reference the collector cannot resolve (a kind not served, a
 //     namespaced owner of a cluster-scoped object) keeps its object, as the
 //     real collector keeps retrying it; Events are not collected;
@@ -183,6 +185,11 @@ func (s *Server) collectLocked(ref objRef) {
 		}
 		return
 	case waiting && len(s.ctl.dependents[rec.uid]) > 0:
+		if s.dependentWaitsLocked(rec) {
+			// A cycle of foreground deletions: its references stop
+			// blocking, so that its owners need not wait for it.
+			rec = s.unblockOwnerRefsLocked(res, col, rec)
+		}
 		s.gcDeleteLocked(res, col, rec, "Foreground")
 	case rec.orphan:
 		s.gcDeleteLocked(res, col, rec, "Orphan")
@@ -250,6 +257,41 @@ func (s *Server) processOwnerLocked(ref objRef) {
 	if !blocked {
 		s.removeFinalizerLocked(res, col, rec, finalizerForeground)
 	}
+}
+
+// dependentWaitsLocked reports whether a dependent of rec is itself
+// deleting in the foreground, the sign of a cycle of owners.
+func (s *Server) dependentWaitsLocked(rec *record) bool {
+	for d := range s.ctl.dependents[rec.uid] {
+		if col := s.cols[d.col]; col != nil {
+			if dep := col.objects[d.key]; dep != nil && dep.deleting && dep.foreground {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unblockOwnerRefsLocked sets blockOwnerDeletion false in every owner
+// reference of rec that has it true, and answers rec as it then is.
+func (s *Server) unblockOwnerRefsLocked(res *resource, col *collection, rec *record) *record {
+	o := mustDecode(rec.raw)
+	refs, _ := unstructured.Metadata(o)["ownerReferences"].([]any)
+	changed := false
+	for _, r := range refs {
+		if m, ok := r.(obj); ok && m["blockOwnerDeletion"] == true {
+			m["blockOwnerDeletion"] = false
+			changed = true
+		}
+	}
+	if !changed {
+		return rec
+	}
+	s.controllerUpdateLocked(res, col, rec, "", o)
+	if cur := col.objects[rec.key]; cur != nil {
+		return cur
+	}
+	return rec
 }
 
 // dropOwnerRefsLocked removes from rec the owner references to the uids.
