@@ -22,6 +22,10 @@ type kubectlStep struct {
 	// why says in one line what differs in this command's output and
 	// why; set exactly when differs is.
 	why string
+	// controllers says the command waits for a garbage collector or a
+	// namespace controller; it is left out when the harness runs no
+	// kube-controller-manager (KUBELOOP_CONTROLLERS empty).
+	controllers bool
 }
 
 func (s kubectlStep) reason() string {
@@ -388,14 +392,14 @@ func kubectlScript() []kubectlStep {
 		// Garbage collection and namespace deletion: kubectl waits for
 		// what the controllers do (kube-controller-manager's on the real
 		// server, kubetest's own).
-		{args: "delete configmap fg --cascade=foreground"},
-		{args: "delete configmap orph --cascade=orphan"},
-		{args: "get configmap fg orph --ignore-not-found -o name"},
-		{args: "delete namespace {ns}-empty"},
-		{args: "get namespace {ns}-empty --ignore-not-found -o name"},
-		{args: "delete namespace {ns}-held --wait=false"},
-		{args: "get namespace {ns}-held -o jsonpath={.status.phase}"},
-		{args: "create configmap late -n {ns}-held"},
-		{args: "patch configmap held -n {ns}-held --type=merge -p '{\"metadata\":{\"finalizers\":null}}'"},
+		{args: "delete configmap fg --cascade=foreground", controllers: true},
+		{args: "delete configmap orph --cascade=orphan", controllers: true},
+		{args: "get configmap fg orph --ignore-not-found -o name", controllers: true},
+		{args: "delete namespace {ns}-empty", controllers: true},
+		{args: "get namespace {ns}-empty --ignore-not-found -o name", controllers: true},
+		{args: "delete namespace {ns}-held --wait=false", controllers: true},
+		{args: "get namespace {ns}-held -o jsonpath={.status.phase}", controllers: true},
+		{args: "create configmap late -n {ns}-held", controllers: true},
+		{args: "patch configmap held -n {ns}-held --type=merge -p '{\"metadata\":{\"finalizers\":null}}'", controllers: true},
 	}
 }
