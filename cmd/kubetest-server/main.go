@@ -19,6 +19,10 @@
 //	                     honour ?shardSelector= as kube-apiserver 1.36 with
 //	                     the ShardedListAndWatch feature gate on; false
 //	                     ignores it, as a server with the gate off does
+//	-garbage-collection=true
+//	                     run the garbage collector, as kube-controller-manager
+//	                     beside kube-apiserver does; false leaves dependents
+//	                     of deleted owners in place
 //	-v                   log every request
 package main
 
@@ -59,6 +63,8 @@ type options struct {
 	tls, verbose            bool
 	// shardedListAndWatch is the ShardedListAndWatch feature gate.
 	shardedListAndWatch bool
+	// garbageCollection runs the server's garbage collector.
+	garbageCollection bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -70,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", filepath.Join(os.TempDir(), "kubetest.kubeconfig"), "path of the kubeconfig to write")
 	fs.StringVar(&o.token, "token", "", "bearer token of user admin (default: random)")
 	fs.BoolVar(&o.shardedListAndWatch, "sharded-list-and-watch", true, "honour ?shardSelector= as Kubernetes 1.36 with the ShardedListAndWatch feature gate on; false ignores it, as a server with the gate off")
+	fs.BoolVar(&o.garbageCollection, "garbage-collection", true, "run the garbage collector, as kube-controller-manager does; false leaves dependents of deleted owners in place")
 	fs.BoolVar(&o.verbose, "v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -88,6 +95,7 @@ func (o options) serverOptions(log *slog.Logger) kubetest.Options {
 	return kubetest.Options{
 		Tokens:                     map[string]string{o.token: "admin"},
 		DisableShardedListAndWatch: !o.shardedListAndWatch,
+		DisableGarbageCollection:   !o.garbageCollection,
 		Logger:                     log,
 	}
 }

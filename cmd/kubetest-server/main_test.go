@@ -133,6 +133,45 @@ func TestShardedListAndWatchFlag(t *testing.T) {
 	}
 }
 
+// TestGarbageCollectionFlag: the server collects the dependents of a
+// deleted owner by default, and leaves them with -garbage-collection=false.
+func TestGarbageCollectionFlag(t *testing.T) {
+	for _, tt := range []struct {
+		args      []string
+		collected bool
+	}{
+		{nil, true},
+		{[]string{"-garbage-collection=false"}, false},
+	} {
+		o, err := parseFlags(append(tt.args, "-token", "tok"), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := kubetest.New(o.serverOptions(nil))
+		c, err := kube.NewClient(&kube.Config{Host: "https://kubetest", Transport: s.Transport(), BearerToken: "tok"}, kube.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "owner"}}
+		if err := c.Create(t.Context(), owner); err != nil {
+			t.Fatal(err)
+		}
+		dep := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "dep",
+			OwnerReferences: []kube.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}}}}
+		if err := c.Create(t.Context(), dep); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Delete(t.Context(), owner, kube.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		err = c.Get(t.Context(), dep.Key(), &kube.ConfigMap{})
+		if got := kube.IsNotFound(err); got != tt.collected {
+			t.Errorf("%v: dependent collected = %v (%v), want %v", tt.args, got, err, tt.collected)
+		}
+		s.Close()
+	}
+}
+
 func TestKubeconfigYAML(t *testing.T) {
 	got := kubeconfigYAML("https://127.0.0.1:6443", []byte("PEM"), "tok")
 	want := `apiVersion: v1

@@ -22,6 +22,10 @@ type kubectlStep struct {
 	// why says in one line what differs in this command's output and
 	// why; set exactly when differs is.
 	why string
+	// controllers says the command waits for a garbage collector or a
+	// namespace controller; it is left out when the harness runs no
+	// kube-controller-manager (KUBELOOP_CONTROLLERS empty).
+	controllers bool
 }
 
 func (s kubectlStep) reason() string {
@@ -52,6 +56,11 @@ func kubectlFixtures() []string {
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"page-3","namespace":"{ns}","labels":{"app":"pages"}}}`,
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"{ns}","finalizers":["kubeloop.dev/hold"]}}`,
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"doomed","namespace":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fg","namespace":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"orph","namespace":"{ns}"}}`,
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{ns}-empty"}}`,
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"{ns}-held"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"{ns}-held","finalizers":["kubeloop.dev/hold"]}}`,
 		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"fixture-secret","namespace":"{ns}"},"type":"Opaque",
 		  "data":{"password":"aHVudGVyMg=="}}`,
 		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"{ns}","labels":{"app":"web"}},
@@ -379,5 +388,18 @@ func kubectlScript() []kubectlStep {
 		{args: "logs logme -c nosuch"},
 		{args: "logs pod/logme --tail=5 --timestamps"},
 		{args: "delete pod logme --wait=false"},
+
+		// Garbage collection and namespace deletion: kubectl waits for
+		// what the controllers do (kube-controller-manager's on the real
+		// server, kubetest's own).
+		{args: "delete configmap fg --cascade=foreground", controllers: true},
+		{args: "delete configmap orph --cascade=orphan", controllers: true},
+		{args: "get configmap fg orph --ignore-not-found -o name", controllers: true},
+		{args: "delete namespace {ns}-empty", controllers: true},
+		{args: "get namespace {ns}-empty --ignore-not-found -o name", controllers: true},
+		{args: "delete namespace {ns}-held --wait=false", controllers: true},
+		{args: "get namespace {ns}-held -o jsonpath={.status.phase}", controllers: true},
+		{args: "create configmap late -n {ns}-held", controllers: true},
+		{args: "patch configmap held -n {ns}-held --type=merge -p '{\"metadata\":{\"finalizers\":null}}'", controllers: true},
 	}
 }

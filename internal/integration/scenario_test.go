@@ -6,6 +6,7 @@ package integration
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -43,6 +44,9 @@ func TestScenarios(t *testing.T) {
 		// The harness compacts etcd every 20 s, one interval behind: a
 		// version is gone within about 45 s.
 		Wait: 90 * time.Second,
+		// The harness runs kube-controller-manager's garbage collector and
+		// namespace controller unless told otherwise.
+		Controllers: os.Getenv("KUBELOOP_CONTROLLERS") != "",
 	})
 }
 

@@ -28,5 +28,7 @@ func TestKubetest(t *testing.T) {
 		LagWatches: func(least, most time.Duration) (*kube.Config, func()) {
 			return admin, srv.LagWatches("", least, most)
 		},
+		Controllers:        true,
+		ControllersSettled: true,
 	})
 }

@@ -17,20 +17,25 @@ import (
 // controller reference names its group, kind and name, in any version;
 // not a mere owner, not another kind of the same name; and the index
 // follows an orphaning and a new dependent as the watch brings them.
+// The Deployment exists, so that the garbage collector keeps its
+// dependents; references to versions no server serves (apps/v1beta2) are
+// left alone by it.
 func testOwnerIndex(t *testing.T, f *fixture) {
+	web := f.deployment("web")
+	f.mustCreate(t, web)
 	deploy := &kube.PartialObjectMetadata{ObjectMeta: kube.ObjectMeta{Namespace: f.ns, Name: "web"}}
 	deploy.SetGroupVersionKind(kube.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
 	yes, no := true, false
 	create := func(name, apiVersion, kind string, controller *bool) {
 		t.Helper()
 		cm := f.configMap(name, nil, nil)
-		cm.OwnerReferences = []kube.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: "web", UID: "0b6c4a52-6f55-4bd3-9c39-cf3f1d6f0a11", Controller: controller}}
+		cm.OwnerReferences = []kube.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: "web", UID: web.UID, Controller: controller}}
 		f.mustCreate(t, cm)
 	}
 	create("mine", "apps/v1", "Deployment", &yes)
 	create("mine-v1beta2", "apps/v1beta2", "Deployment", &yes)
 	create("owned", "apps/v1", "Deployment", &no)
-	create("other-kind", "apps/v1", "ReplicaSet", &yes)
+	create("other-kind", "apps/v1beta2", "ReplicaSet", &yes)
 
 	c, err := cache.New(f.c, cache.Options{Namespaces: []string{f.ns}})
 	if err != nil {

@@ -42,6 +42,14 @@ type Env struct {
 	// own (a CRD to be served, compaction): short for the fake, longer for a
 	// real server.
 	Wait time.Duration
+	// Controllers says a garbage collector and a namespace controller run
+	// beside the server (kube-controller-manager's, or kubetest's own);
+	// the scenarios that need them skip without.
+	Controllers bool
+	// ControllersSettled says the controllers' work is done when the write
+	// that set it off returns, as kubetest promises: the scenarios then
+	// check once instead of polling within Wait.
+	ControllersSettled bool
 }
 
 // Run runs every scenario as a subtest of t.
@@ -125,6 +133,20 @@ func Run(t *testing.T, env Env) {
 		{"FieldSelectors", testFieldSelectors},
 		{"StartingObjects", testStartingObjects},
 		{"QuotaAndLimitRange", testQuotaAndLimitRange},
+		{"NamespaceLifecycle", testNamespaceLifecycle},
+		{"NamespaceFinalize", testNamespaceFinalize},
+		{"NamespacePodsFirst", testNamespacePodsFirst},
+		{"GarbageCollectionBackground", testGCBackground},
+		{"GarbageCollectionForeground", testGCForeground},
+		{"GarbageCollectionForegroundChain", testGCForegroundChain},
+		{"GarbageCollectionForegroundCycle", testGCForegroundCycle},
+		{"GarbageCollectionOrphan", testGCOrphan},
+		{"GarbageCollectionDangling", testGCDangling},
+		{"GarbageCollectionClusterScopedOwner", testGCClusterScopedOwner},
+		{"GarbageCollectionOwnerInOtherNamespace", testGCOwnerInOtherNamespace},
+		{"GarbageCollectionCustomResource", testGCCustomResource},
+		{"DeleteOptionsValidation", testDeleteOptionsValidation},
+		{"OwnerReferenceValidation", testOwnerReferenceValidation},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			s.run(t, newFixture(t, env))
@@ -181,6 +203,29 @@ func (f *fixture) mustCreate(t *testing.T, obj kube.Object) {
 	t.Helper()
 	if err := f.c.Create(f.ctx, obj); err != nil {
 		t.Fatalf("create: %v", err)
+	}
+}
+
+// settled checks what the controllers do on their own: once when the
+// environment promises they are done by the time a write returns
+// (kubetest), else as eventually does.
+func (f *fixture) settled(t *testing.T, what string, check func() error) {
+	t.Helper()
+	if f.env.ControllersSettled {
+		if err := check(); err != nil {
+			t.Fatalf("%s: not done when the write returned: %v", what, err)
+		}
+		return
+	}
+	f.eventually(t, what, check)
+}
+
+// needControllers skips a scenario that needs a garbage collector and a
+// namespace controller when none runs.
+func (f *fixture) needControllers(t *testing.T) {
+	t.Helper()
+	if !f.env.Controllers {
+		t.Skip("no garbage collector or namespace controller runs beside this server")
 	}
 }
 

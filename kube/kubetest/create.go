@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -26,6 +27,10 @@ type write struct {
 	force     bool // apply with force=true
 	applied   obj  // the configuration of an apply that creates the object
 	dryRun    bool
+	// propagation is the deletion's propagationPolicy (Orphan,
+	// Background, Foreground; orphanDependents turned into one), "" for
+	// the default.
+	propagation string
 }
 
 // makeRecord encodes o, whose resourceVersion is set, into a record.
@@ -47,8 +52,15 @@ func makeRecord(res *resource, o obj) *record {
 		}
 	}
 	rv, _ := strconv.ParseUint(unstructured.String(meta, "resourceVersion"), 10, 64)
-	return &record{key: objectKey(ns, name), namespace: ns, name: name, uid: unstructured.String(meta, "uid"), rv: rv,
-		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm}
+	rec := &record{key: objectKey(ns, name), namespace: ns, name: name, uid: unstructured.String(meta, "uid"), rv: rv,
+		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm,
+		owners: parseOwners(meta)}
+	if fins, _ := meta["finalizers"].([]any); len(fins) > 0 {
+		rec.orphan = slices.Contains(fins, any(finalizerOrphan))
+		rec.foreground = slices.Contains(fins, any(finalizerForeground))
+		rec.gcFinalizer = rec.orphan || rec.foreground
+	}
+	return rec
 }
 
 // commitLocked stores o as the new state of its key with the next
@@ -57,7 +69,9 @@ func (s *Server) commitLocked(res *resource, col *collection, typ string, o obj,
 	rv := s.nextRV()
 	unstructured.Metadata(o)["resourceVersion"] = formatRV(rv)
 	rec := makeRecord(res, o)
-	s.dispatchLocked(col, &event{typ: typ, rv: rv, obj: rec, prev: prev})
+	e := &event{typ: typ, rv: rv, obj: rec, prev: prev}
+	s.dispatchLocked(col, e)
+	s.observeLocked(res, e)
 	return rec
 }
 
@@ -69,7 +83,9 @@ func (s *Server) removeLocked(res *resource, col *collection, prev *record) *rec
 	o := mustDecode(prev.raw)
 	unstructured.Metadata(o)["resourceVersion"] = formatRV(rv)
 	rec := makeRecord(res, o)
-	s.dispatchLocked(col, &event{typ: "DELETED", rv: rv, obj: rec, prev: prev})
+	e := &event{typ: "DELETED", rv: rv, obj: rec, prev: prev}
+	s.dispatchLocked(col, e)
+	s.observeLocked(res, e)
 	s.afterRemoveLocked(res, rec)
 	return rec
 }
@@ -116,7 +132,7 @@ func (s *Server) checkNamespaceLocked(wr *write, name string, create bool) *kube
 		e := errForbidden(wr.res.Group, wr.res.Plural, name,
 			"unable to create new content in namespace "+wr.namespace+" because it is being terminated")
 		e.Status.Details.Causes = []kube.StatusCause{{Type: "NamespaceTerminating",
-			Message: "namespace " + wr.namespace + " is terminating", Field: "metadata.namespace"}}
+			Message: "namespace " + wr.namespace + " is being terminated", Field: "metadata.namespace"}}
 		return e
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
@@ -52,50 +53,101 @@ func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError)
 	if p := c.q.Get("propagationPolicy"); p != "" {
 		o.PropagationPolicy = &p
 	}
+	if v := c.q.Get("orphanDependents"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, errBadRequest(fmt.Sprintf("failed to parse orphanDependents: %v", err))
+		}
+		o.OrphanDependents = &b
+	}
 	if slices.Contains(o.DryRun, "All") {
 		c.dryRun = true
 	}
+	var errs []fielderr.Error
+	if o.OrphanDependents != nil && o.PropagationPolicy != nil {
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "propagationPolicy", Value: *o.PropagationPolicy,
+			Detail: "orphanDependents and deletionPropagation cannot be both set"})
+	}
 	if p := o.PropagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
-		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", []fielderr.Error{{Type: "FieldValueNotSupported",
-			Field: "propagationPolicy", Value: *p, Detail: fielderr.NotSupportedDetail("Foreground", "Background", "Orphan", "nil")}})
+		errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported",
+			Field: "propagationPolicy", Value: *p, Detail: fielderr.NotSupportedDetail("Foreground", "Background", "Orphan", "nil")})
+	}
+	if len(errs) > 0 {
+		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", errs)
 	}
 	return &o, nil
 }
 
-// deleteLocked deletes prev, or marks it deleting when finalizers hold it.
-// It answers the record to show the client and whether the object is gone.
+// propagation is the deletion policy o asks for: orphanDependents turned
+// into Orphan or Background, "" for the kind's default.
+func propagation(o *protobuf.DeleteOptions) string {
+	switch {
+	case o.OrphanDependents != nil && *o.OrphanDependents:
+		return "Orphan"
+	case o.OrphanDependents != nil:
+		return "Background"
+	case o.PropagationPolicy != nil:
+		return *o.PropagationPolicy
+	}
+	return ""
+}
+
+// deleteLocked deletes prev, or marks it deleting when finalizers hold it
+// (those it has, and the garbage collector's that wr.propagation asks
+// for). It answers the record to show the client and whether the object
+// is gone. A second delete of an object marked deleting changes only the
+// garbage collector's finalizers, and removes the object if that leaves
+// none.
 func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.StatusError) {
 	res := wr.res
-	if res.Group == "" && res.Plural == "namespaces" {
+	if isNamespaces(res) {
 		switch prev.name {
 		case "default", "kube-system", "kube-public":
 			return nil, false, errForbidden("", "namespaces", prev.name, "this namespace may not be deleted")
 		}
-	}
-	if prev.deleting {
-		return prev, false, nil
+		if rec, done := s.deleteNamespaceLocked(wr, prev); done {
+			return rec, false, nil
+		}
 	}
 	o := mustDecode(prev.raw)
-	s.prepareDeleteKind(res, o)
+	if isCRDs(res) && !prev.deleting {
+		prepareCRDDelete(o)
+	}
+	meta := unstructured.Metadata(o)
+	fins, changed := gcFinalizers(res, stringList(meta, "finalizers"), wr.propagation)
+	if changed {
+		if len(fins) == 0 {
+			delete(meta, "finalizers")
+		} else {
+			meta["finalizers"] = anyList(fins)
+		}
+	}
+	if prev.deleting && !changed {
+		return prev, false, nil
+	}
 	if !hasFinalizers(o) {
 		if wr.dryRun {
 			return prev, true, nil
 		}
 		return s.removeLocked(res, wr.col, prev), true, nil
 	}
-	meta := unstructured.Metadata(o)
-	// The real server bumps the generation of kinds that keep one when it
-	// marks an object deleting, so that GenerationChanged predicates see it.
-	if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {
-		meta["generation"] = g + 1
+	if !prev.deleting {
+		// The real server bumps the generation of kinds that keep one when
+		// it marks an object deleting, so that GenerationChanged
+		// predicates see it.
+		if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {
+			meta["generation"] = g + 1
+		}
+		meta["deletionTimestamp"] = nowString()
+		meta["deletionGracePeriodSeconds"] = int64(0)
 	}
-	meta["deletionTimestamp"] = nowString()
-	meta["deletionGracePeriodSeconds"] = int64(0)
 	if wr.dryRun {
 		return makeRecord(res, o), false, nil
 	}
 	rec := s.commitLocked(res, wr.col, "MODIFIED", o, prev)
-	s.afterMarkDeletingLocked(res, rec)
+	if !prev.deleting {
+		s.afterMarkDeletingLocked(res, rec)
+	}
 	return rec, false, nil
 }
 
@@ -114,6 +166,7 @@ func (s *Server) serveDelete(c *call) {
 		return
 	}
 	wr := c.write()
+	wr.propagation = propagation(opts)
 	var rec *record
 	var gone bool
 	s.withLock(func() {
@@ -143,11 +196,13 @@ func (s *Server) serveDeleteCollection(c *call) {
 		writeError(c.w, err)
 		return
 	}
-	if _, err := c.parseDeleteOptions(); err != nil {
+	delOpts, err := c.parseDeleteOptions()
+	if err != nil {
 		writeError(c.w, err)
 		return
 	}
 	wr := c.write()
+	wr.propagation = propagation(delOpts)
 	var page *listPage
 	s.withLock(func() {
 		var deleted []*record

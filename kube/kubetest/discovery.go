@@ -217,8 +217,8 @@ func (s *Server) apiGroupLocked(group string) apiGroup {
 	return g
 }
 
-// apiResourcesLocked lists a group version's resources and their status
-// subresources, by name.
+// apiResourcesLocked lists a group version's resources and their
+// subresources (status, scale, and namespaces/finalize), by name.
 func (s *Server) apiResourcesLocked(group, version string) []apiResource {
 	out := []apiResource{}
 	for _, r := range s.reg.byGV[gvKey(group, version)] {
@@ -233,6 +233,9 @@ func (s *Server) apiResourcesLocked(group, version string) []apiResource {
 		// the real server lists them.
 		if r.Scale != nil && r.CRD == "" {
 			out = append(out, scale)
+		}
+		if isNamespaces(r) {
+			out = append(out, apiResource{Name: "namespaces/finalize", Kind: r.Kind, Verbs: []string{"update"}})
 		}
 		if r.Status {
 			out = append(out, status)
@@ -268,9 +271,13 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, groups 
 				dr := discoveryResource{Resource: res.Plural, ResponseKind: kindRef{Kind: res.Kind}, Scope: scope,
 					SingularResource: res.Singular, Verbs: res.verbs(), ShortNames: res.ShortNames,
 					Categories: res.Categories}
+				if isNamespaces(res) {
+					dr.Subresources = []discoverySubresource{{Subresource: "finalize",
+						ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"update"}}}
+				}
 				if res.Status {
-					dr.Subresources = []discoverySubresource{{Subresource: "status",
-						ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"get", "patch", "update"}}}
+					dr.Subresources = append(dr.Subresources, discoverySubresource{Subresource: "status",
+						ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"get", "patch", "update"}})
 				}
 				if res.Scale != nil {
 					// After status for CRDs, before it for built-ins, as

@@ -62,6 +62,12 @@ func TestDiscoveryMatchesCapture(t *testing.T) {
 					t.Errorf("GET %s resource %s = %v, want %v", tc.path, name, r, wantRes[name])
 				}
 			}
+			// The subresources served are listed too.
+			for _, name := range map[string][]string{"/api/v1": {"namespaces/finalize", "namespaces/status"}}[tc.path] {
+				if byName(got["resources"], "name")[name] == nil {
+					t.Errorf("GET %s lists no %s", tc.path, name)
+				}
+			}
 		})
 	}
 

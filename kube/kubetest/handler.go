@@ -164,15 +164,20 @@ func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
 		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info) || isEviction(res, info)
+			isPodLog(res, info) || isEviction(res, info) || info.Subresource == "finalize" && isNamespaces(res)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
-		if isEviction(res, info) {
+		switch {
+		case isEviction(res, info):
 			if info.Verb != "create" {
 				return errMethodNotAllowed()
 			}
-		} else if info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)) {
+		case info.Subresource == "finalize":
+			if info.Verb != "update" {
+				return errMethodNotAllowed()
+			}
+		case info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)):
 			return errMethodNotAllowed()
 		}
 	}

@@ -11,16 +11,9 @@ import (
 )
 
 // This file holds what is special about some kinds (namespaces here, CRDs
-// in crd.go) behind hooks the generic write paths call.
-//
-// Namespaces get the label kubernetes.io/metadata.name and the spec
-// finalizer "kubernetes" on create. Deleting one marks it Terminating; the
-// real server then needs kube-controller-manager's namespace controller to
-// delete its content and finalize it (without one, the namespace stays
-// Terminating forever). The fake does that work itself, synchronously, in
-// the DELETE request: it deletes every object in the namespace (objects
-// with finalizers are marked deleting and keep the namespace Terminating
-// until they are gone) and then removes the namespace.
+// in crd.go) behind hooks the generic write paths call. Namespaces get the
+// label kubernetes.io/metadata.name and the spec finalizer "kubernetes" on
+// create; their deletion is in nscontroller.go.
 
 const labelNamespaceName = "kubernetes.io/metadata.name"
 
@@ -160,22 +153,6 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	return validateImmutable(res, next, old)
 }
 
-// prepareDeleteKind changes the state an object is left in when deletion
-// waits for finalizers.
-func (s *Server) prepareDeleteKind(res *resource, o obj) {
-	if isCRDs(res) {
-		prepareCRDDelete(o)
-	}
-	if isNamespaces(res) {
-		st, _ := o["status"].(obj)
-		if st == nil {
-			st = obj{}
-			o["status"] = st
-		}
-		st["phase"] = "Terminating"
-	}
-}
-
 // afterCreateLocked runs what the real cluster does after a create.
 func (s *Server) afterCreateLocked(res *resource, rec *record) {
 	if isCRDs(res) {
@@ -190,19 +167,17 @@ func (s *Server) afterUpdateLocked(res *resource, rec *record) {
 	}
 }
 
-// afterMarkDeletingLocked runs the controllers that act on an object marked
-// deleting: namespace content deletion and CRD instance cleanup.
+// afterMarkDeletingLocked runs what acts on an object marked deleting: CRD
+// instance cleanup (namespaces are the namespace controller's, queued by
+// observeLocked).
 func (s *Server) afterMarkDeletingLocked(res *resource, rec *record) {
-	switch {
-	case isNamespaces(res):
-		s.deleteNamespaceContentLocked(rec.name)
-	case isCRDs(res):
+	if isCRDs(res) {
 		s.deleteCRDInstancesLocked(rec.name)
 	}
 }
 
 // afterRemoveLocked runs what the removal of rec finishes: a terminating
-// namespace or CRD whose last object went away, a CRD's resources.
+// CRD whose last object went away, a CRD's resources.
 func (s *Server) afterRemoveLocked(res *resource, rec *record) {
 	switch {
 	case isCRDs(res):
@@ -210,29 +185,6 @@ func (s *Server) afterRemoveLocked(res *resource, rec *record) {
 	case res.CRD != "":
 		s.finishCRDLocked(res.CRD)
 	}
-	if res.Namespaced && !s.cascading[rec.namespace] {
-		s.finishNamespaceLocked(rec.namespace)
-	}
-}
-
-// deleteNamespaceContentLocked deletes everything in namespace ns, as the
-// namespace controller does, then finishes the namespace if it is empty.
-func (s *Server) deleteNamespaceContentLocked(ns string) {
-	s.cascading[ns] = true
-	for key, res := range s.storedResourcesLocked() {
-		col := s.cols[key]
-		if !res.Namespaced || col == nil {
-			continue
-		}
-		wr := &write{res: res, col: col, namespace: ns, manager: "kube-controller-manager"}
-		for _, k := range append([]string(nil), col.keys()...) {
-			if r := col.objects[k]; r != nil && r.namespace == ns {
-				_, _, _ = s.deleteLocked(wr, r)
-			}
-		}
-	}
-	delete(s.cascading, ns)
-	s.finishNamespaceLocked(ns)
 }
 
 // storedResourcesLocked returns one served resource per collection,
@@ -247,31 +199,4 @@ func (s *Server) storedResourcesLocked() map[string]*resource {
 		}
 	}
 	return out
-}
-
-// finishNamespaceLocked removes namespace ns when it is terminating and
-// holds nothing any more.
-func (s *Server) finishNamespaceLocked(ns string) {
-	nsCol := s.cols["/namespaces"]
-	rec := nsCol.objects[ns]
-	if rec == nil || !rec.deleting {
-		return
-	}
-	for _, col := range s.cols {
-		for _, r := range col.objects {
-			if r.namespace == ns {
-				return
-			}
-		}
-	}
-	res := s.reg.lookup("", "v1", "namespaces")
-	o := mustDecode(rec.raw)
-	if len(stringList(unstructured.Metadata(o), "finalizers")) == 0 {
-		s.removeLocked(res, nsCol, rec)
-		return
-	}
-	if spec, ok := o["spec"].(obj); ok && len(stringList(spec, "finalizers")) > 0 {
-		spec["finalizers"] = []any{}
-		s.commitLocked(res, nsCol, "MODIFIED", o, rec)
-	}
 }

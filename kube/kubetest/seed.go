@@ -111,6 +111,7 @@ func (s *Server) seed(gvr kube.GroupVersionResource, object any, do func(*write,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.runControllersLocked()
 	wr, err := s.seedWriteLocked(gvr, o)
 	if err != nil {
 		return nil, err
@@ -164,6 +165,7 @@ func (s *Server) List(gvr kube.GroupVersionResource, namespace string) ([]map[st
 func (s *Server) Delete(gvr kube.GroupVersionResource, namespace, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.runControllersLocked()
 	res, col, err := s.resolveLocked(gvr)
 	if err != nil {
 		return err

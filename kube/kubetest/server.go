@@ -37,6 +37,13 @@ type Options struct {
 	// lists carry no shardInfo. By default the server honours it as a 1.36
 	// server with the gate on does.
 	DisableShardedListAndWatch bool
+	// DisableGarbageCollection runs the server without its garbage
+	// collector, as kube-apiserver runs without kube-controller-manager's:
+	// dependents outlive their owners, and an owner deleted with
+	// propagationPolicy Foreground or Orphan keeps the finalizer the API
+	// server gives it (foregroundDeletion, orphan) until a test removes
+	// it. The namespace controller still runs.
+	DisableGarbageCollection bool
 	// Logger receives one record per request at debug level, slow
 	// watches closed and listener failures at warn level, and a request
 	// whose handler panicked (answered 500, as kube-apiserver does) at
@@ -68,9 +75,9 @@ type Server struct {
 	rv   uint64
 	reg  *registry
 	cols map[string]*collection // by resource.colKey()
-	// cascading holds the namespaces whose content is being deleted, so
-	// that each removal does not look for the namespace's end.
-	cascading map[string]bool
+	// ctl is the state of the in-process garbage collector and namespace
+	// controller (controllers.go).
+	ctl controllers
 	// faults, denials and counts are the test hooks of faults.go.
 	failures []*failRule
 	delays   []*delayRule
@@ -111,14 +118,14 @@ func New(opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts:      opts,
-		log:       log,
-		done:      make(chan struct{}),
-		reg:       newRegistry(),
-		cols:      map[string]*collection{},
-		cascading: map[string]bool{},
-		denials:   map[denial]bool{},
-		counts:    map[string]int{},
+		opts:    opts,
+		log:     log,
+		done:    make(chan struct{}),
+		reg:     newRegistry(),
+		cols:    map[string]*collection{},
+		ctl:     newControllers(),
+		denials: map[denial]bool{},
+		counts:  map[string]int{},
 	}
 	for _, group := range append([]string{""}, s.reg.groups()...) {
 		for _, v := range s.reg.versions(group) {
@@ -224,6 +231,7 @@ func (s *Server) withLock(fn func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn()
+	s.runControllersLocked()
 }
 
 // nextRV hands out the next resourceVersion. The caller holds s.mu.

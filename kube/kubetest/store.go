@@ -28,6 +28,12 @@ type record struct {
 	fields map[string]string
 	// deleting says metadata.deletionTimestamp is set.
 	deleting bool
+	// owners holds metadata.ownerReferences, nil when there are none.
+	owners []ownerRef
+	// orphan and foreground say metadata.finalizers holds the garbage
+	// collector's orphan and foregroundDeletion finalizers; gcFinalizer
+	// says either does.
+	orphan, foreground, gcFinalizer bool
 	// raw is the object as served at the storage version; "{" + raw[tm:]
 	// is the object without kind and apiVersion.
 	raw []byte

@@ -124,6 +124,18 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 		}
 		return next
 	}
+	if sub == "finalize" {
+		// A namespace's finalize subresource: the body but its status, and
+		// its spec (its finalizers) too, which an update keeps.
+		spec, hasSpec := o["spec"]
+		next := s.prepareUpdate(res, "", o, old)
+		if hasSpec {
+			next["spec"] = spec
+		} else {
+			delete(next, "spec")
+		}
+		return next
+	}
 	next := o
 	meta := unstructured.Metadata(next)
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp",

@@ -1,34 +1,42 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# Builds, starts and stops a real kube-apiserver (with an embedded etcd) on
-# loopback for kubeloop's integration tests.
+# Builds, starts and stops a real kube-apiserver (with an embedded etcd) and
+# a kube-controller-manager beside it on loopback for kubeloop's integration
+# tests.
 #
-#   harness.sh build              build .bin/kube-apiserver and .bin/kubectl (Go caches make
-#                                 rebuilds fast)
+#   harness.sh build              build .bin/kube-apiserver, .bin/kube-controller-manager and
+#                                 .bin/kubectl (Go caches make rebuilds fast)
 #   harness.sh start DIR [-- ARG...]  start it with state in DIR, wait for /readyz,
 #                                 write DIR/admin.kubeconfig, DIR/denied.kubeconfig, DIR/env;
-#                                 ARGs go to kube-apiserver after the defaults
-#   harness.sh stop DIR           stop the process recorded in DIR/pid
+#                                 ARGs go to kube-apiserver after the defaults; then start
+#                                 kube-controller-manager beside it and wait for its
+#                                 garbage collector to sync
+#   harness.sh stop DIR           stop the processes recorded in DIR/kcm.pid and DIR/pid
 #   harness.sh run -- CMD ARG...  build, start in a temporary DIR, run CMD with DIR/env
 #                                 exported, stop; exits with CMD's status
 #
-# Environment: KUBELOOP_HARNESS_READY_TIMEOUT (seconds to wait for /readyz,
-# default 120), KUBELOOP_HARNESS_KEEP=1 (run keeps its DIR; it always keeps it
-# when CMD fails).
+# Environment: KUBELOOP_HARNESS_READY_TIMEOUT (seconds to wait for /readyz
+# and for the garbage collector, default 120), KUBELOOP_HARNESS_KEEP=1 (run
+# keeps its DIR; it always keeps it when CMD fails),
+# KUBELOOP_HARNESS_CONTROLLERS (kube-controller-manager's --controllers,
+# default garbage-collector-controller,namespace-controller; empty: no
+# kube-controller-manager, the API server alone).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BIN=$HERE/.bin/kube-apiserver
+KCM=$HERE/.bin/kube-controller-manager
 KUBECTL=$HERE/.bin/kubectl
 READY_TIMEOUT=${KUBELOOP_HARNESS_READY_TIMEOUT:-120}
+CONTROLLERS=${KUBELOOP_HARNESS_CONTROLLERS-garbage-collector-controller,namespace-controller}
 STOP_TIMEOUT=30
 
 log() { printf 'harness: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 usage() {
-	sed -n '4,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -43,23 +51,26 @@ cmd_build() {
 	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 		ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
 	done
-	log "building $BIN and $KUBECTL ($version)"
-	# One go build for both: the two share nearly all packages, and one
-	# command schedules their compilation together. kubectl is a tool of the
-	# module (go.mod's tool line), so it builds from the same versions.
-	(cd "$HERE" && GOWORK=off go build -buildvcs=false -ldflags="$ldflags" -o "$HERE/.bin/" . k8s.io/kubernetes/cmd/kubectl)
+	log "building $BIN, $KCM and $KUBECTL ($version)"
+	# One go build for the three: they share most packages, and one command
+	# schedules their compilation together. kube-controller-manager and
+	# kubectl are tools of the module (go.mod's tool lines), so they build
+	# from the same versions.
+	(cd "$HERE" && GOWORK=off go build -buildvcs=false -ldflags="$ldflags" -o "$HERE/.bin/" . \
+		k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl)
 	log "built in $((SECONDS - start))s"
 }
 
-# running PID: true while PID is a live (not zombie) kube-apiserver, so that
-# a stale pid file never makes us signal an unrelated process.
+# running PID [NAME]: true while PID is a live (not zombie) process of the
+# binary NAME (default kube-apiserver), so that a stale pid file never makes
+# us signal an unrelated process.
 running() {
-	local pid=$1 state argv0
+	local pid=$1 name=${2:-kube-apiserver} state argv0
 	[[ $pid =~ ^[0-9]+$ && -r /proc/$pid/stat ]] || return 1
 	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
 	[[ -n $state && $state != Z ]] || return 1
 	argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n 1)
-	[[ $argv0 == */kube-apiserver ]]
+	[[ $argv0 == */$name ]]
 }
 
 token() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
@@ -136,6 +147,7 @@ export KUBELOOP_TOKEN='$admin'
 export KUBELOOP_DENIED_TOKEN='$denied'
 export KUBELOOP_CA_FILE='$ca'
 export KUBELOOP_KUBECTL='$KUBECTL'
+export KUBELOOP_CONTROLLERS='$CONTROLLERS'
 EOF
 }
 
@@ -147,11 +159,14 @@ cmd_start() {
 		[[ $1 == -- ]] || usage
 		shift
 	fi
-	[[ -x $BIN && -x $KUBECTL ]] || die "$BIN or $KUBECTL is missing: run $0 build"
+	[[ -x $BIN && -x $KCM && -x $KUBECTL ]] || die "$BIN, $KCM or $KUBECTL is missing: run $0 build"
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	if [[ -f $dir/pid ]] && running "$(cat "$dir/pid")"; then
 		die "already running in $dir (pid $(cat "$dir/pid"))"
+	fi
+	if [[ -f $dir/kcm.pid ]] && running "$(cat "$dir/kcm.pid")" kube-controller-manager; then
+		die "kube-controller-manager already running in $dir (pid $(cat "$dir/kcm.pid"))"
 	fi
 
 	local attempt rc
@@ -166,29 +181,74 @@ cmd_start() {
 		rm -f "$dir/pid"
 		exit 1
 	fi
+	if [[ -n $CONTROLLERS ]] && ! launch_kcm "$dir"; then
+		cmd_stop "$dir"
+		exit 1
+	fi
 	log "kubeconfigs: $dir/admin.kubeconfig $dir/denied.kubeconfig"
 	log "environment: . $dir/env"
 }
 
-cmd_stop() {
-	(($# == 1)) || usage
-	local dir=$1 pid
-	[[ -f $dir/pid ]] || { log "nothing to stop in $dir"; return 0; }
-	pid=$(cat "$dir/pid")
-	if running "$pid"; then
+# terminate FILE NAME: stop the NAME process recorded in FILE, TERM then
+# KILL after STOP_TIMEOUT, and remove FILE.
+terminate() {
+	local file=$1 name=$2 pid
+	[[ -f $file ]] || return 0
+	pid=$(cat "$file")
+	if running "$pid" "$name"; then
 		kill -TERM "$pid" 2>/dev/null || true
 		local start=$SECONDS
-		while running "$pid" && ((SECONDS - start < STOP_TIMEOUT)); do
+		while running "$pid" "$name" && ((SECONDS - start < STOP_TIMEOUT)); do
 			sleep 0.2
 		done
-		if running "$pid"; then
-			log "pid $pid still running after ${STOP_TIMEOUT}s; killing it"
+		if running "$pid" "$name"; then
+			log "$name (pid $pid) still running after ${STOP_TIMEOUT}s; killing it"
 			kill -KILL "$pid" 2>/dev/null || true
 		fi
 	fi
 	wait "$pid" 2>/dev/null || true # reap it when it is our child (run)
-	rm -f "$dir/pid"
-	log "stopped (pid $pid)"
+	rm -f "$file"
+	log "stopped $name (pid $pid)"
+}
+
+cmd_stop() {
+	(($# == 1)) || usage
+	local dir=$1
+	[[ -f $dir/pid || -f $dir/kcm.pid ]] || { log "nothing to stop in $dir"; return 0; }
+	# The controller manager first, so that it never sees its server go.
+	terminate "$dir/kcm.pid" kube-controller-manager
+	terminate "$dir/pid" kube-apiserver
+}
+
+# launch_kcm DIR: start kube-controller-manager with the controllers of
+# CONTROLLERS against the server of DIR/admin.kubeconfig, and wait until its
+# garbage collector has synced its informers (so that a test's first
+# deletion is collected).
+launch_kcm() {
+	local dir=$1 pid
+	# --secure-port=0: no serving port to pick or to collide on; the
+	# controllers need none. No leader election: it is the only one.
+	nohup "$KCM" --kubeconfig="$dir/admin.kubeconfig" --controllers="$CONTROLLERS" \
+		--leader-elect=false --secure-port=0 --use-service-account-credentials=false \
+		>"$dir/controller-manager.log" 2>&1 </dev/null &
+	pid=$!
+	echo "$pid" >"$dir/kcm.pid"
+	[[ ,$CONTROLLERS, == *,garbage-collector-controller,* ]] || { log "kube-controller-manager started (pid $pid)"; return 0; }
+	local start=$SECONDS
+	until grep -q 'Garbage collector: .*resource monitors' "$dir/controller-manager.log" 2>/dev/null; do
+		if ! running "$pid" kube-controller-manager; then
+			log "kube-controller-manager exited before its garbage collector synced; last lines of $dir/controller-manager.log:"
+			tail -n 50 "$dir/controller-manager.log" >&2
+			return 1
+		fi
+		if ((SECONDS - start >= READY_TIMEOUT)); then
+			log "kube-controller-manager's garbage collector not synced after ${READY_TIMEOUT}s; last lines of $dir/controller-manager.log:"
+			tail -n 50 "$dir/controller-manager.log" >&2
+			return 1
+		fi
+		sleep 0.5
+	done
+	log "kube-controller-manager ($CONTROLLERS) synced in $((SECONDS - start))s (pid $pid)"
 }
 
 cmd_run() {
@@ -215,8 +275,9 @@ cmd_run() {
 	exit "$status"
 }
 
-# cleanup STATUS: stop CMD if a signal cut it short, and the server; keep the
-# directory for a look at apiserver.log when something failed.
+# cleanup STATUS: stop CMD if a signal cut it short, and the servers; keep
+# the directory for a look at apiserver.log and controller-manager.log when
+# something failed.
 cleanup() {
 	if [[ -n ${CMD_PID:-} ]]; then
 		kill -TERM "$CMD_PID" 2>/dev/null || true
@@ -226,7 +287,7 @@ cleanup() {
 	if [[ $1 == 0 && ${KUBELOOP_HARNESS_KEEP:-} != 1 ]]; then
 		rm -rf "$RUN_DIR"
 	else
-		log "kept $RUN_DIR (apiserver.log, kubeconfigs, env)"
+		log "kept $RUN_DIR (apiserver.log, controller-manager.log, kubeconfigs, env)"
 	fi
 }
 

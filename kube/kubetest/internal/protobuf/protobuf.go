@@ -143,6 +143,9 @@ func DecodeDeleteOptions(body []byte) (*DeleteOptions, error) {
 					o.Preconditions.ResourceVersion = &v
 				}
 			}
+		case f.num == 3 && f.wire == 0:
+			b := f.value != 0
+			o.OrphanDependents = &b
 		case f.num == 4 && f.wire == 2:
 			p := string(f.bytes)
 			o.PropagationPolicy = &p
@@ -159,6 +162,7 @@ func DecodeDeleteOptions(body []byte) (*DeleteOptions, error) {
 type DeleteOptions struct {
 	Preconditions      *Preconditions `json:"preconditions"`
 	PropagationPolicy  *string        `json:"propagationPolicy"`
+	OrphanDependents   *bool          `json:"orphanDependents"`
 	GracePeriodSeconds *int64         `json:"gracePeriodSeconds"`
 	DryRun             []string       `json:"dryRun"`
 }

@@ -180,8 +180,8 @@ func labelValueErrors(v string) []string {
 	return errs
 }
 
-// Metadata checks the name, generateName, labels and annotation keys of
-// an object about to be written.
+// Metadata checks the name, generateName, labels, annotation keys and
+// owner references of an object about to be written.
 func Metadata(rule NameRule, meta map[string]any, name string) []fielderr.Error {
 	var errs []fielderr.Error
 	if gn := unstructured.String(meta, "generateName"); gn != "" {
@@ -211,5 +211,5 @@ func Metadata(rule NameRule, meta map[string]any, name string) []fielderr.Error 
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.annotations", Value: k, Detail: m})
 		}
 	}
-	return errs
+	return append(errs, OwnerReferences(meta)...)
 }
