@@ -21,7 +21,9 @@ import (
 // namespace; and the index follows the objects as they change.
 func TestIndexOwner(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		_, client := newServer(t, kubetest.Options{})
+		// The owners are not created: without the garbage collector
+		// their dependents stay.
+		_, client := newServer(t, kubetest.Options{DisableGarbageCollection: true})
 		ctx := context.Background()
 		yes, no := true, false
 		ref := func(apiVersion, kind, name string, controller bool) kube.OwnerReference {
@@ -92,7 +94,10 @@ func TestIndexOwner(t *testing.T) {
 
 // The ConfigMaps a Deployment controls, from the cache's owner index.
 func ExampleCache_IndexOwner() {
-	srv := kubetest.New(kubetest.Options{})
+	// The Deployment itself is not made here: the server's garbage
+	// collector, which would delete the dependents of a missing owner, is
+	// off.
+	srv := kubetest.New(kubetest.Options{DisableGarbageCollection: true})
 	defer srv.Close()
 	client, err := kube.NewClient(srv.Config(), kube.ClientOptions{})
 	if err != nil {
