@@ -45,6 +45,9 @@ if [[ -z ${KUBELOOP_PEER_LOAD_BEFORE:-} ]]; then
 fi
 
 if [[ -z ${KUBELOOP_KUBECONFIG:-} ]]; then
+	# No kube-controller-manager unless asked: its garbage collector
+	# watches every kind, and would share the machine with the programs.
+	export KUBELOOP_HARNESS_CONTROLLERS=${KUBELOOP_HARNESS_CONTROLLERS-}
 	exec "$HERE/../kube-apiserver/harness.sh" run -- "$HERE/measure.sh" "${args[@]}"
 fi
 export KUBECONFIG=$KUBELOOP_KUBECONFIG
