@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/kubeloop/kubeloop/internal/stacks"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
@@ -87,10 +88,10 @@ func TestSetNamespaces(t *testing.T) {
 			t.Errorf("reads after a, b -> b, c = %v, want c only: b is kept, a removed", got)
 		}
 		checkStore(t, srv, inf, "b", "c")
-		if got := goroutines("cache.(*reflector).run"); got != 2 {
+		if got := stacks.Count("cache.(*reflector).run"); got != 2 {
 			t.Errorf("reflectors running = %d, want 2", got)
 		}
-		if got := goroutines("kubetest.(*Server).serveWatch"); got != 2 {
+		if got := stacks.Count("kubetest.(*Server).serveWatch"); got != 2 {
 			t.Errorf("watches open on the server = %d, want 2", got)
 		}
 		var notAllowed *NotAllowedError
@@ -135,7 +136,7 @@ func TestSetNamespaces(t *testing.T) {
 			t.Errorf("handler events after all -> c = %q, want none", got)
 		}
 		checkStore(t, srv, inf, "c")
-		if got := goroutines("kubetest.(*Server).serveWatch"); got != 1 {
+		if got := stacks.Count("kubetest.(*Server).serveWatch"); got != 1 {
 			t.Errorf("watches open on the server = %d, want 1", got)
 		}
 		if st := inf.stats(); !slices.Equal(st.Namespaces, []string{"c"}) {

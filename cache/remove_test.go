@@ -11,30 +11,10 @@ import (
 	"testing/synctest"
 	"weak"
 
+	"github.com/kubeloop/kubeloop/internal/stacks"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
-
-// goroutines counts the goroutines whose stack holds fn (a function's
-// qualified name, as "cache.(*reflector).run").
-func goroutines(fn string) int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for g := range strings.SplitSeq(string(buf), "\n\n") {
-		if strings.Contains(g, fn) {
-			count++
-		}
-	}
-	return count
-}
 
 // TestRemoveInformer: an informer a handler is registered on is not
 // removed; once the handler is gone it is, with its reflector, its watch
@@ -64,7 +44,7 @@ func TestRemoveInformer(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		if got := goroutines("cache.(*reflector).run"); got != 2 {
+		if got := stacks.Count("cache.(*reflector).run"); got != 2 {
 			t.Fatalf("reflectors running = %d, want 2 (ConfigMaps and Secrets)", got)
 		}
 
@@ -92,10 +72,10 @@ func TestRemoveInformer(t *testing.T) {
 			t.Errorf("AddEventHandler on the removed informer = %v, want ErrStopped", err)
 		}
 		synctest.Wait()
-		if got := goroutines("cache.(*reflector).run"); got != 1 {
+		if got := stacks.Count("cache.(*reflector).run"); got != 1 {
 			t.Errorf("reflectors running = %d, want 1 (Secrets)", got)
 		}
-		if got := goroutines("kubetest.(*Server).serveWatch"); got != 1 {
+		if got := stacks.Count("kubetest.(*Server).serveWatch"); got != 1 {
 			t.Errorf("watches open on the server = %d, want 1 (Secrets)", got)
 		}
 		for _, st := range c.Stats() {

@@ -5,7 +5,6 @@ package manager
 import (
 	"context"
 	"errors"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,28 +14,9 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/internal/stacks"
 	"github.com/kubeloop/kubeloop/kube"
 )
-
-// goroutines counts the goroutines whose stack holds fn.
-func goroutines(fn string) int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for g := range strings.SplitSeq(string(buf), "\n\n") {
-		if strings.Contains(g, fn) {
-			count++
-		}
-	}
-	return count
-}
 
 // reconciled records the keys each controller reconciled.
 type reconciled struct {
@@ -105,7 +85,7 @@ func TestRemoveController(t *testing.T) {
 		if got := cmHandlers(m); got != 2 {
 			t.Fatalf("ConfigMap handlers = %d, want 2", got)
 		}
-		workers := goroutines("controller.(*Controller).work")
+		workers := stacks.Count("controller.(*Controller).work")
 
 		removed := make(chan error, 1)
 		go func() { removed <- m.RemoveController(context.Background(), "gone") }()
@@ -125,7 +105,7 @@ func TestRemoveController(t *testing.T) {
 		if got := cmHandlers(m); got != 1 {
 			t.Errorf("ConfigMap handlers after RemoveController = %d, want 1", got)
 		}
-		if got := goroutines("controller.(*Controller).work"); got != workers-1 {
+		if got := stacks.Count("controller.(*Controller).work"); got != workers-1 {
 			t.Errorf("workers after RemoveController = %d, want %d", got, workers-1)
 		}
 		m.mu.Lock()

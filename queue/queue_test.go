@@ -9,12 +9,13 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/stacks"
 )
 
 func newQueue[K comparable](t testing.TB, cfg Options[K]) *Queue[K] {
@@ -248,19 +249,8 @@ func TestNewStartsNoGoroutine(t *testing.T) {
 	})
 }
 
-// delayLoops counts the goroutines running a queue's delay loop, in this
-// process, by their function: counting all goroutines would see other
-// tests' come and go.
-func delayLoops() int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return strings.Count(string(buf[:n]), "queue.(*Queue[...]).delayLoop(")
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-}
+// delayLoops counts the goroutines running a queue's delay loop.
+func delayLoops() int { return stacks.Count("queue.(*Queue[...]).delayLoop(") }
 
 // TestManyProducersAndConsumers checks, under -race, that no item is handed
 // to two workers at once and that every item added is processed after its
