@@ -3,7 +3,9 @@
 package scenario
 
 import (
+	"encoding/base64"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +52,35 @@ func testSecretAndConfigMapData(t *testing.T, f *fixture) {
 			continue
 		}
 		expectStatus(t, "create with "+tc.body, r, http.StatusUnprocessableEntity, "Invalid", tc.msg)
+	}
+
+	// At most 1 MiB of data: the values, binary ones decoded, keys not
+	// counted.
+	mib := strings.Repeat("x", 1<<20)
+	for _, tc := range []struct {
+		name, path, body, msg string
+	}{
+		{"a ConfigMap of 1 MiB and a byte", configMaps, `"data":{"a":"` + mib[:700000] + `","b":"` + mib[:348577] + `"}`,
+			`ConfigMap "x" is invalid: []: Too long: may not be more than 1048576 bytes`},
+		{"a ConfigMap of 1 MiB in data and binaryData", configMaps,
+			`"data":{"a":"` + mib[:700000] + `"},"binaryData":{"b":"` + base64.StdEncoding.EncodeToString([]byte(mib[:348576])) + `"}`, ""},
+		{"a Secret of 1 MiB and a byte", secrets, `"stringData":{"a":"` + mib + `x"}`,
+			`Secret "x" is invalid: data: Too long: may not be more than 1048576 bytes`},
+		{"a Secret of 1 MiB", secrets, `"data":{"a":"` + base64.StdEncoding.EncodeToString([]byte(mib)) + `"}`, ""},
+	} {
+		r := f.send(t, "POST", tc.path, "application/json", `{"metadata":{"name":"x"},`+tc.body+`}`)
+		if tc.msg == "" {
+			if r.code != http.StatusCreated {
+				t.Errorf("create %s = %d, want 201", tc.name, r.code)
+			}
+			f.send(t, "DELETE", tc.path+"/x", "", "")
+			continue
+		}
+		if r.code != http.StatusUnprocessableEntity { // the body holds a MiB: not quoted
+			t.Errorf("create %s = %d, want 422", tc.name, r.code)
+			continue
+		}
+		expectStatus(t, "create "+tc.name, r, http.StatusUnprocessableEntity, "Invalid", tc.msg)
 	}
 
 	// An update is checked too.

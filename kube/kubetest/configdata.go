@@ -5,7 +5,9 @@ package kubetest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -14,8 +16,9 @@ import (
 
 // This file is the validation kube-apiserver does beyond the schema for
 // the data of ConfigMaps and Secrets: the keys (validation.ConfigMapKey),
-// a ConfigMap key in both data and binaryData, and the keys and
-// annotation each built-in Secret type requires. The real server walks
+// a ConfigMap key in both data and binaryData, the size of the data
+// (maxDataSize), and the keys and annotation each built-in Secret type
+// requires. The real server walks
 // the keys in Go's map order, so with several bad keys its errors come in
 // any order; here they come sorted by key.
 
@@ -29,6 +32,30 @@ const (
 	secretTLS                 = "kubernetes.io/tls"
 	annotationServiceAccount  = "kubernetes.io/service-account.name"
 )
+
+// maxDataSize is the most data a ConfigMap or a Secret may hold (1 MiB):
+// the bytes of its values, binary ones decoded, keys not counted.
+const maxDataSize = 1 << 20
+
+// dataSize is the size of m's values as maxDataSize counts them; encoded
+// says they are base64, which the schema has checked.
+func dataSize(m obj, encoded bool) int {
+	n := 0
+	for _, v := range m {
+		s, _ := v.(string)
+		if encoded {
+			n += len(s)/4*3 - (len(s) - len(strings.TrimRight(s, "=")))
+		} else {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// tooLong is the error for data over maxDataSize, at field.
+func tooLong(field string) fielderr.Error {
+	return fielderr.Error{Type: "FieldValueTooLong", Field: field, Detail: fmt.Sprintf("may not be more than %d bytes", maxDataSize)}
+}
 
 // validateData returns the errors of o's data, for ConfigMaps and
 // Secrets; nil for other kinds.
@@ -51,7 +78,14 @@ func validateData(res *resource, o obj) []fielderr.Error {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "data[" + k + "]", Value: k,
 				Detail: "duplicate of key present in binaryData"})
 		}
-		return append(errs, keyErrors("binaryData", binary)...)
+		errs = append(errs, keyErrors("binaryData", binary)...)
+		if dataSize(data, false)+dataSize(binary, true) > maxDataSize {
+			errs = append(errs, tooLong("[]"))
+		}
+		return errs
+	}
+	if dataSize(data, true) > maxDataSize {
+		errs = append(errs, tooLong("data"))
 	}
 	return append(errs, secretTypeErrors(o, data)...)
 }
