@@ -99,12 +99,20 @@ func (lr *listReader) next() (byte, error) {
 	}
 }
 
+// inside is next for a reader inside the list, where the end of the
+// answer is io.ErrUnexpectedEOF.
+func (lr *listReader) inside() (byte, error) {
+	c, err := lr.next()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return c, err
+}
+
 // expect reads c, the next byte that is not white space.
 func (lr *listReader) expect(c byte, what string) error {
-	got, err := lr.next()
+	got, err := lr.inside()
 	switch {
-	case err == io.EOF:
-		return io.ErrUnexpectedEOF
 	case err != nil:
 		return err
 	case got != c:
@@ -150,21 +158,15 @@ func (lr *listReader) list(d listDecoding) (item int, err error) {
 	}
 	sawItems := false
 	for n := 0; ; n++ {
-		c, err := lr.next()
-		if err == io.EOF {
-			return -1, io.ErrUnexpectedEOF
-		} else if err != nil {
+		c, err := lr.inside()
+		if err != nil {
 			return -1, err
 		}
-		if c == '}' && n == 0 {
+		if c == '}' {
 			lr.off++
 			break
 		}
 		if n > 0 {
-			if c == '}' {
-				lr.off++
-				break
-			}
 			if err := lr.expect(',', "after a member"); err != nil {
 				return -1, err
 			}
@@ -222,10 +224,8 @@ func (lr *listReader) list(d listDecoding) (item int, err error) {
 // items reads the items array (or null), handing each item's bytes to
 // d.item.
 func (lr *listReader) items(d listDecoding) (int, error) {
-	c, err := lr.next()
-	if err == io.EOF {
-		return -1, io.ErrUnexpectedEOF
-	} else if err != nil {
+	c, err := lr.inside()
+	if err != nil {
 		return -1, err
 	}
 	if c != '[' {
@@ -242,13 +242,11 @@ func (lr *listReader) items(d listDecoding) (int, error) {
 		d.items()
 	}
 	for n := 0; ; n++ {
-		c, err := lr.next()
-		if err == io.EOF {
-			return -1, io.ErrUnexpectedEOF
-		} else if err != nil {
+		c, err := lr.inside()
+		if err != nil {
 			return -1, err
 		}
-		if c == ']' && n == 0 {
+		if c == ']' {
 			lr.off++
 			return -1, nil
 		}
@@ -256,10 +254,6 @@ func (lr *listReader) items(d listDecoding) (int, error) {
 			return -1, errors.New("invalid JSON between the items: no item")
 		}
 		if n > 0 {
-			if c == ']' {
-				lr.off++
-				return -1, nil
-			}
 			if c != ',' {
 				return -1, errors.New("invalid JSON between the items: no comma")
 			}
