@@ -81,7 +81,7 @@ func BenchmarkEventsFiveHandlers(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inf, err := NewInformer[kube.ConfigMap](client, InformerOptions{Transform: DropManagedFields, DisableWatchList: true})
+	inf, err := NewInformer[kube.ConfigMap](client, InformerOptions{Transform: DropManagedFields})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -42,10 +42,10 @@ type Options struct {
 	// SyncPeriod is the resync period of every informer; see
 	// [InformerOptions.SyncPeriod] (zero means [DefaultSyncPeriod], 10h).
 	SyncPeriod time.Duration
-	// DisableWatchList and PageSize apply to every informer; see
+	// WatchList and PageSize apply to every informer; see
 	// [InformerOptions].
-	DisableWatchList bool
-	PageSize         int64
+	WatchList bool
+	PageSize  int64
 	// Compact stores the objects of every kind as JSON; see
 	// [InformerOptions.Compact].
 	Compact bool
@@ -255,7 +255,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
 		ShardSelector: ko.ShardSelector,
 		Transform:     ko.Transform, SyncPeriod: c.opts.SyncPeriod,
-		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
+		WatchList: c.opts.WatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
 		KeepManagedFields: c.opts.KeepManagedFields || ko.KeepManagedFields,
 		Logger:            c.opts.Logger, Sharded: sharded, ShardsPending: pending}
 	if ko.Transform == nil {

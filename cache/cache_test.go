@@ -162,7 +162,7 @@ func TestCacheLazyInformerStartsAndWaits(t *testing.T) {
 		srv, client := newServer(t, kubetest.Options{})
 		seedCache(t, srv)
 		srv.Delay(isList, 10*time.Second) // slow lists: the read must wait for the sync
-		c, err := New(client, Options{DisableWatchList: true})
+		c, err := New(client, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,9 @@ func (lw listWatch) list(ctx context.Context, opts kube.ListOptions, each func(k
 	i := lw.i
 	meta, err := i.client.ListEach(ctx, i.gvk, lw.scoped(opts), i.newObj, func(obj kube.Object, size int) error {
 		if lw.outOfShard(obj) {
-			return nil
+			// Seeing the server ignore the selector stops a sharded
+			// informer's shard reflectors: read no further then.
+			return ctx.Err()
 		}
 		lw.prepare(obj)
 		each(obj, clampSize(size))

@@ -108,10 +108,10 @@
 //	for ctx.Err() == nil {
 //		var err error
 //		if rv == "" { // at start, and after a 410
-//			// A WatchList stream up to its initial-events-end bookmark
-//			// or, if the server refuses WatchList, paged lists (a failed
-//			// page is asked for again after a backoff). The state is built
-//			// apart from the store.
+//			// One list (or pages of one, or a WatchList stream up to
+//			// its initial-events-end bookmark: InformerOptions.WatchList;
+//			// a failed page is asked for again after a backoff). The
+//			// state is built apart from the store.
 //			var state []kube.Object
 //			state, rv, err = readAll(ctx)
 //			if err == nil {

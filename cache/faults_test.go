@@ -112,7 +112,7 @@ func TestCompactionWhileDisconnected(t *testing.T) {
 					}
 					st := inf.stats()
 					wantLists, wantWatches := 0, 2 // the 410, then a WatchList
-					if mode.opts.DisableWatchList {
+					if !mode.opts.WatchList {
 						wantLists = 3 // one relist: 9 objects in pages of 3
 					}
 					if st.Relists != 1 || srv.Count("list", "configmaps") != wantLists || srv.Count("watch", "configmaps") != wantWatches {
@@ -131,7 +131,7 @@ func TestGoneDuringPagedList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, c := newServer(t, kubetest.Options{})
 		srv.FailNext(1, nth(2, isList), expired)
-		inf, rec := syncedInformer(t, srv, c, InformerOptions{DisableWatchList: true, PageSize: 3}, 10)
+		inf, rec := syncedInformer(t, srv, c, InformerOptions{PageSize: 3}, 10)
 		if got := srv.Count("list", "configmaps"); got != 6 { // page 1, page 2 (410), pages 1-4
 			t.Errorf("%d list requests, want 6", got)
 		}
@@ -165,7 +165,7 @@ func TestServerErrorsDuringList(t *testing.T) {
 		throttled.RetryAfter = time.Second
 		srv.FailNext(2, isList, throttled)
 		start := time.Now()
-		syncedInformer(t, srv, c, InformerOptions{DisableWatchList: true, PageSize: 3}, 10)
+		syncedInformer(t, srv, c, InformerOptions{PageSize: 3}, 10)
 		// Page 1 fails once (500) then twice (429), page 2 fails once more
 		// (the rule for the second list request matches once): 4 retries.
 		if got := srv.Count("list", "configmaps"); got != 4+4 {
@@ -183,7 +183,7 @@ func TestServerErrorsDuringWatchList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, c := newServer(t, kubetest.Options{})
 		srv.FailNext(3, isWatch, kube.NewStatusError(500, kube.ReasonInternalError, "boom"))
-		inf, _ := syncedInformer(t, srv, c, InformerOptions{}, 10)
+		inf, _ := syncedInformer(t, srv, c, InformerOptions{WatchList: true}, 10)
 		if got := srv.Count("watch", "configmaps"); got != 4 {
 			t.Errorf("%d watch requests, want 4 (3 failed WatchLists, then one that works)", got)
 		}
@@ -347,7 +347,7 @@ func TestWatchListCutBeforeInitialEventsEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inf, rec := startRecorded(t, srv, c, InformerOptions{})
+		inf, rec := startRecorded(t, srv, c, InformerOptions{WatchList: true})
 		if rec.adds != 10 || rec.initialAdds != 10 {
 			t.Errorf("%d adds (%d initial), want 10 (10): the broken streams must leave nothing", rec.adds, rec.initialAdds)
 		}
@@ -407,7 +407,7 @@ func TestListCutMidPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inf, _ := startRecorded(t, srv, c, InformerOptions{DisableWatchList: true})
+		inf, _ := startRecorded(t, srv, c, InformerOptions{})
 		if got := srv.Count("list", "configmaps"); got != 2 {
 			t.Errorf("%d list requests, want 2 (the cut one and its retry)", got)
 		}

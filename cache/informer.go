@@ -247,7 +247,7 @@ func (i *informer) reflector(ns string, run *nsRun) *reflector {
 		log:       i.log,
 		stats:     &i.reads,
 		pageSize:  i.opts.PageSize,
-		watchList: !i.opts.DisableWatchList,
+		watchList: i.opts.WatchList,
 		progress:  &i.progress,
 		scope:     ns,
 	}

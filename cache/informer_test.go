@@ -15,13 +15,14 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
-// modes runs a test with WatchList and with paged lists.
+// modes runs a test with WatchList and with paged lists (the default,
+// one list, is a list of one page).
 var modes = []struct {
 	name string
 	opts InformerOptions
 }{
-	{"watchlist", InformerOptions{}},
-	{"list", InformerOptions{DisableWatchList: true, PageSize: 3}},
+	{"watchlist", InformerOptions{WatchList: true}},
+	{"list", InformerOptions{PageSize: 3}},
 }
 
 func TestInformerFollowsServer(t *testing.T) {
@@ -153,7 +154,7 @@ func TestInformerKinds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		unst, err := NewInformer[kube.Unstructured](c, InformerOptions{Kind: cmKind, DisableWatchList: true})
+		unst, err := NewInformer[kube.Unstructured](c, InformerOptions{Kind: cmKind})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,4 +362,24 @@ func ops(log []string) []string {
 		out[n], _, _ = strings.Cut(l, "@")
 	}
 	return out
+}
+
+// TestInitialStateIsOneList: by default an informer reads the initial
+// state with one list, however many objects there are (no pages, no
+// WatchList), then watches from it.
+func TestInitialStateIsOneList(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newServer(t, kubetest.Options{})
+		const n = 1200 // more than a page of client-go's 500
+		for k := range n {
+			createCM(t, srv, "default", fmt.Sprintf("cm%d", k), nil)
+		}
+		inf, _ := startRecorded(t, srv, c, InformerOptions{Namespaces: []string{"default"}})
+		if got := len(inf.store.keys()); got != n {
+			t.Errorf("%d objects stored, want %d", got, n)
+		}
+		if l, w := srv.Count("list", "configmaps"), srv.Count("watch", "configmaps"); l != 1 || w != 1 {
+			t.Errorf("%d list and %d watch requests, want 1 and 1", l, w)
+		}
+	})
 }

@@ -348,7 +348,7 @@ func TestMeasureClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	watchList, _ := strconv.ParseBool(os.Getenv("KUBELOOP_MEASURE_WATCHLIST"))
-	inf, err := v.make(client, InformerOptions{Namespaces: namespaces, DisableWatchList: !watchList})
+	inf, err := v.make(client, InformerOptions{Namespaces: namespaces, WatchList: watchList})
 	if err != nil {
 		t.Fatal(err)
 	}

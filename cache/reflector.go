@@ -94,8 +94,9 @@ type readStats struct {
 //
 // The loop:
 //  1. With no resourceVersion to resume from (at start, and after a 410),
-//     read the whole state: a WatchList stream, or a paged list. The state
-//     is built apart from the sink and swapped in whole (sink.replace).
+//     read the whole state: a list (one page, or several), or a WatchList
+//     stream. The state is built apart from the sink and swapped in whole
+//     (sink.replace).
 //  2. Watch from the last resourceVersion seen (an event's or a
 //     bookmark's), applying each event (sink.apply). When the watch ends,
 //     for whatever reason, resume from there; only a 410 (the version has
@@ -116,7 +117,7 @@ type reflector struct {
 	sink  sink
 	log   *slog.Logger
 	stats *readStats
-	// pageSize is the limit of each page of a list.
+	// pageSize is the limit of each page of a list; zero lists all in one.
 	pageSize int64
 	// watchList is cleared for good when the server refuses WatchList.
 	watchList bool
@@ -280,8 +281,8 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 	}
 }
 
-// list reads the whole state with a paged list into a new state and swaps
-// it into the sink. Besides the state being built it holds one page's
+// list reads the whole state with a list (one page unless r.pageSize is
+// set) into a new state and swaps it into the sink. Besides the state being built it holds one page's
 // objects, decoded as they arrive, never a page's JSON. A failed page is
 // asked for again, with the same continue token, after a backoff; a 410
 // (the continue token expired) fails the whole list, so that it starts

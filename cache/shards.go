@@ -265,7 +265,7 @@ func (s *shardSet) runShardLocked(sh *shard) {
 			log:       i.log.With("shard", sh.sel.String()),
 			stats:     &i.reads,
 			pageSize:  i.opts.PageSize,
-			watchList: !i.opts.DisableWatchList,
+			watchList: i.opts.WatchList,
 			progress:  &i.progress,
 			scope:     ns,
 		}

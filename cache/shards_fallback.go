@@ -283,7 +283,7 @@ func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generatio
 			log:       i.log.With("shards", len(g.covered)),
 			stats:     &i.reads,
 			pageSize:  i.opts.PageSize,
-			watchList: !i.opts.DisableWatchList,
+			watchList: i.opts.WatchList,
 			progress:  &i.progress,
 			scope:     ns,
 		}

@@ -115,14 +115,14 @@ func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOpt
 		t.Helper()
 		watches, lists := addShard(t, inf, sel)
 		want := uint64(1)
-		if first && srvOpts.DisableShardedListAndWatch && !opts.DisableWatchList {
+		if first && srvOpts.DisableShardedListAndWatch && opts.WatchList {
 			want = 2 // the shard's own, which finds the server ignores the selector, then the fallback's
 		}
 		first = false
 		if watches != want {
 			t.Errorf("AddShard(%s) made %d watch requests, want %d", sel, watches, want)
 		}
-		if !opts.DisableWatchList && lists != 0 {
+		if opts.WatchList && lists != 0 {
 			t.Errorf("AddShard(%s) made %d list requests with WatchList, want 0", sel, lists)
 		}
 	}
@@ -326,7 +326,7 @@ func testInformerShardsNamespaces(t *testing.T, srvOpts kubetest.Options, opts I
 	}
 	for n, sel := range []kube.ShardSelector{shardA, shardB} {
 		want := uint64(2)
-		if n == 0 && srvOpts.DisableShardedListAndWatch && !opts.DisableWatchList {
+		if n == 0 && srvOpts.DisableShardedListAndWatch && opts.WatchList {
 			want = 4 // the shard's own, which find the server ignores the selector, then the fallback's
 		}
 		if got, _ := addShard(t, inf, sel); got != want {

@@ -153,7 +153,7 @@ func TestPermanentGoneBacksOff(t *testing.T) {
 func TestWatchTimeoutsAreSpread(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, c := newServer(t, kubetest.Options{})
-		inf, _ := syncedInformer(t, srv, c, InformerOptions{DisableWatchList: true}, 1)
+		inf, _ := syncedInformer(t, srv, c, InformerOptions{}, 1)
 		time.Sleep(time.Hour)
 		synctest.Wait()
 		if n := inf.stats().WatchRequests; n < 6 || n > 13 {

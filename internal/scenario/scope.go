@@ -83,9 +83,13 @@ func testScope(t *testing.T, f *fixture) {
 	if got := spy.take(); got[a] != 0 || got[b] != 0 || got[c] == 0 {
 		t.Errorf("reads after a, b -> b, c = %v, want c's alone", got)
 	}
-	if got := cut.open(); got != 2 {
-		t.Errorf("responses open after a, b -> b, c = %d, want 2 (the watches of b and c)", got)
-	}
+	// c is synced once listed; its watch opens right after.
+	f.eventually(t, "the watches of b and c alone open", func() error {
+		if got := cut.open(); got != 2 {
+			return fmt.Errorf("responses open after a, b -> b, c = %d, want 2 (the watches of b and c)", got)
+		}
+		return nil
+	})
 	// The handler keeps a's object: it was told nothing of a.
 	f.scopeEqual(t, inf, v, []string{a + "/x"}, b, c)
 	for _, ns := range []string{a, b, c} {
@@ -118,9 +122,12 @@ func testScope(t *testing.T, f *fixture) {
 	if err := oi.WaitForSync(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := cut.open(); got != 3 {
-		t.Errorf("responses open with the cache's informer = %d, want 3", got)
-	}
+	f.eventually(t, "the cache's informer's watch open", func() error {
+		if got := cut.open(); got != 3 {
+			return fmt.Errorf("responses open with the cache's informer = %d, want 3", got)
+		}
+		return nil
+	})
 	if err := cc.RemoveInformer(f.ctx, &kube.ConfigMap{}); !errors.Is(err, cache.ErrInUse) {
 		t.Errorf("RemoveInformer with a handler = %v, want ErrInUse", err)
 	}

@@ -251,7 +251,7 @@ func testShardedInformer(t *testing.T, f *fixture) {
 	for _, mode := range []struct {
 		name string
 		opts cache.InformerOptions
-	}{{"watchlist", cache.InformerOptions{}}, {"list", cache.InformerOptions{DisableWatchList: true, PageSize: 4}}} {
+	}{{"watchlist", cache.InformerOptions{WatchList: true}}, {"list", cache.InformerOptions{PageSize: 4}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			opts := mode.opts
 			opts.Namespaces, opts.ShardSelector = []string{f.ns}, lowHalf

@@ -121,6 +121,7 @@ log "seeding $N ConfigMaps"
 if [[ -z $ONLY || $ONLY == sync ]]; then
 	sync=(
 		"sync-kubeloop -variant typed"
+		"sync-kubeloop -variant typed-watchlist"
 		"sync-kubeloop -variant metadata"
 		"sync-clientgo -variant protobuf"
 		"sync-clientgo -variant json"

@@ -5,10 +5,11 @@
 // (cache.InformerOptions's zero value), waits for it to sync and prints
 // one JSON line: wall and CPU time to sync, heap per object, peak RSS.
 //
-//	sync-kubeloop -variant typed|metadata
+//	sync-kubeloop [-variant typed|typed-watchlist|metadata] [-page N]
 //
-// typed caches kube.ConfigMap; metadata caches kube.PartialObjectMetadata
-// (the server sends metadata only).
+// typed caches kube.ConfigMap, read with one list (or pages of N);
+// typed-watchlist reads them from a WatchList stream instead; metadata
+// caches kube.PartialObjectMetadata (the server sends metadata only).
 package main
 
 import (
@@ -30,16 +31,17 @@ type informer interface {
 }
 
 func main() {
-	variant := flag.String("variant", "typed", "typed, typed-list (paged lists instead of a WatchList stream) or metadata")
+	variant := flag.String("variant", "typed", "typed, typed-watchlist (a WatchList stream instead of one list) or metadata")
+	page := flag.Int64("page", 0, "the page size of the typed informer's lists (0: one list, the default)")
 	flag.Parse()
-	r, err := run(*variant)
+	r, err := run(*variant, *page)
 	if err != nil {
 		measure.Fail(fmt.Errorf("sync-kubeloop: %w", err))
 	}
 	measure.Print(r)
 }
 
-func run(variant string) (measure.Result, error) {
+func run(variant string, page int64) (measure.Result, error) {
 	cfg, err := kube.LoadConfig(kube.LoadOptions{})
 	if err != nil {
 		return measure.Result{}, err
@@ -51,9 +53,9 @@ func run(variant string) (measure.Result, error) {
 	var inf informer
 	switch variant {
 	case "typed":
-		inf, err = cache.NewInformer[kube.ConfigMap](c, cache.InformerOptions{})
-	case "typed-list":
-		inf, err = cache.NewInformer[kube.ConfigMap](c, cache.InformerOptions{DisableWatchList: true})
+		inf, err = cache.NewInformer[kube.ConfigMap](c, cache.InformerOptions{PageSize: page})
+	case "typed-watchlist":
+		inf, err = cache.NewInformer[kube.ConfigMap](c, cache.InformerOptions{WatchList: true})
 	case "metadata":
 		inf, err = cache.NewInformer[kube.PartialObjectMetadata](c,
 			cache.InformerOptions{Kind: kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}})
