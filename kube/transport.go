@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 )
@@ -18,28 +17,24 @@ import (
 // long as their context; Config.Timeout is applied per request by [Client].
 const (
 	dialTimeout         = 30 * time.Second
-	tcpKeepAlive        = 30 * time.Second
 	tlsHandshakeTimeout = 10 * time.Second
 	idleConnTimeout     = 90 * time.Second
-	// HTTP/2 health checks: ping a connection that has been silent for
-	// sendPingTimeout, and close it when the ping is not answered within
-	// pingTimeout, so a watch on a dead connection fails instead of hanging.
-	sendPingTimeout = 30 * time.Second
-	pingTimeout     = 15 * time.Second
-	// TCP keepalive of the HTTP/1.1 connections that carry watches,
-	// which have no pings: probe a connection silent for 30s every 10s,
-	// and drop it after 3 probes go unanswered, within about a minute.
-	watchKeepAliveIdle     = 30 * time.Second
-	watchKeepAliveInterval = 10 * time.Second
-	watchKeepAliveCount    = 3
+	// TCP keepalive, as HTTP/1.1 has no pings: probe a connection silent
+	// for 30s every 10s, and drop it after 3 probes go unanswered, so that
+	// a watch or a request on a dead connection fails within about a
+	// minute instead of hanging.
+	keepAliveIdle     = 30 * time.Second
+	keepAliveInterval = 10 * time.Second
+	keepAliveCount    = 3
 )
 
 // defaultUserAgent is sent when Config.UserAgent is empty.
 const defaultUserAgent = "kubeloop"
 
 // HTTPClient returns the HTTP client that carries requests to c.Host:
-// TLS from c.TLS (minimum TLS 1.2), the proxy c.ProxyURL, HTTP/2 with
-// health pings, the User-Agent, and the credentials of c (see [Config]).
+// TLS from c.TLS (minimum TLS 1.2), the proxy c.ProxyURL, HTTP/1.1 with
+// TCP keepalive (see newTransport for why not HTTP/2), the User-Agent, and
+// the credentials of c (see [Config]).
 // When c.Transport is set it carries the requests instead of a transport
 // built from TLS and ProxyURL; credentials are still added on top, except
 // client certificates, which only a built transport can present.
@@ -147,56 +142,43 @@ func (c *Config) roundTripper() (http.RoundTripper, error) {
 	return newAuthTransport(c, next, ex), nil
 }
 
-// watchSplit sends watches over HTTP/1.1 and every other request over
-// HTTP/2. A watch is a long stream of small writes: over HTTP/2 each
-// event arrives as a DATA frame that the connection's read loop hands to
-// the reader through a pipe, a goroutine switch per event, and the
-// window updates go back as frames of their own; over HTTP/1.1 the
-// reader reads its connection itself. Measured on kube-apiserver 1.36.3,
-// syncing 50,000 ConfigMaps by WatchList (testdata/peer), it takes about
-// a third of the client's CPU and of the server's. The cost is a
-// connection per open watch (one per informer and namespace) where HTTP/2
-// carries them all on one, and dead connections found by TCP keepalive
-// (within about a minute) instead of HTTP/2 pings.
-type watchSplit struct {
-	requests, watches *http.Transport
-}
-
-func (t watchSplit) RoundTrip(r *http.Request) (*http.Response, error) {
-	if q := r.URL.RawQuery; strings.HasPrefix(q, "watch=true") || strings.Contains(q, "&watch=true") {
-		return t.watches.RoundTrip(r)
-	}
-	return t.requests.RoundTrip(r)
-}
-
-// CloseIdleConnections closes the idle connections of both transports.
-func (t watchSplit) CloseIdleConnections() {
-	t.requests.CloseIdleConnections()
-	t.watches.CloseIdleConnections()
-}
-
-// newTransport builds the HTTP transports from c's TLS and proxy
-// settings, one for watches and one for the rest (see watchSplit). With
-// ex, they present the plugin's client certificate and track their
+// newTransport builds the HTTP transport from c's TLS and proxy settings.
+// With ex, it presents the plugin's client certificate and tracks its
 // connections so that they can be closed when the certificate changes.
-func (c *Config) newTransport(ex *execAuth) (watchSplit, error) {
+//
+// Every request goes over HTTP/1.1, each on a connection of its own, taken
+// from a pool of idle ones (25 kept per host) or dialled. HTTP/2 would
+// carry them all on one connection, at a cost paid on every request and
+// every answer: each DATA frame of an answer is handed by the connection's
+// read loop to the reader through a pipe (a goroutine switch per frame,
+// and window updates sent back as frames of their own), and each request's
+// headers go through HPACK, whose dynamic table takes in every distinct
+// path (an object's name) and evicts an older entry for it. Over HTTP/1.1
+// the reader reads its connection itself. Measured on kube-apiserver
+// 1.36.3 (testdata/peer): a WatchList sync of 50,000 ConfigMaps used about
+// a third more CPU on each side over HTTP/2, and a controller patching
+// 10,000 ConfigMaps 10 to 15% more CPU per reconcile. What it costs: a
+// connection per request in flight and per open watch, and dead
+// connections found by TCP keepalive (a connection silent for 30s is
+// probed every 10s and dropped after 3 probes go unanswered, within about
+// a minute) rather than by HTTP/2 pings.
+func (c *Config) newTransport(ex *execAuth) (*http.Transport, error) {
 	proxy, err := proxyFunc(c.ProxyURL)
 	if err != nil {
-		return watchSplit{}, err
+		return nil, err
 	}
 	tlsCfg, err := newTLSSource(c, ex).config()
 	if err != nil {
-		return watchSplit{}, err
+		return nil, err
 	}
-	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: tcpKeepAlive}
-	watchDialer := &net.Dialer{Timeout: dialTimeout, KeepAliveConfig: net.KeepAliveConfig{
-		Enable: true, Idle: watchKeepAliveIdle, Interval: watchKeepAliveInterval, Count: watchKeepAliveCount}}
-	dial, watchDial := dialer.DialContext, watchDialer.DialContext
+	dialer := &net.Dialer{Timeout: dialTimeout, KeepAliveConfig: net.KeepAliveConfig{
+		Enable: true, Idle: keepAliveIdle, Interval: keepAliveInterval, Count: keepAliveCount}}
+	dial := dialer.DialContext
 	if ex != nil {
 		ex.conns = &connTracker{}
-		dial, watchDial = ex.conns.wrap(dial), ex.conns.wrap(watchDial)
+		dial = ex.conns.wrap(dial)
 	}
-	requests := &http.Transport{
+	tr := &http.Transport{
 		Proxy:                 proxy,
 		DialContext:           dial,
 		TLSClientConfig:       tlsCfg,
@@ -205,23 +187,10 @@ func (c *Config) newTransport(ex *execAuth) (watchSplit, error) {
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   25,
 		ExpectContinueTimeout: time.Second,
-		ForceAttemptHTTP2:     true,
-		HTTP2: &http.HTTP2Config{
-			SendPingTimeout: sendPingTimeout,
-			PingTimeout:     pingTimeout,
-		},
+		Protocols:             new(http.Protocols),
 	}
-	watches := &http.Transport{
-		Proxy:               proxy,
-		DialContext:         watchDial,
-		TLSClientConfig:     tlsCfg.Clone(),
-		TLSHandshakeTimeout: tlsHandshakeTimeout,
-		IdleConnTimeout:     idleConnTimeout,
-		MaxIdleConnsPerHost: 25,
-		Protocols:           new(http.Protocols),
-	}
-	watches.Protocols.SetHTTP1(true)
-	return watchSplit{requests: requests, watches: watches}, nil
+	tr.Protocols.SetHTTP1(true)
+	return tr, nil
 }
 
 // proxyFunc returns the Proxy function of a transport for raw: nil (no
