@@ -318,18 +318,25 @@ func (r *reflector) list(ctx context.Context) error {
 // page's objects go into next only once the whole page has been read: a
 // page cut midway and asked for again (without a continue token, at a
 // newer resourceVersion) must not leave objects the second answer lacks.
+// Each object is packed as it arrives (in a compact store), so that a page
+// of the whole state is held packed, not decoded.
 func (r *reflector) page(ctx context.Context, next *state, opts kube.ListOptions) (kube.ListMeta, error) {
 	r.stats.lists.Add(1)
-	var objs []kube.Object
-	var sizes []int32
+	type held struct {
+		v    any
+		key  kube.Key
+		size int32
+	}
+	var objs []held
 	meta, err := r.lw.list(ctx, opts, func(obj kube.Object, size int32) {
-		objs, sizes = append(objs, obj), append(sizes, size)
+		v, key, size := next.codec.pack(obj, size)
+		objs = append(objs, held{v, key, size})
 	})
 	if err != nil {
 		return meta, err
 	}
-	for n, obj := range objs {
-		next.add(obj, sizes[n])
+	for _, o := range objs {
+		next.addPacked(o.v, o.key, o.size)
 	}
 	return meta, nil
 }
