@@ -74,10 +74,10 @@ type InformerOptions struct {
 	// stream (each watch event's object is encoded, then scanned again as
 	// the event is encoded around it) and 2.3 s on pages of 500 (each page
 	// walks the cache from its continue key to the end of the resource),
-	// and the informer syncs in 0.6 s against 1.9 s and 2.1 s
-	// (testdata/peer/cmd/sync-kubeloop). What it costs the server is
-	// memory while the answer is written: a shallow copy of each object
-	// listed. Set WatchList, or PageSize, for servers that serve
+	// and the informer syncs in 0.9 s against 2.7 s by WatchList and 2.1
+	// to 2.8 s by pages (testdata/peer/measure.sh). What it costs the
+	// server is memory while the answer is written: a shallow copy of each
+	// object listed. Set WatchList, or PageSize, for servers that serve
 	// consistent lists from etcd (before 1.31, or with the
 	// ConsistentListFromCache feature off), where an unpaged list is read
 	// from etcd whole.
