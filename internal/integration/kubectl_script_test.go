@@ -40,7 +40,6 @@ func (s kubectlStep) reason() string {
 const (
 	servedKinds = "Served kinds"
 	noAuthz     = "No authorization API"
-	noDefaults  = "No defaulting"
 )
 
 // kubectlFixtures are the objects the script starts from, as JSON, created
@@ -291,8 +290,7 @@ func kubectlScript() []kubectlStep {
 		{args: "describe configmap settings"},
 		{args: "describe secret fixture-secret"},
 		{args: "describe namespace {ns}"},
-		{args: "describe deployment web", differs: noDefaults,
-			why: "Deployments are not defaulted: no strategy (RollingUpdate 25%/25%), ports without protocol TCP"},
+		{args: "describe deployment web"},
 		{args: "describe gizmos.{group} g1"},
 		{args: "describe quota quota"},
 
@@ -307,10 +305,8 @@ func kubectlScript() []kubectlStep {
 		{args: "delete -f {dir}/applied-v2.yaml"},
 		{args: "apply -f {dir}/web-v1.yaml"},
 		{args: "apply -f {dir}/web-v2.yaml"},
-		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'",
-			differs: noDefaults, why: "the container port is not defaulted: no protocol TCP"},
-		{args: "get deployment web-applied -o jsonpath={.spec.strategy}", differs: noDefaults,
-			why: "spec.strategy is not defaulted, so it is empty"},
+		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'"},
+		{args: "get deployment web-applied -o jsonpath={.spec.strategy}"},
 		{args: "delete -f {dir}/web-v2.yaml"},
 
 		// Server-side apply with a conflict.

@@ -94,6 +94,7 @@ func Run(t *testing.T, env Env) {
 		{"WriteOptions", testWriteOptions},
 		{"Immutable", testImmutable},
 		{"SecretAndConfigMapData", testSecretAndConfigMapData},
+		{"Defaults", testDefaults},
 		{"InformerAfterCuts", testInformerAfterCuts},
 		{"TableProtocol", testTableProtocol},
 		{"TableBuiltins", testTableBuiltins},
