@@ -39,7 +39,6 @@ func (s kubectlStep) reason() string {
 // kube/kubetest/DIFFERENCES.md.
 const (
 	servedKinds = "Served kinds"
-	noAuthz     = "No authorization API"
 )
 
 // kubectlFixtures are the objects the script starts from, as JSON, created
@@ -230,8 +229,7 @@ func kubectlScript() []kubectlStep {
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
-		{args: "auth whoami", differs: noAuthz,
-			why: "kubetest's users have no uid: no UID row"},
+		{args: "auth whoami"},
 		{args: "auth whoami -o jsonpath={.status.userInfo.username}{.status.userInfo.groups}"},
 		{args: "auth can-i --list"},
 		{args: "auth can-i --list -n {ns}"},
