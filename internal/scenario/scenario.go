@@ -95,6 +95,7 @@ func Run(t *testing.T, env Env) {
 		{"Immutable", testImmutable},
 		{"SecretAndConfigMapData", testSecretAndConfigMapData},
 		{"Defaults", testDefaults},
+		{"NamespaceDeleteOptions", testNamespaceDeleteOptions},
 		{"InformerAfterCuts", testInformerAfterCuts},
 		{"TableProtocol", testTableProtocol},
 		{"TableBuiltins", testTableBuiltins},
