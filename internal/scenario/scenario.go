@@ -96,6 +96,7 @@ func Run(t *testing.T, env Env) {
 		{"SecretAndConfigMapData", testSecretAndConfigMapData},
 		{"Defaults", testDefaults},
 		{"NamespaceDeleteOptions", testNamespaceDeleteOptions},
+		{"GCNamespacedOwnerOfClusterScoped", testGCNamespacedOwnerOfClusterScoped},
 		{"InformerAfterCuts", testInformerAfterCuts},
 		{"TableProtocol", testTableProtocol},
 		{"TableBuiltins", testTableBuiltins},
