@@ -155,6 +155,18 @@ spec:
         - {name: A, value: "1"}
         - {name: B, value: "2"}
 `,
+		"prune-v1.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata: {name: pruned-keep, labels: {set: pruned}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: pruned-drop, labels: {set: pruned}}
+`,
+		"prune-v2.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata: {name: pruned-keep, labels: {set: pruned}}
+`,
 		"web-v2.yaml": `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -219,13 +231,13 @@ func kubectlScript() []kubectlStep {
 		// What the server is.
 		{args: "version"},
 		{args: "api-versions", differs: servedKinds,
-			why: "kubetest serves 5 built-in API groups (core, apps, coordination, events, apiextensions); the real server 22 group versions"},
+			why: "kubetest serves 7 built-in API groups (core, apps, batch, networking, events, apiextensions, coordination); the real server 22 group versions"},
 		{args: "api-resources", differs: servedKinds,
-			why: "kubetest lists its 13 built-in resources; the real server dozens more (rbac, batch, networking...)"},
+			why: "kubetest lists its 24 built-in resources; the real server dozens more (rbac, policy, storage...)"},
 		{args: "api-resources --api-group=coordination.k8s.io"},
 		{args: "api-resources --api-group={group} -o wide"},
 		{args: "api-resources --namespaced=false -o name", differs: servedKinds,
-			why: "namespaces and CRDs are kubetest's only cluster-scoped resources"},
+			why: "namespaces, persistentvolumes and CRDs are kubetest's only cluster-scoped resources"},
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
@@ -306,6 +318,9 @@ func kubectlScript() []kubectlStep {
 		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'"},
 		{args: "get deployment web-applied -o jsonpath={.spec.strategy}"},
 		{args: "delete -f {dir}/web-v2.yaml"},
+		{args: "apply -f {dir}/prune-v1.yaml"},
+		{args: "apply --prune -l set=pruned -f {dir}/prune-v2.yaml"},
+		{args: "get configmaps -l set=pruned -o name"},
 
 		// Server-side apply with a conflict.
 		{args: "apply --server-side -f {dir}/ssa.yaml"},
@@ -364,8 +379,7 @@ func kubectlScript() []kubectlStep {
 		{args: "get configmap settings -o name"},
 
 		// Deployments without controllers.
-		{args: "rollout history deployment/web", differs: servedKinds,
-			why: "replicasets are not served, so kubectl cannot read the history"},
+		{args: "rollout history deployment/web"},
 		{args: "rollout pause deployment/web"},
 		{args: "rollout resume deployment/web"},
 		{args: "scale deployment web --replicas=2"},

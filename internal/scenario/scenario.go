@@ -97,6 +97,7 @@ func Run(t *testing.T, env Env) {
 		{"Defaults", testDefaults},
 		{"NamespaceDeleteOptions", testNamespaceDeleteOptions},
 		{"GCNamespacedOwnerOfClusterScoped", testGCNamespacedOwnerOfClusterScoped},
+		{"WorkloadKinds", testWorkloadKinds},
 		{"InformerAfterCuts", testInformerAfterCuts},
 		{"TableProtocol", testTableProtocol},
 		{"TableBuiltins", testTableBuiltins},

@@ -45,7 +45,7 @@ func setMissing(m obj, k string, v any) {
 // and create is set; nil when it is missing or not an object.
 func child(m obj, k string, create bool) obj {
 	c, ok := m[k].(obj)
-	if !ok && create && m[k] == nil {
+	if !ok && create && m != nil && m[k] == nil {
 		c = obj{}
 		m[k] = c
 	}

@@ -106,6 +106,33 @@ var defaultsCases = []defaultsCase{
 		post(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"minimal"},"stringData":{"k":"v"}}`)}},
 	{"serviceaccount-minimal", "/api/v1/namespaces/{ns}/serviceaccounts", []defaultsStep{
 		post(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"minimal"}}`)}},
+	{"replicaset-minimal", "/apis/apps/v1/namespaces/{ns}/replicasets", []defaultsStep{
+		post(strings.Replace(named(deploymentMinimal, "minimal"), `"Deployment"`, `"ReplicaSet"`, 1))}},
+	{"statefulset-minimal", "/apis/apps/v1/namespaces/{ns}/statefulsets", []defaultsStep{
+		post(`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"minimal"},"spec":{"serviceName":"s",
+ "selector":{"matchLabels":{"app":"a"}},
+ "template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}},
+ "volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}]}}`)}},
+	{"daemonset-minimal", "/apis/apps/v1/namespaces/{ns}/daemonsets", []defaultsStep{
+		post(strings.Replace(strings.Replace(named(deploymentMinimal, "minimal"), `"Deployment"`, `"DaemonSet"`, 1), `"ports":[{"containerPort":80}]`, `"ports":[{"containerPort":80,"hostPort":80}]`, 1))}},
+	{"controllerrevision-minimal", "/apis/apps/v1/namespaces/{ns}/controllerrevisions", []defaultsStep{
+		post(`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"minimal"},"revision":1,"data":{"spec":{"template":{"$patch":"replace"}}}}`)}},
+	{"job-minimal", "/apis/batch/v1/namespaces/{ns}/jobs", []defaultsStep{
+		post(`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"minimal"},"spec":{
+ "template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox:1.36"}]}}}}`)}},
+	{"cronjob-minimal", "/apis/batch/v1/namespaces/{ns}/cronjobs", []defaultsStep{
+		post(`{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"minimal"},"spec":{"schedule":"*/5 * * * *",
+ "jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"busybox"}]}}}}}}`)}},
+	{"replicationcontroller-minimal", "/api/v1/namespaces/{ns}/replicationcontrollers", []defaultsStep{
+		post(`{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"minimal"},"spec":{
+ "template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`)}},
+	{"endpoints-minimal", "/api/v1/namespaces/{ns}/endpoints", []defaultsStep{
+		post(`{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"minimal"},"subsets":[{"addresses":[{"ip":"10.1.2.3"}],"ports":[{"port":80}]}]}`)}},
+	{"persistentvolumeclaim-minimal", "/api/v1/namespaces/{ns}/persistentvolumeclaims", []defaultsStep{
+		post(`{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"minimal"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`)}},
+	{"ingress-minimal", "/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses", []defaultsStep{
+		post(`{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"minimal"},"spec":{"rules":[{"host":"a.example","http":{"paths":[
+ {"path":"/","pathType":"Prefix","backend":{"service":{"name":"s","port":{"number":80}}}}]}}]}}`)}},
 	{"service-minimal", "/api/v1/namespaces/{ns}/services", []defaultsStep{
 		post(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"minimal"},"spec":{"selector":{"app":"a"},"ports":[{"port":80}]}}`)}},
 }
@@ -167,10 +194,35 @@ func runDefaultsCase(t *testing.T, do defaultsDoer, ns string, c defaultsCase) a
 func maskDefaulted(o map[string]any) {
 	if meta, ok := o["metadata"].(map[string]any); ok {
 		meta["namespace"] = "NS"
+		if uid, _ := meta["uid"].(string); uid != "" {
+			maskString(o, uid, "UID") // a Job's selector and labels
+		}
 	}
 	if spec, ok := o["spec"].(map[string]any); ok && o["kind"] == "Service" {
 		spec["clusterIP"] = "X"
 		spec["clusterIPs"] = []any{"X"}
+	}
+}
+
+// maskString replaces the string values old held in v by new.
+func maskString(v any, old, new string) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			if x == old {
+				t[k] = new
+			} else {
+				maskString(x, old, new)
+			}
+		}
+	case []any:
+		for i, x := range t {
+			if x == old {
+				t[i] = new
+			} else {
+				maskString(x, old, new)
+			}
+		}
 	}
 }
 

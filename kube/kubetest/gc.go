@@ -61,6 +61,8 @@ func gcFinalizers(res *resource, fins []string, propagation string) ([]string, b
 	if propagation == "" {
 		if i := slices.IndexFunc(fins, func(f string) bool { return f == finalizerOrphan || f == finalizerForeground }); i >= 0 {
 			orphan, foreground = fins[i] == finalizerOrphan, fins[i] == finalizerForeground
+		} else {
+			orphan = res.stored().OrphanByDefault
 		}
 	}
 	out := make([]string, 0, len(fins)+1)

@@ -23,8 +23,11 @@ func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == 
 // managedFields are computed: the namespace name label; a Secret's type
 // (Opaque) and its write-only stringData, merged into data in base64; a
 // Service's spec defaults (service.go); those of Pods and Deployments
-// (defaults.go).
+// (defaults.go) and of the other workloads (defaults_workloads.go).
 func defaultKind(res *resource, o obj) {
+	if defaultWorkload(res, o) {
+		return
+	}
 	switch {
 	case isPods(res):
 		defaultPod(o)
@@ -130,6 +133,8 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 		return s.allocateServiceLocked(res, o)
 	case isPods(res):
 		podAdmission(o)
+	default:
+		workloadAdmission(res, o)
 	}
 	return nil
 }
@@ -148,6 +153,8 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 		prepareCRDUpdate(next)
 	case isServices(res):
 		keepServiceAllocation(next, old)
+	case res.Group == "apps" && res.Plural == "daemonsets":
+		keepTemplateGeneration(next, old)
 	}
 }
 
