@@ -86,6 +86,22 @@ func kubectlFixtures() []string {
 		`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"quota","namespace":"{ns}"},"spec":{"hard":{"count/jobs.batch":"5"}}}`,
 		`{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"limits","namespace":"{ns}"},
 		  "spec":{"limits":[{"type":"Container","default":{"cpu":"500m"}}]}}`,
+		`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs","namespace":"{ns}"},
+		  "spec":{"selector":{"matchLabels":{"app":"rs"}},"template":{"metadata":{"labels":{"app":"rs"}},
+		  "spec":{"containers":[{"name":"app","image":"nginx:1.27"},{"name":"side","image":"busybox"}]}}}}`,
+		`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"sts","namespace":"{ns}"},
+		  "spec":{"serviceName":"sts","selector":{"matchLabels":{"app":"sts"}},"template":{"metadata":{"labels":{"app":"sts"}},
+		  "spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}`,
+		`{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds","namespace":"{ns}"},
+		  "spec":{"selector":{"matchLabels":{"app":"ds"}},"template":{"metadata":{"labels":{"app":"ds"}},
+		  "spec":{"nodeSelector":{"zone":"a","disk":"ssd"},"containers":[{"name":"app","image":"nginx:1.27"}]}}}}`,
+		`{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"cj","namespace":"{ns}"},
+		  "spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"Never",
+		  "containers":[{"name":"app","image":"busybox"}]}}}}}}`,
+		// In {ns}-held: {ns}'s quota on jobs has no status (no quota
+		// controller), so the real server refuses Jobs there.
+		`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"job","namespace":"{ns}-held"},
+		  "spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"busybox"}]}}}}`,
 	}
 }
 
@@ -281,6 +297,9 @@ func kubectlScript() []kubectlStep {
 		{args: "get deployments"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
 		{args: "get all"},
+		{args: "get replicasets,statefulsets,daemonsets,cronjobs -o wide"},
+		{args: "get jobs -n {ns}-held -o wide"},
+		{args: "get job job -n {ns}-held -o yaml"},
 		{args: "get namespace {ns} -o jsonpath={.status.phase}"},
 		{args: "get events -o custom-columns=REASON:.reason,OBJECT:.involvedObject.name"},
 		{args: "get events --field-selector source=kubectl-test -o name"},

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package table
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The printers of the workload kinds beyond Deployments: ReplicaSets,
+// StatefulSets, DaemonSets, Jobs and CronJobs, with kube-apiserver 1.36's
+// columns and cells.
+
+// wideTemplate are the wide columns of a pod template's owner.
+func wideTemplate(selectorDesc string) []Column {
+	return []Column{wide(col("Containers", "string", descContainers)), wide(col("Images", "string", descImages)),
+		wide(col("Selector", "string", selectorDesc))}
+}
+
+const descJobSelector = "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors"
+
+// workloadPrinters are the printers of this file, by group and resource.
+var workloadPrinters = map[string]*Printer{
+	"apps/replicasets": {Columns: append([]Column{nameCol,
+		col("Desired", "integer", "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"),
+		col("Current", "integer", "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset"),
+		col("Ready", "integer", "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition."),
+		ageCol}, wideTemplate("Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors")...),
+		Cells: cellsReplicaSet},
+	"apps/statefulsets": {Columns: []Column{nameCol,
+		col("Ready", "string", "Number of the pod with ready state"), ageCol,
+		wide(col("Containers", "string", descContainers)), wide(col("Images", "string", descImages))},
+		Cells: cellsStatefulSet},
+	"apps/daemonsets": {Columns: append([]Column{nameCol,
+		col("Desired", "integer", "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"),
+		col("Current", "integer", "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/"),
+		col("Ready", "integer", "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition."),
+		col("Up-to-date", "integer", "The total number of nodes that are running updated daemon pod"),
+		col("Available", "integer", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)"),
+		col("Node Selector", "string", "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/"),
+		ageCol}, wideTemplate("A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors")...),
+		Cells: cellsDaemonSet},
+	"batch/jobs": {Columns: append([]Column{nameCol,
+		col("Status", "string", "Status of the job."),
+		col("Completions", "string", "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs."),
+		col("Duration", "string", "Time required to complete the job."),
+		ageCol}, wideTemplate(descJobSelector)...),
+		Cells: cellsJob},
+	"batch/cronjobs": {Columns: append([]Column{nameCol,
+		col("Schedule", "string", "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+		col("Timezone", "string", "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones"),
+		col("Suspend", "boolean", "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false."),
+		col("Active", "integer", "A list of pointers to currently running jobs."),
+		col("Last Schedule", "string", "Information when was the last time the job was successfully scheduled."),
+		ageCol}, wideTemplate(descJobSelector)...),
+		Cells: cellsCronJob},
+}
+
+// containerCells are the names and images of the containers of the pod
+// template at spec.template (of o, or of the object at prefix).
+func containerCells(o obj, prefix ...string) (names, images string) {
+	var n, i []string
+	for _, c := range atList(o, append(prefix, "spec", "template", "spec", "containers")...) {
+		n = append(n, atStr(c, "name"))
+		i = append(i, atStr(c, "image"))
+	}
+	return strings.Join(n, ","), strings.Join(i, ",")
+}
+
+// formatLabelSelector renders a LabelSelector as the printers' wide
+// Selector cell: "<none>" for none or an empty one.
+func formatLabelSelector(v any) string {
+	switch s := selectorString(v); s {
+	case "":
+		return "<none>"
+	case "<invalid>":
+		return "<error>"
+	default:
+		return s
+	}
+}
+
+func cellsReplicaSet(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	desired, _ := atInt(o, "spec", "replicas")
+	current, _ := atInt(o, "status", "replicas")
+	ready, _ := atInt(o, "status", "readyReplicas")
+	names, images := containerCells(o)
+	return []any{name, desired, current, ready, age, names, images, formatLabelSelector(at(o, "spec", "selector"))}, nil
+}
+
+func cellsStatefulSet(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	desired, _ := atInt(o, "spec", "replicas")
+	ready, _ := atInt(o, "status", "readyReplicas")
+	names, images := containerCells(o)
+	return []any{name, fmt.Sprintf("%d/%d", ready, desired), age, names, images}, nil
+}
+
+func cellsDaemonSet(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	n := func(f string) int64 { v, _ := atInt(o, "status", f); return v }
+	names, images := containerCells(o)
+	return []any{name, n("desiredNumberScheduled"), n("currentNumberScheduled"), n("numberReady"),
+		n("updatedNumberScheduled"), n("numberAvailable"), formatLabels(atObj(o, "spec", "template", "spec", "nodeSelector")),
+		age, names, images, formatLabelSelector(at(o, "spec", "selector"))}, nil
+}
+
+func cellsJob(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	succeeded, _ := atInt(o, "status", "succeeded")
+	var completions string
+	if c, ok := atInt(o, "spec", "completions"); ok {
+		completions = fmt.Sprintf("%d/%d", succeeded, c)
+	} else if p, _ := atInt(o, "spec", "parallelism"); p > 1 {
+		completions = fmt.Sprintf("%d/1 of %d", succeeded, p)
+	} else {
+		completions = fmt.Sprintf("%d/1", succeeded)
+	}
+	var dur string
+	if start, err := time.Parse(time.RFC3339, atStr(o, "status", "startTime")); err == nil {
+		end := now
+		if done, err := time.Parse(time.RFC3339, atStr(o, "status", "completionTime")); err == nil {
+			end = done
+		}
+		dur = humanDuration(end.Sub(start))
+	}
+	var trueConds []string
+	for _, c := range atList(o, "status", "conditions") {
+		if atStr(c, "status") == "True" {
+			trueConds = append(trueConds, atStr(c, "type"))
+		}
+	}
+	status := "Running"
+	switch {
+	case slices.Contains(trueConds, "Complete"):
+		status = "Complete"
+	case slices.Contains(trueConds, "Failed"):
+		status = "Failed"
+	case at(o, "metadata", "deletionTimestamp") != nil:
+		status = "Terminating"
+	case slices.Contains(trueConds, "Suspended"):
+		status = "Suspended"
+	case slices.Contains(trueConds, "FailureTarget"):
+		status = "FailureTarget"
+	case slices.Contains(trueConds, "SuccessCriteriaMet"):
+		status = "SuccessCriteriaMet"
+	}
+	names, images := containerCells(o)
+	return []any{name, status, completions, dur, age, names, images, formatLabelSelector(at(o, "spec", "selector"))}, nil
+}
+
+func cellsCronJob(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	last := "<none>"
+	if ts := atStr(o, "status", "lastScheduleTime"); ts != "" {
+		last = since(ts, now)
+	}
+	tz := "<none>"
+	if v, ok := at(o, "spec", "timeZone").(string); ok {
+		tz = v
+	}
+	suspend := "<unset>"
+	if v, ok := at(o, "spec", "suspend").(bool); ok {
+		suspend = map[bool]string{true: "True", false: "False"}[v]
+	}
+	names, images := containerCells(o, "spec", "jobTemplate")
+	return []any{name, atStr(o, "spec", "schedule"), tz, suspend, int64(len(atList(o, "status", "active"))), last, age,
+		names, images, formatLabelSelector(at(o, "spec", "jobTemplate", "spec", "selector"))}, nil
+}
