@@ -98,6 +98,15 @@ func kubectlFixtures() []string {
 		`{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"cj","namespace":"{ns}"},
 		  "spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"Never",
 		  "containers":[{"name":"app","image":"busybox"}]}}}}}}`,
+		`{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"rc","namespace":"{ns}"},
+		  "spec":{"template":{"metadata":{"labels":{"app":"rc"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}`,
+		`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"rev","namespace":"{ns}"},"revision":3,"data":{"a":1}}`,
+		`{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"ing","namespace":"{ns}"},
+		  "spec":{"tls":[{"hosts":["a.example"]}],"rules":[{"host":"a.example","http":{"paths":[{"path":"/","pathType":"Prefix",
+		  "backend":{"service":{"name":"web","port":{"number":80}}}}]}},{"http":{"paths":[{"path":"/b","pathType":"Exact",
+		  "backend":{"service":{"name":"web","port":{"number":80}}}}]}}]}}`,
+		`{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"claim","namespace":"{ns}"},
+		  "spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"fast","resources":{"requests":{"storage":"1Gi"}}}}`,
 		// In {ns}-held: {ns}'s quota on jobs has no status (no quota
 		// controller), so the real server refuses Jobs there.
 		`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"job","namespace":"{ns}-held"},
@@ -299,6 +308,7 @@ func kubectlScript() []kubectlStep {
 		{args: "get all"},
 		{args: "get replicasets,statefulsets,daemonsets,cronjobs -o wide"},
 		{args: "get jobs -n {ns}-held -o wide"},
+		{args: "get replicationcontrollers,controllerrevisions,ingresses,persistentvolumeclaims -o wide"},
 		{args: "get job job -n {ns}-held -o yaml"},
 		{args: "get namespace {ns} -o jsonpath={.status.phase}"},
 		{args: "get events -o custom-columns=REASON:.reason,OBJECT:.involvedObject.name"},

@@ -56,6 +56,30 @@ var workloadPrinters = map[string]*Printer{
 		col("Last Schedule", "string", "Information when was the last time the job was successfully scheduled."),
 		ageCol}, wideTemplate(descJobSelector)...),
 		Cells: cellsCronJob},
+	"/replicationcontrollers": {Columns: append([]Column{nameCol,
+		col("Desired", "integer", "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"),
+		col("Current", "integer", "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller"),
+		col("Ready", "integer", "The number of ready replicas for this replication controller."),
+		ageCol}, wideTemplate("Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors")...),
+		Cells: cellsReplicationController},
+	"apps/controllerrevisions": {Columns: []Column{nameCol, col("Controller", "string", "Controller of the object"),
+		col("Revision", "string", "Revision indicates the revision of the state represented by Data."), ageCol},
+		Cells: cellsControllerRevision},
+	"networking.k8s.io/ingresses": {Columns: []Column{nameCol,
+		col("Class", "string", "The name of the IngressClass resource that should be used for additional configuration"),
+		col("Hosts", "string", "Hosts that incoming requests are matched against before the ingress rule"),
+		col("Address", "string", "Address is a list containing ingress points for the load-balancer"),
+		col("Ports", "string", "Ports of TLS configurations that open"), ageCol},
+		Cells: cellsIngress},
+	"/persistentvolumeclaims": {Columns: []Column{nameCol,
+		col("Status", "string", "phase represents the current phase of PersistentVolumeClaim."),
+		col("Volume", "string", "volumeName is the binding reference to the PersistentVolume backing this claim."),
+		col("Capacity", "string", "capacity represents the actual resources of the underlying volume."),
+		col("Access Modes", "string", "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1"),
+		col("StorageClass", "string", "StorageClass of the pvc"),
+		col("VolumeAttributesClass", "string", "VolumeAttributesClass of the pvc"), ageCol,
+		wide(col("VolumeMode", "string", "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec."))},
+		Cells: cellsPersistentVolumeClaim},
 }
 
 // containerCells are the names and images of the containers of the pod
@@ -169,4 +193,109 @@ func cellsCronJob(o obj, now time.Time) ([]any, []RowCondition) {
 	names, images := containerCells(o, "spec", "jobTemplate")
 	return []any{name, atStr(o, "spec", "schedule"), tz, suspend, int64(len(atList(o, "status", "active"))), last, age,
 		names, images, formatLabelSelector(at(o, "spec", "jobTemplate", "spec", "selector"))}, nil
+}
+
+func cellsReplicationController(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	desired, _ := atInt(o, "spec", "replicas")
+	current, _ := atInt(o, "status", "replicas")
+	ready, _ := atInt(o, "status", "readyReplicas")
+	names, images := containerCells(o)
+	return []any{name, desired, current, ready, age, names, images, formatLabels(atObj(o, "spec", "selector"))}, nil
+}
+
+// cellsControllerRevision: the controller as "kind.group/name" in lower
+// case, "<none>" without one.
+func cellsControllerRevision(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	controller := "<none>"
+	for _, ref := range atList(o, "metadata", "ownerReferences") {
+		if at(ref, "controller") != true {
+			continue
+		}
+		kind := atStr(ref, "kind")
+		if group, _, ok := strings.Cut(atStr(ref, "apiVersion"), "/"); ok {
+			kind += "." + group
+		}
+		controller = strings.ToLower(kind) + "/" + atStr(ref, "name")
+		break
+	}
+	rev, _ := atInt(o, "revision")
+	return []any{name, controller, rev, age}, nil
+}
+
+// cellsIngress: up to three hosts ("*" for none), the load balancer's
+// addresses, and the ports ("80, 443" with TLS).
+func cellsIngress(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	class := "<none>"
+	if c, ok := at(o, "spec", "ingressClassName").(string); ok {
+		class = c
+	}
+	rules := atList(o, "spec", "rules")
+	var hosts []string
+	for _, r := range rules {
+		if len(hosts) < 3 && atStr(r, "host") != "" {
+			hosts = append(hosts, atStr(r, "host"))
+		}
+	}
+	hostCell := strings.Join(hosts, ",")
+	switch {
+	case len(hosts) == 0:
+		hostCell = "*"
+	case len(hosts) == 3 && len(rules) > 3:
+		hostCell += fmt.Sprintf(" + %d more...", len(rules)-3)
+	}
+	var addrs []string
+	for _, in := range atList(o, "status", "loadBalancer", "ingress") {
+		if a := cmpOr(atStr(in, "ip"), atStr(in, "hostname")); a != "" && !slices.Contains(addrs, a) {
+			addrs = append(addrs, a)
+		}
+	}
+	slices.Sort(addrs)
+	addr := strings.Join(addrs, ",")
+	if len(addr) > 16 {
+		addr = addr[:13] + "..."
+	}
+	ports := "80"
+	if len(atList(o, "spec", "tls")) > 0 {
+		ports = "80, 443"
+	}
+	return []any{name, class, hostCell, addr, ports, age}, nil
+}
+
+// cellsPersistentVolumeClaim: capacity and access modes only once bound
+// (spec.volumeName), "<unset>" for an unset volume mode or attributes
+// class.
+func cellsPersistentVolumeClaim(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	phase := atStr(o, "status", "phase")
+	if at(o, "metadata", "deletionTimestamp") != nil {
+		phase = "Terminating"
+	}
+	volume := atStr(o, "spec", "volumeName")
+	var capacity, modes string
+	if volume != "" {
+		capacity = atStr(o, "status", "capacity", "storage")
+		abbrev := map[string]string{"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX", "ReadWriteOncePod": "RWOP"}
+		var m []string
+		for _, full := range []string{"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"} {
+			if slices.Contains(atStrings(o, "status", "accessModes"), full) {
+				m = append(m, abbrev[full])
+			}
+		}
+		modes = strings.Join(m, ",")
+	}
+	class := atStr(o, "spec", "storageClassName")
+	if a := atStr(o, "metadata", "annotations", "volume.beta.kubernetes.io/storage-class"); a != "" {
+		class = a
+	}
+	vac, mode := "<unset>", "<unset>"
+	if v, ok := at(o, "spec", "volumeAttributesClassName").(string); ok {
+		vac = v
+	}
+	if v, ok := at(o, "spec", "volumeMode").(string); ok {
+		mode = v
+	}
+	return []any{name, phase, volume, capacity, modes, class, vac, age, mode}, nil
 }
