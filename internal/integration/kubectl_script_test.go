@@ -107,6 +107,11 @@ func kubectlFixtures() []string {
 		  "backend":{"service":{"name":"web","port":{"number":80}}}}]}}]}}`,
 		`{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"claim","namespace":"{ns}"},
 		  "spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"fast","resources":{"requests":{"storage":"1Gi"}}}}`,
+		`{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"ep","namespace":"{ns}"},
+		  "subsets":[{"addresses":[{"ip":"10.1.2.3"},{"ip":"10.1.2.4"}],"ports":[{"name":"http","port":80},{"name":"https","port":443}]}]}`,
+		`{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"{ns}-pv"},
+		  "spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadOnlyMany","ReadWriteOnce"],"hostPath":{"path":"/tmp/pv"},
+		  "claimRef":{"namespace":"{ns}","name":"claim"}}}`,
 		// In {ns}-held: {ns}'s quota on jobs has no status (no quota
 		// controller), so the real server refuses Jobs there.
 		`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"job","namespace":"{ns}-held"},
@@ -309,6 +314,8 @@ func kubectlScript() []kubectlStep {
 		{args: "get replicasets,statefulsets,daemonsets,cronjobs -o wide"},
 		{args: "get jobs -n {ns}-held -o wide"},
 		{args: "get replicationcontrollers,controllerrevisions,ingresses,persistentvolumeclaims -o wide"},
+		{args: "get endpoints ep"},
+		{args: "get persistentvolume {ns}-pv -o wide"},
 		{args: "get job job -n {ns}-held -o yaml"},
 		{args: "get namespace {ns} -o jsonpath={.status.phase}"},
 		{args: "get events -o custom-columns=REASON:.reason,OBJECT:.involvedObject.name"},

@@ -4,7 +4,9 @@ package table
 
 import (
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -80,6 +82,22 @@ var workloadPrinters = map[string]*Printer{
 		col("VolumeAttributesClass", "string", "VolumeAttributesClass of the pvc"), ageCol,
 		wide(col("VolumeMode", "string", "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec."))},
 		Cells: cellsPersistentVolumeClaim},
+	"/persistentvolumes": {Columns: []Column{nameCol,
+		col("Capacity", "string", "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity"),
+		col("Access Modes", "string", "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes"),
+		col("Reclaim Policy", "string", "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming"),
+		col("Status", "string", "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase"),
+		col("Claim", "string", "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding"),
+		col("StorageClass", "string", "StorageClass of the pv"),
+		col("VolumeAttributesClass", "string", "VolumeAttributesClass of the pv"),
+		col("Reason", "string", "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI."),
+		ageCol,
+		wide(col("VolumeMode", "string", "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec."))},
+		Cells: cellsPersistentVolume},
+	"/endpoints": {Columns: []Column{nameCol,
+		col("Endpoints", "string", "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service."),
+		ageCol},
+		Cells: cellsEndpoints},
 }
 
 // containerCells are the names and images of the containers of the pod
@@ -277,14 +295,7 @@ func cellsPersistentVolumeClaim(o obj, now time.Time) ([]any, []RowCondition) {
 	var capacity, modes string
 	if volume != "" {
 		capacity = atStr(o, "status", "capacity", "storage")
-		abbrev := map[string]string{"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX", "ReadWriteOncePod": "RWOP"}
-		var m []string
-		for _, full := range []string{"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"} {
-			if slices.Contains(atStrings(o, "status", "accessModes"), full) {
-				m = append(m, abbrev[full])
-			}
-		}
-		modes = strings.Join(m, ",")
+		modes = accessModes(atStrings(o, "status", "accessModes"))
 	}
 	class := atStr(o, "spec", "storageClassName")
 	if a := atStr(o, "metadata", "annotations", "volume.beta.kubernetes.io/storage-class"); a != "" {
@@ -298,4 +309,82 @@ func cellsPersistentVolumeClaim(o obj, now time.Time) ([]any, []RowCondition) {
 		mode = v
 	}
 	return []any{name, phase, volume, capacity, modes, class, vac, age, mode}, nil
+}
+
+// accessModes renders access modes as the printers do: abbreviated, in a
+// fixed order, "" for none.
+func accessModes(modes []string) string {
+	var out []string
+	for _, m := range [][2]string{{"ReadWriteOnce", "RWO"}, {"ReadOnlyMany", "ROX"}, {"ReadWriteMany", "RWX"}, {"ReadWriteOncePod", "RWOP"}} {
+		if slices.Contains(modes, m[0]) {
+			out = append(out, m[1])
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func cellsPersistentVolume(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	var claim string
+	if ref := atObj(o, "spec", "claimRef"); ref != nil {
+		claim = atStr(ref, "namespace") + "/" + atStr(ref, "name")
+	}
+	size := cmpOr(atStr(o, "spec", "capacity", "storage"), "0")
+	phase := atStr(o, "status", "phase")
+	if at(o, "metadata", "deletionTimestamp") != nil {
+		phase = "Terminating"
+	}
+	class := atStr(o, "spec", "storageClassName")
+	if a, ok := at(o, "metadata", "annotations", "volume.beta.kubernetes.io/storage-class").(string); ok {
+		class = a
+	}
+	vac, mode := "<unset>", "<unset>"
+	if v, ok := at(o, "spec", "volumeAttributesClassName").(string); ok {
+		vac = v
+	}
+	if v, ok := at(o, "spec", "volumeMode").(string); ok {
+		mode = v
+	}
+	return []any{name, size, accessModes(atStrings(o, "spec", "accessModes")), atStr(o, "spec", "persistentVolumeReclaimPolicy"),
+		phase, claim, class, vac, atStr(o, "status", "reason"), age, mode}, nil
+}
+
+// cellsEndpoints: the first three address:port pairs (addresses alone in
+// a subset without ports), and how many more.
+func cellsEndpoints(o obj, now time.Time) ([]any, []RowCondition) {
+	name, age := nameAge(o, now)
+	subsets := atList(o, "subsets")
+	if len(subsets) == 0 {
+		return []any{name, "<none>", age}, nil
+	}
+	const max = 3
+	var list []string
+	count := 0
+	for _, ss := range subsets {
+		addrs := atList(ss, "addresses")
+		ports := atList(ss, "ports")
+		if len(ports) == 0 {
+			count += len(addrs)
+			for _, a := range addrs {
+				if len(list) < max {
+					list = append(list, atStr(a, "ip"))
+				}
+			}
+			continue
+		}
+		for _, p := range ports {
+			port, _ := atInt(p, "port")
+			count += len(addrs)
+			for _, a := range addrs {
+				if len(list) < max {
+					list = append(list, net.JoinHostPort(atStr(a, "ip"), strconv.FormatInt(port, 10)))
+				}
+			}
+		}
+	}
+	cell := strings.Join(list, ",")
+	if count > max {
+		cell += fmt.Sprintf(" + %d more...", count-max)
+	}
+	return []any{name, cell, age}, nil
 }
