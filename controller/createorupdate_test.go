@@ -115,9 +115,11 @@ func TestCreateOrPatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, status := fmt.Sprint(stored["spec"]), fmt.Sprint(stored["status"])
-	if spec != "map[replicas:2]" || status != "map[readyReplicas:3]" {
-		t.Errorf("server has spec %s, status %s; want map[replicas:2], map[readyReplicas:3]", spec, status)
+	// The server adds a Deployment's defaults (strategy, revisionHistoryLimit...).
+	spec, _ := stored["spec"].(map[string]any)
+	_, paused := spec["paused"]
+	if status := fmt.Sprint(stored["status"]); fmt.Sprint(spec["replicas"]) != "2" || paused || status != "map[readyReplicas:3]" {
+		t.Errorf("server has spec %v, status %s; want replicas 2 without paused, map[readyReplicas:3]", spec, status)
 	}
 }
 

@@ -20,6 +20,7 @@ var volatile = []struct {
 	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "UID"},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`), "TIME"},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? [+-]\d{4}`), "TIME"},
+	{regexp.MustCompile(`(?m)^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ `), "${1}MMDD TIME PID "}, // klog's header
 	{regexp.MustCompile(`(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d [+-]\d{4}`), "DATE"},
 	{regexp.MustCompile(`(?m)(resourceVersion"?:\s*)"?\d+"?`), `${1}"RV"`},
 	{regexp.MustCompile(`(Resource Version:\s*)\d+`), "${1}RV"},
@@ -60,6 +61,7 @@ func TestNormaliseKubectl(t *testing.T) {
 		{"CLUSTER-IP 10.0.0.17", "CLUSTER-IP IP"},
 		{"Resource Version:  780", "Resource Version: RV"},
 		{"--- /tmp/LIVE-1234/v1.ConfigMap 2026-11-23 16:20:35.123456 +0000", "--- /tmp/LIVE-N/v1.ConfigMap TIME"},
+		{"W1127 12:49:10.496230    6712 prune.go:71] Deprecated", "WMMDD TIME PID prune.go:71] Deprecated"},
 	} {
 		if got := normaliseKubectl(tc.in, tg); got != tc.want {
 			t.Errorf("normaliseKubectl(%q) = %q, want %q", tc.in, got, tc.want)

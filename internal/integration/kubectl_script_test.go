@@ -39,8 +39,6 @@ func (s kubectlStep) reason() string {
 // kube/kubetest/DIFFERENCES.md.
 const (
 	servedKinds = "Served kinds"
-	noAuthz     = "No authorization API"
-	noDefaults  = "No defaulting"
 )
 
 // kubectlFixtures are the objects the script starts from, as JSON, created
@@ -88,6 +86,36 @@ func kubectlFixtures() []string {
 		`{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"quota","namespace":"{ns}"},"spec":{"hard":{"count/jobs.batch":"5"}}}`,
 		`{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"limits","namespace":"{ns}"},
 		  "spec":{"limits":[{"type":"Container","default":{"cpu":"500m"}}]}}`,
+		`{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs","namespace":"{ns}"},
+		  "spec":{"selector":{"matchLabels":{"app":"rs"}},"template":{"metadata":{"labels":{"app":"rs"}},
+		  "spec":{"containers":[{"name":"app","image":"nginx:1.27"},{"name":"side","image":"busybox"}]}}}}`,
+		`{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"sts","namespace":"{ns}"},
+		  "spec":{"serviceName":"sts","selector":{"matchLabels":{"app":"sts"}},"template":{"metadata":{"labels":{"app":"sts"}},
+		  "spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}`,
+		`{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"ds","namespace":"{ns}"},
+		  "spec":{"selector":{"matchLabels":{"app":"ds"}},"template":{"metadata":{"labels":{"app":"ds"}},
+		  "spec":{"nodeSelector":{"zone":"a","disk":"ssd"},"containers":[{"name":"app","image":"nginx:1.27"}]}}}}`,
+		`{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"cj","namespace":"{ns}"},
+		  "spec":{"schedule":"*/5 * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"Never",
+		  "containers":[{"name":"app","image":"busybox"}]}}}}}}`,
+		`{"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"rc","namespace":"{ns}"},
+		  "spec":{"template":{"metadata":{"labels":{"app":"rc"}},"spec":{"containers":[{"name":"app","image":"nginx:1.27"}]}}}}`,
+		`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"rev","namespace":"{ns}"},"revision":3,"data":{"a":1}}`,
+		`{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"ing","namespace":"{ns}"},
+		  "spec":{"tls":[{"hosts":["a.example"]}],"rules":[{"host":"a.example","http":{"paths":[{"path":"/","pathType":"Prefix",
+		  "backend":{"service":{"name":"web","port":{"number":80}}}}]}},{"http":{"paths":[{"path":"/b","pathType":"Exact",
+		  "backend":{"service":{"name":"web","port":{"number":80}}}}]}}]}}`,
+		`{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"claim","namespace":"{ns}"},
+		  "spec":{"accessModes":["ReadWriteOnce"],"storageClassName":"fast","resources":{"requests":{"storage":"1Gi"}}}}`,
+		`{"apiVersion":"v1","kind":"Endpoints","metadata":{"name":"ep","namespace":"{ns}"},
+		  "subsets":[{"addresses":[{"ip":"10.1.2.3"},{"ip":"10.1.2.4"}],"ports":[{"name":"http","port":80},{"name":"https","port":443}]}]}`,
+		`{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"{ns}-pv"},
+		  "spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadOnlyMany","ReadWriteOnce"],"hostPath":{"path":"/tmp/pv"},
+		  "claimRef":{"namespace":"{ns}","name":"claim"}}}`,
+		// In {ns}-held: {ns}'s quota on jobs has no status (no quota
+		// controller), so the real server refuses Jobs there.
+		`{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"job","namespace":"{ns}-held"},
+		  "spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"app","image":"busybox"}]}}}}`,
 	}
 }
 
@@ -157,6 +185,18 @@ spec:
         - {name: A, value: "1"}
         - {name: B, value: "2"}
 `,
+		"prune-v1.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata: {name: pruned-keep, labels: {set: pruned}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: pruned-drop, labels: {set: pruned}}
+`,
+		"prune-v2.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata: {name: pruned-keep, labels: {set: pruned}}
+`,
 		"web-v2.yaml": `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -221,18 +261,17 @@ func kubectlScript() []kubectlStep {
 		// What the server is.
 		{args: "version"},
 		{args: "api-versions", differs: servedKinds,
-			why: "kubetest serves 5 built-in API groups (core, apps, coordination, events, apiextensions); the real server 22 group versions"},
+			why: "kubetest serves 7 built-in API groups (core, apps, batch, networking, events, apiextensions, coordination); the real server 22 group versions"},
 		{args: "api-resources", differs: servedKinds,
-			why: "kubetest lists its 13 built-in resources; the real server dozens more (rbac, batch, networking...)"},
+			why: "kubetest lists its 24 built-in resources; the real server dozens more (rbac, policy, storage...)"},
 		{args: "api-resources --api-group=coordination.k8s.io"},
 		{args: "api-resources --api-group={group} -o wide"},
 		{args: "api-resources --namespaced=false -o name", differs: servedKinds,
-			why: "namespaces and CRDs are kubetest's only cluster-scoped resources"},
+			why: "namespaces, persistentvolumes and CRDs are kubetest's only cluster-scoped resources"},
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
-		{args: "auth whoami", differs: noAuthz,
-			why: "kubetest's users have no uid: no UID row"},
+		{args: "auth whoami"},
 		{args: "auth whoami -o jsonpath={.status.userInfo.username}{.status.userInfo.groups}"},
 		{args: "auth can-i --list"},
 		{args: "auth can-i --list -n {ns}"},
@@ -272,6 +311,12 @@ func kubectlScript() []kubectlStep {
 		{args: "get deployments"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
 		{args: "get all"},
+		{args: "get replicasets,statefulsets,daemonsets,cronjobs -o wide"},
+		{args: "get jobs -n {ns}-held -o wide"},
+		{args: "get replicationcontrollers,controllerrevisions,ingresses,persistentvolumeclaims -o wide"},
+		{args: "get endpoints ep"},
+		{args: "get persistentvolume {ns}-pv -o wide"},
+		{args: "get job job -n {ns}-held -o yaml"},
 		{args: "get namespace {ns} -o jsonpath={.status.phase}"},
 		{args: "get events -o custom-columns=REASON:.reason,OBJECT:.involvedObject.name"},
 		{args: "get events --field-selector source=kubectl-test -o name"},
@@ -291,8 +336,7 @@ func kubectlScript() []kubectlStep {
 		{args: "describe configmap settings"},
 		{args: "describe secret fixture-secret"},
 		{args: "describe namespace {ns}"},
-		{args: "describe deployment web", differs: noDefaults,
-			why: "Deployments are not defaulted: no strategy (RollingUpdate 25%/25%), ports without protocol TCP"},
+		{args: "describe deployment web"},
 		{args: "describe gizmos.{group} g1"},
 		{args: "describe quota quota"},
 
@@ -307,11 +351,12 @@ func kubectlScript() []kubectlStep {
 		{args: "delete -f {dir}/applied-v2.yaml"},
 		{args: "apply -f {dir}/web-v1.yaml"},
 		{args: "apply -f {dir}/web-v2.yaml"},
-		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'",
-			differs: noDefaults, why: "the container port is not defaulted: no protocol TCP"},
-		{args: "get deployment web-applied -o jsonpath={.spec.strategy}", differs: noDefaults,
-			why: "spec.strategy is not defaulted, so it is empty"},
+		{args: "get deployment web-applied -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env} {.spec.template.spec.containers[0].ports}'"},
+		{args: "get deployment web-applied -o jsonpath={.spec.strategy}"},
 		{args: "delete -f {dir}/web-v2.yaml"},
+		{args: "apply -f {dir}/prune-v1.yaml"},
+		{args: "apply --prune -l set=pruned -f {dir}/prune-v2.yaml"},
+		{args: "get configmaps -l set=pruned -o name"},
 
 		// Server-side apply with a conflict.
 		{args: "apply --server-side -f {dir}/ssa.yaml"},
@@ -370,8 +415,7 @@ func kubectlScript() []kubectlStep {
 		{args: "get configmap settings -o name"},
 
 		// Deployments without controllers.
-		{args: "rollout history deployment/web", differs: servedKinds,
-			why: "replicasets are not served, so kubectl cannot read the history"},
+		{args: "rollout history deployment/web"},
 		{args: "rollout pause deployment/web"},
 		{args: "rollout resume deployment/web"},
 		{args: "scale deployment web --replicas=2"},

@@ -62,7 +62,8 @@ func TestKubectl(t *testing.T) {
 	}
 
 	token := randomName()
-	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"kubectl-" + token: "admin"}})
+	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"kubectl-" + token: "admin"},
+		UIDs: map[string]string{"admin": "1"}}) // as the harness's token file
 	t.Cleanup(srv.Close)
 	l, err := srv.Listen(true)
 	if err != nil {

@@ -210,9 +210,8 @@ func smpRandomPatch(r *rand.Rand) string {
 		case 1:
 			s["$retainKeys"], s["type"] = []any{"rollingUpdate"}, "Recreate"
 		case 2:
-			// Not delete: the real server defaults the empty strategy,
-			// kubetest does not default built-in kinds (DIFFERENCES.md).
-			s["$patch"] = []string{"replace", "merge", "zap"}[r.IntN(3)]
+			// delete empties the strategy, which both servers default.
+			s["$patch"] = []string{"replace", "merge", "delete", "zap"}[r.IntN(4)]
 			s["type"], s["rollingUpdate"] = "RollingUpdate", map[string]any{"maxSurge": 2, "maxUnavailable": 0}
 		default:
 			s["rollingUpdate"] = map[string]any{"maxSurge": 3}

@@ -426,3 +426,48 @@ func testGCForegroundCycle(t *testing.T, f *fixture) {
 		return errors.Join(f.gone("a")(), f.gone("b")())
 	})
 }
+
+// testGCNamespacedOwnerOfClusterScoped: a cluster-scoped object (a
+// Namespace) whose owner reference names by uid a namespaced object (a
+// ConfigMap) cannot be owned by it: the collector keeps the object and
+// records its Warning Event in namespace default, the involved object
+// without a namespace.
+func testGCNamespacedOwnerOfClusterScoped(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	owner := f.configMap("owner", nil, nil)
+	f.mustCreate(t, owner)
+	owned := f.ns + "-owned"
+	r := f.send(t, "POST", "/api/v1/namespaces", "application/json", fmt.Sprintf(
+		`{"metadata":{"name":%q,"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":%q}]}}`, owned, owner.UID))
+	if r.code != 201 {
+		t.Fatalf("create owned namespace = %d %s", r.code, r.body)
+	}
+	t.Cleanup(func() { f.send(t, "DELETE", "/api/v1/namespaces/"+owned, "", "") })
+	uid, _ := r.object(t)["metadata"].(map[string]any)["uid"].(string)
+
+	type event struct {
+		InvolvedObject        struct{ Kind, Namespace, Name, UID, APIVersion string }
+		Reason, Message, Type string
+		Source                struct{ Component string }
+		Count                 int
+		ReportingComponent    string
+	}
+	want := event{Reason: "OwnerRefInvalidNamespace", Type: "Warning", Count: 1, ReportingComponent: "garbage-collector-controller",
+		Message: fmt.Sprintf(`ownerRef [v1/ConfigMap, namespace: , name: owner, uid: %s] does not exist in namespace ""`, owner.UID)}
+	want.InvolvedObject.Kind, want.InvolvedObject.Name, want.InvolvedObject.UID, want.InvolvedObject.APIVersion = "Namespace", owned, uid, "v1"
+	want.Source.Component = "garbage-collector-controller"
+	f.settled(t, "the collector's Warning event in default", func() error {
+		r := f.send(t, "GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D"+owned, "", "")
+		var list struct{ Items []event }
+		if err := json.Unmarshal(r.body, &list); err != nil {
+			return fmt.Errorf("list events = %d %s", r.code, r.body)
+		}
+		if len(list.Items) != 1 || list.Items[0] != want {
+			return fmt.Errorf("events %+v, want one %+v", list.Items, want)
+		}
+		return nil
+	})
+	if _, found := f.namespaceState(t, owned); !found {
+		t.Error("the namespace with a namespaced owner was collected")
+	}
+}

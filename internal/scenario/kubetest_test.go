@@ -15,7 +15,8 @@ import (
 // TestKubetest runs the wire scenarios against the in-process fake; the
 // integration suite runs the same against a real kube-apiserver.
 func TestKubetest(t *testing.T) {
-	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "denied-token": "denied"}})
+	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "denied-token": "denied"},
+		UIDs: map[string]string{"admin": "1", "denied": "2"}}) // as the harness's token file
 	t.Cleanup(srv.Close)
 	srv.Deny("denied", "*", "*")
 	admin := srv.ConfigFor("admin")

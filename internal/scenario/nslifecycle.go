@@ -256,3 +256,48 @@ func testNamespacePodsFirst(t *testing.T, f *fixture) {
 		return nil
 	})
 }
+
+// testNamespaceDeleteOptions: the namespace storage reads orphanDependents
+// as its own: true gives the deleted namespace the orphan finalizer, and
+// false the foregroundDeletion one (where other kinds read false as
+// Background); the garbage collector removes either, as the namespace has
+// no dependents, and the namespace goes. A DELETE with orphanDependents
+// false that leaves its object in place answers 202, of any kind.
+func testNamespaceDeleteOptions(t *testing.T, f *fixture) {
+	f.needControllers(t)
+	cms := "/api/v1/namespaces/" + f.ns + "/configmaps"
+	if r := f.send(t, "POST", cms, "application/json", `{"metadata":{"name":"held","finalizers":["`+holdFinalizer+`"]}}`); r.code != 201 {
+		t.Fatalf("create configmap = %d %s", r.code, r.body)
+	}
+	if r := f.send(t, "DELETE", cms+"/held?orphanDependents=false", "", ""); r.code != 202 {
+		t.Errorf("delete of a configmap held by a finalizer ?orphanDependents=false = %d %s, want 202", r.code, r.body)
+	}
+	f.send(t, "PATCH", cms+"/held", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+	for _, tc := range []struct {
+		query, finalizer string
+		code             int
+	}{
+		{"orphanDependents=false", "foregroundDeletion", 202},
+		{"orphanDependents=true", "orphan", 200},
+		{"propagationPolicy=Foreground", "foregroundDeletion", 200},
+	} {
+		ns := f.ns + "-" + randomSuffix()
+		if r := f.send(t, "POST", "/api/v1/namespaces", "application/json", `{"metadata":{"name":"`+ns+`"}}`); r.code != 201 {
+			t.Fatalf("create namespace = %d %s", r.code, r.body)
+		}
+		r := f.send(t, "DELETE", "/api/v1/namespaces/"+ns+"?"+tc.query, "", "")
+		if r.code != tc.code {
+			t.Fatalf("delete namespace ?%s = %d %s, want %d", tc.query, r.code, r.body, tc.code)
+		}
+		meta, _ := r.object(t)["metadata"].(map[string]any)
+		if fins, _ := meta["finalizers"].([]any); !reflect.DeepEqual(fins, []any{tc.finalizer}) {
+			t.Errorf("delete namespace ?%s: finalizers %v, want [%s]", tc.query, fins, tc.finalizer)
+		}
+		f.settled(t, "namespace deleted ?"+tc.query+" gone", func() error {
+			if _, found := f.namespaceState(t, ns); found {
+				return errors.New("namespace still there")
+			}
+			return nil
+		})
+	}
+}

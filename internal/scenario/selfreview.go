@@ -23,15 +23,16 @@ func testSelfReviews(t *testing.T, f *fixture) {
 	for _, tc := range []struct {
 		user   string
 		send   func(path, body string) rawResponse
+		uid    string // of the harness's token file, and kubetest's Options.UIDs
 		groups string
 		all    bool
 	}{
 		{"admin", func(p, b string) rawResponse { return f.send(t, "POST", p, "application/json", b) },
-			"system:masters system:authenticated", true},
+			"1", "system:masters system:authenticated", true},
 		{"denied", func(p, b string) rawResponse {
 			return f.sendAs(t, f.env.DeniedConfig, "POST", p, "application/json", b)
 		},
-			"system:authenticated", false},
+			"2", "system:authenticated", false},
 	} {
 		r := tc.send(whoami, `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)
 		var who struct {
@@ -40,6 +41,7 @@ func testSelfReviews(t *testing.T, f *fixture) {
 			Status           struct {
 				UserInfo struct {
 					Username string
+					UID      string
 					Groups   []string
 				}
 			}
@@ -48,9 +50,9 @@ func testSelfReviews(t *testing.T, f *fixture) {
 			t.Fatalf("SelfSubjectReview as %s = %d %s", tc.user, r.code, r.body)
 		}
 		ui := who.Status.UserInfo
-		if who.Kind != "SelfSubjectReview" || who.APIVersion != "authentication.k8s.io/v1" || ui.Username != tc.user ||
+		if who.Kind != "SelfSubjectReview" || who.APIVersion != "authentication.k8s.io/v1" || ui.Username != tc.user || ui.UID != tc.uid ||
 			strings.Join(ui.Groups, " ") != tc.groups || len(who.Metadata) != 1 || who.Metadata["creationTimestamp"] == nil {
-			t.Errorf("SelfSubjectReview as %s = %s, want user %s in groups %s and a creationTimestamp", tc.user, r.body, tc.user, tc.groups)
+			t.Errorf("SelfSubjectReview as %s = %s, want user %s uid %s in groups %s and a creationTimestamp", tc.user, r.body, tc.user, tc.uid, tc.groups)
 		}
 
 		r = tc.send(rules, `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{"namespace":"`+f.ns+`"}}`)

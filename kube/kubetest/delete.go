@@ -78,12 +78,16 @@ func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError)
 	return &o, nil
 }
 
-// propagation is the deletion policy o asks for: orphanDependents turned
-// into Orphan or Background, "" for the kind's default.
-func propagation(o *protobuf.DeleteOptions) string {
+// propagation is the deletion policy o asks of res: orphanDependents
+// turned into Orphan or, when false, Background (Foreground for a
+// namespace, as the real namespace storage reads it), "" for the kind's
+// default.
+func propagation(res *resource, o *protobuf.DeleteOptions) string {
 	switch {
 	case o.OrphanDependents != nil && *o.OrphanDependents:
 		return "Orphan"
+	case o.OrphanDependents != nil && isNamespaces(res):
+		return "Foreground"
 	case o.OrphanDependents != nil:
 		return "Background"
 	case o.PropagationPolicy != nil:
@@ -166,7 +170,7 @@ func (s *Server) serveDelete(c *call) {
 		return
 	}
 	wr := c.write()
-	wr.propagation = propagation(opts)
+	wr.propagation = propagation(c.res, opts)
 	var rec *record
 	var gone bool
 	s.withLock(func() {
@@ -187,7 +191,11 @@ func (s *Server) serveDelete(c *call) {
 		writeJSON(c.w, http.StatusOK, encodeStatus(&st))
 		return
 	}
-	c.respond(http.StatusOK, rec.raw)
+	code := http.StatusOK
+	if !gone && opts.OrphanDependents != nil && !*opts.OrphanDependents {
+		code = http.StatusAccepted // the real handler's answer to a cascading delete that waits
+	}
+	c.respond(code, rec.raw)
 }
 
 func (s *Server) serveDeleteCollection(c *call) {
@@ -202,7 +210,7 @@ func (s *Server) serveDeleteCollection(c *call) {
 		return
 	}
 	wr := c.write()
-	wr.propagation = propagation(delOpts)
+	wr.propagation = propagation(c.res, delOpts)
 	var page *listPage
 	s.withLock(func() {
 		var deleted []*record

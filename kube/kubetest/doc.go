@@ -10,14 +10,21 @@
 //   - Any resource: namespaces, configmaps, secrets, serviceaccounts,
 //     services, pods, events (v1 and events.k8s.io/v1, one storage seen
 //     through both, fields converted as the real server converts them), resourcequotas,
-//     limitranges, leases, deployments, and CustomResourceDefinitions
+//     limitranges, endpoints, persistentvolumeclaims, persistentvolumes,
+//     replicationcontrollers, leases, deployments, replicasets,
+//     statefulsets, daemonsets, controllerrevisions, jobs, cronjobs,
+//     ingresses, and CustomResourceDefinitions
 //     created through the API, whose resources appear in discovery at once
 //     and vanish with them. A new server holds what a new kube-apiserver
 //     holds: the system namespaces, service/kubernetes, and the API
 //     server's ConfigMap and Lease in kube-system. SelfSubjectAccessReviews
 //     and SelfSubjectRulesReviews (kubectl auth can-i, --list) are
 //     answered from [Server.Deny], SelfSubjectReviews (kubectl auth
-//     whoami) from the user's name; none is stored.
+//     whoami) from the user's name and uid; none is stored.
+//   - Built-in objects defaulted as kube-apiserver 1.36 defaults them (a
+//     Deployment's strategy, a container's imagePullPolicy, a Pod's
+//     tolerations and QoS class...), checked against objects captured
+//     from the real server.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
 //     generation, the status and scale subresources (and pods/log, empty

@@ -61,6 +61,8 @@ func gcFinalizers(res *resource, fins []string, propagation string) ([]string, b
 	if propagation == "" {
 		if i := slices.IndexFunc(fins, func(f string) bool { return f == finalizerOrphan || f == finalizerForeground }); i >= 0 {
 			orphan, foreground = fins[i] == finalizerOrphan, fins[i] == finalizerForeground
+		} else {
+			orphan = res.stored().OrphanByDefault
 		}
 	}
 	out := make([]string, 0, len(fins)+1)
@@ -167,6 +169,9 @@ func (s *Server) collectLocked(ref objRef) {
 	for _, o := range rec.owners {
 		switch s.ownerStateLocked(rec.namespace, o) {
 		case ownerUnresolved:
+			if rec.namespace == "" { // a namespaced owner of a cluster-scoped object
+				s.reportOwnerInOtherNamespaceLocked(res, rec, o)
+			}
 			return
 		case ownerSolid:
 			solid = true
@@ -358,11 +363,18 @@ func anyList(ss []string) []any {
 
 // reportOwnerInOtherNamespaceLocked records the collector's Warning Event
 // about rec when its reference o, absent from rec's namespace, names by
-// uid an object of a namespaced kind in another namespace. It costs a scan
-// of the owner kind's objects, only for references found dangling.
+// uid an object of a namespaced kind in another namespace; for a
+// cluster-scoped rec, any object of a namespaced kind (the event then goes
+// to namespace default, as the real recorder puts it). It costs a scan of
+// the owner kind's objects, only for references found dangling or
+// unresolved.
 func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o ownerRef) {
-	ores, _, ok := s.ownerKeyLocked(rec.namespace, o)
-	if !ok || !ores.Namespaced {
+	group, version, ok := strings.Cut(o.apiVersion, "/")
+	if !ok {
+		group, version = "", o.apiVersion
+	}
+	ores := s.reg.byKind(group, version, o.kind)
+	if ores == nil || !ores.Namespaced || s.cols[ores.colKey()] == nil {
 		return
 	}
 	found := false
@@ -378,19 +390,23 @@ func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o
 	events := s.reg.lookup("", "v1", "events")
 	now := nowString()
 	const component = "garbage-collector-controller"
+	involved := obj{"kind": res.Kind, "name": rec.name, "uid": rec.uid, "apiVersion": res.apiVersion()}
+	evNamespace := "default"
+	if rec.namespace != "" {
+		involved["namespace"], evNamespace = rec.namespace, rec.namespace
+	}
 	ev := obj{
 		"apiVersion": "v1", "kind": "Event",
-		"metadata": obj{"name": fmt.Sprintf("%s.%x", rec.name, time.Now().UnixNano()), "namespace": rec.namespace},
-		"involvedObject": obj{"kind": res.Kind, "namespace": rec.namespace, "name": rec.name, "uid": rec.uid,
-			"apiVersion": res.apiVersion()},
-		"reason": "OwnerRefInvalidNamespace",
+		"metadata":       obj{"name": fmt.Sprintf("%s.%x", rec.name, time.Now().UnixNano()), "namespace": evNamespace},
+		"involvedObject": involved,
+		"reason":         "OwnerRefInvalidNamespace",
 		"message": fmt.Sprintf("ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
 			o.apiVersion, o.kind, rec.namespace, o.name, o.uid, rec.namespace),
 		"source":         obj{"component": component},
 		"firstTimestamp": now, "lastTimestamp": now, "count": int64(1), "type": "Warning",
 		"eventTime": nil, "reportingComponent": component, "reportingInstance": "",
 	}
-	wr := &write{res: events, col: s.cols[events.colKey()], namespace: rec.namespace, manager: "kube-controller-manager"}
+	wr := &write{res: events, col: s.cols[events.colKey()], namespace: evNamespace, manager: "kube-controller-manager"}
 	if _, err := s.createLocked(wr, ev); err != nil {
 		s.log.Warn("garbage collector event refused", "key", rec.key, "err", err)
 	}

@@ -77,6 +77,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		writeError(w, err)
 		return
 	}
+	if res.Deprecated != "" {
+		c.warn(res.Deprecated)
+	}
 	partial, table, ok := negotiate(r.Header.Get("Accept"), info.Verb == "list" || info.Verb == "deletecollection", info.Verb == "watch")
 	if !ok {
 		writeError(w, errNotAcceptable())

@@ -22,8 +22,20 @@ func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == 
 // defaultKind applies the defaults a kind's decoding applies, before
 // managedFields are computed: the namespace name label; a Secret's type
 // (Opaque) and its write-only stringData, merged into data in base64; a
-// Service's spec defaults (service.go).
+// Service's spec defaults (service.go); those of Pods and Deployments
+// (defaults.go) and of the other workloads (defaults_workloads.go).
 func defaultKind(res *resource, o obj) {
+	if defaultWorkload(res, o) {
+		return
+	}
+	switch {
+	case isPods(res):
+		defaultPod(o)
+		return
+	case res.Group == "apps" && res.Plural == "deployments":
+		defaultDeployment(o)
+		return
+	}
 	if res.Group == "" && res.Plural == "secrets" {
 		defaultSecret(o)
 		return
@@ -119,26 +131,30 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 		return s.prepareCRDCreate(o)
 	case isServices(res):
 		return s.allocateServiceLocked(res, o)
+	case isPods(res):
+		podAdmission(o)
+	default:
+		workloadAdmission(res, o)
 	}
 	return nil
 }
 
-// prepareUpdateKind applies a kind's update strategy to next.
+// prepareUpdateKind applies a kind's defaults and update strategy to
+// next.
 func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
-	if res.Group == "" && res.Plural == "secrets" {
-		defaultSecret(next)
-	}
-	switch {
-	case isNamespaces(res):
+	if isNamespaces(res) {
 		if spec, ok := old["spec"]; ok {
 			next["spec"] = unstructured.DeepCopy(spec)
 		}
-		defaultKind(res, next)
+	}
+	defaultKind(res, next)
+	switch {
 	case isCRDs(res):
 		prepareCRDUpdate(next)
 	case isServices(res):
-		defaultService(next)
 		keepServiceAllocation(next, old)
+	case res.Group == "apps" && res.Plural == "daemonsets":
+		keepTemplateGeneration(next, old)
 	}
 }
 

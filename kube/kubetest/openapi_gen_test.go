@@ -81,7 +81,8 @@ func TestGenerateOpenAPI(t *testing.T) {
 // capturedGroupVersions are the OpenAPI v3 documents kept: the root
 // documents and those of the served group versions.
 var capturedGroupVersions = []string{"api", "api/v1", "apis", "apis/apps", "apis/apps/v1",
-	"apis/events.k8s.io", "apis/events.k8s.io/v1", "apis/coordination.k8s.io", "apis/coordination.k8s.io/v1",
+	"apis/events.k8s.io", "apis/events.k8s.io/v1", "apis/batch", "apis/batch/v1",
+	"apis/networking.k8s.io", "apis/networking.k8s.io/v1", "apis/coordination.k8s.io", "apis/coordination.k8s.io/v1",
 	"apis/apiextensions.k8s.io", "apis/apiextensions.k8s.io/v1", "version"}
 
 // capturedResources are the served resources, by group/version: a
@@ -89,8 +90,11 @@ var capturedGroupVersions = []string{"api", "api/v1", "apis", "apis/apps", "apis
 // registry when served).
 var capturedResources = map[string][]string{
 	"/v1": {"configmaps", "events", "namespaces", "pods", "secrets", "serviceaccounts", "services",
-		"resourcequotas", "limitranges"},
-	"apps/v1":                 {"deployments"},
+		"resourcequotas", "limitranges", "endpoints", "persistentvolumeclaims", "persistentvolumes",
+		"replicationcontrollers"},
+	"apps/v1":                 {"deployments", "controllerrevisions", "daemonsets", "replicasets", "statefulsets"},
+	"batch/v1":                {"cronjobs", "jobs"},
+	"networking.k8s.io/v1":    {"ingresses"},
 	"events.k8s.io/v1":        {"events"},
 	"coordination.k8s.io/v1":  {"leases"},
 	"apiextensions.k8s.io/v1": {"customresourcedefinitions"},

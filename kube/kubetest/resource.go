@@ -39,6 +39,14 @@ type resource struct {
 	ReturnDeleted bool
 	// NoDeleteCollection drops the deletecollection verb (namespaces).
 	NoDeleteCollection bool
+	// Deprecated is the Warning every request of a deprecated resource
+	// is answered with, as kube-apiserver 1.36 warns; empty for the rest.
+	Deprecated string
+	// OrphanByDefault says a delete without a propagation policy orphans
+	// the dependents (batch/v1 Jobs and core/v1 ReplicationControllers,
+	// for backward compatibility) instead of deleting them in the
+	// background.
+	OrphanByDefault bool
 	// Fields are the field selectors supported beyond metadata.name and
 	// metadata.namespace, as dotted paths into the object.
 	Fields []string
@@ -208,6 +216,9 @@ func builtins() []*resource {
 	all := []*resource{
 		core(resource{Plural: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
 			ShortNames: []string{"cm"}}),
+		core(resource{Plural: "endpoints", Singular: "endpoints", Kind: "Endpoints", Namespaced: true,
+			ShortNames: []string{"ep"}, CreateOnUpdate: true,
+			Deprecated: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}),
 		core(resource{Plural: "events", Singular: "event", Kind: "Event", Namespaced: true,
 			ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
 			Fields: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
@@ -220,6 +231,12 @@ func builtins() []*resource {
 			ShortNames: []string{"ns"}, Status: true, Names: validation.NameLabel, NoDeleteCollection: true,
 			Fields: []string{"status.phase"}, OwnFieldLabels: true,
 			InitStatus: func() map[string]any { return map[string]any{"phase": "Active"} }}),
+		core(resource{Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Kind: "PersistentVolumeClaim",
+			Namespaced: true, ShortNames: []string{"pvc"}, Status: true,
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
+		core(resource{Plural: "persistentvolumes", Singular: "persistentvolume", Kind: "PersistentVolume",
+			ShortNames: []string{"pv"}, Status: true,
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
 		core(resource{Plural: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Status: true, Generation: true,
 			ReturnDeleted: true, OwnFieldLabels: true,
@@ -227,6 +244,9 @@ func builtins() []*resource {
 				"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
 				"status.nominatedNodeName"},
 			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
+		core(resource{Plural: "replicationcontrollers", Singular: "replicationcontroller", Kind: "ReplicationController",
+			Namespaced: true, ShortNames: []string{"rc"}, Categories: []string{"all"}, Status: true, Generation: true,
+			OrphanByDefault: true, InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
 		core(resource{Plural: "resourcequotas", Singular: "resourcequota", Kind: "ResourceQuota", Namespaced: true,
 			ShortNames: []string{"quota"}, Status: true,
 			InitStatus: func() map[string]any { return map[string]any{} }}),
@@ -239,10 +259,35 @@ func builtins() []*resource {
 			CreateOnUpdate: true, ReturnDeleted: true,
 			Fields: []string{"spec.clusterIP", "spec.type"}, OwnFieldLabels: true,
 			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
+		group("apps", resource{Plural: "controllerrevisions", Singular: "controllerrevision", Kind: "ControllerRevision",
+			Namespaced: true}),
+		group("apps", resource{Plural: "daemonsets", Singular: "daemonset", Kind: "DaemonSet",
+			Namespaced: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, Status: true, Generation: true,
+			InitStatus: func() map[string]any {
+				return map[string]any{"currentNumberScheduled": int64(0), "desiredNumberScheduled": int64(0),
+					"numberMisscheduled": int64(0), "numberReady": int64(0)}
+			}}),
 		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
 			Status: true, Generation: true, Scale: deploymentScale(),
 			InitStatus: func() map[string]any { return map[string]any{} }}),
+		group("apps", resource{Plural: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
+			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"},
+			Status: true, Generation: true, Scale: deploymentScale(),
+			InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
+		group("apps", resource{Plural: "statefulsets", Singular: "statefulset", Kind: "StatefulSet",
+			Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"},
+			Status: true, Generation: true, Scale: deploymentScale(),
+			InitStatus: func() map[string]any { return map[string]any{"availableReplicas": int64(0), "replicas": int64(0)} }}),
+		group("batch", resource{Plural: "cronjobs", Singular: "cronjob", Kind: "CronJob",
+			Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, Status: true, Generation: true,
+			InitStatus: func() map[string]any { return map[string]any{} }}),
+		group("batch", resource{Plural: "jobs", Singular: "job", Kind: "Job",
+			Namespaced: true, Categories: []string{"all"}, Status: true, Generation: true, OrphanByDefault: true,
+			InitStatus: func() map[string]any { return map[string]any{} }}),
+		group("networking.k8s.io", resource{Plural: "ingresses", Singular: "ingress", Kind: "Ingress",
+			Namespaced: true, ShortNames: []string{"ing"}, Status: true, Generation: true,
+			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
 		group("events.k8s.io", resource{Plural: "events", Singular: "event", Kind: "Event",
 			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
 			Fields: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
@@ -270,7 +315,7 @@ func builtins() []*resource {
 // builtinGroups returns the built-in groups in the order /apis lists them,
 // as the real server does (by priority); CRD groups follow, sorted.
 func builtinGroups() []string {
-	return []string{"apps", "events.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"}
+	return []string{"apps", "events.k8s.io", "batch", "networking.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"}
 }
 
 // registry holds the served resources. It is guarded by Server.mu.

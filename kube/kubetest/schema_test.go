@@ -76,7 +76,7 @@ func TestDeploymentStrategyIsTyped(t *testing.T) {
 	const deployPath = "/apis/apps/v1/namespaces/default/deployments"
 	must(t, c, 201, "POST", deployPath, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},
 "spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":"c","image":"a"}]}}}}`)
-	r := c.do("PATCH", deployPath+"/d", `{"spec":{"strategy":{"bogus":1,"type":"Recreate"}}}`, "Content-Type", ctMerge)
+	r := c.do("PATCH", deployPath+"/d", `{"spec":{"strategy":{"bogus":1,"type":"Recreate","rollingUpdate":null}}}`, "Content-Type", ctMerge)
 	if w := r.header.Values("Warning"); r.code != 200 || len(w) != 1 || !strings.Contains(w[0], `unknown field \"spec.strategy.bogus\"`) ||
 		!reflect.DeepEqual(field(r.json(t), "spec.strategy"), obj{"type": "Recreate"}) {
 		t.Errorf("unknown field in strategy = %d %s, warnings %q", r.code, r.body, w)

@@ -9,7 +9,8 @@ import "net/http"
 // a SelfSubjectRulesReview (authorization.k8s.io/v1, `kubectl auth can-i
 // --list`). Neither is stored, and neither group is listed in discovery.
 //
-// kubetest's users are names (Options.Tokens) without uid. User "admin"
+// kubetest's users are names (Options.Tokens), with the uids of
+// Options.UIDs. User "admin"
 // is reported in group system:masters, as the harness's admin is; every
 // user is in system:authenticated. Rules are what [Server.Deny] leaves:
 // the rules the real server's default RBAC grants every authenticated
@@ -56,7 +57,11 @@ func (s *Server) serveSelfReview(w http.ResponseWriter, r *http.Request, info Re
 			groups = []any{"system:masters", "system:authenticated"}
 		}
 		out["metadata"] = obj{"creationTimestamp": nowString()}
-		out["status"] = obj{"userInfo": obj{"username": info.User, "groups": groups}}
+		user := obj{"username": info.User, "groups": groups}
+		if uid := s.opts.UIDs[info.User]; uid != "" {
+			user["uid"] = uid
+		}
+		out["status"] = obj{"userInfo": user}
 		writeJSON(w, http.StatusCreated, encodeObject(out))
 		return
 	}

@@ -31,6 +31,10 @@ type Options struct {
 	// authentication and every request is made by user "admin"; otherwise a
 	// request needs one of the tokens (health and /version excepted).
 	Tokens map[string]string
+	// UIDs maps user names to uids, as the third column of kube-apiserver's
+	// token file does: a SelfSubjectReview (`kubectl auth whoami`)
+	// reports them. A user without one has no uid.
+	UIDs map[string]string
 	// DisableShardedListAndWatch makes the server behave as kube-apiserver
 	// with the ShardedListAndWatch feature gate off (its default before
 	// 1.36, and in 1.36 unless turned on): ?shardSelector= is ignored and
@@ -112,7 +116,8 @@ func New(opts Options) *Server {
 	if opts.WatchBufferSize <= 0 {
 		opts.WatchBufferSize = 1000
 	}
-	opts.Tokens = maps.Clone(opts.Tokens) // the caller may change its map later
+	opts.Tokens = maps.Clone(opts.Tokens) // the caller may change its maps later
+	opts.UIDs = maps.Clone(opts.UIDs)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -38,7 +38,8 @@ func TestStrategicMergeKubectlApply(t *testing.T) {
 		t.Errorf("the directive was stored: %v", got)
 	}
 	c1 := testjson.At(got, "spec.template.spec.containers.0")
-	want := testjson.Decode(t, `{"name":"c1","image":"nginx:2","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80,"protocol":"TCP"}]}`)
+	want := testjson.Decode(t, `{"name":"c1","image":"nginx:2","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}],"ports":[{"containerPort":80,"protocol":"TCP"}],
+"imagePullPolicy":"Always","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}`)
 	if g, w := encodeValue(c1), encodeValue(want); g != w {
 		t.Errorf("container c1 = %s, want %s", g, w)
 	}

@@ -180,7 +180,8 @@ func first(l []any) any {
 // kind has them: with the zero fields of its struct schema it lacks (an
 // empty struct, or null for a list, map or pointer), and without empty
 // strings of optional fields, which the encoding of a Go string with
-// omitempty drops.
+// omitempty drops. An empty string that the field's enum allows is kept:
+// such a field is a pointer (a hostPath volume's type).
 func typedFields(s *schema.Schema, m obj) obj {
 	if s == nil || len(s.Properties) == 0 {
 		return m
@@ -206,7 +207,7 @@ func typedFields(s *schema.Schema, m obj) obj {
 		}
 	}
 	for k, v := range m {
-		if v == "" && !slices.Contains(s.Required, k) {
+		if v == "" && !slices.Contains(s.Required, k) && !enumHasEmpty(s.Properties[k]) {
 			copied()
 			delete(out, k)
 		}
@@ -215,4 +216,9 @@ func typedFields(s *schema.Schema, m obj) obj {
 		return m
 	}
 	return out
+}
+
+// enumHasEmpty reports whether the string enum of s allows "".
+func enumHasEmpty(s *schema.Schema) bool {
+	return s != nil && slices.Contains(s.Enum, any(""))
 }

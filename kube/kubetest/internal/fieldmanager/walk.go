@@ -46,6 +46,11 @@ type valueShape struct {
 	keys   []string // a list of objects owned by these keys
 }
 
+// rawExtension is the schema of embedded serialized objects (a
+// ControllerRevision's data), which the real field manager owns as one
+// field whatever they hold.
+const rawExtension = "io.k8s.apimachinery.pkg.runtime.RawExtension"
+
 // shapeOf returns the shape of v at schema s (nil: deduced).
 func shapeOf(s *schema.Schema, v any) valueShape {
 	if s == nil {
@@ -57,7 +62,7 @@ func shapeOf(s *schema.Schema, v any) valueShape {
 		}
 		return valueShape{kind: scalarShape}
 	}
-	if s.IntOrString {
+	if s.IntOrString || s.Name == rawExtension {
 		return valueShape{kind: scalarShape}
 	}
 	typ := s.Type

@@ -46,7 +46,13 @@ type Printer struct {
 // resource ("apps/deployments"), or the default one when custom is true (a
 // custom resource without its own printer) or the kind has none.
 func BuiltinPrinter(key string, custom bool) *Printer {
-	if p := builtinPrinters[key]; p != nil && !custom {
+	if custom {
+		return defaultPrinter
+	}
+	if p := builtinPrinters[key]; p != nil {
+		return p
+	}
+	if p := workloadPrinters[key]; p != nil {
 		return p
 	}
 	return defaultPrinter
