@@ -47,6 +47,10 @@ type Secrets struct {
 	// Key is the data key of the kubeconfig; empty means
 	// [DefaultSecretKey].
 	Key string
+	// Parse makes the config of a Secret's kubeconfig; nil means
+	// kube.ParseKubeconfig of its current-context. Set it to pick
+	// another context, to add a transport, or to refuse some servers.
+	Parse func(kubeconfig []byte) (*kube.Config, error)
 	// Logger receives the provider's logs (with the key "secret"); nil
 	// discards them.
 	Logger *slog.Logger
@@ -66,6 +70,9 @@ func (s Secrets) Run(ctx context.Context, e Engager) error {
 	}
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.Parse == nil {
+		s.Parse = func(data []byte) (*kube.Config, error) { return kube.ParseKubeconfig(data, "") }
 	}
 	inf, err := cache.NewInformer[kube.Secret](s.Client, cache.InformerOptions{
 		Namespaces: []string{s.Namespace}, LabelSelector: s.LabelSelector, SyncPeriod: -1,
@@ -124,7 +131,7 @@ func (s Secrets) sync(ctx context.Context, e Engager, inf *cache.Informer[kube.S
 			return nil // the same kubeconfig: nothing to do
 		}
 		var err error
-		if cfg, err = kube.ParseKubeconfig(data, ""); err != nil {
+		if cfg, err = s.Parse(data); err != nil {
 			s.Logger.Error("kubeconfig secret does not parse: its cluster is not engaged", "secret", name, "key", s.Key, "err", err)
 		}
 	} else if found {
