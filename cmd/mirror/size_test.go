@@ -223,7 +223,6 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/controller.(*fleetController)",
 		"kubeloop/controller.clusterBuild",
 		"kubeloop/manager/fleet.",
-		"kubeloop/manager.NewClient",
 		"kubeloop/kube.ParseKubeconfig",
 	}
 	// Neither program calls kube.MergeFrom, indexes by owner or writes a
