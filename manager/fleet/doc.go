@@ -47,6 +47,15 @@
 //     to sync).
 //   - Counted: the controllers' series carry the label cluster, and the
 //     fleet adds its own (see [Fleet.CollectMetrics]).
+//   - Shared among replicas, with Options.Sharding set to a
+//     [RingOptions]: the replicas form a ring of Leases (package leader)
+//     and each runs only the clusters whose name hashes ([NameHash])
+//     into a range it holds. Never two replicas on one cluster (a range
+//     is started only once its previous holder has stopped its
+//     clusters), every engaged cluster running on a live replica within
+//     the ring's bounds (TestRingSharesClusters: two replicas share six
+//     clusters, and the one left runs them all). A program that does not
+//     name RingOptions links none of the ring.
 //
 // Providers ([Provider]) engage and disengage clusters from somewhere:
 // [Static] from a fixed list, [Secrets] from kubeconfig Secrets of a

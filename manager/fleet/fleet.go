@@ -37,6 +37,11 @@ type Options struct {
 	// Providers engage and disengage clusters while the fleet runs
 	// (see [Provider]).
 	Providers []Provider
+	// Sharding, when set (to a [RingOptions]), shares the clusters among
+	// the replicas of the program: each runs only the clusters whose
+	// name hashes into the ranges of the ring it holds (see [RingOptions]).
+	// Nil (the default) runs every cluster engaged on every replica.
+	Sharding Sharding
 }
 
 // Manager is what a fleet needs of the manager that runs it (a
@@ -61,18 +66,27 @@ type Fleet struct {
 	// phase moves from idle to running (Start) to stopped (Start's
 	// context done); it never goes back.
 	phase phase
-	// members are the clusters engaged, by name. While running, each
-	// has its cache running and an engagement for each watcher.
+	// members are the clusters engaged, by name. A member runs (its
+	// activation is set: its cache and an engagement for each watcher)
+	// while the fleet runs and, with a ring, while this replica holds
+	// the range its name hashes into.
 	members map[string]*member
-	// leaving are the clusters disengaged whose cache or engagements
-	// have not all returned yet, by name: a name is engaged again only
-	// once its leaving member is gone.
-	leaving map[string]*member
+	// leaving are the activations stopped (their cluster disengaged, or
+	// its range gone) that have not all returned yet, by name: a name
+	// runs again only once its leaving activation is done.
+	leaving map[string]*activation
 	// watchers are the calls of Watch running.
 	watchers map[*watcher]struct{}
+	// held are the shard selectors of the ranges this replica holds;
+	// used with a ring only.
+	held []*kube.ShardSelector
 	// engaged and disengaged count the calls that engaged and
 	// disengaged a cluster, for the metrics.
 	engaged, disengaged uint64
+
+	// ring shares the clusters among replicas (ring.go); nil without
+	// Options.Sharding.
+	ring clusterRing
 }
 
 type phase uint8
@@ -83,17 +97,29 @@ const (
 	stopped
 )
 
-// member is one engaged cluster and what runs for it.
+// member is one engaged cluster.
 type member struct {
+	name string
+	cfg  *kube.Config
+	// c is the cluster the next activation runs: made by Engage, and
+	// again after each activation (a cache runs once).
 	c *Cluster
-	// stop cancels the cluster's cache; nil until it starts.
+	// run is the activation running; nil while the member does not run.
+	run *activation
+}
+
+// activation is one run of a member's cluster: its cache and its
+// engagements.
+type activation struct {
+	c *Cluster
+	// stop cancels the cluster's cache.
 	stop context.CancelFunc
 	// engs cancel the engagements of the cluster, one a watcher.
 	engs map[*watcher]context.CancelFunc
 	// wg counts the cache's goroutine and the engagements; nothing is
-	// added to it once the member has left members.
+	// added to it once the activation has stopped.
 	wg sync.WaitGroup
-	// done is closed once the member has left and wg is done.
+	// done is closed once the activation has stopped and wg is done.
 	done chan struct{}
 }
 
@@ -130,7 +156,13 @@ func New(m Manager, opts Options) (*Fleet, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	f := &Fleet{opts: opts, log: opts.Logger, members: map[string]*member{}, leaving: map[string]*member{}, watchers: map[*watcher]struct{}{}}
+	f := &Fleet{opts: opts, log: opts.Logger, members: map[string]*member{}, leaving: map[string]*activation{}, watchers: map[*watcher]struct{}{}}
+	if opts.Sharding != nil {
+		var err error
+		if f.ring, err = opts.Sharding.newRing(f); err != nil {
+			return nil, fmt.Errorf("new fleet: Sharding: %w", err)
+		}
+	}
 	if err := m.Add(f); err != nil {
 		return nil, fmt.Errorf("new fleet: %w", err)
 	}
@@ -154,9 +186,7 @@ func (f *Fleet) Engage(ctx context.Context, name string, cfg *kube.Config) error
 	if cfg == nil {
 		return fmt.Errorf("engage cluster %q: config is nil", name)
 	}
-	opts := f.opts
-	opts.Logger = f.log.With("cluster", name)
-	c, err := newCluster(name, cfg, opts)
+	c, err := newCluster(name, cfg, f.clusterOptions(name))
 	if err != nil {
 		return fmt.Errorf("engage %w", err)
 	}
@@ -180,10 +210,10 @@ func (f *Fleet) Engage(ctx context.Context, name string, cfg *kube.Config) error
 	if f.phase == stopped {
 		return fmt.Errorf("engage cluster %q: fleet stopped", name)
 	}
-	m := &member{c: c, engs: map[*watcher]context.CancelFunc{}, done: make(chan struct{})}
+	m := &member{name: name, cfg: cfg, c: c}
 	f.members[name] = m
 	f.engaged++
-	if f.phase == running {
+	if f.runsLocked(name) {
 		f.startLocked(m)
 	}
 	f.log.Info("engaged cluster", "cluster", name, "host", cfg.Host)
@@ -207,10 +237,10 @@ func (f *Fleet) Disengage(ctx context.Context, name string) error {
 		f.mu.Unlock()
 		return fmt.Errorf("disengage cluster %q: %w", name, ErrNotEngaged)
 	}
-	f.removeLocked(m)
+	done := f.removeLocked(m)
 	f.mu.Unlock()
 	select {
-	case <-m.done:
+	case <-done:
 		f.log.Info("disengaged cluster", "cluster", name)
 		return nil
 	case <-ctx.Done():
@@ -218,15 +248,16 @@ func (f *Fleet) Disengage(ctx context.Context, name string) error {
 	}
 }
 
-// Cluster returns the cluster engaged under name: a reconciler's way to
-// the client of its request's cluster (fleet.Cluster(req.Cluster)). It
-// fails, wrapping [ErrNotEngaged], once the cluster is disengaged: a
-// reconcile in flight then should return without error.
+// Cluster returns the cluster engaged under name, while it runs here
+// (the fleet runs and, with a ring, this replica holds its range). A
+// reconciler reads its request's cluster with [ClusterFrom]; Cluster is
+// for the other parts of a program. It fails, wrapping [ErrNotEngaged],
+// for a cluster not engaged or not running here.
 func (f *Fleet) Cluster(name string) (*Cluster, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if m := f.members[name]; m != nil {
-		return m.c, nil
+	if m := f.members[name]; m != nil && m.run != nil {
+		return m.run.c, nil
 	}
 	return nil, fmt.Errorf("cluster %q: %w", name, ErrNotEngaged)
 }
@@ -251,17 +282,28 @@ func (f *Fleet) Start(ctx context.Context) error {
 	}
 	f.phase = running
 	for _, m := range f.members {
-		f.startLocked(m)
+		if f.runsLocked(m.name) {
+			f.startLocked(m)
+		}
 	}
 	f.mu.Unlock()
 
 	pctx, cancel := context.WithCancel(ctx)
-	failed := make(chan error, len(f.opts.Providers)) // room for all: no provider waits on it
+	runs := len(f.opts.Providers) + 1
+	failed := make(chan error, runs) // room for all: no provider waits on it
 	var wg sync.WaitGroup
 	for _, p := range f.opts.Providers {
 		wg.Go(func() {
 			if err := p.Run(pctx, f); err != nil && pctx.Err() == nil {
 				failed <- fmt.Errorf("run fleet provider %T: %w", p, err)
+			}
+		})
+	}
+	if f.ring != nil {
+		// It returns once its ranges' work has stopped their clusters.
+		wg.Go(func() {
+			if err := f.ring.Run(pctx); err != nil && pctx.Err() == nil {
+				failed <- fmt.Errorf("run fleet ring: %w", err)
 			}
 		})
 	}
@@ -275,13 +317,16 @@ func (f *Fleet) Start(ctx context.Context) error {
 
 	f.mu.Lock()
 	f.phase = stopped
+	var all []<-chan struct{}
 	for _, m := range f.members {
-		f.removeLocked(m)
+		all = append(all, f.removeLocked(m))
 	}
-	all := slices.Collect(maps.Values(f.leaving))
+	for _, a := range f.leaving {
+		all = append(all, a.done)
+	}
 	f.mu.Unlock()
-	for _, m := range all {
-		<-m.done
+	for _, done := range all {
+		<-done
 	}
 	return err
 }
@@ -303,9 +348,9 @@ func (f *Fleet) Watch(ctx context.Context, engage func(ctx context.Context, name
 	w := &watcher{engage: engage}
 	f.mu.Lock()
 	f.watchers[w] = struct{}{}
-	if f.phase == running {
-		for _, m := range f.members {
-			f.engageLocked(m, w)
+	for _, m := range f.members {
+		if m.run != nil {
+			f.engageLocked(m.run, w)
 		}
 	}
 	f.mu.Unlock()
@@ -313,43 +358,113 @@ func (f *Fleet) Watch(ctx context.Context, engage func(ctx context.Context, name
 	f.mu.Lock()
 	delete(f.watchers, w)
 	for _, m := range f.members {
-		if cancel := m.engs[w]; cancel != nil {
+		if m.run == nil {
+			continue
+		}
+		if cancel := m.run.engs[w]; cancel != nil {
 			cancel()
-			delete(m.engs, w)
+			delete(m.run.engs, w)
 		}
 	}
 	f.mu.Unlock()
 	w.wg.Wait()
 }
 
-// startLocked starts m's cache and its engagements with every watcher.
+// runsLocked reports whether the cluster named name is to run here:
+// the fleet runs and, with a ring, this replica holds its range.
+func (f *Fleet) runsLocked(name string) bool {
+	if f.phase != running {
+		return false
+	}
+	if f.ring == nil {
+		return true
+	}
+	h := NameHash(name)
+	return slices.ContainsFunc(f.held, func(sel *kube.ShardSelector) bool { return sel.ContainsHash(h) })
+}
+
+// startLocked starts m's cluster: its cache and its engagements with
+// every watcher. m does not run.
 func (f *Fleet) startLocked(m *member) {
+	if m.c == nil { // it ran before: a cache runs once
+		c, err := newCluster(m.name, m.cfg, f.clusterOptions(m.name))
+		if err != nil {
+			f.log.Error("cluster not started: its config no longer makes a client", "cluster", m.name, "err", err)
+			return
+		}
+		m.c = c
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	m.stop = stop
-	m.wg.Go(func() {
-		if err := m.c.cache.Start(ctx); err != nil {
-			f.log.Error("cluster cache failed: its kinds are not served until it is engaged again", "cluster", m.c.name, "err", err)
-			<-ctx.Done() // stay until disengaged: wg must not reach zero while m is engaged
+	a := &activation{c: m.c, stop: stop, engs: map[*watcher]context.CancelFunc{}, done: make(chan struct{})}
+	m.run, m.c = a, nil
+	a.wg.Go(func() {
+		if err := a.c.cache.Start(ctx); err != nil {
+			f.log.Error("cluster cache failed: its kinds are not served until it is engaged again", "cluster", m.name, "err", err)
+			<-ctx.Done() // stay until stopped: wg must not reach zero while it runs
 		}
 	})
 	for w := range f.watchers {
-		f.engageLocked(m, w)
+		f.engageLocked(a, w)
 	}
 }
 
-// engageLocked runs w's engage for m, in a goroutine of its own, until
-// m is disengaged or w ends.
-func (f *Fleet) engageLocked(m *member, w *watcher) {
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), clusterKey{}, m.c))
-	m.engs[w] = cancel
-	m.wg.Add(1)
+// clusterOptions are the options of the cluster named name.
+func (f *Fleet) clusterOptions(name string) Options {
+	opts := f.opts
+	opts.Logger = f.log.With("cluster", name)
+	return opts
+}
+
+// engageLocked runs w's engage for a, in a goroutine of its own, until a
+// stops or w ends.
+func (f *Fleet) engageLocked(a *activation, w *watcher) {
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), clusterKey{}, a.c))
+	a.engs[w] = cancel
+	a.wg.Add(1)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		defer m.wg.Done()
+		defer a.wg.Done()
 		defer cancel()
-		w.engage(ctx, m.c.name, m.c)
+		w.engage(ctx, a.c.name, a.c)
 	}()
+}
+
+// stopLocked stops what runs for m, its engagements first, then its
+// cache, and returns a channel closed once all of it has returned. m
+// then does not run.
+func (f *Fleet) stopLocked(m *member) <-chan struct{} {
+	a := m.run
+	m.run = nil
+	f.leaving[m.name] = a
+	for w, cancel := range a.engs {
+		cancel()
+		delete(a.engs, w)
+	}
+	a.stop()
+	go func() { // ends once what runs for a has returned
+		a.wg.Wait()
+		f.mu.Lock()
+		if f.leaving[m.name] == a {
+			delete(f.leaving, m.name)
+		}
+		f.mu.Unlock()
+		close(a.done)
+	}()
+	return a.done
+}
+
+// removeLocked takes m out of the fleet and stops it if it runs; the
+// channel returned is closed once it has stopped.
+func (f *Fleet) removeLocked(m *member) <-chan struct{} {
+	delete(f.members, m.name)
+	f.disengaged++
+	if m.run == nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return f.stopLocked(m)
 }
 
 // clusterKey is the key of the cluster in an engagement's context.
@@ -364,30 +479,4 @@ type clusterKey struct{}
 func ClusterFrom(ctx context.Context) *Cluster {
 	c, _ := ctx.Value(clusterKey{}).(*Cluster)
 	return c
-}
-
-// removeLocked moves m from members to leaving and stops what runs for
-// it: its engagements first, then its cache. m.done is closed once all
-// of it has returned.
-func (f *Fleet) removeLocked(m *member) {
-	name := m.c.name
-	delete(f.members, name)
-	f.leaving[name] = m
-	f.disengaged++
-	for w, cancel := range m.engs {
-		cancel()
-		delete(m.engs, w)
-	}
-	if m.stop != nil {
-		m.stop()
-	}
-	go func() { // ends once what runs for m has returned
-		m.wg.Wait()
-		f.mu.Lock()
-		if f.leaving[name] == m {
-			delete(f.leaving, name)
-		}
-		f.mu.Unlock()
-		close(m.done)
-	}()
 }
