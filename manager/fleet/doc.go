@@ -20,10 +20,11 @@
 // A [Fleet] guarantees:
 //
 //   - Engaged at run time: [Fleet.Engage] adds a cluster before Start or
-//     while the manager runs; its cache starts at once, and every
-//     controller built with controller.Builder.Clusters(f) starts a
-//     controller of its own for it (queue, workers, the chain's sources
-//     in the cluster's informers). Engage does no I/O.
+//     while the manager runs; its cache starts at once (with a ring, on
+//     the replica holding its range), and every controller built with
+//     controller.Builder.Clusters(f) starts a controller of its own for
+//     it (queue, workers, the chain's sources in the cluster's
+//     informers). Engage does no I/O.
 //   - Disengaged without a trace: when [Fleet.Disengage] returns nil,
 //     each controller's requests for the cluster still queued have been
 //     dropped, its reconciles in flight have been cancelled and have

@@ -171,7 +171,8 @@ func New(m Manager, opts Options) (*Fleet, error) {
 }
 
 // Engage makes a cluster of cfg under name and adds it to the fleet:
-// once the fleet runs, its cache starts and every controller built with
+// once the fleet runs (and, with a ring, once this replica holds the
+// range of its name), its cache starts and every controller built with
 // controller.Builder.Clusters(f) watches it. A cluster engaged under the
 // same name before is disengaged first, and Engage waits (within ctx)
 // until it has stopped. Engage does no I/O but read the certificate
