@@ -26,6 +26,7 @@ type setup struct {
 	secretsNS   string                  // kubeconfig Secrets of the host, "" for none
 	static      map[string]*kube.Config // clusters named on the command line
 	resync      time.Duration           // how often each copy is compared with the source
+	ring        *fleet.RingOptions      // shares the clusters among the replicas; nil for none
 	parseSecret func([]byte) (*kube.Config, error)
 	log         *slog.Logger
 }
@@ -49,8 +50,16 @@ func newProgram(host *kube.Config, s setup, opts manager.Options) (*manager.Mana
 		providers = append(providers, fleet.Secrets{Client: mgr.APIClient(), Namespace: s.secretsNS, Parse: s.parseSecret, Logger: s.log})
 	}
 	// Each cluster's cache holds the source's namespace only.
-	f, err := fleet.New(mgr, fleet.Options{Logger: s.log, FieldManager: "kubeloop-fleet", Providers: providers,
-		Cache: cache.Options{Namespaces: []string{s.source.Namespace}}})
+	fo := fleet.Options{Logger: s.log, FieldManager: "kubeloop-fleet", Providers: providers,
+		Cache: cache.Options{Namespaces: []string{s.source.Namespace}}}
+	if s.ring != nil {
+		ring := *s.ring
+		if ring.Client, err = kube.NewClient(host, kube.ClientOptions{}); err != nil { // the ring's own client
+			return nil, nil, err
+		}
+		fo.Sharding = ring
+	}
+	f, err := fleet.New(mgr, fo)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,7 +9,10 @@
 // named after the Secret). A Secret added engages its cluster, a changed
 // kubeconfig engages it again, a Secret removed disengages it. In each
 // cluster the copy is created if missing, and its changes are undone at
-// once; changes of the source reach the copies within --resync.
+// once; changes of the source reach the copies within --resync. With
+// --ring-namespace, run as many replicas as you like: they share the
+// clusters through a ring of Leases, each cluster on one replica, and
+// take over the clusters of a replica that stops or dies.
 //
 // Without --kubeconfig (and $KUBECONFIG), it runs a demo: three kubetest
 // servers on loopback, a host holding the source and two kubeconfig
@@ -30,6 +33,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/fleet"
 )
 
 func main() {
@@ -47,6 +51,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	secretsNS := fs.String("secrets-namespace", "kubeloop-fleet", "namespace of the host's kubeconfig Secrets; empty for none")
 	resync := fs.Duration("resync", time.Minute, "how often each copy is compared with the source")
 	metrics := fs.String("metrics-bind-address", "0", `where to serve metrics ("0": off)`)
+	ringNS := fs.String("ring-namespace", "", "with a namespace, the replicas share the clusters through a ring of Leases there; empty: every replica runs every cluster")
+	identity := fs.String("identity", "", "this replica's name in the ring (default: host name and a random UUID)")
 	s := setup{static: map[string]*kube.Config{}, log: log}
 	fs.Func("cluster", "NAME=KUBECONFIG: a cluster of the fleet; repeat for more", func(v string) error {
 		name, path, ok := strings.Cut(v, "=")
@@ -72,6 +78,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	s.source, s.secretsNS, s.resync = kube.Key{Namespace: ns, Name: name}, *secretsNS, *resync
+	if *ringNS != "" {
+		s.ring = &fleet.RingOptions{Namespace: *ringNS, Ring: "kubeloop-fleet", Identity: *identity}
+	}
 
 	var host *kube.Config
 	if *kubeconfig == "" && os.Getenv("KUBECONFIG") == "" {
