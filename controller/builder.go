@@ -76,6 +76,9 @@ type Builder struct {
 	// sharded builds the controller sharded (shardbuild.go); nil unless
 	// Sharded was called. See "Binary size" in the package doc.
 	sharded shardedBuild
+	// clusters builds the controller for a fleet (clusters.go); nil
+	// unless Clusters was called. See "Binary size" in the package doc.
+	clusters clusteredBuild
 }
 
 type watchSpec struct {
@@ -189,7 +192,10 @@ func (b *Builder) Complete(r Reconciler) error {
 // For, and when the manager refuses the name. It does no I/O: the
 // sources find their informers when the controller starts. A
 // [Builder.Sharded] controller is registered with the manager's
-// AddShardedController, which fails on a manager that runs no ring.
+// AddShardedController, which fails on a manager that runs no ring; a
+// [Builder.Clusters] controller is registered with AddController, and
+// Build returns nil for it: it runs a controller for each cluster
+// engaged.
 func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	errs := b.errs
 	if b.mgr == nil {
@@ -208,6 +214,9 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if b.sharded != nil {
 		errs = append(errs, b.shardedErrors()...)
 	}
+	if b.clusters != nil && b.sharded != nil {
+		errs = append(errs, errors.New("Clusters and Sharded together: a fleet's controller is not sharded yet"))
+	}
 	if err := errors.Join(errs...); err != nil {
 		if name == "" {
 			return nil, fmt.Errorf("build controller: %w", err)
@@ -218,6 +227,9 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if opts.Logger != nil && b.forObj != nil {
 		opts.Logger = opts.Logger.With("kind", b.forObj.GroupVersionKind().Kind)
 	}
+	if b.clusters != nil {
+		return b.clusters.build(b, name, r, opts)
+	}
 	if b.sharded != nil {
 		return b.sharded.build(b, name, r, opts)
 	}
@@ -225,22 +237,30 @@ func (b *Builder) Build(r Reconciler) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.forObj != nil {
-		c.sources = append(c.sources, b.kind(b.forObj, EnqueueObject(), b.forPred))
-	}
-	for _, w := range b.owns {
-		c.sources = append(c.sources, b.owned(w, func(_ context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error) {
-			return EnqueueOwner(owner, opts), nil
-		}))
-	}
-	for _, w := range b.watches {
-		c.sources = append(c.sources, b.kind(w.obj, w.h, w.preds))
-	}
-	c.sources = append(c.sources, b.sources...)
+	c.sources = append(b.kindSources(b.mgr), b.sources...)
 	if err := b.mgr.AddController(name, c); err != nil {
 		return nil, fmt.Errorf("build controller %q: %w", name, err)
 	}
 	return c, nil
+}
+
+// kindSources returns the sources of the kinds the chain watches (For,
+// Owns, Watches), whose informers and mapping come from from when the
+// controller starts: the manager, or one cluster of a fleet.
+func (b *Builder) kindSources(from Cluster) []Source {
+	var srcs []Source
+	if b.forObj != nil {
+		srcs = append(srcs, b.kind(from, b.forObj, EnqueueObject(), b.forPred))
+	}
+	for _, w := range b.owns {
+		srcs = append(srcs, b.owned(from, w, func(_ context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error) {
+			return EnqueueOwner(owner, opts), nil
+		}))
+	}
+	for _, w := range b.watches {
+		srcs = append(srcs, b.kind(from, w.obj, w.h, w.preds))
+	}
+	return srcs
 }
 
 // newController makes the controller with the stale gate of the For
@@ -269,12 +289,11 @@ func (b *Builder) checkKind(method string, obj kube.Object) bool {
 	return true
 }
 
-// kind returns a source of obj's kind from the manager's cache, found
-// when the controller starts.
-func (b *Builder) kind(obj kube.Object, h EventHandler, preds []Predicate) Source {
+// kind returns a source of obj's kind from the informers of m (the
+// manager's cache, or a cluster's), found when the controller starts.
+func (b *Builder) kind(m Cluster, obj kube.Object, h EventHandler, preds []Predicate) Source {
 	k := newKindSource(b.predicates(preds))
 	k.kind = obj.GroupVersionKind()
-	m := b.mgr
 	k.resolve = func(ctx context.Context) (cache.ObjectInformer, EventHandler, error) {
 		src, err := m.GetInformer(ctx, obj)
 		return src, h, err
@@ -282,13 +301,14 @@ func (b *Builder) kind(obj kube.Object, h EventHandler, preds []Predicate) Sourc
 	return k
 }
 
-// owned returns the source of an Owns kind: its owner's scope decides the
-// options of the handler enqueue makes (EnqueueOwner, or a sharded
-// controller's Shards.EnqueueOwner), when the controller starts.
-func (b *Builder) owned(w watchSpec, enqueue func(ctx context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error)) Source {
+// owned returns the source of an Owns kind from the informers of m: its
+// owner's scope, which m's mapping tells, decides the options of the
+// handler enqueue makes (EnqueueOwner, or a sharded controller's
+// Shards.EnqueueOwner), when the controller starts.
+func (b *Builder) owned(m Cluster, w watchSpec, enqueue func(ctx context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error)) Source {
 	k := newKindSource(b.predicates(w.preds))
 	k.kind = w.obj.GroupVersionKind()
-	m, owner := b.mgr, b.forObj
+	owner := b.forObj
 	k.resolve = func(ctx context.Context) (cache.ObjectInformer, EventHandler, error) {
 		mapping, err := m.Mapping(ctx, owner.GroupVersionKind())
 		if err != nil {

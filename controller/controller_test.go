@@ -5,6 +5,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -214,6 +215,35 @@ func TestShutdownWaitsForReconcilesInFlight(t *testing.T) {
 			t.Errorf("%d reconciles, want 2: the third request is dropped at shutdown", n)
 		}
 	})
+}
+
+// TestShutdownStartsNoReconcile checks that no reconcile starts once
+// Start's context is done, even while the one in flight returns at once:
+// the requests still queued are dropped (what a fleet's disengaged
+// cluster relies on).
+func TestShutdownStartsNoReconcile(t *testing.T) {
+	for range 20 { // the worker and Start's stop race without the check
+		synctest.Test(t, func(t *testing.T) {
+			rec := newRecorder(func(ctx context.Context, _ Request, _ int) (Result, error) {
+				<-ctx.Done()
+				return Result{}, ctx.Err()
+			})
+			c := mustNew(t, "drop", rec, Options{})
+			keys := make([]Request, 100)
+			for i := range keys {
+				keys[i] = req("ns", fmt.Sprint(i))
+			}
+			mustWatch(t, c, sendKeys(t, keys...))
+			stop := run(t, c.Start)
+			synctest.Wait()
+			if err := stop(); err != nil {
+				t.Fatalf("Start = %v, want nil", err)
+			}
+			if n := rec.total(); n != 1 {
+				t.Fatalf("%d reconciles, want 1: the one in flight; the queued requests are dropped at shutdown", n)
+			}
+		})
+	}
 }
 
 func TestStartTwiceAndWatchAfterStop(t *testing.T) {

@@ -60,7 +60,7 @@ func (shardBuild) build(b *Builder, name string, r Reconciler, opts Options) (*C
 	}
 	c.sources = append(c.sources, src)
 	for _, w := range b.owns {
-		c.sources = append(c.sources, b.owned(w, func(ctx context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error) {
+		c.sources = append(c.sources, b.owned(b.mgr, w, func(ctx context.Context, owner kube.Object, opts OwnerOptions) (EventHandler, error) {
 			sh, err := src.get(ctx)
 			if err != nil {
 				return nil, err

@@ -21,6 +21,10 @@ func (c *Controller) work(ctx context.Context) {
 		if !ok {
 			return
 		}
+		if ctx.Err() != nil { // stopping: what is queued is dropped, not reconciled
+			c.q.Done(req)
+			return
+		}
 		if c.stale != nil && !c.stale.admit(ctx, req, c.q.Add) {
 			c.m.deferredStale.Add(1)
 			c.q.Done(req)

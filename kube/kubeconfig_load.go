@@ -191,3 +191,22 @@ func (k *kubeconfig) config(name string) (*Config, error) {
 	cfg.Exec = u.exec
 	return cfg, nil
 }
+
+// ParseKubeconfig builds the Config of a kubeconfig held in memory (a
+// Secret's data, say), of the named context or, when context is empty,
+// of its current-context, as [LoadConfig] does for a file. Paths in it
+// (certificate-authority, token-file, ...) are read as written, relative
+// to the working directory; a kubeconfig kept outside a file should
+// carry its certificates and tokens as data. Errors never quote a
+// secret.
+func ParseKubeconfig(data []byte, context string) (*Config, error) {
+	k := newKubeconfig()
+	if err := k.add("kubeconfig", data); err != nil {
+		return nil, fmt.Errorf("parse kubeconfig: %w", err)
+	}
+	cfg, err := k.config(context)
+	if err != nil {
+		return nil, fmt.Errorf("parse kubeconfig: %w", err)
+	}
+	return cfg, nil
+}

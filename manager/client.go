@@ -36,6 +36,15 @@ type Client struct {
 	uncached map[kube.GroupVersionKind]bool
 }
 
+// NewClient returns a [Client] that reads from c (except the kinds of
+// disableFor, read through api) and writes through api: the client of
+// another cluster's cache, such as a fleet's (package manager/fleet).
+// For its reads to see its writes, api's kube.ClientOptions.OnWrite must
+// hand them to c.RecordWrite.
+func NewClient(c *cache.Cache, api *kube.Client, disableFor []kube.Object) *Client {
+	return newClient(c, api, disableFor)
+}
+
 func newClient(c *cache.Cache, api *kube.Client, disableFor []kube.Object) *Client {
 	uncached := map[kube.GroupVersionKind]bool{}
 	for _, obj := range disableFor {

@@ -192,7 +192,9 @@ func TestReadmeControllerSize(t *testing.T) {
 // Options.LeaderElection (the README's controller; the mirror does, from
 // a flag) links no elector. A program that never changes its scope
 // while running links none of SetNamespaces, RemoveInformer or
-// RemoveController. It reads the mirror and the README's controller.
+// RemoveController. A program that never calls controller.Builder.Clusters
+// links none of the fleet (package manager/fleet, the per-cluster
+// controllers). It reads the mirror and the README's controller.
 func TestOptionalPartsNotLinked(t *testing.T) {
 	t.Parallel()
 	paths := built(t)
@@ -215,6 +217,14 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/cache.(*Cache).RemoveInformer",
 		"kubeloop/manager.(*Manager).RemoveController",
 	}
+	// Neither program watches a fleet: no Builder.Clusters, no package
+	// manager/fleet, nothing they alone reach.
+	fleet := []string{
+		"kubeloop/controller.(*fleetController)",
+		"kubeloop/controller.clusterBuild",
+		"kubeloop/manager/fleet.",
+		"kubeloop/kube.ParseKubeconfig",
+	}
 	// Neither program calls kube.MergeFrom, indexes by owner or writes a
 	// subresource but status, and every object is decoded by
 	// internal/jsondec: encoding/json's decoder is not linked.
@@ -232,8 +242,8 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		name   string
 		absent []string
 	}{
-		{"mirror", slices.Concat(sharding, scope, always)},
-		{"readme", slices.Concat(sharding, election, scope, always)},
+		{"mirror", slices.Concat(sharding, scope, fleet, always)},
+		{"readme", slices.Concat(sharding, election, scope, fleet, always)},
 	} {
 		out, err := exec.Command("go", "tool", "nm", paths[prog.name]).Output()
 		if err != nil {
