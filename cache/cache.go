@@ -82,6 +82,14 @@ type ByObject struct {
 	// KeepManagedFields keeps this kind's metadata.managedFields (as
 	// Options.KeepManagedFields does for every kind).
 	KeepManagedFields bool
+	// SyncPeriod, when not zero, replaces Options.SyncPeriod for this
+	// kind; see [InformerOptions.SyncPeriod].
+	SyncPeriod time.Duration
+	// NamespaceSelectors gives namespaces of this kind selectors of their
+	// own (controller-runtime's ByObject.Namespaces with a Config each);
+	// see [InformerOptions.NamespaceSelectors]. With Namespaces nil, the
+	// kind's namespaces are its keys.
+	NamespaceSelectors map[string]Selectors
 }
 
 // Cache serves reads of many kinds from informers: one per kind and Go
@@ -163,6 +171,13 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 		}
 		if _, ok := declared[gvk]; ok {
 			return nil, fmt.Errorf("new cache: kind %s declared twice", gvk)
+		}
+		if k.Namespaces == nil && k.NamespaceSelectors != nil {
+			k.Namespaces = []string{}
+			for ns := range k.NamespaceSelectors {
+				k.Namespaces = append(k.Namespaces, ns)
+			}
+			slices.Sort(k.Namespaces)
 		}
 		declared[gvk] = k
 	}
@@ -253,13 +268,17 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, err)
 	}
 	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
-		ShardSelector: ko.ShardSelector,
-		Transform:     ko.Transform, SyncPeriod: c.opts.SyncPeriod,
+		ShardSelector:      ko.ShardSelector,
+		NamespaceSelectors: ko.NamespaceSelectors,
+		Transform:          ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
 		KeepManagedFields: c.opts.KeepManagedFields || ko.KeepManagedFields,
 		Logger:            c.opts.Logger, Sharded: sharded, ShardsPending: pending}
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
+	}
+	if ko.SyncPeriod != 0 {
+		opts.SyncPeriod = ko.SyncPeriod
 	}
 	newObj := func() kube.Object { return reflect.New(typ).Interface().(kube.Object) }
 	if _, ok := reflect.New(typ).Interface().(kube.Object); !ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -26,6 +27,10 @@ type InformerOptions struct {
 	// LabelSelector and FieldSelector limit the objects the server sends.
 	LabelSelector kube.Selector
 	FieldSelector kube.FieldSelector
+	// NamespaceSelectors gives namespaces their own selectors, sent
+	// instead of LabelSelector and FieldSelector in the list and watch of
+	// each namespace it names. Its keys must be in Namespaces.
+	NamespaceSelectors map[string]Selectors
 	// ShardSelector limits the informer to the objects whose hash of the
 	// shard field falls in its ranges, asked of the server in every list
 	// and watch and checked again here (see "Sharding" in the package
@@ -100,6 +105,10 @@ func (o InformerOptions) normalize() (InformerOptions, error) {
 			return o, fmt.Errorf("namespace %q is in Namespaces twice", ns)
 		}
 	}
+	if err := checkNamespaceSelectors(o.NamespaceSelectors, o.Namespaces); err != nil {
+		return o, err
+	}
+	o.NamespaceSelectors = maps.Clone(o.NamespaceSelectors)
 	if err := o.ShardSelector.Validate(); err != nil {
 		return o, fmt.Errorf("ShardSelector: %w", err)
 	}

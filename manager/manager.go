@@ -111,7 +111,8 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	m.cache, err = cache.New(m.api, cache.Options{
 		Namespaces: opts.Namespaces, ByObject: opts.ByObject, DefaultTransform: opts.DefaultTransform,
 		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger, MaxFreshWait: opts.MaxFreshWait,
-		KeepManagedFields: opts.KeepManagedFields,
+		KeepManagedFields: opts.KeepManagedFields, Compact: opts.Compact, PageSize: opts.PageSize,
+		DisableWatchList: opts.DisableWatchList, ReaderFailOnMissingInformer: opts.ReaderFailOnMissingInformer,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("new manager: ByObject: %w", err)

@@ -69,6 +69,15 @@ type Options struct {
 	// built), as a reconciler reads them, when it needs them, from the
 	// API server; see [cache.InformerOptions.KeepManagedFields].
 	KeepManagedFields bool
+	// Compact, PageSize, DisableWatchList and
+	// ReaderFailOnMissingInformer are the cache's defaults for every kind,
+	// passed to it as they are: see [cache.Options]. A kind's own
+	// settings (its ByObject entry: Compact, SyncPeriod,
+	// NamespaceSelectors) win.
+	Compact                     bool
+	PageSize                    int64
+	DisableWatchList            bool
+	ReaderFailOnMissingInformer bool
 	// FieldManager is sent with every write of the clients and is the
 	// default field manager of Apply.
 	FieldManager string

@@ -117,6 +117,7 @@ func Run(t *testing.T, env Env) {
 		{"FreshReads", testFreshReads},
 		{"Scope", testScope},
 		{"OwnerIndex", testOwnerIndex},
+		{"CacheOptions", testCacheOptions},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
