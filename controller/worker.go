@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/errs"
+	"github.com/kubeloop/kubeloop/queue"
 )
 
 // work is one worker: it takes requests until the queue shuts down. The
@@ -62,17 +63,17 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 			// broken. The queue is shut down, so nothing is retried.
 			log.Info("reconcile cut short by shutdown", attrs...)
 		} else {
-			c.q.AddRateLimited(req)
+			c.q.AddWithOptions(req, queue.AddOptions{Priority: res.Priority, RateLimited: true})
 			log.Error("reconciler error", attrs...)
 		}
 	case res.RequeueAfter > 0:
 		o = outcomeRequeueAfter
 		c.q.Forget(req)
-		c.q.AddAfter(req, res.RequeueAfter)
+		c.q.AddWithOptions(req, queue.AddOptions{Priority: res.Priority, After: res.RequeueAfter})
 		c.debug(ctx, rc, "reconciled: requeue after", "after", res.RequeueAfter, "took", took)
 	case res.rateLimited:
 		o = outcomeRequeue
-		c.q.AddRateLimited(req)
+		c.q.AddWithOptions(req, queue.AddOptions{Priority: res.Priority, RateLimited: true})
 		c.debug(ctx, rc, "reconciled: requeue", "took", took)
 	default:
 		o = outcomeSuccess
@@ -107,11 +108,22 @@ func (c *Controller) reconcile(ctx context.Context, req Request) (res Result, er
 	}()
 	if c.reconcileTimeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.reconcileTimeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, c.reconcileTimeout, errReconcileTimeout)
 		defer cancel()
+		// Counted when the timeout itself ended the context, whatever
+		// the reconciler returned; not when ctx was done before.
+		defer func() {
+			if context.Cause(ctx) == errReconcileTimeout {
+				c.m.timeouts.Add(1)
+			}
+		}()
 	}
 	return c.do.Reconcile(ctx, req)
 }
+
+// errReconcileTimeout is the cause of a reconcile's context when
+// Options.ReconcileTimeout passed.
+var errReconcileTimeout = errors.New("reconcile timeout")
 
 // panicError is a recovered panic, handled as a reconcile error. The
 // stack is logged with it.
