@@ -106,24 +106,19 @@ func (c *Controller) reconcile(ctx context.Context, req Request) (res Result, er
 		}
 		res, err = Result{}, &panicError{value: r, stack: debug.Stack()}
 	}()
-	if c.reconcileTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.reconcileTimeout, errReconcileTimeout)
-		defer cancel()
-		// Counted when the timeout itself ended the context, whatever
-		// the reconciler returned; not when ctx was done before.
-		defer func() {
-			if context.Cause(ctx) == errReconcileTimeout {
-				c.m.timeouts.Add(1)
-			}
-		}()
+	if c.reconcileTimeout <= 0 {
+		return c.do.Reconcile(ctx, req)
 	}
-	return c.do.Reconcile(ctx, req)
+	tctx, cancel := context.WithTimeout(ctx, c.reconcileTimeout)
+	defer cancel()
+	res, err = c.do.Reconcile(tctx, req)
+	// Counted when the timeout ended the reconcile's context, not when
+	// the controller's context was done first.
+	if tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+		c.m.timeouts.Add(1)
+	}
+	return res, err
 }
-
-// errReconcileTimeout is the cause of a reconcile's context when
-// Options.ReconcileTimeout passed.
-var errReconcileTimeout = errors.New("reconcile timeout")
 
 // panicError is a recovered panic, handled as a reconcile error. The
 // stack is logged with it.
