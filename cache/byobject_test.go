@@ -60,29 +60,9 @@ func TestByObjectNamespaceSelectors(t *testing.T) {
 	})
 }
 
-// TestByObjectNamespaceSelectorsKeys: without Namespaces, a kind's
-// namespaces are the keys of its NamespaceSelectors; a key outside its
-// Namespaces, or selectors of a kind cached in every namespace, are
-// refused.
+// TestByObjectNamespaceSelectorsKeys: selectors of a namespace outside
+// the kind's, or of a kind cached in every namespace, are refused.
 func TestByObjectNamespaceSelectorsKeys(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		srv, client := newServer(t, kubetest.Options{})
-		seedCache(t, srv)
-		c, err := New(client, Options{Namespaces: []string{"default"}, ByObject: []ByObject{{
-			Object: &kube.ConfigMap{}, NamespaceSelectors: map[string]Selectors{"kube-system": {}},
-		}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		startCache(t, c)
-		var list kube.List[kube.ConfigMap]
-		if err := c.List(context.Background(), &list, kube.ListOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if got := names(list.Items, func(cm *kube.ConfigMap) *kube.ObjectMeta { return &cm.ObjectMeta }); len(got) != 3 || !strings.HasPrefix(got[0], "kube-system/") {
-			t.Errorf("cached ConfigMaps = %v, want the 3 of kube-system", got)
-		}
-	})
 	_, client := newServer(t, kubetest.Options{})
 	for _, opts := range []InformerOptions{
 		{Namespaces: []string{"a"}, NamespaceSelectors: map[string]Selectors{"b": {}}},
@@ -91,6 +71,15 @@ func TestByObjectNamespaceSelectorsKeys(t *testing.T) {
 		if _, err := NewInformer[kube.ConfigMap](client, opts); err == nil || !strings.Contains(err.Error(), `namespace "b"`) {
 			t.Errorf("NewInformer(%+v) = %v, want an error naming namespace \"b\"", opts, err)
 		}
+	}
+	c, err := New(client, Options{Namespaces: []string{"a"}, ByObject: []ByObject{
+		{Object: &kube.ConfigMap{}, NamespaceSelectors: map[string]Selectors{"b": {}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetInformer(context.Background(), &kube.ConfigMap{}); err == nil || !strings.Contains(err.Error(), `namespace "b"`) {
+		t.Errorf("GetInformer of a kind with selectors outside its namespaces = %v, want an error naming namespace \"b\"", err)
 	}
 }
 
@@ -128,8 +117,7 @@ func TestByObjectSyncPeriod(t *testing.T) {
 }
 
 // A kind cached with selectors per namespace: the web tier's ConfigMaps
-// in namespace a, every ConfigMap in namespace b. Leaving Namespaces
-// out, the kind's namespaces are those NamespaceSelectors names.
+// in namespace a, every ConfigMap in namespace b.
 func ExampleByObject_namespaceSelectors() {
 	srv := kubetest.New(kubetest.Options{})
 	defer srv.Close()
@@ -151,10 +139,10 @@ func ExampleByObject_namespaceSelectors() {
 		}
 	}
 	c, err := New(client, Options{ByObject: []ByObject{{
-		Object: &kube.ConfigMap{},
+		Object:     &kube.ConfigMap{},
+		Namespaces: []string{"a", "b"},
 		NamespaceSelectors: map[string]Selectors{
 			"a": {Label: kube.MustParseSelector("tier=web")},
-			"b": {},
 		},
 	}}})
 	if err != nil {

@@ -49,6 +49,9 @@ type Options struct {
 	// Compact stores the objects of every kind as JSON; see
 	// [InformerOptions.Compact].
 	Compact bool
+	// WatchErrorHandler, when set, is every informer's; see
+	// [InformerOptions.WatchErrorHandler].
+	WatchErrorHandler WatchErrorHandler
 	// Logger receives the informers' logs; nil discards them.
 	Logger *slog.Logger
 	// MaxFreshWait bounds how long a read waits for the cache to hold
@@ -87,8 +90,8 @@ type ByObject struct {
 	SyncPeriod time.Duration
 	// NamespaceSelectors gives namespaces of this kind selectors of their
 	// own (controller-runtime's ByObject.Namespaces with a Config each);
-	// see [InformerOptions.NamespaceSelectors]. With Namespaces nil, the
-	// kind's namespaces are its keys.
+	// see [InformerOptions.NamespaceSelectors]. Its keys must be among the
+	// kind's namespaces (Namespaces, or Options.Namespaces).
 	NamespaceSelectors map[string]Selectors
 }
 
@@ -171,13 +174,6 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 		}
 		if _, ok := declared[gvk]; ok {
 			return nil, fmt.Errorf("new cache: kind %s declared twice", gvk)
-		}
-		if k.Namespaces == nil && k.NamespaceSelectors != nil {
-			k.Namespaces = []string{}
-			for ns := range k.NamespaceSelectors {
-				k.Namespaces = append(k.Namespaces, ns)
-			}
-			slices.Sort(k.Namespaces)
 		}
 		declared[gvk] = k
 	}
@@ -273,7 +269,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		Transform:          ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		DisableWatchList: c.opts.DisableWatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
 		KeepManagedFields: c.opts.KeepManagedFields || ko.KeepManagedFields,
-		Logger:            c.opts.Logger, Sharded: sharded, ShardsPending: pending}
+		Logger:            c.opts.Logger, Sharded: sharded, ShardsPending: pending, WatchErrorHandler: c.opts.WatchErrorHandler}
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
 	}

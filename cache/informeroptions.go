@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"time"
 
@@ -29,7 +28,8 @@ type InformerOptions struct {
 	FieldSelector kube.FieldSelector
 	// NamespaceSelectors gives namespaces their own selectors, sent
 	// instead of LabelSelector and FieldSelector in the list and watch of
-	// each namespace it names. Its keys must be in Namespaces.
+	// each namespace it names. Its keys must be in Namespaces. The
+	// informer keeps the map: do not change it after.
 	NamespaceSelectors map[string]Selectors
 	// ShardSelector limits the informer to the objects whose hash of the
 	// shard field falls in its ranges, asked of the server in every list
@@ -88,6 +88,11 @@ type InformerOptions struct {
 	// read rarely, for example the objects a controller only maps to a
 	// request key.
 	Compact bool
+	// WatchErrorHandler, when set, is called with every failure of the
+	// informer's lists and watches, before the retry's backoff (as
+	// client-go's SetWatchErrorHandler): for metrics, or to stop a
+	// program whose informers cannot read. See [WatchErrorHandler].
+	WatchErrorHandler WatchErrorHandler
 	// Logger receives list and watch failures (warn), relists after a 410
 	// and a server's refusal of WatchList (info); nil discards them.
 	Logger *slog.Logger
@@ -105,10 +110,11 @@ func (o InformerOptions) normalize() (InformerOptions, error) {
 			return o, fmt.Errorf("namespace %q is in Namespaces twice", ns)
 		}
 	}
-	if err := checkNamespaceSelectors(o.NamespaceSelectors, o.Namespaces); err != nil {
-		return o, err
+	for ns := range o.NamespaceSelectors {
+		if !slices.Contains(o.Namespaces, ns) {
+			return o, fmt.Errorf("NamespaceSelectors names namespace %q, which is not in Namespaces", ns)
+		}
 	}
-	o.NamespaceSelectors = maps.Clone(o.NamespaceSelectors)
 	if err := o.ShardSelector.Validate(); err != nil {
 		return o, fmt.Errorf("ShardSelector: %w", err)
 	}

@@ -2,12 +2,7 @@
 
 package cache
 
-import (
-	"fmt"
-	"slices"
-
-	"github.com/kubeloop/kubeloop/kube"
-)
+import "github.com/kubeloop/kubeloop/kube"
 
 // Selectors are the label and field selectors of one namespace's list
 // and watch ([InformerOptions.NamespaceSelectors]): empty ones select
@@ -15,15 +10,4 @@ import (
 type Selectors struct {
 	Label kube.Selector
 	Field kube.FieldSelector
-}
-
-// checkNamespaceSelectors checks that every namespace sels names is one
-// of namespaces.
-func checkNamespaceSelectors(sels map[string]Selectors, namespaces []string) error {
-	for ns := range sels {
-		if !slices.Contains(namespaces, ns) {
-			return fmt.Errorf("NamespaceSelectors names namespace %q, which is not in Namespaces", ns)
-		}
-	}
-	return nil
 }

@@ -61,7 +61,8 @@ func TestCacheDefaultsFromOptions(t *testing.T) {
 // The cache's defaults and a kind's own settings, from the manager's
 // options: every kind stored compact and read in pages of 500 without
 // WatchList, only declared kinds served; Secrets resynced every
-// five minutes, and only those labelled app=web in namespace web.
+// five minutes, all those of namespace db and those labelled app=web
+// in namespace web.
 func ExampleOptions_cache() {
 	srv := kubetest.New(kubetest.Options{})
 	defer srv.Close()
@@ -73,7 +74,7 @@ func ExampleOptions_cache() {
 		ReaderFailOnMissingInformer: true,
 		ByObject: []cache.ByObject{
 			{Object: &kube.ConfigMap{}},
-			{Object: &kube.Secret{}, SyncPeriod: 5 * time.Minute, NamespaceSelectors: map[string]cache.Selectors{
+			{Object: &kube.Secret{}, SyncPeriod: 5 * time.Minute, Namespaces: []string{"web", "db"}, NamespaceSelectors: map[string]cache.Selectors{
 				"web": {Label: kube.MustParseSelector("app=web")},
 			}},
 		},

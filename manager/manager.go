@@ -83,7 +83,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	if config == nil {
 		return nil, errors.New("new manager: config is nil")
 	}
-	opts, err := opts.withDefaults(nsFile)
+	err := opts.withDefaults(nsFile)
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
@@ -113,6 +113,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger, MaxFreshWait: opts.MaxFreshWait,
 		KeepManagedFields: opts.KeepManagedFields, Compact: opts.Compact, PageSize: opts.PageSize,
 		DisableWatchList: opts.DisableWatchList, ReaderFailOnMissingInformer: opts.ReaderFailOnMissingInformer,
+		WatchErrorHandler: opts.WatchErrorHandler,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("new manager: ByObject: %w", err)

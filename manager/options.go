@@ -78,6 +78,9 @@ type Options struct {
 	PageSize                    int64
 	DisableWatchList            bool
 	ReaderFailOnMissingInformer bool
+	// WatchErrorHandler, when set, is told of every failure of the
+	// cache's lists and watches; see [cache.WatchErrorHandler].
+	WatchErrorHandler cache.WatchErrorHandler
 	// FieldManager is sent with every write of the clients and is the
 	// default field manager of Apply.
 	FieldManager string
@@ -121,10 +124,9 @@ type Options struct {
 	WebhookServer Runnable
 }
 
-// withDefaults returns o with defaults filled and checks it. nsFile is
-// where the pod's namespace is read from. Errors name the field and the
-// value.
-func (o Options) withDefaults(nsFile string) (Options, error) {
+// withDefaults fills o's defaults and checks it. nsFile is where the
+// pod's namespace is read from. Errors name the field and the value.
+func (o *Options) withDefaults(nsFile string) error {
 	var errs []error
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -168,7 +170,7 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
-	return o, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // podNamespace reads the pod's namespace from nsFile, as the default of

@@ -35,7 +35,7 @@ func testCacheOptions(t *testing.T, f *fixture) {
 	m, err := manager.New(f.env.Config, manager.Options{
 		MetricsBindAddress: "0",
 		PageSize:           1, DisableWatchList: true, Compact: true,
-		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, NamespaceSelectors: map[string]cache.Selectors{
+		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{a, b}, NamespaceSelectors: map[string]cache.Selectors{
 			a: {Label: kube.MustParseSelector("tier=web")},
 			b: {Field: kube.FieldSelectorFromSet(map[string]string{"metadata.name": "db"})},
 		}}},

@@ -118,6 +118,7 @@ func Run(t *testing.T, env Env) {
 		{"Scope", testScope},
 		{"OwnerIndex", testOwnerIndex},
 		{"CacheOptions", testCacheOptions},
+		{"WatchErrorHandler", testWatchErrorHandler},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
