@@ -192,7 +192,9 @@ func TestReadmeControllerSize(t *testing.T) {
 // Options.LeaderElection (the README's controller; the mirror does, from
 // a flag) links no elector. A program that never changes its scope
 // while running links none of SetNamespaces, RemoveInformer or
-// RemoveController. It reads the mirror and the README's controller.
+// RemoveController. Neither links the profiling endpoint (package
+// manager/pprof, runtime/pprof, net/http/pprof). It reads the mirror and
+// the README's controller.
 func TestOptionalPartsNotLinked(t *testing.T) {
 	t.Parallel()
 	paths := built(t)
@@ -227,6 +229,11 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/kube.(*mergeFrom).dataFor",
 		"kubeloop/internal/jsonpatch.CreateMerge",
 		"encoding/json.(*decodeState)",
+		// Neither serves profiles (package manager/pprof, which is
+		// what reaches runtime/pprof; net/http/pprof is never used).
+		"kubeloop/manager/pprof.",
+		"runtime/pprof.StartCPUProfile",
+		"net/http/pprof.",
 	}
 	for _, prog := range []struct {
 		name   string

@@ -36,6 +36,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/crd"
 	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/pprof"
 )
 
 // Name is the name of the leader election Lease, of the field manager
@@ -57,6 +58,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 type options struct {
 	operator.Flags
 	installCRD bool
+	pprofAddr  string
 }
 
 func parseFlags(args []string, out io.Writer) (options, *operator.Flags, error) {
@@ -77,6 +79,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.installCRD, "install-crd", true, "create or update the Widget CRD as the manager starts (on every replica), before the controller reads Widgets")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", `serve the Go runtime's profiles at this "host:port" (for go tool pprof); empty serves none`)
 	o.Register(fs, 2, "Widgets reconciled at once")
 	if err := fs.Parse(args); err != nil {
 		return o, &o.Flags, err
@@ -94,6 +97,15 @@ func runWidget(ctx context.Context, cfg *kube.Config, opts options, log *slog.Lo
 	mgr, err := newManager(cfg, opts.Flags, log)
 	if err != nil {
 		return operator.ExitConfig, err
+	}
+	if opts.pprofAddr != "" {
+		profiles, err := pprof.New(pprof.Options{BindAddress: opts.pprofAddr, Logger: log})
+		if err != nil {
+			return operator.ExitConfig, err
+		}
+		if err := mgr.Add(profiles); err != nil {
+			return operator.ExitRuntime, err
+		}
 	}
 	if opts.installCRD {
 		def, err := widgetCRD()
