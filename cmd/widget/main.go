@@ -29,6 +29,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
@@ -159,7 +160,9 @@ func setup(ctx context.Context, mgr *manager.Manager, workers int, log *slog.Log
 		Named("widget").
 		For(&Widget{}).
 		Owns(&kube.ConfigMap{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers, Logger: log}).
+		// A reconcile stuck on the API server is cut after a minute and
+		// retried (counted in controller_runtime_reconcile_timeouts_total).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, Logger: log, ReconcileTimeout: time.Minute}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the widget controller: %w", err)

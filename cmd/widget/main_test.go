@@ -60,6 +60,7 @@ func TestRunWithKubeconfig(t *testing.T) {
 		for _, want := range []string{
 			`controller_runtime_reconcile_total{controller="widget",result="success"}`,
 			`workqueue_depth{controller="widget",name="widget"}`,
+			`controller_runtime_reconcile_timeouts_total{controller="widget"} 0`,
 			"go_goroutines ", "go_memstats_heap_alloc_bytes ", "process_start_time_seconds ",
 			`leader_election_master_status{name="kubeloop-widget"} 1`,
 		} {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,14 +92,24 @@ func TestServerStopEndsCPUProfile(t *testing.T) {
 		resp.Body.Close()
 		got <- resp.StatusCode
 	}()
+	// The long profile runs once its handler waits in cpu's select,
+	// after StartCPUProfile (read from the goroutine profile, which does
+	// not compete for the profiler).
 	for {
-		code, _, body := get(t, base+"profile?seconds=1")
-		if code == 500 && strings.Contains(string(body), "cpu profiling already in use") {
-			break // the first one runs
+		select {
+		case code := <-got:
+			t.Fatalf("the 600 s CPU profile ended at once: %d", code)
+		default:
 		}
-		if code != 200 {
-			t.Fatalf("second CPU profile = %d %q, want 500 (or 200 before the first started)", code, body)
+		_, _, body := get(t, base+"goroutine?debug=2")
+		if slices.ContainsFunc(strings.Split(string(body), "\n\n"), func(g string) bool {
+			return strings.Contains(g, "[select") && strings.Contains(g, "pprof.(*Server).cpu(")
+		}) {
+			break
 		}
+	}
+	if code, _, body := get(t, base+"profile?seconds=1"); code != 500 || !bytes.Contains(body, []byte("cpu profiling already in use")) {
+		t.Errorf("a second CPU profile = %d %q, want 500", code, body)
 	}
 	if err := stop(); err != nil {
 		t.Errorf("Start = %v, want nil", err)
