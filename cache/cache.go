@@ -49,6 +49,9 @@ type Options struct {
 	// Compact stores the objects of every kind as JSON; see
 	// [InformerOptions.Compact].
 	Compact bool
+	// WatchErrorHandler, when set, is every informer's; see
+	// [InformerOptions.WatchErrorHandler].
+	WatchErrorHandler WatchErrorHandler
 	// Logger receives the informers' logs; nil discards them.
 	Logger *slog.Logger
 	// MaxFreshWait bounds how long a read waits for the cache to hold
@@ -82,6 +85,14 @@ type ByObject struct {
 	// KeepManagedFields keeps this kind's metadata.managedFields (as
 	// Options.KeepManagedFields does for every kind).
 	KeepManagedFields bool
+	// SyncPeriod, when not zero, replaces Options.SyncPeriod for this
+	// kind; see [InformerOptions.SyncPeriod].
+	SyncPeriod time.Duration
+	// NamespaceSelectors gives namespaces of this kind selectors of their
+	// own (controller-runtime's ByObject.Namespaces with a Config each);
+	// see [InformerOptions.NamespaceSelectors]. Its keys must be among the
+	// kind's namespaces (Namespaces, or Options.Namespaces).
+	NamespaceSelectors map[string]Selectors
 }
 
 // Cache serves reads of many kinds from informers: one per kind and Go
@@ -253,13 +264,17 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, err)
 	}
 	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
-		ShardSelector: ko.ShardSelector,
-		Transform:     ko.Transform, SyncPeriod: c.opts.SyncPeriod,
+		ShardSelector:      ko.ShardSelector,
+		NamespaceSelectors: ko.NamespaceSelectors,
+		Transform:          ko.Transform, SyncPeriod: c.opts.SyncPeriod,
 		WatchList: c.opts.WatchList, PageSize: c.opts.PageSize, Compact: c.opts.Compact || ko.Compact,
 		KeepManagedFields: c.opts.KeepManagedFields || ko.KeepManagedFields,
-		Logger:            c.opts.Logger, Sharded: sharded, ShardsPending: pending}
+		Logger:            c.opts.Logger, Sharded: sharded, ShardsPending: pending, WatchErrorHandler: c.opts.WatchErrorHandler}
 	if ko.Transform == nil {
 		opts.Transform = c.opts.DefaultTransform
+	}
+	if ko.SyncPeriod != 0 {
+		opts.SyncPeriod = ko.SyncPeriod
 	}
 	newObj := func() kube.Object { return reflect.New(typ).Interface().(kube.Object) }
 	if _, ok := reflect.New(typ).Interface().(kube.Object); !ok {

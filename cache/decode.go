@@ -40,6 +40,9 @@ func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
 	opts.Namespace = lw.ns
 	opts.LabelSelector = lw.i.opts.LabelSelector
 	opts.FieldSelector = lw.i.opts.FieldSelector
+	if sel, ok := lw.i.opts.NamespaceSelectors[lw.ns]; ok {
+		opts.LabelSelector, opts.FieldSelector = sel.Label, sel.Field
+	}
 	opts.ShardSelector = lw.shard
 	opts.MetadataOnly = lw.i.metadataOnly
 	opts.SkipManagedFields = !lw.i.opts.KeepManagedFields

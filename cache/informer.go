@@ -249,6 +249,8 @@ func (i *informer) reflector(ns string, run *nsRun) *reflector {
 		pageSize:  i.opts.PageSize,
 		watchList: i.opts.WatchList,
 		progress:  &i.progress,
+		failed:    i.opts.WatchErrorHandler,
+		kind:      i.gvk,
 		scope:     ns,
 	}
 }

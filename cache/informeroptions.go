@@ -26,6 +26,11 @@ type InformerOptions struct {
 	// LabelSelector and FieldSelector limit the objects the server sends.
 	LabelSelector kube.Selector
 	FieldSelector kube.FieldSelector
+	// NamespaceSelectors gives namespaces their own selectors, sent
+	// instead of LabelSelector and FieldSelector in the list and watch of
+	// each namespace it names. Its keys must be in Namespaces. The
+	// informer keeps the map: do not change it after.
+	NamespaceSelectors map[string]Selectors
 	// ShardSelector limits the informer to the objects whose hash of the
 	// shard field falls in its ranges, asked of the server in every list
 	// and watch and checked again here (see "Sharding" in the package
@@ -99,6 +104,11 @@ type InformerOptions struct {
 	// read rarely, for example the objects a controller only maps to a
 	// request key.
 	Compact bool
+	// WatchErrorHandler, when set, is called with every failure of the
+	// informer's lists and watches, before the retry's backoff (as
+	// client-go's SetWatchErrorHandler): for metrics, or to stop a
+	// program whose informers cannot read. See [WatchErrorHandler].
+	WatchErrorHandler WatchErrorHandler
 	// Logger receives list and watch failures (warn), relists after a 410
 	// and a server's refusal of WatchList (info); nil discards them.
 	Logger *slog.Logger
@@ -114,6 +124,11 @@ func (o InformerOptions) normalize() (InformerOptions, error) {
 		}
 		if slices.Contains(o.Namespaces[:n], ns) {
 			return o, fmt.Errorf("namespace %q is in Namespaces twice", ns)
+		}
+	}
+	for ns := range o.NamespaceSelectors {
+		if !slices.Contains(o.Namespaces, ns) {
+			return o, fmt.Errorf("NamespaceSelectors names namespace %q, which is not in Namespaces", ns)
 		}
 	}
 	if err := o.ShardSelector.Validate(); err != nil {

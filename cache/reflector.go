@@ -112,7 +112,8 @@ type readStats struct {
 //     whole-state reads a minute from an informer, not one per request
 //     the client's rate limit allows.
 type reflector struct {
-	// lw, sink, log, stats, pageSize and watchList are set by its maker.
+	// lw, sink, log, stats, pageSize, watchList, failed and kind are
+	// set by its maker.
 	lw    listerWatcher
 	sink  sink
 	log   *slog.Logger
@@ -121,6 +122,10 @@ type reflector struct {
 	pageSize int64
 	// watchList is cleared for good when the server refuses WatchList.
 	watchList bool
+	// failed, when set, is told of each failure of a list or a watch,
+	// with kind.
+	failed WatchErrorHandler
+	kind   kube.GroupVersionKind
 	// progress is where the reflector reports each resourceVersion it
 	// applied, under a mark it holds while it runs (scope is its
 	// namespace, "" for all); nil reports nowhere.
@@ -157,7 +162,7 @@ func (r *reflector) run(ctx context.Context) {
 			r.stats.lastErr.Store(nil)
 			continue
 		}
-		r.stats.lastErr.Store(&err)
+		r.failure(err)
 		d := r.b.next(time.Now(), jitter())
 		if r.rv == "" && kube.IsGone(err) {
 			r.log.Info("resourceVersion too old; relisting", "err", err, "delay", d)
@@ -167,6 +172,15 @@ func (r *reflector) run(ctx context.Context) {
 		if !wait.Sleep(ctx, d) {
 			return
 		}
+	}
+}
+
+// failure records err, a failed list or watch, as the last failure, and
+// tells r.failed of it.
+func (r *reflector) failure(err error) {
+	r.stats.lastErr.Store(&err)
+	if r.failed != nil {
+		r.failed(r.kind, err)
 	}
 }
 
@@ -296,7 +310,7 @@ func (r *reflector) list(ctx context.Context) error {
 			if kube.IsGone(err) || ctx.Err() != nil {
 				return err
 			}
-			r.stats.lastErr.Store(&err)
+			r.failure(err)
 			d := r.b.next(time.Now(), jitter())
 			r.log.Warn("list page failed; retrying", "err", err, "delay", d)
 			if !wait.Sleep(ctx, d) {

@@ -267,6 +267,8 @@ func (s *shardSet) runShardLocked(sh *shard) {
 			pageSize:  i.opts.PageSize,
 			watchList: i.opts.WatchList,
 			progress:  &i.progress,
+			failed:    i.opts.WatchErrorHandler,
+			kind:      i.gvk,
 			scope:     ns,
 		}
 		readers.Go(func() { r.run(ctx) })

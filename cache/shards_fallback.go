@@ -285,6 +285,8 @@ func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generatio
 			pageSize:  i.opts.PageSize,
 			watchList: i.opts.WatchList,
 			progress:  &i.progress,
+			failed:    i.opts.WatchErrorHandler,
+			kind:      i.gvk,
 			scope:     ns,
 		}
 		readers.Go(func() { r.run(ctx) })

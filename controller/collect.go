@@ -39,6 +39,7 @@ func (c *Controller) CollectMetrics(e interface {
 	e.Counter("controller_runtime_reconcile_errors_total", "Total number of reconciliation errors per controller", float64(m.ReconcileErrorsTotal), l...)
 	e.Counter("controller_runtime_terminal_reconcile_errors_total", "Total number of terminal reconciliation errors per controller", float64(m.TerminalReconcileErrorsTotal), l...)
 	e.Counter("controller_runtime_reconcile_panics_total", "Total number of reconciliation panics per controller", float64(m.ReconcilePanicsTotal), l...)
+	e.Counter("controller_runtime_reconcile_timeouts_total", "Total number of reconciliation timeouts per controller", float64(m.ReconcileTimeoutsTotal), l...)
 	e.Counter("kubeloop_reconcile_deferred_stale_total", "Total number of requests set aside before their reconcile until the cache held this process's own writes to the object, per controller", float64(m.ReconcileDeferredStaleTotal), l...)
 	e.Histogram("controller_runtime_reconcile_time_seconds", "Length of time per reconciliation per controller", m.ReconcileTimeSeconds, l...)
 	e.Gauge("controller_runtime_active_workers", "Number of currently used workers per controller", float64(m.ActiveWorkers), l...)

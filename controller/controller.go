@@ -46,7 +46,8 @@ type Options struct {
 	RecoverPanic *bool
 
 	// ReconcileTimeout, when positive, bounds each call of Reconcile: its
-	// context is done once the timeout passes.
+	// context is done once the timeout passes, and the call is counted in
+	// controller_runtime_reconcile_timeouts_total.
 	ReconcileTimeout time.Duration
 
 	// NeedLeaderElection is what [Controller.NeedLeaderElection] reports:

@@ -20,7 +20,7 @@
 //     its Result is ignored; a [TerminalError] is not retried;
 //     RequeueAfter resets the backoff and requeues after exactly that
 //     long; [RequeueRateLimited] retries with backoff; success resets the
-//     backoff.
+//     backoff. Result.Priority is the queue priority of the retry.
 //   - Panics are errors: a panic in Reconcile is recovered, counted,
 //     logged with its stack and retried like an error, unless
 //     [Options.RecoverPanic] says to re-raise it.
@@ -85,13 +85,13 @@
 //		switch {
 //		case errors.Is(err, ErrTerminal):
 //			q.Forget(req) // logged and counted, not retried
-//		case err != nil:
-//			q.AddRateLimited(req) // 5ms doubling to 1000s per request
+//		case err != nil: // 5ms doubling to 1000s per request
+//			q.AddWithOptions(req, queue.AddOptions{RateLimited: true, Priority: res.Priority})
 //		case res.RequeueAfter > 0:
 //			q.Forget(req)
-//			q.AddAfter(req, res.RequeueAfter)
+//			q.AddWithOptions(req, queue.AddOptions{After: res.RequeueAfter, Priority: res.Priority})
 //		case res.IsRateLimited(): // RequeueRateLimited(), not an error
-//			q.AddRateLimited(req)
+//			q.AddWithOptions(req, queue.AddOptions{RateLimited: true, Priority: res.Priority})
 //		default:
 //			q.Forget(req) // success: the backoff starts over
 //		}

@@ -37,6 +37,7 @@ type Metrics struct {
 	ReconcileErrorsTotal         uint64 // controller_runtime_reconcile_errors_total: every error, terminal ones included
 	TerminalReconcileErrorsTotal uint64 // controller_runtime_terminal_reconcile_errors_total
 	ReconcilePanicsTotal         uint64 // controller_runtime_reconcile_panics_total: recovered or not
+	ReconcileTimeoutsTotal       uint64 // controller_runtime_reconcile_timeouts_total: reconciles whose Options.ReconcileTimeout passed
 	ReconcileDeferredStaleTotal  uint64 // kubeloop_reconcile_deferred_stale_total: requests set aside until the cache held this process's writes
 
 	ReconcileTimeSeconds queue.Histogram // controller_runtime_reconcile_time_seconds
@@ -63,6 +64,7 @@ type metrics struct {
 
 	active        atomic.Int64
 	panics        atomic.Uint64
+	timeouts      atomic.Uint64
 	deferredStale atomic.Uint64
 
 	mu       sync.Mutex
@@ -129,6 +131,7 @@ func (m *metrics) snapshot() Metrics {
 		ReconcileErrorsTotal:         m.errors,
 		TerminalReconcileErrorsTotal: m.terminal,
 		ReconcilePanicsTotal:         m.panics.Load(),
+		ReconcileTimeoutsTotal:       m.timeouts.Load(),
 		ReconcileDeferredStaleTotal:  m.deferredStale.Load(),
 		ActiveWorkers:                int(m.active.Load()),
 	}

@@ -37,6 +37,13 @@ type Result struct {
 	// RequeueAfter, when positive, queues the request again once it has
 	// passed, and resets the request's backoff.
 	RequeueAfter time.Duration
+	// Priority is the queue priority of the request queued again, by
+	// RequeueAfter, [RequeueRateLimited] or an error (not a
+	// [TerminalError]): higher is handed to a worker first (see package
+	// queue). Zero, the default, is the priority of a real change;
+	// [LowPriority] that of a resync. controller-runtime's Result.Priority,
+	// except that zero does not keep the priority the request had.
+	Priority int
 
 	// rateLimited: queue again after the rate limiter's delay. Set by
 	// RequeueRateLimited only; RequeueAfter wins over it.
@@ -55,8 +62,9 @@ func RequeueRateLimited() Result { return Result{rateLimited: true} }
 // sets no RequeueAfter, which would win).
 func (r Result) IsRateLimited() bool { return r.rateLimited && r.RequeueAfter <= 0 }
 
-// IsZero reports whether r is the zero Result.
-func (r Result) IsZero() bool { return r == Result{} }
+// IsZero reports whether r is the zero Result (whatever its Priority,
+// which matters only when the request is queued again).
+func (r Result) IsZero() bool { return r.RequeueAfter == 0 && !r.rateLimited }
 
 // Reconciler brings the world in line with the object a [Request] names.
 // It is called with the object's key only: read the object (from a cache)
@@ -71,6 +79,8 @@ func (r Result) IsZero() bool { return r == Result{} }
 //     queued again after RequeueAfter;
 //   - [RequeueRateLimited]: queued again after the rate limiter's delay;
 //   - otherwise success: the backoff is reset.
+//
+// A request queued again has the queue priority Result.Priority.
 //
 // ctx is done when the controller stops, or when
 // [Options.ReconcileTimeout] passes. [LoggerFrom] gives the reconcile's

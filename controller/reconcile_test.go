@@ -268,6 +268,15 @@ func TestReconcileTimeout(t *testing.T) {
 		if !errors.Is(ctxErr, context.DeadlineExceeded) {
 			t.Errorf("reconcile context error = %v, want DeadlineExceeded", ctxErr)
 		}
+		// The first reconcile timed out, the second returned in time.
+		if n := c.Metrics().ReconcileTimeoutsTotal; n != 1 {
+			t.Errorf("ReconcileTimeoutsTotal = %d, want 1", n)
+		}
+		var e counters
+		c.CollectMetrics(&e)
+		if got, want := e["controller_runtime_reconcile_timeouts_total{controller=timeout}"], 1.0; got != want {
+			t.Errorf("controller_runtime_reconcile_timeouts_total{controller=timeout} = %v, want %v", got, want)
+		}
 	})
 }
 
@@ -408,4 +417,56 @@ func TestShutdownCutIsNotAnError(t *testing.T) {
 			t.Errorf("shutdown-cut records = %d, want 1", cut)
 		}
 	})
+}
+
+// counters records the counters a controller emits, by name{labels}.
+type counters map[string]float64
+
+func (e *counters) Counter(name, _ string, value float64, labels ...string) {
+	if *e == nil {
+		*e = counters{}
+	}
+	var l []string
+	for i := 0; i+1 < len(labels); i += 2 {
+		l = append(l, labels[i]+"="+labels[i+1])
+	}
+	(*e)[name+"{"+strings.Join(l, ",")+"}"] = value
+}
+func (e *counters) Gauge(string, string, float64, ...string)             {}
+func (e *counters) Histogram(string, string, queue.Histogram, ...string) {}
+
+// TestResultPriority: a request queued again with a higher
+// Result.Priority is reconciled before the requests of priority 0 that
+// waited longer; with priority 0 (the error's retry here) it waits its
+// turn behind them.
+func TestResultPriority(t *testing.T) {
+	for _, tc := range []struct {
+		priority int
+		want     []string
+	}{
+		{10, []string{"ns/a", "ns/b1", "ns/a", "ns/b2", "ns/b3"}},
+		{0, []string{"ns/a", "ns/b1", "ns/b2", "ns/b3", "ns/a"}},
+	} {
+		t.Run(fmt.Sprint(tc.priority), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rec := newRecorder(func(ctx context.Context, req Request, n int) (Result, error) {
+					switch {
+					case req.Name == "a" && n == 1:
+						return Result{RequeueAfter: time.Second, Priority: tc.priority}, nil
+					case req.Name == "b1":
+						time.Sleep(2 * time.Second) // a is due meanwhile
+					}
+					return Result{}, nil
+				})
+				c := mustNew(t, "priority", rec, Options{MaxConcurrentReconciles: 1})
+				mustWatch(t, c, sendKeys(t, req("ns", "a"), req("ns", "b1"), req("ns", "b2"), req("ns", "b3")))
+				startController(t, c)
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				if got := rec.order(); !slices.Equal(got, tc.want) {
+					t.Errorf("reconciles = %q, want %q", got, tc.want)
+				}
+			})
+		})
+	}
 }

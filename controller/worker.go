@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/errs"
+	"github.com/kubeloop/kubeloop/queue"
 )
 
 // work is one worker: it takes requests until the queue shuts down. The
@@ -66,17 +67,17 @@ func (c *Controller) handle(ctx context.Context, req Request) {
 			// broken. The queue is shut down, so nothing is retried.
 			log.Info("reconcile cut short by shutdown", attrs...)
 		} else {
-			c.q.AddRateLimited(req)
+			c.q.AddWithOptions(req, queue.AddOptions{Priority: res.Priority, RateLimited: true})
 			log.Error("reconciler error", attrs...)
 		}
 	case res.RequeueAfter > 0:
 		o = outcomeRequeueAfter
 		c.q.Forget(req)
-		c.q.AddAfter(req, res.RequeueAfter)
+		c.q.AddWithOptions(req, queue.AddOptions{Priority: res.Priority, After: res.RequeueAfter})
 		c.debug(ctx, rc, "reconciled: requeue after", "after", res.RequeueAfter, "took", took)
 	case res.rateLimited:
 		o = outcomeRequeue
-		c.q.AddRateLimited(req)
+		c.q.AddWithOptions(req, queue.AddOptions{Priority: res.Priority, RateLimited: true})
 		c.debug(ctx, rc, "reconciled: requeue", "took", took)
 	default:
 		o = outcomeSuccess
@@ -109,12 +110,18 @@ func (c *Controller) reconcile(ctx context.Context, req Request) (res Result, er
 		}
 		res, err = Result{}, &panicError{value: r, stack: debug.Stack()}
 	}()
-	if c.reconcileTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.reconcileTimeout)
-		defer cancel()
+	if c.reconcileTimeout <= 0 {
+		return c.do.Reconcile(ctx, req)
 	}
-	return c.do.Reconcile(ctx, req)
+	tctx, cancel := context.WithTimeout(ctx, c.reconcileTimeout)
+	defer cancel()
+	res, err = c.do.Reconcile(tctx, req)
+	// Counted when the timeout ended the reconcile's context, not when
+	// the controller's context was done first.
+	if tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+		c.m.timeouts.Add(1)
+	}
+	return res, err
 }
 
 // panicError is a recovered panic, handled as a reconcile error. The

@@ -210,11 +210,15 @@ func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts Del
 // sendDelete sends a delete of the object at key (of a collection when
 // key's name is empty) and reports it to OnWrite.
 func (c *Client) sendDelete(ctx context.Context, r *request, opts DeleteOptions, gvk GroupVersionKind, key Key) error {
+	// apiVersion and kind are fields, not an embedded TypeMeta, whose
+	// promoted methods would give this type two wrappers every program
+	// that deletes links (about 700 bytes).
 	body := struct {
-		TypeMeta
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
 		DeleteOptions
 		DryRun []string `json:"dryRun,omitempty"`
-	}{TypeMeta: TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions"}, DeleteOptions: opts}
+	}{APIVersion: "meta.k8s.io/v1", Kind: "DeleteOptions", DeleteOptions: opts}
 	if c.dryRun || opts.DryRun {
 		body.DryRun = []string{"All"}
 	}

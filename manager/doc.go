@@ -99,7 +99,13 @@
 // type is the one entry point: it keeps the option's method that makes
 // the part and stores it in the field. A program that never names it
 // links none of it (cmd/mirror's TestOptionalPartsNotLinked checks for the
-// ring and the shards).
+// ring and the shards). A part that needs a package nothing else imports
+// lives in a package of its own, which the program imports to use it:
+// the webhook server (manager/webhook), the profiling endpoint
+// (manager/pprof, the one importer of runtime/pprof: imported by package
+// manager, even unused, it would cost every program some 3 KB of debug
+// information). Such a part is a runnable; one with a Listen method is a
+// server, which the manager starts first and stops last.
 //
 // Usage:
 //

@@ -83,7 +83,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	if config == nil {
 		return nil, errors.New("new manager: config is nil")
 	}
-	opts, err := opts.withDefaults(nsFile)
+	err := opts.withDefaults(nsFile)
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
@@ -111,7 +111,9 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	m.cache, err = cache.New(m.api, cache.Options{
 		Namespaces: opts.Namespaces, ByObject: opts.ByObject, DefaultTransform: opts.DefaultTransform,
 		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger, MaxFreshWait: opts.MaxFreshWait,
-		KeepManagedFields: opts.KeepManagedFields,
+		KeepManagedFields: opts.KeepManagedFields, Compact: opts.Compact, PageSize: opts.PageSize,
+		WatchList: opts.WatchList, ReaderFailOnMissingInformer: opts.ReaderFailOnMissingInformer,
+		WatchErrorHandler: opts.WatchErrorHandler,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("new manager: ByObject: %w", err)

@@ -69,6 +69,18 @@ type Options struct {
 	// built), as a reconciler reads them, when it needs them, from the
 	// API server; see [cache.InformerOptions.KeepManagedFields].
 	KeepManagedFields bool
+	// Compact, PageSize, WatchList and
+	// ReaderFailOnMissingInformer are the cache's defaults for every kind,
+	// passed to it as they are: see [cache.Options]. A kind's own
+	// settings (its ByObject entry: Compact, SyncPeriod,
+	// NamespaceSelectors) win.
+	Compact                     bool
+	PageSize                    int64
+	WatchList                   bool
+	ReaderFailOnMissingInformer bool
+	// WatchErrorHandler, when set, is told of every failure of the
+	// cache's lists and watches; see [cache.WatchErrorHandler].
+	WatchErrorHandler cache.WatchErrorHandler
 	// FieldManager is sent with every write of the clients and is the
 	// default field manager of Apply.
 	FieldManager string
@@ -112,10 +124,9 @@ type Options struct {
 	WebhookServer Runnable
 }
 
-// withDefaults returns o with defaults filled and checks it. nsFile is
-// where the pod's namespace is read from. Errors name the field and the
-// value.
-func (o Options) withDefaults(nsFile string) (Options, error) {
+// withDefaults fills o's defaults and checks it. nsFile is where the
+// pod's namespace is read from. Errors name the field and the value.
+func (o *Options) withDefaults(nsFile string) error {
 	var errs []error
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -159,7 +170,7 @@ func (o Options) withDefaults(nsFile string) (Options, error) {
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
-	return o, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // podNamespace reads the pod's namespace from nsFile, as the default of

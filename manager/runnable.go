@@ -34,9 +34,12 @@ import (
 //   - Name() string: its name in errors and logs (else its type); with
 //     CollectMetrics ([MetricsCollector]) too, it is a controller, added
 //     as [Manager.AddController] adds it;
-//   - Listen() error and StartedChecker() func(*http.Request) error, for
-//     the webhook server (Options.WebhookServer): Listen binds its address
-//     first thing in Start, and the checker joins readiness as "webhook".
+//   - Listen() error: it is a server (the webhook server, package
+//     manager/pprof's): it runs with Options.WebhookServer, started
+//     first and stopped last, on every replica, and Listen binds its
+//     address first thing in Start (an address in use fails Start);
+//   - StartedChecker() func(*http.Request) error, for the webhook server
+//     (Options.WebhookServer): the checker joins readiness as "webhook".
 type Runnable interface {
 	Start(ctx context.Context) error
 }
@@ -121,12 +124,15 @@ func classify(r Runnable) runnable {
 	return c
 }
 
-// groupFor returns the group r belongs to: the caches, the runnables that
-// run on every replica, or those that need the lease.
+// groupFor returns the group r belongs to: the caches, the servers (with
+// the webhook server), the runnables that run on every replica, or those
+// that need the lease.
 func (m *Manager) groupFor(r runnable) *group {
 	switch {
 	case r.cache != nil:
 		return m.caches
+	case r.listen != nil:
+		return m.webhooks
 	case r.onEveryReplica:
 		return m.others
 	}

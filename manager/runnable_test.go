@@ -32,7 +32,7 @@ func (webhookRunnable) NeedLeaderElection() bool                  { return false
 // replica, the rest behind the lease; a named runnable with metrics is a
 // controller.
 func TestClassify(t *testing.T) {
-	m := &Manager{caches: newGroup("caches", nil), others: newGroup("others", nil), leaders: newGroup("leaders", nil)}
+	m := &Manager{caches: newGroup("caches", nil), webhooks: newGroup("webhooks", nil), others: newGroup("others", nil), leaders: newGroup("leaders", nil)}
 	for _, tc := range []struct {
 		r          Runnable
 		name       string
@@ -47,7 +47,7 @@ func TestClassify(t *testing.T) {
 		{warmRunnable{}, "manager.warmRunnable", m.leaders, true, false, false},
 		{namedRunnable{}, `"n" (manager.namedRunnable)`, m.leaders, false, false, false},
 		{&fakeController{name: "c"}, `"c" (*manager.fakeController)`, m.leaders, false, true, false},
-		{webhookRunnable{}, "manager.webhookRunnable", m.others, false, false, true},
+		{webhookRunnable{}, "manager.webhookRunnable", m.webhooks, false, false, true},
 	} {
 		c := classify(tc.r)
 		if c.name != tc.name || m.groupFor(c) != tc.group || (c.warmup != nil) != tc.warmup || c.controller != tc.controller ||

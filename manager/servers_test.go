@@ -64,7 +64,8 @@ func TestDefaults(t *testing.T) {
 	if m.metricsLn != nil || m.healthLn != nil {
 		t.Error("listeners opened with both servers off")
 	}
-	opts, err := Options{}.withDefaults("/nonexistent")
+	var opts Options
+	err := opts.withDefaults("/nonexistent")
 	if err != nil || opts.MetricsBindAddress != ":8080" {
 		t.Errorf("zero Options: MetricsBindAddress = %q (%v), want :8080", opts.MetricsBindAddress, err)
 	}

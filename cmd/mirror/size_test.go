@@ -194,7 +194,9 @@ func TestReadmeControllerSize(t *testing.T) {
 // while running links none of SetNamespaces, RemoveInformer or
 // RemoveController. A program that never calls controller.Builder.Clusters
 // links none of the fleet (package manager/fleet, the per-cluster
-// controllers). It reads the mirror and the README's controller.
+// controllers). Neither links the profiling endpoint (package
+// manager/pprof, runtime/pprof, net/http/pprof). It reads the mirror and
+// the README's controller.
 func TestOptionalPartsNotLinked(t *testing.T) {
 	t.Parallel()
 	paths := built(t)
@@ -237,6 +239,11 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/kube.(*mergeFrom).dataFor",
 		"kubeloop/internal/jsonpatch.CreateMerge",
 		"encoding/json.(*decodeState)",
+		// Neither serves profiles (package manager/pprof, which is
+		// what reaches runtime/pprof; net/http/pprof is never used).
+		"kubeloop/manager/pprof.",
+		"runtime/pprof.StartCPUProfile",
+		"net/http/pprof.",
 	}
 	for _, prog := range []struct {
 		name   string

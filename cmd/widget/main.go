@@ -29,6 +29,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
@@ -36,6 +37,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/crd"
 	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/pprof"
 )
 
 // Name is the name of the leader election Lease, of the field manager
@@ -57,6 +59,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 type options struct {
 	operator.Flags
 	installCRD bool
+	pprofAddr  string
 }
 
 func parseFlags(args []string, out io.Writer) (options, *operator.Flags, error) {
@@ -77,6 +80,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	fs.BoolVar(&o.installCRD, "install-crd", true, "create or update the Widget CRD as the manager starts (on every replica), before the controller reads Widgets")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", `serve the Go runtime's profiles at this "host:port" (for go tool pprof); empty serves none`)
 	o.Register(fs, 2, "Widgets reconciled at once")
 	if err := fs.Parse(args); err != nil {
 		return o, &o.Flags, err
@@ -94,6 +98,15 @@ func runWidget(ctx context.Context, cfg *kube.Config, opts options, log *slog.Lo
 	mgr, err := newManager(cfg, opts.Flags, log)
 	if err != nil {
 		return operator.ExitConfig, err
+	}
+	if opts.pprofAddr != "" {
+		profiles, err := pprof.New(pprof.Options{BindAddress: opts.pprofAddr, Logger: log})
+		if err != nil {
+			return operator.ExitConfig, err
+		}
+		if err := mgr.Add(profiles); err != nil {
+			return operator.ExitRuntime, err
+		}
 	}
 	if opts.installCRD {
 		def, err := widgetCRD()
@@ -147,7 +160,9 @@ func setup(ctx context.Context, mgr *manager.Manager, workers int, log *slog.Log
 		Named("widget").
 		For(&Widget{}).
 		Owns(&kube.ConfigMap{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers, Logger: log}).
+		// A reconcile stuck on the API server is cut after a minute and
+		// retried (counted in controller_runtime_reconcile_timeouts_total).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, Logger: log, ReconcileTimeout: time.Minute}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the widget controller: %w", err)

@@ -22,6 +22,8 @@ func TestExitCodes(t *testing.T) {
 		{Name: "help", Args: []string{"-h"}, Code: operator.ExitOK, Stderr: "Exit codes"},
 		{Name: "arguments", Args: []string{"extra"}, Code: operator.ExitConfig, Stderr: `unexpected arguments ["extra"]`},
 		{Name: "no kubeconfig", Args: nil, Code: operator.ExitConfig, Stderr: "pass --kubeconfig"},
+		{Name: "pprof address", Args: []string{"--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--pprof-bind-address", "localhost"},
+			Code: operator.ExitConfig, Stderr: `BindAddress "localhost"`},
 		{Name: "no CRD", Args: []string{"--install-crd=false", "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"},
 			Code: operator.ExitRuntime, Stderr: `no matches for kind \"Widget\"`},
 	})
@@ -29,13 +31,13 @@ func TestExitCodes(t *testing.T) {
 
 // The binary's life: it installs its CRD, reconciles a Widget, serves
 // its metrics (the controller's, the Go runtime's and the process's, and
-// leader election's), and exits 0 when cancelled.
+// leader election's) and its profiles, and exits 0 when cancelled.
 func TestRunWithKubeconfig(t *testing.T) {
 	client, kubeconfig := operatortest.Cluster(t)
-	metricsAddr := freeLoopbackAddr(t)
+	metricsAddr, pprofAddr := freeLoopbackAddr(t), freeLoopbackAddr(t)
 	p := operatortest.Start(t, run, "--kubeconfig", kubeconfig,
 		"--leader-elect", "--leader-election-namespace", "default",
-		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0")
+		"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0", "--pprof-bind-address", pprofAddr)
 	ctx := t.Context()
 	p.Until("the CRD installed", func() error {
 		return client.Create(ctx, &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}, Spec: WidgetSpec{Color: "red"}})
@@ -58,12 +60,25 @@ func TestRunWithKubeconfig(t *testing.T) {
 		for _, want := range []string{
 			`controller_runtime_reconcile_total{controller="widget",result="success"}`,
 			`workqueue_depth{controller="widget",name="widget"}`,
+			`controller_runtime_reconcile_timeouts_total{controller="widget"} 0`,
 			"go_goroutines ", "go_memstats_heap_alloc_bytes ", "process_start_time_seconds ",
 			`leader_election_master_status{name="kubeloop-widget"} 1`,
 		} {
 			if !strings.Contains(body, want) {
 				return fmt.Errorf("no %s in /metrics", want)
 			}
+		}
+		return nil
+	})
+	p.Until("profiles served", func() error {
+		resp, err := http.Get("http://" + pprofAddr + "/debug/pprof/goroutine?debug=1")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 || !strings.Contains(string(b), "goroutine profile: ") {
+			return fmt.Errorf("goroutine profile: %d %.80q %v", resp.StatusCode, b, err)
 		}
 		return nil
 	})

@@ -121,6 +121,8 @@ func Run(t *testing.T, env Env) {
 		{"FreshReads", testFreshReads},
 		{"Scope", testScope},
 		{"OwnerIndex", testOwnerIndex},
+		{"CacheOptions", testCacheOptions},
+		{"WatchErrorHandler", testWatchErrorHandler},
 		{"ProtobufDeleteOptions", testProtobufDeleteOptions},
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
