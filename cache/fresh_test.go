@@ -47,6 +47,7 @@ func newFreshEnv(t *testing.T, opts Options, lag time.Duration) *freshEnv {
 	if err := e.cache.Get(ctx, kube.Key{Namespace: "default", Name: "none"}, &kube.ConfigMap{}); !kube.IsNotFound(err) {
 		t.Fatalf("first read: %v, want not found", err)
 	}
+	synctest.Wait() // the informer's watch open, after its list
 	if lag > 0 {
 		t.Cleanup(srv.LagWatches("", lag, lag))
 	}
