@@ -5,6 +5,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -281,4 +282,78 @@ func TestCacheSetNamespacesDeclaredSelectors(t *testing.T) {
 			t.Errorf("metadata Get b/web after SetNamespaces(b) = %v", err)
 		}
 	})
+}
+
+// A running cache of ConfigMaps moves namespace a from the web tier to
+// the db tier: a is read again, its handlers hear what left and what
+// came, and namespace b, kept as it was, is not read again.
+func ExampleCache_SetScope() {
+	srv := kubetest.New(kubetest.Options{})
+	defer srv.Close()
+	client, err := kube.NewClient(srv.Config(), kube.ClientOptions{})
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ns := range []string{"a", "b"} {
+		if err := client.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
+			panic(err)
+		}
+		for _, tier := range []string{"web", "db"} {
+			cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: tier, Labels: map[string]string{"tier": tier}}}
+			if err := client.Create(ctx, cm); err != nil {
+				panic(err)
+			}
+		}
+	}
+	web, db := kube.MustParseSelector("tier=web"), kube.MustParseSelector("tier=db")
+	c, err := New(client, Options{ByObject: []ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{"a", "b"},
+		NamespaceSelectors: map[string]Selectors{"a": {Label: web}}}}})
+	if err != nil {
+		panic(err)
+	}
+	source, err := c.GetInformer(ctx, &kube.ConfigMap{})
+	if err != nil {
+		panic(err)
+	}
+	events := make(chan string, 10)
+	if _, err := source.AddEventHandler(HandlerFuncs[kube.Object]{
+		AddFunc: func(obj kube.Object, initial bool) {
+			events <- fmt.Sprintf("add %s (initial list: %v)", obj.GetObjectMeta().Key(), initial)
+		},
+		DeleteFunc: func(obj kube.Object, unknown bool) {
+			events <- fmt.Sprintf("delete %s (final state unknown: %v)", obj.GetObjectMeta().Key(), unknown)
+		},
+	}); err != nil {
+		panic(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Start(ctx) }()
+	if err := c.WaitForSync(ctx); err != nil {
+		panic(err)
+	}
+	for range 3 { // a/web, b/db, b/web
+		<-events
+	}
+
+	// b keeps its selectors (none); a's change.
+	if err := c.SetScope(ctx, &kube.ConfigMap{}, []string{"a", "b"}, map[string]Selectors{"a": {Label: db}}); err != nil {
+		panic(err)
+	}
+	fmt.Println(<-events)
+	fmt.Println(<-events)
+	var cms kube.List[kube.ConfigMap]
+	if err := c.List(ctx, &cms, kube.ListOptions{Namespace: "a"}); err != nil {
+		panic(err)
+	}
+	for _, cm := range cms.Items {
+		fmt.Println("cached:", cm.Namespace+"/"+cm.Name)
+	}
+	cancel()
+	<-done
+	// Output:
+	// add a/db (initial list: true)
+	// delete a/web (final state unknown: true)
+	// cached: a/db
 }
