@@ -148,7 +148,8 @@ func (i *informer) scope() []string {
 // guarded by informer.mu.
 type nsRun struct {
 	ns string
-	// sel are the selectors the reflector reads with (see listWatch).
+	// sel are the selectors the reflector reads with (see listWatch),
+	// set when it is made and never changed: SetScope starts another.
 	sel Selectors
 	// cancel stops the reflector; done is closed when it has returned.
 	// synced, made by SetNamespaces for the reflectors it starts (nil
