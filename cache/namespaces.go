@@ -182,7 +182,8 @@ func (i *Informer[T]) SetNamespaces(ctx context.Context, namespaces []string) er
 // object kept at another resourceVersion, nothing for the others. A
 // namespace kept with the same selectors is not read again. It returns
 // as [Informer.SetNamespaces] does, the namespaces read again counted
-// with those added, and fails as it does.
+// with those added, and fails as it does and for a key of selectors not
+// in namespaces.
 func (i *Informer[T]) SetScope(ctx context.Context, namespaces []string, selectors map[string]Selectors) error {
 	return i.inf.SetScope(ctx, namespaces, selectors)
 }
