@@ -109,9 +109,9 @@ type Cache struct {
 	// sharded are the kinds whose informers are sharded (ShardKind),
 	// with their InformerOptions.ShardsPending; guarded by mu.
 	sharded map[kube.GroupVersionKind]func() bool
-	// scoped are the namespaces SetNamespaces gave kinds, for the
-	// informers made after, one entry a kind; guarded by mu. scoping
-	// orders the calls of SetNamespaces.
+	// scoped are the namespaces and selectors SetNamespaces and
+	// SetScope gave kinds, for the informers made after, one entry a
+	// kind; guarded by mu. scoping orders the calls of both.
 	scoped  []kindScope
 	scoping sync.Mutex
 
@@ -134,10 +134,11 @@ type Cache struct {
 	writes writes
 }
 
-// kindScope is the scope SetNamespaces gave a kind.
+// kindScope is the scope SetNamespaces or SetScope gave a kind.
 type kindScope struct {
 	gvk        kube.GroupVersionKind
 	namespaces []string
+	selectors  map[string]Selectors
 }
 
 type kindKey struct {
@@ -292,7 +293,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		}
 		for _, sc := range c.scoped {
 			if sc.gvk == gvk {
-				opts.Namespaces = sc.namespaces
+				opts.Namespaces, opts.NamespaceSelectors = sc.namespaces, sc.selectors
 			}
 		}
 	}

@@ -24,25 +24,36 @@ func DropManagedFields(obj kube.Object) {
 }
 
 // listWatch is an informer's [listerWatcher] for the reflector of
-// namespace ns ("" for all) and shard selector shard (empty for all).
-// keep, when set, chooses the objects kept of an unfiltered read (the
-// fallback mode of a sharded informer: shards_fallback.go).
+// namespace ns ("" for all), with the namespace's selectors sel (the
+// informer's selectors(ns) when the reflector was made: a reflector
+// reads with the same selectors from start to end) and shard selector
+// shard (empty for all). keep, when set, chooses the objects kept of an
+// unfiltered read (the fallback mode of a sharded informer:
+// shards_fallback.go).
 type listWatch struct {
 	i     *informer
 	ns    string
+	sel   Selectors
 	shard kube.ShardSelector
 	keep  func(kube.Object) bool
+}
+
+// selectors returns the selectors of namespace ns's reads: its own
+// (InformerOptions.NamespaceSelectors, changed by SetScope), else the
+// informer's. Call with i.mu held, or on a sharded informer, whose
+// selectors never change.
+func (i *informer) selectors(ns string) Selectors {
+	if sel, ok := i.opts.NamespaceSelectors[ns]; ok {
+		return sel
+	}
+	return Selectors{Label: i.opts.LabelSelector, Field: i.opts.FieldSelector}
 }
 
 // scoped returns opts with the informer's scope: namespace, selectors,
 // and the metadata projection for a metadata-only informer.
 func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
 	opts.Namespace = lw.ns
-	opts.LabelSelector = lw.i.opts.LabelSelector
-	opts.FieldSelector = lw.i.opts.FieldSelector
-	if sel, ok := lw.i.opts.NamespaceSelectors[lw.ns]; ok {
-		opts.LabelSelector, opts.FieldSelector = sel.Label, sel.Field
-	}
+	opts.LabelSelector, opts.FieldSelector = lw.sel.Label, lw.sel.Field
 	opts.ShardSelector = lw.shard
 	opts.MetadataOnly = lw.i.metadataOnly
 	opts.SkipManagedFields = !lw.i.opts.KeepManagedFields

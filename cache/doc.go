@@ -260,8 +260,21 @@
 //     again (one list of all namespaces, or one of each namespace, is
 //     what the server offers): the read is compared with the store as a
 //     relist is, so objects that did not change bring no notification.
-//     The selectors of a kind apply to every namespace and do not change.
-//     A sharded informer's namespaces are fixed.
+//     The namespaces kept keep their selectors
+//     ([InformerOptions.NamespaceSelectors]); a namespace added has the
+//     informer's. A sharded informer's namespaces are fixed.
+//   - [Cache.SetScope] (or [Informer.SetScope]) changes the namespaces
+//     and their selectors at once. A namespace whose selectors changed
+//     (compared as written) is read again with the new ones by a
+//     reflector of its own, the old one stopped; its first list replaces
+//     the namespace's objects in the store and is compared with them as
+//     a relist is: an object that no longer matches gets
+//     OnDelete(obj, true) (it left the cache's view; it was not
+//     necessarily deleted on the server, the flag says the final state
+//     is unknown), a new match OnAdd(obj, true), an object kept at
+//     another resourceVersion OnUpdate, one kept unchanged nothing. A
+//     namespace kept with the same selectors is not read again. The
+//     namespaces added and removed go as with SetNamespaces.
 //   - [Cache.RemoveInformer] stops one informer and takes it out of the
 //     cache: its watches end, its goroutines return, its objects are
 //     released. It refuses an informer that handlers are registered on
@@ -270,8 +283,8 @@
 //     that never come. Stop the controller first (its sources remove
 //     their handlers; see manager.Manager.RemoveController).
 //
-// Binary size: SetNamespaces and RemoveInformer are their own entry
-// points (namespaces.go, remove.go): a program that calls neither links
+// Binary size: SetNamespaces, SetScope and RemoveInformer are their own
+// entry points (namespaces.go, remove.go): a program that calls none links
 // only what every informer runs anyway, a cancel func and a done channel
 // for each reflector and each informer of a Cache (about 5 KB of the
 // README's controller). The sharded informer's machinery (the shards' reflectors

@@ -24,8 +24,10 @@ import (
 type informer struct {
 	client *kube.Client
 	gvk    kube.GroupVersionKind
-	opts   InformerOptions
-	log    *slog.Logger
+	// opts never change, but for opts.NamespaceSelectors, which SetScope
+	// replaces under mu (the reflectors copy their namespace's when made).
+	opts InformerOptions
+	log  *slog.Logger
 	// newObj returns an empty object of the stored Go type.
 	newObj func() kube.Object
 	// metadataOnly is set when the stored type is
@@ -146,6 +148,9 @@ func (i *informer) scope() []string {
 // guarded by informer.mu.
 type nsRun struct {
 	ns string
+	// sel are the selectors the reflector reads with (see listWatch),
+	// set when it is made and never changed: SetScope starts another.
+	sel Selectors
 	// cancel stops the reflector; done is closed when it has returned.
 	// synced, made by SetNamespaces for the reflectors it starts (nil
 	// for Start's), is closed when the reflector has stored its first
@@ -167,7 +172,7 @@ type nsRun struct {
 // informer running.
 func (i *informer) runLocked(ns string) *nsRun {
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &nsRun{ns: ns, cancel: cancel, done: make(chan struct{}), counted: !i.isSynced}
+	run := &nsRun{ns: ns, sel: i.selectors(ns), cancel: cancel, done: make(chan struct{}), counted: !i.isSynced}
 	if run.counted {
 		i.unsynced++
 	}
@@ -242,7 +247,7 @@ func (i *informer) Start(ctx context.Context) error {
 // for all) in the store, for run.
 func (i *informer) reflector(ns string, run *nsRun) *reflector {
 	return &reflector{
-		lw:        listWatch{i: i, ns: ns, shard: i.opts.ShardSelector},
+		lw:        listWatch{i: i, ns: ns, sel: run.sel, shard: i.opts.ShardSelector},
 		sink:      nsSink{i: i, ns: ns, run: run},
 		log:       i.log,
 		stats:     &i.reads,

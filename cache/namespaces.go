@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -19,22 +20,45 @@ import (
 // "Binary size" there).
 
 // SetNamespaces limits the informer to namespaces (empty: all) from now
-// on; see [Informer.SetNamespaces].
+// on, the namespaces kept keeping their selectors; see
+// [Informer.SetNamespaces].
 func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error {
-	o, err := InformerOptions{Namespaces: namespaces}.normalize()
+	return i.setScope(ctx, "set namespaces", namespaces, nil, true)
+}
+
+// SetScope limits the informer to namespaces (empty: all), with
+// selectors, from now on; see [Informer.SetScope].
+func (i *informer) SetScope(ctx context.Context, namespaces []string, selectors map[string]Selectors) error {
+	return i.setScope(ctx, "set scope", namespaces, selectors, false)
+}
+
+// setScope limits the informer to namespaces with selectors, or, with
+// keep, with the selectors it has of those namespaces. verb starts its
+// errors. A namespace whose selectors change is read again by a new
+// reflector whose first state replaces the old one's: the diff of the
+// two is what handlers hear (nsSink.replace).
+func (i *informer) setScope(ctx context.Context, verb string, namespaces []string, selectors map[string]Selectors, keep bool) error {
+	o, err := InformerOptions{Namespaces: namespaces, NamespaceSelectors: selectors}.normalize()
 	if err != nil {
-		return fmt.Errorf("set namespaces of the %s informer: %w", i.gvk.Kind, err)
+		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, err)
 	}
 	namespaces = o.Namespaces
 	i.mu.Lock()
 	switch {
 	case i.opts.Sharded:
 		i.mu.Unlock()
-		return fmt.Errorf("set namespaces of the %s informer: %w: its namespaces are fixed", i.gvk.Kind, errSharded)
+		return fmt.Errorf("%s of the %s informer: %w: its namespaces are fixed", verb, i.gvk.Kind, errSharded)
 	case i.phase == stopped:
 		i.mu.Unlock()
-		return fmt.Errorf("set namespaces of the %s informer: %w", i.gvk.Kind, ErrStopped)
+		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, ErrStopped)
 	}
+	if keep {
+		selectors = maps.Clone(i.opts.NamespaceSelectors)
+		maps.DeleteFunc(selectors, func(ns string, _ Selectors) bool { return !slices.Contains(namespaces, ns) })
+	} else {
+		selectors = maps.Clone(selectors)
+	}
+	i.opts.NamespaceSelectors = selectors
 	if i.phase == idle { // Start reads the scope
 		i.store.setScope(namespaces)
 		i.mu.Unlock()
@@ -46,9 +70,11 @@ func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error
 	}
 	var gone, added []*nsRun
 	i.runs = slices.DeleteFunc(i.runs, func(run *nsRun) bool {
-		if slices.Contains(want, run.ns) {
+		if slices.Contains(want, run.ns) && run.sel.equal(i.selectors(run.ns)) {
 			return false
 		}
+		// Removed, or read again with other selectors: its objects
+		// stay in the store for the new reflector to compare with.
 		run.removed = true
 		run.cancel()
 		gone = append(gone, run)
@@ -71,7 +97,7 @@ func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error
 		select {
 		case <-run.done:
 		case <-ctx.Done():
-			return fmt.Errorf("set namespaces of the %s informer: wait for the reflectors of the namespaces removed: %w", i.gvk.Kind, ctx.Err())
+			return fmt.Errorf("%s of the %s informer: wait for the reflectors stopped: %w", verb, i.gvk.Kind, ctx.Err())
 		}
 	}
 	for _, run := range added {
@@ -79,10 +105,16 @@ func (i *informer) SetNamespaces(ctx context.Context, namespaces []string) error
 		case <-run.synced:
 		case <-run.done: // removed by a later call, or the informer stopped
 		case <-ctx.Done():
-			return fmt.Errorf("set namespaces of the %s informer: %w", i.gvk.Kind, i.notSynced(ctx.Err()))
+			return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, i.notSynced(ctx.Err()))
 		}
 	}
 	return nil
+}
+
+// equal reports whether s and o select the same objects, as written
+// (the selectors' canonical strings).
+func (s Selectors) equal(o Selectors) bool {
+	return s.Label.String() == o.Label.String() && s.Field.String() == o.Field.String()
 }
 
 // errSharded is wrapped by the errors of SetNamespaces on a sharded
@@ -118,9 +150,11 @@ func (s *store) setScope(namespaces []string) int {
 // on, while it runs or before: the namespaces that leave stop being
 // watched and their objects leave the store, the namespaces that come
 // are listed and watched, and the namespaces kept are neither relisted
-// nor notified again. What handlers are told, and what a change between
-// all namespaces and some costs, is in "Changing the scope" in the
-// package doc.
+// nor notified again. The namespaces kept keep their selectors; a
+// namespace added is read with the informer's LabelSelector and
+// FieldSelector ([Informer.SetScope] gives it its own). What handlers
+// are told, and what a change between all namespaces and some costs,
+// is in "Changing the scope" in the package doc.
 //
 // On a running informer it returns once the reflectors of the
 // namespaces removed have ended and those of the namespaces added have
@@ -135,26 +169,64 @@ func (i *Informer[T]) SetNamespaces(ctx context.Context, namespaces []string) er
 	return i.inf.SetNamespaces(ctx, namespaces)
 }
 
+// SetScope limits the informer to namespaces (empty: all) from now on,
+// as [Informer.SetNamespaces] does, and gives them selectors: those of
+// the namespaces selectors names replace the informer's LabelSelector
+// and FieldSelector, as [InformerOptions.NamespaceSelectors] does (its
+// keys must be in namespaces; the informer keeps a copy). A namespace
+// kept whose selectors changed (as written) is listed and watched
+// again with the new ones, and the store's objects of the namespace are
+// replaced by what that list returns; handlers are told only what
+// differs, as after a relist: OnDelete(obj, true) for an object that no
+// longer matches, OnAdd(obj, true) for a new match, OnUpdate for an
+// object kept at another resourceVersion, nothing for the others. A
+// namespace kept with the same selectors is not read again. It returns
+// as [Informer.SetNamespaces] does, the namespaces read again counted
+// with those added, and fails as it does and for a key of selectors not
+// in namespaces.
+func (i *Informer[T]) SetScope(ctx context.Context, namespaces []string, selectors map[string]Selectors) error {
+	return i.inf.SetScope(ctx, namespaces, selectors)
+}
+
 // SetNamespaces limits the cache of obj's kind to namespaces (empty: all)
 // from now on, replacing Options.Namespaces and the kind's
 // ByObject.Namespaces: every informer of the kind (one per Go type it is
 // read as) changes as [Informer.SetNamespaces] says, and the informers
-// made later start with them. It waits as [Informer.SetNamespaces] does.
-// Calls are applied one after the other. It fails for a cluster-scoped
-// kind, for a kind made sharded ([Cache.ShardKind]), and for an empty or
-// repeated namespace; a failure to change one informer does not keep
-// the others from changing.
+// made later start with them. The namespaces kept keep their selectors
+// (ByObject.NamespaceSelectors, or SetScope's). It waits as
+// [Informer.SetNamespaces] does. Calls (of SetScope too) are applied
+// one after the other. It fails for a cluster-scoped kind, for a kind
+// made sharded ([Cache.ShardKind]), and for an empty or repeated
+// namespace; a failure to change one informer does not keep the others
+// from changing.
 func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces []string) error {
+	return c.setScope(ctx, "set namespaces", obj, namespaces, nil, true)
+}
+
+// SetScope limits the cache of obj's kind to namespaces (empty: all),
+// with selectors, from now on, replacing the kind's namespaces and
+// ByObject.NamespaceSelectors: every informer of the kind changes as
+// [Informer.SetScope] says, and the informers made later start with
+// them. It waits and fails as [Cache.SetNamespaces] does, and for a
+// key of selectors not in namespaces.
+func (c *Cache) SetScope(ctx context.Context, obj kube.Object, namespaces []string, selectors map[string]Selectors) error {
+	return c.setScope(ctx, "set scope", obj, namespaces, selectors, false)
+}
+
+// setScope changes the scope of obj's kind to namespaces with
+// selectors, or, with keep, with the kind's selectors of those
+// namespaces; verb starts its errors.
+func (c *Cache) setScope(ctx context.Context, verb string, obj kube.Object, namespaces []string, selectors map[string]Selectors, keep bool) error {
 	gvk := obj.GroupVersionKind()
-	if _, err := (InformerOptions{Namespaces: namespaces}).normalize(); err != nil {
-		return fmt.Errorf("set namespaces of %s: %w", gvk.Kind, err)
+	if _, err := (InformerOptions{Namespaces: namespaces, NamespaceSelectors: selectors}).normalize(); err != nil {
+		return fmt.Errorf("%s of %s: %w", verb, gvk.Kind, err)
 	}
 	m, err := c.client.Mapping(ctx, gvk)
 	if err != nil {
-		return fmt.Errorf("set namespaces of %s: %w", gvk.Kind, err)
+		return fmt.Errorf("%s of %s: %w", verb, gvk.Kind, err)
 	}
 	if !m.Namespaced {
-		return fmt.Errorf("set namespaces of %s: the kind is cluster-scoped", gvk.Kind)
+		return fmt.Errorf("%s of %s: the kind is cluster-scoped", verb, gvk.Kind)
 	}
 	namespaces = slices.Clone(namespaces)
 	c.scoping.Lock() // the informers end in the scope recorded last
@@ -162,10 +234,21 @@ func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces [
 	c.mu.Lock()
 	if _, ok := c.sharded[gvk]; ok {
 		c.mu.Unlock()
-		return fmt.Errorf("set namespaces of %s: %w: its namespaces are fixed", gvk.Kind, errSharded)
+		return fmt.Errorf("%s of %s: %w: its namespaces are fixed", verb, gvk.Kind, errSharded)
+	}
+	if keep {
+		selectors = maps.Clone(c.declared[gvk].NamespaceSelectors)
+		for _, sc := range c.scoped {
+			if sc.gvk == gvk {
+				selectors = maps.Clone(sc.selectors)
+			}
+		}
+		maps.DeleteFunc(selectors, func(ns string, _ Selectors) bool { return !slices.Contains(namespaces, ns) })
+	} else {
+		selectors = maps.Clone(selectors)
 	}
 	c.scoped = slices.DeleteFunc(c.scoped, func(sc kindScope) bool { return sc.gvk == gvk })
-	c.scoped = append(c.scoped, kindScope{gvk: gvk, namespaces: namespaces})
+	c.scoped = append(c.scoped, kindScope{gvk: gvk, namespaces: namespaces, selectors: selectors})
 	var infs []*informer
 	for k, kd := range c.kinds {
 		if k.gvk == gvk {
@@ -175,7 +258,7 @@ func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces [
 	c.mu.Unlock()
 	var errs []error
 	for _, inf := range infs {
-		errs = append(errs, inf.SetNamespaces(ctx, namespaces))
+		errs = append(errs, inf.setScope(ctx, verb, namespaces, selectors, false))
 	}
 	return errors.Join(errs...)
 }

@@ -260,7 +260,7 @@ func (s *shardSet) runShardLocked(sh *shard) {
 	var readers sync.WaitGroup
 	for _, ns := range namespaces {
 		r := &reflector{
-			lw:        listWatch{i: i, ns: ns, shard: sh.sel},
+			lw:        listWatch{i: i, ns: ns, sel: i.selectors(ns), shard: sh.sel},
 			sink:      shardSink{s: s, sh: sh, ns: ns},
 			log:       i.log.With("shard", sh.sel.String()),
 			stats:     &i.reads,

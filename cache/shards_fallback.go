@@ -278,7 +278,7 @@ func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generatio
 	var readers sync.WaitGroup
 	for _, ns := range namespaces {
 		r := &reflector{
-			lw:        listWatch{i: i, ns: ns, keep: func(obj kube.Object) bool { return g.shardOf(obj) != nil }},
+			lw:        listWatch{i: i, ns: ns, sel: i.selectors(ns), keep: func(obj kube.Object) bool { return g.shardOf(obj) != nil }},
 			sink:      fallbackSink{s: s, g: g, ns: ns},
 			log:       i.log.With("shards", len(g.covered)),
 			stats:     &i.reads,

@@ -215,6 +215,7 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 	// set, no informer or controller removed.
 	scope := []string{
 		"kubeloop/cache.(*informer).SetNamespaces",
+		"kubeloop/cache.(*informer).setScope",
 		"kubeloop/cache.(*store).setScope",
 		"kubeloop/cache.(*Cache).RemoveInformer",
 		"kubeloop/manager.(*Manager).RemoveController",

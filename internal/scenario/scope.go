@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,7 +52,9 @@ func (s *readSpy) take() map[string]int {
 // c is read, b is not read again and its handler hears nothing of it, a
 // is no longer watched (its watch closed when SetNamespaces returns) and
 // its objects leave the store without a delete; changes in b and c reach
-// the store and the handler, changes in a do not. Then a cache's informer
+// the store and the handler, changes in a do not. Then c's selectors
+// change (SetScope): c is read again, b is not, and the object of c that
+// no longer matches leaves the store and the handler's view. Then a cache's informer
 // is refused removal while a handler is on it and removed once it is not,
 // its watch closed; and a manager's controller is removed while its
 // reconcile is in flight, the call waiting for it, the other controller
@@ -75,6 +78,13 @@ func testScope(t *testing.T, f *fixture) {
 	})
 	inf, v := f.startKeyed(t, client, cache.InformerOptions{Namespaces: []string{a, b}})
 	f.scopeEqual(t, inf, v, nil, a, b)
+	// Synced once listed: the watches open right after.
+	f.eventually(t, "the watches of a and b open", func() error {
+		if got := cut.open(); got != 2 {
+			return fmt.Errorf("responses open = %d, want 2 (the watches of a and b)", got)
+		}
+		return nil
+	})
 	spy.take()
 
 	if err := inf.SetNamespaces(f.ctx, []string{b, c}); err != nil {
@@ -96,6 +106,25 @@ func testScope(t *testing.T, f *fixture) {
 		f.mustCreate(t, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "y"}})
 	}
 	f.scopeEqual(t, inf, v, []string{a + "/x"}, b, c)
+
+	// c's selectors change (to its y alone): c is read again, b is not;
+	// c/x leaves the store and the handler's view (OnDelete), c/y stays.
+	spy.take()
+	if err := inf.SetScope(f.ctx, []string{b, c}, map[string]cache.Selectors{
+		c: {Field: kube.FieldSelectorFromSet(map[string]string{"metadata.name": "y"})},
+	}); err != nil {
+		t.Fatalf("SetScope(b, c with a selector) = %v", err)
+	}
+	if got := spy.take(); got[b] != 0 || got[c] == 0 {
+		t.Errorf("reads after c's selectors changed = %v, want c's alone", got)
+	}
+	f.keysEqual(t, inf, v, []string{a + "/x"}, b+"/x", b+"/y", c+"/y")
+	f.eventually(t, "the watches of b and c alone open", func() error {
+		if got := cut.open(); got != 2 {
+			return fmt.Errorf("responses open after c's selectors changed = %d, want 2 (the watches of b and c)", got)
+		}
+		return nil
+	})
 
 	// A cache's informer: refused while a handler is on it, then removed.
 	cc, err := cache.New(client, cache.Options{Namespaces: []string{b}})
@@ -297,6 +326,32 @@ func (f *fixture) scopeEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], 
 		}
 		if !maps.Equal(got, want) {
 			return fmt.Errorf("handler view %v, server %v (and %q)", got, want, extra)
+		}
+		return nil
+	})
+}
+
+// keysEqual waits until the informer stores exactly the ConfigMaps at
+// keys, and the handler's view holds them and extra.
+func (f *fixture) keysEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], v *keyed, extra []string, keys ...string) {
+	t.Helper()
+	want := slices.Sorted(slices.Values(keys))
+	wantView := slices.Sorted(slices.Values(append(slices.Clone(keys), extra...)))
+	f.eventually(t, "informer holds the keys selected", func() error {
+		items, err := inf.List(kube.ListOptions{})
+		if err != nil {
+			return err
+		}
+		var stored []string
+		for _, cm := range items {
+			stored = append(stored, cm.Key().String())
+		}
+		slices.Sort(stored)
+		if !slices.Equal(stored, want) {
+			return fmt.Errorf("store %q, want %q", stored, want)
+		}
+		if got := slices.Sorted(maps.Keys(v.snapshot())); !slices.Equal(got, wantView) {
+			return fmt.Errorf("handler view %q, want %q", got, wantView)
 		}
 		return nil
 	})
