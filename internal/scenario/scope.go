@@ -214,6 +214,16 @@ func (f *fixture) removeController(t *testing.T, ns string) {
 	case <-f.ctx.Done():
 		t.Fatal("the reconcile of slow never started")
 	}
+	// The controllers start on their own: the one that stays has its
+	// handler registered once it has reconciled slow.
+	f.eventually(t, "the controller that stays reconciles slow", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Contains(log, "stays slow") {
+			return fmt.Errorf("reconciled %q", log)
+		}
+		return nil
+	})
 	removed := make(chan error, 1)
 	go func() { removed <- m.RemoveController(f.ctx, "gone") }()
 	select {
