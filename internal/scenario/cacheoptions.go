@@ -43,15 +43,7 @@ func testCacheOptions(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager Start = %v", err)
-		}
-	}()
+	defer f.run(t, "manager", m.Start)()
 	select {
 	case <-m.Elected():
 	case <-f.ctx.Done():

@@ -118,15 +118,7 @@ func (f *fixture) runFreshReads(t *testing.T, lagged *kube.Config, round string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
+	defer f.run(t, "manager", m.Start)()
 	// Run until every parent is at target, then until the controller is
 	// idle on a cache equal to the server's state.
 	var parentsDone bool
@@ -135,8 +127,8 @@ func (f *fixture) runFreshReads(t *testing.T, lagged *kube.Config, round string,
 	for {
 		select {
 		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("the controller did not finish: %v", ctx.Err())
+		case <-f.ctx.Done():
+			t.Fatalf("the controller did not finish: %v", f.ctx.Err())
 		}
 		if !parentsDone {
 			var list kube.List[kube.ConfigMap]

@@ -3,7 +3,6 @@
 package scenario
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -136,15 +135,7 @@ func (f *fixture) startViewed(t *testing.T, client *kube.Client, opts cache.Info
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- inf.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("informer Start: %v", err)
-		}
-	})
+	t.Cleanup(f.run(t, "informer", inf.Start))
 	if err := inf.WaitForSync(f.ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@
 package scenario
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -44,11 +43,8 @@ func testOwnerIndex(t *testing.T, f *fixture) {
 	if err := c.IndexOwner(f.ctx, &kube.ConfigMap{}, deploy); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Start(ctx) }()
-	defer func() { cancel(); <-done }()
-	if err := c.WaitForSync(ctx); err != nil {
+	defer f.run(t, "cache", c.Start)()
+	if err := c.WaitForSync(f.ctx); err != nil {
 		t.Fatal(err)
 	}
 	owned := func() []string {

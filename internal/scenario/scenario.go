@@ -239,6 +239,22 @@ func (f *fixture) needControllers(t *testing.T) {
 // over, then fails with check's last error. Only for what a server does on
 // its own time (serving a new CRD, compacting); never for the client's own
 // results.
+// run runs start (an informer's, a cache's or a manager's Start) in a
+// goroutine of its own until the stop it returns is called, which cancels
+// start's context, waits for it to return and reports what it returned
+// as an error of what.
+func (f *fixture) run(t *testing.T, what string, start func(context.Context) error) (stop func()) {
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan error, 1)
+	go func() { done <- start(ctx) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("%s Start = %v", what, err)
+		}
+	}
+}
+
 func (f *fixture) eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(f.env.Wait)

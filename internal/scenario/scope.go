@@ -131,15 +131,7 @@ func testScope(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- cc.Start(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("cache Start = %v", err)
-		}
-	}()
+	defer f.run(t, "cache", cc.Start)()
 	oi, err := cc.GetInformer(f.ctx, &kube.ConfigMap{})
 	if err != nil {
 		t.Fatal(err)
@@ -199,15 +191,7 @@ func (f *fixture) removeController(t *testing.T, ns string) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager Start = %v", err)
-		}
-	}()
+	defer f.run(t, "manager", m.Start)()
 	f.mustCreate(t, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "slow"}})
 	select {
 	case <-inFlight:
@@ -285,15 +269,7 @@ func (f *fixture) startKeyed(t *testing.T, client *kube.Client, opts cache.Infor
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- inf.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("informer Start: %v", err)
-		}
-	})
+	t.Cleanup(f.run(t, "informer", inf.Start))
 	if err := inf.WaitForSync(f.ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@
 package scenario
 
 import (
-	"context"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -36,15 +35,7 @@ func testWatchErrorHandler(t *testing.T, f *fixture) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager Start = %v", err)
-		}
-	}()
+	defer f.run(t, "manager", m.Start)()
 	if _, err := m.GetInformer(f.ctx, &kube.ConfigMap{}); err != nil {
 		t.Fatalf("GetInformer(ConfigMap) as the denied user = %v", err)
 	}
