@@ -60,6 +60,10 @@ type resource struct {
 	// InitStatus, when set, is the status a create stores (the kind's
 	// PrepareForCreate); kinds with Status and no InitStatus drop it.
 	InitStatus func() map[string]any
+	// KeepStatus says a create stores the status it is given, as the
+	// kubelet registers a Node with its status, with the fields of
+	// InitStatus it lacks.
+	KeepStatus bool
 	// CRD is the name of the CustomResourceDefinition that serves the kind,
 	// empty for built-ins.
 	CRD string
@@ -309,13 +313,16 @@ func builtins() []*resource {
 		}
 	}
 	linkEvents(coreEvents, eventsEvents)
-	return all
+	return append(all, genericBuiltins()...)
 }
 
 // builtinGroups returns the built-in groups in the order /apis lists them,
 // as the real server does (by priority); CRD groups follow, sorted.
 func builtinGroups() []string {
-	return []string{"apps", "events.k8s.io", "batch", "networking.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"}
+	return []string{"apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io",
+		"autoscaling", "batch", "certificates.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io",
+		"storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
+		"coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "resource.k8s.io", "flowcontrol.apiserver.k8s.io"}
 }
 
 // registry holds the served resources. It is guarded by Server.mu.
