@@ -9,7 +9,8 @@ import "github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 // This file answers SelfSubjectAccessReviews (`kubectl auth can-i`): the
 // one review of the authorization.k8s.io group kubetest serves. A review is
 // not stored; its answer is what [Server.Deny] says about the requesting
-// user. The group is not listed in discovery or OpenAPI.
+// user. The group is listed in discovery (registry.answered), not in
+// OpenAPI.
 
 // accessReviews is the resource path of SelfSubjectAccessReviews, which
 // [Server.serveResource] sends to serveAccessReview.

@@ -7,7 +7,8 @@ import "net/http"
 // This file answers the two reviews a user makes of itself: a
 // SelfSubjectReview (authentication.k8s.io/v1, `kubectl auth whoami`) and
 // a SelfSubjectRulesReview (authorization.k8s.io/v1, `kubectl auth can-i
-// --list`). Neither is stored, and neither group is listed in discovery.
+// --list`). Neither is stored; discovery lists both (registry.answered),
+// OpenAPI neither.
 //
 // kubetest's users are names (Options.Tokens), with the uids of
 // Options.UIDs. User "admin"
@@ -121,4 +122,15 @@ func (s *Server) deniedTo(user string) (some, all bool) {
 		}
 	})
 	return some, all
+}
+
+// answeredResources are the reviews as discovery lists them: create only,
+// cluster-scoped, never stored.
+func answeredResources() []*resource {
+	var out []*resource
+	for _, r := range []resource{selfReviews, accessReviews, rulesReviews} {
+		r.Singular, r.Verbs = r.Plural[:len(r.Plural)-1], []string{"create"}
+		out = append(out, &r)
+	}
+	return out
 }
