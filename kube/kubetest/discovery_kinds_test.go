@@ -43,8 +43,6 @@ func aggregated(t *testing.T, body []byte) (map[string]map[string]any, []string)
 // does not serve, so does not list (DIFFERENCES.md, "Served kinds").
 var notServed = []string{
 	"/v1/bindings", "/v1/componentstatuses",
-	"authentication.k8s.io/v1/tokenreviews",
-	"authorization.k8s.io/v1/localsubjectaccessreviews", "authorization.k8s.io/v1/subjectaccessreviews",
 }
 
 // TestDiscoveryMatchesCapturedKinds compares kubetest's aggregated

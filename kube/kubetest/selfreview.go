@@ -125,10 +125,10 @@ func (s *Server) deniedTo(user string) (some, all bool) {
 }
 
 // answeredResources are the reviews as discovery lists them: create only,
-// cluster-scoped, never stored.
+// never stored.
 func answeredResources() []*resource {
 	var out []*resource
-	for _, r := range []resource{selfReviews, accessReviews, rulesReviews} {
+	for _, r := range []resource{selfReviews, tokenReviews, localReviews, accessReviews, rulesReviews, subjectReviews} {
 		r.Singular, r.Verbs = r.Plural[:len(r.Plural)-1], []string{"create"}
 		out = append(out, &r)
 	}
