@@ -42,7 +42,7 @@ func aggregated(t *testing.T, body []byte) (map[string]map[string]any, []string)
 // notServed are the resources of the real server's discovery kubetest
 // does not serve, so does not list (DIFFERENCES.md, "Served kinds").
 var notServed = []string{
-	"/v1/bindings", "/v1/componentstatuses",
+	"/v1/bindings",
 }
 
 // TestDiscoveryMatchesCapturedKinds compares kubetest's aggregated

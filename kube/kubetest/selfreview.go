@@ -124,13 +124,14 @@ func (s *Server) deniedTo(user string) (some, all bool) {
 	return some, all
 }
 
-// answeredResources are the reviews as discovery lists them: create only,
-// never stored.
+// answeredResources are the reviews (create only) and ComponentStatuses
+// (get and list) as discovery lists them; none is stored.
 func answeredResources() []*resource {
 	var out []*resource
 	for _, r := range []resource{selfReviews, tokenReviews, localReviews, accessReviews, rulesReviews, subjectReviews} {
 		r.Singular, r.Verbs = r.Plural[:len(r.Plural)-1], []string{"create"}
 		out = append(out, &r)
 	}
-	return out
+	cs := componentStatuses
+	return append(out, &cs)
 }

@@ -50,3 +50,24 @@ func TestSubjectReviews(t *testing.T) {
 		t.Errorf("local review = %v in namespace %v, want LocalSubjectAccessReview in default", got["kind"], ns)
 	}
 }
+
+// TestComponentStatuses reads ComponentStatuses as kube-apiserver 1.36.3
+// in the harness answers them: three components, the deprecation
+// warning, a 404 for another name.
+func TestComponentStatuses(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	r := c.do("GET", "/api/v1/componentstatuses", "")
+	const want = `{"kind":"ComponentStatusList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"controller-manager"},"conditions":[{"type":"Healthy","status":"False","message":"Get \"https://127.0.0.1:10257/healthz\": dial tcp 127.0.0.1:10257: connect: connection refused"}]},{"metadata":{"name":"scheduler"},"conditions":[{"type":"Healthy","status":"False","message":"Get \"https://127.0.0.1:10259/healthz\": dial tcp 127.0.0.1:10259: connect: connection refused"}]},{"metadata":{"name":"etcd-0"},"conditions":[{"type":"Healthy","status":"True","message":"ok"}]}]}`
+	if r.code != 200 || string(mustJSON(r.json(t))) != string(mustJSON(decodeJSON(t, []byte(want)))) {
+		t.Errorf("GET componentstatuses = %d %s, want 200 %s", r.code, r.body, want)
+	}
+	if w := r.header.Get("Warning"); w != `299 - "v1 ComponentStatus is deprecated in v1.19+"` {
+		t.Errorf("Warning = %q, want the deprecation", w)
+	}
+	got := c.mustDo(200, "GET", "/api/v1/componentstatuses/etcd-0", "")
+	if got["kind"] != "ComponentStatus" || field(got, "metadata.name") != "etcd-0" {
+		t.Errorf("GET componentstatuses/etcd-0 = %v", got)
+	}
+	c.mustDo(404, "GET", "/api/v1/componentstatuses/nope", "")
+	c.mustDo(405, "POST", "/api/v1/componentstatuses", `{}`)
+}
