@@ -41,9 +41,7 @@ func aggregated(t *testing.T, body []byte) (map[string]map[string]any, []string)
 
 // notServed are the resources of the real server's discovery kubetest
 // does not serve, so does not list (DIFFERENCES.md, "Served kinds").
-var notServed = []string{
-	"/v1/bindings",
-}
+var notServed []string
 
 // TestDiscoveryMatchesCapturedKinds compares kubetest's aggregated
 // discovery with the real server's (testdata/discovery.json): the same

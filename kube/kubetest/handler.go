@@ -58,6 +58,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	case accessReviewOf(info) != nil:
 		s.serveAccessReview(w, r, info, accessReviewOf(info))
 		return
+	case isBinding(info):
+		s.serveBinding(w, r, info)
+		return
 	case isComponentStatus(info):
 		s.serveComponentStatus(w, info)
 		return

@@ -124,14 +124,15 @@ func (s *Server) deniedTo(user string) (some, all bool) {
 	return some, all
 }
 
-// answeredResources are the reviews (create only) and ComponentStatuses
-// (get and list) as discovery lists them; none is stored.
+// answeredResources are the reviews and Bindings (create only) and
+// ComponentStatuses (get and list) as discovery lists them; none is
+// stored.
 func answeredResources() []*resource {
 	var out []*resource
 	for _, r := range []resource{selfReviews, tokenReviews, localReviews, accessReviews, rulesReviews, subjectReviews} {
 		r.Singular, r.Verbs = r.Plural[:len(r.Plural)-1], []string{"create"}
 		out = append(out, &r)
 	}
-	cs := componentStatuses
-	return append(out, &cs)
+	cs, b := componentStatuses, bindings
+	return append(out, &cs, &b)
 }
