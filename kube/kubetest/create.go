@@ -192,7 +192,13 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
-	if res.Status {
+	if st, given := o["status"].(map[string]any); res.Status && res.KeepStatus && given {
+		for k, v := range res.InitStatus() {
+			if _, ok := st[k]; !ok {
+				st[k] = v
+			}
+		}
+	} else if res.Status {
 		if res.InitStatus != nil {
 			o["status"] = res.InitStatus()
 		} else {

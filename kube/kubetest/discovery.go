@@ -165,7 +165,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		g := s.apiGroupLocked(parts[1])
 		g.Kind, g.APIVersion = "APIGroup", "v1"
 		writeJSON(w, http.StatusOK, mustJSON(g))
-	case len(parts) == 3 && parts[0] == "apis" && len(s.reg.byGV[gvKey(parts[1], parts[2])]) > 0:
+	case len(parts) == 3 && parts[0] == "apis" && len(s.reg.listed(parts[1], parts[2])) > 0:
 		writeJSON(w, http.StatusOK, mustJSON(struct {
 			Kind         string        `json:"kind"`
 			APIVersion   string        `json:"apiVersion"`
@@ -221,10 +221,14 @@ func (s *Server) apiGroupLocked(group string) apiGroup {
 // subresources (status, scale, and namespaces/finalize), by name.
 func (s *Server) apiResourcesLocked(group, version string) []apiResource {
 	out := []apiResource{}
-	for _, r := range s.reg.byGV[gvKey(group, version)] {
+	for _, r := range s.reg.listed(group, version) {
+		hash := r.storageVersionHash()
+		if r.Verbs != nil {
+			hash = "" // not stored
+		}
 		out = append(out, apiResource{Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced,
 			Kind: r.Kind, Verbs: r.verbs(), ShortNames: r.ShortNames, Categories: r.Categories,
-			StorageVersionHash: r.storageVersionHash()})
+			StorageVersionHash: hash})
 		status := apiResource{Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: []string{"get", "patch", "update"}}
 		scale := apiResource{Name: r.Plural + "/scale", Namespaced: r.Namespaced, Group: "autoscaling",
@@ -261,7 +265,7 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, groups 
 		dg.Metadata.Name = g
 		for _, v := range s.reg.versions(g) {
 			dv := discoveryVersion{Version: v, Resources: []discoveryResource{}, Freshness: "Current"}
-			list := slices.Clone(s.reg.byGV[gvKey(g, v)])
+			list := s.reg.listed(g, v)
 			slices.SortFunc(list, func(a, b *resource) int { return strings.Compare(a.Plural, b.Plural) })
 			for _, res := range list {
 				scope := "Cluster"

@@ -13,14 +13,20 @@
 //     limitranges, endpoints, persistentvolumeclaims, persistentvolumes,
 //     replicationcontrollers, leases, deployments, replicasets,
 //     statefulsets, daemonsets, controllerrevisions, jobs, cronjobs,
-//     ingresses, and CustomResourceDefinitions
+//     ingresses, and every other kind kube-apiserver 1.36.3's discovery
+//     lists (rbac, storage, policy, autoscaling v2 and v1, ...: stored
+//     and validated against their captured schemas, kinds.go), and
+//     CustomResourceDefinitions
 //     created through the API, whose resources appear in discovery at once
-//     and vanish with them. A new server holds what a new kube-apiserver
+//     and vanish with them. Discovery lists what the real server lists.
+//     A new server holds what a new kube-apiserver
 //     holds: the system namespaces, service/kubernetes, and the API
-//     server's ConfigMap and Lease in kube-system. SelfSubjectAccessReviews
-//     and SelfSubjectRulesReviews (kubectl auth can-i, --list) are
-//     answered from [Server.Deny], SelfSubjectReviews (kubectl auth
-//     whoami) from the user's name and uid; none is stored.
+//     server's ConfigMap and Lease in kube-system. Self, subject and local
+//     access reviews and SelfSubjectRulesReviews (kubectl auth can-i,
+//     --list) are answered from [Server.Deny], SelfSubjectReviews (kubectl
+//     auth whoami) and TokenReviews from the users' names and uids,
+//     Bindings assign pods to nodes, ComponentStatuses are fixed; none of
+//     these is stored.
 //   - Built-in objects defaulted as kube-apiserver 1.36 defaults them (a
 //     Deployment's strategy, a container's imagePullPolicy, a Pod's
 //     tolerations and QoS class...), checked against objects captured

@@ -55,8 +55,17 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		unknownGroup = info.Group != "" && len(s.reg.versions(info.Group)) == 0
 	})
 	switch {
-	case isAccessReview(info):
-		s.serveAccessReview(w, r, info)
+	case accessReviewOf(info) != nil:
+		s.serveAccessReview(w, r, info, accessReviewOf(info))
+		return
+	case isBinding(info):
+		s.serveBinding(w, r, info)
+		return
+	case isComponentStatus(info):
+		s.serveComponentStatus(w, info)
+		return
+	case isTokenReview(info):
+		s.serveTokenReview(w, r, info)
 		return
 	case selfReviewOf(info) != nil:
 		s.serveSelfReview(w, r, info, selfReviewOf(info))

@@ -25,7 +25,7 @@ func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == 
 // Service's spec defaults (service.go); those of Pods and Deployments
 // (defaults.go) and of the other workloads (defaults_workloads.go).
 func defaultKind(res *resource, o obj) {
-	if defaultWorkload(res, o) {
+	if defaultWorkload(res, o) || defaultHPA(res, o) {
 		return
 	}
 	switch {

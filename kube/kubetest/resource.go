@@ -39,6 +39,9 @@ type resource struct {
 	ReturnDeleted bool
 	// NoDeleteCollection drops the deletecollection verb (namespaces).
 	NoDeleteCollection bool
+	// Verbs, when set, are the verbs discovery lists instead of the
+	// usual ones: "create" alone for the reviews (registry.answered).
+	Verbs []string
 	// Deprecated is the Warning every request of a deprecated resource
 	// is answered with, as kube-apiserver 1.36 warns; empty for the rest.
 	Deprecated string
@@ -60,6 +63,10 @@ type resource struct {
 	// InitStatus, when set, is the status a create stores (the kind's
 	// PrepareForCreate); kinds with Status and no InitStatus drop it.
 	InitStatus func() map[string]any
+	// KeepStatus says a create stores the status it is given, as the
+	// kubelet registers a Node with its status, with the fields of
+	// InitStatus it lacks.
+	KeepStatus bool
 	// CRD is the name of the CustomResourceDefinition that serves the kind,
 	// empty for built-ins.
 	CRD string
@@ -159,6 +166,9 @@ func (r *resource) fromStored(o obj) obj {
 // server's order: sorted for built-ins, as the CRD handler lists them for
 // custom resources.
 func (r *resource) verbs() []string {
+	if r.Verbs != nil {
+		return r.Verbs
+	}
 	if r.CRD != "" {
 		return []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
 	}
@@ -309,13 +319,16 @@ func builtins() []*resource {
 		}
 	}
 	linkEvents(coreEvents, eventsEvents)
-	return all
+	return append(all, genericBuiltins()...)
 }
 
 // builtinGroups returns the built-in groups in the order /apis lists them,
 // as the real server does (by priority); CRD groups follow, sorted.
 func builtinGroups() []string {
-	return []string{"apps", "events.k8s.io", "batch", "networking.k8s.io", "apiextensions.k8s.io", "coordination.k8s.io"}
+	return []string{"apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io",
+		"autoscaling", "batch", "certificates.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io",
+		"storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
+		"coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "resource.k8s.io", "flowcontrol.apiserver.k8s.io"}
 }
 
 // registry holds the served resources. It is guarded by Server.mu.
@@ -325,13 +338,21 @@ type registry struct {
 	// groups lists groups with at least one served version: built-ins in
 	// builtinGroups order, then CRD groups in order of name.
 	crdGroups []string
+	// answered maps "group/version" to the resources answered by a
+	// handler of their own and never stored (the reviews): discovery
+	// lists them with byGV's, nothing else sees them.
+	answered map[string][]*resource
 }
 
 func newRegistry() *registry {
-	reg := &registry{byGV: map[string][]*resource{}}
+	reg := &registry{byGV: map[string][]*resource{}, answered: map[string][]*resource{}}
 	for _, r := range builtins() {
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
 		reg.add(r)
+	}
+	for _, r := range answeredResources() {
+		k := gvKey(r.Group, r.Version)
+		reg.answered[k] = append(reg.answered[k], r)
 	}
 	return reg
 }
@@ -400,13 +421,22 @@ func (g *registry) groups() []string {
 	return append(out, g.crdGroups...)
 }
 
+// listed returns what discovery lists of a group version: the stored
+// resources, then the answered ones.
+func (g *registry) listed(group, version string) []*resource {
+	k := gvKey(group, version)
+	return slices.Concat(g.byGV[k], g.answered[k])
+}
+
 // versions returns the served versions of group, preferred first: the
 // Kubernetes version order (v2 before v1, v1 before v1beta1).
 func (g *registry) versions(group string) []string {
 	var out []string
-	for k := range g.byGV {
-		if grp, v := splitGV(k); grp == group {
-			out = append(out, v)
+	for _, m := range []map[string][]*resource{g.byGV, g.answered} {
+		for k := range m {
+			if grp, v := splitGV(k); grp == group && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
 		}
 	}
 	slices.SortFunc(out, compareKubeVersions)

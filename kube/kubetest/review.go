@@ -2,36 +2,54 @@
 
 package kubetest
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
 
-import "github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+)
 
-// This file answers SelfSubjectAccessReviews (`kubectl auth can-i`): the
-// one review of the authorization.k8s.io group kubetest serves. A review is
-// not stored; its answer is what [Server.Deny] says about the requesting
-// user. The group is not listed in discovery or OpenAPI.
+// This file answers the access reviews of authorization.k8s.io
+// (SelfSubjectAccessReviews, `kubectl auth can-i`; SubjectAccessReviews;
+// LocalSubjectAccessReviews). A review is not stored; its answer is what
+// [Server.Deny] says about the user it names. The group is listed in
+// discovery (registry.answered), not in OpenAPI.
 
-// accessReviews is the resource path of SelfSubjectAccessReviews, which
-// [Server.serveResource] sends to serveAccessReview.
-var accessReviews = resource{Group: "authorization.k8s.io", Version: "v1",
-	Plural: "selfsubjectaccessreviews", Kind: "SelfSubjectAccessReview"}
+// accessReviews, subjectReviews and localReviews are the resource paths
+// of the access reviews, which [Server.serveResource] sends to
+// serveAccessReview.
+var (
+	accessReviews = resource{Group: "authorization.k8s.io", Version: "v1",
+		Plural: "selfsubjectaccessreviews", Kind: "SelfSubjectAccessReview"}
+	subjectReviews = resource{Group: "authorization.k8s.io", Version: "v1",
+		Plural: "subjectaccessreviews", Kind: "SubjectAccessReview"}
+	localReviews = resource{Group: "authorization.k8s.io", Version: "v1",
+		Plural: "localsubjectaccessreviews", Kind: "LocalSubjectAccessReview", Namespaced: true}
+)
 
-// isAccessReview reports whether info names the SelfSubjectAccessReview
-// collection.
-func isAccessReview(info RequestInfo) bool {
-	return info.Group == accessReviews.Group && info.Version == accessReviews.Version &&
-		info.Resource == accessReviews.Plural && info.Subresource == "" && info.Name == ""
+// accessReviewOf returns which access review collection info names, nil
+// for none.
+func accessReviewOf(info RequestInfo) *resource {
+	for _, r := range []*resource{&accessReviews, &subjectReviews, &localReviews} {
+		if info.Group == r.Group && info.Version == r.Version && info.Resource == r.Plural &&
+			info.Subresource == "" && info.Name == "" && (info.Namespace != "") == r.Namespaced {
+			return r
+		}
+	}
+	return nil
 }
 
-// serveAccessReview answers a SelfSubjectAccessReview as kube-apiserver
-// does: 201 with the review, its spec as sent, metadata holding the
-// sender's managedFields, and status.allowed. Resource attributes are
-// checked against the denials of [Server.Deny] for the requesting user;
+// serveAccessReview answers an access review of kind res as
+// kube-apiserver does: 201 with the review, its spec as sent, metadata
+// holding the sender's managedFields (and the namespace of a local
+// review), and status.allowed. Resource attributes are checked against
+// the denials of [Server.Deny] for the requesting user (self reviews) or
+// spec.user (allowed outright when spec.groups holds system:masters);
 // non-resource attributes are always allowed (Deny names resources only).
-// Every user may ask, whatever Deny says (the real server's default RBAC
-// grants reviews to all authenticated users). Only POST is allowed; the
-// review must name exactly one kind of attributes.
-func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info RequestInfo) {
+// Every user may ask, whatever Deny says. Only POST is allowed; the
+// review must name exactly one kind of attributes, a subject review a
+// user or a group, a local review the namespace of its path.
+func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info RequestInfo, res *resource) {
 	if info.Verb != "create" {
 		writeError(w, errMethodNotAllowed())
 		return
@@ -44,25 +62,46 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 	spec, _ := review["spec"].(map[string]any)
 	attrs, _ := spec["resourceAttributes"].(map[string]any)
 	_, nonResource := spec["nonResourceAttributes"].(map[string]any)
+	user, groups := info.User, []any{}
+	if res != &accessReviews {
+		user, _ = spec["user"].(string)
+		groups, _ = spec["groups"].([]any)
+	}
+	var errs []fielderr.Error
 	if (attrs == nil) == !nonResource {
-		writeError(w, errInvalid(accessReviews.Group, "", "", []fielderr.Error{{Type: "FieldValueInvalid",
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid",
 			Field: "spec.resourceAttributes", Value: spec["resourceAttributes"],
-			Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"}}))
+			Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"})
+	}
+	if res != &accessReviews && user == "" && len(groups) == 0 {
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.user", Value: "",
+			Detail: "at least one of user or group must be specified"})
+	}
+	if ns, _ := attrs["namespace"].(string); res == &localReviews && attrs != nil && ns != info.Namespace {
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.resourceAttributes.namespace",
+			Value: ns, Detail: "must match metadata.namespace"})
+	}
+	if len(errs) > 0 {
+		writeError(w, errInvalid(accessReviews.Group, "", "", errs))
 		return
 	}
 	allowed := true
 	if attrs != nil {
 		str := func(k string) string { v, _ := attrs[k].(string); return v }
-		asked := RequestInfo{User: info.User, Verb: str("verb"), Group: str("group"), Resource: str("resource"),
+		asked := RequestInfo{User: user, Verb: str("verb"), Group: str("group"), Resource: str("resource"),
 			Subresource: str("subresource"), Namespace: str("namespace"), Name: str("name")}
-		allowed = s.authorize(asked) == nil
+		allowed = slices.Contains(groups, any("system:masters")) || s.authorize(asked) == nil
 	}
 
-	out := obj{"kind": accessReviews.Kind, "apiVersion": accessReviews.Group + "/" + accessReviews.Version,
+	out := obj{"kind": res.Kind, "apiVersion": res.apiVersion(),
 		"spec": spec, "status": map[string]any{"allowed": allowed}}
-	out["metadata"] = obj{"managedFields": []any{obj{"manager": managerOf(r), "operation": "Update",
+	meta := obj{"managedFields": []any{obj{"manager": managerOf(r), "operation": "Update",
 		"apiVersion": out["apiVersion"], "time": nowString(), "fieldsType": "FieldsV1",
 		"fieldsV1": obj{"f:spec": reviewFields(spec, false)}}}}
+	if res.Namespaced {
+		meta["namespace"] = info.Namespace
+	}
+	out["metadata"] = meta
 	writeJSON(w, http.StatusCreated, encodeObject(out))
 }
 

@@ -7,7 +7,8 @@ import "net/http"
 // This file answers the two reviews a user makes of itself: a
 // SelfSubjectReview (authentication.k8s.io/v1, `kubectl auth whoami`) and
 // a SelfSubjectRulesReview (authorization.k8s.io/v1, `kubectl auth can-i
-// --list`). Neither is stored, and neither group is listed in discovery.
+// --list`). Neither is stored; discovery lists both (registry.answered),
+// OpenAPI neither.
 //
 // kubetest's users are names (Options.Tokens), with the uids of
 // Options.UIDs. User "admin"
@@ -121,4 +122,17 @@ func (s *Server) deniedTo(user string) (some, all bool) {
 		}
 	})
 	return some, all
+}
+
+// answeredResources are the reviews and Bindings (create only) and
+// ComponentStatuses (get and list) as discovery lists them; none is
+// stored.
+func answeredResources() []*resource {
+	var out []*resource
+	for _, r := range []resource{selfReviews, tokenReviews, localReviews, accessReviews, rulesReviews, subjectReviews} {
+		r.Singular, r.Verbs = r.Plural[:len(r.Plural)-1], []string{"create"}
+		out = append(out, &r)
+	}
+	cs, b := componentStatuses, bindings
+	return append(out, &cs, &b)
 }

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+)
+
+// This file answers Bindings (core v1, create only): a Binding assigns the
+// pod of its name to the node of its target, as a scheduler does. Nothing
+// but the pod is stored.
+
+// bindings is the resource path of Bindings; podBindings names the
+// conflicts, as the real server qualifies them.
+var (
+	bindings = resource{Version: "v1", Plural: "bindings", Singular: "binding", Kind: "Binding",
+		Namespaced: true, Verbs: []string{"create"}}
+	podBindings = resource{Plural: "pods/binding"}
+)
+
+// isBinding reports whether info names a namespace's Bindings.
+func isBinding(info RequestInfo) bool {
+	return info.Group == "" && info.Version == "v1" && info.Resource == bindings.Plural &&
+		info.Subresource == "" && info.Name == "" && info.Namespace != ""
+}
+
+// serveBinding answers a POST of a Binding as kube-apiserver 1.36 does:
+// the pod of metadata.name gets spec.nodeName from target.name, the
+// Binding's annotations, and a PodScheduled condition of status True, in
+// one write past the field manager (managedFields and generation do not
+// change); the answer is a 201 Success Status. A pod already assigned or
+// being deleted is a 409, a missing one a 404, and a target of another
+// kind than Node or without a name a 500 whose message lists the fields,
+// as the real handler returns the validation error unwrapped.
+func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info RequestInfo) {
+	if info.Verb != "create" {
+		writeError(w, errMethodNotAllowed())
+		return
+	}
+	b, _, _, serr := decodeRequestObject(r, nil)
+	if serr != nil {
+		writeError(w, serr)
+		return
+	}
+	meta := unstructured.Metadata(b)
+	name := unstructured.String(meta, "name")
+	target, _ := b["target"].(obj)
+	var errs []string
+	if k := unstructured.String(target, "kind"); k != "" && k != "Node" {
+		errs = append(errs, `target.kind: Unsupported value: `+strconv.Quote(k)+`: supported values: "Node", "<empty>"`)
+	}
+	node := unstructured.String(target, "name")
+	if node == "" {
+		errs = append(errs, "target.name: Required value")
+	}
+	switch len(errs) {
+	case 0:
+	case 1:
+		writeError(w, statusError(http.StatusInternalServerError, "", errs[0], nil))
+		return
+	default:
+		writeError(w, statusError(http.StatusInternalServerError, "", "["+strings.Join(errs, ", ")+"]", nil))
+		return
+	}
+	var err *kube.StatusError
+	s.withLock(func() { err = s.bindLocked(info.Namespace, name, node, meta) })
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, encodeStatus(&kube.Status{Status: "Success", Code: http.StatusCreated}))
+}
+
+// bindLocked assigns the pod ns/name to node. The caller holds s.mu.
+func (s *Server) bindLocked(ns, name, node string, bindingMeta obj) *kube.StatusError {
+	pods := s.reg.lookup("", "v1", "pods")
+	col := s.cols[pods.colKey()]
+	prev := col.objects[objectKey(ns, name)]
+	switch {
+	case prev == nil:
+		return errNotFound(pods, name)
+	case prev.deleting:
+		return errConflict(&podBindings, name, "pod "+name+" is being deleted, cannot be assigned to a host")
+	}
+	o := mustDecode(prev.raw)
+	spec, _ := o["spec"].(obj)
+	if cur := unstructured.String(spec, "nodeName"); cur != "" {
+		return errConflict(&podBindings, name, "pod "+name+" is already assigned to node "+strconv.Quote(cur))
+	}
+	if spec == nil {
+		spec = obj{}
+		o["spec"] = spec
+	}
+	spec["nodeName"] = node
+	if ann, _ := bindingMeta["annotations"].(obj); len(ann) > 0 {
+		meta := unstructured.Metadata(o)
+		podAnn, _ := meta["annotations"].(obj)
+		if podAnn == nil {
+			podAnn = obj{}
+			meta["annotations"] = podAnn
+		}
+		for k, v := range ann {
+			podAnn[k] = v
+		}
+	}
+	setPodScheduled(o)
+	rec := s.commitLocked(pods, col, "MODIFIED", o, prev)
+	s.afterUpdateLocked(pods, rec)
+	return nil
+}
+
+// setPodScheduled sets the pod's PodScheduled condition to True, its
+// transition time now unless it was True already.
+func setPodScheduled(o obj) {
+	st, _ := o["status"].(obj)
+	if st == nil {
+		st = obj{}
+		o["status"] = st
+	}
+	conds, _ := st["conditions"].([]any)
+	for _, c := range conds {
+		if co, _ := c.(obj); co["type"] == "PodScheduled" {
+			if co["status"] != "True" {
+				co["status"], co["lastTransitionTime"] = "True", nowString()
+			}
+			return
+		}
+	}
+	st["conditions"] = append(conds, obj{"type": "PodScheduled", "status": "True", "lastProbeTime": nil,
+		"lastTransitionTime": nowString()})
+}
