@@ -34,7 +34,10 @@ type process struct {
 	name, metricsAddr string
 	cmd               *exec.Cmd
 	logs              bytes.Buffer
-	exited            chan error
+	// exited receives what Wait returned, once; waited is closed after
+	// Wait has returned (the output written, ProcessState set).
+	exited chan error
+	waited chan struct{}
 }
 
 // startProgram runs bin with args and --metrics-bind-address on a free
@@ -46,19 +49,21 @@ func startProgram(t *testing.T, ctx context.Context, name, bin string, args ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{name: name, metricsAddr: ln.Addr().String(), exited: make(chan error, 1)}
+	p := &process{name: name, metricsAddr: ln.Addr().String(), exited: make(chan error, 1), waited: make(chan struct{})}
 	ln.Close()
 	p.cmd = exec.CommandContext(ctx, bin, append(args, "--metrics-bind-address", p.metricsAddr)...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.exited <- p.cmd.Wait() }()
+	go func() {
+		err := p.cmd.Wait()
+		close(p.waited)
+		p.exited <- err
+	}()
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
-			<-p.exited
-		}
+		p.cmd.Process.Kill() // an error if it has exited: nothing to do then
+		<-p.waited
 		if t.Failed() {
 			t.Logf("%s's output:\n%s", p.name, p.logs.String())
 		}

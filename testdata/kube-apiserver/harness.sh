@@ -70,7 +70,9 @@ running() {
 	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
 	[[ -n $state && $state != Z ]] || return 1
 	argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n 1)
-	[[ $argv0 == */$name ]]
+	# A process started by nohup is nohup until it has exec'd NAME: on a
+	# busy machine the first check can come before that.
+	[[ $argv0 == */$name || $argv0 == nohup || $argv0 == */nohup ]]
 }
 
 token() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
