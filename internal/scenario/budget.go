@@ -14,8 +14,11 @@ import (
 )
 
 // testEvictionBudget evicts pods a PodDisruptionBudget covers. No
-// disruption controller runs beside either server, so the budget's
-// status is what the scenario writes through its status subresource:
+// disruption controller runs beside either server (kubetest has none;
+// the harness does not start kube-controller-manager's unless
+// KUBELOOP_HARNESS_CONTROLLERS names it, and then this scenario races
+// it), so the budget's status is what the scenario writes through its
+// status subresource:
 //
 //   - a budget never processed (no status.observedGeneration) answers
 //     429 with Retry-After 10 and the DisruptionBudget cause, read raw,
