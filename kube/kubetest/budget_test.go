@@ -107,6 +107,7 @@ func TestEvictionBudget(t *testing.T) {
 	f.expect("evict a Pending pod", f.evict("pending", "", ""), 201, "", evicted)
 	f.pod("r1", "Running", true)
 	f.expect("evict under a budget never processed", f.evict("r1", "", ""), 429, "10", budgetBusyB)
+	f.expect("dry-run evict under a budget never processed", f.evict("r1", "?dryRun=All", ""), 429, "10", budgetBusyB)
 
 	f.status("b", `{"observedGeneration":1}`)
 	f.expect("evict under a budget of 0 disruptions", f.evict("r1", "", ""), 429, "",
