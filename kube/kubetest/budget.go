@@ -70,7 +70,8 @@ type budgetCharge struct {
 // decrements status.disruptionsAllowed and records the pod in
 // status.disruptedPods, a status write by kube-apiserver, unless wr is a
 // dry run. More than one budget is the real server's 500; a budget that
-// cannot allow it answers 429 or 403. The caller holds s.mu.
+// cannot allow it answers 429 or 403. It decodes every budget of the
+// pod's namespace: O(budgets there). The caller holds s.mu.
 func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge, *kube.StatusError) {
 	res := s.reg.lookup("policy", "v1", "poddisruptionbudgets")
 	col := s.cols[res.colKey()]

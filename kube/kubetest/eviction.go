@@ -35,7 +35,8 @@ import (
 // The delete's preconditions are checked after the budget's charge, as
 // the real server checks them, so a stale one leaves the budget charged.
 // A dry run (?dryRun=All, or in the deleteOptions) checks the budget and
-// changes nothing. Other verbs answer 405.
+// changes nothing. Other verbs answer 405. No disruption controller
+// runs: a budget's status is what clients write (see budget.go).
 
 // isEviction reports whether the call is to pods/eviction.
 func isEviction(res *resource, info RequestInfo) bool {
