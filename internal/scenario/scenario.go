@@ -133,6 +133,7 @@ func Run(t *testing.T, env Env) {
 		{"Scale", testScale},
 		{"ScaleCustomResource", testScaleCustomResource},
 		{"SubResources", testSubResources},
+		{"EvictionBudget", testEvictionBudget},
 		{"UnknownPaths", testUnknownPaths},
 		{"Version", testVersion},
 		{"MalformedResourceVersion", testMalformedResourceVersion},

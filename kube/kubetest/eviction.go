@@ -13,14 +13,30 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file serves pods/eviction (kubectl drain) as kube-apiserver 1.36
-// serves it for a pod that no PodDisruptionBudget covers (kubetest has
-// no PodDisruptionBudgets, so the 429 a budget causes is never
-// answered): a POST of a policy/v1 Eviction whose name is the pod's adds
-// the pod's DisruptionTarget condition (reason EvictionByEvictionAPI;
-// no managedFields entry records it), then deletes the pod with the Eviction's deleteOptions, and answers
-// 201 with a Success Status. A dry run (?dryRun=All, or in the
-// deleteOptions) changes nothing. Other verbs answer 405.
+// This file serves pods/eviction (kubectl drain) as kube-apiserver 1.36.3
+// serves it: a POST of a policy/v1 Eviction whose name is the pod's
+//
+//   - evicts a pod that is Pending, Succeeded, Failed or being deleted
+//     whatever budgets cover it;
+//   - else finds the PodDisruptionBudgets covering the pod (budget.go):
+//     none lets it go, more than one is a 500, and the one there is
+//     charges the eviction (status.disruptionsAllowed decremented, the
+//     pod recorded in status.disruptedPods) or refuses it with 429 (a
+//     budget whose status.observedGeneration is behind its generation,
+//     with Retry-After: 10; one that allows no disruption, without) or
+//     403; an unready pod is let go uncharged when the budget's
+//     unhealthyPodEvictionPolicy is AlwaysAllow or its currentHealthy
+//     reaches a desiredHealthy above zero;
+//   - then adds the pod's DisruptionTarget condition (reason
+//     EvictionByEvictionAPI; no managedFields entry records it), deletes
+//     the pod with the Eviction's deleteOptions and answers 201 with a
+//     Success Status.
+//
+// The delete's preconditions are checked after the budget's charge, as
+// the real server checks them, so a stale one leaves the budget charged.
+// A dry run (?dryRun=All, or in the deleteOptions) checks the budget and
+// changes nothing. Other verbs answer 405. No disruption controller
+// runs: a budget's status is what clients write (see budget.go).
 
 // isEviction reports whether the call is to pods/eviction.
 func isEviction(res *resource, info RequestInfo) bool {
@@ -68,26 +84,36 @@ func (s *Server) serveEviction(c *call) {
 			err = errNotFound(c.res, c.info.Name)
 			return
 		}
+		o := mustDecode(prev.raw)
+		var charge budgetCharge
+		if !budgetIgnores(prev, o) {
+			if charge, err = s.chargeBudgetLocked(wr, prev, o); err != nil {
+				return
+			}
+		}
 		if err = checkPreconditions(c.res, c.info.Name, prev, opts); err != nil {
+			// The real server deletes an unready pod a budget lets go
+			// on the condition that it is unchanged, and answers the
+			// conflict as the budget's 429 unless the client set a
+			// resourceVersion precondition itself.
+			if charge.unhealthy && (opts.Preconditions == nil || opts.Preconditions.ResourceVersion == nil) {
+				err = errBudgetBusy(charge.budget)
+			}
 			return
 		}
 		if wr.dryRun {
 			return
 		}
-		if !prev.deleting {
-			o := mustDecode(prev.raw)
-			setDisruptionTarget(o)
-			st := *wr
-			st.sub = "status"
-			var up updateResult
-			// The real server writes the condition past its field
-			// manager: managedFields do not change.
-			if up, err = s.updateLocked(&st, o, func(_, _, _ obj, _ string) {}); err != nil {
-				return
-			}
-			prev = up.rec
+		setDisruptionTarget(o)
+		st := *wr
+		st.sub = "status"
+		var up updateResult
+		// The real server writes the condition past its field
+		// manager: managedFields do not change.
+		if up, err = s.updateLocked(&st, o, func(_, _, _ obj, _ string) {}); err != nil {
+			return
 		}
-		_, _, err = s.deleteLocked(wr, prev)
+		_, _, err = s.deleteLocked(wr, up.rec)
 	})
 	if err != nil {
 		writeError(c.w, err)

@@ -7,7 +7,8 @@ package kubetest
 // real strategy's generation and the status a create stores. Their names,
 // scope, short names and categories are those of kube-apiserver 1.36.3's
 // discovery (testdata/discovery.json), their schemas those captured from
-// it (internal/schema/openapi).
+// it (internal/schema/openapi). PodDisruptionBudgets are also read and
+// charged by pods/eviction (budget.go).
 
 // emptyStatus is the status a create stores for kinds whose status has
 // only optional fields: the real strategy resets it and it encodes as {}.
