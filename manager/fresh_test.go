@@ -28,6 +28,7 @@ func TestClientReadsOwnWrites(t *testing.T) {
 		if err := c.Get(ctx, kube.Key{Namespace: "default", Name: "first"}, &got); !kube.IsNotFound(err) {
 			t.Fatalf("first read: %v, want not found", err)
 		}
+		synctest.Wait() // the informer's watch open, after its list
 		defer srv.LagWatches("", time.Second, time.Second)()
 		if err := c.Create(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "a"}}); err != nil {
 			t.Fatal(err)
