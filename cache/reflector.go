@@ -296,11 +296,12 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 }
 
 // list reads the whole state with a list (one page unless r.pageSize is
-// set) into a new state and swaps it into the sink. Besides the state being built it holds one page's
-// objects, decoded as they arrive, never a page's JSON. A failed page is
-// asked for again, with the same continue token, after a backoff; a 410
-// (the continue token expired) fails the whole list, so that it starts
-// again from the first page.
+// set) into a new state and swaps it into the sink. Besides the state
+// being built it holds one page's objects as the store keeps them (see
+// page), never a page's JSON. A failed page is asked for again, with the
+// same continue token, after a backoff; a 410 (the continue token
+// expired) fails the whole list, so that it starts again from the first
+// page.
 func (r *reflector) list(ctx context.Context) error {
 	next := r.sink.newState()
 	opts := kube.ListOptions{Limit: r.pageSize}
