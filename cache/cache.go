@@ -110,9 +110,9 @@ type Cache struct {
 	// with their InformerOptions.ShardsPending; guarded by mu.
 	sharded map[kube.GroupVersionKind]func() bool
 	// scoped are the namespaces and selectors SetNamespaces and
-	// SetScope gave kinds, for the informers made after, one entry a
-	// kind; guarded by mu. scoping orders the calls of both.
-	scoped  []kindScope
+	// SetScope gave kinds, for the informers made after; guarded by mu,
+	// nil until the first call. scoping orders the calls of both.
+	scoped  map[kube.GroupVersionKind]kindScope
 	scoping sync.Mutex
 
 	mu sync.Mutex
@@ -136,7 +136,6 @@ type Cache struct {
 
 // kindScope is the scope SetNamespaces or SetScope gave a kind.
 type kindScope struct {
-	gvk        kube.GroupVersionKind
 	namespaces []string
 	selectors  map[string]Selectors
 }
@@ -291,10 +290,8 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		if ko.Namespaces != nil {
 			opts.Namespaces = ko.Namespaces
 		}
-		for _, sc := range c.scoped {
-			if sc.gvk == gvk {
-				opts.Namespaces, opts.NamespaceSelectors = sc.namespaces, sc.selectors
-			}
+		if sc, ok := c.scoped[gvk]; ok {
+			opts.Namespaces, opts.NamespaceSelectors = sc.namespaces, sc.selectors
 		}
 	}
 	inf, err := newInformer(c.client, gvk, newObj, opts)

@@ -53,8 +53,7 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, ErrStopped)
 	}
 	if keep {
-		selectors = maps.Clone(i.opts.NamespaceSelectors)
-		maps.DeleteFunc(selectors, func(ns string, _ Selectors) bool { return !slices.Contains(namespaces, ns) })
+		selectors = keptSelectors(i.opts.NamespaceSelectors, namespaces)
 	} else {
 		selectors = maps.Clone(selectors)
 	}
@@ -109,6 +108,14 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		}
 	}
 	return nil
+}
+
+// keptSelectors returns a copy of sel without the namespaces that are
+// not in namespaces: the selectors SetNamespaces keeps.
+func keptSelectors(sel map[string]Selectors, namespaces []string) map[string]Selectors {
+	sel = maps.Clone(sel)
+	maps.DeleteFunc(sel, func(ns string, _ Selectors) bool { return !slices.Contains(namespaces, ns) })
+	return sel
 }
 
 // equal reports whether s and o select the same objects, as written
@@ -237,18 +244,18 @@ func (c *Cache) setScope(ctx context.Context, verb string, obj kube.Object, name
 		return fmt.Errorf("%s of %s: %w: its namespaces are fixed", verb, gvk.Kind, errSharded)
 	}
 	if keep {
-		selectors = maps.Clone(c.declared[gvk].NamespaceSelectors)
-		for _, sc := range c.scoped {
-			if sc.gvk == gvk {
-				selectors = maps.Clone(sc.selectors)
-			}
+		kept := c.declared[gvk].NamespaceSelectors
+		if sc, ok := c.scoped[gvk]; ok {
+			kept = sc.selectors
 		}
-		maps.DeleteFunc(selectors, func(ns string, _ Selectors) bool { return !slices.Contains(namespaces, ns) })
+		selectors = keptSelectors(kept, namespaces)
 	} else {
 		selectors = maps.Clone(selectors)
 	}
-	c.scoped = slices.DeleteFunc(c.scoped, func(sc kindScope) bool { return sc.gvk == gvk })
-	c.scoped = append(c.scoped, kindScope{gvk: gvk, namespaces: namespaces, selectors: selectors})
+	if c.scoped == nil {
+		c.scoped = map[kube.GroupVersionKind]kindScope{}
+	}
+	c.scoped[gvk] = kindScope{namespaces: namespaces, selectors: selectors}
 	var infs []*informer
 	for k, kd := range c.kinds {
 		if k.gvk == gvk {
