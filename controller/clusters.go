@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/internal/wait"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/queue"
 )
@@ -156,10 +157,8 @@ func (fc *fleetController) engage(ctx context.Context, name string, c Cluster) {
 		if err != nil {
 			return
 		}
-		if f, ok := c.(Freshness); ok && !opts.ReconcileStale {
-			if fc.forObj != nil {
-				ctrl.stale = newStaleGate(f, fc.forObj.GroupVersionKind())
-			}
+		if f, ok := c.(Freshness); ok && fc.forObj != nil && !opts.ReconcileStale {
+			ctrl.stale = newStaleGate(f, fc.forObj.GroupVersionKind())
 		}
 		ctrl.sources = fc.kinds(c)
 		fc.mu.Lock()
@@ -175,10 +174,8 @@ func (fc *fleetController) engage(ctx context.Context, name string, c Cluster) {
 			return
 		}
 		ctrl.log.Error("controller failed in cluster: starting it again", "after", delay, "err", err)
-		select {
-		case <-ctx.Done():
+		if !wait.Sleep(ctx, delay) {
 			return
-		case <-time.After(delay):
 		}
 	}
 }
