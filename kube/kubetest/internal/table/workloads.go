@@ -125,12 +125,19 @@ func formatLabelSelector(v any) string {
 }
 
 func cellsReplicaSet(o obj, now time.Time) ([]any, []RowCondition) {
+	return replicaCells(o, now, formatLabelSelector(at(o, "spec", "selector")))
+}
+
+// replicaCells are the cells of a ReplicaSet and of a
+// ReplicationController, which differ in how their selector is written
+// (a LabelSelector, a map of labels): selector, as printed.
+func replicaCells(o obj, now time.Time, selector string) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	desired, _ := atInt(o, "spec", "replicas")
 	current, _ := atInt(o, "status", "replicas")
 	ready, _ := atInt(o, "status", "readyReplicas")
 	names, images := containerCells(o)
-	return []any{name, desired, current, ready, age, names, images, formatLabelSelector(at(o, "spec", "selector"))}, nil
+	return []any{name, desired, current, ready, age, names, images, selector}, nil
 }
 
 func cellsStatefulSet(o obj, now time.Time) ([]any, []RowCondition) {
@@ -214,12 +221,7 @@ func cellsCronJob(o obj, now time.Time) ([]any, []RowCondition) {
 }
 
 func cellsReplicationController(o obj, now time.Time) ([]any, []RowCondition) {
-	name, age := nameAge(o, now)
-	desired, _ := atInt(o, "spec", "replicas")
-	current, _ := atInt(o, "status", "replicas")
-	ready, _ := atInt(o, "status", "readyReplicas")
-	names, images := containerCells(o)
-	return []any{name, desired, current, ready, age, names, images, formatLabels(atObj(o, "spec", "selector"))}, nil
+	return replicaCells(o, now, formatLabels(atObj(o, "spec", "selector")))
 }
 
 // cellsControllerRevision: the controller as "kind.group/name" in lower
