@@ -99,16 +99,23 @@ func (f *fixture) wrappedClient(t *testing.T, wrap func(http.RoundTripper) http.
 	return client
 }
 
-// view is what a handler rebuilt from the events it got: name to
-// resourceVersion.
+// view is what a handler rebuilt from the events it got: key (name, or
+// namespace/name) to resourceVersion.
 type view struct {
+	key  func(*kube.ConfigMap) string
 	mu   sync.Mutex
 	objs map[string]string
 }
 
 func (v *view) set(cm *kube.ConfigMap) {
 	v.mu.Lock()
-	v.objs[cm.Name] = cm.ResourceVersion
+	v.objs[v.key(cm)] = cm.ResourceVersion
+	v.mu.Unlock()
+}
+
+func (v *view) delete(cm *kube.ConfigMap) {
+	v.mu.Lock()
+	delete(v.objs, v.key(cm))
 	v.mu.Unlock()
 }
 
@@ -119,19 +126,25 @@ func (v *view) snapshot() map[string]string {
 }
 
 // startViewed starts a ConfigMap informer of client with opts and a
-// handler that keeps a view of it, waits for it to sync, and stops it
-// (checking that Start returns nil) when the test ends.
+// handler that keeps a view of it by name, waits for it to sync, and
+// stops it (checking that Start returns nil) when the test ends.
 func (f *fixture) startViewed(t *testing.T, client *kube.Client, opts cache.InformerOptions) (*cache.Informer[kube.ConfigMap], *view) {
+	t.Helper()
+	return f.startView(t, client, opts, func(cm *kube.ConfigMap) string { return cm.Name })
+}
+
+// startView is startViewed with the view's key.
+func (f *fixture) startView(t *testing.T, client *kube.Client, opts cache.InformerOptions, key func(*kube.ConfigMap) string) (*cache.Informer[kube.ConfigMap], *view) {
 	t.Helper()
 	inf, err := cache.NewInformer[kube.ConfigMap](client, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &view{objs: map[string]string{}}
+	v := &view{key: key, objs: map[string]string{}}
 	if _, err := inf.AddEventHandler(cache.HandlerFuncs[*kube.ConfigMap]{
 		AddFunc:    func(cm *kube.ConfigMap, _ bool) { v.set(cm) },
 		UpdateFunc: func(_, cm *kube.ConfigMap, _ bool) { v.set(cm) },
-		DeleteFunc: func(cm *kube.ConfigMap, _ bool) { v.mu.Lock(); delete(v.objs, cm.Name); v.mu.Unlock() },
+		DeleteFunc: func(cm *kube.ConfigMap, _ bool) { v.delete(cm) },
 	}); err != nil {
 		t.Fatal(err)
 	}

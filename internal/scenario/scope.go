@@ -240,46 +240,16 @@ func (f *fixture) removeController(t *testing.T, ns string) {
 	})
 }
 
-// keyed is what a handler rebuilt from the events it got: namespace/name
-// to resourceVersion.
-type keyed struct {
-	mu   sync.Mutex
-	objs map[string]string
-}
-
-func (v *keyed) snapshot() map[string]string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return maps.Clone(v.objs)
-}
-
 // startKeyed is startViewed with a view keyed by namespace and name.
-func (f *fixture) startKeyed(t *testing.T, client *kube.Client, opts cache.InformerOptions) (*cache.Informer[kube.ConfigMap], *keyed) {
+func (f *fixture) startKeyed(t *testing.T, client *kube.Client, opts cache.InformerOptions) (*cache.Informer[kube.ConfigMap], *view) {
 	t.Helper()
-	inf, err := cache.NewInformer[kube.ConfigMap](client, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := &keyed{objs: map[string]string{}}
-	set := func(cm *kube.ConfigMap) { v.mu.Lock(); v.objs[cm.Key().String()] = cm.ResourceVersion; v.mu.Unlock() }
-	if _, err := inf.AddEventHandler(cache.HandlerFuncs[*kube.ConfigMap]{
-		AddFunc:    func(cm *kube.ConfigMap, _ bool) { set(cm) },
-		UpdateFunc: func(_, cm *kube.ConfigMap, _ bool) { set(cm) },
-		DeleteFunc: func(cm *kube.ConfigMap, _ bool) { v.mu.Lock(); delete(v.objs, cm.Key().String()); v.mu.Unlock() },
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(f.run(t, "informer", inf.Start))
-	if err := inf.WaitForSync(f.ctx); err != nil {
-		t.Fatal(err)
-	}
-	return inf, v
+	return f.startView(t, client, opts, func(cm *kube.ConfigMap) string { return cm.Key().String() })
 }
 
 // scopeEqual waits until the informer stores exactly the server's
 // ConfigMaps of namespaces, and the handler's view holds them and the
 // keys of extra (at any version).
-func (f *fixture) scopeEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], v *keyed, extra []string, namespaces ...string) {
+func (f *fixture) scopeEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], v *view, extra []string, namespaces ...string) {
 	t.Helper()
 	f.eventually(t, "informer equals the server in its namespaces", func() error {
 		want := map[string]string{}
@@ -319,7 +289,7 @@ func (f *fixture) scopeEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], 
 
 // keysEqual waits until the informer stores exactly the ConfigMaps at
 // keys, and the handler's view holds them and extra.
-func (f *fixture) keysEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], v *keyed, extra []string, keys ...string) {
+func (f *fixture) keysEqual(t *testing.T, inf *cache.Informer[kube.ConfigMap], v *view, extra []string, keys ...string) {
 	t.Helper()
 	want := slices.Sorted(slices.Values(keys))
 	wantView := slices.Sorted(slices.Values(append(slices.Clone(keys), extra...)))
