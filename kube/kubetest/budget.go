@@ -3,7 +3,6 @@
 package kubetest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -122,16 +121,8 @@ func budgetSelects(b obj, labels map[string]string) bool {
 	if !ok || sel == nil {
 		return false
 	}
-	raw, err := json.Marshal(sel)
-	if err != nil {
-		return false
-	}
-	var ls kube.LabelSelector
-	if json.Unmarshal(raw, &ls) != nil {
-		return false
-	}
-	s, err := ls.AsSelector()
-	return err == nil && s.Matches(labels)
+	s, ok := labelSelectorOf(sel)
+	return ok && s.Matches(labels)
 }
 
 // decrementBudget charges the eviction of pod to the budget b, changing

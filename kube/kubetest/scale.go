@@ -127,19 +127,27 @@ func scaleSelector(sp *scalePaths, o obj) string {
 		s, _ := v.(string)
 		return s
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	var ls kube.LabelSelector
-	if json.Unmarshal(raw, &ls) != nil {
-		return ""
-	}
-	sel, err := ls.AsSelector()
-	if err != nil {
+	sel, ok := labelSelectorOf(v)
+	if !ok {
 		return ""
 	}
 	return sel.String()
+}
+
+// labelSelectorOf reads v, the JSON value of a LabelSelector (a Scale's
+// target, a PodDisruptionBudget's spec.selector), as a selector; ok is
+// false when v is not a valid one.
+func labelSelectorOf(v any) (sel kube.Selector, ok bool) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return kube.Selector{}, false
+	}
+	var ls kube.LabelSelector
+	if json.Unmarshal(raw, &ls) != nil {
+		return kube.Selector{}, false
+	}
+	sel, err = ls.AsSelector()
+	return sel, err == nil
 }
 
 // serveScale answers get, update and patch of a Scale.
