@@ -75,9 +75,13 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 	res := s.reg.lookup("policy", "v1", "poddisruptionbudgets")
 	col := s.cols[res.colKey()]
 	var covering []*record
+	var b obj // the last covering budget, decoded
 	for _, r := range col.objects {
-		if r.namespace == pod.namespace && budgetSelects(mustDecode(r.raw), pod.labels) {
-			covering = append(covering, r)
+		if r.namespace != pod.namespace {
+			continue
+		}
+		if d := mustDecode(r.raw); budgetSelects(d, pod.labels) {
+			covering, b = append(covering, r), d
 		}
 	}
 	switch len(covering) {
@@ -89,7 +93,6 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 			"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", nil)
 	}
 	prev := covering[0]
-	b := mustDecode(prev.raw)
 	charge := budgetCharge{budget: prev.name}
 	if !podReady(o) {
 		spec, st := child(b, "spec", false), child(b, "status", false)
