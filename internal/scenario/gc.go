@@ -310,21 +310,36 @@ func testGCOwnerInOtherNamespace(t *testing.T, f *fixture) {
 	f.mustCreate(t, dep)
 	f.settled(t, "dependent of an owner in another namespace collected", f.gone("dep"))
 
-	type event struct {
-		InvolvedObject        struct{ Kind, Namespace, Name, UID, APIVersion string }
-		Reason, Message, Type string
-		Source                struct{ Component string }
-		Count                 int
-		ReportingComponent    string
-	}
-	want := event{Reason: "OwnerRefInvalidNamespace", Type: "Warning", Count: 1, ReportingComponent: "garbage-collector-controller",
-		Message: fmt.Sprintf("ownerRef [v1/ConfigMap, namespace: %s, name: owner, uid: %s] does not exist in namespace %q", f.ns, owner.UID, f.ns)}
+	want := invalidNamespaceEvent(fmt.Sprintf("ownerRef [v1/ConfigMap, namespace: %s, name: owner, uid: %s] does not exist in namespace %q", f.ns, owner.UID, f.ns))
 	want.InvolvedObject.Kind, want.InvolvedObject.Namespace, want.InvolvedObject.Name = "ConfigMap", f.ns, "dep"
 	want.InvolvedObject.UID, want.InvolvedObject.APIVersion = dep.UID, "v1"
-	want.Source.Component = "garbage-collector-controller"
-	f.settled(t, "the collector's Warning event", func() error {
-		r := f.send(t, "GET", "/api/v1/namespaces/"+f.ns+"/events?fieldSelector=reason%3DOwnerRefInvalidNamespace", "", "")
-		var list struct{ Items []event }
+	f.oneEvent(t, "the collector's Warning event", "/api/v1/namespaces/"+f.ns+"/events?fieldSelector=reason%3DOwnerRefInvalidNamespace", want)
+}
+
+// gcEvent is what the collector's scenarios check of an Event.
+type gcEvent struct {
+	InvolvedObject        struct{ Kind, Namespace, Name, UID, APIVersion string }
+	Reason, Message, Type string
+	Source                struct{ Component string }
+	Count                 int
+	ReportingComponent    string
+}
+
+// invalidNamespaceEvent is the collector's OwnerRefInvalidNamespace
+// Warning with message, its involved object left for the caller.
+func invalidNamespaceEvent(message string) gcEvent {
+	e := gcEvent{Reason: "OwnerRefInvalidNamespace", Type: "Warning", Count: 1, ReportingComponent: "garbage-collector-controller",
+		Message: message}
+	e.Source.Component = "garbage-collector-controller"
+	return e
+}
+
+// oneEvent waits until the Events listed at path are want alone.
+func (f *fixture) oneEvent(t *testing.T, what, path string, want gcEvent) {
+	t.Helper()
+	f.settled(t, what, func() error {
+		r := f.send(t, "GET", path, "", "")
+		var list struct{ Items []gcEvent }
 		if err := json.Unmarshal(r.body, &list); err != nil {
 			return fmt.Errorf("list events = %d %s", r.code, r.body)
 		}
@@ -445,28 +460,9 @@ func testGCNamespacedOwnerOfClusterScoped(t *testing.T, f *fixture) {
 	t.Cleanup(func() { f.send(t, "DELETE", "/api/v1/namespaces/"+owned, "", "") })
 	uid, _ := r.object(t)["metadata"].(map[string]any)["uid"].(string)
 
-	type event struct {
-		InvolvedObject        struct{ Kind, Namespace, Name, UID, APIVersion string }
-		Reason, Message, Type string
-		Source                struct{ Component string }
-		Count                 int
-		ReportingComponent    string
-	}
-	want := event{Reason: "OwnerRefInvalidNamespace", Type: "Warning", Count: 1, ReportingComponent: "garbage-collector-controller",
-		Message: fmt.Sprintf(`ownerRef [v1/ConfigMap, namespace: , name: owner, uid: %s] does not exist in namespace ""`, owner.UID)}
+	want := invalidNamespaceEvent(fmt.Sprintf(`ownerRef [v1/ConfigMap, namespace: , name: owner, uid: %s] does not exist in namespace ""`, owner.UID))
 	want.InvolvedObject.Kind, want.InvolvedObject.Name, want.InvolvedObject.UID, want.InvolvedObject.APIVersion = "Namespace", owned, uid, "v1"
-	want.Source.Component = "garbage-collector-controller"
-	f.settled(t, "the collector's Warning event in default", func() error {
-		r := f.send(t, "GET", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D"+owned, "", "")
-		var list struct{ Items []event }
-		if err := json.Unmarshal(r.body, &list); err != nil {
-			return fmt.Errorf("list events = %d %s", r.code, r.body)
-		}
-		if len(list.Items) != 1 || list.Items[0] != want {
-			return fmt.Errorf("events %+v, want one %+v", list.Items, want)
-		}
-		return nil
-	})
+	f.oneEvent(t, "the collector's Warning event in default", "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D"+owned, want)
 	if _, found := f.namespaceState(t, owned); !found {
 		t.Error("the namespace with a namespaced owner was collected")
 	}
