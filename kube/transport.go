@@ -22,7 +22,10 @@ const (
 	// TCP keepalive, as HTTP/1.1 has no pings: probe a connection silent
 	// for 30s every 10s, and drop it after 3 probes go unanswered, so that
 	// a watch or a request on a dead connection fails within about a
-	// minute instead of hanging.
+	// minute instead of hanging. TCP probes only a connection with nothing
+	// unacknowledged: a request whose bytes the server never acknowledged
+	// is bounded by its context (Config.Timeout) or by TCP's
+	// retransmissions, which give up after about 15 minutes on Linux.
 	keepAliveIdle     = 30 * time.Second
 	keepAliveInterval = 10 * time.Second
 	keepAliveCount    = 3
