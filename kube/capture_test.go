@@ -14,7 +14,8 @@ import (
 )
 
 // capture is one response captured from a real kube-apiserver 1.36, as kept
-// in testdata/wire (copied from the project's shared/wire).
+// in kubetest/testdata/wire (copied from the project's shared/wire; one
+// copy serves both packages' tests).
 type capture struct {
 	code   int
 	header http.Header
@@ -23,7 +24,7 @@ type capture struct {
 
 func readCapture(t testing.TB, name string) capture {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "wire", name))
+	b, err := os.ReadFile(filepath.Join("kubetest", "testdata", "wire", name))
 	if err != nil {
 		t.Fatal(err)
 	}
