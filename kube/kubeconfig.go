@@ -28,9 +28,6 @@ type kubeconfig struct {
 type where struct {
 	file string
 	line int
-	// field is the entry's body as a kubeconfig path
-	// ("clusters[0].cluster"), for errors about one of its fields.
-	field string
 }
 
 // at locates w for an error about k: "line N", with the file first when k
@@ -324,7 +321,7 @@ func (d kubeDecoder) named(root *yaml.Node, list, inner string, f func(name stri
 		if err := d.want(body, yaml.Mapping, field+"."+inner); err != nil {
 			return err
 		}
-		if err := f(name, where{file: d.file, line: it.Line, field: field + "." + inner}, body, field+"."+inner); err != nil {
+		if err := f(name, where{file: d.file, line: it.Line}, body, field+"."+inner); err != nil {
 			return err
 		}
 	}

@@ -142,54 +142,26 @@ func loadKubeconfig(paths []string, context string, skipMissing bool) (*Config, 
 // config builds the Config of the named context, or of the current-context
 // when name is empty.
 func (k *kubeconfig) config(name string) (*Config, error) {
-	ctx, cl, u, err := k.selected(name)
-	if err != nil {
-		return nil, err
-	}
-	return configOf(ctx, cl, u), nil
-}
-
-// selected returns the named context (the current-context when name is
-// empty) with its cluster and its user (nil when it names none), or an
-// error naming what is missing or refused.
-func (k *kubeconfig) selected(name string) (*kubeContext, *kubeCluster, *kubeUser, error) {
 	if name == "" {
 		name = k.currentContext
 	}
 	if name == "" {
-		return nil, nil, nil, errors.New("no current-context is set and no context was given")
+		return nil, errors.New("no current-context is set and no context was given")
 	}
 	ctx := k.contexts[name]
 	if ctx == nil {
-		return nil, nil, nil, fmt.Errorf("context %q not found", name)
+		return nil, fmt.Errorf("context %q not found", name)
 	}
 	if ctx.cluster == "" {
-		return nil, nil, nil, fmt.Errorf("%s: context %q names no cluster", k.at(ctx.where), name)
+		return nil, fmt.Errorf("%s: context %q names no cluster", k.at(ctx.where), name)
 	}
 	cl := k.clusters[ctx.cluster]
 	if cl == nil {
-		return nil, nil, nil, fmt.Errorf("%s: context %q: cluster %q not found", k.at(ctx.where), name, ctx.cluster)
+		return nil, fmt.Errorf("%s: context %q: cluster %q not found", k.at(ctx.where), name, ctx.cluster)
 	}
 	if cl.server == "" {
-		return nil, nil, nil, fmt.Errorf("%s: cluster %q has no server", k.at(cl.where), ctx.cluster)
+		return nil, fmt.Errorf("%s: cluster %q has no server", k.at(cl.where), ctx.cluster)
 	}
-	if ctx.user == "" {
-		return ctx, cl, nil, nil
-	}
-	u := k.users[ctx.user]
-	if u == nil {
-		return nil, nil, nil, fmt.Errorf("%s: context %q: user %q not found", k.at(ctx.where), name, ctx.user)
-	}
-	if u.unsupported != "" {
-		return nil, nil, nil, fmt.Errorf("%s: user %q: %s is not supported (use an exec credential plugin, a token or a client certificate)",
-			k.at(u.where), ctx.user, u.unsupported)
-	}
-	return ctx, cl, u, nil
-}
-
-// configOf builds the Config of a context, its cluster and its user (nil
-// for none).
-func configOf(ctx *kubeContext, cl *kubeCluster, u *kubeUser) *Config {
 	cfg := &Config{
 		Host:      cl.server,
 		Namespace: ctx.namespace,
@@ -201,15 +173,23 @@ func configOf(ctx *kubeContext, cl *kubeCluster, u *kubeUser) *Config {
 			CAData:     cl.caData,
 		},
 	}
+	if ctx.user == "" {
+		return cfg, nil
+	}
+	u := k.users[ctx.user]
 	if u == nil {
-		return cfg
+		return nil, fmt.Errorf("%s: context %q: user %q not found", k.at(ctx.where), name, ctx.user)
+	}
+	if u.unsupported != "" {
+		return nil, fmt.Errorf("%s: user %q: %s is not supported (use an exec credential plugin, a token or a client certificate)",
+			k.at(u.where), ctx.user, u.unsupported)
 	}
 	cfg.BearerToken, cfg.BearerTokenFile = u.token, u.tokenFile
 	cfg.Username, cfg.Password = u.username, u.password
 	cfg.TLS.CertFile, cfg.TLS.CertData = u.certFile, u.certData
 	cfg.TLS.KeyFile, cfg.TLS.KeyData = u.keyFile, u.keyData
 	cfg.Exec = u.exec
-	return cfg
+	return cfg, nil
 }
 
 // ParseKubeconfig builds the Config of a kubeconfig held in memory (a

@@ -5,6 +5,8 @@ package kube
 import (
 	"fmt"
 	"net/url"
+
+	"github.com/kubeloop/kubeloop/internal/yaml"
 )
 
 // KubeconfigPolicy says which of a kubeconfig's powers over the process
@@ -53,49 +55,59 @@ type KubeconfigPolicy struct {
 // ParseKubeconfigWith is [ParseKubeconfig] for a kubeconfig the program
 // does not trust: the context used (its cluster and user) may say only
 // what p allows. A field p does not allow is an error that names it
-// ("line 9: users[0].user.exec: refused: ..."), returned before
-// anything of the kubeconfig is used: no command runs and no file is
-// read, or even looked at. Entries the context does not use are not
-// checked. auth-provider and impersonation are refused as
-// ParseKubeconfig refuses them.
+// ("line 9: users[0].user.exec: refused: ..."), returned instead of the
+// Config: no command runs and no file is read, or even looked at
+// (parsing runs nothing and reads no file). Entries the context does
+// not use are not checked. auth-provider and impersonation are refused
+// as ParseKubeconfig refuses them.
 func ParseKubeconfigWith(data []byte, context string, p KubeconfigPolicy) (*Config, error) {
 	k := newKubeconfig()
 	if err := k.add("kubeconfig", data); err != nil {
 		return nil, fmt.Errorf("parse kubeconfig: %w", err)
 	}
-	ctx, cl, u, err := k.selected(context)
+	cfg, err := k.config(context)
 	if err == nil {
-		err = p.check(k, cl, u)
+		err = p.check(k, data, context)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("parse kubeconfig: %w", err)
 	}
-	return configOf(ctx, cl, u), nil
+	return cfg, nil
 }
 
-// check returns an error naming the first field of cl or u (nil for
-// none) that p does not allow.
-func (p KubeconfigPolicy) check(k *kubeconfig, cl *kubeCluster, u *kubeUser) error {
-	refused := func(w where, key, why, allow string) error {
-		return fmt.Errorf("%s: %s.%s: refused: %s (KubeconfigPolicy.%s allows it)", k.at(w), w.field, key, why, allow)
+// check returns an error naming the first field of the cluster or user
+// of context (k.config has built its Config from k, parsed from data)
+// that p does not allow.
+func (p KubeconfigPolicy) check(k *kubeconfig, data []byte, context string) error {
+	if context == "" {
+		context = k.currentContext
 	}
+	ctx := k.contexts[context]
+	cl, u := k.clusters[ctx.cluster], k.users[ctx.user]
+	// refused names the field key of the entry of kind ("cluster" or
+	// "user") named name, found again in data: the first of that name,
+	// the one k holds.
+	refused := func(w where, kind, name, key, why, allow string) error {
+		return fmt.Errorf("%s: %s.%s: refused: %s (KubeconfigPolicy.%s allows it)", k.at(w), entryField(data, kind, name), key, why, allow)
+	}
+	cluster := func(key, why, allow string) error { return refused(cl.where, "cluster", ctx.cluster, key, why, allow) }
 	if srv, err := url.Parse(cl.server); err == nil && srv.Scheme == "http" && !p.AllowInsecureHTTP {
-		return refused(cl.where, "server", "plain http sends requests and credentials in the clear", "AllowInsecureHTTP")
+		return cluster("server", "plain http sends requests and credentials in the clear", "AllowInsecureHTTP")
 	}
 	if cl.insecure && !p.AllowInsecureSkipTLSVerify {
-		return refused(cl.where, "insecure-skip-tls-verify", "the server's certificate would not be checked", "AllowInsecureSkipTLSVerify")
+		return cluster("insecure-skip-tls-verify", "the server's certificate would not be checked", "AllowInsecureSkipTLSVerify")
 	}
 	if cl.proxyURL != "" && !p.AllowProxy {
-		return refused(cl.where, "proxy-url", "requests and credentials would go through a proxy", "AllowProxy")
+		return cluster("proxy-url", "requests and credentials would go through a proxy", "AllowProxy")
 	}
 	if cl.caFile != "" && !p.AllowFiles {
-		return refused(cl.where, "certificate-authority", "names a file of this process (carry it in certificate-authority-data)", "AllowFiles")
+		return cluster("certificate-authority", "names a file of this process (carry it in certificate-authority-data)", "AllowFiles")
 	}
 	if u == nil {
 		return nil
 	}
 	if u.exec != nil && !p.AllowExec {
-		return refused(u.where, "exec", "a credential plugin runs a command in this process", "AllowExec")
+		return refused(u.where, "user", ctx.user, "exec", "a credential plugin runs a command in this process", "AllowExec")
 	}
 	for _, f := range []struct{ key, path, data string }{
 		{"tokenFile", u.tokenFile, "token"},
@@ -103,8 +115,25 @@ func (p KubeconfigPolicy) check(k *kubeconfig, cl *kubeCluster, u *kubeUser) err
 		{"client-key", u.keyFile, "client-key-data"},
 	} {
 		if f.path != "" && !p.AllowFiles {
-			return refused(u.where, f.key, "names a file of this process (carry it in "+f.data+")", "AllowFiles")
+			return refused(u.where, "user", ctx.user, f.key, "names a file of this process (carry it in "+f.data+")", "AllowFiles")
 		}
 	}
 	return nil
+}
+
+// entryField is the path of the body of the first entry named name in
+// the list of kind ("cluster": clusters[2].cluster) of the kubeconfig
+// data, which parses.
+func entryField(data []byte, kind, name string) string {
+	root, _ := yaml.ParseNode(data)
+	if root != nil && root.Kind == yaml.Mapping {
+		if list := root.Get(kind + "s"); list != nil && list.Kind == yaml.Sequence {
+			for i, it := range list.Items {
+				if n := it.Get("name"); n != nil && n.Kind == yaml.Scalar && n.Text == name {
+					return fmt.Sprintf("%ss[%d].%s", kind, i, kind)
+				}
+			}
+		}
+	}
+	return kind + " " + name
 }
