@@ -7,7 +7,11 @@
 // whose kubeconfigs are held in the Secrets of --secrets-namespace on the
 // host (the data key "kubeconfig", of its current-context; the cluster is
 // named after the Secret). A Secret added engages its cluster, a changed
-// kubeconfig engages it again, a Secret removed disengages it. In each
+// kubeconfig engages it again (at most every 30s), a Secret removed
+// disengages it. A Secret's kubeconfig may not run a command, name a
+// file, use plain http, skip TLS verification or go through a proxy
+// (fleet.Secrets.Policy): whoever writes Secrets there chooses the
+// clusters and credentials, nothing more. In each
 // cluster the copy is created if missing, and its changes are undone at
 // once; changes of the source reach the copies within --resync. With
 // --ring-namespace, run as many replicas as you like: they share the

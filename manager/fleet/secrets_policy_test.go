@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
@@ -153,7 +154,7 @@ func kubeconfigWith(cluster, user string) string {
 // the Secret and the field, and nothing of it done (no command run, no
 // cluster engaged); and that each is honoured once allowed by name.
 func TestSecretsPolicy(t *testing.T) {
-	const server = "server: 'https://member.test'"
+	const server = "server: 'https://127.0.0.1:1'" // no name to resolve: no DNS in a bubble
 	for _, tc := range []struct {
 		name          string
 		cluster, user string // with MARKER for the path of a file that must not appear
@@ -167,7 +168,7 @@ func TestSecretsPolicy(t *testing.T) {
 			kube.KubeconfigPolicy{AllowFiles: true}, func(c *kube.Config) bool { return c.BearerTokenFile != "" }},
 		{"client certificate file", server, "client-certificate: MARKER, client-key: MARKER", "users[0].user.client-certificate",
 			kube.KubeconfigPolicy{AllowFiles: true}, func(c *kube.Config) bool { return c.TLS.CertFile != "" }},
-		{"plain http", "server: 'http://member.test'", "token: t", "clusters[0].cluster.server",
+		{"plain http", "server: 'http://127.0.0.1:1'", "token: t", "clusters[0].cluster.server",
 			kube.KubeconfigPolicy{AllowInsecureHTTP: true}, func(c *kube.Config) bool { return strings.HasPrefix(c.Host, "http:") }},
 		{"insecure-skip-tls-verify", server + ", insecure-skip-tls-verify: true", "token: t", "clusters[0].cluster.insecure-skip-tls-verify",
 			kube.KubeconfigPolicy{AllowInsecureSkipTLSVerify: true}, func(c *kube.Config) bool { return c.TLS.Insecure }},
@@ -182,16 +183,19 @@ func TestSecretsPolicy(t *testing.T) {
 					member := newServer(t, 0)
 					var seen []*kube.Config
 					var mu sync.Mutex
-					// Configure sees what was parsed, and engages the
-					// in-process member instead.
-					s := fleet.Secrets{Configure: func(cfg *kube.Config) (*kube.Config, error) {
-						mu.Lock()
-						seen = append(seen, cfg)
-						mu.Unlock()
-						return config(member), nil
-					}}
+					// Refused, the Secret goes the default way (were it
+					// engaged, its cluster would start as written).
+					// Allowed, Configure sees what was parsed, and
+					// engages the in-process member instead.
+					var s fleet.Secrets
 					if allowed {
 						s.Policy = tc.allow
+						s.Configure = func(cfg *kube.Config) (*kube.Config, error) {
+							mu.Lock()
+							seen = append(seen, cfg)
+							mu.Unlock()
+							return config(member), nil
+						}
 					}
 					sf := runSecrets(t, fleet.Options{}, s, secret("tenant", kc, nil))
 					defer sf.stop()
@@ -199,8 +203,17 @@ func TestSecretsPolicy(t *testing.T) {
 					defer mu.Unlock()
 					names := sf.f.Names()
 					if !allowed {
-						if len(names) != 0 || len(seen) != 0 {
-							t.Errorf("zero Policy: engaged %v, configured %d, want the Secret refused", names, len(seen))
+						if len(names) != 0 {
+							t.Errorf("zero Policy: engaged %v, want the Secret refused", names)
+							// What a controller would do: a request,
+							// which runs an exec plugin first.
+							c, _ := sf.f.Cluster(names[0])
+							ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+							_ = c.APIClient().Get(ctx, kube.Key{Namespace: "default", Name: "x"}, &kube.ConfigMap{})
+							cancel()
+						}
+						if _, err := os.Stat(marker); err == nil {
+							t.Errorf("%s exists: the kubeconfig's command ran", marker)
 						}
 						if l := sf.logs.String(); !strings.Contains(l, "fleet/tenant") || !strings.Contains(l, tc.field+": refused") {
 							t.Errorf("zero Policy: logs %q, want the Secret fleet/tenant and %s refused named", l, tc.field)
@@ -211,9 +224,6 @@ func TestSecretsPolicy(t *testing.T) {
 						t.Errorf("Policy %+v: engaged %v, configured %d, want tenant engaged with the field honoured", tc.allow, names, len(seen))
 					}
 				})
-			}
-			if _, err := os.Stat(marker); err == nil {
-				t.Errorf("%s exists: the kubeconfig's command ran", marker)
 			}
 		})
 	}
