@@ -83,7 +83,7 @@ type Secrets struct {
 	// Secret's cluster: a kubeconfig changed sooner after the last
 	// engagement is engaged once the interval has passed (the cluster
 	// keeps its previous kubeconfig until then). A Secret that goes or
-	// is refused disengages its cluster at once. Zero means
+	// is refused disengages its cluster at once. Zero or negative means
 	// [DefaultReengageInterval].
 	ReengageInterval time.Duration
 	// Logger receives the provider's logs (with the key "secret"); nil
