@@ -72,7 +72,8 @@ type Secrets struct {
 	Context string
 	// Policy says which of a kubeconfig's powers over this process the
 	// provider honours (see kube.KubeconfigPolicy); the zero value
-	// refuses them all.
+	// refuses them all. `kubectl config view --minify --flatten` writes
+	// a kubeconfig whose files are carried as data.
 	Policy kube.KubeconfigPolicy
 	// Configure, when set, is given the config parsed from each Secret
 	// (under Policy), and the config it returns is engaged: set it to
