@@ -46,6 +46,14 @@
 //     URLs are hidden from every fmt verb, from slog and from
 //     encoding/json. A credential goes to the configured server only, and
 //     no redirect is followed.
+//   - A kubeconfig the program does not trust (a Secret's) is parsed with
+//     [ParseKubeconfigWith]: under the zero [KubeconfigPolicy], a context
+//     whose cluster or user has an exec plugin, names a file (tokenFile,
+//     client-certificate, client-key, certificate-authority), a plain
+//     http server, insecure-skip-tls-verify or a proxy-url is an error
+//     naming the field, before any command runs or any file is looked
+//     at; each is allowed by name. No client of this package uses the
+//     environment's proxy (HTTP_PROXY): a Config's proxy is its ProxyURL.
 //
 // Usage:
 //  1. Load a [Config] with [LoadConfig] (or build one by hand, or take one

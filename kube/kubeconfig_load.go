@@ -199,6 +199,11 @@ func (k *kubeconfig) config(name string) (*Config, error) {
 // to the working directory; a kubeconfig kept outside a file should
 // carry its certificates and tokens as data. Errors never quote a
 // secret.
+//
+// It honours all a kubeconfig can say, as kubectl does: an exec plugin
+// runs, the files it names are read, and so on. For a kubeconfig that
+// someone other than the program's operator wrote (a Secret's), use
+// [ParseKubeconfigWith], which refuses those by default.
 func ParseKubeconfig(data []byte, context string) (*Config, error) {
 	k := newKubeconfig()
 	if err := k.add("kubeconfig", data); err != nil {

@@ -22,13 +22,15 @@ const ManagedBy = "app.kubernetes.io/managed-by"
 // setup is what the program is made of: the host cluster's config, the
 // ConfigMap to mirror, and where the clusters come from.
 type setup struct {
-	source      kube.Key                // the host's ConfigMap mirrored
-	secretsNS   string                  // kubeconfig Secrets of the host, "" for none
-	static      map[string]*kube.Config // clusters named on the command line
-	resync      time.Duration           // how often each copy is compared with the source
-	ring        *fleet.RingOptions      // shares the clusters among the replicas; nil for none
-	parseSecret func([]byte) (*kube.Config, error)
-	log         *slog.Logger
+	source    kube.Key                // the host's ConfigMap mirrored
+	secretsNS string                  // kubeconfig Secrets of the host, "" for none
+	static    map[string]*kube.Config // clusters named on the command line
+	resync    time.Duration           // how often each copy is compared with the source
+	ring      *fleet.RingOptions      // shares the clusters among the replicas; nil for none
+	// configureSecret adjusts the config of each kubeconfig Secret
+	// (tests give the in-process transport); nil for none.
+	configureSecret func(*kube.Config) (*kube.Config, error)
+	log             *slog.Logger
 }
 
 // newProgram makes the manager of the host cluster, its fleet, and the
@@ -47,7 +49,7 @@ func newProgram(host *kube.Config, s setup, opts manager.Options) (*manager.Mana
 		providers = append(providers, fleet.Static(s.static))
 	}
 	if s.secretsNS != "" {
-		providers = append(providers, fleet.Secrets{Client: mgr.APIClient(), Namespace: s.secretsNS, Parse: s.parseSecret, Logger: s.log})
+		providers = append(providers, fleet.Secrets{Client: mgr.APIClient(), Namespace: s.secretsNS, Configure: s.configureSecret, Logger: s.log})
 	}
 	// Each cluster's cache holds the source's namespace only.
 	fo := fleet.Options{Logger: s.log, FieldManager: "kubeloop-fleet", Providers: providers,

@@ -7,7 +7,11 @@
 // whose kubeconfigs are held in the Secrets of --secrets-namespace on the
 // host (the data key "kubeconfig", of its current-context; the cluster is
 // named after the Secret). A Secret added engages its cluster, a changed
-// kubeconfig engages it again, a Secret removed disengages it. In each
+// kubeconfig engages it again (at most every 30s), a Secret removed
+// disengages it. A Secret's kubeconfig may not run a command, name a
+// file, use plain http, skip TLS verification or go through a proxy
+// (fleet.Secrets.Policy): whoever writes Secrets there chooses the
+// clusters and credentials, nothing more. In each
 // cluster the copy is created if missing, and its changes are undone at
 // once; changes of the source reach the copies within --resync. With
 // --ring-namespace, run as many replicas as you like: they share the
@@ -121,16 +125,19 @@ func demo(s setup) (*kube.Config, func(), error) {
 			srv.Close()
 		}
 	}
-	var urls []string
-	for range 3 {
+	// The host over plain http (its config is the program's own), the
+	// clusters of the Secrets over https: a kubeconfig Secret's plain
+	// http server is refused (fleet.Secrets.Policy).
+	var listeners []*kubetest.Listener
+	for i := range 3 {
 		srv := kubetest.New(kubetest.Options{})
 		servers = append(servers, srv)
-		l, err := srv.Listen(false)
+		l, err := srv.Listen(i > 0)
 		if err != nil {
 			stop()
 			return nil, nil, err
 		}
-		urls = append(urls, l.URL)
+		listeners = append(listeners, l)
 	}
 	host := servers[0]
 	create := func(resource string, obj map[string]any) error {
@@ -146,7 +153,7 @@ func demo(s setup) (*kube.Config, func(), error) {
 			if err == nil {
 				err = create("secrets", map[string]any{"apiVersion": "v1", "kind": "Secret",
 					"metadata": map[string]any{"namespace": s.secretsNS, "name": name},
-					"data":     map[string]any{"kubeconfig": base64.StdEncoding.EncodeToString([]byte(kubeconfigOf(urls[i+1])))}})
+					"data":     map[string]any{"kubeconfig": base64.StdEncoding.EncodeToString([]byte(kubeconfigOf(listeners[i+1].URL, listeners[i+1].CAData)))}})
 			}
 		}
 	}
@@ -156,20 +163,25 @@ func demo(s setup) (*kube.Config, func(), error) {
 	}
 	cfg := host.Config()
 	cfg.Transport = nil
-	cfg.Host = urls[0]
+	cfg.Host = listeners[0].URL
 	return cfg, stop, nil
 }
 
-// kubeconfigOf is a kubeconfig of the server at url, without credentials.
-func kubeconfigOf(url string) string {
+// kubeconfigOf is a kubeconfig of the server at url, signed by the CA
+// of PEM ca (nil for the system roots), without credentials.
+func kubeconfigOf(url string, ca []byte) string {
+	var caData string
+	if ca != nil {
+		caData = ", certificate-authority-data: " + base64.StdEncoding.EncodeToString(ca)
+	}
 	return fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
 - name: c
-  cluster: {server: %q}
+  cluster: {server: %q%s}
 contexts:
 - name: c
   context: {cluster: c}
 current-context: c
-`, url)
+`, url, caData)
 }

@@ -68,16 +68,12 @@ func TestMirror(t *testing.T) {
 		mustCreate(kube.GroupVersionResource{Version: "v1", Resource: "namespaces"}, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "fleet-ns"}})
 		for _, name := range []string{"one", "two"} {
 			mustCreate(secrets, map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"namespace": "fleet-ns", "name": name},
-				"data": map[string]any{"kubeconfig": base64.StdEncoding.EncodeToString([]byte(kubeconfigOf("https://" + name + ".test")))}})
+				"data": map[string]any{"kubeconfig": base64.StdEncoding.EncodeToString([]byte(kubeconfigOf("https://"+name+".test", nil)))}})
 		}
 		s := setup{
 			source: kube.Key{Namespace: "default", Name: "fleet"}, secretsNS: "fleet-ns", resync: time.Minute,
 			static: map[string]*kube.Config{"static": inProcess(static)},
-			parseSecret: func(b []byte) (*kube.Config, error) {
-				cfg, err := kube.ParseKubeconfig(b, "")
-				if err != nil {
-					return nil, err
-				}
+			configureSecret: func(cfg *kube.Config) (*kube.Config, error) {
 				if srv := byHost[cfg.Host]; srv != nil {
 					return inProcess(srv), nil
 				}

@@ -227,6 +227,7 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/controller.clusterBuild",
 		"kubeloop/manager/fleet.",
 		"kubeloop/kube.ParseKubeconfig",
+		"kubeloop/kube.KubeconfigPolicy",
 	}
 	// Neither program calls kube.MergeFrom, indexes by owner or writes a
 	// subresource but status, and every object is decoded by

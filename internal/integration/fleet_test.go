@@ -6,6 +6,7 @@ package integration
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"maps"
 	"os"
@@ -20,6 +21,50 @@ import (
 	"github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/manager/fleet"
 )
+
+// secretKubeconfig is the kubeconfig at path as a kubeconfig Secret
+// holds it: the files it names (the harness's certificate-authority,
+// say) carried as data, which fleet.Secrets' default Policy requires.
+func secretKubeconfig(t *testing.T, path string) []byte {
+	t.Helper()
+	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Exec != nil || cfg.ProxyURL != "" || cfg.TLS.Insecure {
+		t.Fatalf("kubeconfig %s: an exec plugin, a proxy or insecure-skip-tls-verify cannot go in a kubeconfig Secret", path)
+	}
+	// inline returns data, or else the contents of file ("" for none).
+	inline := func(data []byte, file string) []byte {
+		if data == nil && file != "" {
+			if data, err = os.ReadFile(file); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return data
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	cluster := fmt.Sprintf("server: %q", cfg.Host)
+	if ca := inline(cfg.TLS.CAData, cfg.TLS.CAFile); ca != nil {
+		cluster += ", certificate-authority-data: " + b64(ca)
+	}
+	if cfg.TLS.ServerName != "" {
+		cluster += fmt.Sprintf(", tls-server-name: %q", cfg.TLS.ServerName)
+	}
+	token := cfg.BearerToken
+	if cfg.BearerTokenFile != "" {
+		token = strings.TrimSpace(string(inline(nil, cfg.BearerTokenFile)))
+	}
+	user := fmt.Sprintf("token: %q", token)
+	if cert := inline(cfg.TLS.CertData, cfg.TLS.CertFile); cert != nil {
+		user += ", client-certificate-data: " + b64(cert) + ", client-key-data: " + b64(inline(cfg.TLS.KeyData, cfg.TLS.KeyFile))
+	}
+	if cfg.Username != "" {
+		user += fmt.Sprintf(", username: %q, password: %q", cfg.Username, cfg.Password)
+	}
+	return fmt.Appendf(nil, "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: %q}\n"+
+		"clusters:\n- name: c\n  cluster: {%s}\nusers:\n- name: u\n  user: {%s}\n", cfg.Namespace, cluster, user)
+}
 
 // TestFleetEndToEnd runs a fleet on the real kube-apiserver: a manager on
 // the harness's server (the host) whose fleet is fed by kubeconfig
@@ -137,10 +182,7 @@ func TestFleetEndToEnd(t *testing.T) {
 		}
 	}
 	for cluster, path := range map[string]string{"one": h.Kubeconfig, "two": secondPath} {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := secretKubeconfig(t, path)
 		create(host, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: home, Name: cluster}, Data: map[string][]byte{"kubeconfig": b}})
 		waitFor(t, ctx, "the copy in cluster "+cluster, copyHas(cluster, "hello"))
 	}

@@ -42,10 +42,7 @@ func TestFleetRingProcesses(t *testing.T) {
 		clustersAt = h.Kubeconfig
 		t.Log("no KUBELOOP_SECOND_KUBECONFIG: the six clusters are the harness's one server under six names")
 	}
-	kubeconfig, err := os.ReadFile(clustersAt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := secretKubeconfig(t, clustersAt)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bin := buildProgram(t, ctx, "fleet")

@@ -48,6 +48,12 @@
 //     to sync).
 //   - Counted: the controllers' series carry the label cluster, and the
 //     fleet adds its own (see [Fleet.CollectMetrics]).
+//   - Bounded: at most Options.MaxClusters clusters are engaged at once
+//     ([DefaultMaxClusters], 100: see the costs below); Engage of one
+//     more fails with [ErrClusterLimit] before anything of it is made,
+//     the fleet logs the limit once each time it is reached, and
+//     kubeloop_fleet_clusters_refused_total counts the refusals
+//     (TestSecretsClusterLimit: 1,000 Secrets engage 100 clusters).
 //   - Shared among replicas, with Options.Sharding set to a
 //     [RingOptions]: the replicas form a ring of Leases (package leader)
 //     and each runs only the clusters whose name hashes ([NameHash])
@@ -63,6 +69,35 @@
 // namespace. The interface is two methods, Engage and Disengage, so a
 // provider of cluster-api Clusters or of a cluster inventory can live
 // outside this module.
+//
+// What a kubeconfig Secret grants. [Static] holds the kubeconfigs the
+// program's operator gives, trusted as kubectl trusts them. [Secrets]
+// reads kubeconfigs that whoever may write a Secret in its namespace
+// wrote: that person points the program at any server, over https,
+// with any credentials the Secret carries as data, and the program's
+// controllers act there. It guarantees:
+//
+//   - Not code execution: by default ([Secrets].Policy, a
+//     kube.KubeconfigPolicy, at its zero value) a kubeconfig with an
+//     exec plugin, a file path (tokenFile, client-certificate,
+//     client-key, certificate-authority), a plain http server,
+//     insecure-skip-tls-verify or a proxy-url is refused, with a log
+//     naming the Secret and the field, before any command runs or any
+//     file is looked at, and its cluster is not engaged (or is
+//     disengaged); each is allowed by name (TestSecretsPolicy). With
+//     AllowExec, writing a Secret is running a command in the program's
+//     pod; with AllowFiles, reading its files (its own service account
+//     token) and sending them to a server of the writer's choice.
+//   - Not a start and stop storm: a cluster is engaged again only when
+//     its kubeconfig's bytes change (TestSecretsKubeconfigUnchanged),
+//     and at most once per [Secrets].ReengageInterval (30s by default);
+//     a Secret removed or refused disengages at once. A kubeconfig
+//     changed 100 times in 10s engages its cluster twice
+//     (TestSecretsChangingInLoop).
+//
+// Not refused: a server at a loopback, link-local or private address
+// (a name may resolve to one; plain http, which the usual metadata
+// endpoints speak, is refused). The environment's proxy is never used.
 //
 // Costs, measured (BenchmarkEngage, kubetest servers in process, one
 // controller watching ConfigMaps): an engaged cluster costs 9 goroutines

@@ -21,6 +21,18 @@ import (
 // under.
 var ErrNotEngaged = errors.New("no cluster is engaged under that name")
 
+// ErrClusterLimit is what [errors.Is] finds in the error of
+// [Fleet.Engage] for a new name while the fleet has Options.MaxClusters
+// clusters engaged.
+var ErrClusterLimit = errors.New("the fleet has as many clusters engaged as Options.MaxClusters allows")
+
+// DefaultMaxClusters is Options.MaxClusters when zero. An engaged
+// cluster costs 9 goroutines, about 110 kB of heap and a connection held
+// to its server, plus what its cache holds (BenchmarkEngage: about
+// 1.6 MB for 1,000 ConfigMaps of 512 bytes): 100 such clusters fit in
+// the 256 MiB a controller's pod is commonly given, 1,000 do not.
+const DefaultMaxClusters = 100
+
 // Options configure a [Fleet]. The zero value is valid.
 type Options struct {
 	// Logger receives the fleet's logs and its clusters' (with the key
@@ -42,6 +54,15 @@ type Options struct {
 	// name hashes into the ranges of the ring it holds (see [RingOptions]).
 	// Nil (the default) runs every cluster engaged on every replica.
 	Sharding Sharding
+	// MaxClusters bounds the clusters engaged at once: [Fleet.Engage] of
+	// a new name fails (wrapping [ErrClusterLimit]) while that many are
+	// engaged, and engaging again a name engaged always works. The fleet
+	// logs once each time the limit is reached, and counts the Engage
+	// calls refused (kubeloop_fleet_clusters_refused_total). With a
+	// ring, it bounds the clusters engaged in the whole fleet, not those
+	// running on this replica. Zero means [DefaultMaxClusters]; it must
+	// not be negative.
+	MaxClusters int
 }
 
 // Manager is what a fleet needs of the manager that runs it (a
@@ -81,8 +102,12 @@ type Fleet struct {
 	// used with a ring only.
 	held []*kube.ShardSelector
 	// engaged and disengaged count the calls that engaged and
-	// disengaged a cluster, for the metrics.
-	engaged, disengaged uint64
+	// disengaged a cluster, refused those of Engage refused for
+	// MaxClusters, for the metrics.
+	engaged, disengaged, refused uint64
+	// full is set when an Engage is refused for MaxClusters (and logged
+	// then, once), and cleared when a new name is engaged again.
+	full bool
 
 	// ring shares the clusters among replicas (ring.go); nil without
 	// Options.Sharding.
@@ -153,6 +178,12 @@ func New(m Manager, opts Options) (*Fleet, error) {
 			return nil, fmt.Errorf("new fleet: Providers[%d] is nil", i)
 		}
 	}
+	switch {
+	case opts.MaxClusters < 0:
+		return nil, fmt.Errorf("new fleet: MaxClusters %d must not be negative", opts.MaxClusters)
+	case opts.MaxClusters == 0:
+		opts.MaxClusters = DefaultMaxClusters
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -178,8 +209,10 @@ func New(m Manager, opts Options) (*Fleet, error) {
 // until it has stopped. Engage does no I/O but read the certificate
 // files cfg names; the cluster's cache syncs in the background (wait for
 // it with Cluster.Cache().WaitForSync). It fails for an empty name, a
-// config a client cannot be made of, when ctx ends before the previous
-// cluster of the name has stopped, and once the fleet has stopped.
+// new name while Options.MaxClusters clusters are engaged (wrapping
+// [ErrClusterLimit]; nothing of the cluster is made then), a config a
+// client cannot be made of, when ctx ends before the previous cluster
+// of the name has stopped, and once the fleet has stopped.
 func (f *Fleet) Engage(ctx context.Context, name string, cfg *kube.Config) error {
 	if name == "" {
 		return errors.New(`engage cluster: name "" must not be empty`)
@@ -187,12 +220,15 @@ func (f *Fleet) Engage(ctx context.Context, name string, cfg *kube.Config) error
 	if cfg == nil {
 		return fmt.Errorf("engage cluster %q: config is nil", name)
 	}
+	f.changing.Lock()
+	defer f.changing.Unlock()
+	if err := f.admit(name); err != nil {
+		return err
+	}
 	c, err := newCluster(name, cfg, f.clusterOptions(name))
 	if err != nil {
 		return fmt.Errorf("engage %w", err)
 	}
-	f.changing.Lock()
-	defer f.changing.Unlock()
 	f.mu.Lock()
 	if old := f.members[name]; old != nil {
 		f.removeLocked(old)
@@ -219,6 +255,29 @@ func (f *Fleet) Engage(ctx context.Context, name string, cfg *kube.Config) error
 	}
 	f.log.Info("engaged cluster", "cluster", name, "host", cfg.Host)
 	return nil
+}
+
+// admit returns nil when name may be engaged: it is engaged already, or
+// fewer than MaxClusters clusters are. Otherwise it counts the refusal,
+// logs the first since a new name was last admitted, and returns
+// an error wrapping ErrClusterLimit. The caller holds f.changing, so
+// the members do not change until its Engage is done.
+func (f *Fleet) admit(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.members[name] != nil {
+		return nil
+	}
+	if len(f.members) < f.opts.MaxClusters {
+		f.full = false
+		return nil
+	}
+	f.refused++
+	if !f.full {
+		f.full = true
+		f.log.Error("fleet cluster limit reached: clusters beyond it are not engaged", "max_clusters", f.opts.MaxClusters, "cluster", name)
+	}
+	return fmt.Errorf("engage cluster %q: %w (%d)", name, ErrClusterLimit, f.opts.MaxClusters)
 }
 
 // Disengage takes the cluster engaged under name out of the fleet: the

@@ -265,3 +265,44 @@ func TestEngageDisengage(t *testing.T) {
 		}
 	})
 }
+
+// TestMaxClusters: Engage of a new name fails with ErrClusterLimit while
+// MaxClusters clusters are engaged, engaging a name again still works,
+// and a cluster disengaged makes room; a negative limit is an error.
+func TestMaxClusters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mgr, err := manager.New(config(newServer(t, 0)), manager.Options{MetricsBindAddress: "0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fleet.New(mgr, fleet.Options{MaxClusters: -1}); err == nil || !strings.Contains(err.Error(), "MaxClusters -1 must not be negative") {
+			t.Errorf("New(MaxClusters -1) = %v, want an error naming it", err)
+		}
+		f, err := fleet.New(mgr, fleet.Options{MaxClusters: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		member := config(newServer(t, 0))
+		for _, name := range []string{"a", "b"} {
+			if err := f.Engage(ctx, name, member); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Engage(ctx, "c", member); !errors.Is(err, fleet.ErrClusterLimit) {
+			t.Errorf("Engage(c) with a and b engaged, MaxClusters 2 = %v, want ErrClusterLimit", err)
+		}
+		if err := f.Engage(ctx, "a", member); err != nil {
+			t.Errorf("Engage(a) again at the limit: %v", err)
+		}
+		if err := f.Disengage(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Engage(ctx, "c", member); err != nil {
+			t.Errorf("Engage(c) once b is disengaged: %v", err)
+		}
+		if got := f.Names(); !slices.Equal(got, []string{"a", "c"}) {
+			t.Errorf("Names() = %v, want [a c]", got)
+		}
+	})
+}

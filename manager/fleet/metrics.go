@@ -18,6 +18,10 @@ import (
 //   - kubeloop_fleet_engaged_total and kubeloop_fleet_disengaged_total
 //     (counters): clusters engaged and disengaged so far (an Engage of
 //     a name engaged counts one of each);
+//   - kubeloop_fleet_clusters_limit (gauge): Options.MaxClusters, and
+//     kubeloop_fleet_clusters_refused_total (counter): the Engage calls
+//     refused because that many clusters were engaged (a provider that
+//     retries counts once a retry);
 //   - kubeloop_fleet_cache_objects{cluster,group,version,kind} and
 //     kubeloop_fleet_cache_bytes{...} (gauges): what the cache of each
 //     cluster running here holds, per kind.
@@ -34,12 +38,14 @@ func (f *Fleet) CollectMetrics(e manager.MetricsEmitter) {
 			running[name] = m.run.c
 		}
 	}
-	engaged, disengaged := f.engaged, f.disengaged
+	engaged, disengaged, refused := f.engaged, f.disengaged, f.refused
 	f.mu.Unlock()
 	e.Gauge("kubeloop_fleet_clusters", "Number of clusters engaged in the fleet", float64(n))
 	e.Gauge("kubeloop_fleet_clusters_running", "Number of clusters engaged whose cache and controllers run on this replica (all of them without a ring)", float64(len(running)))
 	e.Counter("kubeloop_fleet_engaged_total", "Total number of clusters engaged in the fleet", float64(engaged))
 	e.Counter("kubeloop_fleet_disengaged_total", "Total number of clusters disengaged from the fleet", float64(disengaged))
+	e.Gauge("kubeloop_fleet_clusters_limit", "Most clusters the fleet engages at once (Options.MaxClusters)", float64(f.opts.MaxClusters))
+	e.Counter("kubeloop_fleet_clusters_refused_total", "Total number of Engage calls refused because the fleet had as many clusters engaged as its limit", float64(refused))
 	type kindKey struct{ group, version, kind string }
 	for _, name := range slices.Sorted(maps.Keys(running)) {
 		objects, bytes := map[kindKey]float64{}, map[kindKey]float64{}

@@ -3,12 +3,12 @@
 package fleet
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
@@ -20,22 +20,42 @@ import (
 // the same).
 const DefaultSecretKey = "kubeconfig"
 
+// DefaultReengageInterval is Secrets.ReengageInterval when zero.
+const DefaultReengageInterval = 30 * time.Second
+
 // Secrets is a [Provider] of the clusters whose kubeconfigs are held in
 // the Secrets of one namespace, the common fleet pattern: each Secret
 // (of those LabelSelector selects) is a cluster named after the Secret,
-// whose kubeconfig is the Secret's data at Key, of its current-context.
+// whose kubeconfig is the Secret's data at Key, of Context (its
+// current-context by default).
 //
 //   - A Secret added engages its cluster.
 //   - A Secret whose kubeconfig changes engages its cluster again with
 //     the new one (its cache starts over); other changes of the Secret
-//     are ignored.
-//   - A Secret removed, or whose kubeconfig is gone or no longer
-//     parses, disengages its cluster (the parse error is logged).
+//     are ignored. A cluster is engaged at most once per
+//     ReengageInterval: a kubeconfig that changes in a loop does not
+//     start and stop its cluster in a loop.
+//   - A Secret removed, or whose kubeconfig is gone, no longer parses or
+//     is refused (see Policy), disengages its cluster at once (the
+//     error, naming the Secret and the field, is logged).
+//
+// Whoever may write a Secret in Namespace chooses a cluster and
+// credentials this program uses: the program connects to any server
+// the kubeconfig names, over https, and acts there with whatever
+// credentials it carries as data. Policy's zero value refuses what
+// would reach into the program's own process: an exec plugin (a
+// command run here), file paths (tokenFile would send the pod's own
+// service account token to the server), plain http,
+// insecure-skip-tls-verify and a proxy; each is allowed by name, and
+// whoever writes Secrets there can then use it too. Grant write access
+// to Namespace as you would grant the program's own permissions.
 //
 // Secrets are handled one at a time, in a goroutine of their own, so a
 // cluster slow to stop holds up no informer; an Engage that fails is
-// retried with backoff. The provider watches only Namespace's Secrets
-// (one list and watch), with a cache of its own.
+// retried with backoff, and one refused for the fleet's MaxClusters
+// also when this provider disengages a cluster. The provider watches
+// only Namespace's Secrets (one list and watch), with a cache of its
+// own.
 type Secrets struct {
 	// Client reads the Secrets: the manager's APIClient, say. Required.
 	Client *kube.Client
@@ -47,10 +67,26 @@ type Secrets struct {
 	// Key is the data key of the kubeconfig; empty means
 	// [DefaultSecretKey].
 	Key string
-	// Parse makes the config of a Secret's kubeconfig; nil means
-	// kube.ParseKubeconfig of its current-context. Set it to pick
-	// another context, to add a transport, or to refuse some servers.
-	Parse func(kubeconfig []byte) (*kube.Config, error)
+	// Context is the kubeconfig context used; empty means each
+	// kubeconfig's current-context.
+	Context string
+	// Policy says which of a kubeconfig's powers over this process the
+	// provider honours (see kube.KubeconfigPolicy); the zero value
+	// refuses them all. `kubectl config view --minify --flatten` writes
+	// a kubeconfig whose files are carried as data.
+	Policy kube.KubeconfigPolicy
+	// Configure, when set, is given the config parsed from each Secret
+	// (under Policy), and the config it returns is engaged: set it to
+	// add a transport or a rate limit, or to refuse some servers (an
+	// error is logged as a refusal is, and engages nothing).
+	Configure func(cfg *kube.Config) (*kube.Config, error)
+	// ReengageInterval is the least time between two engagements of one
+	// Secret's cluster: a kubeconfig changed sooner after the last
+	// engagement is engaged once the interval has passed (the cluster
+	// keeps its previous kubeconfig until then). A Secret that goes or
+	// is refused disengages its cluster at once. Zero or negative means
+	// [DefaultReengageInterval].
+	ReengageInterval time.Duration
 	// Logger receives the provider's logs (with the key "secret"); nil
 	// discards them.
 	Logger *slog.Logger
@@ -68,11 +104,11 @@ func (s Secrets) Run(ctx context.Context, e Engager) error {
 	if s.Key == "" {
 		s.Key = DefaultSecretKey
 	}
+	if s.ReengageInterval <= 0 {
+		s.ReengageInterval = DefaultReengageInterval
+	}
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
-	}
-	if s.Parse == nil {
-		s.Parse = func(data []byte) (*kube.Config, error) { return kube.ParseKubeconfig(data, "") }
 	}
 	inf, err := cache.NewInformer[kube.Secret](s.Client, cache.InformerOptions{
 		Namespaces: []string{s.Namespace}, LabelSelector: s.LabelSelector, SyncPeriod: -1,
@@ -95,61 +131,18 @@ func (s Secrets) Run(ctx context.Context, e Engager) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = inf.Start(ctx) }) // fails only when started twice
 	wg.Go(func() {
-		// engaged holds the kubeconfig each cluster was engaged with.
-		engaged := map[string][]byte{}
+		w := &secretsWorker{s: s, e: e, inf: inf, q: q, engaged: map[string][]byte{}, last: map[string]time.Time{}, waiting: map[string]bool{}}
 		for {
 			name, ok := q.Get()
 			if !ok {
 				return
 			}
-			if err := s.sync(ctx, e, inf, name, engaged); err != nil && ctx.Err() == nil {
-				s.Logger.Error("engage cluster of kubeconfig secret: retrying", "secret", name, "err", err)
-				q.AddRateLimited(name)
-			} else {
-				q.Forget(name)
-			}
+			w.handle(ctx, name)
 			q.Done(name)
 		}
 	})
 	<-ctx.Done()
 	q.ShutDown()
 	wg.Wait()
-	return nil
-}
-
-// sync brings the cluster of the Secret name in line with the Secret:
-// engaged with its kubeconfig, or disengaged.
-func (s Secrets) sync(ctx context.Context, e Engager, inf *cache.Informer[kube.Secret], name string, engaged map[string][]byte) error {
-	var data []byte
-	sec, found := inf.Get(kube.Key{Namespace: s.Namespace, Name: name})
-	if found {
-		data = sec.Data[s.Key]
-	}
-	var cfg *kube.Config
-	if len(data) > 0 {
-		if bytes.Equal(data, engaged[name]) {
-			return nil // the same kubeconfig: nothing to do
-		}
-		var err error
-		if cfg, err = s.Parse(data); err != nil {
-			s.Logger.Error("kubeconfig secret does not parse: its cluster is not engaged", "secret", name, "key", s.Key, "err", err)
-		}
-	} else if found {
-		s.Logger.Error("kubeconfig secret has no kubeconfig: its cluster is not engaged", "secret", name, "key", s.Key)
-	}
-	if cfg == nil {
-		if engaged[name] == nil {
-			return nil
-		}
-		delete(engaged, name)
-		if err := e.Disengage(ctx, name); err != nil && !errors.Is(err, ErrNotEngaged) {
-			s.Logger.Error("disengage cluster of kubeconfig secret", "secret", name, "err", err)
-		}
-		return nil
-	}
-	if err := e.Engage(ctx, name, cfg); err != nil {
-		return err
-	}
-	engaged[name] = data
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
@@ -52,14 +53,10 @@ func TestSecretsProvider(t *testing.T) {
 			map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "fleet"}}); err != nil {
 			t.Fatal(err)
 		}
-		// The kubeconfigs name https://<x>.test; Parse gives the
+		// The kubeconfigs name https://<x>.test; Configure gives the
 		// in-process transport of server x.
 		servers := map[string]*kubetest.Server{"https://a.test": newServer(t, 1), "https://b.test": newServer(t, 1), "https://c.test": newServer(t, 1)}
-		parse := func(data []byte) (*kube.Config, error) {
-			cfg, err := kube.ParseKubeconfig(data, "")
-			if err != nil {
-				return nil, err
-			}
+		configure := func(cfg *kube.Config) (*kube.Config, error) {
 			srv := servers[cfg.Host]
 			if srv == nil {
 				return nil, fmt.Errorf("no server %s", cfg.Host)
@@ -71,7 +68,7 @@ func TestSecretsProvider(t *testing.T) {
 			t.Fatal(err)
 		}
 		f, err := fleet.New(mgr, fleet.Options{Providers: []fleet.Provider{
-			fleet.Secrets{Client: mgr.APIClient(), Namespace: "fleet", Parse: parse},
+			fleet.Secrets{Client: mgr.APIClient(), Namespace: "fleet", Configure: configure},
 		}})
 		if err != nil {
 			t.Fatal(err)
@@ -129,11 +126,16 @@ func TestSecretsProvider(t *testing.T) {
 		}
 
 		// A changed kubeconfig engages the cluster again, on the new
-		// server.
+		// server, once ReengageInterval has passed since b was engaged.
 		b, _ := f.Cluster("b")
 		if _, err := host.Update(secrets, secret("b", kubeconfig("https://c.test"), nil)); err != nil {
 			t.Fatal(err)
 		}
+		synctest.Wait()
+		if again, _ := f.Cluster("b"); again != b {
+			t.Errorf("b's kubeconfig changed at once after b was engaged: cluster b engaged again before ReengageInterval")
+		}
+		time.Sleep(fleet.DefaultReengageInterval)
 		synctest.Wait()
 		names("a", "b")
 		if again, _ := f.Cluster("b"); again == b {
