@@ -45,7 +45,8 @@ func accessReviewOf(info RequestInfo) *resource {
 // review), and status.allowed. Resource attributes are checked against
 // the denials of [Server.Deny] for the requesting user (self reviews) or
 // spec.user (allowed outright when spec.groups holds system:masters);
-// non-resource attributes are always allowed (Deny names resources only).
+// non-resource attributes (a path and a verb) likewise, against the
+// denials of paths.
 // Every user may ask, whatever Deny says. Only POST is allowed; the
 // review must name exactly one kind of attributes, a subject review a
 // user or a group, a local review the namespace of its path.
@@ -61,7 +62,7 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 	}
 	spec, _ := review["spec"].(map[string]any)
 	attrs, _ := spec["resourceAttributes"].(map[string]any)
-	_, nonResource := spec["nonResourceAttributes"].(map[string]any)
+	pathAttrs, nonResource := spec["nonResourceAttributes"].(map[string]any)
 	user, groups := info.User, []any{}
 	if res != &accessReviews {
 		user, _ = spec["user"].(string)
@@ -91,6 +92,10 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 		asked := RequestInfo{User: user, Verb: str("verb"), Group: str("group"), Resource: str("resource"),
 			Subresource: str("subresource"), Namespace: str("namespace"), Name: str("name")}
 		allowed = slices.Contains(groups, any("system:masters")) || s.authorize(asked) == nil
+	} else {
+		path, _ := pathAttrs["path"].(string)
+		verb, _ := pathAttrs["verb"].(string)
+		allowed = slices.Contains(groups, any("system:masters")) || !s.deniesPath(user, groups, verb, path)
 	}
 
 	out := obj{"kind": res.Kind, "apiVersion": res.apiVersion(),
