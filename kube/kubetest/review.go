@@ -3,6 +3,8 @@
 package kubetest
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 
@@ -49,7 +51,8 @@ func accessReviewOf(info RequestInfo) *resource {
 // denials of paths.
 // Every user may ask, whatever Deny says. Only POST is allowed; the
 // review must name exactly one kind of attributes, a subject review a
-// user or a group, a local review the namespace of its path.
+// user or a group, a local review the namespace of its path; its
+// metadata must be empty (but for that namespace).
 func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info RequestInfo, res *resource) {
 	if info.Verb != "create" {
 		writeError(w, errMethodNotAllowed())
@@ -82,6 +85,16 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.resourceAttributes.namespace",
 			Value: ns, Detail: "must match metadata.namespace"})
 	}
+	managed := []any{obj{"manager": managerOf(r), "operation": "Update",
+		"apiVersion": res.apiVersion(), "time": nowString(), "fieldsType": "FieldsV1",
+		"fieldsV1": obj{"f:spec": reviewFields(spec, false)}}}
+	if meta := sentMetadata(review); len(meta) > 0 {
+		meta["managedFields"] = managed
+		var b bytes.Buffer
+		writeMeta(&b, meta)
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata",
+			Value: json.RawMessage(b.Bytes()), Detail: "must be empty"})
+	}
 	if len(errs) > 0 {
 		writeError(w, errInvalid(accessReviews.Group, "", "", errs))
 		return
@@ -100,14 +113,31 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 
 	out := obj{"kind": res.Kind, "apiVersion": res.apiVersion(),
 		"spec": spec, "status": map[string]any{"allowed": allowed}}
-	meta := obj{"managedFields": []any{obj{"manager": managerOf(r), "operation": "Update",
-		"apiVersion": out["apiVersion"], "time": nowString(), "fieldsType": "FieldsV1",
-		"fieldsV1": obj{"f:spec": reviewFields(spec, false)}}}}
+	meta := obj{"managedFields": managed}
 	if res.Namespaced {
 		meta["namespace"] = info.Namespace
 	}
 	out["metadata"] = meta
 	writeJSON(w, http.StatusCreated, encodeObject(out))
+}
+
+// sentMetadata is the metadata of a review as sent, but its namespace
+// (the path's, for a local review; dropped for the others, which are
+// cluster-scoped) and managedFields (the server's own): what an access
+// review must not have. nil when it has none.
+func sentMetadata(review map[string]any) obj {
+	sent, _ := review["metadata"].(map[string]any)
+	var out obj
+	for k, v := range sent {
+		if k == "namespace" || k == "managedFields" || isEmptyValue(v) {
+			continue
+		}
+		if out == nil {
+			out = obj{}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // reviewFields is the fieldsV1 of a review's spec as the real field
