@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 	"github.com/kubeloop/kubeloop/manager"
 	"github.com/kubeloop/kubeloop/manager/metricsauth"
@@ -112,3 +113,19 @@ func TestNew(t *testing.T) {
 
 // kubetestSource is a certificate source without a certificate.
 type kubetestSource struct{ metricsauth.CertificateSource }
+
+// TestReviewFails: when the API server does not answer a review (here,
+// the manager is not allowed to create TokenReviews), the scrape gets a
+// 500, and the failure is not kept: the next scrape is reviewed again.
+func TestReviewFails(t *testing.T) {
+	f := start(t, metricsauth.Options{})
+	forbidden := kube.NewStatusError(403, kube.ReasonForbidden,
+		`tokenreviews.authentication.k8s.io is forbidden: User "admin" cannot create resource "tokenreviews"`)
+	f.api.FailNext(1, func(info kubetest.RequestInfo) bool { return info.Resource == "tokenreviews" }, forbidden)
+	if code, body := f.get(t, f.url, adminToken); code != 500 || !strings.Contains(body, "could not review") {
+		t.Errorf("GET /metrics while the review fails = %d %.80q, want 500", code, body)
+	}
+	if code, body := f.get(t, f.url, adminToken); code != 200 {
+		t.Errorf("GET /metrics after the failure = %d %.80q, want 200", code, body)
+	}
+}
