@@ -133,7 +133,7 @@ type tokenReview struct {
 	kube.TypeMeta
 	kube.ObjectMeta `json:"metadata"`
 	Spec            tokenReviewSpec   `json:"spec"`
-	Status          tokenReviewStatus `json:"status,omitempty"`
+	Status          tokenReviewStatus `json:"status"`
 }
 
 type tokenReviewSpec struct {
@@ -142,7 +142,7 @@ type tokenReviewSpec struct {
 
 type tokenReviewStatus struct {
 	Authenticated bool     `json:"authenticated,omitempty"`
-	User          userInfo `json:"user,omitempty"`
+	User          userInfo `json:"user"`
 	Error         string   `json:"error,omitempty"`
 }
 
@@ -163,7 +163,7 @@ type subjectAccessReview struct {
 	kube.TypeMeta
 	kube.ObjectMeta `json:"metadata"`
 	Spec            subjectAccessReviewSpec   `json:"spec"`
-	Status          subjectAccessReviewStatus `json:"status,omitempty"`
+	Status          subjectAccessReviewStatus `json:"status"`
 }
 
 type subjectAccessReviewSpec struct {
