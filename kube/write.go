@@ -13,7 +13,10 @@ import (
 
 // Create creates obj and reads back what the server stored (uid,
 // resourceVersion, defaults) into it. opts refine this write alone (see
-// [WriteOptions]), as they do for every write below.
+// [WriteOptions]), as they do for every write below. An object without
+// a name or generateName is sent as it is: the server refuses it, but
+// for the kinds that have none, the reviews, whose answer is read back
+// the same way (a TokenReview's status, a SubjectAccessReview's).
 func (c *Client) Create(ctx context.Context, obj Object, opts ...WriteOption) error {
 	return c.write(ctx, "create", http.MethodPost, obj, "", obj, opts)
 }
@@ -79,7 +82,7 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 		key.Name = "" // POST goes to the collection
 	}
 	ogvk := out.GroupVersionKind()
-	err := c.checkIdentity(gvk, meta)
+	err := c.checkIdentity(gvk, meta, method == http.MethodPost && sub == "")
 	var r *request
 	if err == nil {
 		r, err = c.objectRequest(ctx, method, gvk, key, sub)
@@ -156,7 +159,7 @@ func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	ogvk := out.GroupVersionKind()
-	err := c.checkIdentity(gvk, meta)
+	err := c.checkIdentity(gvk, meta, false)
 	var data []byte
 	if err == nil {
 		data, err = patch.DataFor(out)
@@ -255,12 +258,16 @@ func (c *Client) writeQuery(r *request, o *WriteOptions) {
 	r.warnings = o.Warnings
 }
 
-// checkIdentity refuses objects whose kind the client cannot address.
-func (c *Client) checkIdentity(gvk GroupVersionKind, meta *ObjectMeta) error {
+// checkIdentity refuses objects whose kind the client cannot address,
+// and objects without a name but for a create: the server refuses a
+// nameless create itself (422, naming metadata.name), but of the kinds
+// whose objects have no name, the reviews (TokenReview,
+// SubjectAccessReview, ...), which must come without one.
+func (c *Client) checkIdentity(gvk GroupVersionKind, meta *ObjectMeta, create bool) error {
 	if gvk.Kind == "" || gvk.Version == "" {
 		return errors.New("object has no apiVersion and kind")
 	}
-	if meta.Name == "" && meta.GenerateName == "" {
+	if !create && meta.Name == "" && meta.GenerateName == "" {
 		return errors.New("object has no name")
 	}
 	return nil

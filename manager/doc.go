@@ -41,6 +41,18 @@
 //     bound only the first (32s) and the last (90s, as here, the
 //     keep-alive of http.DefaultTransport); a scrape or a probe is one
 //     short answer, so tighter bounds cost nothing.
+//   - Metrics served as controller-runtime serves them by default:
+//     plain HTTP on :8080 of every interface, to anyone who reaches it
+//     (Options.MetricsBindAddress; "0" turns it off). To serve them over
+//     HTTPS only to the callers the API server authenticates and
+//     authorizes (a TokenReview of the bearer token, a
+//     SubjectAccessReview of get on /metrics), as kubebuilder scaffolds
+//     on :8443, set MetricsBindAddress to "0" and add a server of
+//     package manager/metricsauth, which serves [Manager.MetricsHandler].
+//     The health probes are off by default (HealthProbeBindAddress, as
+//     controller-runtime's; kubebuilder scaffolds ":8081"), and answer
+//     anyone, with the failing checks' reasons withheld but for
+//     /readyz/NAME.
 //   - Nothing global: no default registry, no package state. Metrics are
 //     read at scrape time: every controller writes its own series through
 //     one small interface ([MetricsCollector]), the cache's come from its
@@ -104,8 +116,10 @@
 // the webhook server (manager/webhook), the profiling endpoint
 // (manager/pprof, the one importer of runtime/pprof: imported by package
 // manager, even unused, it would cost every program some 3 KB of debug
-// information). Such a part is a runnable; one with a Listen method is a
-// server, which the manager starts first and stops last.
+// information), the authenticated metrics server (manager/metricsauth).
+// Such a part is a runnable; one with a Listen method is a server, which
+// the manager starts first and stops last. cmd/mirror's
+// TestOptionalPartsNotLinked checks that these stay out too.
 //
 // Usage:
 //

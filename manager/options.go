@@ -97,6 +97,10 @@ type Options struct {
 
 	// MetricsBindAddress is where the Prometheus metrics are served, at
 	// /metrics: "host:port", ":8080" by default; "0" turns the server off.
+	// They are served over plain HTTP to anyone who reaches the address,
+	// as controller-runtime's default serves them: to serve them over
+	// HTTPS to the callers the API server authorizes only, set it to "0"
+	// and add a server of package manager/metricsauth.
 	MetricsBindAddress string
 	// HealthProbeBindAddress is where the liveness and readiness endpoints
 	// are served; "" or "0" (the default) turns the server off.

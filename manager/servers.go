@@ -89,6 +89,19 @@ func (m *Manager) closeListeners() {
 	}
 }
 
+// MetricsHandler is the handler of the metrics endpoint, for a server of
+// the program's own: package manager/metricsauth's, which serves it over
+// HTTPS to the callers the API server authorizes. It fails unless
+// MetricsBindAddress is "0": the manager would serve the same metrics
+// over plain HTTP beside it. The handler answers /metrics, and 404 for
+// every other path.
+func (m *Manager) MetricsHandler() (http.Handler, error) {
+	if addr := m.opts.MetricsBindAddress; addr != "0" {
+		return nil, fmt.Errorf("metrics handler: MetricsBindAddress is %q: set it to \"0\", or the manager serves the metrics over plain HTTP there too", addr)
+	}
+	return m.metricsHandler(), nil
+}
+
 // The two handlers below route by hand: an http.ServeMux would link its
 // pattern parser and conflict checks (some 50 kB of binary) for three
 // fixed paths.

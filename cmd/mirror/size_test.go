@@ -246,6 +246,13 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/manager/pprof.",
 		"runtime/pprof.StartCPUProfile",
 		"net/http/pprof.",
+		// Neither serves its metrics over HTTPS (package
+		// manager/metricsauth, with the certificate reloader it
+		// shares with the webhook server): the manager's handler for
+		// it goes too.
+		"kubeloop/manager/metricsauth.",
+		"kubeloop/internal/servingcert.",
+		"kubeloop/manager.(*Manager).MetricsHandler",
 	}
 	for _, prog := range []struct {
 		name   string

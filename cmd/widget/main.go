@@ -16,7 +16,10 @@
 //     is undone at once;
 //   - a finalizer deletes the ConfigMaps, found through the owner index of
 //     the cache, before a Widget goes;
-//   - events for what it writes; leader election with --leader-elect.
+//   - events for what it writes; leader election with --leader-elect;
+//   - with --metrics-cert-dir, its metrics over HTTPS to the callers the
+//     API server authorizes (manager/metricsauth), as kubebuilder
+//     scaffolds them.
 //
 // See cmd/README.md for how to run it.
 package main
@@ -37,6 +40,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/crd"
 	"github.com/kubeloop/kubeloop/manager"
+	"github.com/kubeloop/kubeloop/manager/metricsauth"
 	"github.com/kubeloop/kubeloop/manager/pprof"
 )
 
@@ -58,8 +62,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 // options are the command line, checked.
 type options struct {
 	operator.Flags
-	installCRD bool
-	pprofAddr  string
+	installCRD     bool
+	pprofAddr      string
+	metricsCertDir string
 }
 
 func parseFlags(args []string, out io.Writer) (options, *operator.Flags, error) {
@@ -81,6 +86,7 @@ Flags:
 	}
 	fs.BoolVar(&o.installCRD, "install-crd", true, "create or update the Widget CRD as the manager starts (on every replica), before the controller reads Widgets")
 	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "", `serve the Go runtime's profiles at this "host:port" (for go tool pprof); empty serves none`)
+	fs.StringVar(&o.metricsCertDir, "metrics-cert-dir", "", `serve the metrics at --metrics-bind-address over HTTPS, with this directory's tls.crt and tls.key, to the callers the API server authorizes to get /metrics; empty serves plain HTTP to anyone`)
 	o.Register(fs, 2, "Widgets reconciled at once")
 	if err := fs.Parse(args); err != nil {
 		return o, &o.Flags, err
@@ -90,14 +96,30 @@ Flags:
 		errs = append(errs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	errs = append(errs, o.Validate())
+	if o.metricsCertDir != "" && o.MetricsBindAddress == "0" {
+		errs = append(errs, errors.New(`--metrics-cert-dir with --metrics-bind-address "0": want an address to serve the metrics on`))
+	}
 	return o, &o.Flags, errors.Join(errs...)
 }
 
 // runWidget runs the operator until ctx is done or something fails.
 func runWidget(ctx context.Context, cfg *kube.Config, opts options, log *slog.Logger) (int, error) {
-	mgr, err := newManager(cfg, opts.Flags, log)
+	flags := opts.Flags
+	if opts.metricsCertDir != "" {
+		flags.MetricsBindAddress = "0" // the metrics server below serves them
+	}
+	mgr, err := newManager(cfg, flags, log)
 	if err != nil {
 		return operator.ExitConfig, err
+	}
+	if opts.metricsCertDir != "" {
+		ms, err := metricsauth.New(mgr, metricsauth.Options{BindAddress: opts.MetricsBindAddress, CertDir: opts.metricsCertDir, Logger: log})
+		if err != nil {
+			return operator.ExitConfig, err
+		}
+		if err := mgr.Add(ms); err != nil {
+			return operator.ExitRuntime, err
+		}
 	}
 	if opts.pprofAddr != "" {
 		profiles, err := pprof.New(pprof.Options{BindAddress: opts.pprofAddr, Logger: log})

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/cmd/internal/operator"
 	"github.com/kubeloop/kubeloop/cmd/internal/operator/operatortest"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -24,6 +26,8 @@ func TestExitCodes(t *testing.T) {
 		{Name: "no kubeconfig", Args: nil, Code: operator.ExitConfig, Stderr: "pass --kubeconfig"},
 		{Name: "pprof address", Args: []string{"--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--pprof-bind-address", "localhost"},
 			Code: operator.ExitConfig, Stderr: `BindAddress "localhost"`},
+		{Name: "metrics certificate without an address", Args: []string{"--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--metrics-cert-dir", "/tmp"},
+			Code: operator.ExitConfig, Stderr: "--metrics-cert-dir with --metrics-bind-address"},
 		{Name: "no CRD", Args: []string{"--install-crd=false", "--kubeconfig", kubeconfig, "--metrics-bind-address", "0", "--health-probe-bind-address", "0"},
 			Code: operator.ExitRuntime, Stderr: `no matches for kind \"Widget\"`},
 	})
@@ -105,4 +109,36 @@ func freeLoopbackAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// With --metrics-cert-dir the metrics are served over HTTPS, with the
+// directory's certificate, to the callers the API server authorizes:
+// none without a token.
+func TestRunWithSecureMetrics(t *testing.T) {
+	_, kubeconfig := operatortest.Cluster(t)
+	ca, err := kubetest.NewCA("widget-metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := ca.WriteServing(dir, "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	metricsAddr := freeLoopbackAddr(t)
+	p := operatortest.Start(t, run, "--kubeconfig", kubeconfig, "--health-probe-bind-address", "0",
+		"--metrics-bind-address", metricsAddr, "--metrics-cert-dir", dir)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool}}}
+	defer client.CloseIdleConnections()
+	p.Until("metrics served over HTTPS", func() error {
+		resp, err := client.Get("https://" + metricsAddr + "/metrics")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			return fmt.Errorf("GET /metrics without a token = %s, want 401 Unauthorized", resp.Status)
+		}
+		return nil
+	})
+	p.Stop()
 }

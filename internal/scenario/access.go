@@ -4,6 +4,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,15 @@ func testAccessReview(t *testing.T, f *fixture) {
 	expectStatus(t, "review without attributes", r, 422, "Invalid",
 		`.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: `+
 			`exactly one of nonResourceAttributes or resourceAttributes must be specified`)
+	// An access review has no name: metadata must be empty.
+	r = f.send(t, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", "application/json",
+		`{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","metadata":{"name":"x"},`+
+			`"spec":{"user":"denied","nonResourceAttributes":{"path":"/metrics","verb":"get"}}}`)
+	const named = `.authorization.k8s.io "" is invalid: metadata: Invalid value: {"name":"x","managedFields":[{"manager":"kubeloop","operation":"Update","apiVersion":"authorization.k8s.io/v1","time":"`
+	if msg, reason := r.status(t); r.code != 422 || reason != "Invalid" || !strings.HasPrefix(msg, named) ||
+		!strings.HasSuffix(msg, `","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:nonResourceAttributes":{".":{},"f:path":{},"f:verb":{}},"f:user":{}}}}]}: must be empty`) {
+		t.Errorf("SubjectAccessReview with a name = %d %s %q, want 422 Invalid: metadata must be empty", r.code, reason, msg)
+	}
 	r = f.send(t, "GET", path, "", "")
 	expectStatus(t, "GET of the reviews", r, 405, "MethodNotAllowed",
 		"the server does not allow this method on the requested resource")

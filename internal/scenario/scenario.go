@@ -127,6 +127,7 @@ func Run(t *testing.T, env Env) {
 		{"ProtobufObjects", testProtobufObjects},
 		{"ProtobufUpdates", testProtobufUpdates},
 		{"AccessReview", testAccessReview},
+		{"MetricsAuth", testMetricsAuth},
 		{"SelfReviews", testSelfReviews},
 		{"ServiceDefaults", testServiceDefaults},
 		{"PodLog", testPodLog},

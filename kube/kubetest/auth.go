@@ -59,7 +59,12 @@ func errUnauthorized() *kube.StatusError {
 // update, patch, delete, deletecollection); resource is the plural,
 // qualified by its group outside the core group and followed by
 // "/status" for the subresource ("configmaps", "deployments.apps",
-// "deployments.apps/status"). Either may be "*".
+// "deployments.apps/status"). Either may be "*". A resource beginning
+// with "/" is a non-resource URL ("/metrics"), which SubjectAccessReviews
+// ask about (a caller of a program's own endpoint, authorized by the API
+// server): "*" matches those too, except the paths RBAC's default roles
+// let every authenticated user get (health, /version, discovery and
+// OpenAPI), for a review that names the group system:authenticated.
 func (s *Server) Deny(user, verb, resource string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -110,6 +115,39 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 		name = ""
 	}
 	return errForbidden(info.Group, info.Resource, name, msg)
+}
+
+// deniesPath reports whether a denial matches user's verb on the
+// non-resource URL path. The paths RBAC's default roles let every
+// authenticated user get (system:public-info-viewer's and
+// system:discovery's, bound to the group system:authenticated) are never
+// denied to a member of that group.
+func (s *Server) deniesPath(user string, groups []any, verb, path string) bool {
+	if verb == "get" && (isPublicPath(path) || isDiscoveryPath(path)) && slices.Contains(groups, any("system:authenticated")) {
+		return false
+	}
+	denied := false
+	s.withLock(func() {
+		for _, u := range []string{user, "*"} {
+			for _, v := range []string{verb, "*"} {
+				for _, r := range []string{path, "*"} {
+					denied = denied || s.denials[denial{u, v, r}]
+				}
+			}
+		}
+	})
+	return denied
+}
+
+// isDiscoveryPath reports whether p is one of the paths of discovery and
+// OpenAPI, which RBAC's system:discovery role lets every user get.
+func isDiscoveryPath(p string) bool {
+	for _, d := range []string{"/api", "/apis", "/openapi"} {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // tokenFor returns a token of user, the lexically first if there are

@@ -3,6 +3,8 @@
 package kubetest
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 
@@ -45,10 +47,12 @@ func accessReviewOf(info RequestInfo) *resource {
 // review), and status.allowed. Resource attributes are checked against
 // the denials of [Server.Deny] for the requesting user (self reviews) or
 // spec.user (allowed outright when spec.groups holds system:masters);
-// non-resource attributes are always allowed (Deny names resources only).
+// non-resource attributes (a path and a verb) likewise, against the
+// denials of paths.
 // Every user may ask, whatever Deny says. Only POST is allowed; the
 // review must name exactly one kind of attributes, a subject review a
-// user or a group, a local review the namespace of its path.
+// user or a group, a local review the namespace of its path; its
+// metadata must be empty (but for that namespace).
 func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info RequestInfo, res *resource) {
 	if info.Verb != "create" {
 		writeError(w, errMethodNotAllowed())
@@ -61,7 +65,7 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 	}
 	spec, _ := review["spec"].(map[string]any)
 	attrs, _ := spec["resourceAttributes"].(map[string]any)
-	_, nonResource := spec["nonResourceAttributes"].(map[string]any)
+	pathAttrs, nonResource := spec["nonResourceAttributes"].(map[string]any)
 	user, groups := info.User, []any{}
 	if res != &accessReviews {
 		user, _ = spec["user"].(string)
@@ -81,6 +85,16 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.resourceAttributes.namespace",
 			Value: ns, Detail: "must match metadata.namespace"})
 	}
+	managed := []any{obj{"manager": managerOf(r), "operation": "Update",
+		"apiVersion": res.apiVersion(), "time": nowString(), "fieldsType": "FieldsV1",
+		"fieldsV1": obj{"f:spec": reviewFields(spec, false)}}}
+	if meta := sentMetadata(review); len(meta) > 0 {
+		meta["managedFields"] = managed
+		var b bytes.Buffer
+		writeMeta(&b, meta)
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata",
+			Value: json.RawMessage(b.Bytes()), Detail: "must be empty"})
+	}
 	if len(errs) > 0 {
 		writeError(w, errInvalid(accessReviews.Group, "", "", errs))
 		return
@@ -91,18 +105,39 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 		asked := RequestInfo{User: user, Verb: str("verb"), Group: str("group"), Resource: str("resource"),
 			Subresource: str("subresource"), Namespace: str("namespace"), Name: str("name")}
 		allowed = slices.Contains(groups, any("system:masters")) || s.authorize(asked) == nil
+	} else {
+		path, _ := pathAttrs["path"].(string)
+		verb, _ := pathAttrs["verb"].(string)
+		allowed = slices.Contains(groups, any("system:masters")) || !s.deniesPath(user, groups, verb, path)
 	}
 
 	out := obj{"kind": res.Kind, "apiVersion": res.apiVersion(),
 		"spec": spec, "status": map[string]any{"allowed": allowed}}
-	meta := obj{"managedFields": []any{obj{"manager": managerOf(r), "operation": "Update",
-		"apiVersion": out["apiVersion"], "time": nowString(), "fieldsType": "FieldsV1",
-		"fieldsV1": obj{"f:spec": reviewFields(spec, false)}}}}
+	meta := obj{"managedFields": managed}
 	if res.Namespaced {
 		meta["namespace"] = info.Namespace
 	}
 	out["metadata"] = meta
 	writeJSON(w, http.StatusCreated, encodeObject(out))
+}
+
+// sentMetadata is the metadata of a review as sent, but its namespace
+// (the path's, for a local review; dropped for the others, which are
+// cluster-scoped) and managedFields (the server's own): what an access
+// review must not have. nil when it has none.
+func sentMetadata(review map[string]any) obj {
+	sent, _ := review["metadata"].(map[string]any)
+	var out obj
+	for k, v := range sent {
+		if k == "namespace" || k == "managedFields" || isEmptyValue(v) {
+			continue
+		}
+		if out == nil {
+			out = obj{}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // reviewFields is the fieldsV1 of a review's spec as the real field

@@ -14,6 +14,8 @@ func TestSubjectReviews(t *testing.T) {
 	srv, c := newTestServer(t, Options{Tokens: map[string]string{"tok": "admin", "bob-token": "bob"}, UIDs: map[string]string{"admin": "1"}})
 	c.token = "tok"
 	srv.Deny("bob", "get", "pods")
+	srv.Deny("bob", "get", "/metrics")
+	srv.Deny("carol", "*", "*")
 	const tr, sar, lsar = "/apis/authentication.k8s.io/v1/tokenreviews", "/apis/authorization.k8s.io/v1/subjectaccessreviews",
 		"/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews"
 	pods := func(ns string) string {
@@ -32,6 +34,11 @@ func TestSubjectReviews(t *testing.T) {
 		{sar, `{"spec":{"user":"bob",` + pods(`,"namespace":"default"`) + `}}`, 201, `{"allowed":false}`},
 		{sar, `{"spec":{` + pods("") + `}}`, 422, `".authorization.k8s.io \"\" is invalid: spec.user: Invalid value: \"\": at least one of user or group must be specified"`},
 		{lsar, `{"spec":{"user":"bob",` + pods(`,"namespace":"default"`) + `}}`, 201, `{"allowed":false}`},
+		{sar, `{"spec":{"user":"bob","nonResourceAttributes":{"path":"/metrics","verb":"get"}}}`, 201, `{"allowed":false}`},
+		{sar, `{"spec":{"user":"admin","groups":["system:masters"],"nonResourceAttributes":{"path":"/metrics","verb":"get"}}}`, 201, `{"allowed":true}`},
+		{sar, `{"spec":{"user":"carol","groups":["system:authenticated"],"nonResourceAttributes":{"path":"/version","verb":"get"}}}`, 201, `{"allowed":true}`},
+		{sar, `{"spec":{"user":"carol","nonResourceAttributes":{"path":"/version","verb":"get"}}}`, 201, `{"allowed":false}`},
+		{sar, `{"spec":{"user":"carol","groups":["system:authenticated"],"nonResourceAttributes":{"path":"/metrics","verb":"get"}}}`, 201, `{"allowed":false}`},
 		{lsar, `{"spec":{"user":"bob",` + pods(`,"namespace":"other"`) + `}}`, 422, `".authorization.k8s.io \"\" is invalid: spec.resourceAttributes.namespace: Invalid value: \"other\": must match metadata.namespace"`},
 	}
 	for _, tc := range tests {

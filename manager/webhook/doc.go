@@ -50,6 +50,13 @@
 //   - Clean lifecycle: [New] does no I/O and starts nothing; Start blocks
 //     until its context is done, drains the requests in flight (at most
 //     [ShutdownTimeout]) and returns only when its goroutines have ended.
+//     [Server.Listen] may come early (to learn the port the system chose
+//     with a negative Port): a later Listen, the manager's included, keeps
+//     that socket, and Start serves on it.
+//   - Quiet while it starts: until Options.Certificates has a certificate
+//     (package manager/webhook/certs reading or making it), handshakes are
+//     refused and logged at debug level, since readiness already says the
+//     server is not ready; other handshake failures are warnings.
 //
 // Usage:
 //  1. s, err := New(Options{CertDir: dir}) (the zero Options listen on
@@ -67,5 +74,6 @@
 //     Listen first of all (a port in use fails Start before anything
 //     runs), starts it before the caches and adds its
 //     [Server.StartedChecker] to readiness. Alone: s.Listen() to fail
-//     early, then s.Start(ctx).
+//     early, then s.Start(ctx). Either way, s.Listen() before and
+//     s.Addr() tell the port.
 package webhook

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/servingcert"
 )
 
 // DefaultPort is the port a [Server] listens on when Options.Port is 0,
@@ -60,8 +62,10 @@ type Options struct {
 	// StartedChecker reports the server not ready.
 	Certificates CertificateSource
 
-	// Logger receives certificate loads (info), reload failures and TLS
-	// handshake errors (warn); nil discards them.
+	// Logger receives certificate loads (info), reload failures (error),
+	// TLS handshake errors (warn) but those refused while
+	// Certificates has no certificate yet (debug: the server is not
+	// ready, as StartedChecker says); nil discards them.
 	Logger *slog.Logger
 }
 
@@ -85,7 +89,7 @@ type Server struct {
 	// the certificate comes from CertDir's files, nil with
 	// Options.Certificates.
 	certs CertificateSource
-	files *certReloader
+	files *servingcert.Files
 
 	routesMu sync.RWMutex
 	routes   map[string]http.Handler // by exact path; guarded by routesMu
@@ -140,7 +144,7 @@ func New(opts Options) (*Server, error) {
 		routes: map[string]http.Handler{},
 	}
 	if s.certs == nil {
-		s.files = newCertReloader(filepath.Join(dir, certName), filepath.Join(dir, keyName), log)
+		s.files = servingcert.NewFiles(filepath.Join(dir, certName), filepath.Join(dir, keyName), log)
 		s.certs = s.files
 	}
 	return s, nil
@@ -181,12 +185,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Listen loads the certificate (from CertDir's files; not one of
 // Options.Certificates, which Start runs) and binds the address, so that
-// a caller can fail early; Start then serves on that socket. The error
-// names the certificate's path or the address. Calling it twice is an
-// error.
+// a caller can fail early, or learn the port the system chose
+// ([Server.Addr]); Start then serves on that socket. The error names the
+// certificate's path or the address. Listen again before Start does
+// nothing and returns nil: a program may Listen early, and give the
+// server to a manager, whose Start calls Listen too. After Start it is
+// an error.
 func (s *Server) Listen() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ln != nil {
+		return nil // listening, not yet serving
+	}
 	return s.listenLocked()
 }
 
@@ -237,18 +247,12 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Unlock()
 
 	srv := &http.Server{
-		Handler: s,
-		TLSConfig: &tls.Config{
-			MinVersion:     tls.VersionTLS12,
-			GetCertificate: s.certs.GetCertificate,
-			// HTTP/1.1 only: the API server speaks it, and HTTP/2's
-			// stream handling (rapid reset) is not worth exposing.
-			NextProtos: []string{"http/1.1"},
-		},
+		Handler:           s,
+		TLSConfig:         servingcert.TLSConfig(s.certs),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog:          servingcert.ErrorLog(s.log),
 	}
 	served := make(chan error, 1)
 	var wg sync.WaitGroup

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package webhook
+package servingcert
 
 import (
 	"crypto/tls"
@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// certReloader serves the certificate and key of two PEM files and reloads
+// Files serves the certificate and key of two PEM files and reloads
 // them when either file changes, so that a certificate rotated on disk (by
 // cert-manager, or by the kubelet swapping a Secret volume's ..data
 // symlink) is served without a restart.
@@ -24,7 +24,7 @@ import (
 // certificate because only one of the two files was written yet, a file
 // missing for a moment) is logged once and the last good pair is served
 // until the files change again.
-type certReloader struct {
+type Files struct {
 	certPath, keyPath string
 	log               *slog.Logger
 
@@ -53,13 +53,16 @@ func sameFile(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
 }
 
-func newCertReloader(certPath, keyPath string, log *slog.Logger) *certReloader {
-	return &certReloader{certPath: certPath, keyPath: keyPath, log: log}
+// NewFiles returns the reloader of the pair at certPath and keyPath,
+// which logs its loads (info) and failed reloads (error) to log. It reads
+// nothing: Load does.
+func NewFiles(certPath, keyPath string, log *slog.Logger) *Files {
+	return &Files{certPath: certPath, keyPath: keyPath, log: log}
 }
 
 // stat returns the state of both files. A file that cannot be stat'ed
 // has a nil state, which differs from the state of any file.
-func (r *certReloader) stat() filePair {
+func (r *Files) stat() filePair {
 	var p filePair
 	if fi, err := os.Stat(r.certPath); err == nil {
 		p.cert = fi
@@ -73,7 +76,7 @@ func (r *certReloader) stat() filePair {
 // load reads and parses the pair, and on success makes it the one served.
 // The state is taken before reading, so a write that lands during the read
 // is seen as a change at the next handshake.
-func (r *certReloader) load(state filePair) error {
+func (r *Files) load(state filePair) error {
 	r.tried = state
 	certPEM, err := os.ReadFile(r.certPath)
 	if err != nil {
@@ -94,7 +97,7 @@ func (r *certReloader) load(state filePair) error {
 // Load loads the pair for the first time, so that a server fails before
 // it listens when the files are missing or bad. The error names the
 // paths.
-func (r *certReloader) Load() error {
+func (r *Files) Load() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.load(r.stat()); err != nil {
@@ -106,7 +109,7 @@ func (r *certReloader) Load() error {
 
 // GetCertificate is the tls.Config hook: the current pair, reloaded first
 // if the files changed.
-func (r *certReloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+func (r *Files) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	state := r.stat()
