@@ -45,7 +45,7 @@ func AddSpoke[S, Hub any, PS interface {
 	if spoke.Group != hub.Group || spoke.Kind != hub.Kind {
 		return fmt.Errorf("add conversion spoke %T: spoke %s and hub %s are not the same kind", new(S), spoke, hub)
 	}
-	dec := reviewDecoder() // keys matched exactly, as the API server does
+	dec := c.decoder() // keys matched exactly, as the API server does
 	toHub := func(raw []byte) ([]byte, error) {
 		s, h := new(S), new(Hub)
 		if err := dec.Unmarshal(raw, s); err != nil {

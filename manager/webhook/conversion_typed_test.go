@@ -235,7 +235,8 @@ func TestWebhookConversionLimits(t *testing.T) {
 // TestWebhookTypedConversionKeysExact: a typed spoke decodes the object
 // with keys matched exactly, as the API server reads it: "replicaſ" and
 // "statuſ", which a custom resource that keeps unknown fields stores as
-// such, are not converted into replicas and status.
+// such, are not converted into replicas and status, and "KIND" does not
+// stand for the object's kind.
 func TestWebhookTypedConversionKeysExact(t *testing.T) {
 	conv := whGadgetConversion(t)
 	post := func(body string) (int, []byte) {
@@ -246,7 +247,8 @@ func TestWebhookTypedConversionKeysExact(t *testing.T) {
 		return rec.Code, rec.Body.Bytes()
 	}
 	forged := `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g","namespace":"default"},` +
-		`"spec":{"replicas":3,"replicaſ":1000,"Replicas":1000,"STATE":"Paused"},"statuſ":{"ready":1000},"Status":{"ready":1000}}`
+		`"spec":{"replicas":3,"replicaſ":1000,"Replicas":1000,"STATE":"Paused"},"statuſ":{"ready":1000},"Status":{"ready":1000},` +
+		`"KIND":"Nope","apiVersioN":"example.com/v9"}`
 	status, msg, out := whConvert(t, post, "example.com/v2", forged)
 	if status != "Success" || len(out) != 1 {
 		t.Fatalf("convert to v2 = %s %q %v, want Success with 1 object", status, msg, out)
