@@ -37,8 +37,9 @@ type packed struct{ json string }
 type codec struct {
 	kind   kube.GroupVersionKind
 	newObj func() kube.Object
-	// dec decodes what the store keeps, in one pass; it holds the plan
-	// of the kind's Go type.
+	// dec decodes what the store keeps, in one pass, keys matched
+	// exactly as the client's decoder matches them; it holds the plan of
+	// the kind's Go type.
 	dec *jsondec.Decoder
 }
 

@@ -11,9 +11,10 @@ import (
 
 // This file turns what the server sends into stored objects: the
 // informer's listerWatcher (the lists and watches of its kind, with its
-// scope) decodes each object (with kube's decoder, one json.Decoder per
-// list answer and per watch), stamps the kind, transforms it and interns
-// its repeated strings. The raw JSON is not kept.
+// scope) decodes each object (with the client's decoder, in one pass, keys
+// matched exactly as the API server matches them), stamps the kind,
+// transforms it and interns its repeated strings. The raw JSON is not
+// kept.
 
 // DropManagedFields is a transform (see [InformerOptions.Transform]) that
 // drops metadata.managedFields. Informers decode objects without them

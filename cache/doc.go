@@ -54,7 +54,10 @@
 //   - Any kind, typed or not: an [Informer] stores your own structs (only
 //     the fields they declare are kept), [kube.Unstructured], or
 //     [kube.PartialObjectMetadata] for metadata-only caches (the server
-//     sends only metadata).
+//     sends only metadata). A struct's fields are filled as the API
+//     server reads them: keys matched exactly (see package kube), so that
+//     "replicaſ" or "Replicas", kept as unknown fields of a custom
+//     resource, never reach a cached object's replicas, plain or compact.
 //   - Shardable: an informer limited to a shard of its kind lists and
 //     watches only that shard on kube-apiserver 1.36 with
 //     ShardedListAndWatch on, and filters with the server's hash itself

@@ -121,7 +121,7 @@ func (c *Client) decoder(opts ListOptions) *jsondec.Decoder {
 }
 
 // unmarshal decodes raw, which must hold one JSON value and nothing else,
-// into obj, with json.Unmarshal's result, by jd. An *Unstructured is
+// into obj by jd: keys matched exactly, otherwise json.Unmarshal's result. An *Unstructured is
 // decoded member by member, as its UnmarshalJSON would.
 func unmarshal(jd *jsondec.Decoder, raw []byte, obj any) error {
 	if u, ok := obj.(*Unstructured); ok {

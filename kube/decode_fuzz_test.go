@@ -4,17 +4,19 @@ package kube
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/exactjson"
 )
 
 // FuzzObjectDecoder feeds one reused jsondec.Decoder (through unmarshal,
 // which decodes an Unstructured member by member) a sequence of inputs
 // (data split at each 0xff byte), decoding each into a typed, an
 // unstructured or a metadata-only object as kinds says, and checks every
-// answer against json.Unmarshal into a fresh object of the same type: the
-// same success or failure and, on success, an equal object.
+// answer against exactjson.Unmarshal (json.Unmarshal with keys matched
+// exactly, as Kubernetes matches them) into a fresh object of the same
+// type: the same success or failure and, on success, an equal object.
 func FuzzObjectDecoder(f *testing.F) {
 	for _, s := range []string{
 		`{"metadata":{"name":"a"},"data":{"k":"v"}}` + "\xff" + `{"metadata":{"name":"b"}}`,
@@ -23,6 +25,8 @@ func FuzzObjectDecoder(f *testing.F) {
 		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"ns","labels":{"a":"b"},"ownerReferences":[{"apiVersion":"v1","kind":"K","name":"n","uid":"u"}],"finalizers":["x"]},"spec":{"replicas":3}}`,
 		`123` + "\xff" + `"s"` + "\xff" + `null` + "\xff" + `[]` + "\xff" + `{}` + "\xff" + `` + "\xff" + ` `,
 		`{"metadata":{"creationTimestamp":"2026-11-21T04:48:10Z","managedFields":[{"manager":"m"}]}}`,
+		`{"METADATA":{"name":"x"},"metadata":{"Name":"y","namespaceſ":"z","labels":{"A":"1","a":"2"}},"Data":{"k":"v"}}`,
+		`{"spec":{"replicas":3,"replicaſ":1000},"statuſ":{"ready":1},"Kind":"K","\u212Aind":"K2"}`,
 	} {
 		f.Add([]byte(s), []byte{0, 1, 2})
 	}
@@ -52,12 +56,12 @@ func checkDecode[T any, PT interface {
 	t.Helper()
 	got, want := PT(new(T)), PT(new(T))
 	gotErr := unmarshal(d.all, raw, got)
-	wantErr := json.Unmarshal(raw, want)
+	wantErr := exactjson.Unmarshal(raw, want)
 	if (gotErr == nil) != (wantErr == nil) {
-		t.Fatalf("decode %T (%q) error %v, json.Unmarshal error %v", got, raw, gotErr, wantErr)
+		t.Fatalf("decode %T (%q) error %v, exactjson.Unmarshal error %v", got, raw, gotErr, wantErr)
 	}
 	if gotErr == nil && !reflect.DeepEqual(got, want) {
-		t.Fatalf("decode %T (%q) =\n%+v\njson.Unmarshal gives\n%+v", got, raw, got, want)
+		t.Fatalf("decode %T (%q) =\n%+v\nexactjson.Unmarshal gives\n%+v", got, raw, got, want)
 	}
 	// Skipping managedFields changes nothing else, and fails only when
 	// the whole decoding fails or managedFields is not valid JSON.

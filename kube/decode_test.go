@@ -4,17 +4,19 @@ package kube
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/kubeloop/kubeloop/internal/exactjson"
 )
 
-// TestObjectDecoder: a reused decoder answers as json.Unmarshal does, object
-// after object, through failures.
+// TestObjectDecoder: a reused decoder answers as exactjson.Unmarshal does
+// (json.Unmarshal with keys matched exactly), object after object, through
+// failures.
 func TestObjectDecoder(t *testing.T) {
 	jd := newDecoders().all
 	inputs := []string{
@@ -28,13 +30,14 @@ func TestObjectDecoder(t *testing.T) {
 		`  {"metadata":{"name":"f"}}  `,
 		`{"metadata":{"name":"g"},"data":{"big":"` + strings.Repeat("x", 5000) + `"}}`,
 		`{"metadata":{"name":"h"}}`,
+		`{"metadata":{"name":"i","Name":"j","namſpace":"k"},"Metadata":{"name":"l"},"dAta":{"k":"v"}}`,
 	}
 	for _, in := range inputs {
 		var want, got ConfigMap
-		wantErr := json.Unmarshal([]byte(in), &want)
+		wantErr := exactjson.Unmarshal([]byte(in), &want)
 		gotErr := unmarshal(jd, []byte(in), &got)
 		if (gotErr == nil) != (wantErr == nil) || gotErr == nil && !reflect.DeepEqual(got, want) {
-			t.Errorf("decode(%.40q) = %+v, %v; json.Unmarshal gives %+v, %v", in, got.ObjectMeta, gotErr, want.ObjectMeta, wantErr)
+			t.Errorf("decode(%.40q) = %+v, %v; exactjson.Unmarshal gives %+v, %v", in, got.ObjectMeta, gotErr, want.ObjectMeta, wantErr)
 		}
 	}
 }

@@ -19,12 +19,23 @@
 //     left alone. A [Patch] literal, Patch{Type, Data}, is sent as is.
 //   - A watch is decoded event by event as the server flushes it, and a
 //     [List] or [Client.ListEach] item by item; neither is buffered whole.
-//     Each object is decoded in one pass over its JSON, with the result
-//     json.Unmarshal gives (internal/jsondec, checked against encoding/json
-//     by fuzzing), by plans per Go type that the Client keeps; programs do
-//     not link encoding/json's decoder through this package. A type with
-//     its own UnmarshalJSON gets the bytes of its value alone; a struct
-//     with a ",string" field cannot be decoded (an error names it).
+//     Each object is decoded in one pass over its JSON, by plans per Go
+//     type that the Client keeps (internal/jsondec); programs do not link
+//     encoding/json's decoder through this package. A type with its own
+//     UnmarshalJSON gets the bytes of its value alone; a struct with a
+//     ",string" field cannot be decoded (an error names it).
+//   - Keys match as Kubernetes matches them (sigs.k8s.io/json, client-go's
+//     decoder): exactly. A member whose key is not a field's json name
+//     byte for byte ("Replicas", or "replicaſ" with a long s, for
+//     "replicas") is an unknown field, dropped, where encoding/json would
+//     fold it onto the field: a custom resource that keeps unknown fields
+//     cannot smuggle a value past its schema into a typed object, a
+//     cache, a list, a watch event or [Unstructured]'s metadata. A key
+//     given twice is decoded twice, in order (the last scalar wins, as in
+//     client-go's non-strict decoding; the server never sends one), but a
+//     list's items given twice are refused.
+//     Otherwise the result is json.Unmarshal's, checked by fuzzing against
+//     encoding/json on the input with those members dropped.
 //   - Reads that ask ([ListOptions.SkipManagedFields], what a cache does)
 //     decode objects without metadata.managedFields: skipped, never built.
 //     One object may take at most [ClientOptions.MaxObjectSize] (16 MiB by

@@ -3,10 +3,11 @@
 package kube
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/exactjson"
 )
 
 // FuzzParseExecCredential reads arbitrary plugin output: it never panics,
@@ -41,7 +42,7 @@ func FuzzParseExecCredential(f *testing.F) {
 				ClientKeyData string `json:"clientKeyData"`
 			} `json:"status"`
 		}
-		if err := json.Unmarshal(out, &ec); err != nil {
+		if err := exactjson.Unmarshal(out, &ec); err != nil {
 			t.Fatalf("parseExecCredential(%q) accepted output that is not JSON: %v", out, err)
 		}
 		if c.token != ec.Status.Token || (c.cert != nil) != (ec.Status.ClientKeyData != "") {

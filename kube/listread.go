@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
@@ -15,9 +14,10 @@ import (
 // a listReader holds a buffer of its own, finds the end of each piece
 // (a member's key or value, an item) with jsondec.Extent, reading more
 // as needed, and hands the piece's bytes to jsondec, which decodes them
-// in one pass. The list's own members are matched as json.Unmarshal
-// matches them to a List's fields (case-insensitively), so that ListEach
-// and List read what json.Unmarshal would.
+// in one pass. The list's own members are matched to a List's fields
+// exactly, as jsondec matches keys and as the API server and client-go do
+// ("Items" is an unknown member, skipped), so that ListEach and List read
+// what jsondec would read decoding the whole list.
 
 // errStepTooLarge is a piece larger than the reader's step;
 // errListTooLarge an answer larger than its total.
@@ -182,7 +182,7 @@ func (lr *listReader) list(d listDecoding) (item int, err error) {
 		if err := lr.expect(':', "after a key"); err != nil {
 			return -1, fmt.Errorf("field %s: %w", name, err)
 		}
-		if strings.EqualFold(name, "items") {
+		if name == "items" {
 			// A second items array cannot be read as json.Unmarshal
 			// reads it (the last one wins): it is refused.
 			if sawItems {
@@ -198,11 +198,11 @@ func (lr *listReader) list(d listDecoding) (item int, err error) {
 			return -1, err
 		}
 		switch {
-		case strings.EqualFold(name, "metadata"):
+		case name == "metadata":
 			err = lr.jd.Unmarshal(raw, d.meta)
-		case d.typeMeta != nil && strings.EqualFold(name, "apiVersion"):
+		case d.typeMeta != nil && name == "apiVersion":
 			err = lr.jd.Unmarshal(raw, &d.typeMeta.APIVersion)
-		case d.typeMeta != nil && strings.EqualFold(name, "kind"):
+		case d.typeMeta != nil && name == "kind":
 			err = lr.jd.Unmarshal(raw, &d.typeMeta.Kind)
 		default: // apiVersion and kind for ListEach, whatever their type
 			err = jsondec.Valid(raw)

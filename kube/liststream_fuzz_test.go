@@ -4,7 +4,6 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/internal/exactjson"
 )
 
 // bodyServer answers every list with the body it holds and discovery as
@@ -48,9 +49,10 @@ func TestListEachCaptures(t *testing.T) {
 	}
 }
 
-// FuzzListEach checks the streamed list decoder against json.Unmarshal of
-// the whole body, as Client.List decodes it: whatever the body, ListEach
-// either fails or hands out exactly the items json.Unmarshal decodes, in
+// FuzzListEach checks the streamed list decoder against exactjson.Unmarshal
+// (json.Unmarshal with keys matched exactly) of the whole body, as
+// Client.List decodes it: whatever the body, ListEach either fails or
+// hands out exactly the items exactjson.Unmarshal decodes, in
 // order, stamped with the kind, with the list's metadata, and item sizes
 // that add up to no more than the body.
 //
@@ -73,6 +75,7 @@ func FuzzListEach(f *testing.F) {
 		`null`,
 		`{"items":[{"metadata":{"name":"a"}},{"meta`,
 		`{"items":[{"binaryData":{"k":"aGk="},"immutable":true,"spec":{"x":[1,2,{"y":null}]}}]}`,
+		`{"Items":[{"metadata":{"name":"a"}}],"METADATA":{"continue":"c"},"items":[{"Metadata":{"name":"b"},"metadata":{"namſ":"c"}}]}`,
 		// 09-list-paged.txt, 19-partial-object-metadata-list.txt and
 		// 27-list-exact-compacted.txt, compacted and cut to one item
 		// with short values.
@@ -151,8 +154,8 @@ func checkListEach[T any, PT interface {
 		ListMeta `json:"metadata"`
 		Items    []T `json:"items"`
 	}
-	if lerr := json.Unmarshal(body, &list); lerr != nil {
-		t.Fatalf("ListEach(%q) succeeded with %d items, json.Unmarshal fails: %v", body, len(got), lerr)
+	if lerr := exactjson.Unmarshal(body, &list); lerr != nil {
+		t.Fatalf("ListEach(%q) succeeded with %d items, exactjson.Unmarshal fails: %v", body, len(got), lerr)
 	}
 	for i := range list.Items {
 		any(&list.Items[i]).(interface{ SetGroupVersionKind(GroupVersionKind) }).SetGroupVersionKind(configMapKind)
@@ -161,10 +164,10 @@ func checkListEach[T any, PT interface {
 		list.Items = nil
 	}
 	if !reflect.DeepEqual(got, list.Items) {
-		t.Fatalf("ListEach(%q) items\n%+v\njson.Unmarshal items\n%+v", body, got, list.Items)
+		t.Fatalf("ListEach(%q) items\n%+v\nexactjson.Unmarshal items\n%+v", body, got, list.Items)
 	}
 	if !reflect.DeepEqual(meta, list.ListMeta) {
-		t.Fatalf("ListEach(%q) metadata %+v, json.Unmarshal metadata %+v", body, meta, list.ListMeta)
+		t.Fatalf("ListEach(%q) metadata %+v, exactjson.Unmarshal metadata %+v", body, meta, list.ListMeta)
 	}
 	total := 0
 	for i, n := range sizes {

@@ -51,8 +51,9 @@ type WatchEvent struct {
 	jd *jsondec.Decoder
 }
 
-// Decode decodes the event's object into obj, with json.Unmarshal's
-// result, in one pass over it (see internal/jsondec). It is safe to call
+// Decode decodes the event's object into obj in one pass over it, keys
+// matched exactly as the API server matches them and otherwise with
+// json.Unmarshal's result (see internal/jsondec). It is safe to call
 // from any goroutine. Its error names the event type and the JSON path
 // of the field that failed, not the object's content (which may be a
 // Secret's data).
@@ -255,13 +256,13 @@ func parseEvent(jd *jsondec.Decoder, line []byte) (WatchEvent, error) {
 	}
 	var ev WatchEvent
 	err := jd.Object(line, func(key []byte, v *jsondec.Value) error {
-		// Members match as json.Unmarshal matches them to the fields
-		// of an event: exactly, or else case-insensitively.
-		switch {
-		case bytes.EqualFold(key, []byte("type")):
+		// Members match the fields of an event exactly, as jsondec
+		// matches keys and as client-go decodes a watch event.
+		switch string(key) {
+		case "type":
 			ev.Type = ""
 			return v.Decode(&ev.Type)
-		case bytes.EqualFold(key, []byte("object")):
+		case "object":
 			ev.Object = nil
 			return v.Decode(&ev.Object)
 		}

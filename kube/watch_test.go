@@ -213,3 +213,33 @@ func FuzzWatch(f *testing.F) {
 		}
 	})
 }
+
+// TestParseEventKeysExact: an event's members are "type" and "object"
+// exactly, as client-go decodes a watch event; "Type" or "OBJECT" are
+// unknown members, not the event's.
+func TestParseEventKeysExact(t *testing.T) {
+	jd := newDecoders().all
+	for _, tc := range []struct {
+		line     string
+		wantType EventType
+		wantObj  string
+	}{
+		{`{"object":{"a":1},"type":"ADDED"}`, "ADDED", `{"a":1}`},
+		{`{"Type":"DELETED","type":"ADDED","Object":{"b":2},"object":{"a":1}}`, "ADDED", `{"a":1}`},
+		{`{"type":"ADDED","object":{"a":1},"OBJECT":{"b":2},"TYPE":"DELETED"}`, "ADDED", `{"a":1}`},
+		{`{"Type":"ADDED","object":{"a":1}}`, "", ""},
+		{`{"type":"ADDED","Object":{"a":1}}`, "", ""},
+		{`{"type":"ADDED","objecſ":{"a":1}}`, "", ""},
+	} {
+		ev, err := parseEvent(jd, []byte(tc.line))
+		if tc.wantType == "" {
+			if err == nil {
+				t.Errorf("parseEvent(%s) = %s %s, want an error (no type or object)", tc.line, ev.Type, ev.Object)
+			}
+			continue
+		}
+		if err != nil || ev.Type != tc.wantType || string(ev.Object) != tc.wantObj {
+			t.Errorf("parseEvent(%s) = %s %s, %v; want %s %s", tc.line, ev.Type, ev.Object, err, tc.wantType, tc.wantObj)
+		}
+	}
+}

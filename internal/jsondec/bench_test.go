@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubeloop/kubeloop/internal/exactjson"
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -72,7 +73,7 @@ func benchInputs() []benchInput {
 //	go test -run '^$' -bench Decode -benchmem -count 5 -benchtime 300ms ./internal/jsondec/ | tee out.txt
 //	benchstat -col /dec out.txt
 func BenchmarkDecode(b *testing.B) {
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	decoders := []struct {
 		name      string
 		unmarshal func([]byte, any) error
@@ -114,7 +115,7 @@ func BenchmarkDecode(b *testing.B) {
 
 // TestBenchInputsSame checks that the benchmarks' inputs decode alike.
 func TestBenchInputsSame(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	for _, in := range benchInputs() {
 		for _, it := range in.items[:4] {
 			checkSame(t, dec, it)

@@ -236,8 +236,9 @@ func (s *state) object(p *plan, v reflect.Value) error {
 	}
 }
 
-// lookup finds the field key names: exactly, else as encoding/json folds
-// names. hint is where to look first.
+// lookup finds the field key names exactly, as Kubernetes matches keys
+// (sigs.k8s.io/json): a key that differs from every name, if only in
+// case, names none. hint is where to look first.
 func (p *plan) lookup(key []byte, hint *int) *field {
 	fs := p.fields
 	if h := *hint; h < len(fs) && fs[h].name == string(key) {
@@ -247,13 +248,6 @@ func (p *plan) lookup(key []byte, hint *int) *field {
 	for i := range fs {
 		if fs[i].name == string(key) {
 			*hint = i + 1
-			return &fs[i]
-		}
-	}
-	var buf [64]byte
-	folded := fold(buf[:0], key)
-	for i := range fs {
-		if fs[i].folded == string(folded) {
 			return &fs[i]
 		}
 	}

@@ -10,12 +10,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubeloop/kubeloop/internal/exactjson"
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
 // edgeCases are inputs where a decoder is easily wrong; each is decoded
-// into every target and compared with json.Unmarshal (TestEdgeCases), and
+// into every target and compared with exactjson.Unmarshal (TestEdgeCases), and
 // each seeds the fuzzer.
 var edgeCases = []string{
 	``, ` `, `null`, ` null `, `nul`, `nullx`, `true`, `tru`, `false`, `0`, `-0`, `-`, `01`, `1.`, `1.5e`, `1e+`, `1E-2`,
@@ -66,7 +67,7 @@ var edgeCases = []string{
 }
 
 func TestEdgeCases(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	for _, s := range edgeCases {
 		checkSame(t, dec, []byte(s))
 	}
@@ -75,7 +76,7 @@ func TestEdgeCases(t *testing.T) {
 // TestErrors checks that errors name the path, the Go type and the kind
 // of JSON met, and quote no value.
 func TestErrors(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	for _, tc := range []struct {
 		in       string
 		path     string
@@ -131,7 +132,7 @@ func TestIntern(t *testing.T) {
 }
 
 func TestInvalidTarget(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	var cm kube.ConfigMap
 	for _, v := range []any{nil, cm, (*kube.ConfigMap)(nil)} {
 		if err := dec.Unmarshal([]byte(`{}`), v); err == nil {
@@ -144,7 +145,7 @@ func TestInvalidTarget(t *testing.T) {
 // left unread is skipped; a value of the wrong type fails alone, and the
 // object's decoding goes on; invalid JSON ends it.
 func TestObject(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	type member struct {
 		Key string
 		Val any
@@ -215,16 +216,16 @@ func TestNoFallback(t *testing.T) {
 // TestConcurrent: goroutines decoding into types whose plans are not
 // built yet share one Decoder (go test -race).
 func TestConcurrent(t *testing.T) {
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	in := []byte(`{"metadata":{"name":"n","labels":{"a":"b"}},"spec":{"containers":[{"name":"c","port":80}]},"data":{"k":"v"}}`)
 	var wg sync.WaitGroup
 	for range 8 {
 		for _, newV := range targets {
 			wg.Go(func() {
 				got, want := newV(), newV()
-				gotErr, wantErr := dec.Unmarshal(in, got), json.Unmarshal(in, want)
+				gotErr, wantErr := dec.Unmarshal(in, got), exactjson.Unmarshal(in, want)
 				if (gotErr == nil) != (wantErr == nil) || gotErr == nil && !reflect.DeepEqual(got, want) {
-					t.Errorf("Unmarshal into %T = %v, %v; json.Unmarshal: %v, %v", got, got, gotErr, want, wantErr)
+					t.Errorf("Unmarshal into %T = %v, %v; exactjson.Unmarshal: %v, %v", got, got, gotErr, want, wantErr)
 				}
 			})
 		}

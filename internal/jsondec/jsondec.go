@@ -1,16 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package jsondec decodes JSON into Go values in one pass over the input,
-// with the results of encoding/json's Unmarshal.
+// with keys matched as Kubernetes matches them (sigs.k8s.io/json, the
+// decoder of client-go and the API server) and otherwise the results of
+// encoding/json's Unmarshal.
 //
 // Guarantees:
-//   - Same result as json.Unmarshal: for every input and target type,
-//     [Decoder.Unmarshal] fails when json.Unmarshal fails, and otherwise
-//     leaves the target as json.Unmarshal would (field names matched
-//     exactly, then case-insensitively; json tags and "-"; embedded
+//   - Keys match exactly: a member lands in a struct field only when its
+//     key is the field's name (the json tag's, or the Go name of an
+//     untagged field) byte for byte, after unescaping. A key that differs
+//     in case or by Unicode folding ("Replicas", "replicaſ", "\u212Aind"
+//     with the Kelvin sign) is an unknown key and skipped, where
+//     encoding/json would fill the field with it. A key given twice is
+//     decoded twice into its field, in order, as sigs.k8s.io/json's
+//     non-strict decoding does: the last scalar wins, objects merge into
+//     a map or struct already there. (The API server's strict decoding
+//     reports duplicates of a write; it never sends one.)
+//   - Otherwise the result of json.Unmarshal: for every input and target
+//     type, [Decoder.Unmarshal] fails when json.Unmarshal fails, and
+//     otherwise leaves the target as json.Unmarshal would given the input
+//     without the members of unknown keys (json tags and "-"; embedded
 //     structs; invalid UTF-8 replaced; numbers range-checked; an empty
 //     interface gets map[string]any, []any, float64, string, bool or nil).
-//     A fuzzer holds it to that, with encoding/json as the oracle.
+//     A fuzzer holds it to that, with internal/exactjson (encoding/json on
+//     the input with those members dropped) as the oracle.
 //   - One pass: each byte is scanned once, where encoding/json validates
 //     the whole input before decoding it. Unknown fields are validated and
 //     skipped without building values; numbers are parsed in place.
@@ -18,8 +31,8 @@
 //     alone, not the whole object, and one with UnmarshalText a string's
 //     text. The two kinds of types a plan does not serve (a struct with a
 //     ",string" field, a map whose key type has an UnmarshalJSON) go to
-//     [Options.Fallback], again for their value alone: the guarantee
-//     above holds for them when it is json.Unmarshal.
+//     [Options.Fallback], again for their value alone, which matches keys
+//     as it does (json.Unmarshal folds case).
 //   - Errors ([*Error]) name the JSON path of the value at fault
 //     (".metadata.labels.app"), the Go type and the offset, never a value
 //     (an error of a type's own UnmarshalJSON is wrapped as it is).
@@ -29,12 +42,14 @@
 // none to match a field. [Options] can intern chosen strings and skip
 // chosen fields without building them.
 //
-// Where it departs from encoding/json, on purpose: decoding stops at the
-// first error (encoding/json goes on after a type mismatch), so a target
-// that failed holds part of the input; errors are [*Error], not
-// *json.UnmarshalTypeError or *json.SyntaxError; and without
-// [Options.Fallback] two rare kinds of types fail instead of going to
-// encoding/json.
+// Where it departs from encoding/json, on purpose: keys match exactly, as
+// above; decoding stops at the first error (encoding/json goes on after a
+// type mismatch), so a target that failed holds part of the input; errors
+// are [*Error], not *json.UnmarshalTypeError or *json.SyntaxError; and
+// without [Options.Fallback] two rare kinds of types fail instead of going
+// to encoding/json. Where it departs from sigs.k8s.io/json: a whole
+// number decoded into an empty interface is a float64 (or a json.Number
+// with [Options.UseNumber]), as encoding/json gives, not an int64.
 //
 // Usage:
 //  1. Make one [Decoder] with [New] and keep it: it holds the plans.
@@ -72,9 +87,10 @@ type Options struct {
 	SkipField func(owner reflect.Type, name string) bool
 	// Fallback decodes the values of the two kinds of types no plan
 	// serves, a struct with a ",string" field and a map whose key type
-	// has an UnmarshalJSON: set it to json.Unmarshal for its results,
-	// which it is handed the value's bytes alone for. Nil makes them an
-	// error, and leaves encoding/json's decoder out of the program.
+	// has an UnmarshalJSON: it is handed the value's bytes alone, and
+	// matches keys as it does (json.Unmarshal matches them
+	// case-insensitively, unlike the plans). Nil makes them an error, and
+	// leaves encoding/json's decoder out of the program.
 	Fallback func(data []byte, v any) error
 	// UseNumber makes a number decoded into an empty interface a
 	// json.Number, as json.Decoder.UseNumber does, instead of a float64.
@@ -97,7 +113,8 @@ func New(opts Options) *Decoder {
 }
 
 // Unmarshal decodes data, which must hold one JSON value and nothing else
-// but white space, into v, a non-nil pointer, as json.Unmarshal does.
+// but white space, into v, a non-nil pointer, as json.Unmarshal does but
+// for keys, matched exactly (see the package doc).
 func (d *Decoder) Unmarshal(data []byte, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/exactjson"
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -80,7 +81,7 @@ type widget struct {
 }
 
 // odd holds what kube's types do not: conflicting embedded names, tags
-// that drop or rename, options, types left to encoding/json.
+// that drop or rename, options, types left to Options.Fallback.
 type odd struct {
 	A     int `json:"a"`
 	Inner     // its A loses to odd.A; B and E meet Inner2's
@@ -89,7 +90,6 @@ type odd struct {
 	*hidden     // exported fields, but an unexported pointer to set
 	Skip    int `json:"-"`
 	Dash    int `json:"-,"`
-	Quoted  int `json:",string"`
 	Num     json.Number
 	Raw     json.RawMessage
 	IP      net.IP // an encoding.TextUnmarshaler
@@ -108,6 +108,13 @@ type odd struct {
 	private int
 	Ünï     string
 	Upper   string `json:"UPPER"`
+}
+
+// quoted has a ",string" field, which no plan serves: it goes whole to
+// Options.Fallback.
+type quoted struct {
+	Quoted int `json:",string"`
+	Name   string
 }
 
 type Inner struct {
@@ -141,6 +148,7 @@ var targets = []func() any{
 	func() any { return new(pod) },
 	func() any { return new(widget) },
 	func() any { return new(odd) },
+	func() any { return new(quoted) },
 	func() any { return new(any) },
 	func() any { return new(map[string]any) },
 	func() any { return new([]string) },
@@ -149,23 +157,24 @@ var targets = []func() any{
 }
 
 // checkSame decodes data into a fresh value of each target with dec and
-// with json.Unmarshal and fails unless both fail or both give equal values.
+// with exactjson.Unmarshal (json.Unmarshal with keys matched exactly) and
+// fails unless both fail or both give equal values.
 func checkSame(t *testing.T, dec *jsondec.Decoder, data []byte) {
 	t.Helper()
 	for _, newV := range targets {
 		got, want := newV(), newV()
 		gotErr := dec.Unmarshal(data, got)
-		wantErr := json.Unmarshal(data, want)
+		wantErr := exactjson.Unmarshal(data, want)
 		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("Unmarshal(%q) into %T: error %v, json.Unmarshal: %v", data, got, gotErr, wantErr)
+			t.Fatalf("Unmarshal(%q) into %T: error %v, exactjson.Unmarshal: %v", data, got, gotErr, wantErr)
 		}
 		if gotErr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("Unmarshal(%q) into %T =\n%#v\njson.Unmarshal gives\n%#v", data, got, got, want)
+			t.Fatalf("Unmarshal(%q) into %T =\n%#v\nexactjson.Unmarshal gives\n%#v", data, got, got, want)
 		}
 	}
 }
 
-// FuzzOracle holds Decoder.Unmarshal to json.Unmarshal's results over
+// FuzzOracle holds Decoder.Unmarshal to exactjson.Unmarshal's results over
 // kube's types and others, seeded with the server's answers captured in
 // kube/testdata/wire (and /work/shared/wire when present).
 func FuzzOracle(f *testing.F) {
@@ -175,7 +184,7 @@ func FuzzOracle(f *testing.F) {
 	for _, s := range edgeCases {
 		f.Add([]byte(s))
 	}
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSame(t, dec, data)
 	})
@@ -226,7 +235,7 @@ func TestWireSame(t *testing.T) {
 	if len(seeds) < 20 {
 		t.Fatalf("found %d captured bodies, want at least 20", len(seeds))
 	}
-	dec := jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+	dec := jsondec.New(jsondec.Options{Fallback: exactjson.Unmarshal})
 	for _, s := range seeds {
 		checkSame(t, dec, s)
 	}

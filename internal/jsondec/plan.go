@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // kind is how a plan decodes.
@@ -63,8 +62,7 @@ type plan struct {
 
 // field is a struct field as JSON names it.
 type field struct {
-	name   string
-	folded string // name folded as encoding/json folds it for matching
+	name   string // the key that names it, matched exactly
 	index  []int  // reflect's index path, through embedded structs
 	plan   *plan
 	intern bool // intern its strings (see Options.InternField)
@@ -257,7 +255,6 @@ func (d *Decoder) structFields(p *plan, building map[reflect.Type]*plan) bool {
 	}
 	for i, f := range all {
 		if b := byName[f.name]; b.at == i && (b.count == 1 || b.tagged == 1) {
-			f.folded = string(fold(nil, []byte(f.name)))
 			// Insert in the order of the indexes, as encoding/json
 			// keeps them.
 			j := len(p.fields)
@@ -318,32 +315,4 @@ func ValidName(name string) bool {
 		}
 	}
 	return true
-}
-
-// fold appends name folded as encoding/json folds names to match them
-// case-insensitively: ASCII letters upper-cased, other runes replaced by
-// the smallest rune of their case-folding orbit.
-func fold(out, name []byte) []byte {
-	for i := 0; i < len(name); {
-		if c := name[i]; c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			out = append(out, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(name[i:])
-		for {
-			r2 := unicode.SimpleFold(r)
-			if r2 <= r {
-				r = r2
-				break
-			}
-			r = r2
-		}
-		out = utf8.AppendRune(out, r)
-		i += n
-	}
-	return out
 }

@@ -106,6 +106,7 @@ func Run(t *testing.T, env Env) {
 		{"BuiltinTypeErrors", testBuiltinTypeErrors},
 		{"CustomResourceValidation", testCustomResourceValidation},
 		{"CustomResourceDefaultsAndPruning", testCustomResourceDefaultsAndPruning},
+		{"ForgedKeys", testForgedKeys},
 		{"CustomResourceRatcheting", testCustomResourceRatcheting},
 		{"CRDFromGoTypes", testCRDFromGoTypes},
 		{"CRDInstaller", testCRDInstaller},

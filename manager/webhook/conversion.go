@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -88,6 +89,17 @@ type Conversion struct {
 
 	// budget holds the body sizes of the reviews being answered.
 	budget budget
+
+	// decOnce makes dec, the decoder of the objects' heads and of the
+	// typed spokes, on first use: keys matched exactly.
+	decOnce sync.Once
+	dec     *jsondec.Decoder
+}
+
+// decoder returns c's decoder (see reviewDecoder).
+func (c *Conversion) decoder() *jsondec.Decoder {
+	c.decOnce.Do(func() { c.dec = reviewDecoder() })
+	return c.dec
 }
 
 // limits returns MaxRequestBytes and MaxInFlightBytes with the defaults
@@ -147,9 +159,9 @@ type head struct {
 }
 
 // describe names an object for an error message: " (Kind ns/name)".
-func describe(raw []byte) string {
+func (c *Conversion) describe(raw []byte) string {
 	var h head
-	if json.Unmarshal(raw, &h) != nil || h.Kind == "" {
+	if c.decoder().Unmarshal(raw, &h) != nil || h.Kind == "" {
 		return ""
 	}
 	return fmt.Sprintf(" (%s %s)", h.Kind, kube.Key{Namespace: h.Metadata.Namespace, Name: h.Metadata.Name})
@@ -157,7 +169,7 @@ func describe(raw []byte) string {
 
 func (c *Conversion) convertOne(raw []byte, group, to string) (obj []byte, err error) {
 	var h head
-	if err := json.Unmarshal(raw, &h); err != nil {
+	if err := c.decoder().Unmarshal(raw, &h); err != nil {
 		return nil, fmt.Errorf("decode object: %w", err)
 	}
 	fromGroup, from := kube.ParseAPIVersion(h.APIVersion)
@@ -200,16 +212,16 @@ func (c *Conversion) convertOne(raw []byte, group, to string) (obj []byte, err e
 			return nil, fmt.Errorf("convert hub %s to %s: %w", hs.hub, to, err)
 		}
 	}
-	return stampVersion(obj, group, to, h.Kind)
+	return c.stampVersion(obj, group, to, h.Kind)
 }
 
 // stampVersion sets apiVersion and kind on a converted object, whatever
 // the conversion functions wrote there. An object that has them right already is
 // returned as it is.
-func stampVersion(obj []byte, group, version, kind string) ([]byte, error) {
+func (c *Conversion) stampVersion(obj []byte, group, version, kind string) ([]byte, error) {
 	gvk := kube.GroupVersionKind{Group: group, Version: version, Kind: kind}
 	var h head
-	if json.Unmarshal(obj, &h) == nil && h.APIVersion == gvk.APIVersion() && h.Kind == kind {
+	if c.decoder().Unmarshal(obj, &h) == nil && h.APIVersion == gvk.APIVersion() && h.Kind == kind {
 		return obj, nil
 	}
 	var m map[string]json.RawMessage

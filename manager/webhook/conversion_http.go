@@ -80,7 +80,7 @@ func (c *Conversion) convertAll(desired string, objects []span) ([][]byte, error
 	for i, raw := range objects {
 		obj, err := c.convertOne(raw, group, version)
 		if err != nil {
-			return nil, fmt.Errorf("convert object %d%s to %s: %w", i, describe(raw), desired, err)
+			return nil, fmt.Errorf("convert object %d%s to %s: %w", i, c.describe(raw), desired, err)
 		}
 		out[i] = obj
 	}

@@ -26,7 +26,11 @@ type Spoke[Hub any] interface {
 //
 // Both types must state their kind (a GroupVersionKind method), with the
 // same group and kind and different versions. Every spoke of a kind must
-// name the same hub; adding a spoke twice is an error.
+// name the same hub; adding a spoke twice is an error. Objects are
+// decoded with keys matched exactly, as the API server matches them: a
+// member that is another spelling of a field ("statuſ" for "status",
+// which a custom resource that keeps unknown fields stores as such) is
+// an unknown field, not converted into the field.
 func AddSpoke[S, Hub any, PS interface {
 	*S
 	Spoke[Hub]
@@ -41,9 +45,10 @@ func AddSpoke[S, Hub any, PS interface {
 	if spoke.Group != hub.Group || spoke.Kind != hub.Kind {
 		return fmt.Errorf("add conversion spoke %T: spoke %s and hub %s are not the same kind", new(S), spoke, hub)
 	}
+	dec := c.decoder() // keys matched exactly, as the API server does
 	toHub := func(raw []byte) ([]byte, error) {
 		s, h := new(S), new(Hub)
-		if err := json.Unmarshal(raw, s); err != nil {
+		if err := dec.Unmarshal(raw, s); err != nil {
 			return nil, fmt.Errorf("decode into %T: %w", s, err)
 		}
 		*PH(h).GetObjectMeta() = *PS(s).GetObjectMeta()
@@ -54,7 +59,7 @@ func AddSpoke[S, Hub any, PS interface {
 	}
 	fromHub := func(raw []byte) ([]byte, error) {
 		s, h := new(S), new(Hub)
-		if err := json.Unmarshal(raw, h); err != nil {
+		if err := dec.Unmarshal(raw, h); err != nil {
 			return nil, fmt.Errorf("decode into %T: %w", h, err)
 		}
 		*PS(s).GetObjectMeta() = *PH(h).GetObjectMeta()

@@ -231,3 +231,31 @@ func TestWebhookConversionLimits(t *testing.T) {
 		t.Errorf("review of %d bytes = %d %s, want 413 naming the limit", len(big), code, answer)
 	}
 }
+
+// TestWebhookTypedConversionKeysExact: a typed spoke decodes the object
+// with keys matched exactly, as the API server reads it: "replicaſ" and
+// "statuſ", which a custom resource that keeps unknown fields stores as
+// such, are not converted into replicas and status, and "KIND" does not
+// stand for the object's kind.
+func TestWebhookTypedConversionKeysExact(t *testing.T) {
+	conv := whGadgetConversion(t)
+	post := func(body string) (int, []byte) {
+		req := httptest.NewRequest("POST", "/convert", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		conv.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.Bytes()
+	}
+	forged := `{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g","namespace":"default"},` +
+		`"spec":{"replicas":3,"replicaſ":1000,"Replicas":1000,"STATE":"Paused"},"statuſ":{"ready":1000},"Status":{"ready":1000},` +
+		`"KIND":"Nope","apiVersioN":"example.com/v9"}`
+	status, msg, out := whConvert(t, post, "example.com/v2", forged)
+	if status != "Success" || len(out) != 1 {
+		t.Fatalf("convert to v2 = %s %q %v, want Success with 1 object", status, msg, out)
+	}
+	var hub whGadget
+	whMustJSON(t, out[0], &hub)
+	if hub.Spec.Replicas != 3 || hub.Spec.Paused || hub.Status.Ready != 0 {
+		t.Errorf("v1 -> v2 of %s = %s, want replicas 3, not paused, no status", forged, out[0])
+	}
+}

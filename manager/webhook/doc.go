@@ -46,6 +46,13 @@
 //     what it changed, so fields its type does not declare survive. The
 //     patch costs time linear in the size of the object, and its work
 //     stops at the request's deadline.
+//   - Typed objects are read as the API server reads them: the handlers
+//     of [ValidatingFor] and [MutatingFor] and the spokes of [AddSpoke]
+//     decode with keys matched exactly (sigs.k8s.io/json's rule, where
+//     encoding/json folds case), so that a member that is another
+//     spelling of a field ("replicaſ", "Replicas", "statuſ"), which a
+//     custom resource that keeps unknown fields stores as such, is an
+//     unknown field: never validated, defaulted or converted as the field.
 //   - Paths are exact: a request for a path nobody registered is a 404.
 //   - Clean lifecycle: [New] does no I/O and starts nothing; Start blocks
 //     until its context is done, drains the requests in flight (at most

@@ -9,9 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/internal/jsondec"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -95,15 +95,19 @@ func (f DefaulterFunc[T]) Default(ctx context.Context, obj *T) error { return f(
 //   - When T states a kind (its GroupVersionKind method, not one read from
 //     apiVersion as for [kube.Unstructured]), a review for another kind is
 //     refused with code 400: the webhook configuration is wrong.
-//   - An object that does not decode into T is refused with code 400, as
-//     is one with a member that is another spelling of a field T declares
-//     ("speC" for "spec", which encoding/json would take for the field and
-//     the API server never sends); a panic in v with code 500.
+//   - The objects are decoded into T as the API server decodes them: keys
+//     matched exactly (see [reviewDecoder]), so that a member that is
+//     another spelling of a field T declares ("speC" for "spec",
+//     "replicaſ" for "replicas", which a custom resource that keeps
+//     unknown fields stores as such) is an unknown field, not the field.
+//     An object that does not decode into T is refused with code 400; a
+//     panic in v with code 500.
 func ValidatingFor[T any, PT interface {
 	*T
 	kube.Object
 }](v Validator[T]) *AdmissionHandler {
 	want := PT(new(T)).GroupVersionKind()
+	dec := reviewDecoder()
 	return Admission(func(ctx context.Context, req *AdmissionRequest) AdmissionResponse {
 		if err := checkReviewKind(want, req); err != nil {
 			return Errored(http.StatusBadRequest, err)
@@ -113,23 +117,23 @@ func ValidatingFor[T any, PT interface {
 		var err error
 		switch req.Operation {
 		case OpCreate:
-			obj, derr := decodeReviewObject[T](ctx, req.Object, "object")
+			obj, derr := decodeReviewObject[T](ctx, dec, req.Object, "object")
 			if derr != nil {
 				return refuseObject(ctx, derr)
 			}
 			warnings, err = v.ValidateCreate(ctx, obj)
 		case OpUpdate:
-			oldObj, derr := decodeReviewObject[T](ctx, req.OldObject, "oldObject")
+			oldObj, derr := decodeReviewObject[T](ctx, dec, req.OldObject, "oldObject")
 			if derr != nil {
 				return refuseObject(ctx, derr)
 			}
-			newObj, derr := decodeReviewObject[T](ctx, req.Object, "object")
+			newObj, derr := decodeReviewObject[T](ctx, dec, req.Object, "object")
 			if derr != nil {
 				return refuseObject(ctx, derr)
 			}
 			warnings, err = v.ValidateUpdate(ctx, oldObj, newObj)
 		case OpDelete:
-			obj, derr := decodeReviewObject[T](ctx, req.OldObject, "oldObject")
+			obj, derr := decodeReviewObject[T](ctx, dec, req.OldObject, "oldObject")
 			if derr != nil {
 				return refuseObject(ctx, derr)
 			}
@@ -167,6 +171,7 @@ func MutatingFor[T any, PT interface {
 	kube.Object
 }](d Defaulter[T]) *AdmissionHandler {
 	want := PT(new(T)).GroupVersionKind()
+	dec := reviewDecoder()
 	return Admission(func(ctx context.Context, req *AdmissionRequest) AdmissionResponse {
 		if err := checkReviewKind(want, req); err != nil {
 			return Errored(http.StatusBadRequest, err)
@@ -174,7 +179,7 @@ func MutatingFor[T any, PT interface {
 		if req.Operation != OpCreate && req.Operation != OpUpdate {
 			return Allowed(nil)
 		}
-		obj, err := decodeReviewObject[T](ctx, req.Object, "object")
+		obj, err := decodeReviewObject[T](ctx, dec, req.Object, "object")
 		if err != nil {
 			return refuseObject(ctx, err)
 		}
@@ -259,22 +264,24 @@ func checkReviewKind(want kube.GroupVersionKind, req *AdmissionRequest) error {
 	return nil
 }
 
-// decodeReviewObject decodes one of the review's objects into a new T,
-// refusing a member spelled otherwise than T's field (checkFieldSpelling).
-// It fails with ctx's error when ctx is done once the object is decoded.
-func decodeReviewObject[T any](ctx context.Context, raw json.RawMessage, field string) (*T, error) {
+// reviewDecoder returns the decoder of a typed handler's objects: keys
+// matched exactly, as the API server and kubeloop's client match them
+// (internal/jsondec), where encoding/json folds case. A struct with a
+// ",string" field, which no plan serves, goes to json.Unmarshal alone.
+// Each handler keeps its own, holding the plans of its type.
+func reviewDecoder() *jsondec.Decoder {
+	return jsondec.New(jsondec.Options{Fallback: json.Unmarshal})
+}
+
+// decodeReviewObject decodes one of the review's objects into a new T by
+// dec. It fails with ctx's error when ctx is done once the object is
+// decoded.
+func decodeReviewObject[T any](ctx context.Context, dec *jsondec.Decoder, raw json.RawMessage, field string) (*T, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil, fmt.Errorf("decode %s: the review has none", field)
 	}
 	obj := new(T)
-	if err := json.Unmarshal(raw, obj); err != nil {
-		return nil, fmt.Errorf("decode %s into %T: %w", field, obj, err)
-	}
-	doc, err := decodeJSON(raw)
-	if err != nil {
-		return nil, fmt.Errorf("decode %s: %w", field, err)
-	}
-	if err := checkFieldSpelling(doc, reflect.TypeFor[T](), field); err != nil {
+	if err := dec.Unmarshal(raw, obj); err != nil {
 		return nil, fmt.Errorf("decode %s into %T: %w", field, obj, err)
 	}
 	if err := ctx.Err(); err != nil {
