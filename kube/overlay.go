@@ -270,7 +270,9 @@ func (c *Client) stored(ctx context.Context, gvk GroupVersionKind, key Key, sub 
 
 // laid returns sent, the encoding of out, laid over stored; without a
 // resourceVersion of out's (rv), it carries stored's, so that the write
-// is conditional on what it kept.
+// is conditional on what it kept. What cannot be laid over stored is an
+// error, but for an out older than stored: that is sent as it is, for
+// the server to refuse with the Conflict a stale update gets.
 func (c *Client) laid(sent, stored []byte, out Object, rv string) ([]byte, error) {
 	jd := jsondec.New(jsondec.Options{UseNumber: true})
 	var s, cur any
@@ -284,8 +286,10 @@ func (c *Client) laid(sent, stored []byte, out Object, rv string) ([]byte, error
 	storedRV := field(cur, "metadata", "resourceVersion")
 	o := overlay{fields: c.dec.all.Fields}
 	laid := o.lay(s, cur, reflect.TypeOf(out), "")
-	if err := o.errLost(); err != nil {
+	if err := o.errLost(); err != nil && (rv == "" || rv == storedRV) {
 		return nil, err
+	} else if err != nil {
+		return sent, nil
 	}
 	if m, ok := field(laid, "metadata").(map[string]any); ok && rv == "" && storedRV != nil {
 		m["resourceVersion"] = storedRV

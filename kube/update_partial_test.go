@@ -338,3 +338,26 @@ func TestReplace(t *testing.T) {
 		t.Errorf("stored %v %v, want a=2 and binaryData kept", got.Data, got.BinaryData)
 	}
 }
+
+// An update from a stale read that cannot be laid over the stored
+// object gets the Conflict any stale update gets, which RetryOnConflict
+// handles, not an UndeclaredFieldsError.
+func TestUpdatePartialStaleListConflicts(t *testing.T) {
+	_, c := newPartServer(t)
+	p := &part{}
+	if err := c.Get(t.Context(), kube.Key{Namespace: "default", Name: "p"}, p); err != nil {
+		t.Fatal(err)
+	}
+	other := &kube.Unstructured{}
+	other.SetGroupVersionKind(p.GroupVersionKind())
+	if err := c.Get(t.Context(), kube.Key{Namespace: "default", Name: "p"}, other); err != nil {
+		t.Fatal(err)
+	}
+	other.SetField([]any{map[string]any{"name": "a", "resources": map[string]any{"cpu": "3"}}}, "spec", "containers")
+	if err := c.Update(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Update(t.Context(), p); !kube.IsConflict(err) {
+		t.Errorf("stale Update whose list no longer lines up = %v, want a Conflict", err)
+	}
+}
