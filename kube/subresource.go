@@ -68,7 +68,7 @@ func (s SubResourceClient) Create(ctx context.Context, obj, sub Object, opts ...
 
 // Update replaces obj's subresource with sub and reads back what the
 // server answered into sub. A stale resourceVersion in sub fails with a
-// Conflict; an empty one writes whatever the version stored. As
+// Conflict; an empty one writes over whatever version is stored. As
 // [Client.Update] does, it keeps what sub's type does not declare,
 // reading the subresource first unless sub's type holds everything (a
 // [Scale] does).
