@@ -101,7 +101,7 @@ func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) 
 // document patch makes of it, with the options o, then opts, make; and
 // reads the answer into out. put, when not nil, sends the request in
 // place of call (a PUT's: putKeeping, putWhole), so that a program links
-// only the ones it uses. Every write goes through here.
+// only the ones it uses. Every write but a delete goes through here.
 func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object,
 	patch *Patch, o WriteOptions, opts []WriteOption, put putFunc) error {
 	for _, opt := range opts {
