@@ -33,6 +33,9 @@ const (
 // The update carries the resourceVersion read, so a concurrent change, or
 // a stale read from a cache, makes it fail with a Conflict: retry with
 // [kube.RetryOnConflict], or use [CreateOrPatch], which does not conflict.
+// It is a [kube.Client.Update]: the fields obj's type does not declare
+// are kept as stored, at the cost of one GET more before the update
+// (none for the kinds kube declares in full and for kube.Unstructured).
 func CreateOrUpdate(ctx context.Context, c Client, obj kube.Object, mutate func() error) (OperationResult, error) {
 	key := obj.GetObjectMeta().Key()
 	if err := c.Get(ctx, key, obj); err != nil {

@@ -172,3 +172,36 @@ func TestCreateOrPatchKeepsConcurrentChanges(t *testing.T) {
 		t.Errorf("status after the patch = %s, want both changes", s)
 	}
 }
+
+// dataOnly declares a ConfigMap's data, not its binaryData.
+type dataOnly struct {
+	kube.TypeMeta
+	kube.ObjectMeta `json:"metadata"`
+	Data            map[string]string `json:"data,omitempty"`
+}
+
+func (*dataOnly) GroupVersionKind() kube.GroupVersionKind {
+	return kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+}
+
+// CreateOrUpdate of a type that declares part of an object changes what
+// mutate changed and keeps the rest: a ConfigMap's binaryData survives a
+// type that declares its data alone.
+func TestCreateOrUpdateKeepsUndeclaredFields(t *testing.T) {
+	srv, c := newServer(t)
+	ctx := t.Context()
+	full := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "partial"},
+		Data: map[string]string{"k": "1"}, BinaryData: map[string][]byte{"b": {0, 1}}}
+	if err := c.Create(ctx, full); err != nil {
+		t.Fatal(err)
+	}
+	o := &dataOnly{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "partial"}}
+	got, err := CreateOrUpdate(ctx, c, o, func() error { o.Data["k"] = "2"; return nil })
+	if err != nil || got != OperationUpdated {
+		t.Fatalf("CreateOrUpdate = %q, %v; want %q", got, err, OperationUpdated)
+	}
+	stored := mustGet(t, srv, "partial")
+	if d, b := stored["data"], stored["binaryData"]; fmt.Sprint(d) != "map[k:2]" || fmt.Sprint(b) != "map[b:AAE=]" {
+		t.Errorf("server has data %v binaryData %v, want k=2 and b kept", d, b)
+	}
+}

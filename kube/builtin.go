@@ -116,3 +116,10 @@ type ObjectReference struct {
 	ResourceVersion string `json:"resourceVersion,omitempty"`
 	FieldPath       string `json:"fieldPath,omitempty"`
 }
+
+// The kinds above that this package declares in full (as of Kubernetes
+// 1.36): an Update of one sends it as it is, without reading the stored
+// object first (see [Client.Update]).
+func (*ConfigMap) holdsAll() {}
+func (*Secret) holdsAll()    {}
+func (*Lease) holdsAll()     {}

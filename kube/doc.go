@@ -11,6 +11,20 @@
 //     [ObjectMeta] (tagged `json:"metadata"`) and [TypeMeta], and by stating
 //     its identity once with a GroupVersionKind method. Fields a type does not
 //     declare are dropped when decoding, which is what keeps caches small.
+//   - What a type does not declare is never erased by a write of it.
+//     [Client.Update] (and the Update of Status and SubResource) reads the
+//     stored object first, one GET more, unless the type holds everything
+//     ([Unstructured], [ConfigMap], [Secret], [Lease], [Scale]), and
+//     replaces only the fields the type declares; an update it cannot
+//     line up (a list of partial structs grown, shrunk or reordered) is
+//     refused with an [*UndeclaredFieldsError] naming the fields, nothing
+//     written. The stored object is read as JSON and never decoded into
+//     the type. Keeping costs the GET; refusing would cost the same GET,
+//     and a program that declares only what it reads could then never
+//     update. client-go's typed Update sends its struct as it is and
+//     erases what the struct lacks: here it does not, on purpose.
+//     [Client.Replace] writes a type that holds everything without the
+//     read (leader election's Lease).
 //   - Every error the server returns as a Status body is a [*StatusError];
 //     [IsNotFound], [IsConflict] and friends look through wrapping.
 //   - [MergeFrom] makes a patch of what an object changed since it was

@@ -63,20 +63,23 @@ func (s SubResourceClient) Get(ctx context.Context, obj, sub Object) error {
 // eviction of a Pod a PodDisruptionBudget protects) is retried as every
 // write's is (see [Client]); bound it with ctx.
 func (s SubResourceClient) Create(ctx context.Context, obj, sub Object, opts ...WriteOption) error {
-	return s.c.write(ctx, "create "+s.name+" of", http.MethodPost, obj, s.name, named(sub, obj), opts)
+	return s.c.write(ctx, "create "+s.name+" of", http.MethodPost, obj, s.name, named(sub, obj), nil, WriteOptions{}, opts, nil)
 }
 
 // Update replaces obj's subresource with sub and reads back what the
 // server answered into sub. A stale resourceVersion in sub fails with a
-// Conflict; an empty one writes unconditionally.
+// Conflict; an empty one writes over whatever version is stored. As
+// [Client.Update] does, it keeps what sub's type does not declare,
+// reading the subresource first unless sub's type holds everything (a
+// [Scale] does).
 func (s SubResourceClient) Update(ctx context.Context, obj, sub Object, opts ...WriteOption) error {
-	return s.c.write(ctx, "update "+s.name+" of", http.MethodPut, obj, s.name, named(sub, obj), opts)
+	return s.c.write(ctx, "update "+s.name+" of", http.MethodPut, obj, s.name, named(sub, obj), nil, WriteOptions{}, opts, putKeeping)
 }
 
 // Patch patches obj's subresource and reads the result into sub. A patch
 // made by [MergeFrom] from a copy of sub sends what sub changed.
 func (s SubResourceClient) Patch(ctx context.Context, obj, sub Object, patch Patch, opts ...WriteOption) error {
-	return s.c.patch(ctx, "patch "+s.name+" of", obj, patch, s.name, or(sub, obj), WriteOptions{}, opts)
+	return s.c.write(ctx, "patch "+s.name+" of", http.MethodPatch, obj, s.name, or(sub, obj), &patch, WriteOptions{}, opts, nil)
 }
 
 // Apply sends sub as a server-side apply configuration of obj's

@@ -51,3 +51,7 @@ type Eviction struct {
 func (*Eviction) GroupVersionKind() GroupVersionKind {
 	return GroupVersionKind{Group: "policy", Version: "v1", Kind: "Eviction"}
 }
+
+// holdsAll says Scale declares every field of autoscaling/v1 Scale (see
+// [Client.Update]).
+func (*Scale) holdsAll() {}

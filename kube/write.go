@@ -18,14 +18,44 @@ import (
 // for the kinds that have none, the reviews, whose answer is read back
 // the same way (a TokenReview's status, a SubjectAccessReview's).
 func (c *Client) Create(ctx context.Context, obj Object, opts ...WriteOption) error {
-	return c.write(ctx, "create", http.MethodPost, obj, "", obj, opts)
+	return c.write(ctx, "create", http.MethodPost, obj, "", obj, nil, WriteOptions{}, opts, nil)
 }
 
-// Update replaces obj. The server refuses it with a Conflict ([IsConflict])
-// when obj's resourceVersion is stale. Kinds with a status subresource
-// ignore status changes here; see [Client.Status].
+// Update replaces the fields obj's Go type declares and keeps the rest:
+// what the type leaves out is never erased. The server refuses it with a
+// Conflict ([IsConflict]) when obj's resourceVersion is stale. Kinds with
+// a status subresource ignore status changes here; see [Client.Status].
+//
+// The cost: unless obj's type holds everything ([Unstructured], and the
+// kinds this package declares in full: [ConfigMap], [Secret], [Lease],
+// [Scale]), Update first reads the object (one GET, which needs the get
+// permission as well as update) and lays what obj's type encodes over
+// it: the fields the type declares are taken from obj (one obj's
+// encoding leaves out, a nil map with omitempty, is removed), every
+// other field is kept as stored. A list of structs the type declares in
+// part is written element by element where the stored elements line up
+// (as many, with the same names in order); an update that adds, removes
+// or reorders such elements, which would erase their undeclared fields,
+// is refused with an [*UndeclaredFieldsError] naming them, and nothing
+// is written. An Update without a resourceVersion is conditional on the
+// version read: when another writer changes the object in between, it
+// reads again (up to 5 times) rather than erase that writer's change.
+// To write only what changed, without the read, use [Client.Patch]
+// with [MergeFrom].
 func (c *Client) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
-	return c.write(ctx, "update", http.MethodPut, obj, "", obj, opts)
+	return c.write(ctx, "update", http.MethodPut, obj, "", obj, nil, WriteOptions{}, opts, putKeeping)
+}
+
+// Replace writes obj whole (a PUT), as [Client.Update] does, without
+// reading the object first: for a type that holds every field of its
+// kind ([Unstructured], [ConfigMap], [Secret], [Lease], [Scale], or a
+// type with its own MarshalJSON), whose write erases nothing. Any other
+// type is refused with an error, and nothing is sent: use Update. A
+// program that replaces and never updates does not link Update's read
+// and merge (about 25 kB of a binary); leader election replaces its
+// Lease.
+func (c *Client) Replace(ctx context.Context, obj Object, opts ...WriteOption) error {
+	return c.write(ctx, "replace", http.MethodPut, obj, "", obj, nil, WriteOptions{}, opts, putWhole)
 }
 
 // Status returns the writer of the status subresource, so that status
@@ -46,9 +76,11 @@ type StatusWriter struct {
 }
 
 // Update replaces obj's status and reads back what the server stored.
-// A stale resourceVersion fails with a Conflict ([IsConflict]).
+// A stale resourceVersion fails with a Conflict ([IsConflict]). As
+// [Client.Update] does, it keeps the status fields obj's type does not
+// declare, at the same cost (a GET of the object first).
 func (s StatusWriter) Update(ctx context.Context, obj Object, opts ...WriteOption) error {
-	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status", obj, opts)
+	return s.c.write(ctx, "update status of", http.MethodPut, obj, "status", obj, nil, WriteOptions{}, opts, putKeeping)
 }
 
 // Patch patches obj's status and reads the result into obj (see
@@ -58,7 +90,7 @@ func (s StatusWriter) Update(ctx context.Context, obj Object, opts ...WriteOptio
 // another writer's change to a field it left alone, however stale the
 // original.
 func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
-	return s.c.patch(ctx, "patch status of", obj, patch, "status", obj, WriteOptions{}, opts)
+	return s.c.write(ctx, "patch status of", http.MethodPatch, obj, "status", obj, &patch, WriteOptions{}, opts, nil)
 }
 
 // Apply applies obj's status as a server-side apply configuration (see
@@ -67,11 +99,14 @@ func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) 
 	return s.c.apply(ctx, "apply status of", obj, "status", obj, opts)
 }
 
-// write sends out (obj itself, or the body of obj's subresource sub) with
-// method to obj's path, with the options opts make, and reads the answer
-// into out.
-func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object, opts []WriteOption) error {
-	var o WriteOptions
+// write sends a write of out (obj itself, or the body of obj's
+// subresource sub) to obj's path with method: out's JSON, or the
+// document patch makes of it, with the options o, then opts, make; and
+// reads the answer into out. put, when not nil, sends the request in
+// place of call (a PUT's: putKeeping, putWhole), so that a program links
+// only the ones it uses. Every write but a delete goes through here.
+func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object,
+	patch *Patch, o WriteOptions, opts []WriteOption, put putFunc) error {
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
 	}
@@ -83,21 +118,30 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 	}
 	ogvk := out.GroupVersionKind()
 	err := c.checkIdentity(gvk, meta, method == http.MethodPost && sub == "")
+	var body []byte
+	contentType := "application/json"
+	switch {
+	case err == nil && patch != nil:
+		body, err = patch.DataFor(out)
+		contentType = string(patch.Type)
+	case err == nil:
+		if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
+			s.SetGroupVersionKind(ogvk)
+		}
+		body, err = json.Marshal(out)
+	}
 	var r *request
 	if err == nil {
 		r, err = c.objectRequest(ctx, method, gvk, key, sub)
 	}
 	if err == nil {
-		if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
-			s.SetGroupVersionKind(ogvk)
-		}
-		r.body, err = json.Marshal(out)
-		r.contentType = "application/json"
-		r.accept = acceptFor(out)
+		r.body, r.contentType, r.accept = body, contentType, acceptFor(out)
 		c.writeQuery(r, &o)
-	}
-	if err == nil {
-		err = c.call(ctx, r, out)
+		if put != nil {
+			err = put(ctx, c, r, gvk, key, sub, out)
+		} else {
+			err = c.call(ctx, r, out)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
@@ -112,7 +156,7 @@ func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub
 // for a patch made by [MergeFrom], whose document is the diff from the
 // original to obj.
 func (c *Client) Patch(ctx context.Context, obj Object, patch Patch, opts ...WriteOption) error {
-	return c.patch(ctx, "patch", obj, patch, "", obj, WriteOptions{}, opts)
+	return c.write(ctx, "patch", http.MethodPatch, obj, "", obj, &patch, WriteOptions{}, opts, nil)
 }
 
 // Apply sends obj as a server-side apply configuration: the fields set in
@@ -146,39 +190,7 @@ func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string,
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, obj.GroupVersionKind().Kind, describe(obj.GetObjectMeta()), err)
 	}
-	return c.patch(ctx, verb, obj, Patch{Type: ApplyPatch, Data: body}, sub, out, opts, nil)
-}
-
-// patch sends a patch of out (obj itself, or the body of obj's
-// subresource sub) to obj's path with the options o, then opts, make, and
-// reads the answer into out.
-func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, out Object, o WriteOptions, opts []WriteOption) error {
-	for _, opt := range opts {
-		opt.ApplyToWrite(&o)
-	}
-	gvk := obj.GroupVersionKind()
-	meta := obj.GetObjectMeta()
-	ogvk := out.GroupVersionKind()
-	err := c.checkIdentity(gvk, meta, false)
-	var data []byte
-	if err == nil {
-		data, err = patch.DataFor(out)
-	}
-	var r *request
-	if err == nil {
-		r, err = c.objectRequest(ctx, http.MethodPatch, gvk, meta.Key(), sub)
-	}
-	if err == nil {
-		r.body, r.contentType, r.accept = data, string(patch.Type), acceptFor(out)
-		c.writeQuery(r, &o)
-		err = c.call(ctx, r, out)
-	}
-	if err != nil {
-		return fmt.Errorf("%s %s %s: %w", verb, gvk.Kind, describe(meta), err)
-	}
-	stampKind(out, ogvk)
-	c.wrote(gvk, out, o.DryRun)
-	return nil
+	return c.write(ctx, verb, http.MethodPatch, obj, sub, out, &Patch{Type: ApplyPatch, Data: body}, opts, nil, nil)
 }
 
 // Delete deletes the object obj names. An object with finalizers is only

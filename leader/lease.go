@@ -92,7 +92,7 @@ func (e *Elector) write(ctx context.Context, base *kube.Lease, r record) (*kube.
 	if base == nil {
 		err = e.opts.Client.Create(ctx, l)
 	} else {
-		err = e.opts.Client.Update(ctx, l)
+		err = e.opts.Client.Replace(ctx, l)
 	}
 	if err != nil {
 		return nil, err

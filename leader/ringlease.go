@@ -40,7 +40,7 @@ func (m *Member) writeOwn(ctx context.Context, idx []int) (time.Time, error) {
 		if m.own == nil {
 			err = m.opts.Client.Create(ctx, l)
 		} else {
-			err = m.opts.Client.Update(ctx, l)
+			err = m.opts.Client.Replace(ctx, l)
 		}
 		switch {
 		case err == nil:

@@ -81,8 +81,9 @@ func (c *Client) Create(ctx context.Context, obj kube.Object, opts ...kube.Write
 	return c.api.Create(ctx, obj, opts...)
 }
 
-// Update replaces obj on the server; a stale resourceVersion fails with
-// an error [kube.IsConflict] reports.
+// Update replaces the fields obj's type declares on the server and keeps
+// the rest, reading the stored object first (see [kube.Client.Update]);
+// a stale resourceVersion fails with an error [kube.IsConflict] reports.
 func (c *Client) Update(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error {
 	return c.api.Update(ctx, obj, opts...)
 }

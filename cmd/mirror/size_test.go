@@ -240,6 +240,11 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/kube.(*Eviction)",
 		"kubeloop/kube.(*mergeFrom).dataFor",
 		"kubeloop/internal/jsonpatch.CreateMerge",
+		// Neither calls Update (leader election replaces its Lease):
+		// the read and merge that keep what a type does not declare
+		// are not linked.
+		"kubeloop/kube.putKeeping",
+		"kubeloop/kube.(*overlay)",
 		"encoding/json.(*decodeState)",
 		// Neither serves profiles (package manager/pprof, which is
 		// what reaches runtime/pprof; net/http/pprof is never used).

@@ -316,3 +316,26 @@ func ValidName(name string) bool {
 	}
 	return true
 }
+
+// Field is a struct field as encoding/json names it.
+type Field struct {
+	Name string
+	Type reflect.Type
+}
+
+// Fields returns the fields of struct type t that encoding/json encodes
+// and decodes (the rules of structFields), in the order of their
+// indexes, and false when t is not a struct a plan serves (a ",string"
+// field makes it one). It builds t's plan on first use, as Unmarshal
+// does.
+func (d *Decoder) Fields(t reflect.Type) ([]Field, bool) {
+	p := d.plan(t)
+	if p.kind != kStruct {
+		return nil, false
+	}
+	out := make([]Field, len(p.fields))
+	for i, f := range p.fields {
+		out[i] = Field{Name: f.name, Type: f.plan.typ}
+	}
+	return out, true
+}

@@ -70,6 +70,7 @@ func Run(t *testing.T, env Env) {
 		{"Paging", testPaging},
 		{"Selectors", testSelectors},
 		{"PartialObjectMetadata", testPartialObjectMetadata},
+		{"PartialUpdate", testPartialUpdate},
 		{"Patches", testPatches},
 		{"Apply", testApply},
 		{"ApplyListTypes", testApplyListTypes},
