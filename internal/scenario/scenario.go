@@ -119,6 +119,8 @@ func Run(t *testing.T, env Env) {
 		{"ShardedManagers", testShardedManagers},
 		{"ShardedOwned", testShardedOwned},
 		{"FreshReads", testFreshReads},
+		{"FreshFinalizer", testFreshFinalizer},
+		{"WrittenAnswers", testWrittenAnswers},
 		{"Scope", testScope},
 		{"OwnerIndex", testOwnerIndex},
 		{"CacheOptions", testCacheOptions},
