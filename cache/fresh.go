@@ -20,12 +20,13 @@ const DefaultMaxFreshWait = 5 * time.Second
 
 // DefaultMaxFreshRecords and DefaultMaxFreshRecordBytes bound what a
 // cache remembers of its client's writes when [Options.MaxFreshRecords]
-// and [Options.MaxFreshRecordBytes] are zero. A write costs about 300
-// bytes (a record and its labels), 1.3 KB when it names an owner no
-// other pending write names (TestMemoryOutOfScopeWrites): the bounds
-// hold 10,000 writes, or 8 MiB by that estimate, room for several
-// seconds of a busy controller's writes (a record lives until the
-// informer is seen to hold it, or a wait for it gives up).
+// and [Options.MaxFreshRecordBytes] are zero. A write is one record, and
+// one more for each owner it names (a record per owner, kind and
+// namespace); it costs about 300 bytes, 1.3 KB with an owner no other
+// pending write names. At the bounds (10,000 records, 8 MiB estimated)
+// TestMemoryOutOfScopeWrites measured 8.1 MiB of heap, room for several
+// seconds of a busy controller's writes: a record lives until the
+// informer is seen to hold it, or a wait for it gives up.
 const (
 	DefaultMaxFreshRecords     = 10000
 	DefaultMaxFreshRecordBytes = 8 << 20
