@@ -198,8 +198,9 @@ func benchmarkRead(b *testing.B, client *kube.Client, compact bool) {
 		// A write to another object that the cache has not seen: the
 		// read looks its own key up among the pending writes.
 		c.writes.add(kube.Written{Kind: kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
-			Key: kube.Key{Namespace: "default", Name: "elsewhere"}, ResourceVersion: "999999999"})
-		defer c.writes.dropObject(kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, kube.Key{Namespace: "default", Name: "elsewhere"}, written{rv: 999999999})
+			Key: kube.Key{Namespace: "default", Name: "elsewhere"}, ResourceVersion: "999999999"}, c.recordLimits())
+		w, _ := c.writes.pendingObject(kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, kube.Key{Namespace: "default", Name: "elsewhere"})
+		defer c.writes.dropObject(kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, kube.Key{Namespace: "default", Name: "elsewhere"}, w)
 		var cm kube.ConfigMap
 		b.ReportAllocs()
 		for b.Loop() {

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/deepcopy"
@@ -59,6 +60,14 @@ type Options struct {
 	// package doc). Zero means [DefaultMaxFreshWait]; negative turns the
 	// waits off, and with them the record of writes.
 	MaxFreshWait time.Duration
+	// MaxFreshRecords and MaxFreshRecordBytes bound what the cache
+	// remembers of its client's writes for those waits: past either,
+	// the oldest records are dropped (counted in [Cache.FreshRecords],
+	// logged once) and reads no longer wait for them. Zero means
+	// [DefaultMaxFreshRecords] (10,000) and [DefaultMaxFreshRecordBytes]
+	// (8 MiB).
+	MaxFreshRecords     int
+	MaxFreshRecordBytes int64
 }
 
 // ByObject scopes the cache of one kind (controller-runtime's
@@ -130,8 +139,11 @@ type Cache struct {
 	started  chan struct{}
 	startErr error
 
-	// writes remembers the client's writes not yet seen (writes.go).
-	writes writes
+	// writes remembers the client's writes not yet seen (writes.go);
+	// loggedDrop is set once a drop of records past their bounds was
+	// logged.
+	writes     writes
+	loggedDrop atomic.Bool
 }
 
 // kindScope is the scope SetNamespaces or SetScope gave a kind.

@@ -79,18 +79,33 @@
 //     [Options.MaxFreshWait] (5s by default), until the informer has read
 //     past the write's resourceVersion (an event or a bookmark) or holds
 //     the object at it; a delete is held once the object is gone or
-//     marked with a deletionTimestamp. A List waits only for the writes
-//     that may change its answer (in its namespace; by label, those whose
-//     labels as written or as cached match). Writes answered after the
-//     read began are not waited for. resourceVersions are compared as
-//     decimal integers (KEP-5504, stable since Kubernetes 1.35); where a
-//     server's are not, or a wait passes its bound, the read answers from
-//     the cache as it is, counted in [Stats].Fresh and logged once per
-//     informer, never an error. Each write is forgotten once seen, so
-//     what is remembered is bounded by the writes not yet seen; a read
-//     with nothing pending costs one atomic load more. It does not
-//     promise anything about writes of other clients or other processes:
-//     their changes arrive when the watch brings them.
+//     marked with a deletionTimestamp; a write after which the server
+//     deletes the object (it removed the last finalizer of an object
+//     being deleted, answered at the version the object already had) is
+//     held once the object is gone. A write that changes nothing answers
+//     the version the cache holds: no read waits for it; dry runs are not
+//     reported. A List waits only for the writes that may change its
+//     answer (in its namespace; by label, those whose labels as written
+//     or as cached match). Writes answered after the read began are not
+//     waited for, nor writes the cache cannot see: in a namespace outside
+//     the kind's, or of an object not cached whose labels as written its
+//     label selector filters out (those are not remembered at all). A
+//     field selector or a shard is not checked: a write they filter out
+//     is waited for once, until the bound. resourceVersions are compared
+//     as decimal integers (KEP-5504, stable since Kubernetes 1.35); where
+//     a server's are not, or a wait passes its bound, the read answers
+//     from the cache as it is, counted in [Stats].Fresh and logged once
+//     per informer, never an error, and the writes it waited for are
+//     forgotten: no later read waits for them again. Each write is
+//     forgotten once seen; what is remembered is bounded by
+//     [Options.MaxFreshRecords] and [Options.MaxFreshRecordBytes] (10,000
+//     records and 8 MiB by default, about 300 bytes a write, 1.3 KB with
+//     an owner of its own): past either, the oldest are dropped (reads no
+//     longer wait for them), counted in [Cache.FreshRecords] and logged
+//     once. 100,000 writes in a namespace the cache does not watch hold
+//     nothing. A read with nothing pending costs one atomic load more. It
+//     does not promise anything about writes of other clients or other
+//     processes: their changes arrive when the watch brings them.
 //   - Observable: Stats give objects, approximate bytes, requests, relists,
 //     the last resourceVersion read, the waits for own writes and handler
 //     queue lengths per kind, as plain values for metrics.

@@ -252,8 +252,8 @@ func TestOpaqueVersionsFailOpen(t *testing.T) {
 	inf := &informer{log: slog.New(slog.DiscardHandler), store: newStore(nil)}
 	inf.progress.marks = p.marks
 	w := written{rv: 13}
-	if inf.await(t.Context(), time.Now().Add(time.Hour), func() (bool, bool) { return objectSeen(inf, kube.Key{Name: "x"}, w) }) {
-		t.Error("await on an opaque informer reported the write seen")
+	if got := inf.await(t.Context(), time.Now().Add(time.Hour), func() (bool, bool) { return objectSeen(inf, kube.Key{Name: "x"}, w) }); got != gaveUp {
+		t.Errorf("await on an opaque informer = %v, want given up at once", got)
 	}
 	if st := inf.fresh.snapshot(); st.Opaque != 1 {
 		t.Errorf("Opaque = %d, want 1", st.Opaque)
@@ -310,7 +310,7 @@ func BenchmarkRecordWrite(b *testing.B) {
 	b.ResetTimer()
 	for n := range b.N {
 		ws.add(kube.Written{Kind: gvk, Key: kube.Key{Namespace: "default", Name: names[n]},
-			ResourceVersion: strconv.Itoa(1000 + n), Labels: labels, Owners: owner})
+			ResourceVersion: strconv.Itoa(1000 + n), Labels: labels, Owners: owner}, limits{count: 1 << 62, bytes: 1 << 62})
 	}
 	b.StopTimer()
 	runtime.GC()

@@ -40,7 +40,12 @@
 //     the manager's bound (manager.Options.MaxFreshWait) passes, when it
 //     is reconciled as it would have been. So the reconcile after a
 //     reconcile that created a child or patched a status sees both.
-//     Counted in kubeloop_reconcile_deferred_stale_total;
+//     A write that removed the last finalizer of an object being deleted
+//     is held once the object is gone from the cache, so the clean-up a
+//     finalizer guards runs once. A wait that passed the bound is not
+//     repeated for the same writes; writes the cache cannot see (outside
+//     its namespaces, filtered out by its label selector) are not waited
+//     for. Counted in kubeloop_reconcile_deferred_stale_total;
 //     [Options.ReconcileStale] turns it off. Writes of other clients and
 //     processes are not waited for.
 //   - Synced before working: Start waits, within

@@ -4,6 +4,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -138,6 +139,74 @@ func TestStaleSafeReconciles(t *testing.T) {
 		run := runStale(t, Options{ReconcileStale: true}, cache.Options{MaxFreshWait: -1})
 		if run.stale == 0 {
 			t.Errorf("with ReconcileStale and the cache's waits off no reconcile read a stale object (reconciled %v): the test shows nothing", run.reconciled)
+		}
+	})
+}
+
+// TestFinalizerRunsOnce: with watch events a second late, a controller
+// that, on an object being deleted, records in the object's data that
+// its clean-up runs, runs it (half a second), and then removes its
+// finalizer, runs the clean-up once: the event of the record, which
+// comes after the finalizer's removal, is not reconciled on the object
+// as it was before the removal (still with its finalizer) but once the
+// object is gone.
+func TestFinalizerRunsOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const finalizer = "example.com/cleanup"
+		srv, _ := newServer(t)
+		var c *cache.Cache
+		client, err := srv.Client(kube.ClientOptions{FieldManager: "controller-test", OnWrite: func(w kube.Written) { c.RecordWrite(w) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr := newTestManager(t, client)
+		c = mgr.cache
+		var mu sync.Mutex
+		cleanups, failures := 0, 0
+		r := ReconcilerFunc(func(ctx context.Context, req Request) (Result, error) {
+			var obj kube.ConfigMap
+			if err := c.Get(ctx, req.Key, &obj); err != nil {
+				return Result{}, kube.IgnoreNotFound(err)
+			}
+			if obj.DeletionTimestamp == nil || !slices.Contains(obj.Finalizers, finalizer) {
+				return Result{}, nil
+			}
+			mu.Lock()
+			cleanups++
+			mu.Unlock()
+			patch := kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"cleaned":"yes"}}`)}
+			err := client.Patch(ctx, &obj, patch)
+			if err == nil {
+				time.Sleep(500 * time.Millisecond) // the clean-up's own work
+				obj.Finalizers = nil
+				err = client.Update(ctx, &obj)
+			}
+			if err != nil {
+				mu.Lock()
+				failures++
+				mu.Unlock()
+			}
+			return Result{}, err
+		})
+		if err := NewBuilder(mgr).For(&kube.ConfigMap{}).Complete(r); err != nil {
+			t.Fatal(err)
+		}
+		obj := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "a", Finalizers: []string{finalizer}}}
+		if err := client.Create(t.Context(), obj); err != nil {
+			t.Fatal(err)
+		}
+		mgr.start(t)
+		synctest.Wait()
+		t.Cleanup(srv.LagWatches("", time.Second, time.Second))
+		if err := client.Delete(t.Context(), obj, kube.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if cleanups != 1 || failures != 0 {
+			t.Errorf("the clean-up ran %d times, %d of them failing, want once", cleanups, failures)
 		}
 	})
 }

@@ -26,6 +26,20 @@ type Written struct {
 	// that waits on finalizers answers the object, marked with its
 	// deletionTimestamp, at the resourceVersion of the mark.
 	Delete bool
+	// Gone is set, with Delete, for an update, patch or status write
+	// after which the server deletes the object: it removed the last
+	// finalizer of an object being deleted. Its answer is the object as
+	// the write left it (a deletionTimestamp, no finalizers, no grace
+	// period left: the server's rule for deleting during an update), at
+	// the resourceVersion the object already had, and the object's
+	// DELETED event comes later with a new one: the write is held once
+	// the object is gone.
+	Gone bool
+	// Partial is set when the answer did not carry the object's
+	// metadata (a subresource answered with another kind, such as a
+	// Scale; a delete answered with a Status): Labels and Owners are
+	// then unknown, not empty.
+	Partial bool
 	// Labels and Owners are the object's labels and owner references in
 	// the answer (the object's own maps and slices: copy them to keep
 	// them); nil for a subresource answered with another kind (a Scale).
@@ -46,7 +60,21 @@ func (c *Client) wrote(gvk GroupVersionKind, obj Object, dryRun bool) {
 	if m.Name == "" {
 		return // the answer of a subresource that is not an object (an eviction's Status)
 	}
-	c.onWrite(Written{Kind: gvk, Key: m.Key(), ResourceVersion: m.ResourceVersion, Labels: m.Labels, Owners: m.OwnerReferences})
+	gone := goneAfterUpdate(m)
+	c.onWrite(Written{Kind: gvk, Key: m.Key(), ResourceVersion: m.ResourceVersion, Delete: gone, Gone: gone,
+		Partial: obj.GroupVersionKind() != gvk, Labels: m.Labels, Owners: m.OwnerReferences})
+}
+
+// goneAfterUpdate reports whether the server deletes the object an update
+// answered with m: marked for deletion, no finalizers left, and no grace
+// period pending (a Pod deleted gracefully stays until its grace period
+// ends, finalizers or not). It is the server's own rule
+// (ShouldDeleteDuringUpdate), read from the answer: the answer's
+// deletionTimestamp and grace period are the stored object's, which a
+// write cannot change.
+func goneAfterUpdate(m *ObjectMeta) bool {
+	return m.DeletionTimestamp != nil && len(m.Finalizers) == 0 &&
+		(m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds == 0)
 }
 
 // deleteAnswer is the part of a delete's answer that [Written] reports:
@@ -91,13 +119,13 @@ func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVers
 	var a deleteAnswer
 	if err != nil || !whole || c.dec.all.Unmarshal(body, &a) != nil {
 		if key.Name != "" { // the delete succeeded; its version is unknown
-			c.onWrite(Written{Kind: gvk, Key: key, Delete: true})
+			c.onWrite(Written{Kind: gvk, Key: key, Delete: true, Partial: true})
 		}
 		return nil
 	}
 	switch {
 	case key.Name != "" && a.Kind == "Status":
-		c.onWrite(Written{Kind: gvk, Key: key, Delete: true})
+		c.onWrite(Written{Kind: gvk, Key: key, Delete: true, Partial: true})
 	case key.Name != "":
 		c.onWrite(Written{Kind: gvk, Key: key, Delete: true, ResourceVersion: a.Metadata.ResourceVersion,
 			Labels: a.Metadata.Labels, Owners: a.Metadata.OwnerReferences})

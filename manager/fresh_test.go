@@ -14,7 +14,8 @@ import (
 // through the manager's Client right after a Create through it finds the
 // object, having waited the lag; the wait shows in
 // kubeloop_cache_fresh_waits_total and _wait_seconds, and a read with
-// nothing pending does not wait.
+// nothing pending does not wait; kubeloop_cache_fresh_records shows the
+// write forgotten once seen.
 func TestClientReadsOwnWrites(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t)
@@ -54,6 +55,13 @@ func TestClientReadsOwnWrites(t *testing.T) {
 		}
 		if s, ok := sample(fams, "kubeloop_cache_fresh_gave_up_total", labels...); !ok || s.Value != 0 {
 			t.Errorf("kubeloop_cache_fresh_gave_up_total = %v (found %v), want 0", s.Value, ok)
+		}
+		// The write, seen, is forgotten; none was dropped unseen.
+		if s, ok := sample(fams, "kubeloop_cache_fresh_records"); !ok || s.Value != 0 {
+			t.Errorf("kubeloop_cache_fresh_records = %v (found %v), want 0", s.Value, ok)
+		}
+		if s, ok := sample(fams, "kubeloop_cache_fresh_records_dropped_total"); !ok || s.Value != 0 {
+			t.Errorf("kubeloop_cache_fresh_records_dropped_total = %v (found %v), want 0", s.Value, ok)
 		}
 	})
 }

@@ -102,9 +102,9 @@ func (m *Manager) collect(e *metrics.Emitter) {
 	}
 }
 
-// collectCache emits the objects and bytes the cache holds per kind, and
-// its reads' waits for the manager's own writes (summed over the Go types
-// a kind is read as).
+// collectCache emits the objects and bytes the cache holds per kind, its
+// reads' waits for the manager's own writes (summed over the Go types a
+// kind is read as), and what it remembers of those writes.
 func (m *Manager) collectCache(e *metrics.Emitter) {
 	type kindKey struct{ group, version, kind string }
 	type sums struct {
@@ -139,6 +139,10 @@ func (m *Manager) collectCache(e *metrics.Emitter) {
 		e.Counter("kubeloop_cache_fresh_gave_up_total", "Reads from the manager's cache that waited for the manager's own writes past the bound (Options.MaxFreshWait) and answered from the cache as it was, by kind.", float64(sum.gaveUp), labels...)
 		e.Counter("kubeloop_cache_fresh_unknown_total", "Reads from the manager's cache that could not wait for the manager's own writes because the server's resourceVersions are not decimal integers, by kind.", float64(sum.opaque), labels...)
 	}
+	r := m.cache.FreshRecords()
+	e.Gauge("kubeloop_cache_fresh_records", "Writes of the manager's client its cache remembers, not yet seen to hold them, for the reads that wait for them.", float64(r.Records))
+	e.Gauge("kubeloop_cache_fresh_record_bytes", "Approximate bytes of the writes the manager's cache remembers (kubeloop_cache_fresh_records).", float64(r.Bytes))
+	e.Counter("kubeloop_cache_fresh_records_dropped_total", "Writes the manager's cache forgot unseen, oldest first, because its records passed their bounds (cache.DefaultMaxFreshRecords, cache.DefaultMaxFreshRecordBytes): reads no longer wait for them.", float64(r.Dropped))
 }
 
 // restMetrics counts the requests of the manager's clients, as client-go's

@@ -121,6 +121,8 @@ func Run(t *testing.T, env Env) {
 		{"ShardedManagers", testShardedManagers},
 		{"ShardedOwned", testShardedOwned},
 		{"FreshReads", testFreshReads},
+		{"FreshFinalizer", testFreshFinalizer},
+		{"WrittenAnswers", testWrittenAnswers},
 		{"Scope", testScope},
 		{"OwnerIndex", testOwnerIndex},
 		{"CacheOptions", testCacheOptions},
