@@ -40,6 +40,13 @@
 //     not reconnect together;
 //     resyncs (OnUpdate(obj, obj, true) for every object, default every 10h)
 //     are jittered ±10%.
+//   - Bounded reads: a state the server sends without end (a list, a
+//     page of one, the initial events of a WatchList) is read up to the
+//     client's bound (kube.ClientOptions.MaxListSize, 1 GiB by default)
+//     and no further: the read fails with an error that wraps
+//     [kube.ErrListTooLarge] and names the kind and the bytes read, which
+//     the informer logs at error level and tries again after its backoff
+//     (it stays unsynced meanwhile). Pages are bounded each, not together.
 //   - Lean: the raw JSON is not kept; at most one page of a list is held
 //     besides the state being built; the kind's strings are shared by
 //     every object, and the metadata strings that repeat (namespaces,

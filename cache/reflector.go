@@ -167,7 +167,7 @@ func (r *reflector) run(ctx context.Context) {
 		if r.rv == "" && kube.IsGone(err) {
 			r.log.Info("resourceVersion too old; relisting", "err", err, "delay", d)
 		} else {
-			r.log.Warn("list or watch failed; retrying", "err", err, "rv", r.rv, "delay", d)
+			r.logRetry("list or watch failed; retrying", err, d)
 		}
 		if !wait.Sleep(ctx, d) {
 			return
@@ -313,7 +313,7 @@ func (r *reflector) list(ctx context.Context) error {
 			}
 			r.failure(err)
 			d := r.b.next(time.Now(), jitter())
-			r.log.Warn("list page failed; retrying", "err", err, "delay", d)
+			r.logRetry("list page failed; retrying", err, d)
 			if !wait.Sleep(ctx, d) {
 				return ctx.Err()
 			}
@@ -354,6 +354,20 @@ func (r *reflector) page(ctx context.Context, next *state, opts kube.ListOptions
 		next.addPacked(o.v, o.key, o.size)
 	}
 	return meta, nil
+}
+
+// logRetry logs err, a failed list or watch to be tried again after d,
+// with msg. A state larger than the client reads
+// ([kube.ErrListTooLarge]) is logged at error level: it is tried again,
+// with backoff, but fails again until the server sends less or
+// kube.ClientOptions.MaxListSize is raised.
+func (r *reflector) logRetry(msg string, err error, d time.Duration) {
+	if errors.Is(err, kube.ErrListTooLarge) {
+		r.log.Error("the state is larger than the client reads (kube.ClientOptions.MaxListSize); retrying",
+			"kind", r.kind.Kind, "err", err, "delay", d)
+		return
+	}
+	r.log.Warn(msg, "err", err, "rv", r.rv, "delay", d)
 }
 
 // read records that the sink holds everything up to rv: the version to

@@ -30,8 +30,14 @@
 //     One object may take at most [ClientOptions.MaxObjectSize] (16 MiB by
 //     default, above anything etcd stores by default); a larger one ends
 //     the read with an error naming it ([ErrObjectTooLarge]), having read
-//     little more than the limit. Garbage on a watch stream ends it with an
-//     error that describes what was read.
+//     little more than the limit. One list's answer (a List, one ListEach
+//     request or page, the initial events of a WatchList up to the
+//     bookmark that ends them) may take at most [ClientOptions.MaxListSize]
+//     (1 GiB by default), since whoever reads a list keeps it: a larger
+//     one, or one that never ends, stops there with an error that names
+//     the kind and the bytes read ([ErrListTooLarge]). A plain watch has
+//     no such bound: each event is read and handed on alone. Garbage on a
+//     watch stream ends it with an error that describes what was read.
 //   - The errors this package builds never quote what the server sent (for
 //     a Secret, its data) nor a credential: an answer that cannot be
 //     decoded is described by its shape, kind, name and size and the path

@@ -29,6 +29,9 @@ type request struct {
 	// maxBody bounds the answer when it is not one object (a discovery
 	// document, a list); zero means the client's object limit.
 	maxBody int
+	// list says the answer is a list, which maxBody bounds: a larger one
+	// is ErrListTooLarge.
+	list bool
 	// safe marks reads: they are retried after a connection error and
 	// after any 429 Too Many Requests (writes only after one that says
 	// when: see do).
@@ -79,6 +82,8 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 		return fmt.Errorf("read response: %w", err)
 	case !whole && r.maxBody == 0:
 		return tooLarge("", limit)
+	case !whole && r.list:
+		return listTooLarge("the answer", int64(limit), int64(len(body)))
 	case !whole:
 		return fmt.Errorf("%s %s: the answer is larger than %d bytes", r.method, r.path, limit)
 	}
