@@ -5,6 +5,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -111,6 +112,132 @@ func TestEndlessStateIsBounded(t *testing.T) {
 				synctest.Wait()
 				if !inf.HasSynced() || inf.stats().Objects != 1 {
 					t.Errorf("once the server answers: synced %v with %d objects, want synced with 1", inf.HasSynced(), inf.stats().Objects)
+				}
+			})
+		})
+	}
+}
+
+// failures collects what an informer's WatchErrorHandler is told.
+type failures struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (f *failures) handler(_ kube.GroupVersionKind, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errs = append(f.errs, err)
+}
+
+func (f *failures) all() []error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]error(nil), f.errs...)
+}
+
+// TestSilentWatchIsReopened: a watch the server holds open without a
+// word (no event, no bookmark, no end at its timeoutSeconds) is closed
+// once it stays silent past its timeoutSeconds (5 to 10 minutes) and a
+// minute, and another opened from the last resourceVersion: the change
+// the silent watch never told arrives, with no relist.
+func TestSilentWatchIsReopened(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				var f failures
+				opts := mode.opts
+				opts.WatchErrorHandler = f.handler
+				inf, rec := syncedInformer(t, srv, c, opts, 3)
+				srv.ResetCounts()
+				srv.SilenceWatches(nth(1, isWatch))
+				srv.CutWatches()
+				synctest.Wait()
+				createCM(t, srv, "default", "new", nil)
+				time.Sleep(5 * time.Minute)
+				synctest.Wait()
+				if _, ok := storeState(inf)["default/new"]; ok {
+					t.Fatalf("the informer saw a change while its watch was silent: the fault did not hold")
+				}
+				time.Sleep(7 * time.Minute) // 10 minutes and the margin, and the backoff
+				synctest.Wait()
+				checkConsistent(t, srv, inf, rec)
+				if got := srv.Count("list", "configmaps"); got != 0 || inf.stats().Relists != 0 {
+					t.Errorf("%d lists, %d relists after a silent watch; want 0, 0 (resume)", got, inf.stats().Relists)
+				}
+				if got := srv.Count("watch", "configmaps"); got != 2 {
+					t.Errorf("%d watches, want 2 (the silent one, then its successor)", got)
+				}
+				silent := 0
+				for _, err := range f.all() {
+					if errors.Is(err, errSilentWatch) {
+						silent++
+					}
+				}
+				if silent != 1 {
+					t.Errorf("failures reported: %v, want the silent watch once", f.all())
+				}
+			})
+		})
+	}
+}
+
+// TestQuietWatchIsNotCut: a healthy watch on a kind that does not change
+// (the server sends only bookmarks, and ends it at its timeoutSeconds)
+// is never closed for silence: in an hour, one watch per timeout and no
+// failure.
+func TestQuietWatchIsNotCut(t *testing.T) {
+	for _, bookmarks := range []time.Duration{time.Minute, 24 * time.Hour} {
+		t.Run(fmt.Sprint("bookmarks every ", bookmarks), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{BookmarkInterval: bookmarks})
+				var f failures
+				syncedInformer(t, srv, c, InformerOptions{WatchErrorHandler: f.handler}, 3)
+				srv.ResetCounts()
+				time.Sleep(time.Hour)
+				synctest.Wait()
+				if got := srv.Count("watch", "configmaps"); got < 6 || got > 12 {
+					t.Errorf("%d watches in an hour, want one every 5 to 10 minutes", got)
+				}
+				if errs := f.all(); len(errs) != 0 {
+					t.Errorf("failures in an hour of a quiet watch: %v, want none", errs)
+				}
+			})
+		})
+	}
+}
+
+// TestUnansweredStateRead: with Config.Timeout zero, a list (or a
+// WatchList) the server never answers is given up (the list at
+// kube.HeaderTimeout, the WatchList when silent past its timeoutSeconds
+// and a minute) and tried again: the informer syncs.
+func TestUnansweredStateRead(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv, c := newServer(t, kubetest.Options{})
+				createCM(t, srv, "default", "a", nil)
+				first, within := nth(1, isList), 2*time.Minute
+				if mode.opts.WatchList {
+					first, within = nth(1, isWatch), 12*time.Minute
+				}
+				srv.Delay(first, 24*time.Hour)
+				var f failures
+				opts := mode.opts
+				opts.WatchErrorHandler = f.handler
+				inf := newCMInformer(t, c, opts)
+				startInformer(t, inf)
+				time.Sleep(within)
+				synctest.Wait()
+				if !inf.HasSynced() || inf.stats().Objects != 1 {
+					t.Errorf("after %v on a server that did not answer the first read: synced %v with %d objects, want synced with 1 (failures: %v)",
+						within, inf.HasSynced(), inf.stats().Objects, f.all())
+				}
+				if errs := f.all(); len(errs) != 1 {
+					t.Errorf("failures: %v, want the unanswered read once", errs)
+				} else if !strings.Contains(errs[0].Error(), "kube.HeaderTimeout") && !errors.Is(errs[0], errSilentWatch) {
+					t.Errorf("failure %v, want one naming kube.HeaderTimeout or errSilentWatch", errs[0])
 				}
 			})
 		})

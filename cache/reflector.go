@@ -104,8 +104,9 @@ type readStats struct {
 //     again: one relist per 410.
 //  3. Wait a backoff (see backoff) after each failure: a request that
 //     failed, a stream that broke or carried garbage, a 410 (from a list
-//     or a watch), and a watch that ended within a second having
-//     delivered nothing (a server that closes every watch at once must
+//     or a watch), a watch closed for staying silent past its
+//     timeoutSeconds and watchSilenceMargin (see watchSilence), and a
+//     watch that ended within a second having delivered nothing (a server that closes every watch at once must
 //     not be hammered). So consecutive relists are spaced as other
 //     retries are, 0.4-0.8s for the first after two quiet minutes, growing
 //     to 15-30s: a server whose every watch ends in 410 gets at most 8
@@ -248,16 +249,23 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 	}
 	r.stats.watches.Add(1)
 	started := time.Now()
-	w, err := r.lw.watch(ctx, opts)
+	wctx, quiet := watchSilence(ctx, opts.TimeoutSeconds)
+	defer quiet.Stop()
+	w, err := r.lw.watch(wctx, opts)
 	if err != nil {
-		return r.gone(err)
+		return r.gone(silenced(wctx, err))
 	}
 	defer w.stop()
 	events := 0
 	for {
 		ev, err := w.next()
-		if err == nil && ctx.Err() != nil {
+		switch {
+		case err != nil:
+			err = silenced(wctx, err)
+		case ctx.Err() != nil:
 			err = ctx.Err() // stopped: read no further (a probe's WatchList may be long)
+		default:
+			quiet.heard()
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && next == nil {
@@ -368,6 +376,54 @@ func (r *reflector) logRetry(msg string, err error, d time.Duration) {
 		return
 	}
 	r.log.Warn(msg, "err", err, "rv", r.rv, "delay", d)
+}
+
+// watchSilenceMargin is how long past its timeoutSeconds a watch may
+// stay silent (no event, no bookmark) before the reflector closes it and
+// opens another from the last resourceVersion: a server ends a watch at
+// its timeoutSeconds (kube-apiserver sends a bookmark 2 s before, and
+// about every minute with allowWatchBookmarks), so a healthy watch is
+// never silent that long, and one that is has a server or a proxy that
+// hangs.
+const watchSilenceMargin = time.Minute
+
+// errSilentWatch ends a watch that stayed silent past its timeoutSeconds
+// and watchSilenceMargin.
+var errSilentWatch = errors.New("watch silent past its timeoutSeconds and a minute: reopening it")
+
+// silence cancels a watch's context with errSilentWatch when nothing was
+// heard for its time; heard starts the time again.
+type silence struct {
+	t      *time.Timer
+	d      time.Duration
+	cancel context.CancelCauseFunc
+}
+
+// watchSilence returns the context of a watch that asks for a timeout of
+// timeoutSeconds, canceled with errSilentWatch once it stays silent (its
+// headers not come, or no event since the last) past that and
+// watchSilenceMargin.
+func watchSilence(ctx context.Context, timeoutSeconds int64) (context.Context, silence) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	d := time.Duration(timeoutSeconds)*time.Second + watchSilenceMargin
+	return ctx, silence{t: time.AfterFunc(d, func() { cancel(errSilentWatch) }), d: d, cancel: cancel}
+}
+
+func (s silence) heard() { s.t.Reset(s.d) }
+
+// Stop ends the watch's time and releases its context.
+func (s silence) Stop() {
+	s.t.Stop()
+	s.cancel(nil)
+}
+
+// silenced returns errSilentWatch when wctx was canceled for silence
+// (the failure the watch met then is its consequence), else err.
+func silenced(wctx context.Context, err error) error {
+	if context.Cause(wctx) == errSilentWatch {
+		return errSilentWatch
+	}
+	return err
 }
 
 // read records that the sink holds everything up to rv: the version to

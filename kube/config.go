@@ -58,7 +58,11 @@ type Config struct {
 	// retries after the server's Retry-After.
 	QPS   float64
 	Burst int
-	// Timeout bounds each request except watches; zero means none.
+	// Timeout bounds each request except watches, its answer's body
+	// included. Zero means no bound on the body (a long list streams for
+	// as long as it takes), but a request that is not a watch still
+	// gives up when its answer's headers have not come within
+	// [HeaderTimeout] (70 s).
 	Timeout time.Duration
 	// UserAgent is sent with every request; empty means "kubeloop".
 	UserAgent string

@@ -42,6 +42,15 @@
 //     a Secret, its data) nor a credential: an answer that cannot be
 //     decoded is described by its shape, kind, name and size and the path
 //     of the field at fault. A [*StatusError] carries the server's message.
+//   - No request waits for ever on a server that does not answer: with
+//     [Config.Timeout] zero (the default), a request that is not a watch
+//     fails when its answer's headers have not come within
+//     [HeaderTimeout], 70 s, past kube-apiserver's own --request-timeout
+//     (60 s by default, after which it answers 504 itself), so that a
+//     healthy server's answer is never cut; the body that follows is
+//     not bounded by it. A watch waits as long as its context: cache's
+//     informers reopen one that stays silent past its timeoutSeconds.
+//     Dead connections are found by TCP keepalive (see [Config.HTTPClient]).
 //   - A [Watcher] is read by its caller's goroutine (net/http keeps its
 //     connections' goroutines). The only goroutines of this package are
 //     one per discovery refresh and one per credential plugin run, so that

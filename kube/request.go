@@ -29,6 +29,8 @@ type request struct {
 	// maxBody bounds the answer when it is not one object (a discovery
 	// document, a list); zero means the client's object limit.
 	maxBody int
+	// watch marks a watch, which has no header deadline (HeaderTimeout).
+	watch bool
 	// list says the answer is a list, which maxBody bounds: a larger one
 	// is ErrListTooLarge.
 	list bool
@@ -115,9 +117,10 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		if err := c.limiter.wait(ctx); err != nil {
 			return nil, err
 		}
-		req, err := http.NewRequestWithContext(ctx, r.method, target, bytes.NewReader(r.body))
+		actx, answered := c.headerDeadline(ctx, r)
+		req, err := http.NewRequestWithContext(actx, r.method, target, bytes.NewReader(r.body))
 		if err != nil {
-			return nil, err
+			return answered(nil, err)
 		}
 		if r.contentType != "" {
 			req.Header.Set("Content-Type", r.contentType)
@@ -128,7 +131,7 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		}
 		req.Header.Set("Accept", accept)
 
-		resp, err := c.http.Do(req)
+		resp, err := answered(c.http.Do(req))
 		if re, ok := errs.As[*redirectError](err); ok {
 			return nil, re // without the *url.Error that quotes the target's query
 		}

@@ -14,7 +14,8 @@ import (
 )
 
 // Transport timeouts. There is no overall request timeout: watches last as
-// long as their context; Config.Timeout is applied per request by [Client].
+// long as their context; Config.Timeout, or else [HeaderTimeout] for the
+// headers of what is not a watch, is applied per request by [Client].
 const (
 	dialTimeout         = 30 * time.Second
 	tlsHandshakeTimeout = 10 * time.Second
@@ -24,8 +25,9 @@ const (
 	// a watch or a request on a dead connection fails within about a
 	// minute instead of hanging. TCP probes only a connection with nothing
 	// unacknowledged: a request whose bytes the server never acknowledged
-	// is bounded by its context (Config.Timeout) or by TCP's
-	// retransmissions, which give up after about 15 minutes on Linux.
+	// is bounded by its context (Config.Timeout, else HeaderTimeout for
+	// what is not a watch) or by TCP's retransmissions, which give up
+	// after about 15 minutes on Linux.
 	keepAliveIdle     = 30 * time.Second
 	keepAliveInterval = 10 * time.Second
 	keepAliveCount    = 3

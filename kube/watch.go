@@ -104,7 +104,7 @@ func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptio
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
 	}
-	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(true), safe: true}
+	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(true), safe: true, watch: true}
 	if opts.MetadataOnly {
 		r.accept = acceptMetadata
 	}
