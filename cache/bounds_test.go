@@ -95,7 +95,7 @@ func TestEndlessStateIsBounded(t *testing.T) {
 				err = inf.WaitForSync(ctx)
 				var nse *NotSyncedError
 				if !errors.As(err, &nse) || !errors.Is(nse.LastError, kube.ErrListTooLarge) ||
-					!strings.Contains(nse.LastError.Error(), "ConfigMap") || !strings.Contains(nse.LastError.Error(), "passed 1 MiB (read ") {
+					!strings.Contains(nse.LastError.Error(), "ConfigMap") || !strings.Contains(nse.LastError.Error(), "passed 1048576 bytes (read ") {
 					t.Errorf("WaitForSync on an endless state = %v, want NotSyncedError whose last error is ErrListTooLarge naming ConfigMap and the bytes read", err)
 				}
 				if n := ct.max(); n > limit+64<<10 {

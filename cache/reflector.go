@@ -105,7 +105,7 @@ type readStats struct {
 //  3. Wait a backoff (see backoff) after each failure: a request that
 //     failed, a stream that broke or carried garbage, a 410 (from a list
 //     or a watch), a watch closed for staying silent past its
-//     timeoutSeconds and watchSilenceMargin (see watchSilence), and a
+//     timeoutSeconds and watchSilenceMargin, and a
 //     watch that ended within a second having delivered nothing (a server that closes every watch at once must
 //     not be hammered). So consecutive relists are spaced as other
 //     retries are, 0.4-0.8s for the first after two quiet minutes, growing
@@ -168,7 +168,7 @@ func (r *reflector) run(ctx context.Context) {
 		if r.rv == "" && kube.IsGone(err) {
 			r.log.Info("resourceVersion too old; relisting", "err", err, "delay", d)
 		} else {
-			r.logRetry("list or watch failed; retrying", err, d)
+			r.log.Warn("list or watch failed; retrying", "err", err, "rv", r.rv, "delay", d)
 		}
 		if !wait.Sleep(ctx, d) {
 			return
@@ -249,23 +249,32 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 	}
 	r.stats.watches.Add(1)
 	started := time.Now()
-	wctx, quiet := watchSilence(ctx, opts.TimeoutSeconds)
+	// The watch's context is canceled when it stays silent (its headers
+	// not come, or no event since the last) past its timeout and the
+	// margin: wctx is then done and ctx is not.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	silence := time.Duration(opts.TimeoutSeconds)*time.Second + watchSilenceMargin
+	quiet := time.AfterFunc(silence, cancel)
 	defer quiet.Stop()
 	w, err := r.lw.watch(wctx, opts)
+	if wctx.Err() != nil && ctx.Err() == nil {
+		err = errSilentWatch // what the watch met is its consequence
+	}
 	if err != nil {
-		return r.gone(silenced(wctx, err))
+		return r.gone(err)
 	}
 	defer w.stop()
 	events := 0
 	for {
 		ev, err := w.next()
 		switch {
-		case err != nil:
-			err = silenced(wctx, err)
-		case ctx.Err() != nil:
+		case wctx.Err() != nil && ctx.Err() == nil:
+			err = errSilentWatch
+		case err == nil && ctx.Err() != nil:
 			err = ctx.Err() // stopped: read no further (a probe's WatchList may be long)
-		default:
-			quiet.heard()
+		case err == nil:
+			quiet.Reset(silence)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && next == nil {
@@ -321,7 +330,7 @@ func (r *reflector) list(ctx context.Context) error {
 			}
 			r.failure(err)
 			d := r.b.next(time.Now(), jitter())
-			r.logRetry("list page failed; retrying", err, d)
+			r.log.Warn("list page failed; retrying", "err", err, "delay", d)
 			if !wait.Sleep(ctx, d) {
 				return ctx.Err()
 			}
@@ -364,20 +373,6 @@ func (r *reflector) page(ctx context.Context, next *state, opts kube.ListOptions
 	return meta, nil
 }
 
-// logRetry logs err, a failed list or watch to be tried again after d,
-// with msg. A state larger than the client reads
-// ([kube.ErrListTooLarge]) is logged at error level: it is tried again,
-// with backoff, but fails again until the server sends less or
-// kube.ClientOptions.MaxListSize is raised.
-func (r *reflector) logRetry(msg string, err error, d time.Duration) {
-	if errors.Is(err, kube.ErrListTooLarge) {
-		r.log.Error("the state is larger than the client reads (kube.ClientOptions.MaxListSize); retrying",
-			"kind", r.kind.Kind, "err", err, "delay", d)
-		return
-	}
-	r.log.Warn(msg, "err", err, "rv", r.rv, "delay", d)
-}
-
 // watchSilenceMargin is how long past its timeoutSeconds a watch may
 // stay silent (no event, no bookmark) before the reflector closes it and
 // opens another from the last resourceVersion: a server ends a watch at
@@ -390,41 +385,6 @@ const watchSilenceMargin = time.Minute
 // errSilentWatch ends a watch that stayed silent past its timeoutSeconds
 // and watchSilenceMargin.
 var errSilentWatch = errors.New("watch silent past its timeoutSeconds and a minute: reopening it")
-
-// silence cancels a watch's context with errSilentWatch when nothing was
-// heard for its time; heard starts the time again.
-type silence struct {
-	t      *time.Timer
-	d      time.Duration
-	cancel context.CancelCauseFunc
-}
-
-// watchSilence returns the context of a watch that asks for a timeout of
-// timeoutSeconds, canceled with errSilentWatch once it stays silent (its
-// headers not come, or no event since the last) past that and
-// watchSilenceMargin.
-func watchSilence(ctx context.Context, timeoutSeconds int64) (context.Context, silence) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	d := time.Duration(timeoutSeconds)*time.Second + watchSilenceMargin
-	return ctx, silence{t: time.AfterFunc(d, func() { cancel(errSilentWatch) }), d: d, cancel: cancel}
-}
-
-func (s silence) heard() { s.t.Reset(s.d) }
-
-// Stop ends the watch's time and releases its context.
-func (s silence) Stop() {
-	s.t.Stop()
-	s.cancel(nil)
-}
-
-// silenced returns errSilentWatch when wctx was canceled for silence
-// (the failure the watch met then is its consequence), else err.
-func silenced(wctx context.Context, err error) error {
-	if context.Cause(wctx) == errSilentWatch {
-		return errSilentWatch
-	}
-	return err
-}
 
 // read records that the sink holds everything up to rv: the version to
 // resume from, and the reflector's progress.

@@ -57,22 +57,8 @@ func (c *Client) maxList() int64 {
 // after read bytes; what says which answer ("the answer", "the initial
 // events").
 func listTooLarge(what string, limit, read int64) error {
-	return fmt.Errorf("%w: %s passed %s (read %d bytes), the most the client reads of a list (ClientOptions.MaxListSize)",
-		ErrListTooLarge, what, byteSize(limit), read)
-}
-
-// byteSize writes n bytes in the largest binary unit that divides it:
-// "1 GiB", "512 KiB", "1000 bytes".
-func byteSize(n int64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
-		if n > 0 && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Errorf("%w: %s passed %d bytes (read %d), the most the client reads of a list (ClientOptions.MaxListSize)",
+		ErrListTooLarge, what, limit, read)
 }
 
 // maxObject is the client's limit on one object.

@@ -21,8 +21,8 @@ import (
 // answer as a whole is bounded as List's is: an answer that passes
 // [ClientOptions.MaxListSize] ends the read with an error that wraps
 // [ErrListTooLarge] and names the kind and the bytes read ("list
-// ConfigMap: list too large: the answer passed 1 GiB (read 1073741824
-// bytes), ..."); ask for pages (opts.Limit) to read more in all. jsonBytes is the size of the item's JSON. An
+// ConfigMap: list too large: the answer passed 1073741824 bytes (read
+// 1073741824), ..."); ask for pages (opts.Limit) to read more in all. jsonBytes is the size of the item's JSON. An
 // error from each ends the read and is returned as is. A request that
 // fails before its answer starts (a dropped connection, a 429) is retried
 // as every read is; an answer cut midway is not, and the items handed out
@@ -85,7 +85,7 @@ type listDecoding struct {
 // item) may take at most the client's object limit; the whole answer at
 // most total bytes.
 func (c *Client) readList(ctx context.Context, r *request, total int64, d listDecoding) error {
-	ctx, cancel := c.requestContext(ctx)
+	ctx, cancel := c.requestContext(ctx, r)
 	defer cancel()
 	resp, err := c.do(ctx, r)
 	if err != nil {

@@ -4,6 +4,7 @@ package kube
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -190,28 +191,32 @@ func (c *Config) newPools(ex *execAuth) (*pools, error) {
 		ex.conns = &connTracker{}
 		dial = ex.conns.wrap(dial)
 	}
-	transport := func(maxConns, maxIdle int) *http.Transport {
-		tr := &http.Transport{
-			Proxy:                 proxy,
-			DialContext:           dial,
-			TLSClientConfig:       tlsCfg,
-			TLSHandshakeTimeout:   tlsHandshakeTimeout,
-			IdleConnTimeout:       idleConnTimeout,
-			MaxConnsPerHost:       maxConns,
-			MaxIdleConns:          maxIdle,
-			MaxIdleConnsPerHost:   maxIdle,
-			ExpectContinueTimeout: time.Second,
-			Protocols:             new(http.Protocols),
-		}
-		tr.Protocols.SetHTTP1(true)
-		return tr
-	}
 	maxConns := c.maxConnections()
 	maxIdle := maxConns
 	if maxIdle == 0 { // no bound: keep what the bound would keep
 		maxIdle = DefaultMaxConnections
 	}
-	return &pools{requests: transport(maxConns, maxIdle), watches: transport(0, maxIdleWatchConns)}, nil
+	return &pools{requests: newHTTP1Transport(proxy, dial, tlsCfg, maxConns, maxIdle),
+		watches: newHTTP1Transport(proxy, dial, tlsCfg, 0, maxIdleWatchConns)}, nil
+}
+
+// newHTTP1Transport is an HTTP/1.1 transport of at most maxConns
+// connections (0: no bound), maxIdle of them kept when idle.
+func newHTTP1Transport(proxy func(*http.Request) (*url.URL, error), dial dialFunc, tlsCfg *tls.Config, maxConns, maxIdle int) *http.Transport {
+	tr := &http.Transport{
+		Proxy:                 proxy,
+		DialContext:           dial,
+		TLSClientConfig:       tlsCfg,
+		TLSHandshakeTimeout:   tlsHandshakeTimeout,
+		IdleConnTimeout:       idleConnTimeout,
+		MaxConnsPerHost:       maxConns,
+		MaxIdleConns:          maxIdle,
+		MaxIdleConnsPerHost:   maxIdle,
+		ExpectContinueTimeout: time.Second,
+		Protocols:             new(http.Protocols),
+	}
+	tr.Protocols.SetHTTP1(true)
+	return tr
 }
 
 // proxyFunc returns the Proxy function of a transport for raw: nil (no

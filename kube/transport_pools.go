@@ -40,10 +40,11 @@ type pools struct {
 // RoundTrip sends a watch through the watches' pool, anything else
 // through the requests'.
 func (p *pools) RoundTrip(req *http.Request) (*http.Response, error) {
+	tr := p.requests
 	if isWatchQuery(req.URL.RawQuery) {
-		return p.watches.RoundTrip(req)
+		tr = p.watches
 	}
-	return p.requests.RoundTrip(req)
+	return tr.RoundTrip(req)
 }
 
 // CloseIdleConnections closes the idle connections of both pools.
@@ -52,18 +53,11 @@ func (p *pools) CloseIdleConnections() {
 	p.watches.CloseIdleConnections()
 }
 
-// isWatchQuery reports whether a raw query asks for a watch as
-// kube-apiserver reads it: its first watch parameter is there with any
-// value but false or 0 (in any case). It does not decode the query.
+// isWatchQuery reports whether a raw query asks for a watch with
+// watch=true, as [Client.Watch] does, without decoding the query. (A
+// watch asked for otherwise, watch=1, goes through the requests' pool.)
 func isWatchQuery(raw string) bool {
-	for raw != "" {
-		var kv string
-		kv, raw, _ = strings.Cut(raw, "&")
-		if k, v, _ := strings.Cut(kv, "="); k == "watch" {
-			return !strings.EqualFold(v, "false") && v != "0"
-		}
-	}
-	return false
+	return strings.HasPrefix(raw, "watch=true") || strings.Contains(raw, "&watch=true")
 }
 
 // maxConnections is the bound on c's requests' connections: zero means

