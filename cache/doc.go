@@ -51,9 +51,9 @@
 //     client's bound (kube.ClientOptions.MaxListSize, 1 GiB by default)
 //     and no further: the read fails with an error that wraps
 //     [kube.ErrListTooLarge] and names the kind and the bytes read, which
-//     the informer logs (warn), tells WatchErrorHandler of, and tries again
-//     after its backoff
-//     (it stays unsynced meanwhile). Pages are bounded each, not together.
+//     the informer logs (warn), tells WatchErrorHandler of, and tries
+//     again after its backoff (it stays unsynced meanwhile). Pages are
+//     bounded each, not together.
 //   - Lean: the raw JSON is not kept; at most one page of a list is held
 //     besides the state being built; the kind's strings are shared by
 //     every object, and the metadata strings that repeat (namespaces,
