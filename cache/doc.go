@@ -38,8 +38,22 @@
 //     from 800ms to 30s with jitter, reset after two quiet minutes;
 //     watches ask for a random 5 to 10 minute timeout, so that clients do
 //     not reconnect together;
+//     a watch that stays silent (no event, no bookmark, its headers not
+//     come) past that timeout and a minute, which a healthy server never
+//     does (it ends the watch at its timeout, and kube-apiserver sends a
+//     bookmark about every minute), is closed and reopened from the last
+//     resourceVersion, after the backoff, as a failure; a list the server
+//     never answers fails at kube.HeaderTimeout (70 s) and is retried;
 //     resyncs (OnUpdate(obj, obj, true) for every object, default every 10h)
 //     are jittered ±10%.
+//   - Bounded reads: a state the server sends without end (a list, a
+//     page of one, the initial events of a WatchList) is read up to the
+//     client's bound (kube.ClientOptions.MaxListSize, 1 GiB by default)
+//     and no further: the read fails with an error that wraps
+//     [kube.ErrListTooLarge] and names the kind and the bytes read, which
+//     the informer logs (warn), tells WatchErrorHandler of, and tries
+//     again after its backoff (it stays unsynced meanwhile). Pages are
+//     bounded each, not together.
 //   - Lean: the raw JSON is not kept; at most one page of a list is held
 //     besides the state being built; the kind's strings are shared by
 //     every object, and the metadata strings that repeat (namespaces,

@@ -104,8 +104,9 @@ type readStats struct {
 //     again: one relist per 410.
 //  3. Wait a backoff (see backoff) after each failure: a request that
 //     failed, a stream that broke or carried garbage, a 410 (from a list
-//     or a watch), and a watch that ended within a second having
-//     delivered nothing (a server that closes every watch at once must
+//     or a watch), a watch closed for staying silent past its
+//     timeoutSeconds and watchSilenceMargin, and a
+//     watch that ended within a second having delivered nothing (a server that closes every watch at once must
 //     not be hammered). So consecutive relists are spaced as other
 //     retries are, 0.4-0.8s for the first after two quiet minutes, growing
 //     to 15-30s: a server whose every watch ends in 410 gets at most 8
@@ -248,7 +249,18 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 	}
 	r.stats.watches.Add(1)
 	started := time.Now()
-	w, err := r.lw.watch(ctx, opts)
+	// The watch's context is canceled when it stays silent (its headers
+	// not come, or no event since the last) past its timeout and the
+	// margin: wctx is then done and ctx is not.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	silence := time.Duration(opts.TimeoutSeconds)*time.Second + watchSilenceMargin
+	quiet := time.AfterFunc(silence, cancel)
+	defer quiet.Stop()
+	w, err := r.lw.watch(wctx, opts)
+	if wctx.Err() != nil && ctx.Err() == nil {
+		err = errSilentWatch // what the watch met is its consequence
+	}
 	if err != nil {
 		return r.gone(err)
 	}
@@ -256,8 +268,13 @@ func (r *reflector) watch(ctx context.Context, initial bool) error {
 	events := 0
 	for {
 		ev, err := w.next()
-		if err == nil && ctx.Err() != nil {
+		switch {
+		case wctx.Err() != nil && ctx.Err() == nil:
+			err = errSilentWatch
+		case err == nil && ctx.Err() != nil:
 			err = ctx.Err() // stopped: read no further (a probe's WatchList may be long)
+		case err == nil:
+			quiet.Reset(silence)
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && next == nil {
@@ -355,6 +372,19 @@ func (r *reflector) page(ctx context.Context, next *state, opts kube.ListOptions
 	}
 	return meta, nil
 }
+
+// watchSilenceMargin is how long past its timeoutSeconds a watch may
+// stay silent (no event, no bookmark) before the reflector closes it and
+// opens another from the last resourceVersion: a server ends a watch at
+// its timeoutSeconds (kube-apiserver sends a bookmark 2 s before, and
+// about every minute with allowWatchBookmarks), so a healthy watch is
+// never silent that long, and one that is has a server or a proxy that
+// hangs.
+const watchSilenceMargin = time.Minute
+
+// errSilentWatch ends a watch that stayed silent past its timeoutSeconds
+// and watchSilenceMargin.
+var errSilentWatch = errors.New("watch silent past its timeoutSeconds and a minute: reopening it")
 
 // read records that the sink holds everything up to rv: the version to
 // resume from, and the reflector's progress.

@@ -45,7 +45,7 @@ func BenchmarkDecodeList500(b *testing.B) {
 	}{
 		{"Unmarshal", func(l *List[ConfigMap]) error { return json.Unmarshal(data, l) }},
 		{"Streamed", func(l *List[ConfigMap]) error {
-			lr := &listReader{r: bytes.NewReader(data), jd: dec.all, step: DefaultMaxObjectSize, total: maxListBody}
+			lr := &listReader{r: bytes.NewReader(data), jd: dec.all, step: DefaultMaxObjectSize, total: DefaultMaxListSize}
 			_, err := lr.list(l.decoding(dec.all))
 			return err
 		}},

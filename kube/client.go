@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -30,6 +31,8 @@ type Client struct {
 	mapper       *mapper
 	// maxObjectSize is ClientOptions.MaxObjectSize; see maxObject.
 	maxObjectSize int
+	// maxListSize is ClientOptions.MaxListSize; see maxList.
+	maxListSize int64
 	// onWrite is ClientOptions.OnWrite; nil reports nothing.
 	onWrite func(Written)
 	// dec decodes answers, list items and watch events (see unmarshal).
@@ -59,6 +62,13 @@ type ClientOptions struct {
 	// request limit; raise it for a server whose etcd has a larger
 	// --max-request-bytes.
 	MaxObjectSize int
+	// MaxListSize bounds the bytes the client reads of one list's answer:
+	// a List, one ListEach request (one page with ListOptions.Limit), the
+	// initial events of a WatchList watch. A larger answer fails the read
+	// with an error that wraps [ErrListTooLarge] and names the kind and
+	// the bytes read; an informer logs it and tries again after its
+	// backoff. Zero means [DefaultMaxListSize] (1 GiB).
+	MaxListSize int64
 	// OnWrite, when set, is called after each write the server accepted
 	// (create, update, patch, apply, delete, their status forms, and each
 	// object a delete of a collection lists), with what the server
@@ -100,6 +110,7 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 		fieldManager:  opts.FieldManager,
 		log:           opts.Logger,
 		maxObjectSize: opts.MaxObjectSize,
+		maxListSize:   opts.MaxListSize,
 		onWrite:       opts.OnWrite,
 		dec:           newDecoders(),
 	}
@@ -142,8 +153,8 @@ func (c *Client) Get(ctx context.Context, key Key, obj Object) error {
 // opts.Limit set that is one page, and the list's Continue names the next.
 // See [ListAll] for every page. A [List] is decoded item by item as the
 // answer streams in, each item bounded by [ClientOptions.MaxObjectSize];
-// the answer as a whole may take at most 1 GiB (read larger lists in pages
-// or with [Client.ListEach]). opts are applied in order (see
+// the answer as a whole may take at most [ClientOptions.MaxListSize]
+// (1 GiB by default; read larger lists in pages). opts are applied in order (see
 // [NewListOptions]): a [ListOptions] struct is one, and so are
 // [InNamespace], [MatchingLabels], [MatchingFields] and the others.
 func (c *Client) List(ctx context.Context, list ObjectList, opts ...ListOption) error {
@@ -161,9 +172,9 @@ func (c *Client) list(ctx context.Context, gvk GroupVersionKind, list ObjectList
 	}
 	if l, ok := list.(streamedList); ok {
 		resetObject(list)
-		err = c.readList(ctx, r, maxListBody, l.decoding(c.decoder(opts)))
+		err = c.readList(ctx, r, c.maxList(), l.decoding(c.decoder(opts)))
 	} else {
-		r.maxBody = maxListBody
+		r.maxBody, r.list = int(min(c.maxList(), math.MaxInt)), true
 		err = c.call(ctx, r, list)
 	}
 	if err != nil {

@@ -58,8 +58,19 @@ type Config struct {
 	// retries after the server's Retry-After.
 	QPS   float64
 	Burst int
-	// Timeout bounds each request except watches; zero means none.
+	// Timeout bounds each request except watches, its answer's body
+	// included. Zero means no bound on the body (a long list streams for
+	// as long as it takes), but a request that is not a watch still
+	// gives up when its answer's headers have not come within
+	// [HeaderTimeout] (70 s).
 	Timeout time.Duration
+	// MaxConnections bounds the connections the client's requests hold
+	// open to the server at once, watches aside (they have a pool of
+	// their own): a request beyond it waits for a connection to come
+	// free, within its context. Zero means [DefaultMaxConnections] (64);
+	// negative means no bound. It applies to the transport built from
+	// TLS and ProxyURL, not to Transport.
+	MaxConnections int
 	// UserAgent is sent with every request; empty means "kubeloop".
 	UserAgent string
 

@@ -24,15 +24,42 @@ const DefaultMaxObjectSize = 16 << 20
 // be read. The read stops there: what was left of the answer is not read.
 var ErrObjectTooLarge = errors.New("object too large")
 
-// Bounds on answers that are not one object.
-const (
-	// maxListBody bounds the whole answer of [Client.List], which keeps
-	// every item: a larger list is read in pages or with ListEach.
-	maxListBody = 1 << 30
-	// maxDiscoveryBody bounds a discovery document, which describes every
-	// resource of the server (about 1 KiB each).
-	maxDiscoveryBody = 64 << 20
-)
+// DefaultMaxListSize bounds the bytes the client reads of one list's
+// answer: a [Client.List], one [Client.ListEach] request (one page when
+// ListOptions.Limit is set), and the initial events of a WatchList watch
+// (SendInitialEvents), up to the bookmark that ends them (see
+// [ClientOptions.MaxListSize]). Whoever reads a list keeps what it reads
+// (List its items, an informer the state it builds), about 1.8 bytes of
+// heap per byte of JSON for an informer of ConfigMaps: a server that
+// sends a list without end must not take the whole memory of the
+// program. 1 GiB is about a million objects of 1 KiB.
+const DefaultMaxListSize = 1 << 30
+
+// ErrListTooLarge is wrapped by the error of a list (or the initial events
+// of a WatchList) whose answer passed the client's bound
+// ([ClientOptions.MaxListSize]); the error names the kind and the bytes
+// read. The read stops there.
+var ErrListTooLarge = errors.New("list too large")
+
+// maxDiscoveryBody bounds a discovery document, which describes every
+// resource of the server (about 1 KiB each).
+const maxDiscoveryBody = 64 << 20
+
+// maxList is the client's bound on one list's answer.
+func (c *Client) maxList() int64 {
+	if c.maxListSize > 0 {
+		return c.maxListSize
+	}
+	return DefaultMaxListSize
+}
+
+// listTooLarge is the error for a list's answer that passed limit bytes
+// after read bytes; what says which answer ("the answer", "the initial
+// events").
+func listTooLarge(what string, limit, read int64) error {
+	return fmt.Errorf("%w: %s passed %d bytes (read %d), the most the client reads of a list (ClientOptions.MaxListSize)",
+		ErrListTooLarge, what, limit, read)
+}
 
 // maxObject is the client's limit on one object.
 func (c *Client) maxObject() int {

@@ -178,10 +178,139 @@ func TestListAnswerIsBounded(t *testing.T) {
 	}
 	var list List[ConfigMap]
 	err = c.readList(t.Context(), r, 1000, list.decoding(c.dec.all))
-	if err == nil || !strings.Contains(err.Error(), "larger than 1000 bytes") || !strings.Contains(err.Error(), "ListEach") {
+	if !errors.Is(err, ErrListTooLarge) || !strings.Contains(err.Error(), "passed 1000 bytes (read 1000)") || !strings.Contains(err.Error(), "MaxListSize") {
 		t.Errorf("readList of a 4 kB list bounded at 1000 bytes = %v, want an error saying how to read it", err)
 	}
 	if err := c.readList(t.Context(), r, 10000, list.decoding(c.dec.all)); err != nil || len(list.Items) != 101 {
 		t.Errorf("readList of a 4 kB list bounded at 10000 bytes = %v, %d items; want 101 items", err, len(list.Items))
+	}
+}
+
+// endlessBody is an answer without end: head, then item over and over.
+// It counts what was read of it.
+type endlessBody struct {
+	head, item string
+	off        int // in head, then in item
+	inItems    bool
+	read       *atomic.Int64
+}
+
+func (b *endlessBody) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		src := b.head
+		if b.inItems {
+			src = b.item
+		}
+		c := copy(p[n:], src[b.off:])
+		n += c
+		b.off += c
+		if b.off == len(src) {
+			b.off, b.inItems = 0, true
+		}
+	}
+	b.read.Add(int64(n))
+	return n, nil
+}
+
+func (b *endlessBody) Close() error { return nil }
+
+// endlessServer answers every list of ConfigMaps with a list that never
+// ends, and every watch with initial events that never end.
+type endlessServer struct{ read atomic.Int64 }
+
+func (s *endlessServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if code, _, body, ok := legacyDiscovery(r); ok {
+		return &http.Response{StatusCode: code, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	}
+	obj := `{"metadata":{"name":"endless","namespace":"ns","resourceVersion":"1"},"data":{"x":"` + strings.Repeat("y", 1000) + `"}}`
+	body := &endlessBody{read: &s.read}
+	if r.URL.Query().Get("watch") == "true" {
+		body.item = `{"type":"ADDED","object":` + obj + "}\n"
+	} else {
+		body.head, body.item = `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[`+obj, ","+obj
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{}, Body: body, Request: r}, nil
+}
+
+// TestEndlessListsAreRefused: a list whose answer never ends fails with
+// an error naming the kind and the bytes read, having read little more
+// than the bound, whichever call reads it; so do the initial events of a
+// WatchList, which a cache keeps as it keeps a list. A plain watch has no
+// such bound: it is read event by event and kept by no one.
+func TestEndlessListsAreRefused(t *testing.T) {
+	const limit = 1 << 20
+	reads := []struct {
+		name string
+		read func(ctx context.Context, c *Client) error
+		want string
+	}{
+		{"List", func(ctx context.Context, c *Client) error {
+			var list List[ConfigMap]
+			return c.List(ctx, &list, ListOptions{})
+		}, "list ConfigMap: list too large: the answer passed 1048576 bytes (read "},
+		{"List of Unstructured", func(ctx context.Context, c *Client) error {
+			list := List[Unstructured]{TypeMeta: TypeMeta{APIVersion: "v1", Kind: "ConfigMapList"}}
+			return c.List(ctx, &list, ListOptions{})
+		}, "list ConfigMap: list too large: the answer passed 1048576 bytes (read "},
+		{"ListEach", func(ctx context.Context, c *Client) error {
+			_, err := c.ListEach(ctx, configMapKind, ListOptions{}, newConfigMap, func(Object, int) error { return nil })
+			return err
+		}, "list ConfigMap: list too large: the answer passed 1048576 bytes (read "},
+		{"WatchList", func(ctx context.Context, c *Client) error {
+			w, err := c.Watch(ctx, configMapKind, ListOptions{SendInitialEvents: true, AllowWatchBookmarks: true, ResourceVersionMatch: MatchNotOlderThan})
+			if err != nil {
+				return err
+			}
+			defer w.Stop()
+			for {
+				if _, err := w.Next(); err != nil {
+					return err
+				}
+			}
+		}, "watch ConfigMap: list too large: the initial events passed 1048576 bytes (read "},
+	}
+	for _, tt := range reads {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &endlessServer{}
+			c, err := NewClient(&Config{Host: "https://endless.invalid", Transport: s, QPS: -1}, ClientOptions{MaxListSize: limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Mapping(t.Context(), configMapKind); err != nil {
+				t.Fatal(err)
+			}
+			err = tt.read(t.Context(), c)
+			if !errors.Is(err, ErrListTooLarge) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s of an endless answer = %v, want ErrListTooLarge: %q...", tt.name, err, tt.want)
+			}
+			if n := s.read.Load(); n > limit+64<<10 {
+				t.Errorf("%s read %d KiB of an endless answer, want little more than the bound (%d KiB)", tt.name, n>>10, limit>>10)
+			}
+		})
+	}
+	t.Run("plain watch", func(t *testing.T) {
+		s := &endlessServer{}
+		c, err := NewClient(&Config{Host: "https://endless.invalid", Transport: s, QPS: -1}, ClientOptions{MaxListSize: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := c.Watch(t.Context(), configMapKind, ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		for s.read.Load() < 2*limit {
+			if _, err := w.Next(); err != nil {
+				t.Fatalf("Next on a plain watch after %d KiB = %v, want events", s.read.Load()>>10, err)
+			}
+		}
+	})
+}
+
+func TestDefaultMaxListSize(t *testing.T) {
+	c := newFakeClient(t, &fakeServer{}, ClientOptions{})
+	if got := c.maxList(); got != DefaultMaxListSize {
+		t.Errorf("list bound without MaxListSize = %d, want DefaultMaxListSize (%d)", got, DefaultMaxListSize)
 	}
 }

@@ -19,12 +19,9 @@ import (
 // ("Items" is an unknown member, skipped), so that ListEach and List read
 // what jsondec would read decoding the whole list.
 
-// errStepTooLarge is a piece larger than the reader's step;
-// errListTooLarge an answer larger than its total.
-var (
-	errStepTooLarge = errors.New("step too large")
-	errListTooLarge = errors.New("list too large")
-)
+// errStepTooLarge is a piece larger than the reader's step; an answer
+// larger than its total is [ErrListTooLarge].
+var errStepTooLarge = errors.New("step too large")
 
 // startLen is how much of an item's start names it in an error.
 const startLen = 1 << 10
@@ -37,7 +34,8 @@ type listReader struct {
 	r     io.Reader
 	jd    *jsondec.Decoder
 	step  int
-	total int64
+	total int64 // what is left of the bound (negative: no bound)
+	read  int64 // the bytes read of the answer
 	buf   []byte
 	off   int // the first byte of buf not read yet
 	piece int // where the piece being read starts in buf
@@ -56,7 +54,7 @@ func (lr *listReader) fill() error {
 	case room <= 0:
 		return errStepTooLarge
 	case lr.total == 0:
-		return errListTooLarge
+		return ErrListTooLarge
 	}
 	if len(lr.buf) == cap(lr.buf) {
 		lr.buf = append(lr.buf, make([]byte, min(max(32<<10, cap(lr.buf)), room))...)[:len(lr.buf)]
@@ -69,6 +67,7 @@ func (lr *listReader) fill() error {
 	for {
 		n, err := lr.r.Read(p)
 		lr.buf = lr.buf[:len(lr.buf)+n]
+		lr.read += int64(n)
 		if lr.total > 0 {
 			lr.total -= int64(n)
 		}

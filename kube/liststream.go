@@ -17,7 +17,12 @@ import (
 // Unlike [Client.List] it never holds the answer: memory is one item's
 // JSON and the decoder's buffer, whatever the page size; an item larger
 // than [ClientOptions.MaxObjectSize] ends the read with an error that
-// wraps [ErrObjectTooLarge]. jsonBytes is the size of the item's JSON. An
+// wraps [ErrObjectTooLarge]. What each keeps is the caller's, so the
+// answer as a whole is bounded as List's is: an answer that passes
+// [ClientOptions.MaxListSize] ends the read with an error that wraps
+// [ErrListTooLarge] and names the kind and the bytes read ("list
+// ConfigMap: list too large: the answer passed 1073741824 bytes (read
+// 1073741824), ..."); ask for pages (opts.Limit) to read more in all. jsonBytes is the size of the item's JSON. An
 // error from each ends the read and is returned as is. A request that
 // fails before its answer starts (a dropped connection, a 429) is retried
 // as every read is; an answer cut midway is not, and the items handed out
@@ -48,7 +53,7 @@ func (c *Client) listEach(ctx context.Context, gvk GroupVersionKind, opts ListOp
 		return meta, err
 	}
 	jd := c.decoder(opts)
-	err = c.readList(ctx, r, -1, listDecoding{meta: &meta, item: func(raw []byte) error {
+	err = c.readList(ctx, r, c.maxList(), listDecoding{meta: &meta, item: func(raw []byte) error {
 		obj := newItem()
 		if err := unmarshal(jd, raw, obj); err != nil {
 			return err
@@ -78,9 +83,9 @@ type listDecoding struct {
 // readList sends the list request r and decodes its answer as d says,
 // within the per-request timeout. Each piece of the answer (a field, an
 // item) may take at most the client's object limit; the whole answer at
-// most total bytes (negative: no bound).
+// most total bytes.
 func (c *Client) readList(ctx context.Context, r *request, total int64, d listDecoding) error {
-	ctx, cancel := c.requestContext(ctx)
+	ctx, cancel := c.requestContext(ctx, r)
 	defer cancel()
 	resp, err := c.do(ctx, r)
 	if err != nil {
@@ -92,8 +97,8 @@ func (c *Client) readList(ctx context.Context, r *request, total int64, d listDe
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, errListTooLarge):
-		return fmt.Errorf("the list is larger than %d bytes: read it in pages (ListOptions.Limit) or with ListEach", total)
+	case errors.Is(err, ErrListTooLarge):
+		return listTooLarge("the answer", total, lr.read)
 	case errors.Is(err, errStepTooLarge) && item >= 0:
 		return tooLarge(itemName(item, lr.start()), lr.step)
 	case errors.Is(err, errStepTooLarge):

@@ -60,42 +60,48 @@ const (
 )
 
 func (o *ListOptions) query(watch bool) url.Values {
-	q := url.Values{}
-	if !o.LabelSelector.Empty() {
-		q.Set("labelSelector", o.LabelSelector.String())
+	// One table and one loop, not a q.Set per parameter: each Set is
+	// inlined, and a dozen of them took 1 KB more of code.
+	params := [...]struct{ key, value string }{
+		{"labelSelector", o.LabelSelector.String()},
+		{"fieldSelector", o.FieldSelector.String()},
+		{"limit", positive(o.Limit)},
+		{"continue", o.Continue},
+		{"resourceVersion", o.ResourceVersion},
+		{"resourceVersionMatch", o.ResourceVersionMatch},
+		{"shardSelector", o.ShardSelector.String()},
+		{"watch", flag(watch)},
+		{"timeoutSeconds", positive(o.TimeoutSeconds)},
+		{"allowWatchBookmarks", flag(o.AllowWatchBookmarks)},
+		{"sendInitialEvents", flag(o.SendInitialEvents)},
 	}
-	if !o.FieldSelector.Empty() {
-		q.Set("fieldSelector", o.FieldSelector.String())
-	}
-	if o.Limit > 0 {
-		q.Set("limit", strconv.FormatInt(o.Limit, 10))
-	}
-	if o.Continue != "" {
-		q.Set("continue", o.Continue)
-	}
-	if o.ResourceVersion != "" {
-		q.Set("resourceVersion", o.ResourceVersion)
-	}
-	if o.ResourceVersionMatch != "" {
-		q.Set("resourceVersionMatch", o.ResourceVersionMatch)
-	}
-	if !o.ShardSelector.Empty() {
-		q.Set("shardSelector", o.ShardSelector.String())
-	}
+	n := len(params)
 	if !watch {
-		return q
+		n = 7 // the parameters of a watch only follow
 	}
-	q.Set("watch", "true")
-	if o.TimeoutSeconds > 0 {
-		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
-	}
-	if o.AllowWatchBookmarks {
-		q.Set("allowWatchBookmarks", "true")
-	}
-	if o.SendInitialEvents {
-		q.Set("sendInitialEvents", "true")
+	q := url.Values{}
+	for _, p := range params[:n] {
+		if p.value != "" {
+			q[p.key] = []string{p.value}
+		}
 	}
 	return q
+}
+
+// positive is n in decimal, or "" for n <= 0.
+func positive(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// flag is "true" for b, else "".
+func flag(b bool) string {
+	if b {
+		return "true"
+	}
+	return ""
 }
 
 // DeleteOptions refine a delete.

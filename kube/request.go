@@ -29,6 +29,13 @@ type request struct {
 	// maxBody bounds the answer when it is not one object (a discovery
 	// document, a list); zero means the client's object limit.
 	maxBody int
+	// cancel, when set, cancels the request's context: a request that
+	// is not a watch, of a client without Config.Timeout, whose answer's
+	// headers do not come within HeaderTimeout (see requestContext).
+	cancel context.CancelFunc
+	// list says the answer is a list, which maxBody bounds: a larger one
+	// is ErrListTooLarge.
+	list bool
 	// safe marks reads: they are retried after a connection error and
 	// after any 429 Too Many Requests (writes only after one that says
 	// when: see do).
@@ -54,11 +61,34 @@ const (
 	connRetryBase  = 200 * time.Millisecond
 )
 
+// HeaderTimeout bounds how long a request that is not a watch waits for
+// its answer's headers when [Config.Timeout] is zero (the default), so
+// that a server (or a proxy in the way) that never answers does not hold
+// the caller, or an informer's list, for ever. It is counted from the
+// moment the request is sent, after the client's rate limit; the body
+// that follows the headers (a long list streams for as long as it takes)
+// is not bounded by it.
+//
+// kube-apiserver answers every request that is not long-running (not a
+// watch, a log follow, an exec or a proxy) within its --request-timeout,
+// 60 seconds unless set otherwise: past it, its timeout filter answers
+// 504 Timeout. A healthy server has therefore always sent its headers
+// by 60 seconds; 70 leaves ten for the network and a credential plugin's
+// run, and never cuts an answer such a server gives. Watches have no
+// header deadline here: cache's informers reopen a watch that stays
+// silent past its timeoutSeconds (see package cache).
+const HeaderTimeout = 70 * time.Second
+
+// errNoHeaders is the error of a request whose answer's headers did not
+// come within HeaderTimeout. It is not retried: a read is tried again by
+// its caller (an informer after its backoff).
+var errNoHeaders = errors.New("the server sent no answer headers within 70s (kube.HeaderTimeout, the wait when Config.Timeout is zero)")
+
 // call sends r and decodes a successful answer into out (ignored when nil),
 // within the configured per-request timeout. The answer is read whole,
 // up to r.maxBody or the client's object limit.
 func (c *Client) call(ctx context.Context, r *request, out any) error {
-	ctx, cancel := c.requestContext(ctx)
+	ctx, cancel := c.requestContext(ctx, r)
 	defer cancel()
 	resp, err := c.do(ctx, r)
 	if err != nil {
@@ -79,6 +109,8 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 		return fmt.Errorf("read response: %w", err)
 	case !whole && r.maxBody == 0:
 		return tooLarge("", limit)
+	case !whole && r.list:
+		return listTooLarge("the answer", int64(limit), int64(len(body)))
 	case !whole:
 		return fmt.Errorf("%s %s: the answer is larger than %d bytes", r.method, r.path, limit)
 	}
@@ -89,12 +121,16 @@ func (c *Client) call(ctx context.Context, r *request, out any) error {
 	return nil
 }
 
-// requestContext bounds ctx by the configured per-request timeout, if any.
-func (c *Client) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// requestContext bounds ctx, the context of r (not a watch), by the
+// configured per-request timeout; without one, it makes a context that
+// do cancels when the answer's headers do not come within
+// [HeaderTimeout]. The caller cancels it once done with the answer.
+func (c *Client) requestContext(ctx context.Context, r *request) (context.Context, context.CancelFunc) {
 	if c.cfg.Timeout > 0 {
 		return context.WithTimeout(ctx, c.cfg.Timeout)
 	}
-	return ctx, func() {}
+	ctx, r.cancel = context.WithCancel(ctx)
+	return ctx, r.cancel
 }
 
 // do sends r, waiting for the rate limit first and retrying safe requests
@@ -123,7 +159,17 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 		}
 		req.Header.Set("Accept", accept)
 
+		var deadline *time.Timer
+		if r.cancel != nil {
+			deadline = time.AfterFunc(HeaderTimeout, r.cancel)
+		}
 		resp, err := c.http.Do(req)
+		if deadline != nil && !deadline.Stop() { // the headers did not come in time
+			if err == nil {
+				resp.Body.Close()
+			}
+			return nil, errNoHeaders
+		}
 		if re, ok := errs.As[*redirectError](err); ok {
 			return nil, re // without the *url.Error that quotes the target's query
 		}

@@ -4,6 +4,7 @@ package kube
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -14,7 +15,8 @@ import (
 )
 
 // Transport timeouts. There is no overall request timeout: watches last as
-// long as their context; Config.Timeout is applied per request by [Client].
+// long as their context; Config.Timeout, or else [HeaderTimeout] for the
+// headers of what is not a watch, is applied per request by [Client].
 const (
 	dialTimeout         = 30 * time.Second
 	tlsHandshakeTimeout = 10 * time.Second
@@ -24,8 +26,9 @@ const (
 	// a watch or a request on a dead connection fails within about a
 	// minute instead of hanging. TCP probes only a connection with nothing
 	// unacknowledged: a request whose bytes the server never acknowledged
-	// is bounded by its context (Config.Timeout) or by TCP's
-	// retransmissions, which give up after about 15 minutes on Linux.
+	// is bounded by its context (Config.Timeout, else HeaderTimeout for
+	// what is not a watch) or by TCP's retransmissions, which give up
+	// after about 15 minutes on Linux.
 	keepAliveIdle     = 30 * time.Second
 	keepAliveInterval = 10 * time.Second
 	keepAliveCount    = 3
@@ -36,8 +39,12 @@ const defaultUserAgent = "kubeloop"
 
 // HTTPClient returns the HTTP client that carries requests to c.Host:
 // TLS from c.TLS (minimum TLS 1.2), the proxy c.ProxyURL, HTTP/1.1 with
-// TCP keepalive (see newTransport for why not HTTP/2), the User-Agent, and
-// the credentials of c (see [Config]).
+// TCP keepalive (see newPools for why not HTTP/2), the User-Agent, and
+// the credentials of c (see [Config]). Over HTTP/1.1 each request in
+// flight and each open watch holds a connection: requests hold at most
+// c.MaxConnections ([DefaultMaxConnections], 64) at once, and wait for
+// one beyond that; watches have a pool of their own, one connection
+// each, so that they never take the requests' connections.
 // When c.Transport is set it carries the requests instead of a transport
 // built from TLS and ProxyURL; credentials are still added on top, except
 // client certificates, which only a built transport can present.
@@ -136,21 +143,24 @@ func (c *Config) roundTripper() (http.RoundTripper, error) {
 	}
 	next := c.Transport
 	if next == nil {
-		tr, err := c.newTransport(ex)
+		p, err := c.newPools(ex)
 		if err != nil {
 			return nil, err
 		}
-		next = tr
+		next = p
 	}
 	return newAuthTransport(c, next, ex), nil
 }
 
-// newTransport builds the HTTP transport from c's TLS and proxy settings.
-// With ex, it presents the plugin's client certificate and tracks its
+// newPools builds the HTTP transports from c's TLS and proxy settings:
+// one for watches and one for every other request (see [pools]). With
+// ex, they present the plugin's client certificate and track their
 // connections so that they can be closed when the certificate changes.
 //
 // Every request goes over HTTP/1.1, each on a connection of its own, taken
-// from a pool of idle ones (25 kept per host) or dialled. HTTP/2 would
+// from a pool of idle ones or dialled: at most c.maxConnections() at once
+// for requests (all of them kept when idle), without bound for watches
+// (maxIdleWatchConns kept idle). HTTP/2 would
 // carry them all on one connection, at a cost paid on every request and
 // every answer: each DATA frame of an answer is handed by the connection's
 // read loop to the reader through a pipe (a goroutine switch per frame,
@@ -165,7 +175,7 @@ func (c *Config) roundTripper() (http.RoundTripper, error) {
 // connections found by TCP keepalive (a connection silent for 30s is
 // probed every 10s and dropped after 3 probes go unanswered, within about
 // a minute) rather than by HTTP/2 pings.
-func (c *Config) newTransport(ex *execAuth) (*http.Transport, error) {
+func (c *Config) newPools(ex *execAuth) (*pools, error) {
 	proxy, err := proxyFunc(c.ProxyURL)
 	if err != nil {
 		return nil, err
@@ -181,19 +191,32 @@ func (c *Config) newTransport(ex *execAuth) (*http.Transport, error) {
 		ex.conns = &connTracker{}
 		dial = ex.conns.wrap(dial)
 	}
+	maxConns := c.maxConnections()
+	maxIdle := maxConns
+	if maxIdle == 0 { // no bound: keep what the bound would keep
+		maxIdle = DefaultMaxConnections
+	}
+	return &pools{requests: newHTTP1Transport(proxy, dial, tlsCfg, maxConns, maxIdle),
+		watches: newHTTP1Transport(proxy, dial, tlsCfg, 0, maxIdleWatchConns)}, nil
+}
+
+// newHTTP1Transport is an HTTP/1.1 transport of at most maxConns
+// connections (0: no bound), maxIdle of them kept when idle.
+func newHTTP1Transport(proxy func(*http.Request) (*url.URL, error), dial dialFunc, tlsCfg *tls.Config, maxConns, maxIdle int) *http.Transport {
 	tr := &http.Transport{
 		Proxy:                 proxy,
 		DialContext:           dial,
 		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   tlsHandshakeTimeout,
 		IdleConnTimeout:       idleConnTimeout,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   25,
+		MaxConnsPerHost:       maxConns,
+		MaxIdleConns:          maxIdle,
+		MaxIdleConnsPerHost:   maxIdle,
 		ExpectContinueTimeout: time.Second,
 		Protocols:             new(http.Protocols),
 	}
 	tr.Protocols.SetHTTP1(true)
-	return tr, nil
+	return tr
 }
 
 // proxyFunc returns the Proxy function of a transport for raw: nil (no

@@ -188,10 +188,18 @@ func TestHTTPClientTransportSettings(t *testing.T) {
 	if c.Timeout != 0 {
 		t.Errorf("client Timeout = %v, want 0: watches are long", c.Timeout)
 	}
-	tr, ok := c.Transport.(*authTransport).next.(*http.Transport)
+	p, ok := c.Transport.(*authTransport).next.(*pools)
 	if !ok {
-		t.Fatalf("transport under the auth layer is %T, want an *http.Transport", c.Transport.(*authTransport).next)
+		t.Fatalf("transport under the auth layer is %T, want *pools", c.Transport.(*authTransport).next)
 	}
+	if p.requests.MaxConnsPerHost != DefaultMaxConnections || p.requests.MaxIdleConnsPerHost != DefaultMaxConnections {
+		t.Errorf("requests' pool: MaxConnsPerHost %d, MaxIdleConnsPerHost %d; want %d, %d",
+			p.requests.MaxConnsPerHost, p.requests.MaxIdleConnsPerHost, DefaultMaxConnections, DefaultMaxConnections)
+	}
+	if p.watches.MaxConnsPerHost != 0 {
+		t.Errorf("watches' pool: MaxConnsPerHost %d, want 0 (no bound)", p.watches.MaxConnsPerHost)
+	}
+	tr := p.requests
 	if tr.Protocols == nil || tr.Protocols.HTTP2() || !tr.Protocols.HTTP1() {
 		t.Errorf("protocols %v, want HTTP/1.1 only", tr.Protocols)
 	}
@@ -207,7 +215,7 @@ func TestHTTPClientTransportSettings(t *testing.T) {
 }
 
 // TestRequestsOverHTTP1: against a server that speaks HTTP/2, watches and
-// every other request go over HTTP/1.1 (see newTransport).
+// every other request go over HTTP/1.1 (see newPools).
 func TestRequestsOverHTTP1(t *testing.T) {
 	var mu sync.Mutex
 	protos := map[string]string{}
@@ -259,5 +267,25 @@ func TestHTTPClientProxy(t *testing.T) {
 	}
 	if seen != "http://kube.invalid/api" || e.Authorization != "Bearer tok" {
 		t.Errorf("proxy saw %q with Authorization %q, want http://kube.invalid/api and the token", seen, e.Authorization)
+	}
+}
+
+func TestIsWatchQuery(t *testing.T) {
+	for _, tt := range []struct {
+		query string
+		want  bool
+	}{
+		{"watch=true", true},
+		{"labelSelector=a%3Db&watch=true&allowWatchBookmarks=true", true},
+		{"watch=false", false},
+		{"", false},
+		{"limit=500", false},
+		{"nowatch=true", false},
+		{"allowWatchBookmarks=true", false},
+		{"allowWatchBookmarks=true&resourceVersion=5", false},
+	} {
+		if got := isWatchQuery(tt.query); got != tt.want {
+			t.Errorf("isWatchQuery(%q) = %v, want %v", tt.query, got, tt.want)
+		}
 	}
 }

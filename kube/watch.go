@@ -78,8 +78,14 @@ type Watcher struct {
 	jd        *jsondec.Decoder
 	maxObject int    // the object limit; an event may add watchEnvelope
 	path      string // the request's path, for errors; "" for NewWatcher
-	stop      sync.Once
-	cancel    context.CancelFunc
+	kind      string // the kind watched, for errors; "" for NewWatcher
+	// initialMax bounds the bytes of the initial events of a WatchList,
+	// up to the bookmark that ends them; initialRead is what they took so
+	// far. initialMax is negative when there is no bound (a plain watch,
+	// NewWatcher, or the initial events are over).
+	initialMax, initialRead int64
+	stop                    sync.Once
+	cancel                  context.CancelFunc
 }
 
 // watchEnvelope is what an event adds to its object:
@@ -110,14 +116,18 @@ func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptio
 		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
 	}
 	w := NewWatcher(resp.Body, cancel)
-	w.maxObject, w.path, w.jd = c.maxObject(), r.path, c.decoder(opts)
+	w.maxObject, w.path, w.kind, w.jd = c.maxObject(), r.path, gvk.Kind, c.decoder(opts)
+	if opts.SendInitialEvents {
+		w.initialMax = c.maxList()
+	}
 	return w, nil
 }
 
 // NewWatcher reads a watch stream from body. cancel, if not nil, is called
 // by Stop (to end the request the body belongs to).
 func NewWatcher(body io.ReadCloser, cancel context.CancelFunc) *Watcher {
-	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize, jd: jsondec.New(jsondec.Options{})}
+	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize,
+		jd: jsondec.New(jsondec.Options{}), initialMax: -1}
 }
 
 // Stop ends the stream and releases the connection. It is safe to call
@@ -141,6 +151,11 @@ func (w *Watcher) Next() (WatchEvent, error) {
 	if err != nil {
 		return WatchEvent{}, err
 	}
+	if w.initialMax >= 0 {
+		if w.initialRead += int64(len(line)) + 1; w.initialRead > w.initialMax {
+			return WatchEvent{}, w.initialTooLarge()
+		}
+	}
 	ev, err := parseEvent(w.jd, line)
 	if err != nil {
 		return WatchEvent{}, err
@@ -161,6 +176,9 @@ func (w *Watcher) Next() (WatchEvent, error) {
 		}
 		ev.ResourceVersion = b.Metadata.ResourceVersion
 		ev.InitialEventsEnd = b.Metadata.Annotations[InitialEventsEndAnnotation] == "true"
+		if ev.InitialEventsEnd {
+			w.initialMax = -1
+		}
 		return ev, nil
 	case Error:
 		var st Status
@@ -215,6 +233,15 @@ func (w *Watcher) readLine() ([]byte, error) {
 			return nil, io.EOF
 		}
 	}
+}
+
+// initialTooLarge is the error for initial events of a WatchList that
+// passed w.initialMax: a cache keeps them whole, as a list's items, so
+// they are bounded as a list's answer ([ClientOptions.MaxListSize]).
+func (w *Watcher) initialTooLarge() error {
+	limit := w.initialMax
+	w.initialMax = -1
+	return fmt.Errorf("watch %s: %w", w.kind, listTooLarge("the initial events", limit, w.initialRead))
 }
 
 // tooLarge is the error for the event in w.line, which is too large; it

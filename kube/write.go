@@ -251,21 +251,24 @@ func (c *Client) writeQuery(r *request, o *WriteOptions) {
 	if r.query == nil {
 		r.query = url.Values{}
 	}
-	if c.dryRun || o.DryRun {
-		r.query.Set("dryRun", "All")
-	}
 	manager := o.FieldManager
 	if manager == "" {
 		manager = c.fieldManager
 	}
-	if manager != "" {
-		r.query.Set("fieldManager", manager)
+	dryRun := ""
+	if c.dryRun || o.DryRun {
+		dryRun = "All"
 	}
-	if o.FieldValidation != "" {
-		r.query.Set("fieldValidation", string(o.FieldValidation))
-	}
-	if o.Force {
-		r.query.Set("force", "true")
+	// A table and one loop: each url.Values.Set is inlined (see query).
+	for _, p := range [...]struct{ key, value string }{
+		{"dryRun", dryRun},
+		{"fieldManager", manager},
+		{"fieldValidation", string(o.FieldValidation)},
+		{"force", flag(o.Force)},
+	} {
+		if p.value != "" {
+			r.query[p.key] = []string{p.value}
+		}
 	}
 	r.warnings = o.Warnings
 }

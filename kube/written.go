@@ -104,7 +104,7 @@ const maxDeleteAnswer = 16 << 20
 // sendDeleteAnswer sends a delete and reports what its answer says was
 // deleted: key for a delete of one object ("" name for a collection).
 func (c *Client) sendDeleteAnswer(ctx context.Context, r *request, gvk GroupVersionKind, key Key, dryRun bool) error {
-	ctx, cancel := c.requestContext(ctx)
+	ctx, cancel := c.requestContext(ctx, r)
 	defer cancel()
 	resp, err := c.do(ctx, r)
 	if err != nil {

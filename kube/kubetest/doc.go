@@ -103,7 +103,9 @@
 //     ([Server.LagWatches]), cut watches ([Server.CutWatches]), corrupt
 //     them ([Server.InjectWatchGarbage]), forget history
 //     ([Server.Compact]), end every watch in 410 Expired
-//     ([Server.ExpireWatches]), deny a user a verb ([Server.Deny]), and count
+//     ([Server.ExpireWatches]), send a list without end
+//     ([Server.EndlessLists]), hold watches open in silence
+//     ([Server.SilenceWatches]), deny a user a verb ([Server.Deny]), and count
 //     requests ([Server.Counts]) to prove there is no relist storm.
 //
 // Ownership: maps returned by the seeding methods ([Server.Create],

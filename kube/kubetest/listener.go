@@ -29,6 +29,33 @@ type Listener struct {
 	srv     *http.Server
 	served  chan struct{}
 	closing sync.Once
+
+	// mu guards accepted, open and peak: the connections accepted so far,
+	// open now, and open at most at once.
+	mu                   sync.Mutex
+	accepted, open, peak int
+}
+
+// Connections returns how many connections the listener accepted since
+// it started, and how many were open at most at once.
+func (l *Listener) Connections() (accepted, peak int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.accepted, l.peak
+}
+
+// connState counts the listener's connections.
+func (l *Listener) connState(_ net.Conn, state http.ConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch state {
+	case http.StateNew:
+		l.accepted++
+		l.open++
+		l.peak = max(l.peak, l.open)
+	case http.StateClosed, http.StateHijacked:
+		l.open--
+	}
 }
 
 // Listen serves the server on a new loopback port, over TLS with a freshly
@@ -41,7 +68,7 @@ func (s *Server) Listen(useTLS bool) (*Listener, error) {
 // ListenAddr is [Server.Listen] on addr ("127.0.0.1:0" picks a free port).
 func (s *Server) ListenAddr(addr string, useTLS bool) (*Listener, error) {
 	l := &Listener{s: s, served: make(chan struct{})}
-	l.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	l.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil, ConnState: l.connState}
 	if useTLS {
 		ca, cert, err := loopbackCert()
 		if err != nil {

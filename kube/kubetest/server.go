@@ -88,7 +88,10 @@ type Server struct {
 	// lag, when set, holds back watch events (LagWatches).
 	lag *lagRule
 	// expiring counts the ExpireWatches faults in force.
-	expiring  int
+	expiring int
+	// streams are the EndlessLists and SilenceWatches faults in force
+	// (faults_stream.go).
+	streams   []*streamRule
 	denials   map[denial]bool
 	counts    map[string]int
 	listeners []*Listener
@@ -202,6 +205,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.injectFaults(r, info); err != nil {
 		writeError(w, err)
+		return
+	}
+	if s.serveStreamFault(w, r, info) {
 		return
 	}
 	if !info.IsResourceRequest {
