@@ -21,6 +21,10 @@ type GroupVersionKind struct {
 
 // APIVersion returns the wire form of group and version: "v1" for the core
 // group, "apps/v1" otherwise.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (g GroupVersionKind) APIVersion() string {
 	if g.Group == "" {
 		return g.Version
@@ -42,6 +46,10 @@ type GroupVersionResource struct {
 }
 
 // ParseAPIVersion splits "apps/v1" into ("apps", "v1") and "v1" into ("", "v1").
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func ParseAPIVersion(apiVersion string) (group, version string) {
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
 		return apiVersion[:i], apiVersion[i+1:]
@@ -59,12 +67,20 @@ type TypeMeta struct {
 // GroupVersionKind returns the identity written in apiVersion and kind. Typed
 // objects shadow it with their own method so that their identity does not
 // depend on what the server sent.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
 	g, v := ParseAPIVersion(t.APIVersion)
 	return GroupVersionKind{Group: g, Version: v, Kind: t.Kind}
 }
 
 // SetGroupVersionKind writes gvk into apiVersion and kind.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (t *TypeMeta) SetGroupVersionKind(gvk GroupVersionKind) {
 	t.APIVersion, t.Kind = gvk.APIVersion(), gvk.Kind
 }

@@ -95,6 +95,10 @@ func resetObject(out any) {
 }
 
 // describe names an object in an error: namespace/name or generateName*.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func describe(m *ObjectMeta) string {
 	k := m.Key()
 	if k.Name == "" && m.GenerateName != "" {
