@@ -348,6 +348,12 @@ func (i *informer) storeSynced() bool {
 	}
 }
 
+// notSynced is the error of a read before the informer has synced, with
+// cause (why the wait ended) and the informer's last list or watch error.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (i *informer) notSynced(cause error) error {
 	e := &NotSyncedError{Kind: i.gvk, Cause: cause}
 	if p := i.reads.lastErr.Load(); p != nil {
