@@ -353,6 +353,8 @@ func (i *informer) storeSynced() bool {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
 //go:noinline
 func (i *informer) notSynced(cause error) error {
 	e := &NotSyncedError{Kind: i.gvk, Cause: cause}
@@ -363,6 +365,10 @@ func (i *informer) notSynced(cause error) error {
 }
 
 // notifyLocked queues n to every handler. Call with i.mu held.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (i *informer) notifyLocked(n notification) {
 	for _, r := range i.regs {
 		r.push(n)

@@ -24,6 +24,8 @@ type GroupVersionKind struct {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
 //go:noinline
 func (g GroupVersionKind) APIVersion() string {
 	if g.Group == "" {
@@ -49,6 +51,8 @@ type GroupVersionResource struct {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
 //go:noinline
 func ParseAPIVersion(apiVersion string) (group, version string) {
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
@@ -70,6 +74,8 @@ type TypeMeta struct {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
 //go:noinline
 func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
 	g, v := ParseAPIVersion(t.APIVersion)
@@ -77,6 +83,8 @@ func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
 }
 
 // SetGroupVersionKind writes gvk into apiVersion and kind.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
@@ -114,6 +122,10 @@ type ObjectMeta struct {
 func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 
 // Key returns the object's namespace and name.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (m *ObjectMeta) Key() Key { return Key{Namespace: m.Namespace, Name: m.Name} }
 
 // HasFinalizer reports whether name is among m's finalizers.
@@ -186,6 +198,10 @@ type Key struct {
 
 // String returns "namespace/name", or "name" when Namespace is empty (the
 // form client-go's cache keys take).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (k Key) String() string {
 	if k.Namespace == "" {
 		return k.Name
