@@ -275,7 +275,7 @@ type kubeDecoder struct {
 }
 
 func (d kubeDecoder) errorf(n *yaml.Node, format string, args ...any) error {
-	return fmt.Errorf("line %d: %s", n.Line, fmt.Sprintf(format, args...))
+	return errorf("line %d: %s", n.Line, fmt.Sprintf(format, args...))
 }
 
 // want checks the kind of a node that must be there.

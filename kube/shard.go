@@ -130,11 +130,11 @@ func (s ShardSelector) String() string {
 // the two it hashes, or an empty range. The zero value is valid.
 func (s ShardSelector) Validate() error {
 	if s.Field != "" && s.Field != ShardByUID && s.Field != ShardByNamespace {
-		return fmt.Errorf("shard selector field %q is not %s or %s", s.Field, ShardByUID, ShardByNamespace)
+		return errorf("shard selector field %q is not %s or %s", s.Field, ShardByUID, ShardByNamespace)
 	}
 	for _, r := range s.Ranges {
 		if r.End != 0 && r.Start >= r.End {
-			return fmt.Errorf("shard selector range %s is empty", r)
+			return errorf("shard selector range %s is empty", r)
 		}
 	}
 	return nil
