@@ -273,11 +273,3 @@ func IgnoreNotFound(err error) error {
 	}
 	return err
 }
-
-// errorf is fmt.Errorf, kept out of line: inlined, fmt.Errorf adds its
-// fast path and an errors.New to each of the package's cold error sites.
-//
-//go:noinline
-func errorf(format string, args ...any) error {
-	return fmt.Errorf(format, args...)
-}
