@@ -348,6 +348,14 @@ func (i *informer) storeSynced() bool {
 	}
 }
 
+// notSynced is the error of a read before the informer has synced, with
+// cause (why the wait ended) and the informer's last list or watch error.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (i *informer) notSynced(cause error) error {
 	e := &NotSyncedError{Kind: i.gvk, Cause: cause}
 	if p := i.reads.lastErr.Load(); p != nil {
@@ -357,6 +365,10 @@ func (i *informer) notSynced(cause error) error {
 }
 
 // notifyLocked queues n to every handler. Call with i.mu held.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (i *informer) notifyLocked(n notification) {
 	for _, r := range i.regs {
 		r.push(n)

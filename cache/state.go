@@ -50,6 +50,10 @@ func (s *state) add(obj kube.Object, size int32) (entry, bool) {
 }
 
 // addPacked is add for what codec.pack returned.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (s *state) addPacked(v any, key kube.Key, size int32) (entry, bool) {
 	names := s.objects[key.Namespace]
 	if names == nil {

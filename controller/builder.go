@@ -326,6 +326,10 @@ func (b *Builder) owned(m Cluster, w watchSpec, enqueue func(ctx context.Context
 
 // predicates returns the change filters (WithEventFilter) followed by preds, in a slice of
 // its own.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (b *Builder) predicates(preds []Predicate) []Predicate {
 	return append(append([]Predicate(nil), b.filters...), preds...)
 }

@@ -57,6 +57,10 @@ const discoveryTimeout = time.Minute
 func newMapper(c *Client) *mapper { return &mapper{c: c, kinds: map[GroupVersionKind]Mapping{}} }
 
 // Mapping returns where objects of kind gvk live, from discovery.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (c *Client) Mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, error) {
 	return c.mapper.mapping(ctx, gvk)
 }

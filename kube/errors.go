@@ -41,6 +41,10 @@ const (
 // knownReason reports whether reason is one of the Reason constants other
 // than [ReasonUnknown]. The Is functions trust such a reason over the
 // code; for any other reason they go by the code, as client-go does.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func knownReason(reason string) bool {
 	switch reason {
 	case ReasonNotFound, ReasonAlreadyExists, ReasonConflict, ReasonInvalid, ReasonForbidden,

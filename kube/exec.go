@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -109,14 +108,14 @@ func newExecAuth(c *Config) (*execAuth, error) {
 		a.cfg.APIVersion = execAPIVersionV1
 	case execAPIVersionV1, execAPIVersionV1beta1:
 	default:
-		return nil, fmt.Errorf("config: Exec.APIVersion %q: want %s or %s", a.cfg.APIVersion, execAPIVersionV1, execAPIVersionV1beta1)
+		return nil, errs.Errorf("config: Exec.APIVersion %q: want %s or %s", a.cfg.APIVersion, execAPIVersionV1, execAPIVersionV1beta1)
 	}
 	switch a.cfg.InteractiveMode {
 	case "", "Never", "IfAvailable":
 	case "Always":
-		return nil, fmt.Errorf("config: credential plugin %q wants a terminal (interactiveMode Always), which kubeloop never has", a.cfg.Command)
+		return nil, errs.Errorf("config: credential plugin %q wants a terminal (interactiveMode Always), which kubeloop never has", a.cfg.Command)
 	default:
-		return nil, fmt.Errorf("config: Exec.InteractiveMode %q: want Never, IfAvailable or Always", a.cfg.InteractiveMode)
+		return nil, errs.Errorf("config: Exec.InteractiveMode %q: want Never, IfAvailable or Always", a.cfg.InteractiveMode)
 	}
 	if a.cfg.ProvideClusterInfo {
 		a.cluster = &execCluster{
@@ -142,7 +141,7 @@ func (a *execAuth) credential(ctx context.Context) (*execCredential, error) {
 	}
 	c, err := a.runs.do(ctx, "", a.timeout, a.run)
 	if err != nil {
-		return nil, fmt.Errorf("run credential plugin %q: %w", a.cfg.Command, err)
+		return nil, errs.Errorf("run credential plugin %q: %w", a.cfg.Command, err)
 	}
 	return c, nil
 }
@@ -206,8 +205,8 @@ func (a *execAuth) closeConns() {
 
 // Errors of a plugin stopped for writing too much.
 var (
-	errOutputTooLarge = fmt.Errorf("its output passed %d bytes: stopped", execMaxStdout)
-	errStderrTooLarge = fmt.Errorf("its standard error passed %d bytes: stopped", execMaxStderr)
+	errOutputTooLarge = errs.Errorf("its output passed %d bytes: stopped", execMaxStdout)
+	errStderrTooLarge = errs.Errorf("its standard error passed %d bytes: stopped", execMaxStderr)
 )
 
 // exec runs the plugin once, within ctx, and parses what it prints. Its
@@ -249,12 +248,12 @@ func (a *execAuth) exec(ctx context.Context) (*execCredential, error) {
 	case cause == errOutputTooLarge || cause == errStderrTooLarge:
 		return nil, cause
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("it did not finish within %v: stopped", a.timeout)
+		return nil, errs.Errorf("it did not finish within %v: stopped", a.timeout)
 	case errors.Is(err, exec.ErrNotFound) && a.cfg.InstallHint != "":
-		return nil, fmt.Errorf("%w (%s)", err, strings.TrimSpace(a.cfg.InstallHint))
+		return nil, errs.Errorf("%w (%s)", err, strings.TrimSpace(a.cfg.InstallHint))
 	case err != nil:
 		if _, ok := errs.As[*exec.ExitError](err); ok {
-			return nil, fmt.Errorf("%w (its messages are on standard error)", err)
+			return nil, errs.Errorf("%w (its messages are on standard error)", err)
 		}
 		return nil, err
 	}

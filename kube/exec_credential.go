@@ -6,10 +6,10 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
@@ -54,7 +54,7 @@ func (a *execAuth) execInfo() ([]byte, error) {
 		if a.caFile != "" {
 			ca, err := os.ReadFile(a.caFile)
 			if err != nil {
-				return nil, fmt.Errorf("read CA file for the cluster info: %w", err)
+				return nil, errs.Errorf("read CA file for the cluster info: %w", err)
 			}
 			cl.CertificateAuthorityData = ca
 		}
@@ -69,15 +69,15 @@ func parseExecCredential(out []byte, apiVersion string) (*execCredential, error)
 	var ec execCredentialJSON
 	if err := jsondec.New(jsondec.Options{}).Unmarshal(out, &ec); err != nil {
 		if je, ok := err.(*jsondec.Error); ok && je.Type == nil {
-			return nil, fmt.Errorf("decode its output: not JSON (offset %d)", je.Offset)
+			return nil, errs.Errorf("decode its output: not JSON (offset %d)", je.Offset)
 		}
 		return nil, errors.New("decode its output: not an ExecCredential")
 	}
 	if ec.Kind != "ExecCredential" {
-		return nil, fmt.Errorf("decode its output: kind %q, want ExecCredential", ec.Kind)
+		return nil, errs.Errorf("decode its output: kind %q, want ExecCredential", ec.Kind)
 	}
 	if ec.APIVersion != apiVersion {
-		return nil, fmt.Errorf("decode its output: apiVersion %q, want %q", ec.APIVersion, apiVersion)
+		return nil, errs.Errorf("decode its output: apiVersion %q, want %q", ec.APIVersion, apiVersion)
 	}
 	st := ec.Status
 	if st == nil {
@@ -87,7 +87,7 @@ func parseExecCredential(out []byte, apiVersion string) (*execCredential, error)
 	if st.ExpirationTimestamp != "" {
 		t, err := time.Parse(time.RFC3339, st.ExpirationTimestamp)
 		if err != nil {
-			return nil, fmt.Errorf("decode its output: status.expirationTimestamp %q is not RFC 3339", st.ExpirationTimestamp)
+			return nil, errs.Errorf("decode its output: status.expirationTimestamp %q is not RFC 3339", st.ExpirationTimestamp)
 		}
 		c.expiry = t
 	}
@@ -95,7 +95,7 @@ func parseExecCredential(out []byte, apiVersion string) (*execCredential, error)
 	case hasCert && hasKey:
 		pair, err := tls.X509KeyPair([]byte(st.ClientCertificateData), []byte(st.ClientKeyData))
 		if err != nil {
-			return nil, fmt.Errorf("decode its output: client certificate: %w", err)
+			return nil, errs.Errorf("decode its output: client certificate: %w", err)
 		}
 		c.cert = &pair
 	case hasCert || hasKey:

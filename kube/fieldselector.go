@@ -4,11 +4,12 @@ package kube
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // FieldRequirement is one condition of a [FieldSelector]: Field compared by
@@ -69,7 +70,7 @@ func ParseFieldSelector(s string) (FieldSelector, error) {
 		if term := s[start:end]; term != "" {
 			r, err := parseFieldTerm(term, start)
 			if err != nil {
-				return FieldSelector{}, fmt.Errorf("parse field selector %q: %w", s, err)
+				return FieldSelector{}, errs.Errorf("parse field selector %q: %w", s, err)
 			}
 			reqs = append(reqs, r)
 		}
@@ -96,7 +97,7 @@ func fieldTermEnd(s string, start int) int {
 func parseFieldTerm(term string, pos int) (FieldRequirement, error) {
 	i := strings.IndexByte(term, '=')
 	if i < 0 {
-		return FieldRequirement{}, fmt.Errorf("term %q at position %d has no operator (=, ==, !=)", term, pos)
+		return FieldRequirement{}, errs.Errorf("term %q at position %d has no operator (=, ==, !=)", term, pos)
 	}
 	r := FieldRequirement{Field: term[:i], Operator: OpEquals}
 	rest := term[i+1:]
@@ -107,10 +108,10 @@ func parseFieldTerm(term string, pos int) (FieldRequirement, error) {
 		rest = rest[1:]
 	}
 	if r.Field == "" {
-		return r, fmt.Errorf("term %q at position %d has no field name", term, pos)
+		return r, errs.Errorf("term %q at position %d has no field name", term, pos)
 	}
 	if j := strings.IndexAny(r.Field, " \t\r\n\\!"); j >= 0 {
-		return r, fmt.Errorf("field %q at position %d: character %q is not allowed in a field name", r.Field, pos, r.Field[j])
+		return r, errs.Errorf("field %q at position %d: character %q is not allowed in a field name", r.Field, pos, r.Field[j])
 	}
 	valuePos := pos + len(term) - len(rest)
 	v, err := unescapeFieldValue(rest, valuePos)
@@ -132,17 +133,17 @@ func unescapeFieldValue(v string, pos int) (string, error) {
 		switch c := v[i]; c {
 		case '\\':
 			if i+1 == len(v) {
-				return "", fmt.Errorf("value %q at position %d ends with a lone '\\'", v, pos)
+				return "", errs.Errorf("value %q at position %d ends with a lone '\\'", v, pos)
 			}
 			switch n := v[i+1]; n {
 			case '\\', ',', '=':
 				b.WriteByte(n)
 				i++
 			default:
-				return "", fmt.Errorf("value %q: invalid escape %q at position %d (only \\\\, \\, and \\= are known)", v, v[i:i+2], pos+i)
+				return "", errs.Errorf("value %q: invalid escape %q at position %d (only \\\\, \\, and \\= are known)", v, v[i:i+2], pos+i)
 			}
 		case ',', '=':
-			return "", fmt.Errorf("value %q: unescaped %q at position %d", v, c, pos+i)
+			return "", errs.Errorf("value %q: unescaped %q at position %d", v, c, pos+i)
 		default:
 			b.WriteByte(c)
 		}

@@ -4,12 +4,13 @@ package kube
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // ErrNotInCluster is returned (wrapped) by [InClusterConfig] when the
@@ -38,7 +39,7 @@ func InClusterConfig() (*Config, error) {
 func inClusterConfig(root string, getenv func(string) string) (*Config, error) {
 	host, port := getenv("KUBERNETES_SERVICE_HOST"), getenv("KUBERNETES_SERVICE_PORT")
 	if host == "" || port == "" {
-		return nil, fmt.Errorf("load in-cluster config: %w", ErrNotInCluster)
+		return nil, errs.Errorf("load in-cluster config: %w", ErrNotInCluster)
 	}
 	dir := filepath.Join(root, serviceAccountDir)
 	cfg := &Config{
@@ -48,24 +49,24 @@ func inClusterConfig(root string, getenv func(string) string) (*Config, error) {
 	}
 	token, err := os.ReadFile(cfg.BearerTokenFile)
 	if err != nil {
-		return nil, fmt.Errorf("load in-cluster config: read service account token: %w", err)
+		return nil, errs.Errorf("load in-cluster config: read service account token: %w", err)
 	}
 	if len(strings.TrimSpace(string(token))) == 0 {
-		return nil, fmt.Errorf("load in-cluster config: service account token %s is empty", cfg.BearerTokenFile)
+		return nil, errs.Errorf("load in-cluster config: service account token %s is empty", cfg.BearerTokenFile)
 	}
 	ca := filepath.Join(dir, "ca.crt")
 	switch _, err := os.Stat(ca); {
 	case err == nil:
 		cfg.TLS.CAFile = ca
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("load in-cluster config: %w", err)
+		return nil, errs.Errorf("load in-cluster config: %w", err)
 	}
 	ns, err := os.ReadFile(filepath.Join(dir, "namespace"))
 	switch {
 	case err == nil:
 		cfg.Namespace = strings.TrimSpace(string(ns))
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("load in-cluster config: read namespace: %w", err)
+		return nil, errs.Errorf("load in-cluster config: read namespace: %w", err)
 	}
 	return cfg, nil
 }

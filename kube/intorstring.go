@@ -6,11 +6,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/internal/jsondec"
 )
 
@@ -59,21 +59,21 @@ func (v *IntOrString) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
 	case len(b) == 0:
-		return fmt.Errorf("decode IntOrString: empty value")
+		return errs.Errorf("decode IntOrString: empty value")
 	case string(b) == "null":
 		*v = IntOrString{}
 		return nil
 	case b[0] == '"':
 		s, err := jsondec.Unquote(b)
 		if err != nil {
-			return fmt.Errorf("decode IntOrString: %w", err)
+			return errs.Errorf("decode IntOrString: %w", err)
 		}
 		*v = IntOrStringFromString(s)
 		return nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || b[0] != '-' && (b[0] < '0' || b[0] > '9') {
-		return fmt.Errorf("decode IntOrString: %s is neither a number nor a string", jsonKind(b[0]))
+		return errs.Errorf("decode IntOrString: %s is neither a number nor a string", jsonKind(b[0]))
 	}
 	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
 		return errors.New("decode IntOrString: a number that is not an integer within int32")
@@ -93,7 +93,7 @@ func (v IntOrString) ScaledValue(total int, roundUp bool) (int, error) {
 	digits, ok := strings.CutSuffix(v.StrVal, "%")
 	pct, err := strconv.Atoi(digits)
 	if !ok || err != nil {
-		return 0, fmt.Errorf("scale %q: want an integer or a percentage such as \"25%%\"", v.StrVal)
+		return 0, errs.Errorf("scale %q: want an integer or a percentage such as \"25%%\"", v.StrVal)
 	}
 	share := float64(pct) * float64(total) / 100
 	if roundUp {

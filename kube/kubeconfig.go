@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/internal/yaml"
 )
 
@@ -275,7 +276,7 @@ type kubeDecoder struct {
 }
 
 func (d kubeDecoder) errorf(n *yaml.Node, format string, args ...any) error {
-	return fmt.Errorf("line %d: %s", n.Line, fmt.Sprintf(format, args...))
+	return errs.Errorf("line %d: %s", n.Line, fmt.Sprintf(format, args...))
 }
 
 // want checks the kind of a node that must be there.

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // LoadOptions say where [LoadConfig] looks. The zero value searches as
@@ -95,7 +97,7 @@ func loadConfig(opts LoadOptions, env loadEnv) (*Config, error) {
 		}
 		tried = append(tried, path+" (not found)")
 	}
-	return nil, fmt.Errorf("load config: no configuration found: tried %s; set KUBECONFIG or pass a kubeconfig path",
+	return nil, errs.Errorf("load config: no configuration found: tried %s; set KUBECONFIG or pass a kubeconfig path",
 		strings.Join(tried, ", "))
 }
 
@@ -112,7 +114,7 @@ func loadKubeconfig(paths []string, context string, skipMissing bool) (*Config, 
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			return nil, fmt.Errorf("load kubeconfig %s: %w", p, err)
+			return nil, errs.Errorf("load kubeconfig %s: %w", p, err)
 		}
 		if slices.Contains(k.files, abs) {
 			continue
@@ -123,18 +125,18 @@ func loadKubeconfig(paths []string, context string, skipMissing bool) (*Config, 
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("load kubeconfig: %w", err)
+			return nil, errs.Errorf("load kubeconfig: %w", err)
 		}
 		if err := k.add(abs, data); err != nil {
-			return nil, fmt.Errorf("load kubeconfig %s: %w", abs, err)
+			return nil, errs.Errorf("load kubeconfig %s: %w", abs, err)
 		}
 	}
 	if len(k.files) == 0 {
-		return nil, fmt.Errorf("load kubeconfig: none of the files in KUBECONFIG exists (%s)", strings.Join(missing, ", "))
+		return nil, errs.Errorf("load kubeconfig: none of the files in KUBECONFIG exists (%s)", strings.Join(missing, ", "))
 	}
 	cfg, err := k.config(context)
 	if err != nil {
-		return nil, fmt.Errorf("load kubeconfig %s: %w", strings.Join(k.files, ", "), err)
+		return nil, errs.Errorf("load kubeconfig %s: %w", strings.Join(k.files, ", "), err)
 	}
 	return cfg, nil
 }
@@ -150,17 +152,17 @@ func (k *kubeconfig) config(name string) (*Config, error) {
 	}
 	ctx := k.contexts[name]
 	if ctx == nil {
-		return nil, fmt.Errorf("context %q not found", name)
+		return nil, errs.Errorf("context %q not found", name)
 	}
 	if ctx.cluster == "" {
-		return nil, fmt.Errorf("%s: context %q names no cluster", k.at(ctx.where), name)
+		return nil, errs.Errorf("%s: context %q names no cluster", k.at(ctx.where), name)
 	}
 	cl := k.clusters[ctx.cluster]
 	if cl == nil {
-		return nil, fmt.Errorf("%s: context %q: cluster %q not found", k.at(ctx.where), name, ctx.cluster)
+		return nil, errs.Errorf("%s: context %q: cluster %q not found", k.at(ctx.where), name, ctx.cluster)
 	}
 	if cl.server == "" {
-		return nil, fmt.Errorf("%s: cluster %q has no server", k.at(cl.where), ctx.cluster)
+		return nil, errs.Errorf("%s: cluster %q has no server", k.at(cl.where), ctx.cluster)
 	}
 	cfg := &Config{
 		Host:      cl.server,
@@ -178,10 +180,10 @@ func (k *kubeconfig) config(name string) (*Config, error) {
 	}
 	u := k.users[ctx.user]
 	if u == nil {
-		return nil, fmt.Errorf("%s: context %q: user %q not found", k.at(ctx.where), name, ctx.user)
+		return nil, errs.Errorf("%s: context %q: user %q not found", k.at(ctx.where), name, ctx.user)
 	}
 	if u.unsupported != "" {
-		return nil, fmt.Errorf("%s: user %q: %s is not supported (use an exec credential plugin, a token or a client certificate)",
+		return nil, errs.Errorf("%s: user %q: %s is not supported (use an exec credential plugin, a token or a client certificate)",
 			k.at(u.where), ctx.user, u.unsupported)
 	}
 	cfg.BearerToken, cfg.BearerTokenFile = u.token, u.tokenFile
@@ -207,11 +209,11 @@ func (k *kubeconfig) config(name string) (*Config, error) {
 func ParseKubeconfig(data []byte, context string) (*Config, error) {
 	k := newKubeconfig()
 	if err := k.add("kubeconfig", data); err != nil {
-		return nil, fmt.Errorf("parse kubeconfig: %w", err)
+		return nil, errs.Errorf("parse kubeconfig: %w", err)
 	}
 	cfg, err := k.config(context)
 	if err != nil {
-		return nil, fmt.Errorf("parse kubeconfig: %w", err)
+		return nil, errs.Errorf("parse kubeconfig: %w", err)
 	}
 	return cfg, nil
 }

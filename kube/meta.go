@@ -21,6 +21,12 @@ type GroupVersionKind struct {
 
 // APIVersion returns the wire form of group and version: "v1" for the core
 // group, "apps/v1" otherwise.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (g GroupVersionKind) APIVersion() string {
 	if g.Group == "" {
 		return g.Version
@@ -42,6 +48,12 @@ type GroupVersionResource struct {
 }
 
 // ParseAPIVersion splits "apps/v1" into ("apps", "v1") and "v1" into ("", "v1").
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func ParseAPIVersion(apiVersion string) (group, version string) {
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
 		return apiVersion[:i], apiVersion[i+1:]
@@ -59,12 +71,24 @@ type TypeMeta struct {
 // GroupVersionKind returns the identity written in apiVersion and kind. Typed
 // objects shadow it with their own method so that their identity does not
 // depend on what the server sent.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
 	g, v := ParseAPIVersion(t.APIVersion)
 	return GroupVersionKind{Group: g, Version: v, Kind: t.Kind}
 }
 
 // SetGroupVersionKind writes gvk into apiVersion and kind.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (t *TypeMeta) SetGroupVersionKind(gvk GroupVersionKind) {
 	t.APIVersion, t.Kind = gvk.APIVersion(), gvk.Kind
 }
@@ -98,6 +122,10 @@ type ObjectMeta struct {
 func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 
 // Key returns the object's namespace and name.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (m *ObjectMeta) Key() Key { return Key{Namespace: m.Namespace, Name: m.Name} }
 
 // HasFinalizer reports whether name is among m's finalizers.
@@ -170,6 +198,10 @@ type Key struct {
 
 // String returns "namespace/name", or "name" when Namespace is empty (the
 // form client-go's cache keys take).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (k Key) String() string {
 	if k.Namespace == "" {
 		return k.Name

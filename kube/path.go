@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"strings"
 )
 
 // objectRequest builds the request for one object (key.Name set) or for
@@ -39,22 +38,15 @@ func (c *Client) objectRequest(ctx context.Context, method string, gvk GroupVers
 
 // collectionPath is /api/v1[/namespaces/NS]/RESOURCE or the /apis/G/V form.
 func (c *Client) collectionPath(m Mapping, namespace string) string {
-	var b strings.Builder
-	if m.GVK.Group == "" {
-		b.WriteString("/api/")
-	} else {
-		b.WriteString("/apis/")
-		b.WriteString(m.GVK.Group)
-		b.WriteByte('/')
+	root := "/api/"
+	if m.GVK.Group != "" {
+		root = "/apis/" + m.GVK.Group + "/"
 	}
-	b.WriteString(m.GVK.Version)
+	in := ""
 	if m.Namespaced && namespace != "" {
-		b.WriteString("/namespaces/")
-		b.WriteString(url.PathEscape(namespace))
+		in = "/namespaces/" + url.PathEscape(namespace)
 	}
-	b.WriteByte('/')
-	b.WriteString(m.Resource)
-	return b.String()
+	return root + m.GVK.Version + in + "/" + m.Resource
 }
 
 // Accept headers: the metadata projection, falling back to the full
@@ -95,6 +87,10 @@ func resetObject(out any) {
 }
 
 // describe names an object in an error: namespace/name or generateName*.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func describe(m *ObjectMeta) string {
 	k := m.Key()
 	if k.Name == "" && m.GenerateName != "" {

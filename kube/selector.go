@@ -4,11 +4,12 @@ package kube
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // Operators of a label [Requirement]. The names are those of the server's
@@ -47,7 +48,7 @@ type Requirement struct {
 func NewRequirement(key, op string, values ...string) (Requirement, error) {
 	r := normalRequirement(Requirement{Key: key, Operator: op, Values: values})
 	if err := r.validate(); err != nil {
-		return Requirement{}, fmt.Errorf("make requirement %q: %w", r.String(), err)
+		return Requirement{}, errs.Errorf("make requirement %q: %w", r.String(), err)
 	}
 	return r, nil
 }
@@ -56,34 +57,34 @@ func NewRequirement(key, op string, values ...string) (Requirement, error) {
 // r must be in normal form.
 func (r Requirement) validate() error {
 	if err := validateLabelKey(r.Key); err != nil {
-		return fmt.Errorf("invalid key %q: %w", r.Key, err)
+		return errs.Errorf("invalid key %q: %w", r.Key, err)
 	}
 	switch r.Operator {
 	case OpEquals, OpNotEquals:
 		if len(r.Values) != 1 {
-			return fmt.Errorf("operator %q takes one value, got %d", r.Operator, len(r.Values))
+			return errs.Errorf("operator %q takes one value, got %d", r.Operator, len(r.Values))
 		}
 	case OpIn, OpNotIn:
 		if len(r.Values) == 0 {
-			return fmt.Errorf("operator %q takes at least one value", r.Operator)
+			return errs.Errorf("operator %q takes at least one value", r.Operator)
 		}
 	case OpExists, OpDoesNotExist:
 		if len(r.Values) != 0 {
-			return fmt.Errorf("operator %q takes no values, got %d", r.Operator, len(r.Values))
+			return errs.Errorf("operator %q takes no values, got %d", r.Operator, len(r.Values))
 		}
 	case OpGreaterThan, OpLessThan:
 		if len(r.Values) != 1 {
-			return fmt.Errorf("operator %q takes one value, got %d", r.Operator, len(r.Values))
+			return errs.Errorf("operator %q takes one value, got %d", r.Operator, len(r.Values))
 		}
 		if _, err := strconv.ParseInt(r.Values[0], 10, 64); err != nil {
-			return fmt.Errorf("operator %q needs an integer, got %q", r.Operator, r.Values[0])
+			return errs.Errorf("operator %q needs an integer, got %q", r.Operator, r.Values[0])
 		}
 	default:
-		return fmt.Errorf("unknown operator %q", r.Operator)
+		return errs.Errorf("unknown operator %q", r.Operator)
 	}
 	for _, v := range r.Values {
 		if err := validateLabelValue(v); err != nil {
-			return fmt.Errorf("invalid value %q: %w", v, err)
+			return errs.Errorf("invalid value %q: %w", v, err)
 		}
 	}
 	return nil

@@ -3,9 +3,10 @@
 package kube
 
 import (
-	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // Operators of a [LabelSelectorRequirement], as the wire spells them.
@@ -55,14 +56,14 @@ func (ls *LabelSelector) AsSelector() (Selector, error) {
 	for _, k := range slices.Sorted(maps.Keys(ls.MatchLabels)) {
 		r := normalRequirement(Requirement{Key: k, Operator: OpEquals, Values: []string{ls.MatchLabels[k]}})
 		if err := r.validate(); err != nil {
-			return Selector{}, fmt.Errorf("convert label selector: matchLabels[%q]: %w", k, err)
+			return Selector{}, errs.Errorf("convert label selector: matchLabels[%q]: %w", k, err)
 		}
 		reqs = append(reqs, r)
 	}
 	for i, e := range ls.MatchExpressions {
 		r, err := e.requirement()
 		if err != nil {
-			return Selector{}, fmt.Errorf("convert label selector: matchExpressions[%d]: %w", i, err)
+			return Selector{}, errs.Errorf("convert label selector: matchExpressions[%d]: %w", i, err)
 		}
 		reqs = append(reqs, r)
 	}
@@ -82,13 +83,13 @@ func (e LabelSelectorRequirement) requirement() (Requirement, error) {
 	case LabelSelectorOpDoesNotExist:
 		op = OpDoesNotExist
 	default:
-		return Requirement{}, fmt.Errorf("operator %q is not one of In, NotIn, Exists, DoesNotExist", e.Operator)
+		return Requirement{}, errs.Errorf("operator %q is not one of In, NotIn, Exists, DoesNotExist", e.Operator)
 	}
 	switch {
 	case (op == OpIn || op == OpNotIn) && len(e.Values) == 0:
-		return Requirement{}, fmt.Errorf("operator %q needs at least one value", e.Operator)
+		return Requirement{}, errs.Errorf("operator %q needs at least one value", e.Operator)
 	case (op == OpExists || op == OpDoesNotExist) && len(e.Values) != 0:
-		return Requirement{}, fmt.Errorf("operator %q takes no values, got %d", e.Operator, len(e.Values))
+		return Requirement{}, errs.Errorf("operator %q takes no values, got %d", e.Operator, len(e.Values))
 	}
 	r := normalRequirement(Requirement{Key: e.Key, Operator: op, Values: e.Values})
 	if err := r.validate(); err != nil {

@@ -4,9 +4,10 @@ package kube
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // ParseSelector parses a label selector in the syntax of kubectl -l and of
@@ -34,7 +35,7 @@ func ParseSelector(s string) (Selector, error) {
 	p := selectorParser{in: s}
 	reqs, err := p.parse()
 	if err != nil {
-		return Selector{}, fmt.Errorf("parse label selector %q: %w", s, err)
+		return Selector{}, errs.Errorf("parse label selector %q: %w", s, err)
 	}
 	return sortedSelector(reqs), nil
 }
@@ -150,9 +151,9 @@ func (p *selectorParser) peek() selToken {
 // selUnexpected describes t where what was expected.
 func selUnexpected(t selToken, what string) error {
 	if t.kind == selTokEOF {
-		return fmt.Errorf("expected %s at position %d", what, t.pos)
+		return errs.Errorf("expected %s at position %d", what, t.pos)
 	}
-	return fmt.Errorf("expected %s at position %d, found %q", what, t.pos, t.text)
+	return errs.Errorf("expected %s at position %d, found %q", what, t.pos, t.text)
 }
 
 func (p *selectorParser) parse() ([]Requirement, error) {
@@ -189,7 +190,7 @@ func (p *selectorParser) requirement() (Requirement, error) {
 	}
 	r.Key = t.text
 	if err := validateLabelKey(r.Key); err != nil {
-		return r, fmt.Errorf("invalid key %q at position %d: %w", r.Key, t.pos, err)
+		return r, errs.Errorf("invalid key %q at position %d: %w", r.Key, t.pos, err)
 	}
 	if r.Operator == OpDoesNotExist {
 		return r, nil
@@ -224,7 +225,7 @@ func (p *selectorParser) requirement() (Requirement, error) {
 	}
 	if r.Operator == OpGreaterThan || r.Operator == OpLessThan {
 		if _, err := strconv.ParseInt(v.text, 10, 64); err != nil {
-			return r, fmt.Errorf("invalid value %q at position %d: operator %q needs an integer", v.text, v.pos, op.text)
+			return r, errs.Errorf("invalid value %q at position %d: operator %q needs an integer", v.text, v.pos, op.text)
 		}
 	}
 	r.Values = []string{v.text}
@@ -242,7 +243,7 @@ func (p *selectorParser) value(key string) (selToken, error) {
 		return t, selUnexpected(t, "a value")
 	}
 	if err := validateLabelValue(t.text); err != nil {
-		return t, fmt.Errorf("invalid value %q for key %q at position %d: %w", t.text, key, t.pos, err)
+		return t, errs.Errorf("invalid value %q for key %q at position %d: %w", t.text, key, t.pos, err)
 	}
 	return t, nil
 }
@@ -259,7 +260,7 @@ func (p *selectorParser) valueSet(key string) ([]string, error) {
 		v := ""
 		if t.kind == selTokIdent {
 			if err := validateLabelValue(t.text); err != nil {
-				return nil, fmt.Errorf("invalid value %q for key %q at position %d: %w", t.text, key, t.pos, err)
+				return nil, errs.Errorf("invalid value %q for key %q at position %d: %w", t.text, key, t.pos, err)
 			}
 			v = t.text
 			t = p.next()
@@ -295,16 +296,16 @@ func validateLabelKey(k string) error {
 		case prefix == "":
 			return errors.New("prefix before '/' is empty")
 		case len(prefix) > maxLabelPrefixLen:
-			return fmt.Errorf("prefix is longer than %d characters", maxLabelPrefixLen)
+			return errs.Errorf("prefix is longer than %d characters", maxLabelPrefixLen)
 		case !isLabelPrefix(prefix):
-			return fmt.Errorf("prefix %q must be a lowercase DNS-1123 subdomain (e.g. example.com)", prefix)
+			return errs.Errorf("prefix %q must be a lowercase DNS-1123 subdomain (e.g. example.com)", prefix)
 		}
 	}
 	switch {
 	case name == "":
 		return errors.New("name is empty")
 	case len(name) > maxLabelNameLen:
-		return fmt.Errorf("name is longer than %d characters", maxLabelNameLen)
+		return errs.Errorf("name is longer than %d characters", maxLabelNameLen)
 	case !isLabelName(name):
 		return errors.New("name must consist of alphanumerics, '-', '_' or '.', and start and end with an alphanumeric")
 	}
@@ -317,7 +318,7 @@ func validateLabelValue(v string) error {
 	case v == "":
 		return nil
 	case len(v) > maxLabelNameLen:
-		return fmt.Errorf("value is longer than %d characters", maxLabelNameLen)
+		return errs.Errorf("value is longer than %d characters", maxLabelNameLen)
 	case !isLabelName(v):
 		return errors.New("value must be empty or consist of alphanumerics, '-', '_' or '.', and start and end with an alphanumeric")
 	}

@@ -68,6 +68,10 @@ func markupText(b []byte) string {
 }
 
 // jsonKind names the kind of JSON value that starts with c.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func jsonKind(c byte) string {
 	switch {
 	case c == '{':

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // This file is the client side of the API server's sharded list and watch
@@ -130,11 +132,11 @@ func (s ShardSelector) String() string {
 // the two it hashes, or an empty range. The zero value is valid.
 func (s ShardSelector) Validate() error {
 	if s.Field != "" && s.Field != ShardByUID && s.Field != ShardByNamespace {
-		return fmt.Errorf("shard selector field %q is not %s or %s", s.Field, ShardByUID, ShardByNamespace)
+		return errs.Errorf("shard selector field %q is not %s or %s", s.Field, ShardByUID, ShardByNamespace)
 	}
 	for _, r := range s.Ranges {
 		if r.End != 0 && r.Start >= r.End {
-			return fmt.Errorf("shard selector range %s is empty", r)
+			return errs.Errorf("shard selector range %s is empty", r)
 		}
 	}
 	return nil

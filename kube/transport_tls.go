@@ -6,11 +6,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // tlsSource builds the tls.Config of a transport and, at each handshake,
@@ -154,13 +155,13 @@ func (s *tlsSource) roots() (*x509.CertPool, error) {
 	pem, err := os.ReadFile(s.caFile)
 	fresh := x509.NewCertPool()
 	if err == nil && !fresh.AppendCertsFromPEM(pem) {
-		err = fmt.Errorf("%s holds no PEM certificate", s.caFile)
+		err = errs.Errorf("%s holds no PEM certificate", s.caFile)
 	}
 	if err != nil {
 		if pool != nil {
 			return pool, nil
 		}
-		return nil, fmt.Errorf("read CA file: %w", err)
+		return nil, errs.Errorf("read CA file: %w", err)
 	}
 	s.mu.Lock()
 	s.pool, s.caStamp = fresh, stamp
@@ -223,17 +224,17 @@ func (s *tlsSource) readPair() (*tls.Certificate, error) {
 	var err error
 	if certPEM == nil {
 		if certPEM, err = os.ReadFile(s.certFile); err != nil {
-			return nil, fmt.Errorf("read client certificate: %w", err)
+			return nil, errs.Errorf("read client certificate: %w", err)
 		}
 	}
 	if keyPEM == nil {
 		if keyPEM, err = os.ReadFile(s.keyFile); err != nil {
-			return nil, fmt.Errorf("read client key: %w", err)
+			return nil, errs.Errorf("read client key: %w", err)
 		}
 	}
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return nil, fmt.Errorf("load client certificate: %w", err)
+		return nil, errs.Errorf("load client certificate: %w", err)
 	}
 	return &pair, nil
 }

@@ -125,6 +125,10 @@ func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptio
 
 // NewWatcher reads a watch stream from body. cancel, if not nil, is called
 // by Stop (to end the request the body belongs to).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func NewWatcher(body io.ReadCloser, cancel context.CancelFunc) *Watcher {
 	return &Watcher{body: body, r: bufio.NewReaderSize(body, 32<<10), cancel: cancel, maxObject: DefaultMaxObjectSize,
 		jd: jsondec.New(jsondec.Options{}), initialMax: -1}

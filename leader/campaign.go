@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/internal/wait"
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -96,7 +97,7 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 	term, end := context.WithCancelCause(ctx)
 	defer end(nil)
 	deadline := time.AfterFunc(time.Until(sent.Add(e.opts.RenewDeadline)), func() {
-		end(fmt.Errorf("%w: no renew succeeded within RenewDeadline %v", ErrLeadershipLost, e.opts.RenewDeadline))
+		end(errs.Errorf("%w: no renew succeeded within RenewDeadline %v", ErrLeadershipLost, e.opts.RenewDeadline))
 	})
 	defer deadline.Stop()
 	e.mu.Lock()
@@ -126,7 +127,7 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 			}
 			e.mu.Unlock()
 		case err == nil:
-			end(fmt.Errorf("%w: %s", ErrLeadershipLost, lostTo(d)))
+			end(errs.Errorf("%w: %s", ErrLeadershipLost, lostTo(d)))
 		case term.Err() == nil:
 			// Retry; the deadline ends the term if this goes on.
 			e.log.Warn("renew failed", "err", err)
@@ -144,7 +145,7 @@ func (e *Elector) lead(ctx context.Context, sent time.Time, wg *sync.WaitGroup) 
 		wg.Go(fn)
 	}
 	if lost {
-		return fmt.Errorf("lead lease %s: %w", e.key, cause)
+		return errs.Errorf("lead lease %s: %w", e.key, cause)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ package leader
 import (
 	"fmt"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // This file is the protocol: what a candidate does given what it has seen of
@@ -175,7 +177,7 @@ func health(leading bool, lastRenew, now time.Time, leaseDuration, maxTolerable 
 		return nil
 	}
 	if since := now.Sub(lastRenew); since > leaseDuration+maxTolerable {
-		return fmt.Errorf("leader has not renewed the lease for %v, more than LeaseDuration %v plus tolerance %v", since, leaseDuration, maxTolerable)
+		return errs.Errorf("leader has not renewed the lease for %v, more than LeaseDuration %v plus tolerance %v", since, leaseDuration, maxTolerable)
 	}
 	return nil
 }

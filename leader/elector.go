@@ -5,12 +5,12 @@ package leader
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -55,7 +55,7 @@ func New(opts Options) (*Elector, error) {
 		err = opts.validate()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("new elector for lease %s/%s: %w", opts.Namespace, opts.LeaseName, err)
+		return nil, errs.Errorf("new elector for lease %s/%s: %w", opts.Namespace, opts.LeaseName, err)
 	}
 	key := opts.Namespace + "/" + opts.LeaseName
 	return &Elector{
@@ -80,7 +80,7 @@ func New(opts Options) (*Elector, error) {
 // returned. Run may be called once.
 func (e *Elector) Run(ctx context.Context) error {
 	if !e.started.CompareAndSwap(false, true) {
-		return fmt.Errorf("run elector for lease %s: Run was already called", e.key)
+		return errs.Errorf("run elector for lease %s: Run was already called", e.key)
 	}
 	var wg sync.WaitGroup
 	stopNotes := make(chan struct{})
@@ -147,7 +147,7 @@ func (e *Elector) Check(maxTolerable time.Duration) error {
 	leading, renewed := e.isLeaderLocked(), e.renewed
 	e.mu.Unlock()
 	if err := health(leading, renewed, time.Now(), e.opts.LeaseDuration, maxTolerable); err != nil {
-		return fmt.Errorf("lease %s: %w", e.key, err)
+		return errs.Errorf("lease %s: %w", e.key, err)
 	}
 	return nil
 }

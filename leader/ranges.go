@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -106,7 +107,7 @@ func parseRanges(s string) (count int, idx []int, err error) {
 	c, list, ok := strings.Cut(s, ":")
 	count, cerr := strconv.Atoi(c)
 	if !ok || cerr != nil || count < 1 || count > MaxRanges {
-		return 0, nil, fmt.Errorf("ranges %q: want COUNT:LIST with COUNT in 1..%d", s, MaxRanges)
+		return 0, nil, errs.Errorf("ranges %q: want COUNT:LIST with COUNT in 1..%d", s, MaxRanges)
 	}
 	if list == "" {
 		return count, nil, nil
@@ -120,7 +121,7 @@ func parseRanges(s string) (count int, idx []int, err error) {
 			b, berr = strconv.Atoi(hi)
 		}
 		if aerr != nil || berr != nil || a < 0 || b < a || b >= count || len(idx) > 0 && a <= idx[len(idx)-1] {
-			return 0, nil, fmt.Errorf("ranges %q: bad or unordered run %q", s, part)
+			return 0, nil, errs.Errorf("ranges %q: bad or unordered run %q", s, part)
 		}
 		for i := a; i <= b; i++ {
 			idx = append(idx, i)

@@ -5,9 +5,9 @@ package leader
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -84,7 +84,7 @@ func (m *Member) checkOwn(cur *kube.Lease, now time.Time) error {
 	case ownMine:
 		m.own, m.prior, m.wrote = cur, nil, true
 	case ownTaken:
-		return fmt.Errorf("lease %s/%s of identity %q written by another process: %w",
+		return errs.Errorf("lease %s/%s of identity %q written by another process: %w",
 			m.opts.Namespace, m.name, m.opts.Identity, ErrIdentityShared)
 	case ownWait:
 		if m.prior == nil {
@@ -192,7 +192,7 @@ func (m *Member) deleteOwn(ctx context.Context) error {
 		case err == nil || kube.IsNotFound(err):
 			return nil
 		case !kube.IsConflict(err):
-			return fmt.Errorf("delete lease %s: %w", m.name, err)
+			return errs.Errorf("delete lease %s: %w", m.name, err)
 		}
 		// A write whose answer was lost landed after all: read it again.
 		cur := new(kube.Lease)
@@ -200,12 +200,12 @@ func (m *Member) deleteOwn(ctx context.Context) error {
 			if kube.IsNotFound(err) {
 				return nil
 			}
-			return fmt.Errorf("delete lease %s: %w", m.name, err)
+			return errs.Errorf("delete lease %s: %w", m.name, err)
 		}
 		if cur.Annotations[WriterAnnotation] != m.token {
-			return fmt.Errorf("delete lease %s: written by another process: %w", m.name, ErrIdentityShared)
+			return errs.Errorf("delete lease %s: written by another process: %w", m.name, ErrIdentityShared)
 		}
 		m.own = cur
 	}
-	return fmt.Errorf("delete lease %s: it keeps changing", m.name)
+	return errs.Errorf("delete lease %s: it keeps changing", m.name)
 }

@@ -6,9 +6,10 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // This file is a member's loop: every RetryPeriod (and when a Work returns,
@@ -30,7 +31,7 @@ import (
 // once.
 func (m *Member) Run(ctx context.Context) error {
 	if !m.started.CompareAndSwap(false, true) {
-		return fmt.Errorf("run member of ring %s/%s: Run was already called", m.opts.Namespace, m.opts.Ring)
+		return errs.Errorf("run member of ring %s/%s: Run was already called", m.opts.Namespace, m.opts.Ring)
 	}
 	if ctx.Err() != nil {
 		return nil
@@ -377,5 +378,5 @@ func (m *Member) abort() error {
 	m.workMu.Unlock()
 	clear(m.state) // all free
 	m.publishStatus(nil, make([]bool, m.opts.Ranges))
-	return fmt.Errorf("run member of ring %s/%s: %w", m.opts.Namespace, m.opts.Ring, m.fatal)
+	return errs.Errorf("run member of ring %s/%s: %w", m.opts.Namespace, m.opts.Ring, m.fatal)
 }

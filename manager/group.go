@@ -50,6 +50,11 @@ type entry struct {
 	stop context.CancelFunc
 }
 
+// newGroup returns an empty group named name, logging to log.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func newGroup(name string, log *slog.Logger) *group {
 	return &group{name: name, log: log, wake: make(chan struct{}, 1)}
 }

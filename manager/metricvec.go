@@ -34,6 +34,11 @@ type cell[C any] struct {
 	c      C
 }
 
+// newVec returns a family with no cells yet; it keeps a copy of labels.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func newVec[C any](name, help string, labels []string) vec[C] {
 	return vec[C]{name: name, help: help, labels: slices.Clone(labels), cells: map[string]*cell[C]{}}
 }
@@ -76,6 +81,10 @@ func (v *vec[C]) each(fn func(labels []string, c *C)) {
 type CounterVec struct{ v vec[float64] }
 
 // NewCounterVec returns a counter family; names are checked at scrape time.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func NewCounterVec(name, help string, labelNames ...string) *CounterVec {
 	return &CounterVec{v: newVec[float64](name, help, labelNames)}
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package errs holds [As], the errors.As of kube, controller and
-// internal/yaml. It imports only the standard library.
+// internal/yaml, and [Errorf], the out-of-line fmt.Errorf of their cold
+// error paths. It imports only the standard library.
 package errs
+
+import "fmt"
 
 // As finds the first error in err's tree that is an E, and returns it
 // and true; it returns the zero E and false when there is none. It
@@ -42,4 +45,15 @@ func As[E error](err error) (E, bool) {
 		}
 	}
 	return zero, false
+}
+
+// Errorf is fmt.Errorf behind a call: the same error, with the same
+// text and %w wrapping. fmt.Errorf is inlined at each call site (its
+// fast path and an errors.New); a package's cold error paths call
+// Errorf instead, to keep those copies out of every program (cmd/mirror's
+// TestBinarySize).
+//
+//go:noinline
+func Errorf(format string, args ...any) error {
+	return fmt.Errorf(format, args...)
 }

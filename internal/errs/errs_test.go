@@ -76,3 +76,27 @@ type codeOf int
 
 func (c codeOf) Error() string { return "code" }
 func (c codeOf) Code() int     { return int(c) }
+
+// TestErrorfIsFmtErrorf checks that Errorf makes the error fmt.Errorf
+// makes: the same text, the %w operands unwrapped, a constant format
+// as it is.
+func TestErrorfIsFmtErrorf(t *testing.T) {
+	inner := &codeError{3}
+	for _, tc := range []struct {
+		format string
+		args   []any
+	}{
+		{"plain", nil},
+		{"no %% operand", nil},
+		{"read %s: %w", []any{"x", inner}},
+		{"both %w and %w", []any{inner, fs.ErrNotExist}},
+	} {
+		got, want := Errorf(tc.format, tc.args...), fmt.Errorf(tc.format, tc.args...)
+		if got.Error() != want.Error() {
+			t.Errorf("Errorf(%q) = %q, fmt.Errorf gives %q", tc.format, got, want)
+		}
+		if errors.Is(got, inner) != errors.Is(want, inner) || errors.Is(got, fs.ErrNotExist) != errors.Is(want, fs.ErrNotExist) {
+			t.Errorf("Errorf(%q) does not wrap what fmt.Errorf wraps", tc.format)
+		}
+	}
+}

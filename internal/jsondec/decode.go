@@ -302,6 +302,10 @@ func (s *state) array(p *plan, v reflect.Value, intern bool) error {
 
 // typeError is the error for a value of the wrong kind, or out of range,
 // at offset start.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (s *state) typeError(p *plan, start int, what string) error {
 	return &Error{Offset: start, Type: p.typ, JSON: what}
 }
@@ -324,6 +328,10 @@ func found(c byte) string {
 }
 
 // at adds elem to the path of err, an error coming out of a value.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func at(err error, elem string) error {
 	if e, ok := err.(*Error); ok {
 		e.rev = append(e.rev, elem)

@@ -108,6 +108,10 @@ type Decoder struct {
 }
 
 // New returns a Decoder with opts.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func New(opts Options) *Decoder {
 	return &Decoder{opts: opts}
 }

@@ -25,6 +25,10 @@ func (s *state) space() {
 }
 
 // syntax is the error for invalid JSON at the current offset.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (s *state) syntax(what string) error {
 	if s.off >= len(s.data) {
 		what = "unexpected end of input"

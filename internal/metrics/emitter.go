@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // Type is the type of a metric family, as "# TYPE" names it.
@@ -109,11 +111,19 @@ func newEmitter() *Emitter {
 
 // Counter emits one series of a counter family; labels are name, value
 // pairs. Prometheus counters conventionally end in "_total".
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (e *Emitter) Counter(name, help string, value float64, labels ...string) {
 	e.add(name, help, TypeCounter, Series{Value: value}, labels)
 }
 
 // Gauge emits one series of a gauge family; labels are name, value pairs.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (e *Emitter) Gauge(name, help string, value float64, labels ...string) {
 	e.add(name, help, TypeGauge, Series{Value: value}, labels)
 }
@@ -131,14 +141,14 @@ func (e *Emitter) Histogram(name, help string, h Histogram, labels ...string) {
 // error instead.
 func (e *Emitter) add(name, help string, typ Type, s Series, pairs []string) {
 	if len(pairs)%2 != 0 {
-		e.errs = append(e.errs, fmt.Errorf("metric %s: label %q has no value: labels are name, value pairs", name, pairs[len(pairs)-1]))
+		e.errs = append(e.errs, errs.Errorf("metric %s: label %q has no value: labels are name, value pairs", name, pairs[len(pairs)-1]))
 		return
 	}
 	for i := 0; i < len(pairs); i += 2 {
 		s.Labels = append(s.Labels, Label{Name: pairs[i], Value: pairs[i+1]})
 	}
 	if err := e.check(name, help, typ, &s); err != nil {
-		e.errs = append(e.errs, fmt.Errorf("metric %s: %w", name, err))
+		e.errs = append(e.errs, errs.Errorf("metric %s: %w", name, err))
 		return
 	}
 	f := e.families[name]
@@ -156,19 +166,19 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 	}
 	if f := e.families[name]; f != nil {
 		if f.Type != typ {
-			return fmt.Errorf("emitted as %s and as %s", f.Type, typ)
+			return errs.Errorf("emitted as %s and as %s", f.Type, typ)
 		}
 		if f.Help != help {
-			return fmt.Errorf("emitted with two help texts, %q and %q", f.Help, help)
+			return errs.Errorf("emitted with two help texts, %q and %q", f.Help, help)
 		}
 	}
 	sort.SliceStable(s.Labels, func(i, j int) bool { return s.Labels[i].Name < s.Labels[j].Name }) // see result
 	for i, l := range s.Labels {
 		switch {
 		case !validLabelName(l.Name):
-			return fmt.Errorf("invalid label name %q: want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __", l.Name)
+			return errs.Errorf("invalid label name %q: want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __", l.Name)
 		case i > 0 && s.Labels[i-1].Name == l.Name:
-			return fmt.Errorf("label %q given twice", l.Name)
+			return errs.Errorf("label %q given twice", l.Name)
 		case typ == TypeHistogram && l.Name == "le":
 			return errors.New(`label "le" is reserved for histogram buckets`)
 		case typ == TypeSummary && l.Name == "quantile":
@@ -187,7 +197,7 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 	}
 	key := name + "\xff" + labelKey(s.Labels)
 	if e.seen[key] {
-		return fmt.Errorf("series {%s} emitted twice", labelKey(s.Labels))
+		return errs.Errorf("series {%s} emitted twice", labelKey(s.Labels))
 	}
 	e.seen[key] = true
 	return nil
@@ -195,20 +205,20 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 
 func checkHistogram(h *Histogram) error {
 	if len(h.Counts) != len(h.UpperBounds) {
-		return fmt.Errorf("histogram has %d bounds and %d counts", len(h.UpperBounds), len(h.Counts))
+		return errs.Errorf("histogram has %d bounds and %d counts", len(h.UpperBounds), len(h.Counts))
 	}
 	for i, b := range h.UpperBounds {
 		switch {
 		case math.IsNaN(b) || math.IsInf(b, +1):
-			return fmt.Errorf("histogram bound %v is not finite (the +Inf bucket is implicit)", b)
+			return errs.Errorf("histogram bound %v is not finite (the +Inf bucket is implicit)", b)
 		case i > 0 && b <= h.UpperBounds[i-1]:
-			return fmt.Errorf("histogram bounds are not strictly ascending: %v after %v", b, h.UpperBounds[i-1])
+			return errs.Errorf("histogram bounds are not strictly ascending: %v after %v", b, h.UpperBounds[i-1])
 		case i > 0 && h.Counts[i] < h.Counts[i-1]:
-			return fmt.Errorf("histogram counts are not cumulative: %d after %d", h.Counts[i], h.Counts[i-1])
+			return errs.Errorf("histogram counts are not cumulative: %d after %d", h.Counts[i], h.Counts[i-1])
 		}
 	}
 	if n := len(h.Counts); n > 0 && h.Counts[n-1] > h.Count {
-		return fmt.Errorf("histogram count %d is below its last bucket's %d", h.Count, h.Counts[n-1])
+		return errs.Errorf("histogram count %d is below its last bucket's %d", h.Count, h.Counts[n-1])
 	}
 	return nil
 }

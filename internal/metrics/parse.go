@@ -7,12 +7,13 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // Parse reads the text exposition format strictly, as a test of what a
@@ -37,11 +38,11 @@ func Parse(r io.Reader) ([]Family, error) {
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
-			return nil, fmt.Errorf("line %d %q: %w", p.line, sc.Text(), err)
+			return nil, errs.Errorf("line %d %q: %w", p.line, sc.Text(), err)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read metrics: %w", err)
+		return nil, errs.Errorf("read metrics: %w", err)
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func (p *parser) parseMeta(line string) error {
 	kind, rest := line[2:6], line[7:]
 	name, text, _ := strings.Cut(rest, " ")
 	if !validMetricName(name) {
-		return fmt.Errorf("invalid metric name %q", name)
+		return errs.Errorf("invalid metric name %q", name)
 	}
 	if err := p.enter(name); err != nil {
 		return err
@@ -139,7 +140,7 @@ func (p *parser) parseMeta(line string) error {
 	case "summary":
 		typ = TypeSummary
 	default:
-		return fmt.Errorf("unsupported type %q", text)
+		return errs.Errorf("unsupported type %q", text)
 	}
 	f = &Family{Name: name, Help: p.help[name], Type: typ}
 	p.out = append(p.out, f)
@@ -153,7 +154,7 @@ func (p *parser) enter(name string) error {
 		return nil
 	}
 	if p.done[name] {
-		return fmt.Errorf("lines of family %s are not contiguous", name)
+		return errs.Errorf("lines of family %s are not contiguous", name)
 	}
 	if p.cur != "" {
 		if err := p.finishFamily(); err != nil {
@@ -181,7 +182,7 @@ func (p *parser) parseSample(line string) error {
 	}
 	f := p.byName[family]
 	if f == nil {
-		return fmt.Errorf("sample of %s without a TYPE line", name)
+		return errs.Errorf("sample of %s without a TYPE line", name)
 	}
 	if err := p.enter(family); err != nil {
 		return err
@@ -219,13 +220,13 @@ func (p *parser) parseSample(line string) error {
 		return setOnce(&h.sum, value, suffix)
 	case "_count":
 		if !isCount(value) {
-			return fmt.Errorf("_count %v is not a whole number below 2^64", value)
+			return errs.Errorf("_count %v is not a whole number below 2^64", value)
 		}
 		return setOnce(&h.count, value, suffix)
 	default:
 		b, err := parseFloat(le.Value)
 		if err != nil {
-			return fmt.Errorf("le: %w", err)
+			return errs.Errorf("le: %w", err)
 		}
 		if math.IsNaN(b) {
 			return errors.New(`le: NaN is not a bound`)
@@ -234,7 +235,7 @@ func (p *parser) parseSample(line string) error {
 			return errors.New(`bucket after le="+Inf"`)
 		}
 		if !isCount(value) {
-			return fmt.Errorf("bucket count %v is not a whole number below 2^64", value)
+			return errs.Errorf("bucket count %v is not a whole number below 2^64", value)
 		}
 		if n := len(h.counts); n > 0 && (b <= h.bounds[n-1] || uint64(value) < h.counts[n-1]) {
 			return errors.New("buckets are not ascending and cumulative")
@@ -269,7 +270,7 @@ func cutLabel(labels []Label, name string) (*Label, []Label) {
 // once.
 func setOnce(dst **float64, v float64, suffix string) error {
 	if *dst != nil {
-		return fmt.Errorf("second %s", suffix)
+		return errs.Errorf("second %s", suffix)
 	}
 	*dst = &v
 	return nil
@@ -289,13 +290,13 @@ func (p *parser) finishFamily() error {
 	for _, h := range p.hist {
 		switch {
 		case h.inf == nil:
-			return fmt.Errorf("histogram %s{%s}: no le=\"+Inf\" bucket", f.Name, labelKey(h.labels))
+			return errs.Errorf("histogram %s{%s}: no le=\"+Inf\" bucket", f.Name, labelKey(h.labels))
 		case h.sum == nil || h.count == nil:
-			return fmt.Errorf("histogram %s{%s}: missing _sum or _count", f.Name, labelKey(h.labels))
+			return errs.Errorf("histogram %s{%s}: missing _sum or _count", f.Name, labelKey(h.labels))
 		case *h.count != *h.inf:
-			return fmt.Errorf("histogram %s{%s}: _count %v is not the +Inf bucket %v", f.Name, labelKey(h.labels), *h.count, *h.inf)
+			return errs.Errorf("histogram %s{%s}: _count %v is not the +Inf bucket %v", f.Name, labelKey(h.labels), *h.count, *h.inf)
 		case len(h.counts) > 0 && float64(h.counts[len(h.counts)-1]) > *h.inf:
-			return fmt.Errorf("histogram %s{%s}: +Inf bucket below the last", f.Name, labelKey(h.labels))
+			return errs.Errorf("histogram %s{%s}: +Inf bucket below the last", f.Name, labelKey(h.labels))
 		}
 		f.Series = append(f.Series, Series{Labels: h.labels, Histogram: &Histogram{
 			UpperBounds: h.bounds, Counts: h.counts, Count: uint64(*h.count), Sum: *h.sum}})
@@ -312,7 +313,7 @@ func (p *parser) finish() error {
 	}
 	for name := range p.help {
 		if p.byName[name] == nil {
-			return fmt.Errorf("HELP for %s without a TYPE", name)
+			return errs.Errorf("HELP for %s without a TYPE", name)
 		}
 	}
 	return nil
@@ -326,7 +327,7 @@ func splitSample(line string) (string, []Label, float64, error) {
 	}
 	name := line[:i]
 	if !validMetricName(name) {
-		return "", nil, 0, fmt.Errorf("invalid metric name %q", name)
+		return "", nil, 0, errs.Errorf("invalid metric name %q", name)
 	}
 	var labels []Label
 	if i < len(line) && line[i] == '{' {
@@ -338,7 +339,7 @@ func splitSample(line string) (string, []Label, float64, error) {
 			}
 			ln := line[i : i+j]
 			if !validLabelName(ln) && ln != "le" {
-				return "", nil, 0, fmt.Errorf("invalid label name %q", ln)
+				return "", nil, 0, errs.Errorf("invalid label name %q", ln)
 			}
 			i += j + 1
 			if i >= len(line) || line[i] != '"' {
@@ -358,7 +359,7 @@ func splitSample(line string) (string, []Label, float64, error) {
 					case 'n':
 						b.WriteByte('\n')
 					default:
-						return "", nil, 0, fmt.Errorf("unknown escape \\%c", line[i])
+						return "", nil, 0, errs.Errorf("unknown escape \\%c", line[i])
 					}
 					continue
 				}
@@ -390,7 +391,7 @@ func splitSample(line string) (string, []Label, float64, error) {
 	slices.SortFunc(labels, func(a, b Label) int { return cmp.Compare(a.Name, b.Name) })
 	for k := 1; k < len(labels); k++ {
 		if labels[k].Name == labels[k-1].Name {
-			return "", nil, 0, fmt.Errorf("label %q given twice", labels[k].Name)
+			return "", nil, 0, errs.Errorf("label %q given twice", labels[k].Name)
 		}
 	}
 	return name, labels, v, nil
@@ -414,11 +415,11 @@ func parseFloat(s string) (float64, error) {
 		return math.NaN(), nil
 	}
 	if strings.ContainsAny(s, " \t") {
-		return 0, fmt.Errorf("value %q: timestamps are not written here", s)
+		return 0, errs.Errorf("value %q: timestamps are not written here", s)
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || strings.EqualFold(s, "inf") || strings.EqualFold(s, "+inf") || strings.EqualFold(s, "nan") {
-		return 0, fmt.Errorf("invalid value %q", s)
+		return 0, errs.Errorf("invalid value %q", s)
 	}
 	return v, nil
 }
@@ -443,7 +444,7 @@ func unescapeHelp(s string) (string, error) {
 		case s[i] == 'n':
 			b.WriteByte('\n')
 		default:
-			return "", fmt.Errorf("unknown escape \\%c", s[i])
+			return "", errs.Errorf("unknown escape \\%c", s[i])
 		}
 	}
 	return b.String(), nil

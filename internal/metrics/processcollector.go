@@ -6,11 +6,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // ProcessCollector emits the process_* metrics that the Prometheus Go
@@ -89,7 +90,7 @@ func parseProcStat(data []byte) (procStat, error) {
 	fields := strings.Fields(string(data[i+1:])) // fields[0] is field 3, the state
 	field := func(n int) (float64, error) {
 		if n-3 >= len(fields) {
-			return 0, fmt.Errorf("stat: %d fields, want at least %d", len(fields)+2, n)
+			return 0, errs.Errorf("stat: %d fields, want at least %d", len(fields)+2, n)
 		}
 		return strconv.ParseFloat(fields[n-3], 64)
 	}
@@ -98,7 +99,7 @@ func parseProcStat(data []byte) (procStat, error) {
 	for k, n := range []int{14, 15, 22, 23, 24} {
 		v, err := field(n)
 		if err != nil {
-			return procStat{}, fmt.Errorf("stat field %d: %w", n, err)
+			return procStat{}, errs.Errorf("stat field %d: %w", n, err)
 		}
 		vals[k] = v
 	}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // Registry holds the collectors of one metrics endpoint. It is safe for
@@ -56,10 +58,10 @@ func (r *Registry) Gather() ([]Family, error) {
 func (r *Registry) Write(w io.Writer) error {
 	fams, gatherErr := r.Gather()
 	if err := WriteText(w, fams); err != nil {
-		return fmt.Errorf("write metrics: %w", err)
+		return errs.Errorf("write metrics: %w", err)
 	}
 	if gatherErr != nil {
-		return fmt.Errorf("gather metrics: %w", gatherErr)
+		return errs.Errorf("gather metrics: %w", gatherErr)
 	}
 	return nil
 }

@@ -3,9 +3,10 @@
 package metrics
 
 import (
-	"fmt"
 	"math"
 	"slices"
+
+	"github.com/kubeloop/kubeloop/internal/errs"
 )
 
 // Summary is a snapshot of a summary: quantiles computed elsewhere (this
@@ -35,9 +36,9 @@ func checkSummary(s *Summary) error {
 	for i, q := range s.Quantiles {
 		switch {
 		case math.IsNaN(q.Q) || q.Q < 0 || q.Q > 1:
-			return fmt.Errorf("summary quantile %v is not within [0, 1]", q.Q)
+			return errs.Errorf("summary quantile %v is not within [0, 1]", q.Q)
 		case i > 0 && q.Q <= s.Quantiles[i-1].Q:
-			return fmt.Errorf("summary quantiles are not strictly ascending: %v after %v", q.Q, s.Quantiles[i-1].Q)
+			return errs.Errorf("summary quantiles are not strictly ascending: %v after %v", q.Q, s.Quantiles[i-1].Q)
 		}
 	}
 	return nil
@@ -69,7 +70,7 @@ type summParts struct {
 func (p *parser) summarySample(suffix string, labels []Label, value float64) error {
 	quantile, rest := cutLabel(labels, "quantile")
 	if (quantile != nil) != (suffix == "") {
-		return fmt.Errorf(`the "quantile" label belongs on the summary's own samples, and only there`)
+		return errs.Errorf(`the "quantile" label belongs on the summary's own samples, and only there`)
 	}
 	key := labelKey(rest)
 	if p.summ == nil {
@@ -85,13 +86,13 @@ func (p *parser) summarySample(suffix string, labels []Label, value float64) err
 		return setOnce(&s.sum, value, suffix)
 	case "_count":
 		if !isCount(value) {
-			return fmt.Errorf("summary count %v is not a whole number below 2^64", value)
+			return errs.Errorf("summary count %v is not a whole number below 2^64", value)
 		}
 		return setOnce(&s.count, value, suffix)
 	default:
 		q, err := parseFloat(quantile.Value)
 		if err != nil {
-			return fmt.Errorf("quantile: %w", err)
+			return errs.Errorf("quantile: %w", err)
 		}
 		s.quantiles = append(s.quantiles, Quantile{Q: q, Value: value})
 		if err := checkSummary(&Summary{Quantiles: s.quantiles}); err != nil {
@@ -105,7 +106,7 @@ func (p *parser) summarySample(suffix string, labels []Label, value float64) err
 func (p *parser) finishSummaries(f *Family) error {
 	for _, s := range p.summ {
 		if s.sum == nil || s.count == nil {
-			return fmt.Errorf("summary %s{%s}: missing _sum or _count", f.Name, labelKey(s.labels))
+			return errs.Errorf("summary %s{%s}: missing _sum or _count", f.Name, labelKey(s.labels))
 		}
 		f.Series = append(f.Series, Series{Labels: s.labels, Summary: &Summary{Quantiles: s.quantiles, Count: uint64(*s.count), Sum: *s.sum}})
 	}

@@ -157,6 +157,10 @@ func scanFlowPlain(s string, start int) int {
 }
 
 // unclosedFlow is the error for a flow collection cut by the end of a line.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func unclosedFlow(ln *line, pos int) error {
 	return errAt(ln, pos, "flow collection not closed on this line: flow collections spanning lines are not supported")
 }

@@ -30,6 +30,10 @@ type line struct {
 }
 
 // errAt returns a *SyntaxError at byte offset col of ln.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func errAt(ln *line, col int, format string, args ...any) error {
 	return &SyntaxError{Line: ln.num, Column: col + 1, Msg: fmt.Sprintf(format, args...)}
 }
@@ -92,6 +96,10 @@ func classify(num int, raw string) line {
 }
 
 // marker returns "---" or "..." when raw is a document marker line.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func marker(raw string) string {
 	for _, m := range []string{"---", "..."} {
 		if strings.HasPrefix(raw, m) && (len(raw) == 3 || raw[3] == ' ' || raw[3] == '\t') {
@@ -127,6 +135,10 @@ func isWS(c byte) bool { return c == ' ' || c == '\t' }
 
 // skipWS returns the offset of the first byte at or after i in s that is
 // not a space or a tab.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func skipWS(s string, i int) int {
 	for i < len(s) && isWS(s[i]) {
 		i++
@@ -142,6 +154,10 @@ func isEntry(s string) bool {
 
 // atComment reports whether s[i:] is the end of the line or a comment that
 // may start at i (a '#' is a comment only after a space or at the start).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func atComment(s string, i int) bool {
 	return i >= len(s) || (s[i] == '#' && (i == 0 || isWS(s[i-1])))
 }

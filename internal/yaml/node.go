@@ -68,6 +68,10 @@ type Entry struct {
 
 // Get returns the value of key in mapping n, or nil when n is nil, is not a
 // mapping, or has no such key. It costs O(len(n.Entries)).
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (n *Node) Get(key string) *Node {
 	if n == nil || n.Kind != Mapping {
 		return nil

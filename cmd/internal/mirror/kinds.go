@@ -32,6 +32,10 @@ func (k kind) lower() string { return strings.ToLower(k.gvk.Kind) }
 
 // meta returns an empty metadata-only object of the kind: what names the
 // kind and the Go type to the cache.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func (k kind) meta() *kube.PartialObjectMetadata {
 	o := &kube.PartialObjectMetadata{}
 	o.SetGroupVersionKind(k.gvk)

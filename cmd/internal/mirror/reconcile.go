@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
 )
@@ -89,7 +90,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 		return controller.Result{}, controller.TerminalError(err)
 	}
 	if len(src.Name) > maxLabelValue {
-		err := fmt.Errorf("cannot mirror %s: its name is longer than %d characters, the most label %s can hold", src.Key(), maxLabelValue, LabelOfName)
+		err := errs.Errorf("cannot mirror %s: its name is longer than %d characters, the most label %s can hold", src.Key(), maxLabelValue, LabelOfName)
 		r.events.Eventf(src, manager.Warning, "NameTooLong", "Mirror", "%v", err)
 		return controller.Result{}, controller.TerminalError(err)
 	}
@@ -174,7 +175,7 @@ func (r *reconciler) copyTo(ctx context.Context, src *kube.PartialObjectMetadata
 	case found:
 		if of, ok := sourceOf(&existing.ObjectMeta, r.kind.name()); !ok || of != src.Key() {
 			ch.taken = append(ch.taken, ns)
-			return fmt.Errorf("copy %s %s to %s: %s %s exists and is not its copy", r.kind.lower(), src.Key(), ns, r.kind.name(), key)
+			return errs.Errorf("copy %s %s to %s: %s %s exists and is not its copy", r.kind.lower(), src.Key(), ns, r.kind.name(), key)
 		}
 	}
 	c := r.kind.copyOf(full, ns)
@@ -192,7 +193,7 @@ func (r *reconciler) copyTo(ctx context.Context, src *kube.PartialObjectMetadata
 	switch {
 	case err != nil:
 		ch.failed = append(ch.failed, ns)
-		return fmt.Errorf("copy %s %s to %s: %w", r.kind.lower(), src.Key(), ns, err)
+		return errs.Errorf("copy %s %s to %s: %w", r.kind.lower(), src.Key(), ns, err)
 	case !found:
 		ch.created = append(ch.created, ns)
 	case c.ResourceVersion != existing.ResourceVersion:

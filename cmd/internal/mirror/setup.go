@@ -4,11 +4,11 @@ package mirror
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"github.com/kubeloop/kubeloop/kube"
 )
 
@@ -51,7 +51,7 @@ func Setup(ctx context.Context, cfg SetupOptions) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("set up the %s mirror: %w", k.lower(), err)
+			return errs.Errorf("set up the %s mirror: %w", k.lower(), err)
 		}
 		r := &reconciler{kind: k, cache: cfg.Cache, client: cfg.Client, events: cfg.Events,
 			namespace: cfg.Namespace, log: cfg.Logger}
@@ -63,7 +63,7 @@ func Setup(ctx context.Context, cfg SetupOptions) error {
 			WithOptions(controller.Options{MaxConcurrentReconciles: cfg.Workers, Logger: cfg.Logger}).
 			Complete(r)
 		if err != nil {
-			return fmt.Errorf("set up the %s mirror: %w", k.lower(), err)
+			return errs.Errorf("set up the %s mirror: %w", k.lower(), err)
 		}
 	}
 	return nil

@@ -32,6 +32,10 @@ const (
 
 // isSource reports whether an object asks to be mirrored. A copy never is,
 // whatever its annotations say: the mirror does not mirror its own output.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func isSource(m *kube.ObjectMeta) bool {
 	if isCopy(m) {
 		return false
@@ -50,6 +54,10 @@ func isCopy(m *kube.ObjectMeta) bool {
 
 // sourceOf returns the key of the source a copy of kind was made from, and
 // false for objects that are not copies of that kind.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
 func sourceOf(m *kube.ObjectMeta, kind string) (kube.Key, bool) {
 	if m.Labels[LabelOfKind] != kind || m.Labels[LabelOfNamespace] == "" || m.Labels[LabelOfName] == "" {
 		return kube.Key{}, false
