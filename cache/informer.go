@@ -353,8 +353,6 @@ func (i *informer) storeSynced() bool {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
 //go:noinline
 func (i *informer) notSynced(cause error) error {
 	e := &NotSyncedError{Kind: i.gvk, Cause: cause}

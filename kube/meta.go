@@ -24,8 +24,6 @@ type GroupVersionKind struct {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
 //go:noinline
 func (g GroupVersionKind) APIVersion() string {
 	if g.Group == "" {
@@ -51,8 +49,6 @@ type GroupVersionResource struct {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
 //go:noinline
 func ParseAPIVersion(apiVersion string) (group, version string) {
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
@@ -74,8 +70,6 @@ type TypeMeta struct {
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
 //go:noinline
 func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
 	g, v := ParseAPIVersion(t.APIVersion)
@@ -83,8 +77,6 @@ func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
 }
 
 // SetGroupVersionKind writes gvk into apiVersion and kind.
-//
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
