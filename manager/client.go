@@ -27,7 +27,7 @@ import (
 // controller.Builder.Sharded) see only the objects of the ranges this
 // replica holds: a Get of an object whose range another replica holds
 // answers NotFound, and a List answers this replica's share; read such
-// objects through [Manager.APIClient].
+// objects through the manager's APIClient ([cache.Cluster.APIClient]).
 //
 // Objects read are the caller's: the cache hands out deep copies.
 type Client struct {

@@ -134,5 +134,5 @@
 //  4. While it runs, take out a controller with
 //     [Manager.RemoveController], which waits for its reconciles in
 //     flight, and then an informer nothing uses with
-//     cache.Cache.RemoveInformer (on [Manager.Cache]).
+//     cache.Cache.RemoveInformer (on the manager's [cache.Cluster.Cache]).
 package manager
