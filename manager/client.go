@@ -18,7 +18,7 @@ import (
 // Reads see this manager's own writes: a Get or List answers with a state
 // that includes every write made through this Client (or APIClient) that
 // the server had answered before the read began, waiting (at most
-// Options.MaxFreshWait, 5s by default) for the cache to catch up; see
+// Options.Cache.MaxFreshWait, 5s by default) for the cache to catch up; see
 // "Reading your own writes" in package cache for what it promises and
 // what not (other clients' and other processes' writes arrive when the
 // watch brings them).

@@ -113,13 +113,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	counted, err := m.rest.instrument(config)
 	var cl *cache.Cluster
 	if err == nil {
-		cl, err = cache.NewCluster(counted, m.clientOptions(), cache.Options{
-			Namespaces: opts.Namespaces, ByObject: opts.ByObject, DefaultTransform: opts.DefaultTransform,
-			SyncPeriod: opts.SyncPeriod, Logger: opts.Logger, MaxFreshWait: opts.MaxFreshWait,
-			KeepManagedFields: opts.KeepManagedFields, Compact: opts.Compact, PageSize: opts.PageSize,
-			WatchList: opts.WatchList, ReaderFailOnMissingInformer: opts.ReaderFailOnMissingInformer,
-			WatchErrorHandler: opts.WatchErrorHandler,
-		})
+		cl, err = cache.NewCluster(counted, m.clientOptions(), opts.Cache)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
