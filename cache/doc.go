@@ -86,8 +86,9 @@
 //     that leave, and an informer no handler uses can be removed with
 //     nothing of it left running or held. See Changing the scope below.
 //   - Reading your own writes: a [Cache] whose client reports its writes
-//     ([Cache.RecordWrite], wired to kube.ClientOptions.OnWrite; a
-//     manager does this) answers a Get or List with a state that includes
+//     ([Cache.RecordWrite], wired to kube.ClientOptions.OnWrite, as
+//     [NewCluster] wires them; a manager and each cluster of a fleet are a
+//     [Cluster]) answers a Get or List with a state that includes
 //     every write through that client the server had answered before the
 //     read began. The read waits, bounded by its context and by
 //     [Options.MaxFreshWait] (5s by default), until the informer has read

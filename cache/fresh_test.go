@@ -17,7 +17,7 @@ import (
 )
 
 // freshEnv is a cache over a kubetest server whose watches lag, with a
-// client whose writes the cache records, as a manager wires them.
+// client whose writes the cache records, wired by NewCluster.
 type freshEnv struct {
 	srv    *kubetest.Server
 	client *kube.Client
@@ -31,14 +31,13 @@ func newFreshEnv(t *testing.T, opts Options, lag time.Duration) *freshEnv {
 	t.Helper()
 	srv := newBareServer(t, kubetest.Options{})
 	e := &freshEnv{srv: srv}
-	var err error
-	e.client, err = srv.Client(kube.ClientOptions{OnWrite: func(w kube.Written) { e.cache.RecordWrite(w) }})
+	cfg := srv.Config()
+	cfg.QPS = -1
+	cl, err := NewCluster(cfg, kube.ClientOptions{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.cache, err = New(e.client, opts); err != nil {
-		t.Fatal(err)
-	}
+	e.client, e.cache = cl.APIClient(), cl.Cache()
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
 	e.ctx = ctx

@@ -37,7 +37,7 @@
 //     it asks the manager ([Freshness]); a request whose writes the cache
 //     does not hold yet is set aside on a goroutine of its own (no worker
 //     held, no error, no backoff) and queued again once they are, or once
-//     the manager's bound (manager.Options.MaxFreshWait) passes, when it
+//     the manager's bound (manager.Options.Cache.MaxFreshWait) passes, when it
 //     is reconciled as it would have been. So the reconcile after a
 //     reconcile that created a child or patched a status sees both.
 //     A write that removed the last finalizer of an object being deleted

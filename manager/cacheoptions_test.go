@@ -29,9 +29,8 @@ func TestCacheDefaultsFromOptions(t *testing.T) {
 			}
 		}
 		m := newTestManager(t, srv, func(o *Options) {
-			o.Namespaces = []string{"default"}
-			o.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
-			o.Compact, o.PageSize, o.ReaderFailOnMissingInformer = true, 1, true
+			o.Cache = cache.Options{Namespaces: []string{"default"}, ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}}},
+				Compact: true, PageSize: 1, ReaderFailOnMissingInformer: true}
 		})
 		start(t, m)
 		<-m.Elected()
@@ -67,15 +66,17 @@ func ExampleOptions_cache() {
 	srv := kubetest.New(kubetest.Options{})
 	defer srv.Close()
 	mgr, err := New(srv.Config(), Options{
-		MetricsBindAddress:          "0",
-		Compact:                     true,
-		PageSize:                    500,
-		ReaderFailOnMissingInformer: true,
-		ByObject: []cache.ByObject{
-			{Object: &kube.ConfigMap{}},
-			{Object: &kube.Secret{}, SyncPeriod: 5 * time.Minute, Namespaces: []string{"web", "db"}, NamespaceSelectors: map[string]cache.Selectors{
-				"web": {Label: kube.MustParseSelector("app=web")},
-			}},
+		MetricsBindAddress: "0",
+		Cache: cache.Options{
+			Compact:                     true,
+			PageSize:                    500,
+			ReaderFailOnMissingInformer: true,
+			ByObject: []cache.ByObject{
+				{Object: &kube.ConfigMap{}},
+				{Object: &kube.Secret{}, SyncPeriod: 5 * time.Minute, Namespaces: []string{"web", "db"}, NamespaceSelectors: map[string]cache.Selectors{
+					"web": {Label: kube.MustParseSelector("app=web")},
+				}},
+			},
 		},
 	})
 	if err != nil {

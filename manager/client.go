@@ -18,7 +18,7 @@ import (
 // Reads see this manager's own writes: a Get or List answers with a state
 // that includes every write made through this Client (or APIClient) that
 // the server had answered before the read began, waiting (at most
-// Options.MaxFreshWait, 5s by default) for the cache to catch up; see
+// Options.Cache.MaxFreshWait, 5s by default) for the cache to catch up; see
 // "Reading your own writes" in package cache for what it promises and
 // what not (other clients' and other processes' writes arrive when the
 // watch brings them).
@@ -27,7 +27,7 @@ import (
 // controller.Builder.Sharded) see only the objects of the ranges this
 // replica holds: a Get of an object whose range another replica holds
 // answers NotFound, and a List answers this replica's share; read such
-// objects through [Manager.APIClient].
+// objects through the manager's APIClient ([cache.Cluster.APIClient]).
 //
 // Objects read are the caller's: the cache hands out deep copies.
 type Client struct {

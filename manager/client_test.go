@@ -25,7 +25,7 @@ func TestClientReadsCacheAndWritesServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := newTestManager(t, srv, func(o *Options) {
-			o.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
+			o.Cache.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
 			o.DisableFor = []kube.Object{&kube.Secret{}}
 			o.FieldManager = "manager-test"
 		})

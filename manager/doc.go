@@ -24,11 +24,11 @@
 //     at most one replica; losing the lease cancels them at once and Start
 //     returns an error wrapping [leader.ErrLeadershipLost]. Exit then.
 //   - Warm standby: replicas that do not lead keep their caches started
-//     and synced (every kind of Options.ByObject, and every kind read
+//     and synced (every kind of Options.Cache.ByObject, and every kind read
 //     before), so a new leader starts its runnables the moment it wins the
 //     lease, and they find their informers synced: no initial list stands
 //     between the election and the first reconcile. Declare the kinds your
-//     controllers watch in ByObject, or give them a Warmup method (see
+//     controllers watch in Cache.ByObject, or give them a Warmup method (see
 //     [Runnable]) that makes their informers on every replica: an informer
 //     a controller makes only when it starts begins its list then.
 //   - Observable from the start: Start opens the metrics and health
@@ -144,5 +144,5 @@
 //  4. While it runs, take out a controller with
 //     [Manager.RemoveController], which waits for its reconciles in
 //     flight, and then an informer nothing uses with
-//     cache.Cache.RemoveInformer (on [Manager.Cache]).
+//     cache.Cache.RemoveInformer (on the manager's [cache.Cluster.Cache]).
 package manager

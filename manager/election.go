@@ -90,7 +90,7 @@ func (le LeaderElectionOptions) newElection(m *Manager, config *kube.Config, nsF
 	if le.Config != nil {
 		config = le.Config
 	}
-	c, err := m.newClient(config, nil)
+	c, err := m.newClient(config)
 	if err != nil {
 		return nil, err
 	}

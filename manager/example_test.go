@@ -35,7 +35,7 @@ func Example() {
 		MetricsBindAddress: "0", // the default is ":8080"
 		// Declared kinds stay warm on standby replicas; this one is cached
 		// in namespace default only.
-		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{"default"}}},
+		Cache: cache.Options{ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{"default"}}}},
 		// In a cluster:
 		// LeaderElection: manager.LeaderElectionOptions{LeaseName: "greeter"},
 		// HealthProbeBindAddress: ":8081",

@@ -124,7 +124,7 @@ func TestCacheSyncReadiness(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t)
 		m := newTestManager(t, srv, func(o *Options) {
-			o.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
+			o.Cache.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
 		})
 		// The informer's first list takes 3s.
 		undo := srv.Delay(func(ri kubetest.RequestInfo) bool { return ri.Resource == "configmaps" }, 3*time.Second)

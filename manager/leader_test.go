@@ -30,7 +30,7 @@ const testLease = "demo-lease"
 func electing(t *testing.T, srv *kubetest.Server, id string, l *ledger, edit func(*LeaderElectionOptions)) *Manager {
 	t.Helper()
 	m := newTestManager(t, srv, func(o *Options) {
-		o.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
+		o.Cache.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
 		le := LeaderElectionOptions{LeaseName: testLease, Namespace: "default", Identity: id}
 		if edit != nil {
 			edit(&le)

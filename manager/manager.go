@@ -3,7 +3,6 @@
 package manager
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,13 +19,19 @@ import (
 // runnables (controllers and anything else), leader election, the metrics
 // and health endpoints, and the event recorder. Make one with [New], add
 // runnables, and call [Manager.Start]. Its methods are safe for concurrent
-// use.
+// use. Its client of the API server and its cache are a [cache.Cluster]
+// it embeds, whose methods are the manager's: APIClient (the client that
+// talks to the API server directly), Cache (for informers, indexes and
+// zero-copy reads), and GetInformer, Mapping, WritesSeen and
+// WaitForWrites, which the controller builder uses.
 type Manager struct {
 	opts Options // defaults filled
 	log  *slog.Logger
 
-	api    *kube.Client
-	cache  *cache.Cache
+	// cluster is the manager's client and cache; its methods (APIClient,
+	// Cache, GetInformer, Mapping, WritesSeen, WaitForWrites) are the
+	// manager's.
+	cluster
 	client *Client
 	// election runs leader election (election.go); nil without
 	// Options.LeaderElection.
@@ -105,20 +110,16 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	}
 	// Writes through the manager's client are remembered by its cache,
 	// so that reads after them wait until the cache holds them.
-	if m.api, err = m.newClient(config, func(w kube.Written) { m.cache.RecordWrite(w) }); err != nil {
+	counted, err := m.rest.instrument(config)
+	var cl *cache.Cluster
+	if err == nil {
+		cl, err = cache.NewCluster(counted, m.clientOptions(), opts.Cache)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	m.cache, err = cache.New(m.api, cache.Options{
-		Namespaces: opts.Namespaces, ByObject: opts.ByObject, DefaultTransform: opts.DefaultTransform,
-		SyncPeriod: opts.SyncPeriod, Logger: opts.Logger, MaxFreshWait: opts.MaxFreshWait,
-		KeepManagedFields: opts.KeepManagedFields, Compact: opts.Compact, PageSize: opts.PageSize,
-		WatchList: opts.WatchList, ReaderFailOnMissingInformer: opts.ReaderFailOnMissingInformer,
-		WatchErrorHandler: opts.WatchErrorHandler,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("new manager: ByObject: %w", err)
-	}
-	m.client = newClient(m.cache, m.api, opts.DisableFor)
+	m.cluster = *cl
+	m.client = newClient(m.Cache(), m.APIClient(), opts.DisableFor)
 	if opts.LeaderElection != nil {
 		if m.election, err = opts.LeaderElection.newElection(m, config, nsFile); err != nil {
 			return nil, fmt.Errorf("new manager: LeaderElection: %w", err)
@@ -129,10 +130,10 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 			return nil, fmt.Errorf("new manager: Sharding: %w", err)
 		}
 	}
-	m.events = newEventSink(m.api, opts.Logger)
+	m.events = newEventSink(m.APIClient(), opts.Logger)
 	m.registry = metrics.NewRegistry(registered(m.rest), metrics.CollectorFunc(m.collect), registered(m.events.dropped))
 	m.addBuiltinChecks()
-	_ = m.caches.add(classify(m.cache)) // the groups are idle: adds cannot fail
+	_ = m.caches.add(classify(m.Cache())) // the groups are idle: adds cannot fail
 	m.addWebhookServer(opts.WebhookServer)
 	return m, nil
 }
@@ -150,57 +151,31 @@ func (m *Manager) addWebhookServer(w Runnable) {
 	_ = m.webhooks.add(r) // the group is idle
 }
 
-// newClient makes a client of cfg whose requests are counted, and whose
-// writes are reported to onWrite (nil for none).
-func (m *Manager) newClient(cfg *kube.Config, onWrite func(kube.Written)) (*kube.Client, error) {
+// cluster is the type of the manager's embedded client and cache.
+type cluster = cache.Cluster
+
+// clientOptions are the options of the manager's clients.
+func (m *Manager) clientOptions() kube.ClientOptions {
+	return kube.ClientOptions{FieldManager: m.opts.FieldManager, Logger: m.log}
+}
+
+// newClient makes a client of cfg whose requests are counted.
+func (m *Manager) newClient(cfg *kube.Config) (*kube.Client, error) {
 	counted, err := m.rest.instrument(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return kube.NewClient(counted, kube.ClientOptions{FieldManager: m.opts.FieldManager, Logger: m.log, OnWrite: onWrite})
+	return kube.NewClient(counted, m.clientOptions())
 }
 
 // Client returns the client controllers use: reads from the cache (except
 // the kinds of Options.DisableFor), writes to the API server.
 func (m *Manager) Client() *Client { return m.client }
 
-// APIClient returns the client that talks to the API server directly,
-// for reads that must not come from the cache.
-func (m *Manager) APIClient() *kube.Client { return m.api }
-
-// Cache returns the cache the manager runs: for informers, indexes
-// ([cache.Cache.IndexField]) and zero-copy reads ([cache.View]).
-func (m *Manager) Cache() *cache.Cache { return m.cache }
-
 // Elected returns a channel closed when this replica starts the runnables
 // that need leader election: once elected, or, without leader election,
 // as soon as the caches have synced.
 func (m *Manager) Elected() <-chan struct{} { return m.elected }
-
-// GetInformer returns the cache's informer of obj's kind and Go type,
-// making it on first use; it is what the controller builder watches.
-func (m *Manager) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
-	return m.cache.GetInformer(ctx, obj)
-}
-
-// WritesSeen reports whether the cache holds this manager's writes to
-// the object of kind gvk at key and to the objects it owns; see
-// [cache.Cache.WritesSeen]. The controller builder's controllers ask it
-// before they reconcile.
-func (m *Manager) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
-	return m.cache.WritesSeen(gvk, key)
-}
-
-// WaitForWrites waits, bounded, until [Manager.WritesSeen] holds for the
-// writes made so far; see [cache.Cache.WaitForWrites].
-func (m *Manager) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
-	return m.cache.WaitForWrites(ctx, gvk, key)
-}
-
-// Mapping says where a kind lives, from discovery.
-func (m *Manager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
-	return m.api.Mapping(ctx, gvk)
-}
 
 // Add adds a runnable, before or after Start: a runnable added to a
 // running manager starts at once if its group runs (a leader runnable

@@ -113,7 +113,7 @@ func (m *Manager) collectCache(e *metrics.Emitter) {
 		wait                   cache.Histogram
 	}
 	per := map[kindKey]*sums{}
-	for _, s := range m.cache.Stats() {
+	for _, s := range m.Cache().Stats() {
 		k := kindKey{s.Kind.Group, s.Kind.Version, s.Kind.Kind}
 		sum := per[k]
 		if sum == nil {
@@ -136,10 +136,10 @@ func (m *Manager) collectCache(e *metrics.Emitter) {
 		e.Gauge("kubeloop_cache_bytes", "Approximate bytes of the objects held in the manager's cache (the size of the JSON they were decoded from), by kind.", sum.bytes, labels...)
 		e.Counter("kubeloop_cache_fresh_waits_total", "Reads from the manager's cache that waited until it held the manager's own writes, by kind.", float64(sum.waited), labels...)
 		e.Histogram("kubeloop_cache_fresh_wait_seconds", "How long reads from the manager's cache waited until it held the manager's own writes, by kind.", sum.wait, labels...)
-		e.Counter("kubeloop_cache_fresh_gave_up_total", "Reads from the manager's cache that waited for the manager's own writes past the bound (Options.MaxFreshWait) and answered from the cache as it was, by kind.", float64(sum.gaveUp), labels...)
+		e.Counter("kubeloop_cache_fresh_gave_up_total", "Reads from the manager's cache that waited for the manager's own writes past the bound (Options.Cache.MaxFreshWait) and answered from the cache as it was, by kind.", float64(sum.gaveUp), labels...)
 		e.Counter("kubeloop_cache_fresh_unknown_total", "Reads from the manager's cache that could not wait for the manager's own writes because the server's resourceVersions are not decimal integers, by kind.", float64(sum.opaque), labels...)
 	}
-	r := m.cache.FreshRecords()
+	r := m.Cache().FreshRecords()
 	e.Gauge("kubeloop_cache_fresh_records", "Writes of the manager's client its cache remembers, not yet seen to hold them, for the reads that wait for them.", float64(r.Records))
 	e.Gauge("kubeloop_cache_fresh_record_bytes", "Approximate bytes of the writes the manager's cache remembers (kubeloop_cache_fresh_records).", float64(r.Bytes))
 	e.Counter("kubeloop_cache_fresh_records_dropped_total", "Writes the manager's cache forgot unseen, oldest first, because its records passed their bounds (cache.DefaultMaxFreshRecords, cache.DefaultMaxFreshRecordBytes): reads no longer wait for them.", float64(r.Dropped))

@@ -34,53 +34,25 @@ const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/na
 // LeaseName, and a Namespace outside a cluster.
 type Options struct {
 	// Logger receives the manager's logs (start, stop, failures of
-	// runnables and of event writes) and is passed to the cache and the
-	// elector; nil discards them.
+	// runnables and of event writes) and is passed to the elector, and
+	// to the cache unless Cache.Logger is set; nil discards them.
 	Logger *slog.Logger
 
-	// Namespaces limits the cache to these namespaces; empty means all.
-	Namespaces []string
-	// SyncPeriod is how often the cache's informers resync: every handler
-	// gets an update for every object again. Zero means
-	// [cache.DefaultSyncPeriod] (10h); negative turns resyncs off.
-	SyncPeriod time.Duration
-	// MaxFreshWait bounds how long a read through [Client], and a
-	// controller before it reconciles, waits for the cache to hold this
-	// manager's own writes (see "Reading your own writes" in package
-	// cache). Zero means [cache.DefaultMaxFreshWait] (5s); negative turns
-	// the waits off.
-	MaxFreshWait time.Duration
-	// ByObject declares kinds up front, with their own namespaces,
-	// selectors, transform and compactness (cache.ByObject.Compact).
-	// Declared kinds start with the cache and are synced before anything
-	// else starts, on every replica: declare the kinds your controllers
-	// watch so that a standby replica keeps them warm (see the package
-	// doc).
-	ByObject []cache.ByObject
+	// Cache configures the manager's cache, passed to cache.New as it is
+	// (Namespaces, ByObject, SyncPeriod, MaxFreshWait, Compact, ...; see
+	// [cache.Options]), except that a nil Cache.Logger is Logger. The
+	// zero value caches every namespace, and makes a read through
+	// [Client], and a controller before it reconciles, wait up to
+	// [cache.DefaultMaxFreshWait] (5s) for the cache to hold this
+	// manager's own writes. Declare in Cache.ByObject the kinds your
+	// controllers watch: declared kinds start with the cache and are
+	// synced before anything else starts, on every replica, so that a
+	// standby replica keeps them warm (see the package doc).
+	Cache cache.Options
 	// DisableFor lists kinds that [Client] reads from the API server
 	// instead of the cache (each value names a kind, as &kube.Secret{}):
 	// kinds read rarely, or too many to hold in memory.
 	DisableFor []kube.Object
-	// DefaultTransform is applied to every cached object of a kind
-	// without a transform of its own.
-	DefaultTransform func(obj kube.Object)
-	// KeepManagedFields keeps metadata.managedFields in the cached
-	// objects. By default the cache decodes objects without them (never
-	// built), as a reconciler reads them, when it needs them, from the
-	// API server; see [cache.InformerOptions.KeepManagedFields].
-	KeepManagedFields bool
-	// Compact, PageSize, WatchList and
-	// ReaderFailOnMissingInformer are the cache's defaults for every kind,
-	// passed to it as they are: see [cache.Options]. A kind's own
-	// settings (its ByObject entry: Compact, SyncPeriod,
-	// NamespaceSelectors) win.
-	Compact                     bool
-	PageSize                    int64
-	WatchList                   bool
-	ReaderFailOnMissingInformer bool
-	// WatchErrorHandler, when set, is told of every failure of the
-	// cache's lists and watches; see [cache.WatchErrorHandler].
-	WatchErrorHandler cache.WatchErrorHandler
 	// FieldManager is sent with every write of the clients and is the
 	// default field manager of Apply.
 	FieldManager string
@@ -134,6 +106,9 @@ func (o *Options) withDefaults(nsFile string) error {
 	var errs []error
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Cache.Logger == nil {
+		o.Cache.Logger = o.Logger
 	}
 	for i, obj := range o.DisableFor {
 		if obj == nil {

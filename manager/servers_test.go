@@ -57,7 +57,7 @@ func TestDefaults(t *testing.T) {
 	m := newTestManager(t, srv, nil)
 	o := m.opts
 	// The sync period's default is the cache's, set where it is used.
-	if o.SyncPeriod != 0 || cache.DefaultSyncPeriod != 10*time.Hour || o.GracefulShutdownTimeout != 30*time.Second ||
+	if o.Cache.SyncPeriod != 0 || cache.DefaultSyncPeriod != 10*time.Hour || o.GracefulShutdownTimeout != 30*time.Second ||
 		o.ReadinessEndpointName != "/readyz" || o.LivenessEndpointName != "/healthz" || o.HealthProbeBindAddress != "0" {
 		t.Errorf("defaults = %+v", o)
 	}
@@ -146,7 +146,7 @@ func TestServersOnListeners(t *testing.T) {
 	srv := newServer(t)
 	createCM(t, srv, "default", "seed")
 	m, err := New(testConfig(srv), Options{MetricsBindAddress: "127.0.0.1:0", HealthProbeBindAddress: "127.0.0.1:0",
-		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}}}})
+		Cache: cache.Options{ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,11 +138,11 @@ func (so ShardingOptions) newRing(m *Manager, config *kube.Config, nsFile string
 	if so.Config != nil {
 		config = so.Config
 	}
-	c, err := m.newClient(config, nil)
+	c, err := m.newClient(config)
 	if err != nil {
 		return nil, err
 	}
-	r := &ring{cache: m.cache, name: so.Namespace + "/" + so.Ring,
+	r := &ring{cache: m.Cache(), name: so.Namespace + "/" + so.Ring,
 		handovers: NewHistogramVec("kubeloop_ring_handover_duration_seconds",
 			"Seconds from the moment the ring's assignment gave a range to this replica (a member gone, leaving or joined) to the start of its work here; the count is the number of ranges taken over.",
 			[]float64{0.1, 0.5, 1, 2, 5, 10, 15, 20, 30, 60, 120}, "ring")}

@@ -587,7 +587,7 @@ func TestShardedJoinReadsOnce(t *testing.T) {
 		time.Sleep(30 * time.Second)
 		synctest.Wait()
 		var received uint64
-		for _, st := range members[2].m.cache.Stats() {
+		for _, st := range members[2].m.Cache().Stats() {
 			if st.Kind.Kind == "ConfigMap" {
 				received += st.Events + st.ShardDropped // no change: every event is of a read
 			}

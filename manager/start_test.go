@@ -26,7 +26,7 @@ func TestStartAndStopOrder(t *testing.T) {
 		m := newTestManager(t, srv, func(o *Options) {
 			o.Logger = slog.New(logs)
 			o.WebhookServer = webhook
-			o.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
+			o.Cache.ByObject = []cache.ByObject{{Object: &kube.ConfigMap{}}}
 		})
 		informer := &cacheProbe{probe: probe{name: "informer", l: l}, syncAfter: time.Second}
 		other := &probe{name: "other", l: l, onStart: func(context.Context) {
@@ -228,7 +228,7 @@ func TestCacheStartFailureStopsTheManager(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := newServer(t)
 		unknown := &kube.PartialObjectMetadata{TypeMeta: kube.TypeMeta{APIVersion: "example.com/v1", Kind: "Nothing"}}
-		m := newTestManager(t, srv, func(o *Options) { o.ByObject = []cache.ByObject{{Object: unknown}} })
+		m := newTestManager(t, srv, func(o *Options) { o.Cache.ByObject = []cache.ByObject{{Object: unknown}} })
 		l := &ledger{}
 		if err := m.Add(&probe{name: "other", l: l}); err != nil {
 			t.Fatal(err)

@@ -38,7 +38,7 @@ type setup struct {
 func newProgram(host *kube.Config, s setup, opts manager.Options) (*manager.Manager, *fleet.Fleet, error) {
 	opts.Logger = s.log
 	// The host's cache holds the source alone.
-	opts.ByObject = append(opts.ByObject, cache.ByObject{Object: &kube.ConfigMap{}, Namespaces: []string{s.source.Namespace},
+	opts.Cache.ByObject = append(opts.Cache.ByObject, cache.ByObject{Object: &kube.ConfigMap{}, Namespaces: []string{s.source.Namespace},
 		FieldSelector: kube.FieldSelectorFromSet(map[string]string{"metadata.name": s.source.Name})})
 	mgr, err := manager.New(host, opts)
 	if err != nil {

@@ -105,8 +105,7 @@ func newManager(cfg *kube.Config, opts options, log *slog.Logger) (*manager.Mana
 	}
 	mopts := manager.Options{
 		Logger:                 log,
-		Namespaces:             namespaces,
-		ByObject:               kinds,
+		Cache:                  cache.Options{Namespaces: namespaces, ByObject: kinds},
 		FieldManager:           Name,
 		MetricsBindAddress:     opts.MetricsBindAddress,
 		HealthProbeBindAddress: opts.HealthProbeBindAddress,

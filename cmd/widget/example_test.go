@@ -28,7 +28,7 @@ func Example() {
 
 	mgr, err := manager.New(srv.Config(), manager.Options{
 		Logger:             slog.New(slog.DiscardHandler),
-		ByObject:           []cache.ByObject{{Object: &kube.ConfigMap{}, LabelSelector: kube.SelectorFromSet(map[string]string{LabelManagedBy: Name})}},
+		Cache:              cache.Options{ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, LabelSelector: kube.SelectorFromSet(map[string]string{LabelManagedBy: Name})}}},
 		MetricsBindAddress: "0",
 	})
 	if err != nil {

@@ -159,8 +159,8 @@ func newManager(cfg *kube.Config, f operator.Flags, log *slog.Logger) (*manager.
 	cfg.QPS, cfg.Burst = f.QPS, f.Burst
 	opts := manager.Options{
 		Logger: log,
-		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{},
-			LabelSelector: kube.SelectorFromSet(map[string]string{LabelManagedBy: Name})}},
+		Cache: cache.Options{ByObject: []cache.ByObject{{Object: &kube.ConfigMap{},
+			LabelSelector: kube.SelectorFromSet(map[string]string{LabelManagedBy: Name})}}},
 		FieldManager:           Name,
 		MetricsBindAddress:     f.MetricsBindAddress,
 		HealthProbeBindAddress: f.HealthProbeBindAddress,

@@ -34,11 +34,11 @@ func testCacheOptions(t *testing.T, f *fixture) {
 	}
 	m, err := manager.New(f.env.Config, manager.Options{
 		MetricsBindAddress: "0",
-		PageSize:           1, Compact: true,
-		ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{a, b}, NamespaceSelectors: map[string]cache.Selectors{
-			a: {Label: kube.MustParseSelector("tier=web")},
-			b: {Field: kube.FieldSelectorFromSet(map[string]string{"metadata.name": "db"})},
-		}}},
+		Cache: cache.Options{PageSize: 1, Compact: true,
+			ByObject: []cache.ByObject{{Object: &kube.ConfigMap{}, Namespaces: []string{a, b}, NamespaceSelectors: map[string]cache.Selectors{
+				a: {Label: kube.MustParseSelector("tier=web")},
+				b: {Field: kube.FieldSelectorFromSet(map[string]string{"metadata.name": "db"})},
+			}}}},
 	})
 	if err != nil {
 		t.Fatal(err)

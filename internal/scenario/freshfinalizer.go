@@ -149,9 +149,9 @@ func testFreshFinalizer(t *testing.T, f *fixture) {
 func (f *fixture) runFreshFinalizer(t *testing.T, lagged *kube.Config, round string, stale bool, n int) (extra, failed int) {
 	const fin = "kubeloop.dev/cleanup"
 	prefix := "fin-" + round + "-"
-	opts := manager.Options{MetricsBindAddress: "0", Namespaces: []string{f.ns}, MaxFreshWait: 30 * time.Second}
+	opts := manager.Options{MetricsBindAddress: "0", Cache: cache.Options{Namespaces: []string{f.ns}, MaxFreshWait: 30 * time.Second}}
 	if stale {
-		opts.MaxFreshWait = -1
+		opts.Cache.MaxFreshWait = -1
 	}
 	cfg := *lagged
 	cfg.QPS = -1

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/controller"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
@@ -69,9 +70,9 @@ func (f *fixture) runFreshReads(t *testing.T, lagged *kube.Config, round string,
 	// The waits are bounded for liveness (5s by default); here the bound
 	// is raised so that a run slowed by the race detector on a busy
 	// machine shows what the waits give, not where the bound cuts them.
-	opts := manager.Options{MetricsBindAddress: "0", Namespaces: []string{f.ns}, MaxFreshWait: 30 * time.Second}
+	opts := manager.Options{MetricsBindAddress: "0", Cache: cache.Options{Namespaces: []string{f.ns}, MaxFreshWait: 30 * time.Second}}
 	if stale {
-		opts.MaxFreshWait = -1
+		opts.Cache.MaxFreshWait = -1
 	}
 	cfg := *lagged
 	cfg.QPS = -1 // the client-side rate limit would set the pace, not the watch

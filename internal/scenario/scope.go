@@ -168,7 +168,7 @@ func testScope(t *testing.T, f *fixture) {
 // removeController runs a manager with two controllers of ConfigMaps in
 // ns, and removes one while its reconcile of ns/slow is in flight.
 func (f *fixture) removeController(t *testing.T, ns string) {
-	m, err := manager.New(f.env.Config, manager.Options{MetricsBindAddress: "0", Namespaces: []string{ns}})
+	m, err := manager.New(f.env.Config, manager.Options{MetricsBindAddress: "0", Cache: cache.Options{Namespaces: []string{ns}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,13 @@ package scenario
 import (
 	"testing"
 
+	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
 )
 
 // testWatchErrorHandler runs a manager as a user RBAC denies: the
-// WatchErrorHandler of manager.Options hears the server's refusal of
+// WatchErrorHandler of manager.Options.Cache hears the server's refusal of
 // the ConfigMap informer's reads (403 Forbidden, naming the user and the
 // resource), with the kind, while the informer goes on retrying.
 func testWatchErrorHandler(t *testing.T, f *fixture) {
@@ -24,12 +25,14 @@ func testWatchErrorHandler(t *testing.T, f *fixture) {
 	failures := make(chan failure, 1)
 	m, err := manager.New(f.env.DeniedConfig, manager.Options{
 		MetricsBindAddress: "0",
-		Namespaces:         []string{f.ns},
-		WatchErrorHandler: func(kind kube.GroupVersionKind, err error) {
-			select {
-			case failures <- failure{kind, err}:
-			default:
-			}
+		Cache: cache.Options{
+			Namespaces: []string{f.ns},
+			WatchErrorHandler: func(kind kube.GroupVersionKind, err error) {
+				select {
+				case failures <- failure{kind, err}:
+				default:
+				}
+			},
 		},
 	})
 	if err != nil {

@@ -3,7 +3,6 @@
 package fleet
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/kubeloop/kubeloop/cache"
@@ -13,39 +12,34 @@ import (
 
 // Cluster is one cluster of a fleet: a client of its API server, the
 // cache its controllers read through (its informers), and its mapper
-// (discovery, in the client). A Cluster is made by [Fleet.Engage] and
-// lives until it is disengaged: its cache runs while it is engaged and
-// the fleet runs, and stops, dropping every object it held, when it is
-// disengaged. Its methods are safe for concurrent use.
+// (discovery, in the client), which are its embedded cache.Cluster's
+// (APIClient, Cache, GetInformer, Mapping, WritesSeen, WaitForWrites).
+// A Cluster is made by [Fleet.Engage] and lives until it is disengaged:
+// its cache runs while it is engaged and the fleet runs, and stops,
+// dropping every object it held, when it is disengaged. Its methods are
+// safe for concurrent use.
 type Cluster struct {
+	*cluster
 	name   string
-	api    *kube.Client
-	cache  *cache.Cache
 	client *manager.Client
 }
+
+// cluster is the type of a Cluster's embedded client and cache.
+type cluster = cache.Cluster
 
 // newCluster makes the cluster name of cfg, with the fleet's options. It
 // does no I/O but read the certificate files cfg names (as
 // kube.NewClient does) and starts nothing.
 func newCluster(name string, cfg *kube.Config, opts Options) (*Cluster, error) {
-	c := &Cluster{name: name}
-	var err error
-	c.api, err = kube.NewClient(cfg, kube.ClientOptions{
-		FieldManager: opts.FieldManager, Logger: opts.Logger,
-		// Its writes are remembered by its cache, so that reads after
-		// them wait until the cache holds them.
-		OnWrite: func(w kube.Written) { c.cache.RecordWrite(w) },
-	})
+	co := opts.Cache
+	co.Logger = opts.Logger
+	// Its writes are remembered by its cache, so that reads after them
+	// wait until the cache holds them.
+	cl, err := cache.NewCluster(cfg, kube.ClientOptions{FieldManager: opts.FieldManager, Logger: opts.Logger}, co)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", name, err)
 	}
-	co := opts.Cache
-	co.Logger = opts.Logger
-	if c.cache, err = cache.New(c.api, co); err != nil {
-		return nil, fmt.Errorf("cluster %q: %w", name, err)
-	}
-	c.client = manager.NewClient(c.cache, c.api, opts.DisableFor)
-	return c, nil
+	return &Cluster{cluster: cl, name: name, client: manager.NewClient(cl.Cache(), cl.APIClient(), opts.DisableFor)}, nil
 }
 
 // Name returns the name the cluster was engaged under.
@@ -56,38 +50,3 @@ func (c *Cluster) Name() string { return c.name }
 // writes to its API server; reads see its own writes (see
 // manager.Client).
 func (c *Cluster) Client() *manager.Client { return c.client }
-
-// APIClient returns the client that talks to the cluster's API server
-// directly.
-func (c *Cluster) APIClient() *kube.Client { return c.api }
-
-// Cache returns the cluster's cache: for informers, indexes and
-// zero-copy reads.
-func (c *Cluster) Cache() *cache.Cache { return c.cache }
-
-// GetInformer returns the cluster's informer of obj's kind and Go type,
-// making it on first use: what the controllers built with
-// controller.Builder.Clusters watch.
-func (c *Cluster) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
-	return c.cache.GetInformer(ctx, obj)
-}
-
-// Mapping says where a kind lives in this cluster, from its discovery.
-func (c *Cluster) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
-	return c.api.Mapping(ctx, gvk)
-}
-
-// WritesSeen reports whether the cluster's cache holds the writes of its
-// client to the object of kind gvk at key and to the objects it owns
-// (see cache.Cache.WritesSeen): with WaitForWrites, what gives the
-// controllers built with controller.Builder.Clusters stale-safe
-// reconciles.
-func (c *Cluster) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
-	return c.cache.WritesSeen(gvk, key)
-}
-
-// WaitForWrites waits, bounded, until [Cluster.WritesSeen] holds; see
-// cache.Cache.WaitForWrites.
-func (c *Cluster) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
-	return c.cache.WaitForWrites(ctx, gvk, key)
-}

@@ -458,7 +458,7 @@ func (f *Fleet) startLocked(m *member) {
 	a := &activation{c: m.c, stop: stop, engs: map[*watcher]context.CancelFunc{}, done: make(chan struct{})}
 	m.run, m.c = a, nil
 	a.wg.Go(func() {
-		if err := a.c.cache.Start(ctx); err != nil {
+		if err := a.c.Cache().Start(ctx); err != nil {
 			f.log.Error("cluster cache failed: its kinds are not served until it is engaged again", "cluster", m.name, "err", err)
 			<-ctx.Done() // stay until stopped: wg must not reach zero while it runs
 		}

@@ -49,7 +49,7 @@ func (f *Fleet) CollectMetrics(e manager.MetricsEmitter) {
 	type kindKey struct{ group, version, kind string }
 	for _, name := range slices.Sorted(maps.Keys(running)) {
 		objects, bytes := map[kindKey]float64{}, map[kindKey]float64{}
-		for _, s := range running[name].cache.Stats() {
+		for _, s := range running[name].Cache().Stats() {
 			k := kindKey{s.Kind.Group, s.Kind.Version, s.Kind.Kind}
 			objects[k] += float64(s.Objects)
 			bytes[k] += float64(s.Bytes)

@@ -52,7 +52,7 @@ func NewManager(cfg *kube.Config, o Options) (*manager.Manager, error) {
 	}
 	opts := manager.Options{
 		Logger:                 o.Logger,
-		ByObject:               kinds,
+		Cache:                  cache.Options{ByObject: kinds},
 		FieldManager:           FieldManager,
 		MetricsBindAddress:     o.MetricsBindAddress,
 		HealthProbeBindAddress: o.HealthProbeBindAddress,

@@ -40,8 +40,10 @@ func runManaged(f flags) error {
 	mgr, err := manager.New(cfg, manager.Options{
 		Logger:             log,
 		MetricsBindAddress: "0",
-		SyncPeriod:         time.Hour, // no resync within a run, as in run
-		ByObject:           []cache.ByObject{{Object: &kube.ConfigMap{}, LabelSelector: sel}},
+		Cache: cache.Options{
+			SyncPeriod: time.Hour, // no resync within a run, as in run
+			ByObject:   []cache.ByObject{{Object: &kube.ConfigMap{}, LabelSelector: sel}},
+		},
 		Sharding: manager.ShardingOptions{
 			Ring: f.ring, Namespace: f.namespace, Identity: f.id, Ranges: f.ranges,
 			LeaseDuration: f.lease, RenewDeadline: f.renew, RetryPeriod: f.retry, Config: ringCfg,

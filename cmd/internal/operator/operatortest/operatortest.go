@@ -39,8 +39,10 @@ import (
 
 // Harness is the least a manager does for a controller's builder (a
 // cache, the client's mappings, a registry of controllers) over a new
-// kubetest server. It implements controller.Manager.
+// kubetest server. It implements controller.Manager: its embedded
+// cache.Cluster gives the informers, mappings and waits for writes.
 type Harness struct {
+	*cache.Cluster
 	t      *testing.T
 	Server *kubetest.Server
 	Client *kube.Client // unlimited (no client-side rate limit)
@@ -51,38 +53,19 @@ type Harness struct {
 }
 
 // New starts a kubetest server until the test ends, and makes a client
-// of it with fieldManager, and a cache on that client.
+// of it with fieldManager, and a cache on that client that remembers
+// the client's writes, as a manager's does.
 func New(t *testing.T, fieldManager string) *Harness {
 	t.Helper()
 	srv := kubetest.New(kubetest.Options{})
 	t.Cleanup(srv.Close)
-	// The client's writes are remembered by the cache, as a manager's are.
-	var c *cache.Cache
-	client, err := srv.Client(kube.ClientOptions{FieldManager: fieldManager, OnWrite: func(w kube.Written) { c.RecordWrite(w) }})
+	cfg := srv.Config()
+	cfg.QPS = -1 // as srv.Client: tests need no pacing
+	c, err := cache.NewCluster(cfg, kube.ClientOptions{FieldManager: fieldManager}, cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err = cache.New(client, cache.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Harness{t: t, Server: srv, Client: client, Cache: c, controllers: map[string]manager.LeaderElectionRunnable{}}
-}
-
-func (h *Harness) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
-	return h.Cache.GetInformer(ctx, obj)
-}
-
-func (h *Harness) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
-	return h.Client.Mapping(ctx, gvk)
-}
-
-func (h *Harness) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
-	return h.Cache.WritesSeen(gvk, key)
-}
-
-func (h *Harness) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
-	return h.Cache.WaitForWrites(ctx, gvk, key)
+	return &Harness{Cluster: c, t: t, Server: srv, Client: c.APIClient(), Cache: c.Cache(), controllers: map[string]manager.LeaderElectionRunnable{}}
 }
 
 func (h *Harness) AddController(name string, r manager.LeaderElectionRunnable) error {
