@@ -133,7 +133,7 @@ func (m *mapper) loadAggregated(ctx context.Context) (bool, error) {
 	kinds := map[GroupVersionKind]Mapping{}
 	for _, path := range []string{"/api", "/apis"} {
 		var list aggregatedList
-		r := &request{method: http.MethodGet, path: path, accept: aggregatedAccept, safe: true, maxBody: maxDiscoveryBody}
+		r := &request{method: http.MethodGet, path: path, accept: aggregatedAccept, safe: true, maxBody: maxDiscoveryBody, on404: wrongServer404}
 		if err := m.c.call(ctx, r, &list); err != nil {
 			return false, err
 		}
@@ -173,7 +173,7 @@ func (m *mapper) loadGroupVersion(ctx context.Context, group, version string) er
 			Kind       string `json:"kind"`
 		} `json:"resources"`
 	}
-	r := &request{method: http.MethodGet, path: path, safe: true, maxBody: maxDiscoveryBody}
+	r := &request{method: http.MethodGet, path: path, safe: true, maxBody: maxDiscoveryBody, on404: notServed404}
 	if err := m.c.call(ctx, r, &list); err != nil {
 		if IsNotFound(err) {
 			return nil

@@ -33,6 +33,9 @@ type request struct {
 	// after any 429 Too Many Requests (writes only after one that says
 	// when: see do).
 	safe bool
+	// on404 says what a 404 without a Status body means (probe404,
+	// wrongServer404, notServed404; see plainNotFound).
+	on404 int
 	// warnings, when not nil, receives the Warning headers of the answer
 	// (else they are logged); see WriteOptions.Warnings.
 	warnings *[]string
@@ -156,6 +159,9 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 				return nil, ctx.Err()
 			}
 			continue
+		}
+		if se.plain && resp.StatusCode == http.StatusNotFound {
+			return nil, c.plainNotFound(ctx, r, se)
 		}
 		return nil, se
 	}
