@@ -24,6 +24,9 @@ type Mapping struct {
 type NoKindMatchError struct{ GVK GroupVersionKind }
 
 func (e *NoKindMatchError) Error() string {
+	if e == nil {
+		return "<nil *kube.NoKindMatchError>"
+	}
 	return fmt.Sprintf("no matches for kind %q in version %q", e.GVK.Kind, e.GVK.APIVersion())
 }
 
@@ -58,6 +61,9 @@ func newMapper(c *Client) *mapper { return &mapper{c: c, kinds: map[GroupVersion
 
 // Mapping returns where objects of kind gvk live, from discovery.
 func (c *Client) Mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, error) {
+	if err := c.ready(); err != nil {
+		return Mapping{}, err
+	}
 	return c.mapper.mapping(ctx, gvk)
 }
 

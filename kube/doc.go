@@ -49,6 +49,12 @@
 //     one per discovery refresh and one per credential plugin run, so that
 //     callers sharing one can each give up at their own deadline; each
 //     ends with its refresh or run, which is bounded in time.
+//   - Every exported type's zero value works or returns an error (a
+//     zero or nil [Client] answers every call with "kube.Client: use
+//     kube.NewClient"; a [WatchEvent] a caller built decodes); a typed nil
+//     is treated as nil: an object that is a nil pointer is refused with
+//     an error, and a nil pointer's own methods return zero values or an
+//     error. TestZeroValues walks the exported API for this.
 //   - A [Config] never prints a secret: tokens, passwords, key data, the
 //     exec plugin's arguments and environment values and the user info of
 //     URLs are hidden from every fmt verb, from slog and from

@@ -98,6 +98,9 @@ type StatusError struct {
 // Error returns the server's message, or a description built from the
 // code and reason when the message is empty.
 func (e *StatusError) Error() string {
+	if e == nil {
+		return "<nil *kube.StatusError>"
+	}
 	if e.Status.Message != "" {
 		return e.Status.Message
 	}

@@ -5,6 +5,7 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -60,12 +61,18 @@ type TypeMeta struct {
 // objects shadow it with their own method so that their identity does not
 // depend on what the server sent.
 func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
+	if t == nil {
+		return GroupVersionKind{}
+	}
 	g, v := ParseAPIVersion(t.APIVersion)
 	return GroupVersionKind{Group: g, Version: v, Kind: t.Kind}
 }
 
 // SetGroupVersionKind writes gvk into apiVersion and kind.
 func (t *TypeMeta) SetGroupVersionKind(gvk GroupVersionKind) {
+	if t == nil {
+		return
+	}
 	t.APIVersion, t.Kind = gvk.APIVersion(), gvk.Kind
 }
 
@@ -98,10 +105,18 @@ type ObjectMeta struct {
 func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 
 // Key returns the object's namespace and name.
-func (m *ObjectMeta) Key() Key { return Key{Namespace: m.Namespace, Name: m.Name} }
+func (m *ObjectMeta) Key() Key {
+	if m == nil {
+		return Key{}
+	}
+	return Key{Namespace: m.Namespace, Name: m.Name}
+}
 
 // HasFinalizer reports whether name is among m's finalizers.
 func (m *ObjectMeta) HasFinalizer(name string) bool {
+	if m == nil {
+		return false
+	}
 	for _, f := range m.Finalizers {
 		if f == name {
 			return true
@@ -112,7 +127,7 @@ func (m *ObjectMeta) HasFinalizer(name string) bool {
 
 // AddFinalizer adds name unless it is there and reports whether it changed m.
 func (m *ObjectMeta) AddFinalizer(name string) bool {
-	if m.HasFinalizer(name) {
+	if m == nil || m.HasFinalizer(name) {
 		return false
 	}
 	m.Finalizers = append(m.Finalizers, name)
@@ -121,6 +136,9 @@ func (m *ObjectMeta) AddFinalizer(name string) bool {
 
 // RemoveFinalizer removes name and reports whether it changed m.
 func (m *ObjectMeta) RemoveFinalizer(name string) bool {
+	if m == nil {
+		return false
+	}
 	out := m.Finalizers[:0:0]
 	for _, f := range m.Finalizers {
 		if f != name {
@@ -202,6 +220,9 @@ func (t Time) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (t *Time) UnmarshalJSON(b []byte) error {
+	if t == nil {
+		return errors.New("decode Time: into a nil *Time")
+	}
 	return unmarshalTime(b, &t.Time)
 }
 
@@ -222,6 +243,9 @@ func (t MicroTime) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (t *MicroTime) UnmarshalJSON(b []byte) error {
+	if t == nil {
+		return errors.New("decode MicroTime: into a nil *MicroTime")
+	}
 	return unmarshalTime(b, &t.Time)
 }
 

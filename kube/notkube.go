@@ -26,6 +26,9 @@ type NotKubernetesError struct {
 }
 
 func (e *NotKubernetesError) Error() string {
+	if e == nil {
+		return "<nil *kube.NotKubernetesError>"
+	}
 	return fmt.Sprintf("the server at %s answered 404 to %s: not a Kubernetes API server (or the wrong path): %s",
 		e.Server, e.Path, e.Answer)
 }

@@ -68,6 +68,9 @@ func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) 
 // method to obj's path, with the options opts make, and reads the answer
 // into out.
 func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object, opts []WriteOption) error {
+	if err := c.ready(obj, out); err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
 	var o WriteOptions
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
@@ -126,6 +129,9 @@ func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error
 // apply sends out (obj itself, or the body of obj's subresource sub) as
 // an apply configuration to obj's path.
 func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string, out Object, opts ApplyOptions) error {
+	if err := c.ready(obj, out); err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
 	gvk := out.GroupVersionKind()
 	if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 		s.SetGroupVersionKind(gvk)
@@ -150,6 +156,9 @@ func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string,
 // subresource sub) to obj's path with the options o, then opts, make, and
 // reads the answer into out.
 func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, out Object, o WriteOptions, opts []WriteOption) error {
+	if err := c.ready(obj, out); err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
 	}
@@ -181,6 +190,9 @@ func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch
 // Delete deletes the object obj names. An object with finalizers is only
 // marked for deletion (its deletionTimestamp set) until they are removed.
 func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) error {
+	if err := c.ready(obj); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	r, err := c.objectRequest(ctx, http.MethodDelete, gvk, meta.Key(), "")
@@ -195,6 +207,9 @@ func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) err
 
 // DeleteAllOf deletes every object of kind gvk that opts select.
 func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts DeleteAllOfOptions) error {
+	if err := c.ready(); err != nil {
+		return fmt.Errorf("delete all of %s: %w", gvk.Kind, err)
+	}
 	m, err := c.Mapping(ctx, gvk)
 	if err == nil {
 		lo := ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}
