@@ -83,6 +83,16 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	if config == nil {
 		return nil, errors.New("new manager: config is nil")
 	}
+	// A typed nil (a *LeaderElectionOptions flag left unset) is nil.
+	if isNil(opts.LeaderElection) {
+		opts.LeaderElection = nil
+	}
+	if isNil(opts.Sharding) {
+		opts.Sharding = nil
+	}
+	if isNil(opts.WebhookServer) {
+		opts.WebhookServer = nil
+	}
 	err := opts.withDefaults(nsFile)
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -162,24 +172,47 @@ func (m *Manager) newClient(cfg *kube.Config, onWrite func(kube.Written)) (*kube
 
 // Client returns the client controllers use: reads from the cache (except
 // the kinds of Options.DisableFor), writes to the API server.
-func (m *Manager) Client() *Client { return m.client }
+func (m *Manager) Client() *Client {
+	if !m.made() {
+		return nil
+	}
+	return m.client
+}
 
 // APIClient returns the client that talks to the API server directly,
 // for reads that must not come from the cache.
-func (m *Manager) APIClient() *kube.Client { return m.api }
+func (m *Manager) APIClient() *kube.Client {
+	if !m.made() {
+		return nil
+	}
+	return m.api
+}
 
 // Cache returns the cache the manager runs: for informers, indexes
 // ([cache.Cache.IndexField]) and zero-copy reads ([cache.View]).
-func (m *Manager) Cache() *cache.Cache { return m.cache }
+func (m *Manager) Cache() *cache.Cache {
+	if !m.made() {
+		return nil
+	}
+	return m.cache
+}
 
 // Elected returns a channel closed when this replica starts the runnables
 // that need leader election: once elected, or, without leader election,
 // as soon as the caches have synced.
-func (m *Manager) Elected() <-chan struct{} { return m.elected }
+func (m *Manager) Elected() <-chan struct{} {
+	if !m.made() {
+		return nil // never elected
+	}
+	return m.elected
+}
 
 // GetInformer returns the cache's informer of obj's kind and Go type,
 // making it on first use; it is what the controller builder watches.
 func (m *Manager) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
+	if !m.made() {
+		return nil, errNoManager
+	}
 	return m.cache.GetInformer(ctx, obj)
 }
 
@@ -188,17 +221,26 @@ func (m *Manager) GetInformer(ctx context.Context, obj kube.Object) (cache.Objec
 // [cache.Cache.WritesSeen]. The controller builder's controllers ask it
 // before they reconcile.
 func (m *Manager) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !m.made() {
+		return true // it made no writes
+	}
 	return m.cache.WritesSeen(gvk, key)
 }
 
 // WaitForWrites waits, bounded, until [Manager.WritesSeen] holds for the
 // writes made so far; see [cache.Cache.WaitForWrites].
 func (m *Manager) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !m.made() {
+		return true // it made no writes
+	}
 	return m.cache.WaitForWrites(ctx, gvk, key)
 }
 
 // Mapping says where a kind lives, from discovery.
 func (m *Manager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
+	if !m.made() {
+		return kube.Mapping{}, errNoManager
+	}
 	return m.api.Mapping(ctx, gvk)
 }
 
@@ -209,7 +251,10 @@ func (m *Manager) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.
 // methods) is added as [Manager.AddController] adds it. Add fails once the
 // manager has stopped.
 func (m *Manager) Add(r Runnable) error {
-	if r == nil {
+	if !m.made() {
+		return fmt.Errorf("add runnable: %w", errNoManager)
+	}
+	if isNil(r) {
 		return errors.New("add runnable: runnable is nil")
 	}
 	c := classify(r)
@@ -228,7 +273,10 @@ func (m *Manager) Add(r Runnable) error {
 // controller builder calls. It fails for an empty or taken name, and once
 // the manager has stopped.
 func (m *Manager) AddController(name string, r LeaderElectionRunnable) error {
-	if r == nil {
+	if !m.made() {
+		return fmt.Errorf("add controller %q: %w", name, errNoManager)
+	}
+	if isNil(r) {
 		return fmt.Errorf("add controller %q: runnable is nil", name)
 	}
 	return m.addController(name, classify(r))
