@@ -26,6 +26,9 @@ const DefaultMaxFreshWait = 5 * time.Second
 // are not remembered (an informer made later starts from a newer state).
 // It costs a map update, and now and then a sweep of what is remembered.
 func (c *Cache) RecordWrite(w kube.Written) {
+	if !c.made() {
+		return
+	}
 	if c.opts.MaxFreshWait < 0 || len(c.informersOf(w.Kind)) == 0 {
 		return
 	}
@@ -101,6 +104,9 @@ func (c *Cache) awaitList(ctx context.Context, inf *informer, gvk kube.GroupVers
 // references name it). It does not wait. A controller asks it before it
 // reconciles the object.
 func (c *Cache) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !c.made() {
+		return true // it was told of no writes
+	}
 	if c.writes.count.Load() == 0 || c.maxFreshWait() == 0 {
 		return true
 	}
@@ -122,6 +128,9 @@ func (c *Cache) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
 // integers), is counted in the informers' [Stats] and logged once per
 // kind.
 func (c *Cache) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !c.made() {
+		return true // it was told of no writes
+	}
 	if c.writes.count.Load() == 0 || c.maxFreshWait() == 0 {
 		return true
 	}
