@@ -49,31 +49,57 @@ func newCluster(name string, cfg *kube.Config, opts Options) (*Cluster, error) {
 }
 
 // Name returns the name the cluster was engaged under.
-func (c *Cluster) Name() string { return c.name }
+func (c *Cluster) Name() string {
+	if !c.made() {
+		return ""
+	}
+	return c.name
+}
 
 // Client returns the client a reconciler uses for this cluster: reads
 // from the cluster's cache (except the kinds of Options.DisableFor),
 // writes to its API server; reads see its own writes (see
 // manager.Client).
-func (c *Cluster) Client() *manager.Client { return c.client }
+func (c *Cluster) Client() *manager.Client {
+	if !c.made() {
+		return nil
+	}
+	return c.client
+}
 
 // APIClient returns the client that talks to the cluster's API server
 // directly.
-func (c *Cluster) APIClient() *kube.Client { return c.api }
+func (c *Cluster) APIClient() *kube.Client {
+	if !c.made() {
+		return nil
+	}
+	return c.api
+}
 
 // Cache returns the cluster's cache: for informers, indexes and
 // zero-copy reads.
-func (c *Cluster) Cache() *cache.Cache { return c.cache }
+func (c *Cluster) Cache() *cache.Cache {
+	if !c.made() {
+		return nil
+	}
+	return c.cache
+}
 
 // GetInformer returns the cluster's informer of obj's kind and Go type,
 // making it on first use: what the controllers built with
 // controller.Builder.Clusters watch.
 func (c *Cluster) GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error) {
+	if !c.made() {
+		return nil, errNoCluster
+	}
 	return c.cache.GetInformer(ctx, obj)
 }
 
 // Mapping says where a kind lives in this cluster, from its discovery.
 func (c *Cluster) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
+	if !c.made() {
+		return kube.Mapping{}, errNoCluster
+	}
 	return c.api.Mapping(ctx, gvk)
 }
 
@@ -83,11 +109,17 @@ func (c *Cluster) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.
 // controllers built with controller.Builder.Clusters stale-safe
 // reconciles.
 func (c *Cluster) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !c.made() {
+		return true // it made no writes
+	}
 	return c.cache.WritesSeen(gvk, key)
 }
 
 // WaitForWrites waits, bounded, until [Cluster.WritesSeen] holds; see
 // cache.Cache.WaitForWrites.
 func (c *Cluster) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !c.made() {
+		return true // it made no writes
+	}
 	return c.cache.WaitForWrites(ctx, gvk, key)
 }
