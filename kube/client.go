@@ -125,8 +125,8 @@ func (c *Client) Namespace() string {
 // Get reads the object named by key into obj, whose kind picks the
 // resource. obj is reset first, so no field survives from before.
 func (c *Client) Get(ctx context.Context, key Key, obj Object) error {
-	if err := c.ready(obj); err != nil {
-		return fmt.Errorf("get %s: %w", key, err)
+	if err := c.check(obj); err != nil {
+		return err
 	}
 	gvk := obj.GroupVersionKind()
 	r, err := c.objectRequest(ctx, http.MethodGet, gvk, key, "")
@@ -150,8 +150,8 @@ func (c *Client) Get(ctx context.Context, key Key, obj Object) error {
 // [NewListOptions]): a [ListOptions] struct is one, and so are
 // [InNamespace], [MatchingLabels], [MatchingFields] and the others.
 func (c *Client) List(ctx context.Context, list ObjectList, opts ...ListOption) error {
-	if err := c.ready(list); err != nil {
-		return fmt.Errorf("list: %w", err)
+	if err := c.check(list); err != nil {
+		return err
 	}
 	gvk := list.ItemGroupVersionKind()
 	if err := c.list(ctx, gvk, list, NewListOptions(opts...)); err != nil {

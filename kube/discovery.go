@@ -61,8 +61,8 @@ func newMapper(c *Client) *mapper { return &mapper{c: c, kinds: map[GroupVersion
 
 // Mapping returns where objects of kind gvk live, from discovery.
 func (c *Client) Mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, error) {
-	if err := c.ready(); err != nil {
-		return Mapping{}, err
+	if !c.made() {
+		return Mapping{}, errNoClient
 	}
 	return c.mapper.mapping(ctx, gvk)
 }

@@ -24,11 +24,8 @@ import (
 // before the cut stay handed out: ask for the page again.
 func (c *Client) ListEach(ctx context.Context, gvk GroupVersionKind, opts ListOptions,
 	newItem func() Object, each func(item Object, jsonBytes int) error) (ListMeta, error) {
-	if err := c.ready(); err != nil {
-		return ListMeta{}, fmt.Errorf("list %s: %w", gvk.Kind, err)
-	}
 	if newItem == nil || each == nil {
-		return ListMeta{}, fmt.Errorf("list %s: ListEach needs newItem and each", gvk.Kind)
+		return ListMeta{}, errNilArgument
 	}
 	meta, err := c.listEach(ctx, gvk, opts, newItem, each)
 	if fe, ok := err.(errFromEach); ok {

@@ -5,7 +5,6 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -220,9 +219,6 @@ func (t Time) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (t *Time) UnmarshalJSON(b []byte) error {
-	if t == nil {
-		return errors.New("decode Time: into a nil *Time")
-	}
 	return unmarshalTime(b, &t.Time)
 }
 
@@ -243,9 +239,6 @@ func (t MicroTime) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON implements [json.Unmarshaler].
 func (t *MicroTime) UnmarshalJSON(b []byte) error {
-	if t == nil {
-		return errors.New("decode MicroTime: into a nil *MicroTime")
-	}
 	return unmarshalTime(b, &t.Time)
 }
 

@@ -66,18 +66,17 @@ func (c *Client) plainNotFound(ctx context.Context, r *request, se *StatusError)
 	case wrongServer404:
 		return c.notKubernetes(r, se)
 	}
-	var versions struct {
-		Kind string `json:"kind"`
-	}
+	var versions TypeMeta
 	probe := &request{method: http.MethodGet, path: "/api", safe: true, maxBody: maxDiscoveryBody, on404: wrongServer404}
 	err := c.call(ctx, probe, &versions)
 	switch {
 	case err == nil && (versions.Kind == "APIVersions" || versions.Kind == "APIGroupDiscoveryList"):
-		se.Status.Message = fmt.Sprintf("the server answered 404 to %s: the resource is not served", r.path)
+		se.Status.Message = "the server answered 404 to " + r.path + ": the resource is not served"
 		return se
 	case err == nil:
 		return c.notKubernetes(r, se)
-	case IsNotKubernetes(err):
+	}
+	if _, ok := err.(*NotKubernetesError); ok { // as do returns it
 		return c.notKubernetes(r, se)
 	}
 	return fmt.Errorf("the server answered 404 to %s without a Status; ask whether it serves the Kubernetes API: %w", r.path, err)
@@ -85,5 +84,6 @@ func (c *Client) plainNotFound(ctx context.Context, r *request, se *StatusError)
 
 func (c *Client) notKubernetes(r *request, se *StatusError) *NotKubernetesError {
 	answer, _ := strings.CutPrefix(se.Status.Message, "the server answered 404: ")
-	return &NotKubernetesError{Server: c.base.Redacted(), Path: r.path, Answer: answer}
+	server := c.base.Scheme + "://" + c.base.Host + c.base.Path // never the user info
+	return &NotKubernetesError{Server: server, Path: r.path, Answer: answer}
 }

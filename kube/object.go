@@ -4,7 +4,6 @@ package kube
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -169,9 +168,6 @@ func (u Unstructured) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements [json.Unmarshaler]. It decodes b in one pass,
 // as a Client does.
 func (u *Unstructured) UnmarshalJSON(b []byte) error {
-	if u == nil {
-		return errors.New("decode Unstructured: into a nil *Unstructured")
-	}
 	return u.decode(unstructuredDecoder(), b)
 }
 

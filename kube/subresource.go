@@ -43,8 +43,8 @@ type SubResourceClient struct {
 
 // Get reads obj's subresource into sub (into obj when sub is nil).
 func (s SubResourceClient) Get(ctx context.Context, obj, sub Object) error {
-	if err := s.c.ready(obj); err != nil {
-		return fmt.Errorf("get %s: %w", s.name, err)
+	if err := s.c.check(obj); err != nil {
+		return err
 	}
 	out := or(sub, obj)
 	gvk, ogvk, meta := obj.GroupVersionKind(), out.GroupVersionKind(), obj.GetObjectMeta()

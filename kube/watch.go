@@ -101,9 +101,6 @@ const MaxWatchEventSize = DefaultMaxObjectSize + watchEnvelope
 // done, when [Watcher.Stop] is called, or when the server closes it (Next
 // then returns [io.EOF]); the caller must call Stop in every case.
 func (c *Client) Watch(ctx context.Context, gvk GroupVersionKind, opts ListOptions) (*Watcher, error) {
-	if err := c.ready(); err != nil {
-		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
-	}
 	m, err := c.Mapping(ctx, gvk)
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", gvk.Kind, err)
@@ -150,7 +147,7 @@ func (w *Watcher) Stop() {
 // is not an event.
 func (w *Watcher) Next() (WatchEvent, error) {
 	if w == nil || w.r == nil {
-		return WatchEvent{}, errors.New("kube.Watcher: use Client.Watch or NewWatcher")
+		return WatchEvent{}, errNoWatcher
 	}
 	line, err := w.readLine()
 	if err != nil {

@@ -68,8 +68,8 @@ func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) 
 // method to obj's path, with the options opts make, and reads the answer
 // into out.
 func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object, opts []WriteOption) error {
-	if err := c.ready(obj, out); err != nil {
-		return fmt.Errorf("%s: %w", verb, err)
+	if err := c.check(obj); err != nil { // out is obj, or a sub that named or or made non-nil
+		return err
 	}
 	var o WriteOptions
 	for _, opt := range opts {
@@ -129,8 +129,8 @@ func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error
 // apply sends out (obj itself, or the body of obj's subresource sub) as
 // an apply configuration to obj's path.
 func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string, out Object, opts ApplyOptions) error {
-	if err := c.ready(obj, out); err != nil {
-		return fmt.Errorf("%s: %w", verb, err)
+	if err := c.check(obj); err != nil { // out is obj, or a sub that named or or made non-nil
+		return err
 	}
 	gvk := out.GroupVersionKind()
 	if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
@@ -156,8 +156,8 @@ func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string,
 // subresource sub) to obj's path with the options o, then opts, make, and
 // reads the answer into out.
 func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch, sub string, out Object, o WriteOptions, opts []WriteOption) error {
-	if err := c.ready(obj, out); err != nil {
-		return fmt.Errorf("%s: %w", verb, err)
+	if err := c.check(obj); err != nil { // out is obj, or a sub that named or or made non-nil
+		return err
 	}
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
@@ -190,8 +190,8 @@ func (c *Client) patch(ctx context.Context, verb string, obj Object, patch Patch
 // Delete deletes the object obj names. An object with finalizers is only
 // marked for deletion (its deletionTimestamp set) until they are removed.
 func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) error {
-	if err := c.ready(obj); err != nil {
-		return fmt.Errorf("delete: %w", err)
+	if err := c.check(obj); err != nil {
+		return err
 	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
@@ -207,9 +207,6 @@ func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) err
 
 // DeleteAllOf deletes every object of kind gvk that opts select.
 func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts DeleteAllOfOptions) error {
-	if err := c.ready(); err != nil {
-		return fmt.Errorf("delete all of %s: %w", gvk.Kind, err)
-	}
 	m, err := c.Mapping(ctx, gvk)
 	if err == nil {
 		lo := ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}

@@ -11,20 +11,25 @@ import (
 // (a nil pointer or a zero Client) return.
 var errNoClient = errors.New("kube.Client: use kube.NewClient")
 
-// errNilObject is what a call given a nil object (a nil interface or a
-// typed nil pointer) returns.
-var errNilObject = errors.New("the object is nil")
+// errNoWatcher is what Next of a Watcher that Client.Watch or NewWatcher
+// did not make returns.
+var errNoWatcher = errors.New("kube.Watcher: use Client.Watch or NewWatcher")
 
-// ready returns an error when c was not made by [NewClient] or one of
-// objs is nil: a nil interface or a typed nil pointer.
-func (c *Client) ready(objs ...any) error {
-	if c == nil || c.mapper == nil {
+// errNilArgument is what a call given a nil object, list or function (a
+// nil interface or a typed nil pointer) returns.
+var errNilArgument = errors.New("kube: an object, list or function given is nil")
+
+// made reports whether c was made by [NewClient].
+func (c *Client) made() bool { return c != nil && c.mapper != nil }
+
+// check returns an error when c was not made by [NewClient] or arg is
+// nil: a nil interface or a typed nil pointer.
+func (c *Client) check(arg any) error {
+	switch {
+	case !c.made():
 		return errNoClient
-	}
-	for _, o := range objs {
-		if isNil(o) {
-			return errNilObject
-		}
+	case isNil(arg):
+		return errNilArgument
 	}
 	return nil
 }

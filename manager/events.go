@@ -64,7 +64,7 @@ type EventRecorder struct {
 // and reportingInstance name-HOSTNAME.
 func (m *Manager) GetEventRecorderFor(name string) *EventRecorder {
 	if !m.made() {
-		return &EventRecorder{controller: name} // drops every event
+		return nil // a nil *EventRecorder drops every event
 	}
 	return &EventRecorder{sink: m.events, controller: name, instance: name + "-" + m.events.hostname()}
 }
