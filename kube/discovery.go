@@ -139,7 +139,7 @@ func (m *mapper) loadAggregated(ctx context.Context) (bool, error) {
 	kinds := map[GroupVersionKind]Mapping{}
 	for _, path := range []string{"/api", "/apis"} {
 		var list aggregatedList
-		r := &request{method: http.MethodGet, path: path, accept: aggregatedAccept, safe: true, maxBody: maxDiscoveryBody, on404: wrongServer404}
+		r := &request{method: http.MethodGet, path: path, accept: aggregatedAccept, safe: true, maxBody: maxDiscoveryBody, discoveryRoot: true}
 		if err := m.c.call(ctx, r, &list); err != nil {
 			return false, err
 		}
@@ -179,7 +179,7 @@ func (m *mapper) loadGroupVersion(ctx context.Context, group, version string) er
 			Kind       string `json:"kind"`
 		} `json:"resources"`
 	}
-	r := &request{method: http.MethodGet, path: path, safe: true, maxBody: maxDiscoveryBody, on404: notServed404}
+	r := &request{method: http.MethodGet, path: path, safe: true, maxBody: maxDiscoveryBody}
 	if err := m.c.call(ctx, r, &list); err != nil {
 		if IsNotFound(err) {
 			return nil

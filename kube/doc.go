@@ -15,12 +15,13 @@
 //     [IsNotFound], [IsConflict] and friends look through wrapping.
 //   - A 404 is [IsNotFound] only when a Kubernetes API server gave it: a
 //     Status, or the plain "404 page not found" of its mux for a resource
-//     it does not serve (a custom resource whose CRD was deleted), told
-//     apart by one GET of /api on such an answer. A server that does not
-//     answer discovery as Kubernetes does (a kubeconfig with the wrong URL
-//     or port, a wrong proxy path) gives a [*NotKubernetesError] naming
-//     the server and the path: [IgnoreNotFound] does not hide it, so
-//     nothing reads it as "gone".
+//     it does not serve (a custom resource whose CRD was deleted). Every
+//     call is made after discovery has read /api and /apis, which every
+//     Kubernetes API server serves; a server that answers them 404 (a
+//     kubeconfig with the wrong URL or port, a wrong proxy path) gives a
+//     [*NotKubernetesError] naming the server and the path:
+//     [IgnoreNotFound] does not hide it, so nothing reads it as "gone".
+//     A server swapped for another after discovery is not noticed.
 //   - [MergeFrom] makes a patch of what an object changed since it was
 //     read, sent without its resourceVersion (unless asked), so a write
 //     from a stale read does not Conflict and does not undo fields it

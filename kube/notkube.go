@@ -3,9 +3,7 @@
 package kube
 
 import (
-	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/internal/errs"
@@ -39,50 +37,18 @@ func IsNotKubernetes(err error) bool {
 	return ok
 }
 
-// What a 404 without a Status body means for a request (request.on404).
-const (
-	// probe404: ask /api whether the server serves the Kubernetes API. If
-	// it does, the resource is not served (the mux's own 404, as for a
-	// custom resource whose CRD was deleted) and the answer is NotFound;
-	// if not, a [*NotKubernetesError].
-	probe404 = iota
-	// wrongServer404: a path every Kubernetes API server serves (/api,
-	// /apis): the answer is a [*NotKubernetesError].
-	wrongServer404
-	// notServed404: a group version's discovery document, asked for once
-	// the server answered /api: the group version is not served
-	// (NotFound).
-	notServed404
-)
-
-// plainNotFound decides what a 404 without a Status body (se, built from
-// the code) means for r, as the constants above say. The probe costs one
-// GET of /api, on such 404s alone: a Kubernetes API server answers a
-// Status for every object and collection it serves.
-func (c *Client) plainNotFound(ctx context.Context, r *request, se *StatusError) error {
-	switch r.on404 {
-	case notServed404:
-		return se
-	case wrongServer404:
-		return c.notKubernetes(r, se)
-	}
-	var versions TypeMeta
-	probe := &request{method: http.MethodGet, path: "/api", safe: true, maxBody: maxDiscoveryBody, on404: wrongServer404}
-	err := c.call(ctx, probe, &versions)
-	switch {
-	case err == nil && (versions.Kind == "APIVersions" || versions.Kind == "APIGroupDiscoveryList"):
+// plainNotFound is what a 404 without a Status body (se, built from the
+// code) means for r. Every request is sent after discovery has read /api
+// and /apis, which every Kubernetes API server serves: a plain 404 there
+// is a server that is not one (a [*NotKubernetesError]); a plain 404
+// anywhere else is a Kubernetes API server's mux answering for a
+// resource it does not serve (a custom resource whose CRD was deleted),
+// which is NotFound, now naming the path.
+func (c *Client) plainNotFound(r *request, se *StatusError) error {
+	if !r.discoveryRoot {
 		se.Status.Message = "the server answered 404 to " + r.path + ": the resource is not served"
 		return se
-	case err == nil:
-		return c.notKubernetes(r, se)
 	}
-	if _, ok := err.(*NotKubernetesError); ok { // as do returns it
-		return c.notKubernetes(r, se)
-	}
-	return fmt.Errorf("the server answered 404 to %s without a Status; ask whether it serves the Kubernetes API: %w", r.path, err)
-}
-
-func (c *Client) notKubernetes(r *request, se *StatusError) *NotKubernetesError {
 	answer, _ := strings.CutPrefix(se.Status.Message, "the server answered 404: ")
 	server := c.base.Scheme + "://" + c.base.Host + c.base.Path // never the user info
 	return &NotKubernetesError{Server: server, Path: r.path, Answer: answer}

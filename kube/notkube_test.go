@@ -60,54 +60,36 @@ func TestWrongServerIsNotNotFound(t *testing.T) {
 	}
 }
 
-// TestPlainNotFoundFromKubernetes: a Kubernetes API server answers a plain
-// 404 (its mux's) for a resource it does not serve, as for a custom
-// resource whose CRD was deleted: that is NotFound, and says so. A plain
-// 404 to an object path from a server whose /api is not Kubernetes' is
-// not.
+// TestPlainNotFoundFromKubernetes: a Kubernetes API server (its /api and
+// /apis answered discovery) answers a plain 404 from its mux for a
+// resource it does not serve, as for a custom resource whose CRD was
+// deleted: that is NotFound, naming the path, in one request.
 func TestPlainNotFoundFromKubernetes(t *testing.T) {
-	for _, tt := range []struct {
-		name     string
-		api      string // the answer to GET /api after discovery
-		notFound bool
-	}{
-		{"kubernetes", `{"kind":"APIVersions","versions":["v1"]}`, true},
-		{"not kubernetes", `{"hello":"world"}`, false},
-		{"gone", "", false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			discovered := false
-			f := &fakeServer{handle: func(r *http.Request) (int, http.Header, string) {
-				if r.URL.Path == "/api" && discovered {
-					if tt.api == "" {
-						return 404, nil, "404 page not found"
-					}
-					return 200, nil, tt.api
-				}
-				if code, h, body, ok := legacyDiscovery(r); ok {
-					return code, h, body
-				}
-				return 404, nil, "404 page not found"
-			}}
-			c := newFakeClient(t, f, ClientOptions{})
-			if _, err := c.Mapping(t.Context(), (&ConfigMap{}).GroupVersionKind()); err != nil {
-				t.Fatal(err)
-			}
-			discovered = true
-			err := c.Get(t.Context(), Key{Namespace: "ns", Name: "a"}, &ConfigMap{})
-			if IsNotFound(err) != tt.notFound || IsNotKubernetes(err) == tt.notFound {
-				t.Errorf("Get = %v: IsNotFound %v, IsNotKubernetes %v, want NotFound %v", err, IsNotFound(err), IsNotKubernetes(err), tt.notFound)
-			}
-			if tt.notFound && !strings.Contains(err.Error(), "404 to /api/v1/namespaces/ns/configmaps/a: the resource is not served") {
-				t.Errorf("Get = %q, want it to name the path", err)
-			}
-		})
+	f := &fakeServer{handle: func(r *http.Request) (int, http.Header, string) {
+		if code, h, body, ok := legacyDiscovery(r); ok {
+			return code, h, body
+		}
+		return 404, nil, "404 page not found"
+	}}
+	c := newFakeClient(t, f, ClientOptions{})
+	if _, err := c.Mapping(t.Context(), (&ConfigMap{}).GroupVersionKind()); err != nil {
+		t.Fatal(err)
+	}
+	n := len(f.requests)
+	err := c.Get(t.Context(), Key{Namespace: "ns", Name: "a"}, &ConfigMap{})
+	if !IsNotFound(err) || IsNotKubernetes(err) {
+		t.Errorf("Get = %v: IsNotFound %v, IsNotKubernetes %v, want NotFound", err, IsNotFound(err), IsNotKubernetes(err))
+	}
+	if err == nil || !strings.Contains(err.Error(), "404 to /api/v1/namespaces/ns/configmaps/a: the resource is not served") {
+		t.Errorf("Get = %v, want it to name the path", err)
+	}
+	if got := len(f.requests) - n; got != 1 {
+		t.Errorf("the Get took %d requests, want 1", got)
 	}
 }
 
-// TestStatusNotFoundNeedsNoProbe: a 404 with a Status is NotFound at
-// once, without asking /api again.
-func TestStatusNotFoundNeedsNoProbe(t *testing.T) {
+// TestStatusNotFound: a 404 with a Status is NotFound, in one request.
+func TestStatusNotFound(t *testing.T) {
 	f := &fakeServer{handle: func(r *http.Request) (int, http.Header, string) {
 		if code, h, body, ok := legacyDiscovery(r); ok {
 			return code, h, body

@@ -33,9 +33,10 @@ type request struct {
 	// after any 429 Too Many Requests (writes only after one that says
 	// when: see do).
 	safe bool
-	// on404 says what a 404 without a Status body means (probe404,
-	// wrongServer404, notServed404; see plainNotFound).
-	on404 int
+	// discoveryRoot marks /api and /apis, which every Kubernetes API
+	// server serves: a 404 without a Status there is a server that is
+	// not one (see plainNotFound).
+	discoveryRoot bool
 	// warnings, when not nil, receives the Warning headers of the answer
 	// (else they are logged); see WriteOptions.Warnings.
 	warnings *[]string
@@ -161,7 +162,7 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 			continue
 		}
 		if se.plain && resp.StatusCode == http.StatusNotFound {
-			return nil, c.plainNotFound(ctx, r, se)
+			return nil, c.plainNotFound(r, se)
 		}
 		return nil, se
 	}
