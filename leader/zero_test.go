@@ -3,9 +3,10 @@
 package leader
 
 import (
+	"testing"
+
 	"github.com/kubeloop/kubeloop/internal/zerotest"
 	"github.com/kubeloop/kubeloop/kube"
-	"testing"
 )
 
 // TestZeroValues: every exported type's zero value works or returns an
