@@ -202,6 +202,9 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 // of them to end. It fails when called twice, and when discovery of a
 // declared kind fails (then before starting anything).
 func (c *Cache) Start(ctx context.Context) error {
+	if !c.made() {
+		return errNoCache
+	}
 	c.mu.Lock()
 	if c.phase != idle {
 		c.mu.Unlock()
@@ -331,6 +334,9 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 // shard and namespace (see [InformerOptions.Sharded]). pending, when not
 // nil, is the informers' [InformerOptions.ShardsPending].
 func (c *Cache) ShardKind(obj kube.Object, pending func() bool) error {
+	if !c.made() {
+		return errNoCache
+	}
 	gvk := obj.GroupVersionKind()
 	if ko, ok := c.declared[gvk]; ok && !ko.ShardSelector.Empty() {
 		return fmt.Errorf("shard kind %s: it is declared in ByObject with a ShardSelector", gvk.Kind)
@@ -350,6 +356,9 @@ func (c *Cache) ShardKind(obj kube.Object, pending func() bool) error {
 // handlers, making it on first use as reads do (controller-runtime's
 // Informers.GetInformer).
 func (c *Cache) GetInformer(ctx context.Context, obj kube.Object) (ObjectInformer, error) {
+	if !c.made() {
+		return nil, errNoCache
+	}
 	k, err := c.kindFor(ctx, obj.GroupVersionKind(), reflect.TypeOf(obj).Elem())
 	if err != nil {
 		return nil, err
@@ -363,6 +372,9 @@ func (c *Cache) GetInformer(ctx context.Context, obj kube.Object) (ObjectInforme
 // MatchingFields). fn must be a pure function of the object. It may be
 // called at any time; the cost is one call of fn per cached object.
 func (c *Cache) IndexField(ctx context.Context, obj kube.Object, field string, fn IndexFunc) error {
+	if !c.made() {
+		return errNoCache
+	}
 	k, err := c.kindFor(ctx, obj.GroupVersionKind(), reflect.TypeOf(obj).Elem())
 	if err != nil {
 		return err
@@ -405,6 +417,9 @@ func (c *Cache) informers() []*informer {
 // so far (those of the declared kinds at least) has synced, or ctx is
 // done (the error is then ctx's or a [*NotSyncedError]).
 func (c *Cache) WaitForSync(ctx context.Context) error {
+	if !c.made() {
+		return errNoCache
+	}
 	select {
 	case <-c.started:
 	case <-ctx.Done():
@@ -423,6 +438,9 @@ func (c *Cache) WaitForSync(ctx context.Context) error {
 
 // HasSynced reports whether every informer made so far has synced.
 func (c *Cache) HasSynced() bool {
+	if !c.made() {
+		return false
+	}
 	for _, inf := range c.informers() {
 		if !inf.HasSynced() {
 			return false
@@ -434,6 +452,9 @@ func (c *Cache) HasSynced() bool {
 // Stats returns the counters of every informer, sorted by kind: the
 // objects and approximate bytes cached per kind, for metrics.
 func (c *Cache) Stats() []Stats {
+	if !c.made() {
+		return nil
+	}
 	infs := c.informers()
 	out := make([]Stats, len(infs))
 	for n, inf := range infs {

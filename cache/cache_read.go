@@ -26,6 +26,9 @@ import (
 // a namespace or kind outside the cache's scope. The namespace of a
 // cluster-scoped kind is ignored.
 func (c *Cache) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
+	if !c.made() {
+		return errNoCache
+	}
 	gvk := obj.GroupVersionKind()
 	k, err := c.readable(ctx, gvk, reflect.TypeOf(obj).Elem(), &key.Namespace)
 	if err != nil {
@@ -48,6 +51,9 @@ func (c *Cache) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
 // [Cache.IndexField]) and on metadata.name and metadata.namespace, and
 // Limit. Errors are as for [Cache.Get].
 func (c *Cache) List(ctx context.Context, list kube.ObjectList, opts kube.ListOptions) error {
+	if !c.made() {
+		return errNoCache
+	}
 	gvk := list.ItemGroupVersionKind()
 	items, err := itemsOf(list)
 	if err != nil {
@@ -211,6 +217,9 @@ type NotSyncedError struct {
 }
 
 func (e *NotSyncedError) Error() string {
+	if e == nil {
+		return "<nil *cache.NotSyncedError>"
+	}
 	msg := fmt.Sprintf("cache for %s (%s) not synced", e.Kind.Kind, e.Kind.APIVersion())
 	if e.Cause != nil {
 		msg += ": " + e.Cause.Error()
@@ -226,7 +235,12 @@ func (e *NotSyncedError) Is(target error) bool { return target == ErrNotSynced }
 
 // Unwrap returns the cause, so that errors.Is(err, context.DeadlineExceeded)
 // works too.
-func (e *NotSyncedError) Unwrap() error { return e.Cause }
+func (e *NotSyncedError) Unwrap() error {
+	if e == nil {
+		return nil
+	}
+	return e.Cause
+}
 
 // ErrNotAllowed is what [errors.Is] finds in a [*NotAllowedError].
 var ErrNotAllowed = errors.New("read outside the cache's scope")
@@ -241,6 +255,9 @@ type NotAllowedError struct {
 }
 
 func (e *NotAllowedError) Error() string {
+	if e == nil {
+		return "<nil *cache.NotAllowedError>"
+	}
 	if e.Namespace != "" {
 		return fmt.Sprintf("cache for %s: namespace %q not allowed: %s", e.Kind.Kind, e.Namespace, e.Reason)
 	}

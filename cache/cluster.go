@@ -16,7 +16,9 @@ import (
 // and the tests that stand in for a manager share it without importing
 // each other (cache imports only kube). Its methods are what
 // controller.Builder needs of a manager besides the registry of
-// controllers, and are safe for concurrent use.
+// controllers, and are safe for concurrent use. A nil or zero Cluster
+// has no client and no cache: its methods answer as a nil Cache and a
+// nil kube.Client do (errors, nothing seen to wait for), never panic.
 type Cluster struct {
 	api   *kube.Client
 	cache *Cache
@@ -48,22 +50,32 @@ func NewCluster(cfg *kube.Config, copts kube.ClientOptions, opts Options) (*Clus
 
 // APIClient returns the client that talks to the API server directly,
 // for reads that must not come from the cache.
-func (c *Cluster) APIClient() *kube.Client { return c.api }
+func (c *Cluster) APIClient() *kube.Client {
+	if c == nil {
+		return nil
+	}
+	return c.api
+}
 
 // Cache returns the cache: for informers, indexes ([Cache.IndexField])
 // and zero-copy reads ([View]).
-func (c *Cluster) Cache() *Cache { return c.cache }
+func (c *Cluster) Cache() *Cache {
+	if c == nil {
+		return nil
+	}
+	return c.cache
+}
 
 // GetInformer returns the cache's informer of obj's kind and Go type,
 // making it on first use ([Cache.GetInformer]): what the controller
 // builder watches.
 func (c *Cluster) GetInformer(ctx context.Context, obj kube.Object) (ObjectInformer, error) {
-	return c.cache.GetInformer(ctx, obj)
+	return c.Cache().GetInformer(ctx, obj)
 }
 
 // Mapping says where a kind lives, from the client's discovery.
 func (c *Cluster) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error) {
-	return c.api.Mapping(ctx, gvk)
+	return c.APIClient().Mapping(ctx, gvk)
 }
 
 // WritesSeen reports whether the cache holds the client's writes to the
@@ -71,11 +83,11 @@ func (c *Cluster) Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.
 // [Cache.WritesSeen]. The controller builder's controllers ask it
 // before they reconcile.
 func (c *Cluster) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
-	return c.cache.WritesSeen(gvk, key)
+	return c.Cache().WritesSeen(gvk, key)
 }
 
 // WaitForWrites waits, bounded, until [Cluster.WritesSeen] holds for the
 // writes made so far; see [Cache.WaitForWrites].
 func (c *Cluster) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
-	return c.cache.WaitForWrites(ctx, gvk, key)
+	return c.Cache().WaitForWrites(ctx, gvk, key)
 }

@@ -81,6 +81,11 @@
 //     burst of them on one that does not; removing one drops its objects
 //     without telling handlers they were deleted (they were not). See
 //     Sharding below.
+//   - No panics from zero values: every exported type's zero value works
+//     or returns an error (a zero or nil [Cache] answers "cache.Cache: use
+//     cache.New", an [Informer] "cache.Informer: use cache.NewInformer");
+//     a typed nil is treated as nil. TestZeroValues walks the exported
+//     API for this.
 //   - A scope that changes while running: a kind's namespaces change
 //     without a relist of those kept and without deletes for the objects
 //     that leave, and an informer no handler uses can be removed with

@@ -45,6 +45,9 @@ const (
 // [Options.MaxFreshRecordBytes]) the oldest records are dropped, counted
 // in [Cache.FreshRecords] and logged once.
 func (c *Cache) RecordWrite(w kube.Written) {
+	if !c.made() {
+		return
+	}
 	if c.opts.MaxFreshWait < 0 {
 		return
 	}
@@ -89,8 +92,12 @@ type FreshRecords struct {
 	Dropped uint64
 }
 
-// FreshRecords returns what the cache remembers of its client's writes.
+// FreshRecords returns what the cache remembers of its client's writes
+// (nothing for a nil Cache).
 func (c *Cache) FreshRecords() FreshRecords {
+	if c == nil {
+		return FreshRecords{}
+	}
 	c.writes.mu.Lock()
 	b := c.writes.bytes
 	c.writes.mu.Unlock()
@@ -173,6 +180,9 @@ func (c *Cache) awaitList(ctx context.Context, inf *informer, gvk kube.GroupVers
 // (their owner references name it). It does not wait. A controller asks
 // it before it reconciles the object.
 func (c *Cache) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !c.made() {
+		return true // it was told of no writes
+	}
 	if c.writes.count.Load() == 0 || c.maxFreshWait() == 0 {
 		return true
 	}
@@ -195,6 +205,9 @@ func (c *Cache) WritesSeen(gvk kube.GroupVersionKind, key kube.Key) bool {
 // kind; the writes it waited for are forgotten, so that the next call
 // does not wait for them again.
 func (c *Cache) WaitForWrites(ctx context.Context, gvk kube.GroupVersionKind, key kube.Key) bool {
+	if !c.made() {
+		return true // it was told of no writes
+	}
 	if c.writes.count.Load() == 0 || c.maxFreshWait() == 0 {
 		return true
 	}

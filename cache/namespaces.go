@@ -173,6 +173,9 @@ func (s *store) setScope(namespaces []string) int {
 // [InformerOptions.Namespaces], namespaces must be empty for a
 // cluster-scoped kind.
 func (i *Informer[T]) SetNamespaces(ctx context.Context, namespaces []string) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
 	return i.inf.SetNamespaces(ctx, namespaces)
 }
 
@@ -192,6 +195,9 @@ func (i *Informer[T]) SetNamespaces(ctx context.Context, namespaces []string) er
 // with those added, and fails as it does and for a key of selectors not
 // in namespaces.
 func (i *Informer[T]) SetScope(ctx context.Context, namespaces []string, selectors map[string]Selectors) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
 	return i.inf.SetScope(ctx, namespaces, selectors)
 }
 
@@ -207,6 +213,9 @@ func (i *Informer[T]) SetScope(ctx context.Context, namespaces []string, selecto
 // namespace; a failure to change one informer does not keep the others
 // from changing.
 func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces []string) error {
+	if !c.made() {
+		return errNoCache
+	}
 	return c.setScope(ctx, "set namespaces", obj, namespaces, nil, true)
 }
 
@@ -217,6 +226,9 @@ func (c *Cache) SetNamespaces(ctx context.Context, obj kube.Object, namespaces [
 // them. It waits and fails as [Cache.SetNamespaces] does, and for a
 // key of selectors not in namespaces.
 func (c *Cache) SetScope(ctx context.Context, obj kube.Object, namespaces []string, selectors map[string]Selectors) error {
+	if !c.made() {
+		return errNoCache
+	}
 	return c.setScope(ctx, "set scope", obj, namespaces, selectors, false)
 }
 

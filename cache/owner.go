@@ -25,6 +25,9 @@ import (
 // pass over the owner references of each cached object, and a lookup by
 // name.
 func (c *Cache) IndexOwner(ctx context.Context, obj, owner kube.Object) error {
+	if !c.made() {
+		return errNoCache
+	}
 	gvk := owner.GroupVersionKind()
 	if gvk.Kind == "" {
 		return fmt.Errorf("index %s by owner: owner %T names no kind", obj.GroupVersionKind().Kind, owner)

@@ -4,6 +4,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -67,6 +68,9 @@ func newRegistration(h Handler[kube.Object], c *codec) *Registration {
 // the informer synced) or every object cached when it was added (for
 // handlers added later). It is also true once the handler is removed.
 func (r *Registration) HasSynced() bool {
+	if r == nil {
+		return false
+	}
 	select {
 	case <-r.synced:
 		return true
@@ -77,6 +81,9 @@ func (r *Registration) HasSynced() bool {
 
 // WaitForSync waits until [Registration.HasSynced] or ctx is done.
 func (r *Registration) WaitForSync(ctx context.Context) error {
+	if r == nil {
+		return errors.New("wait for handler sync: the Registration is nil")
+	}
 	select {
 	case <-r.synced:
 		return nil

@@ -37,6 +37,9 @@ var ErrInUse = errors.New("handlers are registered on the informer")
 // and when ctx ends before the informer has stopped (it then stops
 // anyway, out of the cache already).
 func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
+	if !c.made() {
+		return errNoCache
+	}
 	gvk := obj.GroupVersionKind()
 	key := kindKey{gvk: gvk, typ: reflect.TypeOf(obj).Elem()}
 	c.mu.Lock()

@@ -172,13 +172,21 @@ func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
 // not, a read of the kind shared with the shards added about the same
 // time. Adding a shard held already changes nothing. Handlers get
 // OnAdd(obj, true) for the shard's objects.
-func (i *Informer[T]) AddShard(sel kube.ShardSelector) error { return i.inf.AddShard(sel) }
+func (i *Informer[T]) AddShard(sel kube.ShardSelector) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
+	return i.inf.AddShard(sel)
+}
 
 // RemoveShard stops the list and watch of the shard of sel (on a server
 // that filters by shard), waits for it to end, and drops the shard's objects from the store, returning how
 // many. Handlers are told nothing: the objects were not deleted on the
 // server, and a sharded controller must not reconcile them as deletions.
 func (i *Informer[T]) RemoveShard(sel kube.ShardSelector) (int, error) {
+	if i == nil || i.inf == nil {
+		return 0, errNoInformer
+	}
 	return i.inf.RemoveShard(sel)
 }
 
@@ -186,18 +194,29 @@ func (i *Informer[T]) RemoveShard(sel kube.ShardSelector) (int, error) {
 // store; it fails when ctx ends first (with a [*NotSyncedError]) or the
 // shard is removed.
 func (i *Informer[T]) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
 	return i.inf.WaitForShard(ctx, sel)
 }
 
 // ShardKeys returns the keys of the stored objects of the shard of sel,
 // in no order. The cost is O(objects of the shard).
 func (i *Informer[T]) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
+	if i == nil || i.inf == nil {
+		return nil, errNoInformer
+	}
 	return i.inf.ShardKeys(sel)
 }
 
 // ShardOf returns the selector of the shard that holds the stored object
 // at k, and false when none does.
-func (i *Informer[T]) ShardOf(k kube.Key) (kube.ShardSelector, bool) { return i.inf.ShardOf(k) }
+func (i *Informer[T]) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
+	if i == nil || i.inf == nil {
+		return kube.ShardSelector{}, false
+	}
+	return i.inf.ShardOf(k)
+}
 
 // addLocked implements [sharding]. Call with informer.mu held, the
 // informer not stopped.

@@ -63,12 +63,20 @@ func kindOf(t reflect.Type, given kube.GroupVersionKind) (kube.GroupVersionKind,
 // Start runs the informer until ctx is done, then waits for every
 // goroutine it started (the reflector, resyncs, handler deliveries). It
 // returns an error only when called twice.
-func (i *Informer[T]) Start(ctx context.Context) error { return i.inf.Start(ctx) }
+func (i *Informer[T]) Start(ctx context.Context) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
+	return i.inf.Start(ctx)
+}
 
 // AddEventHandler registers h. It may be called before or after Start: a
 // handler added after the informer synced first gets OnAdd(obj, true) for
 // every cached object. It fails once Start has returned.
 func (i *Informer[T]) AddEventHandler(h Handler[*T]) (*Registration, error) {
+	if i == nil || i.inf == nil {
+		return nil, errNoInformer
+	}
 	if h == nil {
 		return i.inf.AddEventHandler(nil)
 	}
@@ -77,6 +85,9 @@ func (i *Informer[T]) AddEventHandler(h Handler[*T]) (*Registration, error) {
 
 // RemoveEventHandler stops deliveries to the handler of r.
 func (i *Informer[T]) RemoveEventHandler(r *Registration) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
 	return i.inf.RemoveEventHandler(r)
 }
 
@@ -85,6 +96,9 @@ func (i *Informer[T]) RemoveEventHandler(r *Registration) error {
 // value. fn must be a pure function of the object. It may be called at
 // any time; the cost is one call of fn per cached object.
 func (i *Informer[T]) AddIndex(field string, fn func(obj *T) []string) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
 	if fn == nil {
 		return i.inf.store.addIndex(field, nil)
 	}
@@ -93,21 +107,44 @@ func (i *Informer[T]) AddIndex(field string, fn func(obj *T) []string) error {
 
 // HasSynced reports whether the first state is stored and has been
 // delivered to the handlers registered before that.
-func (i *Informer[T]) HasSynced() bool { return i.inf.HasSynced() }
+func (i *Informer[T]) HasSynced() bool {
+	if i == nil || i.inf == nil {
+		return false
+	}
+	return i.inf.HasSynced()
+}
 
 // WaitForSync waits until HasSynced or ctx is done; the error is then a
 // [*NotSyncedError].
-func (i *Informer[T]) WaitForSync(ctx context.Context) error { return i.inf.WaitForSync(ctx) }
+func (i *Informer[T]) WaitForSync(ctx context.Context) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
+	return i.inf.WaitForSync(ctx)
+}
 
 // ObjectInformer returns the informer as an [ObjectInformer], for code
 // that handles many kinds.
-func (i *Informer[T]) ObjectInformer() ObjectInformer { return i.inf }
+func (i *Informer[T]) ObjectInformer() ObjectInformer {
+	if i == nil || i.inf == nil {
+		return nil
+	}
+	return i.inf
+}
 
 // Stats returns the informer's counters.
-func (i *Informer[T]) Stats() Stats { return i.inf.stats() }
+func (i *Informer[T]) Stats() Stats {
+	if i == nil || i.inf == nil {
+		return Stats{}
+	}
+	return i.inf.stats()
+}
 
 // Get returns a deep copy of the object at key.
 func (i *Informer[T]) Get(key kube.Key) (*T, bool) {
+	if i == nil || i.inf == nil {
+		return nil, false
+	}
 	obj, ok := i.ReadOnly().Get(key)
 	if !ok {
 		return nil, false
@@ -120,6 +157,9 @@ func (i *Informer[T]) Get(key kube.Key) (*T, bool) {
 // List returns deep copies of the objects opts select, in no particular
 // order. See [ReadOnly.List] for the options it supports.
 func (i *Informer[T]) List(opts kube.ListOptions) ([]*T, error) {
+	if i == nil || i.inf == nil {
+		return nil, errNoInformer
+	}
 	objs, err := i.ReadOnly().List(opts)
 	for j, obj := range objs {
 		out := new(T)
@@ -130,7 +170,12 @@ func (i *Informer[T]) List(opts kube.ListOptions) ([]*T, error) {
 }
 
 // ReadOnly returns the zero-copy view of the store.
-func (i *Informer[T]) ReadOnly() ReadOnly[T] { return ReadOnly[T]{inf: i.inf} }
+func (i *Informer[T]) ReadOnly() ReadOnly[T] {
+	if i == nil || i.inf == nil {
+		return ReadOnly[T]{}
+	}
+	return ReadOnly[T]{inf: i.inf}
+}
 
 // ReadOnly reads an informer's store without copying, for hot loops: the
 // objects returned are the store's own, shared with every reader and
@@ -144,6 +189,9 @@ type ReadOnly[T any] struct {
 
 // Get returns the stored object at key.
 func (r ReadOnly[T]) Get(key kube.Key) (*T, bool) {
+	if r.inf == nil {
+		return nil, false
+	}
 	obj, ok := r.inf.store.get(key)
 	if !ok {
 		return nil, false
@@ -159,6 +207,9 @@ func (r ReadOnly[T]) Get(key kube.Key) (*T, bool) {
 // a namespace outside the informer's. The slice is the caller's; the
 // objects are not.
 func (r ReadOnly[T]) List(opts kube.ListOptions) ([]*T, error) {
+	if r.inf == nil {
+		return nil, errNoInformer
+	}
 	var out []*T
 	err := r.inf.list(opts, func(obj kube.Object) { out = append(out, typed[T](obj)) })
 	return out, err

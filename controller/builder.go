@@ -95,6 +95,9 @@ func NewBuilder(m Manager) *Builder { return &Builder{mgr: m} }
 // predicates) queues a request for the object itself. It may be called
 // once. The controller's name defaults to the kind in lower case.
 func (b *Builder) For(obj kube.Object, preds ...Predicate) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	switch {
 	case b.forObj != nil:
 		b.errs = append(b.errs, errors.New("For called twice"))
@@ -110,6 +113,9 @@ func (b *Builder) For(obj kube.Object, preds ...Predicate) *Builder {
 // cluster-scoped is asked of the manager's Mapping). For other owner
 // references, use Watches with EnqueueOwner.
 func (b *Builder) Owns(obj kube.Object, preds ...Predicate) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	if b.checkKind("Owns", obj) {
 		b.owns = append(b.owns, watchSpec{obj: obj, preds: preds})
 	}
@@ -119,6 +125,9 @@ func (b *Builder) Owns(obj kube.Object, preds ...Predicate) *Builder {
 // Watches adds a kind whose changes, once through preds, go to h (for
 // example [EnqueueMapped]).
 func (b *Builder) Watches(obj kube.Object, h EventHandler, preds ...Predicate) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	if h == nil {
 		b.errs = append(b.errs, fmt.Errorf("Watches %T: handler is nil", obj))
 		return b
@@ -132,6 +141,9 @@ func (b *Builder) Watches(obj kube.Object, h EventHandler, preds ...Predicate) *
 // WatchesSource adds a source made by hand, such as a [Channel]. The
 // [Builder.WithEventFilter] predicates do not apply to it.
 func (b *Builder) WatchesSource(src Source) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	if src == nil {
 		b.errs = append(b.errs, errors.New("WatchesSource: source is nil"))
 		return b
@@ -143,6 +155,9 @@ func (b *Builder) WatchesSource(src Source) *Builder {
 // WithEventFilter adds predicates to every kind watched (For, Owns and
 // Watches), ahead of their own.
 func (b *Builder) WithEventFilter(preds ...Predicate) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	b.filters = append(b.filters, preds...)
 	return b
 }
@@ -150,6 +165,9 @@ func (b *Builder) WithEventFilter(preds ...Predicate) *Builder {
 // Named sets the controller's name, which must be unique within the
 // manager. It overrides the default taken from For.
 func (b *Builder) Named(name string) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	b.name = name
 	return b
 }
@@ -170,12 +188,18 @@ func (b *Builder) Named(name string) *Builder {
 // reconciled only when the object's shard is held here. It needs For.
 // The manager's other controllers, of other kinds, may be unsharded.
 func (b *Builder) Sharded() *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	b.sharded = shardBuild{}
 	return b
 }
 
 // WithOptions sets the controller's options.
 func (b *Builder) WithOptions(opts Options) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	b.opts = opts
 	return b
 }
@@ -197,6 +221,9 @@ func (b *Builder) Complete(r Reconciler) error {
 // Build returns nil for it: it runs a controller for each cluster
 // engaged.
 func (b *Builder) Build(r Reconciler) (*Controller, error) {
+	if b == nil {
+		return nil, errNoBuilder
+	}
 	errs := b.errs
 	if b.mgr == nil {
 		errs = append(errs, errors.New("manager is nil"))

@@ -78,6 +78,9 @@ type Cluster = interface {
 // cluster; a cluster's series go when it is disengaged. Clusters and
 // [Builder.Sharded] do not go together yet.
 func (b *Builder) Clusters(set Clusters) *Builder {
+	if b == nil {
+		return nil // Build reports it
+	}
 	if set == nil {
 		b.errs = append(b.errs, errors.New("Clusters: set is nil"))
 		return b

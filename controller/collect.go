@@ -26,6 +26,9 @@ func (c *Controller) CollectMetrics(e interface {
 	Gauge(name, help string, value float64, labels ...string)
 	Histogram(name, help string, h queue.Histogram, labels ...string)
 }) {
+	if !c.made() {
+		return
+	}
 	m := c.Metrics()
 	emitQueue(e, m.Name, m.Queue)
 	l := []string{"controller", m.Name}

@@ -160,12 +160,22 @@ func New(name string, r Reconciler, opts Options) (*Controller, error) {
 }
 
 // Name returns the controller's name.
-func (c *Controller) Name() string { return c.name }
+func (c *Controller) Name() string {
+	if !c.made() {
+		return ""
+	}
+	return c.name
+}
 
 // NeedLeaderElection reports whether the controller must run only on the
 // leader ([Options.NeedLeaderElection], true by default). A manager
 // checks it to gate Start.
-func (c *Controller) NeedLeaderElection() bool { return c.needLeader }
+func (c *Controller) NeedLeaderElection() bool {
+	if !c.made() {
+		return false
+	}
+	return c.needLeader
+}
 
 // Watch adds a source of requests.
 //
@@ -181,6 +191,9 @@ func (c *Controller) NeedLeaderElection() bool { return c.needLeader }
 //
 // Watch fails once Start has returned, and for a nil source.
 func (c *Controller) Watch(src Source) error {
+	if !c.made() {
+		return errNoController
+	}
 	if src == nil {
 		return fmt.Errorf("watch in controller %q: source is nil", c.name)
 	}
@@ -212,6 +225,9 @@ func (c *Controller) Watch(src Source) error {
 // started before, when a source watched before Start fails, or when they
 // do not sync in time (the error names the source's kind).
 func (c *Controller) Start(ctx context.Context) error {
+	if !c.made() {
+		return errNoController
+	}
 	c.mu.Lock()
 	if c.phase != idle {
 		c.mu.Unlock()
@@ -331,6 +347,9 @@ func (c *Controller) loop(ctx context.Context, wg *sync.WaitGroup, failed <-chan
 // Metrics returns a snapshot of the controller's metrics, its queue's
 // included. The caller owns it.
 func (c *Controller) Metrics() Metrics {
+	if !c.made() {
+		return Metrics{}
+	}
 	s := c.m.snapshot()
 	s.Name = c.name
 	s.MaxConcurrentReconciles = c.workers

@@ -70,6 +70,15 @@
 //     controller_runtime_* metrics and of the queue's workqueue_* ones;
 //     [Controller.CollectMetrics] writes them, named and labelled as
 //     controller-runtime does, to a manager's metrics endpoint.
+//   - No panics from zero values: every exported type's zero value works
+//     or returns an error (a zero or nil [Controller] answers
+//     "controller.Controller: use controller.New or a Builder", a nil
+//     [ReconcilerFunc] an error, a nil [PredicateFunc] filters nothing);
+//     a typed nil is treated as nil: a nil [Builder]'s chain ends in an
+//     error from Build. The helpers that read NotFound as "gone"
+//     ([RemoveFinalizer], [CreateOrUpdate], [CreateOrPatch]) see a server
+//     that is not Kubernetes' as the error it is
+//     (kube.NotKubernetesError). TestZeroValues walks the exported API.
 //
 // Events, predicates and handlers: a source makes a [Change] (create,
 // update, delete or generic) for each change it sees, hands it on if all

@@ -25,7 +25,12 @@ type EventHandler interface {
 type EventHandlerFunc func(ctx context.Context, c Change, q Queue)
 
 // Handle implements [EventHandler].
-func (f EventHandlerFunc) Handle(ctx context.Context, c Change, q Queue) { f(ctx, c, q) }
+func (f EventHandlerFunc) Handle(ctx context.Context, c Change, q Queue) {
+	if f == nil {
+		return // no handler: nothing queued
+	}
+	f(ctx, c, q)
+}
 
 // EnqueueObject returns the handler that queues the object of the change
 // itself (controller-runtime's EnqueueRequestForObject): what a

@@ -20,6 +20,9 @@ type AlreadyOwnedError struct {
 }
 
 func (e *AlreadyOwnedError) Error() string {
+	if e == nil {
+		return "<nil *controller.AlreadyOwnedError>"
+	}
 	return fmt.Sprintf("object %s is already owned by another %s controller %s", e.Object, e.Owner.Kind, e.Owner.Name)
 }
 

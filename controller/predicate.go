@@ -21,7 +21,12 @@ type Predicate interface {
 type PredicateFunc func(c Change) bool
 
 // Allow implements [Predicate].
-func (f PredicateFunc) Allow(c Change) bool { return f(c) }
+func (f PredicateFunc) Allow(c Change) bool {
+	if f == nil {
+		return true // no predicate: nothing filtered out
+	}
+	return f(c)
+}
 
 // PredicateFuncs is a [Predicate] with one func per change type; a nil
 // func allows the changes of its type (controller-runtime's

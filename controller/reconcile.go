@@ -94,6 +94,9 @@ type ReconcilerFunc func(ctx context.Context, req Request) (Result, error)
 
 // Reconcile implements [Reconciler].
 func (f ReconcilerFunc) Reconcile(ctx context.Context, req Request) (Result, error) {
+	if f == nil {
+		return Result{}, errors.New("controller.ReconcilerFunc is nil")
+	}
 	return f(ctx, req)
 }
 

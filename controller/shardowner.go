@@ -30,6 +30,9 @@ func (s *Shards) EnqueueOwner(owner kube.Object, opts OwnerOptions) EventHandler
 // holds reports whether the object at k is cached in a shard held here
 // and not being released.
 func (s *Shards) holds(k kube.Key) bool {
+	if !s.made() {
+		return false
+	}
 	sel, stored := s.inf.ShardOf(k)
 	if !stored {
 		return false

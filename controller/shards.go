@@ -129,17 +129,30 @@ func NewShards(inf ShardedInformer) (*Shards, error) {
 }
 
 // String implements [Source].
-func (s *Shards) String() string { return fmt.Sprintf("shards of kind %s", s.inf.Kind().Kind) }
+func (s *Shards) String() string {
+	if !s.made() {
+		return "controller.Shards (not made by NewShards)"
+	}
+	return fmt.Sprintf("shards of kind %s", s.inf.Kind().Kind)
+}
 
 // WaitForSync implements [Source]: a sharded informer is synced as soon
 // as it runs; each shard's sync is awaited by Work.
-func (s *Shards) WaitForSync(ctx context.Context) error { return s.inf.WaitForSync(ctx) }
+func (s *Shards) WaitForSync(ctx context.Context) error {
+	if !s.made() {
+		return errNoShards
+	}
+	return s.inf.WaitForSync(ctx)
+}
 
 // Run implements [Source]: it queues a request for every change the
 // informer reports until ctx is done (resyncs at [LowPriority], as [Kind]
 // does; not the objects of a shard's first list, which Work queues),
 // remembering whose each deleted object was.
 func (s *Shards) Run(ctx context.Context, q Queue) error {
+	if !s.made() {
+		return errNoShards
+	}
 	select {
 	case <-s.ready:
 		return fmt.Errorf("run %s: run before", s)
@@ -200,6 +213,9 @@ func (s *Shards) Run(ctx context.Context, q Queue) error {
 // shard. It returns an error, having dropped the shard, when the shard
 // cannot be added or ctx ends before its first state is stored.
 func (s *Shards) Work(ctx context.Context, sel kube.ShardSelector) error {
+	if !s.made() {
+		return errNoShards
+	}
 	id := sel.String()
 	if err := s.inf.AddShard(sel); err != nil {
 		return err

@@ -24,6 +24,9 @@ type warmer interface {
 // manager's cache. Calling it is optional: Start does the same work when
 // it was not done.
 func (c *Controller) Warmup(ctx context.Context) error {
+	if !c.made() {
+		return errNoController
+	}
 	c.mu.Lock()
 	sources := slices.Clone(c.sources)
 	c.mu.Unlock()

@@ -127,7 +127,7 @@ func NewClient(cfg *Config, opts ClientOptions) (*Client, error) {
 // Namespace returns the default namespace of the configuration: the
 // kubeconfig context's or the service account's, else "default".
 func (c *Client) Namespace() string {
-	if c.cfg.Namespace == "" {
+	if c == nil || c.cfg == nil || c.cfg.Namespace == "" {
 		return "default"
 	}
 	return c.cfg.Namespace
@@ -136,6 +136,9 @@ func (c *Client) Namespace() string {
 // Get reads the object named by key into obj, whose kind picks the
 // resource. obj is reset first, so no field survives from before.
 func (c *Client) Get(ctx context.Context, key Key, obj Object) error {
+	if err := c.check(obj); err != nil {
+		return err
+	}
 	gvk := obj.GroupVersionKind()
 	r, err := c.objectRequest(ctx, http.MethodGet, gvk, key, "")
 	if err == nil {
@@ -158,6 +161,9 @@ func (c *Client) Get(ctx context.Context, key Key, obj Object) error {
 // [NewListOptions]): a [ListOptions] struct is one, and so are
 // [InNamespace], [MatchingLabels], [MatchingFields] and the others.
 func (c *Client) List(ctx context.Context, list ObjectList, opts ...ListOption) error {
+	if err := c.check(list); err != nil {
+		return err
+	}
 	gvk := list.ItemGroupVersionKind()
 	if err := c.list(ctx, gvk, list, NewListOptions(opts...)); err != nil {
 		return fmt.Errorf("list %s: %w", gvk.Kind, err)

@@ -24,6 +24,9 @@ type Mapping struct {
 type NoKindMatchError struct{ GVK GroupVersionKind }
 
 func (e *NoKindMatchError) Error() string {
+	if e == nil {
+		return "<nil *kube.NoKindMatchError>"
+	}
 	return fmt.Sprintf("no matches for kind %q in version %q", e.GVK.Kind, e.GVK.APIVersion())
 }
 
@@ -62,6 +65,9 @@ func newMapper(c *Client) *mapper { return &mapper{c: c, kinds: map[GroupVersion
 //
 //go:noinline
 func (c *Client) Mapping(ctx context.Context, gvk GroupVersionKind) (Mapping, error) {
+	if !c.made() {
+		return Mapping{}, errNoClient
+	}
 	return c.mapper.mapping(ctx, gvk)
 }
 
@@ -137,7 +143,7 @@ func (m *mapper) loadAggregated(ctx context.Context) (bool, error) {
 	kinds := map[GroupVersionKind]Mapping{}
 	for _, path := range []string{"/api", "/apis"} {
 		var list aggregatedList
-		r := &request{method: http.MethodGet, path: path, accept: aggregatedAccept, safe: true, maxBody: maxDiscoveryBody}
+		r := &request{method: http.MethodGet, path: path, accept: aggregatedAccept, safe: true, maxBody: maxDiscoveryBody, discoveryRoot: true}
 		if err := m.c.call(ctx, r, &list); err != nil {
 			return false, err
 		}

@@ -27,6 +27,15 @@
 //     read (leader election's Lease).
 //   - Every error the server returns as a Status body is a [*StatusError];
 //     [IsNotFound], [IsConflict] and friends look through wrapping.
+//   - A 404 is [IsNotFound] only when a Kubernetes API server gave it: a
+//     Status, or the plain "404 page not found" of its mux for a resource
+//     it does not serve (a custom resource whose CRD was deleted). Every
+//     call is made after discovery has read /api and /apis, which every
+//     Kubernetes API server serves; a server that answers them 404 (a
+//     kubeconfig with the wrong URL or port, a wrong proxy path) gives a
+//     [*NotKubernetesError] naming the server and the path:
+//     [IgnoreNotFound] does not hide it, so nothing reads it as "gone".
+//     A server swapped for another after discovery is not noticed.
 //   - [MergeFrom] makes a patch of what an object changed since it was
 //     read, sent without its resourceVersion (unless asked), so a write
 //     from a stale read does not Conflict and does not undo fields it
@@ -95,6 +104,12 @@
 //     one per discovery refresh and one per credential plugin run, so that
 //     callers sharing one can each give up at their own deadline; each
 //     ends with its refresh or run, which is bounded in time.
+//   - Every exported type's zero value works or returns an error (a
+//     zero or nil [Client] answers every call with "kube.Client: use
+//     kube.NewClient"; a [WatchEvent] a caller built decodes); a typed nil
+//     is treated as nil: an object that is a nil pointer is refused with
+//     an error, and a nil pointer's own methods return zero values or an
+//     error. TestZeroValues walks the exported API for this.
 //   - A [Config] never prints a secret: tokens, passwords, key data, the
 //     exec plugin's arguments and environment values and the user info of
 //     URLs are hidden from every fmt verb, from slog and from

@@ -95,11 +95,16 @@ type StatusError struct {
 	// RetryAfter is the server's Retry-After header or retryAfterSeconds,
 	// zero when it gave none.
 	RetryAfter time.Duration
+	// plain marks an error built from a body that was not a Status.
+	plain bool
 }
 
 // Error returns the server's message, or a description built from the
 // code and reason when the message is empty.
 func (e *StatusError) Error() string {
+	if e == nil {
+		return "<nil *kube.StatusError>"
+	}
 	if e.Status.Message != "" {
 		return e.Status.Message
 	}
@@ -125,10 +130,13 @@ const maxErrorBody = 512
 // a *StatusError. A body that is not a Status still gives a useful error:
 // the code, a reason derived from it, and the start of the body when it is
 // text (a proxy's message), its shape when it is JSON (which may be an
-// object, and a Secret's data is not for error messages).
+// object, and a Secret's data is not for error messages). What a 404 of
+// that kind means depends on the request: see plainNotFound.
 func errorFromResponse(jd *jsondec.Decoder, code int, header http.Header, body []byte) *StatusError {
 	var st Status
+	plain := false
 	if err := jd.Unmarshal(body, &st); err != nil || st.Kind != "Status" {
+		plain = true
 		msg := strings.TrimSpace(string(body))
 		switch {
 		case msg == "":
@@ -148,7 +156,7 @@ func errorFromResponse(jd *jsondec.Decoder, code int, header http.Header, body [
 	if st.Code == 0 {
 		st.Code = int32(code)
 	}
-	e := &StatusError{Status: st}
+	e := &StatusError{Status: st, plain: plain}
 	if secs, err := strconv.Atoi(header.Get("Retry-After")); err == nil && secs > 0 {
 		// At most what retryAfterSeconds (an int32) can say: a larger
 		// count of seconds would overflow a Duration.
@@ -218,7 +226,11 @@ func hasReason(err error, reason string, code int32) bool {
 	return code != 0 && se.Status.Code == code && !knownReason(se.Status.Reason)
 }
 
-// IsNotFound reports whether err says the object does not exist.
+// IsNotFound reports whether err says the object does not exist: a
+// Status with reason NotFound (or code 404 and no reason the client
+// knows), or the plain 404 a Kubernetes API server answers for a resource
+// it does not serve. A 404 from a server that does not answer as a
+// Kubernetes API server is a [*NotKubernetesError], never NotFound.
 func IsNotFound(err error) bool { return hasReason(err, ReasonNotFound, http.StatusNotFound) }
 
 // IsAlreadyExists reports whether a create found the name taken. It goes

@@ -29,6 +29,9 @@ import (
 // before the cut stay handed out: ask for the page again.
 func (c *Client) ListEach(ctx context.Context, gvk GroupVersionKind, opts ListOptions,
 	newItem func() Object, each func(item Object, jsonBytes int) error) (ListMeta, error) {
+	if newItem == nil || each == nil {
+		return ListMeta{}, errNilArgument
+	}
 	meta, err := c.listEach(ctx, gvk, opts, newItem, each)
 	if fe, ok := err.(errFromEach); ok {
 		return meta, fe.err

@@ -81,7 +81,7 @@ func TestListEachErrors(t *testing.T) {
 	if _, err := c.ListEach(context.Background(), configMapKind, ListOptions{}, newConfigMap, func(Object, int) error { calls++; return nil }); err != nil || calls != 1 {
 		t.Errorf("ListEach of null items = %v, %d more calls; want nil and none", err, calls-1)
 	}
-	if _, err := c.ListEach(context.Background(), configMapKind, ListOptions{Namespace: "missing"}, newConfigMap, nil); !IsNotFound(err) {
+	if _, err := c.ListEach(context.Background(), configMapKind, ListOptions{Namespace: "missing"}, newConfigMap, func(Object, int) error { return nil }); !IsNotFound(err) {
 		t.Errorf("ListEach of a 404 = %v, want NotFound", err)
 	}
 }

@@ -72,6 +72,9 @@ type TypeMeta struct {
 //
 //go:noinline
 func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
+	if t == nil {
+		return GroupVersionKind{}
+	}
 	g, v := ParseAPIVersion(t.APIVersion)
 	return GroupVersionKind{Group: g, Version: v, Kind: t.Kind}
 }
@@ -82,6 +85,9 @@ func (t *TypeMeta) GroupVersionKind() GroupVersionKind {
 //
 //go:noinline
 func (t *TypeMeta) SetGroupVersionKind(gvk GroupVersionKind) {
+	if t == nil {
+		return
+	}
 	t.APIVersion, t.Kind = gvk.APIVersion(), gvk.Kind
 }
 
@@ -118,10 +124,18 @@ func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 // Not inlined: binary size (cmd/mirror's TestBinarySize).
 //
 //go:noinline
-func (m *ObjectMeta) Key() Key { return Key{Namespace: m.Namespace, Name: m.Name} }
+func (m *ObjectMeta) Key() Key {
+	if m == nil {
+		return Key{}
+	}
+	return Key{Namespace: m.Namespace, Name: m.Name}
+}
 
 // HasFinalizer reports whether name is among m's finalizers.
 func (m *ObjectMeta) HasFinalizer(name string) bool {
+	if m == nil {
+		return false
+	}
 	for _, f := range m.Finalizers {
 		if f == name {
 			return true
@@ -132,7 +146,7 @@ func (m *ObjectMeta) HasFinalizer(name string) bool {
 
 // AddFinalizer adds name unless it is there and reports whether it changed m.
 func (m *ObjectMeta) AddFinalizer(name string) bool {
-	if m.HasFinalizer(name) {
+	if m == nil || m.HasFinalizer(name) {
 		return false
 	}
 	m.Finalizers = append(m.Finalizers, name)
@@ -141,6 +155,9 @@ func (m *ObjectMeta) AddFinalizer(name string) bool {
 
 // RemoveFinalizer removes name and reports whether it changed m.
 func (m *ObjectMeta) RemoveFinalizer(name string) bool {
+	if m == nil {
+		return false
+	}
 	out := m.Finalizers[:0:0]
 	for _, f := range m.Finalizers {
 		if f != name {

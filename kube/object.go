@@ -64,13 +64,21 @@ func (l *List[T]) ItemGroupVersionKind() GroupVersionKind {
 			return gvk
 		}
 	}
+	if l == nil {
+		return GroupVersionKind{}
+	}
 	gvk := l.TypeMeta.GroupVersionKind()
 	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
 	return gvk
 }
 
 // Len implements [ObjectList].
-func (l *List[T]) Len() int { return len(l.Items) }
+func (l *List[T]) Len() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.Items)
+}
 
 // Item implements [ObjectList]. It returns a pointer into Items.
 func (l *List[T]) Item(i int) Object {
@@ -175,6 +183,9 @@ var unstructuredDecoder = sync.OnceValue(func() *jsondec.Decoder { return jsonde
 // u.Field("spec", "replicas"). apiVersion, kind and metadata are not in
 // Content: read TypeMeta and ObjectMeta.
 func (u *Unstructured) Field(path ...string) (any, bool) {
+	if u == nil {
+		return nil, false
+	}
 	var cur any = u.Content
 	for _, p := range path {
 		m, ok := cur.(map[string]any)
@@ -216,6 +227,9 @@ func (u *Unstructured) SetField(value any, path ...string) {
 
 // DeepCopy returns a copy of u that shares nothing with it.
 func (u *Unstructured) DeepCopy() *Unstructured {
+	if u == nil {
+		return nil
+	}
 	out := new(Unstructured)
 	copyUnstructured(out, u)
 	return out

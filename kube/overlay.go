@@ -35,6 +35,9 @@ type UndeclaredFieldsError struct {
 }
 
 func (e *UndeclaredFieldsError) Error() string {
+	if e == nil {
+		return "<nil *kube.UndeclaredFieldsError>"
+	}
 	return "the update would erase fields its Go type does not declare (" + strings.Join(e.Paths, ", ") +
 		"): declare them, or write what changed with kube.MergeFrom and Patch, or with Apply"
 }

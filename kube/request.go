@@ -40,6 +40,10 @@ type request struct {
 	// after any 429 Too Many Requests (writes only after one that says
 	// when: see do).
 	safe bool
+	// discoveryRoot marks /api and /apis, which every Kubernetes API
+	// server serves: a 404 without a Status there is a server that is
+	// not one (see plainNotFound).
+	discoveryRoot bool
 	// warnings, when not nil, receives the Warning headers of the answer
 	// (else they are logged); see WriteOptions.Warnings.
 	warnings *[]string
@@ -202,6 +206,9 @@ func (c *Client) do(ctx context.Context, r *request) (*http.Response, error) {
 				return nil, ctx.Err()
 			}
 			continue
+		}
+		if se.plain && resp.StatusCode == http.StatusNotFound {
+			return nil, c.plainNotFound(r, se)
 		}
 		return nil, se
 	}

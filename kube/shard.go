@@ -187,5 +187,5 @@ type ShardInfo struct {
 // bookmark ending a WatchList's initial events), so a client that cannot
 // tell filters every event itself; a hash per event is cheap.
 func (m *ListMeta) FilteredBy(s ShardSelector) bool {
-	return m.ShardInfo != nil && m.ShardInfo.Selector == s.String()
+	return m != nil && m.ShardInfo != nil && m.ShardInfo.Selector == s.String()
 }

@@ -43,6 +43,9 @@ type SubResourceClient struct {
 
 // Get reads obj's subresource into sub (into obj when sub is nil).
 func (s SubResourceClient) Get(ctx context.Context, obj, sub Object) error {
+	if err := s.c.check(obj); err != nil {
+		return err
+	}
 	out := or(sub, obj)
 	gvk, ogvk, meta := obj.GroupVersionKind(), out.GroupVersionKind(), obj.GetObjectMeta()
 	r, err := s.c.objectRequest(ctx, http.MethodGet, gvk, meta.Key(), s.name)
@@ -91,8 +94,11 @@ func (s SubResourceClient) Apply(ctx context.Context, obj, sub Object, opts Appl
 // named returns or(sub, obj), given obj's name and namespace when it has
 // no name: what Create, Update and Apply send.
 func named(sub, obj Object) Object {
-	if sub == nil {
+	if isNil(sub) {
 		return obj
+	}
+	if isNil(obj) {
+		return sub
 	}
 	if m := sub.GetObjectMeta(); m.Name == "" {
 		om := obj.GetObjectMeta()
@@ -103,7 +109,7 @@ func named(sub, obj Object) Object {
 
 // or returns sub, or obj when sub is nil.
 func or(sub, obj Object) Object {
-	if sub == nil {
+	if isNil(sub) {
 		return obj
 	}
 	return sub

@@ -97,6 +97,9 @@ const defaultUserAgent = "kubeloop"
 //     certificate changes, every open connection is closed: requests in
 //     flight on them, watches included, fail and must be retried.
 func (c *Config) HTTPClient() (*http.Client, error) {
+	if c == nil {
+		return nil, errors.New("build http client: the Config is nil")
+	}
 	rt, err := c.roundTripper()
 	if err != nil {
 		return nil, fmt.Errorf("build http client: %w", err)

@@ -52,6 +52,9 @@ type FieldError struct {
 // Error returns, for example, `spec.replicas: not found` or
 // `spec.replicas: is a string, want an integer`.
 func (e *FieldError) Error() string {
+	if e == nil {
+		return "<nil *kube.FieldError>"
+	}
 	if e.Got == "" {
 		if e.At != e.Path {
 			return fmt.Sprintf("%s: %s not found", e.Path, e.At)

@@ -58,8 +58,15 @@ type WatchEvent struct {
 // of the field that failed, not the object's content (which may be a
 // Secret's data).
 func (e *WatchEvent) Decode(obj any) error {
+	if e == nil {
+		return errors.New("decode watch event: the event is nil")
+	}
+	jd := e.jd
+	if jd == nil { // an event a caller built: plans made for this call alone
+		jd = jsondec.New(jsondec.Options{})
+	}
 	resetObject(obj)
-	if err := unmarshal(e.jd, e.Object, obj); err != nil {
+	if err := unmarshal(jd, e.Object, obj); err != nil {
 		return fmt.Errorf("decode %s event (%s): %w", e.Type, shapeOf(e.Object), err)
 	}
 	return nil
@@ -137,6 +144,9 @@ func NewWatcher(body io.ReadCloser, cancel context.CancelFunc) *Watcher {
 // Stop ends the stream and releases the connection. It is safe to call
 // more than once and concurrently with Next, which then returns an error.
 func (w *Watcher) Stop() {
+	if w == nil || w.body == nil {
+		return // not a stream: nothing to stop
+	}
 	w.stop.Do(func() {
 		if w.cancel != nil {
 			w.cancel()
@@ -151,6 +161,9 @@ func (w *Watcher) Stop() {
 // shape and size, never its content) when the stream holds something that
 // is not an event.
 func (w *Watcher) Next() (WatchEvent, error) {
+	if w == nil || w.r == nil {
+		return WatchEvent{}, errNoWatcher
+	}
 	line, err := w.readLine()
 	if err != nil {
 		return WatchEvent{}, err

@@ -107,6 +107,9 @@ func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) 
 // only the ones it uses. Every write but a delete goes through here.
 func (c *Client) write(ctx context.Context, verb, method string, obj Object, sub string, out Object,
 	patch *Patch, o WriteOptions, opts []WriteOption, put putFunc) error {
+	if err := c.check(obj); err != nil { // out is obj, or a subresource body the caller passed
+		return err
+	}
 	for _, opt := range opts {
 		opt.ApplyToWrite(&o)
 	}
@@ -173,6 +176,9 @@ func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error
 // apply sends out (obj itself, or the body of obj's subresource sub) as
 // an apply configuration to obj's path.
 func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string, out Object, opts ApplyOptions) error {
+	if err := c.check(obj); err != nil { // out is obj, or a subresource body the caller passed
+		return err
+	}
 	gvk := out.GroupVersionKind()
 	if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
 		s.SetGroupVersionKind(gvk)
@@ -196,6 +202,9 @@ func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string,
 // Delete deletes the object obj names. An object with finalizers is only
 // marked for deletion (its deletionTimestamp set) until they are removed.
 func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) error {
+	if err := c.check(obj); err != nil {
+		return err
+	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	r, err := c.objectRequest(ctx, http.MethodDelete, gvk, meta.Key(), "")

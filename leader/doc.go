@@ -42,6 +42,14 @@
 //     [Elector.Check] serves a health endpoint.
 //   - No leaks. [New] does no I/O and starts nothing; [Elector.Run] returns
 //     only after every callback goroutine it started has returned.
+//   - No panics from zero values: every exported type's zero value works
+//     or returns an error (a zero or nil [Elector] answers "leader.Elector:
+//     use leader.New" from Run and is never leader; a nil [Member]
+//     "leader.Member: use leader.NewMember"); a typed nil is treated as
+//     nil. A Lease that a Get answers 404 for is created only when the
+//     404 is a Kubernetes NotFound, never for a server that is not
+//     Kubernetes' (kube.NotKubernetesError). TestZeroValues walks the
+//     exported API for this.
 //
 // Limits: a Lease deleted under its leader is put back by the leader's next
 // renew (a Lease PUT creates a missing object), and candidates that saw the

@@ -79,6 +79,9 @@ func New(opts Options) (*Elector, error) {
 // In both cases it returns only after every callback it started has
 // returned. Run may be called once.
 func (e *Elector) Run(ctx context.Context) error {
+	if !e.made() {
+		return errNoElector
+	}
 	if !e.started.CompareAndSwap(false, true) {
 		return errs.Errorf("run elector for lease %s: Run was already called", e.key)
 	}
@@ -101,16 +104,29 @@ func (e *Elector) Run(ctx context.Context) error {
 }
 
 // Identity returns the identity this candidate writes into the Lease.
-func (e *Elector) Identity() string { return e.opts.Identity }
+func (e *Elector) Identity() string {
+	if !e.made() {
+		return ""
+	}
+	return e.opts.Identity
+}
 
 // Elected returns a channel closed when this candidate first becomes
 // leader. It stays closed after leadership ends; see [Elector.IsLeader].
-func (e *Elector) Elected() <-chan struct{} { return e.elected }
+func (e *Elector) Elected() <-chan struct{} {
+	if !e.made() {
+		return nil // never elected
+	}
+	return e.elected
+}
 
 // IsLeader reports whether this candidate leads now. It turns false the
 // moment the context given to OnStartedLeading is cancelled. A metrics
 // endpoint reports it as leader_election_master_status{name=<lease name>}.
 func (e *Elector) IsLeader() bool {
+	if !e.made() {
+		return false
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.isLeaderLocked()
@@ -132,6 +148,9 @@ func (e *Elector) isLeaderLocked() bool {
 // its own identity while it leads, "" when the Lease is released or has not
 // been read yet.
 func (e *Elector) Leader() string {
+	if !e.made() {
+		return ""
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.holder
@@ -143,6 +162,9 @@ func (e *Elector) Leader() string {
 // fails it, since it stops leading RenewDeadline after its last renew; a
 // failure means its loop is stuck and the process should be restarted.
 func (e *Elector) Check(maxTolerable time.Duration) error {
+	if !e.made() {
+		return nil // not leading
+	}
 	e.mu.Lock()
 	leading, renewed := e.isLeaderLocked(), e.renewed
 	e.mu.Unlock()

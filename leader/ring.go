@@ -283,10 +283,18 @@ func NewMember(opts RingOptions) (*Member, error) {
 }
 
 // Identity returns the identity this member writes into its Lease.
-func (m *Member) Identity() string { return m.opts.Identity }
+func (m *Member) Identity() string {
+	if m == nil {
+		return ""
+	}
+	return m.opts.Identity
+}
 
 // Status returns a copy of what the member knew after its last step.
 func (m *Member) Status() RingStatus {
+	if m == nil {
+		return RingStatus{}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := m.status

@@ -30,6 +30,9 @@ import (
 // identity and the Lease that wraps [ErrIdentityShared]. Run may be called
 // once.
 func (m *Member) Run(ctx context.Context) error {
+	if m == nil {
+		return errNoMember
+	}
 	if !m.started.CompareAndSwap(false, true) {
 		return errs.Errorf("run member of ring %s/%s: Run was already called", m.opts.Namespace, m.opts.Ring)
 	}

@@ -4,6 +4,8 @@ package manager
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
@@ -58,6 +60,9 @@ func newClient(c *cache.Cache, api *kube.Client, disableFor []kube.Object) *Clie
 // Get waits for it to sync within ctx). An object not found gives an error
 // [kube.IsNotFound] reports.
 func (c *Client) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
+	if err := c.ready(obj); err != nil {
+		return fmt.Errorf("get %s: %w", key, err)
+	}
 	if c.uncached[obj.GroupVersionKind()] {
 		return c.api.Get(ctx, key, obj)
 	}
@@ -69,6 +74,9 @@ func (c *Client) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
 // [kube.NewListOptions] does: kube.InNamespace(ns),
 // kube.MatchingFields{index: value}, or a plain [kube.ListOptions].
 func (c *Client) List(ctx context.Context, list kube.ObjectList, opts ...kube.ListOption) error {
+	if err := c.ready(list); err != nil {
+		return fmt.Errorf("list: %w", err)
+	}
 	o := kube.NewListOptions(opts...)
 	if c.uncached[list.ItemGroupVersionKind()] {
 		return c.api.List(ctx, list, o)
@@ -78,45 +86,68 @@ func (c *Client) List(ctx context.Context, list kube.ObjectList, opts ...kube.Li
 
 // Create creates obj on the server and reads back what it stored.
 func (c *Client) Create(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error {
-	return c.api.Create(ctx, obj, opts...)
+	return c.kube().Create(ctx, obj, opts...)
 }
 
 // Update replaces the fields obj's type declares on the server and keeps
 // the rest, reading the stored object first (see [kube.Client.Update]);
 // a stale resourceVersion fails with an error [kube.IsConflict] reports.
 func (c *Client) Update(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error {
-	return c.api.Update(ctx, obj, opts...)
+	return c.kube().Update(ctx, obj, opts...)
 }
 
 // Patch patches the object obj names and reads the result into obj.
 func (c *Client) Patch(ctx context.Context, obj kube.Object, patch kube.Patch, opts ...kube.WriteOption) error {
-	return c.api.Patch(ctx, obj, patch, opts...)
+	return c.kube().Patch(ctx, obj, patch, opts...)
 }
 
 // Apply sends obj as a server-side apply configuration (see
 // [kube.Client.Apply]); the field manager defaults to
 // Options.FieldManager.
 func (c *Client) Apply(ctx context.Context, obj kube.Object, opts kube.ApplyOptions) error {
-	return c.api.Apply(ctx, obj, opts)
+	return c.kube().Apply(ctx, obj, opts)
 }
 
 // Delete deletes the object obj names.
 func (c *Client) Delete(ctx context.Context, obj kube.Object, opts kube.DeleteOptions) error {
-	return c.api.Delete(ctx, obj, opts)
+	return c.kube().Delete(ctx, obj, opts)
 }
 
 // DeleteAllOf deletes every object of kind gvk that opts select.
 func (c *Client) DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts kube.DeleteAllOfOptions) error {
-	return c.api.DeleteAllOf(ctx, gvk, opts)
+	return c.kube().DeleteAllOf(ctx, gvk, opts)
 }
 
 // Status returns the writer of the status subresource, which writes to
 // the API server: c.Status().Update(ctx, obj), c.Status().Patch(ctx,
 // obj, patch). It is the same type as [kube.Client.Status] gives, so one
 // interface (controller.Client) covers both clients.
-func (c *Client) Status() kube.StatusWriter { return c.api.Status() }
+func (c *Client) Status() kube.StatusWriter { return c.kube().Status() }
 
 // SubResource returns the client of the subresource name of objects
 // (scale, eviction, …), which reads and writes the API server (see
 // [kube.Client.SubResource]).
-func (c *Client) SubResource(name string) kube.SubResourceClient { return c.api.SubResource(name) }
+func (c *Client) SubResource(name string) kube.SubResourceClient {
+	return c.kube().SubResource(name)
+}
+
+// kube is the API client, nil for a Client that NewClient did not make
+// (whose calls then fail with kube's error for that).
+func (c *Client) kube() *kube.Client {
+	if c == nil {
+		return nil
+	}
+	return c.api
+}
+
+// ready returns an error when c was not made by [NewClient] or obj is
+// nil (a nil interface or a typed nil pointer).
+func (c *Client) ready(obj any) error {
+	switch {
+	case c == nil || c.api == nil || c.cache == nil:
+		return errors.New("manager.Client: use Manager.Client or NewClient")
+	case isNil(obj):
+		return errors.New("the object is nil")
+	}
+	return nil
+}

@@ -61,6 +61,12 @@
 //   - Recording never blocks: [EventRecorder.Eventf] hands the event to a
 //     bounded buffer and returns; repeats become a series count and each
 //     object's events are rate-limited before they reach the API server.
+//   - Every exported type's zero value works or returns an error (a zero
+//     or nil [Manager] answers "manager.Manager: use manager.New"; a zero
+//     [CounterVec] is a family without labels); a typed nil is treated as
+//     nil: Options{LeaderElection: (*LeaderElectionOptions)(nil)} runs
+//     without leader election, and a nil pointer's methods return zero
+//     values or an error. TestZeroValues walks the exported API for this.
 //
 // Sharding ([Options.Sharding], a [ShardingOptions]): the replicas form a
 // ring of Leases (package leader), and the controllers built with

@@ -63,6 +63,9 @@ type EventRecorder struct {
 // reportingController name (for example "example.com/widget-controller")
 // and reportingInstance name-HOSTNAME.
 func (m *Manager) GetEventRecorderFor(name string) *EventRecorder {
+	if !m.made() {
+		return nil // a nil *EventRecorder drops every event
+	}
 	return &EventRecorder{sink: m.events, controller: name, instance: name + "-" + m.events.hostname()}
 }
 
@@ -73,6 +76,9 @@ func (m *Manager) GetEventRecorderFor(name string) *EventRecorder {
 // An event that the API server would refuse (no object, a wrong type, an
 // empty or too long reason or action) is dropped, logged and counted.
 func (r *EventRecorder) Eventf(regarding kube.Object, severity Severity, reason, action, noteFmt string, args ...any) {
+	if r == nil || r.sink == nil {
+		return // not from a manager: nowhere to send it
+	}
 	ev, err := r.build(regarding, severity, reason, action, fmt.Sprintf(noteFmt, args...), time.Now())
 	if err != nil {
 		r.sink.log.Info("event dropped", "controller", r.controller, "err", err)

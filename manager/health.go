@@ -48,6 +48,9 @@ const (
 // name taken: a built-in's ([CheckPing], [CheckLeaderElection]; the error
 // names them) or one added before.
 func (m *Manager) AddHealthzCheck(name string, check Checker) error {
+	if !m.made() {
+		return fmt.Errorf("add healthz check %q: %w", name, errNoManager)
+	}
 	return m.healthz.add(name, check)
 }
 
@@ -55,6 +58,9 @@ func (m *Manager) AddHealthzCheck(name string, check Checker) error {
 // and ReadinessEndpointName/NAME. It fails as AddHealthzCheck does; the
 // built-ins here are [CheckPing] and [CheckCacheSync].
 func (m *Manager) AddReadyzCheck(name string, check Checker) error {
+	if !m.made() {
+		return fmt.Errorf("add readyz check %q: %w", name, errNoManager)
+	}
 	return m.readyz.add(name, check)
 }
 

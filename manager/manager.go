@@ -88,6 +88,16 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	if config == nil {
 		return nil, errors.New("new manager: config is nil")
 	}
+	// A typed nil (a *LeaderElectionOptions flag left unset) is nil.
+	if isNil(opts.LeaderElection) {
+		opts.LeaderElection = nil
+	}
+	if isNil(opts.Sharding) {
+		opts.Sharding = nil
+	}
+	if isNil(opts.WebhookServer) {
+		opts.WebhookServer = nil
+	}
 	err := opts.withDefaults(nsFile)
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -170,12 +180,22 @@ func (m *Manager) newClient(cfg *kube.Config) (*kube.Client, error) {
 
 // Client returns the client controllers use: reads from the cache (except
 // the kinds of Options.DisableFor), writes to the API server.
-func (m *Manager) Client() *Client { return m.client }
+func (m *Manager) Client() *Client {
+	if !m.made() {
+		return nil
+	}
+	return m.client
+}
 
 // Elected returns a channel closed when this replica starts the runnables
 // that need leader election: once elected, or, without leader election,
 // as soon as the caches have synced.
-func (m *Manager) Elected() <-chan struct{} { return m.elected }
+func (m *Manager) Elected() <-chan struct{} {
+	if !m.made() {
+		return nil // never elected
+	}
+	return m.elected
+}
 
 // Add adds a runnable, before or after Start: a runnable added to a
 // running manager starts at once if its group runs (a leader runnable
@@ -184,7 +204,10 @@ func (m *Manager) Elected() <-chan struct{} { return m.elected }
 // methods) is added as [Manager.AddController] adds it. Add fails once the
 // manager has stopped.
 func (m *Manager) Add(r Runnable) error {
-	if r == nil {
+	if !m.made() {
+		return fmt.Errorf("add runnable: %w", errNoManager)
+	}
+	if isNil(r) {
 		return errors.New("add runnable: runnable is nil")
 	}
 	c := classify(r)
@@ -203,7 +226,10 @@ func (m *Manager) Add(r Runnable) error {
 // controller builder calls. It fails for an empty or taken name, and once
 // the manager has stopped.
 func (m *Manager) AddController(name string, r LeaderElectionRunnable) error {
-	if r == nil {
+	if !m.made() {
+		return fmt.Errorf("add controller %q: %w", name, errNoManager)
+	}
+	if isNil(r) {
 		return fmt.Errorf("add controller %q: runnable is nil", name)
 	}
 	return m.addController(name, classify(r))

@@ -57,13 +57,20 @@ type MetricsCollector interface {
 type MetricsCollectorFunc func(e MetricsEmitter)
 
 // CollectMetrics implements [MetricsCollector].
-func (f MetricsCollectorFunc) CollectMetrics(e MetricsEmitter) { f(e) }
+func (f MetricsCollectorFunc) CollectMetrics(e MetricsEmitter) {
+	if f != nil {
+		f(e)
+	}
+}
 
 // AddMetricsCollector adds c to the metrics endpoint, from the next
 // scrape on. A collector that emits a name another one emits with another
 // type or help, or a series twice, makes scrapes fail with a 500 naming
 // the metric, so that the clash shows.
 func (m *Manager) AddMetricsCollector(c MetricsCollector) {
+	if !m.made() || isNil(c) {
+		return
+	}
 	m.registry.Register(registered(c))
 }
 

@@ -53,6 +53,9 @@ func (v *vec[C]) with(values []string, mk func() C, fn func(c *C)) {
 	key := strings.Join(values, "\xff")
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.cells == nil { // a zero vec: a family without labels
+		v.cells = map[string]*cell[C]{}
+	}
 	c := v.cells[key]
 	if c == nil {
 		c = &cell[C]{values: slices.Clone(values), c: mk()}
@@ -91,11 +94,18 @@ func NewCounterVec(name, help string, labelNames ...string) *CounterVec {
 
 // Inc adds 1 to the series of labelValues, given in the order of the
 // label names.
-func (c *CounterVec) Inc(labelValues ...string) { c.Add(1, labelValues...) }
+func (c *CounterVec) Inc(labelValues ...string) {
+	if c != nil {
+		c.Add(1, labelValues...)
+	}
+}
 
 // Add adds delta, which must not be negative, to the series of
 // labelValues.
 func (c *CounterVec) Add(delta float64, labelValues ...string) {
+	if c == nil {
+		return
+	}
 	if delta < 0 || math.IsNaN(delta) {
 		panic(fmt.Sprintf("metric %s: counter decreased by %v", c.v.name, -delta))
 	}
@@ -105,6 +115,9 @@ func (c *CounterVec) Add(delta float64, labelValues ...string) {
 // Value returns the value of the series of labelValues (0 if unused).
 func (c *CounterVec) Value(labelValues ...string) float64 {
 	var out float64
+	if c == nil {
+		return out
+	}
 	c.v.mu.Lock()
 	defer c.v.mu.Unlock()
 	if cl := c.v.cells[strings.Join(labelValues, "\xff")]; cl != nil {
@@ -116,6 +129,9 @@ func (c *CounterVec) Value(labelValues ...string) float64 {
 // CollectMetrics implements [MetricsCollector]: it emits the family's
 // series to e.
 func (c *CounterVec) CollectMetrics(e MetricsEmitter) {
+	if c == nil || e == nil {
+		return
+	}
 	c.v.each(func(labels []string, x *float64) { e.Counter(c.v.name, c.v.help, *x, labels...) })
 }
 
@@ -130,17 +146,26 @@ func NewGaugeVec(name, help string, labelNames ...string) *GaugeVec {
 
 // Set sets the series of labelValues to value.
 func (g *GaugeVec) Set(value float64, labelValues ...string) {
+	if g == nil {
+		return
+	}
 	g.v.with(labelValues, func() float64 { return 0 }, func(x *float64) { *x = value })
 }
 
 // Add adds delta (which may be negative) to the series of labelValues.
 func (g *GaugeVec) Add(delta float64, labelValues ...string) {
+	if g == nil {
+		return
+	}
 	g.v.with(labelValues, func() float64 { return 0 }, func(x *float64) { *x += delta })
 }
 
 // CollectMetrics implements [MetricsCollector]: it emits the family's
 // series to e.
 func (g *GaugeVec) CollectMetrics(e MetricsEmitter) {
+	if g == nil || e == nil {
+		return
+	}
 	g.v.each(func(labels []string, x *float64) { e.Gauge(g.v.name, g.v.help, *x, labels...) })
 }
 
@@ -169,6 +194,9 @@ func NewHistogramVec(name, help string, bounds []float64, labelNames ...string) 
 // Observe records value in the series of labelValues. The cost is a binary
 // search over the bounds.
 func (h *HistogramVec) Observe(value float64, labelValues ...string) {
+	if h == nil {
+		return
+	}
 	i := sort.SearchFloat64s(h.bounds, value) // first bound >= value
 	h.v.with(labelValues, func() histCell { return histCell{counts: make([]uint64, len(h.bounds))} }, func(c *histCell) {
 		if i < len(c.counts) {
@@ -182,6 +210,9 @@ func (h *HistogramVec) Observe(value float64, labelValues ...string) {
 // CollectMetrics implements [MetricsCollector]: it emits the family's
 // series to e, with cumulative bucket counts.
 func (h *HistogramVec) CollectMetrics(e MetricsEmitter) {
+	if h == nil || e == nil {
+		return
+	}
 	h.v.each(func(labels []string, c *histCell) {
 		s := queue.Histogram{UpperBounds: h.bounds, Counts: make([]uint64, len(c.counts)), Count: c.count, Sum: c.sum}
 		var cum uint64

@@ -31,6 +31,9 @@ import (
 // controller is stopping then and keeps its name until it has stopped;
 // call RemoveController again to wait for it.
 func (m *Manager) RemoveController(ctx context.Context, name string) error {
+	if !m.made() {
+		return fmt.Errorf("remove controller %q: %w", name, errNoManager)
+	}
 	m.mu.Lock()
 	_, ok := m.controllers[name]
 	m.mu.Unlock()

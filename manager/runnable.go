@@ -4,6 +4,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 )
@@ -48,7 +49,12 @@ type Runnable interface {
 type RunnableFunc func(ctx context.Context) error
 
 // Start implements [Runnable].
-func (f RunnableFunc) Start(ctx context.Context) error { return f(ctx) }
+func (f RunnableFunc) Start(ctx context.Context) error {
+	if f == nil {
+		return errors.New("manager.RunnableFunc is nil")
+	}
+	return f(ctx)
+}
 
 // LeaderElectionRunnable is a [Runnable] that says whether it needs leader
 // election: a controller is one. It is an alias of an interface literal,

@@ -96,6 +96,9 @@ func (m *Manager) closeListeners() {
 // over plain HTTP beside it. The handler answers /metrics, and 404 for
 // every other path.
 func (m *Manager) MetricsHandler() (http.Handler, error) {
+	if !m.made() {
+		return nil, errNoManager
+	}
 	if addr := m.opts.MetricsBindAddress; addr != "0" {
 		return nil, fmt.Errorf("metrics handler: MetricsBindAddress is %q: set it to \"0\", or the manager serves the metrics over plain HTTP there too", addr)
 	}

@@ -199,6 +199,9 @@ func (r *ring) work(ctx context.Context, sel kube.ShardSelector) error {
 // miss the ranges held already), for a taken name, and when the kind's
 // informer was made before.
 func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderElectionRunnable, work func(ctx context.Context, sel kube.ShardSelector) error) error {
+	if !m.made() {
+		return fmt.Errorf("add sharded controller %q: %w", name, errNoManager)
+	}
 	switch {
 	case m.ring == nil:
 		return fmt.Errorf("add sharded controller %q: Options.Sharding is not set: only a manager in a ring runs sharded controllers", name)
@@ -311,7 +314,7 @@ func (r *ring) collect(e *metrics.Emitter) {
 // RingStatus returns what this replica's ring member knows of the ring
 // (see [leader.RingStatus]); false without Options.Sharding.
 func (m *Manager) RingStatus() (leader.RingStatus, bool) {
-	if m.ring == nil {
+	if !m.made() || m.ring == nil {
 		return leader.RingStatus{}, false
 	}
 	return m.ring.status(), true

@@ -57,6 +57,9 @@ import (
 // (see the package Example). Start returns nil after a clean stop on ctx.
 // It may be called once.
 func (m *Manager) Start(ctx context.Context) error {
+	if !m.made() {
+		return fmt.Errorf("start manager: %w", errNoManager)
+	}
 	if !m.started.CompareAndSwap(false, true) {
 		return errors.New("start manager: Start was called before")
 	}

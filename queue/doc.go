@@ -31,6 +31,11 @@
 //   - Goroutines: [New] starts none and does no I/O. The first delayed add
 //     ([Queue.AddAfter], [Queue.AddRateLimited]) starts one goroutine, which
 //     owns the waiting items and one timer; ShutDown stops it and waits for it.
+//   - No panics from zero values: a [Queue] that [New] did not make (a zero
+//     Queue or a nil pointer) is shut down: adds are dropped and Get returns
+//     ok = false at once. The zero value of every other exported type works,
+//     and a nil rate limiter delays nothing. TestZeroValues walks the
+//     exported API for this.
 //
 // # Aging rule
 //

@@ -130,6 +130,9 @@ func (q *Queue[K]) finishLocked(i int32, now int64) {
 // It is O(p) for p items being processed and allocates only the
 // histograms' buckets.
 func (q *Queue[K]) Metrics() Metrics {
+	if !q.made() {
+		return Metrics{}
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	s := Metrics{

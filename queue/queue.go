@@ -169,6 +169,9 @@ func (q *Queue[K]) now() int64 { return int64(time.Since(q.epoch)) }
 // item is being processed it is queued again when [Queue.Done] is called.
 // Amortised O(1); it allocates only when the queue grows past its largest size.
 func (q *Queue[K]) Add(item K) {
+	if !q.made() {
+		return
+	}
 	q.mu.Lock()
 	if !q.shuttingDown {
 		q.addLocked(item, 0)
@@ -180,12 +183,18 @@ func (q *Queue[K]) Add(item K) {
 // waiting, the earlier of the two deadlines wins. Zero or negative d adds now.
 // O(log n) for n waiting items.
 func (q *Queue[K]) AddAfter(item K, d time.Duration) {
+	if !q.made() {
+		return
+	}
 	q.AddWithOptions(item, AddOptions{After: d})
 }
 
 // AddRateLimited adds item with priority 0 after the delay its rate limiter
 // gives, and counts a retry.
 func (q *Queue[K]) AddRateLimited(item K) {
+	if !q.made() {
+		return
+	}
 	q.AddWithOptions(item, AddOptions{RateLimited: true})
 }
 
@@ -194,6 +203,9 @@ func (q *Queue[K]) AddRateLimited(item K) {
 // nothing. A delayed item keeps the earliest deadline and the highest
 // priority it was given while waiting.
 func (q *Queue[K]) AddWithOptions(item K, opts AddOptions) {
+	if !q.made() {
+		return
+	}
 	d := opts.After
 	if opts.RateLimited {
 		// Ask the limiter outside the lock, and not at all once shut down,
@@ -268,6 +280,9 @@ func (q *Queue[K]) addLocked(item K, prio int) {
 // are dropped). The caller must call [Queue.Done] with the item when it has
 // finished processing it. O(b) for b distinct priorities queued.
 func (q *Queue[K]) Get() (item K, ok bool) {
+	if !q.made() {
+		return item, false
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.depth == 0 && !q.shuttingDown {
@@ -292,6 +307,9 @@ func (q *Queue[K]) Get() (item K, ok bool) {
 // Done marks item as processed. If it was added while being processed, it is
 // queued again. Done of an item that is not being processed does nothing.
 func (q *Queue[K]) Done(item K) {
+	if !q.made() {
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	i, ok := q.index[item]
@@ -321,6 +339,9 @@ func (q *Queue[K]) Done(item K) {
 // Len returns the number of queued items, not counting items being processed
 // or waiting for a delay.
 func (q *Queue[K]) Len() int {
+	if !q.made() {
+		return 0
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.depth
@@ -328,17 +349,30 @@ func (q *Queue[K]) Len() int {
 
 // Forget tells the rate limiter that item is done retrying (it succeeded or
 // was given up on). It does not remove item from the queue.
-func (q *Queue[K]) Forget(item K) { q.limiter.Forget(item) }
+func (q *Queue[K]) Forget(item K) {
+	if !q.made() {
+		return
+	}
+	q.limiter.Forget(item)
+}
 
 // NumRequeues returns how many rate-limited adds of item the rate limiter has
 // seen since it last forgot item.
-func (q *Queue[K]) NumRequeues(item K) int { return q.limiter.NumRequeues(item) }
+func (q *Queue[K]) NumRequeues(item K) int {
+	if !q.made() {
+		return 0
+	}
+	return q.limiter.NumRequeues(item)
+}
 
 // ShutDown shuts the queue down: every waiting and later Get returns
 // ok = false, queued and delayed items are dropped and later adds are
 // ignored. It stops the delay goroutine and waits for it to end. Items being
 // processed may still be passed to Done. ShutDown may be called more than once.
 func (q *Queue[K]) ShutDown() {
+	if !q.made() {
+		return
+	}
 	q.beginShutDown()
 	q.loop.Wait()
 }
@@ -347,6 +381,9 @@ func (q *Queue[K]) ShutDown() {
 // being processed is passed to [Queue.Done], or until ctx is done, in which
 // case it returns an error wrapping the context's cause.
 func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
+	if !q.made() {
+		return nil
+	}
 	q.beginShutDown()
 	stop := context.AfterFunc(ctx, func() {
 		q.mu.Lock()

@@ -50,14 +50,27 @@ func NewExponentialRateLimiter[K comparable](base, maxDelay time.Duration) *Expo
 
 // When returns min(base·2^n, maxDelay) for the item's n-th attempt.
 func (r *ExponentialRateLimiter[K]) When(item K) time.Duration {
+	if r == nil {
+		return 0
+	}
 	return backoff(r.base, r.maxDelay, r.failures.next(item)-1)
 }
 
 // Forget clears item's attempt count.
-func (r *ExponentialRateLimiter[K]) Forget(item K) { r.failures.forget(item) }
+func (r *ExponentialRateLimiter[K]) Forget(item K) {
+	if r == nil {
+		return
+	}
+	r.failures.forget(item)
+}
 
 // NumRequeues returns item's attempt count.
-func (r *ExponentialRateLimiter[K]) NumRequeues(item K) int { return r.failures.count(item) }
+func (r *ExponentialRateLimiter[K]) NumRequeues(item K) int {
+	if r == nil {
+		return 0
+	}
+	return r.failures.count(item)
+}
 
 // failures counts the attempts of each item since its last forget: the
 // per-item state of [ExponentialRateLimiter] and [FastSlowRateLimiter].
@@ -138,6 +151,9 @@ func NewBucketRateLimiter[K comparable](qps float64, burst int) *BucketRateLimit
 // When takes a token and returns the time until it is available: 0 while the
 // bucket has tokens, then 1/qps, 2/qps, ... for the reservations behind it.
 func (r *BucketRateLimiter[K]) When(K) time.Duration {
+	if r == nil {
+		return 0
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := time.Now() // under the lock, so successive calls see time move forward
@@ -158,7 +174,12 @@ func (r *BucketRateLimiter[K]) When(K) time.Duration {
 func (r *BucketRateLimiter[K]) Forget(K) {}
 
 // NumRequeues returns 0: the bucket counts no items.
-func (r *BucketRateLimiter[K]) NumRequeues(K) int { return 0 }
+func (r *BucketRateLimiter[K]) NumRequeues(K) int {
+	if r == nil {
+		return 0
+	}
+	return 0
+}
 
 // MaxOfRateLimiter combines limiters: When asks each of them (so each records
 // the attempt) and returns the longest delay; NumRequeues is the largest
@@ -174,6 +195,9 @@ func NewMaxOfRateLimiter[K comparable](limiters ...RateLimiter[K]) *MaxOfRateLim
 
 // When returns the longest delay of the limiters.
 func (r *MaxOfRateLimiter[K]) When(item K) time.Duration {
+	if r == nil {
+		return 0
+	}
 	var d time.Duration
 	for _, l := range r.limiters {
 		d = max(d, l.When(item))
@@ -183,6 +207,9 @@ func (r *MaxOfRateLimiter[K]) When(item K) time.Duration {
 
 // Forget forgets item in every limiter.
 func (r *MaxOfRateLimiter[K]) Forget(item K) {
+	if r == nil {
+		return
+	}
 	for _, l := range r.limiters {
 		l.Forget(item)
 	}
@@ -190,6 +217,9 @@ func (r *MaxOfRateLimiter[K]) Forget(item K) {
 
 // NumRequeues returns the largest count of the limiters.
 func (r *MaxOfRateLimiter[K]) NumRequeues(item K) int {
+	if r == nil {
+		return 0
+	}
 	n := 0
 	for _, l := range r.limiters {
 		n = max(n, l.NumRequeues(item))
@@ -218,6 +248,9 @@ func NewFastSlowRateLimiter[K comparable](fast, slow time.Duration, fastAttempts
 
 // When returns fast for the item's first fastAttempts attempts, then slow.
 func (r *FastSlowRateLimiter[K]) When(item K) time.Duration {
+	if r == nil {
+		return 0
+	}
 	if r.failures.next(item) <= r.fastAttempts {
 		return r.fast
 	}
@@ -225,7 +258,17 @@ func (r *FastSlowRateLimiter[K]) When(item K) time.Duration {
 }
 
 // Forget clears item's attempt count.
-func (r *FastSlowRateLimiter[K]) Forget(item K) { r.failures.forget(item) }
+func (r *FastSlowRateLimiter[K]) Forget(item K) {
+	if r == nil {
+		return
+	}
+	r.failures.forget(item)
+}
 
 // NumRequeues returns item's attempt count.
-func (r *FastSlowRateLimiter[K]) NumRequeues(item K) int { return r.failures.count(item) }
+func (r *FastSlowRateLimiter[K]) NumRequeues(item K) int {
+	if r == nil {
+		return 0
+	}
+	return r.failures.count(item)
+}

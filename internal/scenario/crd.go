@@ -37,11 +37,16 @@ const widgetGroup = "scenario.kubeloop.dev"
 // given (each run uses a fresh one, so that a reused real server does not
 // already know it).
 func widgetCRD(plural, kind string) *kube.Unstructured {
+	return widgetCRDIn(widgetGroup, plural, kind)
+}
+
+// widgetCRDIn is [widgetCRD] in another group.
+func widgetCRDIn(group, plural, kind string) *kube.Unstructured {
 	return &kube.Unstructured{
 		TypeMeta:   kube.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
-		ObjectMeta: kube.ObjectMeta{Name: plural + "." + widgetGroup},
+		ObjectMeta: kube.ObjectMeta{Name: plural + "." + group},
 		Content: map[string]any{"spec": map[string]any{
-			"group": widgetGroup,
+			"group": group,
 			"scope": "Namespaced",
 			"names": map[string]any{"plural": plural, "singular": kindLower(kind), "kind": kind, "listKind": kind + "List"},
 			"versions": []any{map[string]any{

@@ -5,6 +5,7 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -25,11 +26,30 @@ func statusOf(r rawResponse) kube.Status {
 }
 
 // testUnknownPaths: a group the server does not serve has no handler at
-// all (the mux's plain-text 404); an unknown version or resource of a
-// served group is a NotFound Status.
+// all (the mux's plain-text 404), nor has an unknown version or resource
+// of a group served by CRDs alone; an unknown version or resource of a
+// built-in group is a NotFound Status.
 func testUnknownPaths(t *testing.T, f *fixture) {
 	group := "nope-" + randomSuffix() + ".kubeloop.dev"
 	for _, p := range []string{"/apis/" + group, "/apis/" + group + "/v1", "/apis/" + group + "/v1/namespaces/" + f.ns + "/things"} {
+		r := f.send(t, "GET", p, "", "")
+		if r.code != 404 || string(r.body) != "404 page not found\n" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Errorf("GET %s = %d %q %q, want 404 page not found as text/plain", p, r.code, r.header.Get("Content-Type"), r.body)
+		}
+	}
+	// A group served by CRDs alone has no handler for what they do not
+	// serve either: the apiextensions server hands the request to the mux.
+	crdGroup := "only-crds-" + randomSuffix() + ".kubeloop.dev"
+	crd := widgetCRDIn(crdGroup, "widgets", "Widget")
+	f.mustCreate(t, crd)
+	t.Cleanup(func() { _ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{}) })
+	f.eventually(t, "CRD served", func() error {
+		if r := f.send(t, "GET", "/apis/"+crdGroup+"/v1", "", ""); r.code != 200 {
+			return fmt.Errorf("GET /apis/%s/v1 = %d", crdGroup, r.code)
+		}
+		return nil
+	})
+	for _, p := range []string{"/apis/" + crdGroup + "/v9", "/apis/" + crdGroup + "/v1/nothings", "/apis/" + crdGroup + "/v1/namespaces/" + f.ns + "/nothings", "/apis/" + crdGroup + "/v9/namespaces/" + f.ns + "/widgets"} {
 		r := f.send(t, "GET", p, "", "")
 		if r.code != 404 || string(r.body) != "404 page not found\n" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
 			t.Errorf("GET %s = %d %q %q, want 404 page not found as text/plain", p, r.code, r.header.Get("Content-Type"), r.body)

@@ -86,6 +86,7 @@ func Run(t *testing.T, env Env) {
 		{"WatchList", testWatchList},
 		{"Gone", testGone},
 		{"CustomResource", testCustomResource},
+		{"CRDDeleted", testCRDDeleted},
 		{"Forbidden", testForbidden},
 		{"Lease", testLease},
 		{"Event", testEvent},

@@ -40,6 +40,10 @@
 //   - [Install] returns once the server serves the kinds, and
 //     [WaitEstablished] returns the server's own message when it will not
 //     (names taken by another resource, for one).
+//   - No panics from zero values: every exported type's zero value works
+//     or returns an error (a zero or nil [Installer] answers
+//     "crd.Installer: use crd.NewInstaller"); a typed nil is treated as
+//     nil. TestZeroValues walks the exported API for this.
 //
 // Usage:
 //  1. Declare the type as for any kube object, with crd tags where the Go

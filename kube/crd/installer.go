@@ -42,6 +42,10 @@ type Installer struct {
 	err  error         // Install's result; read after done is closed
 }
 
+// errNoInstaller is what the methods of an Installer that NewInstaller
+// did not make (a nil pointer or a zero Installer) return.
+var errNoInstaller = errors.New("crd.Installer: use crd.NewInstaller")
+
 // NewInstaller returns the runnable that installs crds through c (the
 // manager's API client: the install is not cached). It does no I/O.
 func NewInstaller(c *kube.Client, crds ...*CustomResourceDefinition) *Installer {
@@ -51,6 +55,9 @@ func NewInstaller(c *kube.Client, crds ...*CustomResourceDefinition) *Installer 
 // WithLogger makes i log what it did on log (nil: nowhere), and returns
 // i. Call it before the manager starts i.
 func (i *Installer) WithLogger(log *slog.Logger) *Installer {
+	if i == nil {
+		return nil // Start reports it
+	}
 	i.log = log
 	return i
 }
@@ -58,6 +65,9 @@ func (i *Installer) WithLogger(log *slog.Logger) *Installer {
 // Start installs the CRDs and waits until they are established, then
 // until ctx is done. It returns Install's error, or nil.
 func (i *Installer) Start(ctx context.Context) error {
+	if i == nil || i.done == nil {
+		return errNoInstaller
+	}
 	i.err = install(ctx, i.client, i.log, i.crds)
 	close(i.done)
 	if i.err != nil {
@@ -73,6 +83,9 @@ func (i *Installer) Start(ctx context.Context) error {
 // WaitForSync returns once the CRDs are established (nil) or their
 // install failed (its error), or ctx is done.
 func (i *Installer) WaitForSync(ctx context.Context) error {
+	if i == nil || i.done == nil {
+		return errNoInstaller
+	}
 	select {
 	case <-i.done:
 		return i.err

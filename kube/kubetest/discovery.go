@@ -172,8 +172,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 			GroupVersion string        `json:"groupVersion"`
 			Resources    []apiResource `json:"resources"`
 		}{"APIResourceList", "v1", parts[1] + "/" + parts[2], s.apiResourcesLocked(parts[1], parts[2])}))
-	case len(parts) >= 2 && parts[0] == "apis" && len(s.reg.versions(parts[1])) == 0:
-		http.NotFound(w, r) // no handler at all for the group
+	case len(parts) >= 2 && parts[0] == "apis" && (len(s.reg.versions(parts[1])) == 0 || s.reg.crdOnly(parts[1])):
+		http.NotFound(w, r) // no handler at all for the group, or its CRDs' passed it on
 	case len(parts) > 0 && (parts[0] == "api" || parts[0] == "apis"):
 		writeError(w, errResourceNotFound())
 	default:

@@ -52,7 +52,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		if res = s.reg.lookup(info.Group, info.Version, info.Resource); res != nil {
 			col = s.cols[res.colKey()]
 		}
-		unknownGroup = info.Group != "" && len(s.reg.versions(info.Group)) == 0
+		unknownGroup = info.Group != "" && len(s.reg.versions(info.Group)) == 0 ||
+			res == nil && s.reg.crdOnly(info.Group)
 	})
 	switch {
 	case accessReviewOf(info) != nil:
@@ -70,7 +71,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	case selfReviewOf(info) != nil:
 		s.serveSelfReview(w, r, info, selfReviewOf(info))
 		return
-	case unknownGroup: // no handler at all for the group: the mux's own 404
+	case unknownGroup: // no handler for the group (or its CRDs' handler passed it on): the mux's own 404
 		http.NotFound(w, r)
 		return
 	case res == nil:

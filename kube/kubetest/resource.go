@@ -390,6 +390,11 @@ func (g *registry) removeCRD(crd string) {
 	g.crdGroups = slices.DeleteFunc(g.crdGroups, func(group string) bool { return len(g.versions(group)) == 0 })
 }
 
+// crdOnly reports whether group is served by CRDs alone: kube-apiserver's
+// apiextensions handler passes what they do not serve to the mux, which
+// answers a plain 404, where a built-in group answers a NotFound Status.
+func (g *registry) crdOnly(group string) bool { return slices.Contains(g.crdGroups, group) }
+
 // lookup finds a served resource by group, version and plural.
 func (g *registry) lookup(group, version, plural string) *resource {
 	for _, r := range g.byGV[gvKey(group, version)] {

@@ -43,10 +43,20 @@ func newCluster(name string, cfg *kube.Config, opts Options) (*Cluster, error) {
 }
 
 // Name returns the name the cluster was engaged under.
-func (c *Cluster) Name() string { return c.name }
+func (c *Cluster) Name() string {
+	if !c.made() {
+		return ""
+	}
+	return c.name
+}
 
 // Client returns the client a reconciler uses for this cluster: reads
 // from the cluster's cache (except the kinds of Options.DisableFor),
 // writes to its API server; reads see its own writes (see
 // manager.Client).
-func (c *Cluster) Client() *manager.Client { return c.client }
+func (c *Cluster) Client() *manager.Client {
+	if !c.made() {
+		return nil
+	}
+	return c.client
+}

@@ -63,6 +63,11 @@
 //     the ring's bounds (TestRingSharesClusters: two replicas share six
 //     clusters, and the one left runs them all). A program that does not
 //     name RingOptions links none of the ring.
+//   - No panics from zero values: every exported type's zero value works
+//     or returns an error (a zero or nil [Fleet] answers "fleet.Fleet: use
+//     fleet.New", a zero or nil [Cluster] "fleet.Cluster: use
+//     Fleet.Cluster"); a typed nil is treated as nil. TestZeroValues walks
+//     the exported API for this.
 //
 // Providers ([Provider]) engage and disengage clusters from somewhere:
 // [Static] from a fixed list, [Secrets] from kubeconfig Secrets of a

@@ -214,6 +214,9 @@ func New(m Manager, opts Options) (*Fleet, error) {
 // client cannot be made of, when ctx ends before the previous cluster
 // of the name has stopped, and once the fleet has stopped.
 func (f *Fleet) Engage(ctx context.Context, name string, cfg *kube.Config) error {
+	if !f.made() {
+		return fmt.Errorf("engage cluster %q: %w", name, errNoFleet)
+	}
 	if name == "" {
 		return errors.New(`engage cluster: name "" must not be empty`)
 	}
@@ -289,6 +292,9 @@ func (f *Fleet) admit(name string) error {
 // (wrapping [ErrNotEngaged]), and when ctx ends first: the cluster is
 // stopping then, and its name is engaged again only once it has stopped.
 func (f *Fleet) Disengage(ctx context.Context, name string) error {
+	if !f.made() {
+		return fmt.Errorf("disengage cluster %q: %w", name, errNoFleet)
+	}
 	f.changing.Lock()
 	defer f.changing.Unlock()
 	f.mu.Lock()
@@ -314,6 +320,9 @@ func (f *Fleet) Disengage(ctx context.Context, name string) error {
 // for the other parts of a program. It fails, wrapping [ErrNotEngaged],
 // for a cluster not engaged or not running here.
 func (f *Fleet) Cluster(name string) (*Cluster, error) {
+	if !f.made() {
+		return nil, fmt.Errorf("cluster %q: %w", name, errNoFleet)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if m := f.members[name]; m != nil && m.run != nil {
@@ -324,6 +333,9 @@ func (f *Fleet) Cluster(name string) (*Cluster, error) {
 
 // Names returns the names of the clusters engaged, sorted.
 func (f *Fleet) Names() []string {
+	if !f.made() {
+		return nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Sorted(maps.Keys(f.members))
@@ -335,6 +347,9 @@ func (f *Fleet) Names() []string {
 // returns after all of it has stopped. A provider's error stops the
 // fleet, and is Start's. The manager calls Start (see [New]).
 func (f *Fleet) Start(ctx context.Context) error {
+	if !f.made() {
+		return fmt.Errorf("start fleet: %w", errNoFleet)
+	}
 	f.mu.Lock()
 	if f.phase != idle {
 		f.mu.Unlock()
@@ -394,7 +409,12 @@ func (f *Fleet) Start(ctx context.Context) error {
 // WaitForSync makes the fleet start with the manager's caches, and stop
 // after the controllers; it returns at once: the manager does not wait
 // for the clusters, so that one unreachable cluster holds up nothing.
-func (f *Fleet) WaitForSync(context.Context) error { return nil }
+func (f *Fleet) WaitForSync(context.Context) error {
+	if !f.made() {
+		return errNoFleet
+	}
+	return nil
+}
 
 // NeedLeaderElection reports false: the clusters' caches run on every
 // replica, warm for the one that leads.
@@ -405,6 +425,9 @@ func (f *Fleet) NeedLeaderElection() bool { return false }
 // controller.Builder.Clusters takes. See controller.Clusters for the
 // contract.
 func (f *Fleet) Watch(ctx context.Context, engage func(ctx context.Context, name string, c clusterView)) {
+	if !f.made() {
+		return // nothing is ever engaged
+	}
 	w := &watcher{engage: engage}
 	f.mu.Lock()
 	f.watchers[w] = struct{}{}

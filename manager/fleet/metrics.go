@@ -30,6 +30,9 @@ import (
 // kubeloop_fleet_reconcile_total{controller,cluster,result}. A cluster's
 // series go with it when it is disengaged.
 func (f *Fleet) CollectMetrics(e manager.MetricsEmitter) {
+	if !f.made() {
+		return
+	}
 	f.mu.Lock()
 	n := len(f.members)
 	running := map[string]*Cluster{}

@@ -25,6 +25,10 @@ const answerGrace = 10 * time.Millisecond
 // answer past the deadline. ServeHTTP waits for that goroutine before it
 // returns, and the review's memory stays reserved until then.
 func (h *AdmissionHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h == nil {
+		notMade(w, "*webhook.AdmissionHandler")
+		return
+	}
 	timeout, timeoutErr := requestTimeout(r)
 	if timeoutErr != nil {
 		timeout = DefaultTimeout // answered with 400 once the uid is known

@@ -14,6 +14,10 @@ import (
 
 // ServeHTTP answers one ConversionReview; see [Conversion].
 func (c *Conversion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c == nil {
+		notMade(w, "*webhook.Conversion")
+		return
+	}
 	body, release, rerr := c.budget.read(w, r, c.limits())
 	if rerr != nil {
 		writeError(w, rerr)

@@ -64,6 +64,13 @@
 //     (package manager/webhook/certs reading or making it), handshakes are
 //     refused and logged at debug level, since readiness already says the
 //     server is not ready; other handshake failures are warnings.
+//   - No panics from zero values: every exported type's zero value works
+//     or returns an error (a zero [Server] routes but its Listen and Start
+//     answer "webhook.Server: use webhook.New"); a typed nil is treated as
+//     nil: a nil [Server], [AdmissionHandler] or [Conversion] answers 500,
+//     a nil [DefaulterFunc] an error. [Server.Register] panics on a bad
+//     path or a nil handler, as http.ServeMux does. TestZeroValues walks
+//     the exported API for this.
 //
 // Usage:
 //  1. s, err := New(Options{CertDir: dir}) (the zero Options listen on

@@ -156,6 +156,9 @@ func New(opts Options) (*Server, error) {
 // Registering a path twice, or an invalid path, panics, as http.ServeMux
 // does. Handlers may be registered while the server serves.
 func (s *Server) Register(path string, h http.Handler) {
+	if s == nil {
+		panic(fmt.Sprintf("webhook: register %q: %v", path, errNoServer))
+	}
 	if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, " ?#") {
 		panic(fmt.Sprintf("webhook: register %q: want a path beginning with \"/\"", path))
 	}
@@ -167,12 +170,19 @@ func (s *Server) Register(path string, h http.Handler) {
 	if _, ok := s.routes[path]; ok {
 		panic(fmt.Sprintf("webhook: register %q: path already registered", path))
 	}
+	if s.routes == nil { // a zero Server: it routes, though it cannot listen
+		s.routes = map[string]http.Handler{}
+	}
 	s.routes[path] = h
 }
 
 // ServeHTTP routes a request to the handler registered at its exact path,
 // or answers 404.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s == nil {
+		notMade(w, "*webhook.Server")
+		return
+	}
 	s.routesMu.RLock()
 	h := s.routes[r.URL.Path]
 	s.routesMu.RUnlock()
@@ -192,6 +202,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // server to a manager, whose Start calls Listen too. After Start it is
 // an error.
 func (s *Server) Listen() error {
+	if !s.made() {
+		return fmt.Errorf("start webhook server: %w", errNoServer)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ln != nil {
@@ -220,6 +233,9 @@ func (s *Server) listenLocked() error {
 
 // Addr is the bound address, nil before Listen.
 func (s *Server) Addr() net.Addr {
+	if !s.made() {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bound
@@ -230,6 +246,9 @@ func (s *Server) Addr() net.Addr {
 // requests in flight, closes the rest, and returns nil. A failure to
 // listen or to serve is returned at once. Start may be called once.
 func (s *Server) Start(ctx context.Context) error {
+	if !s.made() {
+		return fmt.Errorf("start webhook server: %w", errNoServer)
+	}
 	s.mu.Lock()
 	if s.started {
 		s.mu.Unlock()

@@ -83,7 +83,12 @@ func (f ValidatorFuncs[T]) ValidateDelete(ctx context.Context, obj *T) (Warnings
 type DefaulterFunc[T any] func(ctx context.Context, obj *T) error
 
 // Default implements [Defaulter].
-func (f DefaulterFunc[T]) Default(ctx context.Context, obj *T) error { return f(ctx, obj) }
+func (f DefaulterFunc[T]) Default(ctx context.Context, obj *T) error {
+	if f == nil {
+		return errors.New("webhook.DefaulterFunc is nil")
+	}
+	return f(ctx, obj)
+}
 
 // ValidatingFor returns the handler of a validating admission
 // webhook for objects of type T, to register at
