@@ -50,6 +50,13 @@ type Env struct {
 	// that set it off returns, as kubetest promises: the scenarios then
 	// check once instead of polling within Wait.
 	ControllersSettled bool
+	// Bubble, when set, runs f inside a testing/synctest bubble, with an
+	// Env of a server made in that bubble (kubetest on its in-process
+	// transport): the scenarios that wait on real time (FreshReads,
+	// whose watch events come 0.2 to 2 s late) run there in fake time,
+	// with the same checks. f does not call t.Run. Without it (a real
+	// server) they wait in real time.
+	Bubble func(t *testing.T, f func(t *testing.T, env Env))
 }
 
 // Run runs every scenario as a subtest of t.
