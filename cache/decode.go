@@ -9,12 +9,14 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// This file turns what the server sends into stored objects: the
-// informer's listerWatcher (the lists and watches of its kind, with its
-// scope) decodes each object (with the client's decoder, in one pass, keys
-// matched exactly as the API server matches them), stamps the kind,
-// transforms it and interns its repeated strings. The raw JSON is not
-// kept.
+// This file is the informer's listerWatcher: the lists and watches of its
+// kind, with its scope (namespace, selectors, shard). Decoding happens in
+// package kube ([kube.Client.ListEach] hands over each list item decoded,
+// [kube.WatchEvent.Decode] each watch event's object, in one pass with
+// keys matched exactly as the API server matches them, the client's
+// decoder interning the metadata's repeated strings); this file drops
+// the objects outside the shard, stamps the kind and applies the
+// informer's Transform. The raw JSON is not kept.
 
 // DropManagedFields is a transform (see [InformerOptions.Transform]) that
 // drops metadata.managedFields. Informers decode objects without them
@@ -162,8 +164,8 @@ func (lw listWatch) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
 
 // prepare stamps the informer's kind on obj (list items and the metadata
 // projection do not carry it; watch events do, but then every object
-// would hold its own copy of the strings), applies the transform and
-// (the client's decoder has interned the metadata's repeated strings).
+// would hold its own copy of the strings) and applies the transform; the
+// client's decoder has interned the metadata's repeated strings already.
 func (lw listWatch) prepare(obj kube.Object) {
 	i := lw.i
 	if s, ok := obj.(interface{ SetGroupVersionKind(kube.GroupVersionKind) }); ok {

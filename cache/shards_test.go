@@ -164,6 +164,11 @@ func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOpt
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, k := range keysA {
+		if sel, ok := inf.ShardOf(k); !ok || sel.String() != shardA.String() {
+			t.Errorf("ShardOf(%s) = %s, %v; want shard A %s, true", k, sel, ok, shardA)
+		}
+	}
 	dropped, err := inf.RemoveShard(shardA)
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +176,11 @@ func testInformerShards(t *testing.T, srvOpts kubetest.Options, opts InformerOpt
 	inA := shardState(t, srv, shardA)
 	if dropped != len(inA) || len(keysA) != len(inA) {
 		t.Errorf("RemoveShard(A) dropped %d objects, ShardKeys(A) had %d, want %d", dropped, len(keysA), len(inA))
+	}
+	for _, k := range keysA {
+		if sel, ok := inf.ShardOf(k); ok {
+			t.Errorf("ShardOf(%s) after RemoveShard(A) = %s, true; want false", k, sel)
+		}
 	}
 	for n := range 30 { // changes to A's objects reach no handler now
 		if n >= 10 && n < 15 {

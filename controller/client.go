@@ -25,6 +25,12 @@ import (
 //
 //	c.List(ctx, &list, kube.InNamespace(ns), kube.MatchingFields{"spec.owner": name})
 //	c.List(ctx, &list, kube.ListOptions{Namespace: ns})
+//	c.List(ctx, &children, cache.OwnedBy(&parent))
+//
+// The last lists the objects parent controls, from the manager's cache
+// with the owner index mgr.Cache().IndexOwner(ctx, &Child{}, &Parent{})
+// made first ([cache.OwnedBy], [cache.Cache.IndexOwner]); the API server
+// knows no such field.
 //
 // Writes take options for the one write, as controller-runtime's do
 // ([kube.WriteOptions]):

@@ -147,11 +147,15 @@
 //     shards' Work in one call, and the manager calls that Work for each
 //     range it holds, as it calls Start.
 //
-// Binary size: the sharded controller's machinery ([Shards], its source,
-// gate and owner handler) is reached from [Builder.Build] only through an
-// unexported interface field of the Builder that [Builder.Sharded] sets.
-// A program that never calls Sharded links none of it, nor what it
-// reaches in package cache (the sharded informer's shard set).
+// Binary size: two parts of the builder are reached from [Builder.Build]
+// only through an unexported interface field of the Builder that one
+// method sets. [Builder.Sharded] sets the sharded controller's machinery
+// ([Shards], its source, gate and owner handler); [Builder.Clusters] sets
+// the fleet's (a runnable that runs a [Controller] of its own for each
+// engaged cluster of a [Clusters]). A program that never calls Sharded
+// links none of the first, nor what it reaches in package cache (the
+// sharded informer's shard set); one that never calls Clusters links none
+// of the second.
 //
 // Usage:
 //  1. Write a [Reconciler]: read the object the [Request] names, act,

@@ -10,7 +10,7 @@ import (
 )
 
 // This file keeps a controller from reconciling an object on a cache older
-// than its own writes (see "Stale-safe reconciles" in the package doc):
+// than its own writes (see the guarantee "Stale-safe" in the package doc):
 // before each reconcile the controller asks whether the cache holds the
 // writes this process made to the object and to the objects it owns; when
 // not, the request waits aside, on a goroutine of its own rather than a

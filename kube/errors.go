@@ -262,9 +262,6 @@ func IsGone(err error) bool {
 	return hasReason(err, ReasonGone, http.StatusGone) || hasReason(err, ReasonExpired, 0)
 }
 
-// IsExpired is [IsGone]: the server says Expired for the same condition.
-func IsExpired(err error) bool { return IsGone(err) }
-
 // IsTooManyRequests reports whether the server asked the client to slow
 // down (reason TooManyRequests, or HTTP 429 whatever the reason).
 func IsTooManyRequests(err error) bool {

@@ -3,6 +3,7 @@
 package kube
 
 import (
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -72,5 +73,16 @@ func TestInClusterConfig(t *testing.T) {
 				t.Errorf("inClusterConfig() = %s, want %s", unredacted(*got), unredacted(want))
 			}
 		})
+	}
+}
+
+// TestInClusterConfigOutsideACluster: a program run outside a pod (no
+// KUBERNETES_SERVICE_HOST) gets an error it can test for, and no config.
+func TestInClusterConfigOutsideACluster(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "443")
+	cfg, err := InClusterConfig()
+	if !errors.Is(err, ErrNotInCluster) || cfg != nil {
+		t.Errorf("InClusterConfig outside a pod = %v, %v; want nil and an error wrapping ErrNotInCluster", cfg, err)
 	}
 }

@@ -55,14 +55,6 @@ func microTime(t time.Time) *kube.MicroTime {
 	return &kube.MicroTime{Time: t.UTC().Truncate(time.Microsecond)}
 }
 
-// wire returns r as a write of it stores it: times at microsecond precision
-// and in UTC, without a monotonic clock reading.
-func wire(r record) record {
-	var s kube.LeaseSpec
-	setRecord(&s, r)
-	return recordOf(&s)
-}
-
 // read gets the Lease. It returns present false, and no error, when there
 // is none.
 func (e *Elector) read(ctx context.Context) (l *kube.Lease, present bool, err error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/internal/metrics/metricstest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/queue"
 )
@@ -65,7 +66,7 @@ func scrape(t *testing.T, m *Manager) []metrics.Family {
 	if code != http.StatusOK {
 		t.Fatalf("GET /metrics = %d %q", code, body)
 	}
-	fams, err := metrics.Parse(strings.NewReader(body))
+	fams, err := metricstest.Parse(strings.NewReader(body))
 	if err != nil {
 		t.Fatalf("GET /metrics does not parse: %v\n%s", err, body)
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/cache"
-	"github.com/kubeloop/kubeloop/internal/metrics"
+	"github.com/kubeloop/kubeloop/internal/metrics/metricstest"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager/webhook"
 )
@@ -175,7 +175,7 @@ func TestServersOnListeners(t *testing.T) {
 	if err != nil || code != 200 {
 		t.Fatalf("GET /metrics = %d %v", code, err)
 	}
-	if _, err := metrics.Parse(strings.NewReader(body)); err != nil {
+	if _, err := metricstest.Parse(strings.NewReader(body)); err != nil {
 		t.Errorf("GET /metrics does not parse: %v\n%s", err, body)
 	}
 	if !strings.Contains(body, "rest_client_requests_total{") {

@@ -6,11 +6,6 @@ import "fmt"
 
 // This file holds bucket layouts for histograms.
 
-// DefaultBuckets returns Prometheus' default buckets, from 5ms to 10s.
-func DefaultBuckets() []float64 {
-	return []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-}
-
 // ExponentialBuckets returns n bounds: start, start×factor, start×factor²…
 // It panics unless start > 0, factor > 1 and n >= 1.
 func ExponentialBuckets(start, factor float64, n int) []float64 {

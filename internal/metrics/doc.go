@@ -36,5 +36,6 @@
 //  2. Register collectors: a [CollectorFunc] that reads a snapshot (or
 //     a vector's cells) and emits samples through an [Emitter].
 //  3. Serve the registry (it is a [net/http.Handler]) or call
-//     [Registry.Write]; [Parse] reads the format back.
+//     [Registry.Write]. In tests, package metricstest reads the format
+//     back (Parse), strictly.
 package metrics

@@ -161,7 +161,7 @@ func (e *Emitter) add(name, help string, typ Type, s Series, pairs []string) {
 
 // check validates a series and sorts its labels.
 func (e *Emitter) check(name, help string, typ Type, s *Series) error {
-	if !validMetricName(name) {
+	if !ValidMetricName(name) {
 		return errors.New("invalid metric name: want [a-zA-Z_:][a-zA-Z0-9_:]*")
 	}
 	if f := e.families[name]; f != nil {
@@ -175,7 +175,7 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 	sort.SliceStable(s.Labels, func(i, j int) bool { return s.Labels[i].Name < s.Labels[j].Name }) // see result
 	for i, l := range s.Labels {
 		switch {
-		case !validLabelName(l.Name):
+		case !ValidLabelName(l.Name):
 			return errs.Errorf("invalid label name %q: want [a-zA-Z_][a-zA-Z0-9_]*, not starting with __", l.Name)
 		case i > 0 && s.Labels[i-1].Name == l.Name:
 			return errs.Errorf("label %q given twice", l.Name)
@@ -191,13 +191,13 @@ func (e *Emitter) check(name, help string, typ Type, s *Series) error {
 		}
 	}
 	if q := s.Summary; q != nil {
-		if err := checkSummary(q); err != nil {
+		if err := CheckSummary(q); err != nil {
 			return err
 		}
 	}
-	key := name + "\xff" + labelKey(s.Labels)
+	key := name + "\xff" + LabelKey(s.Labels)
 	if e.seen[key] {
-		return errs.Errorf("series {%s} emitted twice", labelKey(s.Labels))
+		return errs.Errorf("series {%s} emitted twice", LabelKey(s.Labels))
 	}
 	e.seen[key] = true
 	return nil
@@ -223,8 +223,9 @@ func checkHistogram(h *Histogram) error {
 	return nil
 }
 
-// labelKey renders sorted labels for duplicate detection and messages.
-func labelKey(labels []Label) string {
+// LabelKey renders sorted labels as the text format writes them
+// (name="value",...): a key for duplicate detection and messages.
+func LabelKey(labels []Label) string {
 	var b strings.Builder
 	for i, l := range labels {
 		if i > 0 {
@@ -243,7 +244,7 @@ func labelKey(labels []Label) string {
 func (e *Emitter) result() ([]Family, error) {
 	out := make([]Family, 0, len(e.families))
 	for _, f := range e.families {
-		sort.SliceStable(f.Series, func(i, j int) bool { return compareLabels(f.Series[i].Labels, f.Series[j].Labels) < 0 })
+		sort.SliceStable(f.Series, func(i, j int) bool { return CompareLabels(f.Series[i].Labels, f.Series[j].Labels) < 0 })
 		out = append(out, *f)
 	}
 	// sort.SliceStable, not slices.SortFunc: the generic sort is compiled
@@ -255,7 +256,9 @@ func (e *Emitter) result() ([]Family, error) {
 	return out, errors.Join(e.errs...)
 }
 
-func compareLabels(a, b []Label) int {
+// CompareLabels orders label lists as series are sorted: by name, then
+// value, label by label; a shorter list first.
+func CompareLabels(a, b []Label) int {
 	for i := range min(len(a), len(b)) {
 		if c := cmp.Compare(a[i].Name, b[i].Name); c != 0 {
 			return c
@@ -267,8 +270,8 @@ func compareLabels(a, b []Label) int {
 	return cmp.Compare(len(a), len(b))
 }
 
-// validMetricName reports whether s matches [a-zA-Z_:][a-zA-Z0-9_:]*.
-func validMetricName(s string) bool {
+// ValidMetricName reports whether s matches [a-zA-Z_:][a-zA-Z0-9_:]*.
+func ValidMetricName(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -281,9 +284,9 @@ func validMetricName(s string) bool {
 	return true
 }
 
-// validLabelName reports whether s matches [a-zA-Z_][a-zA-Z0-9_]* and does
+// ValidLabelName reports whether s matches [a-zA-Z_][a-zA-Z0-9_]* and does
 // not start with "__" (reserved for Prometheus' own use).
-func validLabelName(s string) bool {
+func ValidLabelName(s string) bool {
 	if s == "" || strings.HasPrefix(s, "__") {
 		return false
 	}

@@ -47,36 +47,6 @@ func TestWriteTextGolden(t *testing.T) {
 	}
 }
 
-// TestRoundTrip writes a registry with awkward values and reads it back
-// with Parse: what Gather returned must come back.
-func TestRoundTrip(t *testing.T) {
-	reg := NewRegistry(CollectorFunc(func(e *Emitter) {
-		e.Counter("requests_total", "Requests by code.\\n is not a newline", 1, "code", "200", "method", "GET")
-		e.Counter("requests_total", "Requests by code.\\n is not a newline", 2, "code", "500", "method", "PUT")
-		e.Counter("requests_total", "Requests by code.\\n is not a newline", 1, "code", "", "method", `we"ird\`)
-		e.Gauge("depth", "Depth", 5, "name", "a\nb")
-		e.Gauge("depth", "Depth", 1e-9, "name", "tiny")
-		e.Gauge("depth", "Depth", 123456789012, "name", "big")
-		e.Histogram("latency_seconds", "Latency", Histogram{UpperBounds: []float64{0.5, 1, 2}, Counts: []uint64{2, 4, 4}, Count: 5, Sum: 5.3}, "verb", "get")
-		e.Histogram("latency_seconds", "Latency", Histogram{UpperBounds: []float64{0.5, 1, 2}, Counts: []uint64{0, 0, 0}, Count: 1, Sum: 100}, "verb", "put")
-	}))
-	want, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := reg.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Parse(&buf)
-	if err != nil {
-		t.Fatalf("Parse: %v\n%s", err, buf.String())
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Parse(Write) = %+v\nwant %+v", got, want)
-	}
-}
-
 func TestStableOrder(t *testing.T) {
 	reg := NewRegistry(CollectorFunc(func(e *Emitter) {
 		for _, k := range []string{"m", "b", "z", "a", "q"} {
@@ -101,73 +71,6 @@ func TestStableOrder(t *testing.T) {
 	if first.String() != want {
 		t.Errorf("Write =\n%s\nwant\n%s", first.String(), want)
 	}
-}
-
-func TestEmitterRefusesWhatBreaksTheFormat(t *testing.T) {
-	tests := []struct {
-		name string
-		emit func(e *Emitter)
-		want string
-	}{
-		{"bad metric name", func(e *Emitter) { e.Gauge("1abc", "h", 1) }, "invalid metric name"},
-		{"dash in name", func(e *Emitter) { e.Gauge("a-b", "h", 1) }, "invalid metric name"},
-		{"bad label name", func(e *Emitter) { e.Gauge("a", "h", 1, "a.b", "x") }, `invalid label name "a.b"`},
-		{"reserved label name", func(e *Emitter) { e.Gauge("a", "h", 1, "__name__", "x") }, `invalid label name "__name__"`},
-		{"label twice", func(e *Emitter) { e.Gauge("a", "h", 1, "k", "x", "k", "y") }, `label "k" given twice`},
-		{"label without value", func(e *Emitter) { e.Counter("a_total", "h", 1, "k", "x", "code") }, `label "code" has no value`},
-		{"series twice", func(e *Emitter) { e.Gauge("a", "h", 1, "k", "x"); e.Gauge("a", "h", 2, "k", "x") }, `series {k="x"} emitted twice`},
-		{"two types", func(e *Emitter) { e.Gauge("a", "h", 1); e.Counter("a", "h", 1, "k", "x") }, "emitted as gauge and as counter"},
-		{"two helps", func(e *Emitter) { e.Gauge("a", "h", 1); e.Gauge("a", "other", 1, "k", "x") }, "two help texts"},
-		{"le on histogram", func(e *Emitter) {
-			e.Histogram("h", "h", Histogram{}, "le", "1")
-		}, `"le" is reserved`},
-		{"bounds and counts", func(e *Emitter) {
-			e.Histogram("h", "h", Histogram{UpperBounds: []float64{1, 2}, Counts: []uint64{1}})
-		}, "2 bounds and 1 counts"},
-		{"descending bounds", func(e *Emitter) {
-			e.Histogram("h", "h", Histogram{UpperBounds: []float64{2, 1}, Counts: []uint64{1, 1}, Count: 1})
-		}, "not strictly ascending"},
-		{"not cumulative", func(e *Emitter) {
-			e.Histogram("h", "h", Histogram{UpperBounds: []float64{1, 2}, Counts: []uint64{2, 1}, Count: 2})
-		}, "not cumulative"},
-		{"count below buckets", func(e *Emitter) {
-			e.Histogram("h", "h", Histogram{UpperBounds: []float64{1}, Counts: []uint64{3}, Count: 2})
-		}, "below its last bucket"},
-		{"infinite bound", func(e *Emitter) {
-			e.Histogram("h", "h", Histogram{UpperBounds: []float64{math.Inf(1)}, Counts: []uint64{3}, Count: 3})
-		}, "not finite"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			reg := NewRegistry(CollectorFunc(tt.emit), CollectorFunc(func(e *Emitter) { e.Gauge("fine", "ok", 1) }))
-			var buf bytes.Buffer
-			err := reg.Write(&buf)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Write error = %v, want one containing %q", err, tt.want)
-			}
-			fams, perr := Parse(&buf)
-			if perr != nil {
-				t.Fatalf("what was written does not parse: %v\n%s", perr, buf.String())
-			}
-			if !hasFamily(fams, "fine") {
-				t.Errorf("the valid family was not written:\n%s", buf.String())
-			}
-			rec := httptest.NewRecorder()
-			reg.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-			if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), tt.want) {
-				t.Errorf("ServeHTTP = %d %q, want 500 naming %q", rec.Code, rec.Body.String(), tt.want)
-			}
-		})
-	}
-}
-
-func hasFamily(fams []Family, name string) bool {
-	for _, f := range fams {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func TestServeHTTP(t *testing.T) {

@@ -32,7 +32,8 @@ func (e *Emitter) Summary(name, help string, s Summary, labels ...string) {
 	e.add(name, help, TypeSummary, Series{Summary: &s}, labels)
 }
 
-func checkSummary(s *Summary) error {
+// CheckSummary reports quantiles outside [0, 1] or not strictly ascending.
+func CheckSummary(s *Summary) error {
 	for i, q := range s.Quantiles {
 		switch {
 		case math.IsNaN(q.Q) || q.Q < 0 || q.Q > 1:
@@ -56,59 +57,4 @@ func appendSummary(buf []byte, name string, s Series) []byte {
 	}
 	buf = appendSample(buf, name+"_sum", s.Labels, Label{}, q.Sum)
 	return appendSample(buf, name+"_count", s.Labels, Label{}, float64(q.Count))
-}
-
-// summParts is a summary series of the family being parsed.
-type summParts struct {
-	labels     []Label
-	quantiles  []Quantile
-	sum, count *float64
-}
-
-// summarySample files one sample of the current summary family: a
-// quantile (suffix ""), its _sum or its _count.
-func (p *parser) summarySample(suffix string, labels []Label, value float64) error {
-	quantile, rest := cutLabel(labels, "quantile")
-	if (quantile != nil) != (suffix == "") {
-		return errs.Errorf(`the "quantile" label belongs on the summary's own samples, and only there`)
-	}
-	key := labelKey(rest)
-	if p.summ == nil {
-		p.summ = map[string]*summParts{}
-	}
-	s := p.summ[key]
-	if s == nil {
-		s = &summParts{labels: rest}
-		p.summ[key] = s
-	}
-	switch suffix {
-	case "_sum":
-		return setOnce(&s.sum, value, suffix)
-	case "_count":
-		if !isCount(value) {
-			return errs.Errorf("summary count %v is not a whole number below 2^64", value)
-		}
-		return setOnce(&s.count, value, suffix)
-	default:
-		q, err := parseFloat(quantile.Value)
-		if err != nil {
-			return errs.Errorf("quantile: %w", err)
-		}
-		s.quantiles = append(s.quantiles, Quantile{Q: q, Value: value})
-		if err := checkSummary(&Summary{Quantiles: s.quantiles}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// finishSummaries checks and files the summary series of f.
-func (p *parser) finishSummaries(f *Family) error {
-	for _, s := range p.summ {
-		if s.sum == nil || s.count == nil {
-			return errs.Errorf("summary %s{%s}: missing _sum or _count", f.Name, labelKey(s.labels))
-		}
-		f.Series = append(f.Series, Series{Labels: s.labels, Summary: &Summary{Quantiles: s.quantiles, Count: uint64(*s.count), Sum: *s.sum}})
-	}
-	return nil
 }

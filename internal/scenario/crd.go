@@ -9,33 +9,12 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// Widget is the custom resource of the scenarios: cluster-wide its CRD,
-// namespaced its objects, with a status subresource.
-type Widget struct {
-	kube.TypeMeta
-	kube.ObjectMeta `json:"metadata"`
-	Spec            WidgetSpec   `json:"spec"`
-	Status          WidgetStatus `json:"status,omitzero"`
-}
-
-type WidgetSpec struct {
-	Size int `json:"size"`
-}
-
-type WidgetStatus struct {
-	Phase string `json:"phase,omitempty"`
-}
-
-// GroupVersionKind implements kube.Object.
-func (*Widget) GroupVersionKind() kube.GroupVersionKind {
-	return kube.GroupVersionKind{Group: widgetGroup, Version: "v1", Kind: "Widget"}
-}
-
 const widgetGroup = "scenario.kubeloop.dev"
 
-// widgetCRD is the CustomResourceDefinition of [Widget], with the plural
-// given (each run uses a fresh one, so that a reused real server does not
-// already know it).
+// widgetCRD is the CustomResourceDefinition of the scenarios' custom
+// resource, kind given: namespaced, with a spec.size, a status.phase and a
+// status subresource, and the plural given (each run uses a fresh one, so
+// that a reused real server does not already know it).
 func widgetCRD(plural, kind string) *kube.Unstructured {
 	return widgetCRDIn(widgetGroup, plural, kind)
 }

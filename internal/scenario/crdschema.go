@@ -16,15 +16,13 @@ import (
 	"github.com/kubeloop/kubeloop/kube/crd"
 )
 
-// CRDFromGoTypes checks kube/crd against a server: it installs the CRDs
-// built from [Sprocket] and [Cog], waits for them to be Established,
-// creates objects encoded from Go values and reads them back equal, sees
-// defaults filled in and unknown fields pruned, and sees invalid objects
-// refused with the field paths and messages kube-apiserver gives
-// (an int64 beyond 2^53 included, which both servers keep exactly). It is
-// part of [Run], in a fixture of its own.
-func CRDFromGoTypes(t *testing.T, env Env) { testCRDFromGoTypes(t, newFixture(t, env)) }
-
+// testCRDFromGoTypes, scenario CRDFromGoTypes of [Run], checks kube/crd
+// against a server: it installs the CRDs built from [Sprocket] and [Cog],
+// waits for them to be Established, creates objects encoded from Go
+// values and reads them back equal, sees defaults filled in and unknown
+// fields pruned, and sees invalid objects refused with the field paths
+// and messages kube-apiserver gives (an int64 beyond 2^53 included, which
+// both servers keep exactly).
 func testCRDFromGoTypes(t *testing.T, f *fixture) {
 	group := "t" + randomSuffix() + ".crd.kubeloop.dev"
 	sprocketKind := kube.GroupVersionKind{Group: group, Version: "v1", Kind: "Sprocket"}

@@ -9,7 +9,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 )
 
-// The Go types of [CRDFromGoTypes]: their CRDs are built by kube/crd, and
+// The Go types of [testCRDFromGoTypes]: their CRDs are built by kube/crd, and
 // together they use every shape the builder knows. Their identity comes
 // from their TypeMeta, so that each run can use a group of its own (a
 // reused real server keeps the CRDs of earlier runs).

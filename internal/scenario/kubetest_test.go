@@ -5,6 +5,7 @@ package scenario_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kubeloop/kubeloop/internal/scenario"
@@ -13,14 +14,26 @@ import (
 )
 
 // TestKubetest runs the wire scenarios against the in-process fake; the
-// integration suite runs the same against a real kube-apiserver.
+// integration suite runs the same against a real kube-apiserver. The
+// scenarios that wait on real time run in a synctest bubble on a server
+// of their own (Env.Bubble).
 func TestKubetest(t *testing.T) {
+	env := kubetestEnv(t)
+	env.Bubble = func(t *testing.T, f func(t *testing.T, env scenario.Env)) {
+		synctest.Test(t, func(t *testing.T) { f(t, kubetestEnv(t)) })
+	}
+	scenario.Run(t, env)
+}
+
+// kubetestEnv returns the Env of a new kubetest server, with the users of
+// the harness's token file; the server closes when t ends.
+func kubetestEnv(t *testing.T) scenario.Env {
 	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "denied-token": "denied"},
 		UIDs: map[string]string{"admin": "1", "denied": "2"}}) // as the harness's token file
 	t.Cleanup(srv.Close)
 	srv.Deny("denied", "*", "*")
 	admin := srv.ConfigFor("admin")
-	scenario.Run(t, scenario.Env{
+	return scenario.Env{
 		Config:       admin,
 		DeniedConfig: srv.ConfigFor("denied"),
 		Compact: func(ctx context.Context, t *testing.T, c *kube.Client, rv string) {
@@ -31,5 +44,5 @@ func TestKubetest(t *testing.T) {
 		},
 		Controllers:        true,
 		ControllersSettled: true,
-	})
+	}
 }

@@ -50,6 +50,14 @@ type Env struct {
 	// that set it off returns, as kubetest promises: the scenarios then
 	// check once instead of polling within Wait.
 	ControllersSettled bool
+	// Bubble, when set, runs f inside a testing/synctest bubble, with an
+	// Env of a server made in that bubble (kubetest on its in-process
+	// transport): the scenarios that wait on real time (FreshReads,
+	// whose watch events come 0.2 to 2 s late, InformerAfterCuts and
+	// ShardedManagers: see waitsOnRealTime) run there in fake time, with
+	// the same checks. f does not call t.Run. Without it (a real server)
+	// they wait in real time.
+	Bubble func(t *testing.T, f func(t *testing.T, env Env))
 }
 
 // Run runs every scenario as a subtest of t.
@@ -162,9 +170,25 @@ func Run(t *testing.T, env Env) {
 		{"OwnerReferenceValidation", testOwnerReferenceValidation},
 	} {
 		t.Run(s.name, func(t *testing.T) {
+			if env.Bubble != nil && waitsOnRealTime(s.name) {
+				env.Bubble(t, func(t *testing.T, env Env) { s.run(t, newFixture(t, env)) })
+				return
+			}
 			s.run(t, newFixture(t, env))
 		})
 	}
+}
+
+// waitsOnRealTime reports whether the scenario named name runs in
+// [Env.Bubble] when there is one: it waits on timers (a reflector's
+// backoff after its watch is cut, Lease periods, reconciles that sleep)
+// and calls no t.Run. FreshReads, which does, uses the bubble itself.
+func waitsOnRealTime(name string) bool {
+	switch name {
+	case "InformerAfterCuts", "ShardedManagers":
+		return true
+	}
+	return false
 }
 
 // fixture is one scenario's client, context and namespace.

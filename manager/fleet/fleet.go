@@ -148,17 +148,14 @@ type activation struct {
 	done chan struct{}
 }
 
-// watcher is a call of Watch: a controller's source.
+// watcher is a call of Watch: a controller's source. Its engage is
+// [Fleet.Watch]'s, of the same type.
 type watcher struct {
-	engage func(ctx context.Context, name string, c clusterView)
-	wg     sync.WaitGroup // its engagements
-}
-
-// clusterView is controller.Cluster, spelled out so that this package
-// does not import controller.
-type clusterView = interface {
-	GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error)
-	Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error)
+	engage func(ctx context.Context, name string, c interface {
+		GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error)
+		Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error)
+	})
+	wg sync.WaitGroup // its engagements
 }
 
 // New makes a fleet run by m: it adds the fleet to m (with m's caches:
@@ -423,8 +420,13 @@ func (f *Fleet) NeedLeaderElection() bool { return false }
 // Watch calls engage for each cluster engaged, now and later, until ctx
 // is done: it is what makes f a controller.Clusters, which
 // controller.Builder.Clusters takes. See controller.Clusters for the
-// contract.
-func (f *Fleet) Watch(ctx context.Context, engage func(ctx context.Context, name string, c clusterView)) {
+// contract. The interface of c is controller.Cluster, spelled out (the
+// same type: Cluster is an alias) so that this package does not import
+// controller.
+func (f *Fleet) Watch(ctx context.Context, engage func(ctx context.Context, name string, c interface {
+	GetInformer(ctx context.Context, obj kube.Object) (cache.ObjectInformer, error)
+	Mapping(ctx context.Context, gvk kube.GroupVersionKind) (kube.Mapping, error)
+})) {
 	if !f.made() {
 		return // nothing is ever engaged
 	}

@@ -186,12 +186,6 @@ func (s *Schema) Shape() FieldShape {
 	return sh
 }
 
-// hasDefaults reports whether s or anything under it has a default, so
-// that defaulting can be skipped for kinds without any.
-func (s *Schema) hasDefaults() bool {
-	return s.anyNode(func(n *Schema) bool { return n.HasDefault })
-}
-
 // anyNode reports whether f holds for s or a node under it, visiting each
 // node once (named types may form cycles).
 func (s *Schema) anyNode(f func(*Schema) bool) bool {

@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package metrics
+package metricstest
 
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/kubeloop/kubeloop/internal/errs"
+	"github.com/kubeloop/kubeloop/internal/metrics"
 )
 
 // Parse reads the text exposition format strictly, as a test of what a
-// [Registry] writes: every line (ended by '\n' alone; a '\r' belongs to
+// [metrics.Registry] writes: every line (ended by '\n' alone; a '\r' belongs to
 // the line) must be empty, a comment, a "# HELP", a "# TYPE" or a sample;
 // a family's TYPE comes before its samples and its lines are contiguous;
 // a histogram has ascending, cumulative buckets (bounds that are not NaN,
@@ -26,28 +25,28 @@ import (
 // [0, 1], a _sum and a _count (a whole number a uint64 holds). Samples
 // without a TYPE are refused (this package never writes untyped metrics),
 // and so are timestamps. Series are returned sorted by their labels, and labels
-// by name, as [Registry.Gather] sorts them; a histogram's series carries
+// by name, as [metrics.Registry.Gather] sorts them; a histogram's series carries
 // its buckets in Histogram, a summary's its quantiles in Summary.
 //
 // An error names the line number and quotes the line.
-func Parse(r io.Reader) ([]Family, error) {
-	p := parser{byName: map[string]*Family{}, done: map[string]bool{}}
+func Parse(r io.Reader) ([]metrics.Family, error) {
+	p := parser{byName: map[string]*metrics.Family{}, done: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	sc.Split(scanLF)
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
-			return nil, errs.Errorf("line %d %q: %w", p.line, sc.Text(), err)
+			return nil, fmt.Errorf("line %d %q: %w", p.line, sc.Text(), err)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, errs.Errorf("read metrics: %w", err)
+		return nil, fmt.Errorf("read metrics: %w", err)
 	}
 	if err := p.finish(); err != nil {
 		return nil, err
 	}
-	out := make([]Family, len(p.out))
+	out := make([]metrics.Family, len(p.out))
 	for i, f := range p.out {
 		out[i] = *f
 	}
@@ -69,8 +68,8 @@ func scanLF(data []byte, atEOF bool) (advance int, token []byte, err error) {
 
 type parser struct {
 	line   int
-	out    []*Family // in the order of their TYPE lines
-	byName map[string]*Family
+	out    []*metrics.Family // in the order of their TYPE lines
+	byName map[string]*metrics.Family
 	cur    string          // the family whose lines are being read
 	done   map[string]bool // families whose lines have ended
 	help   map[string]string
@@ -81,7 +80,7 @@ type parser struct {
 }
 
 type histParts struct {
-	labels          []Label
+	labels          []metrics.Label
 	bounds          []float64
 	counts          []uint64
 	inf, sum, count *float64
@@ -102,8 +101,8 @@ func (p *parser) parseLine(line string) error {
 func (p *parser) parseMeta(line string) error {
 	kind, rest := line[2:6], line[7:]
 	name, text, _ := strings.Cut(rest, " ")
-	if !validMetricName(name) {
-		return errs.Errorf("invalid metric name %q", name)
+	if !metrics.ValidMetricName(name) {
+		return fmt.Errorf("invalid metric name %q", name)
 	}
 	if err := p.enter(name); err != nil {
 		return err
@@ -129,20 +128,20 @@ func (p *parser) parseMeta(line string) error {
 	if f != nil {
 		return errors.New("second TYPE line for the family")
 	}
-	var typ Type
+	var typ metrics.Type
 	switch text {
 	case "counter":
-		typ = TypeCounter
+		typ = metrics.TypeCounter
 	case "gauge":
-		typ = TypeGauge
+		typ = metrics.TypeGauge
 	case "histogram":
-		typ = TypeHistogram
+		typ = metrics.TypeHistogram
 	case "summary":
-		typ = TypeSummary
+		typ = metrics.TypeSummary
 	default:
-		return errs.Errorf("unsupported type %q", text)
+		return fmt.Errorf("unsupported type %q", text)
 	}
-	f = &Family{Name: name, Help: p.help[name], Type: typ}
+	f = &metrics.Family{Name: name, Help: p.help[name], Type: typ}
 	p.out = append(p.out, f)
 	p.byName[name] = f
 	return nil
@@ -154,7 +153,7 @@ func (p *parser) enter(name string) error {
 		return nil
 	}
 	if p.done[name] {
-		return errs.Errorf("lines of family %s are not contiguous", name)
+		return fmt.Errorf("lines of family %s are not contiguous", name)
 	}
 	if p.cur != "" {
 		if err := p.finishFamily(); err != nil {
@@ -175,28 +174,28 @@ func (p *parser) parseSample(line string) error {
 	if p.byName[name] == nil {
 		for _, s := range []string{"_bucket", "_sum", "_count"} {
 			base, ok := strings.CutSuffix(name, s)
-			if f := p.byName[base]; ok && f != nil && (f.Type == TypeHistogram || f.Type == TypeSummary && s != "_bucket") {
+			if f := p.byName[base]; ok && f != nil && (f.Type == metrics.TypeHistogram || f.Type == metrics.TypeSummary && s != "_bucket") {
 				family, suffix = base, s
 			}
 		}
 	}
 	f := p.byName[family]
 	if f == nil {
-		return errs.Errorf("sample of %s without a TYPE line", name)
+		return fmt.Errorf("sample of %s without a TYPE line", name)
 	}
 	if err := p.enter(family); err != nil {
 		return err
 	}
-	if f.Type == TypeSummary {
+	if f.Type == metrics.TypeSummary {
 		return p.summarySample(suffix, labels, value)
 	}
-	if f.Type != TypeHistogram {
+	if f.Type != metrics.TypeHistogram {
 		for _, s := range f.Series {
-			if compareLabels(s.Labels, labels) == 0 {
+			if metrics.CompareLabels(s.Labels, labels) == 0 {
 				return errors.New("series given twice")
 			}
 		}
-		f.Series = append(f.Series, Series{Labels: labels, Value: value})
+		f.Series = append(f.Series, metrics.Series{Labels: labels, Value: value})
 		return nil
 	}
 	if suffix == "" {
@@ -206,7 +205,7 @@ func (p *parser) parseSample(line string) error {
 	if (le != nil) != (suffix == "_bucket") {
 		return errors.New(`the "le" label belongs on _bucket samples, and only there`)
 	}
-	key := labelKey(rest)
+	key := metrics.LabelKey(rest)
 	if p.hist == nil {
 		p.hist = map[string]*histParts{}
 	}
@@ -220,13 +219,13 @@ func (p *parser) parseSample(line string) error {
 		return setOnce(&h.sum, value, suffix)
 	case "_count":
 		if !isCount(value) {
-			return errs.Errorf("_count %v is not a whole number below 2^64", value)
+			return fmt.Errorf("_count %v is not a whole number below 2^64", value)
 		}
 		return setOnce(&h.count, value, suffix)
 	default:
 		b, err := parseFloat(le.Value)
 		if err != nil {
-			return errs.Errorf("le: %w", err)
+			return fmt.Errorf("le: %w", err)
 		}
 		if math.IsNaN(b) {
 			return errors.New(`le: NaN is not a bound`)
@@ -235,7 +234,7 @@ func (p *parser) parseSample(line string) error {
 			return errors.New(`bucket after le="+Inf"`)
 		}
 		if !isCount(value) {
-			return errs.Errorf("bucket count %v is not a whole number below 2^64", value)
+			return fmt.Errorf("bucket count %v is not a whole number below 2^64", value)
 		}
 		if n := len(h.counts); n > 0 && (b <= h.bounds[n-1] || uint64(value) < h.counts[n-1]) {
 			return errors.New("buckets are not ascending and cumulative")
@@ -253,9 +252,9 @@ func (p *parser) parseSample(line string) error {
 // cutLabel takes the label named name out of labels: it returns that label
 // (nil when absent) and the others (nil when there are none, as the
 // Emitter has it).
-func cutLabel(labels []Label, name string) (*Label, []Label) {
-	var cut *Label
-	var rest []Label
+func cutLabel(labels []metrics.Label, name string) (*metrics.Label, []metrics.Label) {
+	var cut *metrics.Label
+	var rest []metrics.Label
 	for i := range labels {
 		if labels[i].Name == name {
 			cut = &labels[i]
@@ -270,7 +269,7 @@ func cutLabel(labels []Label, name string) (*Label, []Label) {
 // once.
 func setOnce(dst **float64, v float64, suffix string) error {
 	if *dst != nil {
-		return errs.Errorf("second %s", suffix)
+		return fmt.Errorf("second %s", suffix)
 	}
 	*dst = &v
 	return nil
@@ -290,18 +289,18 @@ func (p *parser) finishFamily() error {
 	for _, h := range p.hist {
 		switch {
 		case h.inf == nil:
-			return errs.Errorf("histogram %s{%s}: no le=\"+Inf\" bucket", f.Name, labelKey(h.labels))
+			return fmt.Errorf("histogram %s{%s}: no le=\"+Inf\" bucket", f.Name, metrics.LabelKey(h.labels))
 		case h.sum == nil || h.count == nil:
-			return errs.Errorf("histogram %s{%s}: missing _sum or _count", f.Name, labelKey(h.labels))
+			return fmt.Errorf("histogram %s{%s}: missing _sum or _count", f.Name, metrics.LabelKey(h.labels))
 		case *h.count != *h.inf:
-			return errs.Errorf("histogram %s{%s}: _count %v is not the +Inf bucket %v", f.Name, labelKey(h.labels), *h.count, *h.inf)
+			return fmt.Errorf("histogram %s{%s}: _count %v is not the +Inf bucket %v", f.Name, metrics.LabelKey(h.labels), *h.count, *h.inf)
 		case len(h.counts) > 0 && float64(h.counts[len(h.counts)-1]) > *h.inf:
-			return errs.Errorf("histogram %s{%s}: +Inf bucket below the last", f.Name, labelKey(h.labels))
+			return fmt.Errorf("histogram %s{%s}: +Inf bucket below the last", f.Name, metrics.LabelKey(h.labels))
 		}
-		f.Series = append(f.Series, Series{Labels: h.labels, Histogram: &Histogram{
+		f.Series = append(f.Series, metrics.Series{Labels: h.labels, Histogram: &metrics.Histogram{
 			UpperBounds: h.bounds, Counts: h.counts, Count: uint64(*h.count), Sum: *h.sum}})
 	}
-	slices.SortFunc(f.Series, func(a, b Series) int { return compareLabels(a.Labels, b.Labels) })
+	slices.SortFunc(f.Series, func(a, b metrics.Series) int { return metrics.CompareLabels(a.Labels, b.Labels) })
 	return nil
 }
 
@@ -313,139 +312,8 @@ func (p *parser) finish() error {
 	}
 	for name := range p.help {
 		if p.byName[name] == nil {
-			return errs.Errorf("HELP for %s without a TYPE", name)
+			return fmt.Errorf("HELP for %s without a TYPE", name)
 		}
 	}
 	return nil
-}
-
-// splitSample parses `name{l="v",...} value`.
-func splitSample(line string) (string, []Label, float64, error) {
-	i := 0
-	for i < len(line) && line[i] != '{' && line[i] != ' ' {
-		i++
-	}
-	name := line[:i]
-	if !validMetricName(name) {
-		return "", nil, 0, errs.Errorf("invalid metric name %q", name)
-	}
-	var labels []Label
-	if i < len(line) && line[i] == '{' {
-		i++
-		for i < len(line) && line[i] != '}' {
-			j := strings.IndexByte(line[i:], '=')
-			if j < 0 {
-				return "", nil, 0, errors.New("label without '='")
-			}
-			ln := line[i : i+j]
-			if !validLabelName(ln) && ln != "le" {
-				return "", nil, 0, errs.Errorf("invalid label name %q", ln)
-			}
-			i += j + 1
-			if i >= len(line) || line[i] != '"' {
-				return "", nil, 0, errors.New("label value not quoted")
-			}
-			i++
-			var b strings.Builder
-			for ; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' {
-					if i+1 >= len(line) {
-						return "", nil, 0, errors.New("unterminated escape")
-					}
-					i++
-					switch line[i] {
-					case '\\', '"':
-						b.WriteByte(line[i])
-					case 'n':
-						b.WriteByte('\n')
-					default:
-						return "", nil, 0, errs.Errorf("unknown escape \\%c", line[i])
-					}
-					continue
-				}
-				b.WriteByte(line[i])
-			}
-			if i >= len(line) {
-				return "", nil, 0, errors.New("unterminated label value")
-			}
-			i++ // closing quote
-			labels = append(labels, Label{ln, b.String()})
-			if i < len(line) && line[i] == ',' {
-				i++
-			} else if i < len(line) && line[i] != '}' {
-				return "", nil, 0, errors.New("labels not separated by ','")
-			}
-		}
-		if i >= len(line) {
-			return "", nil, 0, errors.New("unterminated label set")
-		}
-		i++ // '}'
-	}
-	if i >= len(line) || line[i] != ' ' {
-		return "", nil, 0, errors.New("no space before the value")
-	}
-	v, err := parseFloat(line[i+1:])
-	if err != nil {
-		return "", nil, 0, err
-	}
-	slices.SortFunc(labels, func(a, b Label) int { return cmp.Compare(a.Name, b.Name) })
-	for k := 1; k < len(labels); k++ {
-		if labels[k].Name == labels[k-1].Name {
-			return "", nil, 0, errs.Errorf("label %q given twice", labels[k].Name)
-		}
-	}
-	return name, labels, v, nil
-}
-
-// isCount reports whether v is a count of observations: a whole number
-// that a uint64 holds.
-func isCount(v float64) bool {
-	return v == math.Trunc(v) && v >= 0 && v < 1<<64
-}
-
-// parseFloat parses a sample value: a Go float, "+Inf", "-Inf" or "NaN".
-// A timestamp after the value is refused.
-func parseFloat(s string) (float64, error) {
-	switch s {
-	case "+Inf":
-		return math.Inf(+1), nil
-	case "-Inf":
-		return math.Inf(-1), nil
-	case "NaN":
-		return math.NaN(), nil
-	}
-	if strings.ContainsAny(s, " \t") {
-		return 0, errs.Errorf("value %q: timestamps are not written here", s)
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || strings.EqualFold(s, "inf") || strings.EqualFold(s, "+inf") || strings.EqualFold(s, "nan") {
-		return 0, errs.Errorf("invalid value %q", s)
-	}
-	return v, nil
-}
-
-// unescapeHelp undoes the escapes of help text: \\ and \n.
-func unescapeHelp(s string) (string, error) {
-	if !strings.Contains(s, `\`) {
-		return s, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			b.WriteByte(s[i])
-			continue
-		}
-		i++
-		switch {
-		case i >= len(s):
-			return "", errors.New("unterminated escape")
-		case s[i] == '\\':
-			b.WriteByte('\\')
-		case s[i] == 'n':
-			b.WriteByte('\n')
-		default:
-			return "", errs.Errorf("unknown escape \\%c", s[i])
-		}
-	}
-	return b.String(), nil
 }
