@@ -33,7 +33,7 @@ const budgetRetryAfter = 10 * time.Second
 // Pending, Succeeded or Failed, or being deleted, is evicted whatever
 // the budgets covering it say.
 func budgetIgnores(pod *record, o obj) bool {
-	switch unstructured.String(child(o, "status", false), "phase") {
+	switch unstructured.String(unstructured.Child(o, "status", false), "phase") {
 	case "Pending", "Succeeded", "Failed":
 		return true
 	}
@@ -43,7 +43,7 @@ func budgetIgnores(pod *record, o obj) bool {
 // podReady reports whether the pod's Ready condition is True: a ready
 // pod counts as healthy for its budget.
 func podReady(o obj) bool {
-	conds, _ := child(o, "status", false)["conditions"].([]any)
+	conds, _ := unstructured.Child(o, "status", false)["conditions"].([]any)
 	for _, c := range conds {
 		if m, _ := c.(obj); unstructured.String(m, "type") == "Ready" {
 			return unstructured.String(m, "status") == "True"
@@ -95,7 +95,7 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 	prev := covering[0]
 	charge := budgetCharge{budget: prev.name}
 	if !podReady(o) {
-		spec, st := child(b, "spec", false), child(b, "status", false)
+		spec, st := unstructured.Child(b, "spec", false), unstructured.Child(b, "status", false)
 		desired, _ := unstructured.IntegerValue(st["desiredHealthy"])
 		current, _ := unstructured.IntegerValue(st["currentHealthy"])
 		if unstructured.String(spec, "unhealthyPodEvictionPolicy") == "AlwaysAllow" || (desired > 0 && current >= desired) {
@@ -120,7 +120,7 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 // labels. A missing selector matches nothing, an empty one everything,
 // an invalid one nothing.
 func budgetSelects(b obj, labels map[string]string) bool {
-	sel, ok := child(b, "spec", false)["selector"]
+	sel, ok := unstructured.Child(b, "spec", false)["selector"]
 	if !ok || sel == nil {
 		return false
 	}
@@ -135,7 +135,7 @@ func budgetSelects(b obj, labels map[string]string) bool {
 // generation or that allows no disruption, and with 403 one whose
 // disruptedPods holds more than maxDisruptedPods entries.
 func decrementBudget(b obj, pod, now string) *kube.StatusError {
-	meta, st := unstructured.Metadata(b), child(b, "status", true)
+	meta, st := unstructured.Metadata(b), unstructured.Child(b, "status", true)
 	name := unstructured.String(meta, "name")
 	gen, _ := unstructured.IntegerValue(meta["generation"])
 	observed, _ := unstructured.IntegerValue(st["observedGeneration"])

@@ -3,10 +3,10 @@
 package kubetest
 
 import (
-	"encoding/base64"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -15,102 +15,14 @@ import (
 // label kubernetes.io/metadata.name and the spec finalizer "kubernetes" on
 // create; their deletion is in nscontroller.go.
 
-const labelNamespaceName = "kubernetes.io/metadata.name"
-
 func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == "namespaces" }
 
 // defaultKind applies the defaults a kind's decoding applies, before
-// managedFields are computed: the namespace name label; a Secret's type
-// (Opaque) and its write-only stringData, merged into data in base64; a
-// Service's spec defaults (service.go); those of Pods and Deployments
-// (defaults.go) and of the other workloads (defaults_workloads.go).
+// managedFields are computed: an autoscaler's (hpa.go), and those of
+// package defaulting.
 func defaultKind(res *resource, o obj) {
-	if defaultWorkload(res, o) || defaultHPA(res, o) {
-		return
-	}
-	switch {
-	case isPods(res):
-		defaultPod(o)
-		return
-	case res.Group == "apps" && res.Plural == "deployments":
-		defaultDeployment(o)
-		return
-	}
-	if res.Group == "" && res.Plural == "secrets" {
-		defaultSecret(o)
-		return
-	}
-	if res.Group == "" && res.Plural == "limitranges" {
-		defaultLimitRange(o)
-		return
-	}
-	if isServices(res) {
-		defaultService(o)
-		return
-	}
-	if !isNamespaces(res) {
-		return
-	}
-	meta := unstructured.Metadata(o)
-	labels, _ := meta["labels"].(obj)
-	if labels == nil {
-		labels = obj{}
-		meta["labels"] = labels
-	}
-	labels[labelNamespaceName] = unstructured.String(meta, "name")
-}
-
-func defaultSecret(o obj) {
-	if unstructured.String(o, "type") == "" {
-		o["type"] = "Opaque"
-	}
-	sd, _ := o["stringData"].(obj)
-	delete(o, "stringData")
-	if len(sd) == 0 {
-		return
-	}
-	data, _ := o["data"].(obj)
-	if data == nil {
-		data = obj{}
-		o["data"] = data
-	}
-	for k, v := range sd {
-		if s, ok := v.(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-		}
-	}
-}
-
-// defaultLimitRange fills the defaults of Container limits as the real
-// server does: a missing default limit from max, then a missing default
-// request from the default limit, then from min.
-func defaultLimitRange(o obj) {
-	spec, _ := o["spec"].(obj)
-	limits, _ := spec["limits"].([]any)
-	for _, l := range limits {
-		item, ok := l.(obj)
-		if !ok || item["type"] != "Container" {
-			continue
-		}
-		fill := func(to string, from ...string) {
-			dst, _ := item[to].(obj)
-			if dst == nil {
-				dst = obj{}
-			}
-			for _, f := range from {
-				src, _ := item[f].(obj)
-				for k, v := range src {
-					if _, ok := dst[k]; !ok {
-						dst[k] = v
-					}
-				}
-			}
-			if len(dst) > 0 {
-				item[to] = dst
-			}
-		}
-		fill("default", "max")
-		fill("defaultRequest", "default", "min")
+	if !defaultHPA(res, o) {
+		defaulting.Default(res.Group, res.Plural, o)
 	}
 }
 
@@ -131,10 +43,8 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 		return s.prepareCRDCreate(o)
 	case isServices(res):
 		return s.allocateServiceLocked(res, o)
-	case isPods(res):
-		podAdmission(o)
 	default:
-		workloadAdmission(res, o)
+		defaulting.Admit(res.Group, res.Plural, o)
 	}
 	return nil
 }
@@ -153,8 +63,8 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 		prepareCRDUpdate(next)
 	case isServices(res):
 		keepServiceAllocation(next, old)
-	case res.Group == "apps" && res.Plural == "daemonsets":
-		keepTemplateGeneration(next, old)
+	default:
+		defaulting.KeepOnUpdate(res.Group, res.Plural, next, old)
 	}
 }
 
