@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
@@ -189,7 +190,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.
 	defaultKind(res, o)
-	if errs := slices.Concat(validateData(res, o), validateEvent(res, o, nil), defaulting.Validate(res.Group, res.Plural, o)); len(errs) > 0 {
+	if errs := slices.Concat(validateData(res, o), events.Validate(res.Group, res.Plural, o, nil), defaulting.Validate(res.Group, res.Plural, o)); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)

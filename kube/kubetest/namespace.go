@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -73,7 +74,7 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	if isCRDs(res) {
 		return validateCRDUpdate(next, old)
 	}
-	if errs := validateEvent(res, next, old); len(errs) > 0 {
+	if errs := events.Validate(res.Group, res.Plural, next, old); len(errs) > 0 {
 		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	return validateImmutable(res, next, old)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
@@ -333,6 +334,16 @@ func apiBuiltins() []*resource {
 		groupKind("coordination.k8s.io", resource{Plural: "leases", Singular: "lease", Kind: "Lease",
 			Namespaced: true, CreateOnUpdate: true}),
 	}
+}
+
+// linkEvents makes events.k8s.io/v1 Events a view of the core Events'
+// storage.
+func linkEvents(core, eventsV1 *resource) {
+	core.ToStored = events.ToCore
+	core.FieldAliases = events.FieldAliases()
+	eventsV1.Stored = core
+	eventsV1.ToStored = events.ToCore
+	eventsV1.FromStored = events.ToEvents
 }
 
 // coreKind is r in the core group at v1.
