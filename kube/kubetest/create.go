@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
@@ -58,8 +59,8 @@ func makeRecord(res *resource, o obj) *record {
 		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm,
 		owners: parseOwners(meta)}
 	if fins, _ := meta["finalizers"].([]any); len(fins) > 0 {
-		rec.orphan = slices.Contains(fins, any(finalizerOrphan))
-		rec.foreground = slices.Contains(fins, any(finalizerForeground))
+		rec.orphan = slices.Contains(fins, any(gc.FinalizerOrphan))
+		rec.foreground = slices.Contains(fins, any(gc.FinalizerForeground))
 		rec.gcFinalizer = rec.orphan || rec.foreground
 	}
 	return rec

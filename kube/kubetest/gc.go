@@ -3,45 +3,18 @@
 package kubetest
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file is the garbage collector, as kube-controller-manager's does it
-// for what clients can see (controllers.go says when it runs):
-//
-//   - an object whose owners are all gone (no object of the reference's
-//     kind and name, in the dependent's namespace for a namespaced kind,
-//     with the reference's uid) is deleted, in the background, or as its
-//     own orphan or foregroundDeletion finalizer says; one that still has
-//     an owner loses the references to the missing ones;
-//   - an owner deleted with propagationPolicy Foreground keeps the
-//     foregroundDeletion finalizer (the API server adds it) while its
-//     dependents are deleted, until none that blocks it
-//     (blockOwnerDeletion) is left;
-//   - an owner deleted with Orphan keeps the orphan finalizer until every
-//     dependent has lost its reference to it;
-//   - in a cycle of foreground deletions (a dependent that owns its own
-//     owner), the dependent's references stop blocking, so that both go;
-//   - a reference the collector cannot resolve (a kind not served, a
-//     namespaced owner of a cluster-scoped object) keeps its object, as the
-//     real collector keeps retrying it; Events are not collected;
-//   - a reference whose uid is an object in another namespace dangles, and
-//     the collector says so in a Warning Event (OwnerRefInvalidNamespace)
-//     about the dependent.
-//
-// The finalizers of dependents are honoured: a dependent deleted with one
-// stays until it is removed, and blocks a foreground owner until then.
-
-const (
-	finalizerOrphan     = "orphan"
-	finalizerForeground = "foregroundDeletion"
-)
+// This file runs the garbage collector on the server's store
+// (controllers.go says when); its rules, decisions and edits are package
+// gc's.
 
 // gcIgnored reports the resources the real collector ignores (Events),
 // whose API also adds no garbage collection finalizers.
@@ -49,52 +22,14 @@ func gcIgnored(res *resource) bool {
 	return res.stored().Plural == "events" && res.stored().Group == ""
 }
 
-// gcFinalizers returns the finalizers an object keeps when it is deleted
-// with propagation (Orphan, Background, Foreground, or "" for the
-// default), and whether they differ from fins, as the API server sets
-// them: the policy asked for, else the one an existing finalizer names.
+// gcFinalizers returns the finalizers an object of res keeps when it is
+// deleted with propagation, and whether they differ from fins
+// (gc.Finalizers); Events keep theirs.
 func gcFinalizers(res *resource, fins []string, propagation string) ([]string, bool) {
 	if gcIgnored(res) {
 		return fins, false
 	}
-	orphan, foreground := propagation == "Orphan", propagation == "Foreground"
-	if propagation == "" {
-		if i := slices.IndexFunc(fins, func(f string) bool { return f == finalizerOrphan || f == finalizerForeground }); i >= 0 {
-			orphan, foreground = fins[i] == finalizerOrphan, fins[i] == finalizerForeground
-		} else {
-			orphan = res.stored().OrphanByDefault
-		}
-	}
-	out := make([]string, 0, len(fins)+1)
-	for _, f := range fins {
-		if f != finalizerOrphan && f != finalizerForeground {
-			out = append(out, f)
-		}
-	}
-	if orphan {
-		out = append(out, finalizerOrphan)
-	}
-	if foreground {
-		out = append(out, finalizerForeground)
-	}
-	if sameSet(fins, out) {
-		return fins, false
-	}
-	return out, true
-}
-
-func sameSet(a, b []string) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	for _, x := range b {
-		if !slices.Contains(a, x) {
-			return false
-		}
-	}
-	return true
+	return gc.Finalizers(fins, propagation, res.stored().OrphanByDefault)
 }
 
 // ownerKeyLocked resolves an owner reference of an object in namespace ns
@@ -242,7 +177,7 @@ func (s *Server) processOwnerLocked(ref objRef) {
 				s.dropOwnerRefsLocked(dres, dcol, dep, []string{rec.uid})
 			}
 		}
-		s.removeFinalizerLocked(res, col, col.objects[ref.key], finalizerOrphan)
+		s.removeFinalizerLocked(res, col, col.objects[ref.key], gc.FinalizerOrphan)
 		return
 	}
 	blocked := false
@@ -260,7 +195,7 @@ func (s *Server) processOwnerLocked(ref objRef) {
 		s.enqueueLocked(ctlItem{opCollect, d.col, d.key})
 	}
 	if !blocked {
-		s.removeFinalizerLocked(res, col, rec, finalizerForeground)
+		s.removeFinalizerLocked(res, col, rec, gc.FinalizerForeground)
 	}
 }
 
@@ -281,15 +216,7 @@ func (s *Server) dependentWaitsLocked(rec *record) bool {
 // reference of rec that has it true, and answers rec as it then is.
 func (s *Server) unblockOwnerRefsLocked(res *resource, col *collection, rec *record) *record {
 	o := mustDecode(rec.raw)
-	refs, _ := unstructured.Metadata(o)["ownerReferences"].([]any)
-	changed := false
-	for _, r := range refs {
-		if m, ok := r.(obj); ok && m["blockOwnerDeletion"] == true {
-			m["blockOwnerDeletion"] = false
-			changed = true
-		}
-	}
-	if !changed {
+	if !gc.UnblockOwnerRefs(o) {
 		return rec
 	}
 	s.controllerUpdateLocked(res, col, rec, "", o)
@@ -301,24 +228,9 @@ func (s *Server) unblockOwnerRefsLocked(res *resource, col *collection, rec *rec
 
 // dropOwnerRefsLocked removes from rec the owner references to the uids.
 func (s *Server) dropOwnerRefsLocked(res *resource, col *collection, rec *record, uids []string) {
-	o := mustDecode(rec.raw)
-	meta := unstructured.Metadata(o)
-	refs, _ := meta["ownerReferences"].([]any)
-	keep := make([]any, 0, len(refs))
-	for _, r := range refs {
-		if m, ok := r.(obj); !ok || !slices.Contains(uids, unstructured.String(m, "uid")) {
-			keep = append(keep, r)
-		}
+	if o := mustDecode(rec.raw); gc.DropOwnerRefs(o, uids) {
+		s.controllerUpdateLocked(res, col, rec, "", o)
 	}
-	if len(keep) == len(refs) {
-		return
-	}
-	if len(keep) == 0 {
-		delete(meta, "ownerReferences")
-	} else {
-		meta["ownerReferences"] = keep
-	}
-	s.controllerUpdateLocked(res, col, rec, "", o)
 }
 
 // removeFinalizerLocked removes the finalizer fin from rec, which goes if
@@ -327,20 +239,9 @@ func (s *Server) removeFinalizerLocked(res *resource, col *collection, rec *reco
 	if rec == nil {
 		return
 	}
-	o := mustDecode(rec.raw)
-	meta := unstructured.Metadata(o)
-	fins := stringList(meta, "finalizers")
-	i := slices.Index(fins, fin)
-	if i < 0 {
-		return
+	if o := mustDecode(rec.raw); gc.RemoveFinalizer(o, fin) {
+		s.controllerUpdateLocked(res, col, rec, "", o)
 	}
-	fins = slices.Delete(fins, i, i+1)
-	if len(fins) == 0 {
-		delete(meta, "finalizers")
-	} else {
-		meta["finalizers"] = anyList(fins)
-	}
-	s.controllerUpdateLocked(res, col, rec, "", o)
 }
 
 // controllerUpdateLocked writes o, a changed copy of rec, as an update of
@@ -388,24 +289,10 @@ func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o
 		return
 	}
 	events := s.reg.lookup("", "v1", "events")
-	now := nowString()
-	const component = "garbage-collector-controller"
-	involved := obj{"kind": res.Kind, "name": rec.name, "uid": rec.uid, "apiVersion": res.apiVersion()}
-	evNamespace := "default"
-	if rec.namespace != "" {
-		involved["namespace"], evNamespace = rec.namespace, rec.namespace
-	}
-	ev := obj{
-		"apiVersion": "v1", "kind": "Event",
-		"metadata":       obj{"name": fmt.Sprintf("%s.%x", rec.name, time.Now().UnixNano()), "namespace": evNamespace},
-		"involvedObject": involved,
-		"reason":         "OwnerRefInvalidNamespace",
-		"message": fmt.Sprintf("ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q",
-			o.apiVersion, o.kind, rec.namespace, o.name, o.uid, rec.namespace),
-		"source":         obj{"component": component},
-		"firstTimestamp": now, "lastTimestamp": now, "count": int64(1), "type": "Warning",
-		"eventTime": nil, "reportingComponent": component, "reportingInstance": "",
-	}
+	dependent := gc.Ref{APIVersion: res.apiVersion(), Kind: res.Kind, Namespace: rec.namespace, Name: rec.name, UID: rec.uid}
+	owner := gc.Ref{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name, UID: o.uid}
+	ev := gc.InvalidNamespaceEvent(dependent, owner, time.Now())
+	evNamespace := unstructured.String(unstructured.Metadata(ev), "namespace")
 	wr := &write{res: events, col: s.cols[events.colKey()], namespace: evNamespace, manager: "kube-controller-manager"}
 	if _, err := s.createLocked(wr, ev); err != nil {
 		s.log.Warn("garbage collector event refused", "key", rec.key, "err", err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -68,7 +69,7 @@ func (s *Server) deleteNamespaceLocked(wr *write, prev *record) (rec *record, do
 	}
 	st["phase"] = "Terminating"
 	fins := stringList(meta, "finalizers")
-	orphan, foreground := slices.Contains(fins, finalizerOrphan), slices.Contains(fins, finalizerForeground)
+	orphan, foreground := slices.Contains(fins, gc.FinalizerOrphan), slices.Contains(fins, gc.FinalizerForeground)
 	switch wr.propagation {
 	case "Orphan":
 		orphan, foreground = true, false
@@ -77,12 +78,12 @@ func (s *Server) deleteNamespaceLocked(wr *write, prev *record) (rec *record, do
 	case "Background":
 		orphan, foreground = false, false
 	}
-	fins = slices.DeleteFunc(fins, func(f string) bool { return f == finalizerOrphan || f == finalizerForeground })
+	fins = slices.DeleteFunc(fins, func(f string) bool { return f == gc.FinalizerOrphan || f == gc.FinalizerForeground })
 	if orphan {
-		fins = append(fins, finalizerOrphan)
+		fins = append(fins, gc.FinalizerOrphan)
 	}
 	if foreground {
-		fins = append(fins, finalizerForeground)
+		fins = append(fins, gc.FinalizerForeground)
 	}
 	if len(fins) > 0 {
 		meta["finalizers"] = anyList(fins)
