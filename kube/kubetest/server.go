@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 )
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -89,7 +90,7 @@ type Server struct {
 	lag *lagRule
 	// expiring counts the ExpireWatches faults in force.
 	expiring  int
-	denials   map[denial]bool
+	denials   authz.Denials
 	counts    map[string]int
 	listeners []*Listener
 
@@ -123,14 +124,13 @@ func New(opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts:    opts,
-		log:     log,
-		done:    make(chan struct{}),
-		reg:     newRegistry(),
-		cols:    map[string]*collection{},
-		ctl:     newControllers(),
-		denials: map[denial]bool{},
-		counts:  map[string]int{},
+		opts:   opts,
+		log:    log,
+		done:   make(chan struct{}),
+		reg:    newRegistry(),
+		cols:   map[string]*collection{},
+		ctl:    newControllers(),
+		counts: map[string]int{},
 	}
 	for _, group := range append([]string{""}, s.reg.groups()...) {
 		for _, v := range s.reg.versions(group) {
