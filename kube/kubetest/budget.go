@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -124,7 +125,7 @@ func budgetSelects(b obj, labels map[string]string) bool {
 	if !ok || sel == nil {
 		return false
 	}
-	s, ok := labelSelectorOf(sel)
+	s, ok := scale.LabelSelector(sel)
 	return ok && s.Matches(labels)
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
@@ -86,7 +87,7 @@ type resource struct {
 	Schema *schema.Schema
 	// Scale, when set, says the kind has a scale subresource and where
 	// its Scale's fields are (scale.go).
-	Scale *scalePaths
+	Scale *scale.Paths
 	// Stored, when set, is the resource whose form the objects are
 	// stored in: events.k8s.io/v1 Events are core v1 Events
 	// (event.go). ToStored converts a body to the stored form, FromStored
@@ -296,15 +297,15 @@ func workloadBuiltins() []*resource {
 			}}),
 		groupKind("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
-			Status: true, Generation: true, Scale: deploymentScale(),
+			Status: true, Generation: true, Scale: scale.Workload(),
 			InitStatus: func() map[string]any { return map[string]any{} }}),
 		groupKind("apps", resource{Plural: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
 			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"},
-			Status: true, Generation: true, Scale: deploymentScale(),
+			Status: true, Generation: true, Scale: scale.Workload(),
 			InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
 		groupKind("apps", resource{Plural: "statefulsets", Singular: "statefulset", Kind: "StatefulSet",
 			Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"},
-			Status: true, Generation: true, Scale: deploymentScale(),
+			Status: true, Generation: true, Scale: scale.Workload(),
 			InitStatus: func() map[string]any { return map[string]any{"availableReplicas": int64(0), "replicas": int64(0)} }}),
 		groupKind("batch", resource{Plural: "cronjobs", Singular: "cronjob", Kind: "CronJob",
 			Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, Status: true, Generation: true,
