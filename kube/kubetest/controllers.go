@@ -5,6 +5,7 @@ package kubetest
 import (
 	"slices"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -93,9 +94,9 @@ func (s *Server) runControllersLocked() {
 		delete(s.ctl.queued, it)
 		switch it.op {
 		case opCollect:
-			s.collectLocked(objRef{it.col, it.key})
+			gc.Collect(gcStore{s}, gc.ObjectRef{Col: it.col, Key: it.key})
 		case opOwner:
-			s.processOwnerLocked(objRef{it.col, it.key})
+			gc.Process(gcStore{s}, gc.ObjectRef{Col: it.col, Key: it.key})
 		case opNamespace:
 			s.syncNamespaceLocked(it.key)
 		}

@@ -12,9 +12,8 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file runs the garbage collector on the server's store
-// (controllers.go says when); its rules, decisions and edits are package
-// gc's.
+// This file gives package gc, the garbage collector, the server's store
+// (gcStore); controllers.go says when the collector runs.
 
 // gcIgnored reports the resources the real collector ignores (Events),
 // whose API also adds no garbage collection finalizers.
@@ -49,94 +48,93 @@ func (s *Server) ownerKeyLocked(ns string, o ownerRef) (*resource, string, bool)
 	return res, objectKey(ns, o.name), true
 }
 
-// ownerState is what the collector finds at the end of an owner reference.
-type ownerState uint8
+// gcStore is the server's store as the garbage collector sees it
+// (gc.Store). Its methods are called with s.mu held. An object of a
+// collection no served resource stores is no object to it.
+type gcStore struct{ s *Server }
 
-const (
-	ownerSolid      ownerState = iota // exists and is not waiting on its dependents
-	ownerAbsent                       // no object with that kind, name and uid
-	ownerWaiting                      // deleting in the foreground
-	ownerUnresolved                   // kind not served, or not a valid owner
-)
-
-func (s *Server) ownerStateLocked(ns string, o ownerRef) ownerState {
-	res, key, ok := s.ownerKeyLocked(ns, o)
-	if !ok {
-		return ownerUnresolved
-	}
-	col := s.cols[res.colKey()]
+// lookup returns the served resource, collection and record at ref.
+func (g gcStore) lookup(ref gc.ObjectRef) (*resource, *collection, *record) {
+	col := g.s.cols[ref.Col]
 	if col == nil {
-		return ownerUnresolved
+		return nil, nil, nil
+	}
+	rec := col.objects[ref.Key]
+	res := g.s.resourceOfLocked(ref.Col)
+	if rec == nil || res == nil {
+		return nil, nil, nil
+	}
+	return res, col, rec
+}
+
+func (g gcStore) Object(ref gc.ObjectRef) (gc.Object, bool) {
+	_, _, rec := g.lookup(ref)
+	if rec == nil {
+		return gc.Object{}, false
+	}
+	owners := make([]gc.Owner, len(rec.owners))
+	for i, o := range rec.owners {
+		owners[i] = gc.Owner{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name, UID: o.uid, Block: o.block}
+	}
+	return gc.Object{UID: rec.uid, Namespace: rec.namespace, Owners: owners, Deleting: rec.deleting,
+		Foreground: rec.foreground, Orphan: rec.orphan, GCFinalizer: rec.gcFinalizer}, true
+}
+
+func (g gcStore) OwnerState(ns string, o gc.Owner) gc.OwnerState {
+	res, key, ok := g.s.ownerKeyLocked(ns, ownerRef{apiVersion: o.APIVersion, kind: o.Kind, name: o.Name, uid: o.UID})
+	if !ok {
+		return gc.OwnerUnresolved
+	}
+	col := g.s.cols[res.colKey()]
+	if col == nil {
+		return gc.OwnerUnresolved
 	}
 	owner := col.objects[key]
 	switch {
-	case owner == nil || owner.uid != o.uid:
-		return ownerAbsent
+	case owner == nil || owner.uid != o.UID:
+		return gc.OwnerAbsent
 	case owner.deleting && owner.foreground:
-		return ownerWaiting
+		return gc.OwnerWaiting
 	}
-	return ownerSolid
+	return gc.OwnerSolid
 }
 
-// collectLocked decides the fate of the object at ref from its owners.
-func (s *Server) collectLocked(ref objRef) {
-	col := s.cols[ref.col]
-	if col == nil {
-		return
+func (g gcStore) Dependents(uid string) []gc.ObjectRef {
+	deps := slices.SortedFunc(maps.Keys(g.s.ctl.dependents[uid]), func(a, b objRef) int {
+		return strings.Compare(a.col+"\x00"+a.key, b.col+"\x00"+b.key)
+	})
+	out := make([]gc.ObjectRef, len(deps))
+	for i, d := range deps {
+		out[i] = gc.ObjectRef{Col: d.col, Key: d.key}
 	}
-	rec := col.objects[ref.key]
-	if rec == nil || len(rec.owners) == 0 {
-		return
+	return out
+}
+
+func (g gcStore) Delete(ref gc.ObjectRef, propagation string) {
+	if res, col, rec := g.lookup(ref); rec != nil {
+		g.s.gcDeleteLocked(res, col, rec, propagation)
 	}
-	if rec.deleting {
-		if rec.foreground {
-			s.enqueueLocked(ctlItem{opOwner, ref.col, ref.key})
-		}
-		return
-	}
-	res := s.resourceOfLocked(ref.col)
-	if res == nil {
-		return
-	}
-	var solid bool
-	var drop []string // uids of absent and waiting owners
-	waiting := false
-	for _, o := range rec.owners {
-		switch s.ownerStateLocked(rec.namespace, o) {
-		case ownerUnresolved:
-			if rec.namespace == "" { // a namespaced owner of a cluster-scoped object
-				s.reportOwnerInOtherNamespaceLocked(res, rec, o)
-			}
-			return
-		case ownerSolid:
-			solid = true
-		case ownerAbsent:
-			drop = append(drop, o.uid)
-			s.reportOwnerInOtherNamespaceLocked(res, rec, o)
-		case ownerWaiting:
-			waiting = true
-			drop = append(drop, o.uid)
+}
+
+func (g gcStore) Update(ref gc.ObjectRef, edit func(o map[string]any) bool) {
+	if res, col, rec := g.lookup(ref); rec != nil {
+		if o := mustDecode(rec.raw); edit(o) {
+			g.s.controllerUpdateLocked(res, col, rec, "", o)
 		}
 	}
-	switch {
-	case solid:
-		if len(drop) > 0 {
-			s.dropOwnerRefsLocked(res, col, rec, drop)
-		}
-		return
-	case waiting && len(s.ctl.dependents[rec.uid]) > 0:
-		if s.dependentWaitsLocked(rec) {
-			// A cycle of foreground deletions: its references stop
-			// blocking, so that its owners need not wait for it.
-			rec = s.unblockOwnerRefsLocked(res, col, rec)
-		}
-		s.gcDeleteLocked(res, col, rec, "Foreground")
-	case rec.orphan:
-		s.gcDeleteLocked(res, col, rec, "Orphan")
-	case rec.foreground:
-		s.gcDeleteLocked(res, col, rec, "Foreground")
-	default:
-		s.gcDeleteLocked(res, col, rec, "Background")
+}
+
+func (g gcStore) Enqueue(ref gc.ObjectRef, owner bool) {
+	op := opCollect
+	if owner {
+		op = opOwner
+	}
+	g.s.enqueueLocked(ctlItem{op, ref.Col, ref.Key})
+}
+
+func (g gcStore) ReportOwnerElsewhere(ref gc.ObjectRef, o gc.Owner) {
+	if res, _, rec := g.lookup(ref); rec != nil {
+		g.s.reportOwnerInOtherNamespaceLocked(res, rec, ownerRef{apiVersion: o.APIVersion, kind: o.Kind, name: o.Name, uid: o.UID})
 	}
 }
 
@@ -145,103 +143,6 @@ func (s *Server) gcDeleteLocked(res *resource, col *collection, rec *record, pro
 	wr := &write{res: res, col: col, namespace: rec.namespace, name: rec.name,
 		manager: "kube-controller-manager", propagation: propagation}
 	_, _, _ = s.deleteLocked(wr, rec)
-}
-
-// processOwnerLocked goes on with an owner the collector holds by a
-// finalizer: orphans its dependents, or deletes those a foreground
-// deletion waits for, and removes the finalizer when it is done.
-func (s *Server) processOwnerLocked(ref objRef) {
-	col := s.cols[ref.col]
-	if col == nil {
-		return
-	}
-	rec := col.objects[ref.key]
-	if rec == nil || !rec.deleting || !rec.gcFinalizer {
-		return
-	}
-	res := s.resourceOfLocked(ref.col)
-	if res == nil {
-		return
-	}
-	deps := slices.SortedFunc(maps.Keys(s.ctl.dependents[rec.uid]), func(a, b objRef) int {
-		return strings.Compare(a.col+"\x00"+a.key, b.col+"\x00"+b.key)
-	})
-	if rec.orphan {
-		for _, d := range deps {
-			dcol := s.cols[d.col]
-			if dcol == nil {
-				continue
-			}
-			dep := dcol.objects[d.key]
-			if dres := s.resourceOfLocked(d.col); dep != nil && dres != nil {
-				s.dropOwnerRefsLocked(dres, dcol, dep, []string{rec.uid})
-			}
-		}
-		s.removeFinalizerLocked(res, col, col.objects[ref.key], gc.FinalizerOrphan)
-		return
-	}
-	blocked := false
-	for _, d := range deps {
-		dcol := s.cols[d.col]
-		if dcol == nil || dcol.objects[d.key] == nil {
-			continue
-		}
-		dep := dcol.objects[d.key]
-		for _, o := range dep.owners {
-			if o.uid == rec.uid && o.block {
-				blocked = true
-			}
-		}
-		s.enqueueLocked(ctlItem{opCollect, d.col, d.key})
-	}
-	if !blocked {
-		s.removeFinalizerLocked(res, col, rec, gc.FinalizerForeground)
-	}
-}
-
-// dependentWaitsLocked reports whether a dependent of rec is itself
-// deleting in the foreground, the sign of a cycle of owners.
-func (s *Server) dependentWaitsLocked(rec *record) bool {
-	for d := range s.ctl.dependents[rec.uid] {
-		if col := s.cols[d.col]; col != nil {
-			if dep := col.objects[d.key]; dep != nil && dep.deleting && dep.foreground {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// unblockOwnerRefsLocked sets blockOwnerDeletion false in every owner
-// reference of rec that has it true, and answers rec as it then is.
-func (s *Server) unblockOwnerRefsLocked(res *resource, col *collection, rec *record) *record {
-	o := mustDecode(rec.raw)
-	if !gc.UnblockOwnerRefs(o) {
-		return rec
-	}
-	s.controllerUpdateLocked(res, col, rec, "", o)
-	if cur := col.objects[rec.key]; cur != nil {
-		return cur
-	}
-	return rec
-}
-
-// dropOwnerRefsLocked removes from rec the owner references to the uids.
-func (s *Server) dropOwnerRefsLocked(res *resource, col *collection, rec *record, uids []string) {
-	if o := mustDecode(rec.raw); gc.DropOwnerRefs(o, uids) {
-		s.controllerUpdateLocked(res, col, rec, "", o)
-	}
-}
-
-// removeFinalizerLocked removes the finalizer fin from rec, which goes if
-// it was the last.
-func (s *Server) removeFinalizerLocked(res *resource, col *collection, rec *record, fin string) {
-	if rec == nil {
-		return
-	}
-	if o := mustDecode(rec.raw); gc.RemoveFinalizer(o, fin) {
-		s.controllerUpdateLocked(res, col, rec, "", o)
-	}
 }
 
 // controllerUpdateLocked writes o, a changed copy of rec, as an update of

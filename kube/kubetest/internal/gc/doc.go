@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package gc holds the decisions and edits of the garbage collector
-// kubetest runs inside its server, as kube-controller-manager's does it
-// for what clients can see. The server finds the objects and writes them;
-// this package says what a deletion's finalizers are ([Finalizers]), what
-// an owner reference's state means for its dependent ([Collect]), edits
-// an object's ownerReferences and finalizers ([DropOwnerRefs],
-// [UnblockOwnerRefs], [RemoveFinalizer]) and makes the collector's Event
-// ([InvalidNamespaceEvent]). Nothing here keeps state.
+// Package gc is the garbage collector kubetest runs inside its server, as
+// kube-controller-manager's does it for what clients can see. It knows
+// the server by a [Store] (objects, the owner index, writes, the work
+// queue): [Collect] decides the fate of an object from its owners,
+// [Process] goes on with an owner held by the orphan or
+// foregroundDeletion finalizer, [Finalizers] says which of them a
+// deletion keeps. The edits it writes ([DropOwnerRefs],
+// [UnblockOwnerRefs], [RemoveFinalizer]) and its Event
+// ([InvalidNamespaceEvent]) are functions of the object alone. Nothing
+// here keeps state: the owner index and the queue are the server's, and
+// the server says when the collector runs.
 //
 // The collector's rules:
 //
