@@ -2,7 +2,11 @@
 
 package kubetest
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
+)
 
 // This file lists the built-in kinds kubetest stores and validates only:
 // no controller, admission or registry behaviour of their own beyond the
@@ -17,7 +21,7 @@ import "slices"
 func emptyStatus() map[string]any { return map[string]any{} }
 
 // genericBuiltins returns the stored-only built-in kinds, each at v1 of
-// its group (autoscaling at v2 and v1, stored at v2: hpa.go). Each call
+// its group (autoscaling at v2 and v1, stored at v2: linkHPA). Each call
 // returns fresh values.
 func genericBuiltins() []*resource {
 	all := slices.Concat(extensionKinds(), clusterKinds(), accessAndStorageKinds())
@@ -31,6 +35,12 @@ func genericBuiltins() []*resource {
 	}
 	linkHPA(hpaV2, hpaV1)
 	return all
+}
+
+// linkHPA makes v1 autoscalers be stored as the v2 ones.
+func linkHPA(v2, v1 *resource) {
+	v1.Stored, v1.StorageVersion = v2, v2.StorageVersion
+	v1.ToStored, v1.FromStored = autoscaling.ToV2, autoscaling.ToV1
 }
 
 // Groups of the generic kinds.

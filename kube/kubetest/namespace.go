@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -19,12 +20,14 @@ import (
 func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == "namespaces" }
 
 // defaultKind applies the defaults a kind's decoding applies, before
-// managedFields are computed: an autoscaler's (hpa.go), and those of
-// package defaulting.
+// managedFields are computed: an autoscaler's (package autoscaling, by
+// version), and those of package defaulting.
 func defaultKind(res *resource, o obj) {
-	if !defaultHPA(res, o) {
-		defaulting.Default(res.Group, res.Plural, o)
+	if res.Group == "autoscaling" && res.Plural == "horizontalpodautoscalers" {
+		autoscaling.Default(res.Version, o)
+		return
 	}
+	defaulting.Default(res.Group, res.Plural, o)
 }
 
 // prepareCreateLocked applies a kind's create strategy to o.

@@ -90,7 +90,7 @@ type resource struct {
 	Scale *scale.Paths
 	// Stored, when set, is the resource whose form the objects are
 	// stored in: events.k8s.io/v1 Events are core v1 Events
-	// (event.go). ToStored converts a body to the stored form, FromStored
+	// (internal/events). ToStored converts a body to the stored form, FromStored
 	// a stored object to this resource's; nil means no conversion.
 	Stored               *resource
 	ToStored, FromStored func(obj) obj
