@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file holds what is special about some kinds (namespaces here, CRDs
@@ -80,7 +81,10 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	if errs := events.Validate(res.Group, res.Plural, next, old); len(errs) > 0 {
 		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
-	return validateImmutable(res, next, old)
+	if errs := validation.Immutable(res.Group, res.Plural, next, old); len(errs) > 0 {
+		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+	}
+	return nil
 }
 
 // afterCreateLocked runs what the real cluster does after a create.
