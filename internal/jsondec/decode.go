@@ -49,9 +49,21 @@ func (s *state) value(p *plan, v reflect.Value, intern bool) error {
 	case 'n':
 		return s.null(p, v)
 	case '{':
-		took, err = s.objectInto(p, v, intern)
+		switch p.kind {
+		case kStruct:
+			return s.object(p, v)
+		case kMap:
+			return s.mapValue(p, v, intern)
+		case kPointer:
+			return s.pointer(p, v, intern)
+		}
 	case '[':
-		took, err = s.arrayInto(p, v, intern)
+		switch p.kind {
+		case kSlice, kBytes, kArray:
+			return s.array(p, v, intern)
+		case kPointer:
+			return s.pointer(p, v, intern)
+		}
 	case '"':
 		took, err = s.stringInto(p, v, start, intern)
 	case 't', 'f':
@@ -128,28 +140,6 @@ func (s *state) null(p *plan, v reflect.Value) error {
 		v.SetZero()
 	}
 	return nil
-}
-
-func (s *state) objectInto(p *plan, v reflect.Value, intern bool) (took bool, err error) {
-	switch p.kind {
-	case kStruct:
-		return true, s.object(p, v)
-	case kMap:
-		return true, s.mapValue(p, v, intern)
-	case kPointer:
-		return true, s.pointer(p, v, intern)
-	}
-	return false, nil
-}
-
-func (s *state) arrayInto(p *plan, v reflect.Value, intern bool) (took bool, err error) {
-	switch p.kind {
-	case kSlice, kBytes, kArray:
-		return true, s.array(p, v, intern)
-	case kPointer:
-		return true, s.pointer(p, v, intern)
-	}
-	return false, nil
 }
 
 func (s *state) stringInto(p *plan, v reflect.Value, start int, intern bool) (took bool, err error) {
