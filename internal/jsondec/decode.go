@@ -37,52 +37,17 @@ func (s *state) value(p *plan, v reflect.Value, intern bool) error {
 	c := s.data[start]
 	switch p.kind {
 	case kUnmarshaler, kFallback:
-		if err := s.skip(); err != nil {
-			return err
-		}
-		var err error
-		switch fallback := s.d.opts.Fallback; {
-		case p.kind == kUnmarshaler:
-			err = v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(s.data[start:s.off])
-		case fallback == nil:
-			err = errNoFallback
-		default:
-			err = fallback(s.data[start:s.off], v.Addr().Interface())
-		}
-		if err != nil {
-			return &Error{Offset: start, Type: p.typ, Err: err}
-		}
-		return nil
+		return s.rawValue(p, v, start)
 	case kAny, kIface:
-		if !v.IsNil() { // as encoding/json, decode into a pointer held there
-			if e := v.Elem(); e.Kind() == reflect.Pointer && !e.IsNil() && (c != 'n' || e.Elem().Kind() == reflect.Pointer) {
-				return s.value(s.d.plan(e.Type().Elem()), e.Elem(), intern)
-			}
-		}
-		if p.kind == kIface {
-			break
-		}
-		a, err := s.anyValue(intern)
-		if err != nil {
+		if done, err := s.interfaceValue(p, v, c, intern); done {
 			return err
 		}
-		if a == nil {
-			v.SetZero()
-		} else {
-			v.Set(reflect.ValueOf(a))
-		}
-		return nil
 	}
+	var took bool
+	var err error
 	switch c {
 	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		switch p.typ.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
-			v.SetZero()
-		}
-		return nil
+		return s.null(p, v)
 	case '{':
 		switch p.kind {
 		case kStruct:
@@ -100,94 +65,179 @@ func (s *state) value(p *plan, v reflect.Value, intern bool) error {
 			return s.pointer(p, v, intern)
 		}
 	case '"':
-		switch p.kind {
-		case kString, kNumber:
-			str, err := s.str(intern)
-			if err != nil {
-				return err
-			}
-			if p.kind == kNumber && !validNumber(str) {
-				return s.typeError(p, start, "string that is not a number")
-			}
-			v.SetString(str)
-			return nil
-		case kText:
-			b, err := s.strBytes()
-			if err != nil {
-				return err
-			}
-			if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(b); err != nil {
-				return &Error{Offset: start, Type: p.typ, Err: err}
-			}
-			return nil
-		case kBytes:
-			b, err := s.strBytes()
-			if err != nil {
-				return err
-			}
-			out := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
-			n, err := base64.StdEncoding.Decode(out, b)
-			if err != nil {
-				return &Error{Offset: start, Type: p.typ, Err: err}
-			}
-			v.SetBytes(out[:n])
-			return nil
-		case kPointer:
-			return s.pointer(p, v, intern)
-		}
+		took, err = s.stringInto(p, v, start, intern)
 	case 't', 'f':
-		word := "false"
-		if c == 't' {
-			word = "true"
-		}
-		if err := s.literal(word); err != nil {
-			return err
-		}
-		switch p.kind {
-		case kBool:
-			v.SetBool(c == 't')
-			return nil
-		case kPointer:
-			s.off = start
-			return s.pointer(p, v, intern)
-		}
+		took, err = s.boolInto(p, v, c, start, intern)
 	default:
-		num, err := s.number()
-		if err != nil {
-			return err
-		}
-		switch p.kind {
-		case kInt:
-			n, ok := parseInt(num)
-			if !ok || v.OverflowInt(n) {
-				return s.typeError(p, start, "number out of range")
-			}
-			v.SetInt(n)
-			return nil
-		case kUint:
-			n, err := strconv.ParseUint(string(num), 10, 64)
-			if err != nil || v.OverflowUint(n) {
-				return s.typeError(p, start, "number out of range")
-			}
-			v.SetUint(n)
-			return nil
-		case kFloat:
-			f, err := strconv.ParseFloat(string(num), p.typ.Bits())
-			if err != nil || v.OverflowFloat(f) {
-				return s.typeError(p, start, "number out of range")
-			}
-			v.SetFloat(f)
-			return nil
-		case kNumber:
-			v.SetString(string(num))
-			return nil
-		case kPointer:
-			s.off = start
-			return s.pointer(p, v, intern)
-		}
+		took, err = s.numberInto(p, v, start, intern)
+	}
+	if took || err != nil {
+		return err
 	}
 	s.off = start
 	return s.typeError(p, start, found(c))
+}
+
+// The xxxInto functions below decode the JSON value at s.off, whose first
+// byte names its JSON type, into v of plan p. Each reports took false,
+// with a nil error, when p's kind does not take that JSON type: value then
+// rewinds to the value's start and reports the mismatch.
+
+// rawValue hands the JSON value at start, whole, to v's UnmarshalJSON
+// (kUnmarshaler) or to the decoder's Fallback (kFallback).
+func (s *state) rawValue(p *plan, v reflect.Value, start int) error {
+	if err := s.skip(); err != nil {
+		return err
+	}
+	var err error
+	switch fallback := s.d.opts.Fallback; {
+	case p.kind == kUnmarshaler:
+		err = v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(s.data[start:s.off])
+	case fallback == nil:
+		err = errNoFallback
+	default:
+		err = fallback(s.data[start:s.off], v.Addr().Interface())
+	}
+	if err != nil {
+		return &Error{Offset: start, Type: p.typ, Err: err}
+	}
+	return nil
+}
+
+// interfaceValue decodes into an interface v (kAny, kIface): into the
+// pointer v holds, as encoding/json does, or, for kAny, a value of
+// anyValue. It reports done false for a kIface without such a pointer,
+// which only null can then fill.
+func (s *state) interfaceValue(p *plan, v reflect.Value, c byte, intern bool) (done bool, err error) {
+	if !v.IsNil() { // as encoding/json, decode into a pointer held there
+		if e := v.Elem(); e.Kind() == reflect.Pointer && !e.IsNil() && (c != 'n' || e.Elem().Kind() == reflect.Pointer) {
+			return true, s.value(s.d.plan(e.Type().Elem()), e.Elem(), intern)
+		}
+	}
+	if p.kind == kIface {
+		return false, nil
+	}
+	a, err := s.anyValue(intern)
+	if err != nil {
+		return true, err
+	}
+	if a == nil {
+		v.SetZero()
+	} else {
+		v.Set(reflect.ValueOf(a))
+	}
+	return true, nil
+}
+
+// null decodes null: it zeroes a pointer, slice, map or interface and
+// leaves other kinds as they are.
+func (s *state) null(p *plan, v reflect.Value) error {
+	if err := s.literal("null"); err != nil {
+		return err
+	}
+	switch p.typ.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		v.SetZero()
+	}
+	return nil
+}
+
+func (s *state) stringInto(p *plan, v reflect.Value, start int, intern bool) (took bool, err error) {
+	switch p.kind {
+	case kString, kNumber:
+		str, err := s.str(intern)
+		if err != nil {
+			return true, err
+		}
+		if p.kind == kNumber && !validNumber(str) {
+			return true, s.typeError(p, start, "string that is not a number")
+		}
+		v.SetString(str)
+		return true, nil
+	case kText:
+		b, err := s.strBytes()
+		if err != nil {
+			return true, err
+		}
+		if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText(b); err != nil {
+			return true, &Error{Offset: start, Type: p.typ, Err: err}
+		}
+		return true, nil
+	case kBytes:
+		return true, s.base64Value(p, v, start)
+	case kPointer:
+		return true, s.pointer(p, v, intern)
+	}
+	return false, nil
+}
+
+// base64Value decodes a JSON string holding base64 into a []byte v.
+func (s *state) base64Value(p *plan, v reflect.Value, start int) error {
+	b, err := s.strBytes()
+	if err != nil {
+		return err
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
+	n, err := base64.StdEncoding.Decode(out, b)
+	if err != nil {
+		return &Error{Offset: start, Type: p.typ, Err: err}
+	}
+	v.SetBytes(out[:n])
+	return nil
+}
+
+func (s *state) boolInto(p *plan, v reflect.Value, c byte, start int, intern bool) (took bool, err error) {
+	word := "false"
+	if c == 't' {
+		word = "true"
+	}
+	if err := s.literal(word); err != nil {
+		return true, err
+	}
+	switch p.kind {
+	case kBool:
+		v.SetBool(c == 't')
+		return true, nil
+	case kPointer:
+		s.off = start
+		return true, s.pointer(p, v, intern)
+	}
+	return false, nil
+}
+
+func (s *state) numberInto(p *plan, v reflect.Value, start int, intern bool) (took bool, err error) {
+	num, err := s.number()
+	if err != nil {
+		return true, err
+	}
+	switch p.kind {
+	case kInt:
+		n, ok := parseInt(num)
+		if !ok || v.OverflowInt(n) {
+			return true, s.typeError(p, start, "number out of range")
+		}
+		v.SetInt(n)
+	case kUint:
+		n, err := strconv.ParseUint(string(num), 10, 64)
+		if err != nil || v.OverflowUint(n) {
+			return true, s.typeError(p, start, "number out of range")
+		}
+		v.SetUint(n)
+	case kFloat:
+		f, err := strconv.ParseFloat(string(num), p.typ.Bits())
+		if err != nil || v.OverflowFloat(f) {
+			return true, s.typeError(p, start, "number out of range")
+		}
+		v.SetFloat(f)
+	case kNumber:
+		v.SetString(string(num))
+	case kPointer:
+		s.off = start
+		return true, s.pointer(p, v, intern)
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // pointer decodes a value that is not null into what v points at, making

@@ -164,16 +164,50 @@ func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 // reports false when a field has the ",string" option, which p leaves to
 // encoding/json.
 func (d *Decoder) structFields(p *plan, building map[reflect.Type]*plan) bool {
-	type found struct {
-		field
-		typ    reflect.Type
-		tagged bool
+	all, ok := d.candidates(p, building)
+	if !ok {
+		return false
 	}
-	var all []found
-	level := []found{{typ: p.typ}}
+	for _, f := range dominant(all) {
+		// Insert in the order of the indexes, as encoding/json keeps
+		// them.
+		j := len(p.fields)
+		p.fields = append(p.fields, f)
+		for ; j > 0 && lessIndex(f.index, p.fields[j-1].index); j-- {
+			p.fields[j] = p.fields[j-1]
+		}
+		p.fields[j] = f
+	}
+	return true
+}
+
+// candidate is a field found in p's struct or the structs it embeds: a
+// field of its own (its plan built), or an embedded struct to walk.
+type candidate struct {
+	field
+	typ    reflect.Type
+	tagged bool
+}
+
+// fieldRole is what a struct field is to the decoding.
+type fieldRole uint8
+
+const (
+	roleSkipped  fieldRole = iota // unexported, or tagged "-"
+	roleField                     // decoded under its name
+	roleEmbedded                  // an untagged embedded struct: its fields are promoted
+	roleRefused                   // a ",string" option on a quotable kind: the plan falls back
+)
+
+// candidates walks p's struct breadth first, one depth of embedding at a
+// time, and answers its fields in order of depth, each field of a struct
+// embedded twice at one depth twice (so that neither wins). ok is false
+// when a field makes the whole struct fall back.
+func (d *Decoder) candidates(p *plan, building map[reflect.Type]*plan) (all []candidate, ok bool) {
+	level := []candidate{{typ: p.typ}}
 	visited := map[reflect.Type]bool{}
 	for len(level) > 0 {
-		var next []found
+		var next []candidate
 		count, nextCount := map[reflect.Type]int{}, map[reflect.Type]int{}
 		for _, f := range level {
 			count[f.typ]++
@@ -184,55 +218,72 @@ func (d *Decoder) structFields(p *plan, building map[reflect.Type]*plan) bool {
 			}
 			visited[f.typ] = true
 			for i := range f.typ.NumField() {
-				sf := f.typ.Field(i)
-				ft := sf.Type
-				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
-					ft = ft.Elem()
-				}
-				if sf.Anonymous && !sf.IsExported() && ft.Kind() != reflect.Struct || !sf.Anonymous && !sf.IsExported() {
-					continue
-				}
-				tag := sf.Tag.Get("json")
-				if tag == "-" {
-					continue
-				}
-				name, opts, _ := strings.Cut(tag, ",")
-				if !ValidName(name) {
-					name = ""
-				}
-				index := append(slices.Clip(f.index), i)
-				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
-					if hasOpt(opts, "string") && quotable(ft.Kind()) {
-						return false
+				c, role := d.classify(p, f, i, building)
+				switch role {
+				case roleRefused:
+					return nil, false
+				case roleEmbedded:
+					nextCount[c.typ]++
+					if nextCount[c.typ] == 1 {
+						next = append(next, c)
 					}
-					nf := found{field: field{name: name, index: index}, typ: ft, tagged: name != ""}
-					if name == "" {
-						nf.name = sf.Name
-					}
-					nf.plan = d.build(sf.Type, building)
-					if d.opts.InternField != nil && d.opts.Intern != nil {
-						nf.intern = d.opts.InternField(p.typ, nf.name)
-					}
-					if d.opts.SkipField != nil {
-						nf.skip = d.opts.SkipField(p.typ, nf.name)
-					}
-					all = append(all, nf)
+				case roleField:
+					all = append(all, c)
 					if count[f.typ] > 1 { // a duplicate, so that both go
-						all = append(all, nf)
+						all = append(all, c)
 					}
-					continue
-				}
-				nextCount[ft]++
-				if nextCount[ft] == 1 {
-					next = append(next, found{field: field{name: ft.Name(), index: index}, typ: ft})
 				}
 			}
 		}
 		level = next
 	}
-	// Among fields of one name keep the dominant one: the shallowest
-	// (all is in order of depth), and at that depth the only one, or the
-	// only tagged one.
+	return all, true
+}
+
+// classify says what field i of in's struct, and for a roleField builds
+// its plan and applies the decoder's InternField and SkipField.
+func (d *Decoder) classify(p *plan, in candidate, i int, building map[reflect.Type]*plan) (candidate, fieldRole) {
+	sf := in.typ.Field(i)
+	ft := sf.Type
+	if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if sf.Anonymous && !sf.IsExported() && ft.Kind() != reflect.Struct || !sf.Anonymous && !sf.IsExported() {
+		return candidate{}, roleSkipped
+	}
+	tag := sf.Tag.Get("json")
+	if tag == "-" {
+		return candidate{}, roleSkipped
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	if !ValidName(name) {
+		name = ""
+	}
+	index := append(slices.Clip(in.index), i)
+	if name == "" && sf.Anonymous && ft.Kind() == reflect.Struct {
+		return candidate{field: field{name: ft.Name(), index: index}, typ: ft}, roleEmbedded
+	}
+	if hasOpt(opts, "string") && quotable(ft.Kind()) {
+		return candidate{}, roleRefused
+	}
+	nf := candidate{field: field{name: name, index: index}, typ: ft, tagged: name != ""}
+	if name == "" {
+		nf.name = sf.Name
+	}
+	nf.plan = d.build(sf.Type, building)
+	if d.opts.InternField != nil && d.opts.Intern != nil {
+		nf.intern = d.opts.InternField(p.typ, nf.name)
+	}
+	if d.opts.SkipField != nil {
+		nf.skip = d.opts.SkipField(p.typ, nf.name)
+	}
+	return nf, roleField
+}
+
+// dominant keeps, among the candidates of one name, the dominant one:
+// the shallowest (all is in order of depth), and at that depth the only
+// one, or the only tagged one. It answers them in the order of all.
+func dominant(all []candidate) []field {
 	type best struct {
 		at     int // index in all
 		depth  int
@@ -253,19 +304,13 @@ func (d *Decoder) structFields(p *plan, building map[reflect.Type]*plan) bool {
 			}
 		}
 	}
+	var out []field
 	for i, f := range all {
 		if b := byName[f.name]; b.at == i && (b.count == 1 || b.tagged == 1) {
-			// Insert in the order of the indexes, as encoding/json
-			// keeps them.
-			j := len(p.fields)
-			p.fields = append(p.fields, f.field)
-			for ; j > 0 && lessIndex(f.index, p.fields[j-1].index); j-- {
-				p.fields[j] = p.fields[j-1]
-			}
-			p.fields[j] = f.field
+			out = append(out, f.field)
 		}
 	}
-	return true
+	return out
 }
 
 func btoi(b bool) int {

@@ -9,14 +9,12 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 )
 
 // This file authenticates bearer tokens (Options.Tokens) and authorizes
-// requests against the denials set with [Server.Deny]. Everything not
-// denied is allowed: there is no RBAC.
-
-// denial forbids a verb on a resource to a user; "*" matches anything.
-type denial struct{ user, verb, resource string }
+// requests against the denials set with [Server.Deny], which package
+// authz keeps. Everything not denied is allowed: there is no RBAC.
 
 // authenticate returns the user r is made by. Without configured tokens
 // everyone is "admin". With tokens, a request without one is anonymous and
@@ -28,7 +26,7 @@ func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.
 	}
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		if !info.IsResourceRequest && isPublicPath(info.Path) {
+		if !info.IsResourceRequest && authz.PublicPath(info.Path) {
 			return "system:anonymous", nil
 		}
 		return "", errUnauthorized()
@@ -39,15 +37,6 @@ func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.
 		return "", errUnauthorized()
 	}
 	return user, nil
-}
-
-func isPublicPath(p string) bool {
-	for _, pub := range []string{"/healthz", "/livez", "/readyz", "/version"} {
-		if p == pub || strings.HasPrefix(p, pub+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 func errUnauthorized() *kube.StatusError {
@@ -66,16 +55,12 @@ func errUnauthorized() *kube.StatusError {
 // let every authenticated user get (health, /version, discovery and
 // OpenAPI), for a review that names the group system:authenticated.
 func (s *Server) Deny(user, verb, resource string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.denials[denial{user, verb, resource}] = true
+	s.denials.Deny(user, verb, resource)
 }
 
 // Allow undoes [Server.Deny] with the same arguments.
 func (s *Server) Allow(user, verb, resource string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.denials, denial{user, verb, resource})
+	s.denials.Allow(user, verb, resource)
 }
 
 // authorize refuses a request that a denial matches, with the real
@@ -85,17 +70,7 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 	if info.Subresource != "" {
 		res += "/" + info.Subresource
 	}
-	denied := false
-	s.withLock(func() {
-		for _, u := range []string{info.User, "*"} {
-			for _, v := range []string{info.Verb, "*"} {
-				for _, r := range []string{res, "*"} {
-					denied = denied || s.denials[denial{u, v, r}]
-				}
-			}
-		}
-	})
-	if !denied {
+	if !s.denials.Denies(info.User, info.Verb, res) {
 		return nil
 	}
 	resource := info.Resource
@@ -115,39 +90,6 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 		name = ""
 	}
 	return errForbidden(info.Group, info.Resource, name, msg)
-}
-
-// deniesPath reports whether a denial matches user's verb on the
-// non-resource URL path. The paths RBAC's default roles let every
-// authenticated user get (system:public-info-viewer's and
-// system:discovery's, bound to the group system:authenticated) are never
-// denied to a member of that group.
-func (s *Server) deniesPath(user string, groups []any, verb, path string) bool {
-	if verb == "get" && (isPublicPath(path) || isDiscoveryPath(path)) && slices.Contains(groups, any("system:authenticated")) {
-		return false
-	}
-	denied := false
-	s.withLock(func() {
-		for _, u := range []string{user, "*"} {
-			for _, v := range []string{verb, "*"} {
-				for _, r := range []string{path, "*"} {
-					denied = denied || s.denials[denial{u, v, r}]
-				}
-			}
-		}
-	})
-	return denied
-}
-
-// isDiscoveryPath reports whether p is one of the paths of discovery and
-// OpenAPI, which RBAC's system:discovery role lets every user get.
-func isDiscoveryPath(p string) bool {
-	for _, d := range []string{"/api", "/apis", "/openapi"} {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // tokenFor returns a token of user, the lexically first if there are

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -20,10 +21,6 @@ import (
 // does on a real server without kube-controller-manager's disruption
 // controller.
 
-// maxDisruptedPods is the most entries status.disruptedPods may hold
-// before the eviction of a pod the budget guards is forbidden.
-const maxDisruptedPods = 2000
-
 // budgetRetryAfter is the Retry-After of the 429 a budget not yet
 // processed causes; the 429 of a budget that allows no disruption says
 // no time.
@@ -33,23 +30,11 @@ const budgetRetryAfter = 10 * time.Second
 // Pending, Succeeded or Failed, or being deleted, is evicted whatever
 // the budgets covering it say.
 func budgetIgnores(pod *record, o obj) bool {
-	switch unstructured.String(child(o, "status", false), "phase") {
+	switch unstructured.String(unstructured.Child(o, "status", false), "phase") {
 	case "Pending", "Succeeded", "Failed":
 		return true
 	}
 	return pod.deleting
-}
-
-// podReady reports whether the pod's Ready condition is True: a ready
-// pod counts as healthy for its budget.
-func podReady(o obj) bool {
-	conds, _ := child(o, "status", false)["conditions"].([]any)
-	for _, c := range conds {
-		if m, _ := c.(obj); unstructured.String(m, "type") == "Ready" {
-			return unstructured.String(m, "status") == "True"
-		}
-	}
-	return false
 }
 
 // budgetCharge is what a budget allows an eviction.
@@ -80,7 +65,7 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 		if r.namespace != pod.namespace {
 			continue
 		}
-		if d := mustDecode(r.raw); budgetSelects(d, pod.labels) {
+		if d := mustDecode(r.raw); disruption.Selects(d, pod.labels) {
 			covering, b = append(covering, r), d
 		}
 	}
@@ -94,8 +79,8 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 	}
 	prev := covering[0]
 	charge := budgetCharge{budget: prev.name}
-	if !podReady(o) {
-		spec, st := child(b, "spec", false), child(b, "status", false)
+	if !disruption.PodReady(o) {
+		spec, st := unstructured.Child(b, "spec", false), unstructured.Child(b, "status", false)
 		desired, _ := unstructured.IntegerValue(st["desiredHealthy"])
 		current, _ := unstructured.IntegerValue(st["currentHealthy"])
 		if unstructured.String(spec, "unhealthyPodEvictionPolicy") == "AlwaysAllow" || (desired > 0 && current >= desired) {
@@ -103,8 +88,8 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 			return charge, nil
 		}
 	}
-	if err := decrementBudget(b, pod.name, nowString()); err != nil {
-		return budgetCharge{}, err
+	if r := disruption.Charge(b, pod.name, nowString()); r != nil {
+		return budgetCharge{}, errRefused(r)
 	}
 	if wr.dryRun {
 		return charge, nil
@@ -116,73 +101,15 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 	return charge, nil
 }
 
-// budgetSelects reports whether the budget b's spec.selector matches
-// labels. A missing selector matches nothing, an empty one everything,
-// an invalid one nothing.
-func budgetSelects(b obj, labels map[string]string) bool {
-	sel, ok := child(b, "spec", false)["selector"]
-	if !ok || sel == nil {
-		return false
+// errRefused is the real server's answer to a budget's refusal.
+func errRefused(r *disruption.Refusal) *kube.StatusError {
+	switch r.Why {
+	case disruption.Busy:
+		return errBudgetBusy(r.Budget)
+	case disruption.Forbidden:
+		return errBudgetForbidden(r.Budget, r.Message)
 	}
-	s, ok := labelSelectorOf(sel)
-	return ok && s.Matches(labels)
-}
-
-// decrementBudget charges the eviction of pod to the budget b, changing
-// b's status in place: one disruption fewer allowed, the pod recorded in
-// disruptedPods at now, and the DisruptionAllowed condition False when
-// none is left. It refuses with 429 a budget whose status is behind its
-// generation or that allows no disruption, and with 403 one whose
-// disruptedPods holds more than maxDisruptedPods entries.
-func decrementBudget(b obj, pod, now string) *kube.StatusError {
-	meta, st := unstructured.Metadata(b), child(b, "status", true)
-	name := unstructured.String(meta, "name")
-	gen, _ := unstructured.IntegerValue(meta["generation"])
-	observed, _ := unstructured.IntegerValue(st["observedGeneration"])
-	allowed, _ := unstructured.IntegerValue(st["disruptionsAllowed"])
-	disrupted, _ := st["disruptedPods"].(obj)
-	switch {
-	case observed < gen:
-		return errBudgetBusy(name)
-	case allowed < 0:
-		return errBudgetForbidden(name, "pdb disruptions allowed is negative")
-	case len(disrupted) > maxDisruptedPods:
-		return errBudgetForbidden(name, "DisruptedPods map too big - too many evictions not confirmed by PDB controller")
-	case allowed == 0:
-		return errBudgetExhausted(name, st)
-	}
-	st["disruptionsAllowed"] = allowed - 1
-	if allowed == 1 {
-		setDisruptionAllowedFalse(st, observed, now)
-	}
-	if disrupted == nil {
-		disrupted = obj{}
-		st["disruptedPods"] = disrupted
-	}
-	disrupted[pod] = now
-	return nil
-}
-
-// setDisruptionAllowedFalse sets the budget status st's DisruptionAllowed
-// condition to False for InsufficientPods, its transition time now
-// unless it was False already.
-func setDisruptionAllowedFalse(st obj, observed int64, now string) {
-	cond := obj{"type": "DisruptionAllowed", "status": "False", "lastTransitionTime": now,
-		"reason": "InsufficientPods", "message": ""}
-	if observed != 0 {
-		cond["observedGeneration"] = observed
-	}
-	conds, _ := st["conditions"].([]any)
-	for i, c := range conds {
-		if m, _ := c.(obj); unstructured.String(m, "type") == "DisruptionAllowed" {
-			if unstructured.String(m, "status") == "False" {
-				cond["lastTransitionTime"] = m["lastTransitionTime"]
-			}
-			conds[i] = cond
-			return
-		}
-	}
-	st["conditions"] = append(conds, cond)
+	return errBudget(r.Message)
 }
 
 // errBudgetBusy is the 429 of a budget whose status is behind its spec
@@ -192,35 +119,6 @@ func errBudgetBusy(budget string) *kube.StatusError {
 	err := errBudget(fmt.Sprintf("The disruption budget %s is still being processed by the server.", budget))
 	err.RetryAfter = budgetRetryAfter
 	return err
-}
-
-// errBudgetExhausted is the 429 of a budget that allows no disruption,
-// its cause chosen from the budget's status st as the real server does.
-func errBudgetExhausted(budget string, st obj) *kube.StatusError {
-	var cond obj
-	conds, _ := st["conditions"].([]any)
-	for _, c := range conds {
-		if m, _ := c.(obj); unstructured.String(m, "type") == "DisruptionAllowed" {
-			cond = m
-			break
-		}
-	}
-	falseWhy := cond != nil && unstructured.String(cond, "status") == "False" && unstructured.String(cond, "message") != ""
-	reason, message := unstructured.String(cond, "reason"), unstructured.String(cond, "message")
-	desired, _ := unstructured.IntegerValue(st["desiredHealthy"])
-	current, _ := unstructured.IntegerValue(st["currentHealthy"])
-	var msg string
-	switch {
-	case falseWhy && reason == "SyncFailed":
-		msg = fmt.Sprintf("The disruption budget %s does not allow evicting pods currently because it failed sync: %s", budget, message)
-	case current <= desired:
-		msg = fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", budget, desired, current)
-	case falseWhy:
-		msg = fmt.Sprintf("The disruption budget %s does not allow evicting pods currently (%s): %s", budget, reason, message)
-	default:
-		msg = fmt.Sprintf("The disruption budget %s does not allow evicting pods currently", budget)
-	}
-	return errBudget(msg)
 }
 
 // errBudget is a 429 whose one cause, of type DisruptionBudget, is msg.

@@ -4,13 +4,17 @@ package kubetest
 
 import (
 	"slices"
+	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/nscontroller"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file runs, inside the server, the two controllers of
 // kube-controller-manager that clients see as part of the API: the garbage
-// collector (gc.go) and the namespace controller (nscontroller.go).
+// collector (package gc, given the store by gc.go) and the namespace
+// controller (nscontroller.go).
 //
 // They are driven by the writes themselves. Every commit and removal is
 // observed (observeLocked): it keeps the garbage collector's index of
@@ -93,11 +97,11 @@ func (s *Server) runControllersLocked() {
 		delete(s.ctl.queued, it)
 		switch it.op {
 		case opCollect:
-			s.collectLocked(objRef{it.col, it.key})
+			gc.Collect(gcStore{s}, gc.ObjectRef{Col: it.col, Key: it.key})
 		case opOwner:
-			s.processOwnerLocked(objRef{it.col, it.key})
+			gc.Process(gcStore{s}, gc.ObjectRef{Col: it.col, Key: it.key})
 		case opNamespace:
-			s.syncNamespaceLocked(it.key)
+			nscontroller.Sync(nsStore{s}, it.key, time.Now())
 		}
 	}
 	if len(s.ctl.queue) > 0 {

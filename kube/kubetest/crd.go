@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -40,7 +41,7 @@ type crdVersion struct {
 	name            string
 	served, storage bool
 	status          bool
-	scale           *scalePaths
+	scale           *scale.Paths
 	fields          []string
 	printer         *table.Printer
 }
@@ -60,7 +61,7 @@ func parseCRDSpec(o obj) crdSpec {
 		cv.storage, _ = m["storage"].(bool)
 		if sub, ok := m["subresources"].(obj); ok {
 			_, cv.status = sub["status"]
-			cv.scale = crdScale(sub)
+			cv.scale = scale.FromCRD(sub)
 		}
 		fs, _ := m["selectableFields"].([]any)
 		for _, f := range fs {

@@ -8,6 +8,9 @@ import (
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
@@ -56,8 +59,8 @@ func makeRecord(res *resource, o obj) *record {
 		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm,
 		owners: parseOwners(meta)}
 	if fins, _ := meta["finalizers"].([]any); len(fins) > 0 {
-		rec.orphan = slices.Contains(fins, any(finalizerOrphan))
-		rec.foreground = slices.Contains(fins, any(finalizerForeground))
+		rec.orphan = slices.Contains(fins, any(gc.FinalizerOrphan))
+		rec.foreground = slices.Contains(fins, any(gc.FinalizerForeground))
 		rec.gcFinalizer = rec.orphan || rec.foreground
 	}
 	return rec
@@ -188,7 +191,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.
 	defaultKind(res, o)
-	if errs := slices.Concat(validateData(res, o), validateEvent(res, o, nil), validateDeployment(res, o)); len(errs) > 0 {
+	if errs := slices.Concat(validateData(res, o), events.Validate(res.Group, res.Plural, o, nil), defaulting.Validate(res.Group, res.Plural, o)); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)

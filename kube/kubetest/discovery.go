@@ -87,6 +87,8 @@ type discoveryGroup struct {
 	Versions []discoveryVersion `json:"versions"`
 }
 
+// serveNonResource serves GET and HEAD of the paths that are not a
+// resource's: health, version, OpenAPI, and discovery (serveDiscovery).
 func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -99,33 +101,45 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write([]byte("ok"))
-		return
 	case p == "/version":
-		major, minor, _ := strings.Cut(strings.TrimPrefix(Version, "v"), ".")
-		minor, _, _ = strings.Cut(minor, ".")
-		n, _ := strconv.Atoi(minor)
-		body, _ := json.MarshalIndent(struct {
-			Major                 string `json:"major"`
-			Minor                 string `json:"minor"`
-			EmulationMajor        string `json:"emulationMajor"`
-			EmulationMinor        string `json:"emulationMinor"`
-			MinCompatibilityMajor string `json:"minCompatibilityMajor"`
-			MinCompatibilityMinor string `json:"minCompatibilityMinor"`
-			GitVersion            string `json:"gitVersion"`
-			GitCommit             string `json:"gitCommit"`
-			GitTreeState          string `json:"gitTreeState"`
-			BuildDate             string `json:"buildDate"`
-			GoVersion             string `json:"goVersion"`
-			Compiler              string `json:"compiler"`
-			Platform              string `json:"platform"`
-		}{major, minor, major, minor, major, strconv.Itoa(n - 1), Version, "0000000000000000000000000000000000000000", "clean",
-			"2026-01-01T00:00:00Z", runtime.Version(), "gc", runtime.GOOS + "/" + runtime.GOARCH}, "", "  ")
-		writeJSON(w, http.StatusOK, body)
-		return
+		writeJSON(w, http.StatusOK, versionInfo())
 	case p == "/openapi/v2" || p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r, p)
-		return
+	default:
+		s.serveDiscovery(w, r, p)
 	}
+}
+
+// versionInfo is the body of /version: Version, with the build fields of
+// a real server's.
+func versionInfo() []byte {
+	major, minor, _ := strings.Cut(strings.TrimPrefix(Version, "v"), ".")
+	minor, _, _ = strings.Cut(minor, ".")
+	n, _ := strconv.Atoi(minor)
+	body, _ := json.MarshalIndent(struct {
+		Major                 string `json:"major"`
+		Minor                 string `json:"minor"`
+		EmulationMajor        string `json:"emulationMajor"`
+		EmulationMinor        string `json:"emulationMinor"`
+		MinCompatibilityMajor string `json:"minCompatibilityMajor"`
+		MinCompatibilityMinor string `json:"minCompatibilityMinor"`
+		GitVersion            string `json:"gitVersion"`
+		GitCommit             string `json:"gitCommit"`
+		GitTreeState          string `json:"gitTreeState"`
+		BuildDate             string `json:"buildDate"`
+		GoVersion             string `json:"goVersion"`
+		Compiler              string `json:"compiler"`
+		Platform              string `json:"platform"`
+	}{major, minor, major, minor, major, strconv.Itoa(n - 1), Version, "0000000000000000000000000000000000000000", "clean",
+		"2026-01-01T00:00:00Z", runtime.Version(), "gc", runtime.GOOS + "/" + runtime.GOARCH}, "", "  ")
+	return body
+}
+
+// serveDiscovery serves the discovery documents at path p (/api, /apis,
+// a group, a group version), aggregated when the request accepts it;
+// other paths under /api and /apis are a 404 Status, the rest the mux's
+// plain 404.
+func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, p string) {
 	parts := splitPath(p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,15 +148,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	case p == "/api" && aggregated:
 		s.writeAggregated(w, r, []string{""})
 	case p == "/api":
-		type cidr struct {
-			ClientCIDR    string `json:"clientCIDR"`
-			ServerAddress string `json:"serverAddress"`
-		}
-		writeJSON(w, http.StatusOK, mustJSON(struct {
-			Kind     string   `json:"kind"`
-			Versions []string `json:"versions"`
-			Address  []cidr   `json:"serverAddressByClientCIDRs"`
-		}{"APIVersions", []string{"v1"}, []cidr{{"0.0.0.0/0", r.Host}}}))
+		writeJSON(w, http.StatusOK, apiVersions(r.Host))
 	case p == "/api/v1":
 		writeJSON(w, http.StatusOK, mustJSON(struct {
 			Kind         string        `json:"kind"`
@@ -152,15 +158,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	case p == "/apis" && aggregated:
 		s.writeAggregated(w, r, s.reg.groups())
 	case p == "/apis":
-		groups := []apiGroup{}
-		for _, g := range s.reg.groups() {
-			groups = append(groups, s.apiGroupLocked(g))
-		}
-		writeJSON(w, http.StatusOK, mustJSON(struct {
-			Kind       string     `json:"kind"`
-			APIVersion string     `json:"apiVersion"`
-			Groups     []apiGroup `json:"groups"`
-		}{"APIGroupList", "v1", groups}))
+		writeJSON(w, http.StatusOK, s.groupListLocked())
 	case len(parts) == 2 && parts[0] == "apis" && len(s.reg.versions(parts[1])) > 0:
 		g := s.apiGroupLocked(parts[1])
 		g.Kind, g.APIVersion = "APIGroup", "v1"
@@ -179,6 +177,34 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// apiVersions is the body of /api: the core group's one version, served
+// to every client address at host.
+func apiVersions(host string) []byte {
+	type cidr struct {
+		ClientCIDR    string `json:"clientCIDR"`
+		ServerAddress string `json:"serverAddress"`
+	}
+	return mustJSON(struct {
+		Kind     string   `json:"kind"`
+		Versions []string `json:"versions"`
+		Address  []cidr   `json:"serverAddressByClientCIDRs"`
+	}{"APIVersions", []string{"v1"}, []cidr{{"0.0.0.0/0", host}}})
+}
+
+// groupListLocked is the body of /apis, unaggregated. The caller holds
+// s.mu.
+func (s *Server) groupListLocked() []byte {
+	groups := []apiGroup{}
+	for _, g := range s.reg.groups() {
+		groups = append(groups, s.apiGroupLocked(g))
+	}
+	return mustJSON(struct {
+		Kind       string     `json:"kind"`
+		APIVersion string     `json:"apiVersion"`
+		Groups     []apiGroup `json:"groups"`
+	}{"APIGroupList", "v1", groups})
 }
 
 // wantsAggregated reports whether the Accept header asks for aggregated

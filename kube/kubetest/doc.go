@@ -147,20 +147,31 @@
 //     (what a write is checked against);
 //   - watch.go and watchlag.go (watches, bookmarks, 410), shard.go
 //     (sharded lists and watches), table.go (the Table form);
-//   - discovery.go and openapi.go (discovery and /openapi), resource.go and
-//     crd.go (the kinds served, and those CRDs add), namespace.go,
-//     service.go, event.go, scale.go, podlog.go, auth.go, review.go and
-//     selfreview.go
-//     (kind-specific behaviour);
+//   - discovery.go and openapi.go (discovery and /openapi), resource.go,
+//     kinds.go and crd.go (the kinds served, and those CRDs add),
+//     namespace.go, service.go, scale.go, budget.go and eviction.go,
+//     podlog.go, auth.go, review.go and selfreview.go (kind-specific
+//     behaviour: the requests and the store);
 //   - controllers.go (the work queue of the in-process controllers, run
-//     before a write releases the lock), gc.go (the garbage collector) and
-//     nscontroller.go (namespace deletion, as kube-apiserver and the
-//     namespace controller do it);
+//     before a write releases the lock), gc.go and nscontroller.go (the
+//     store as the garbage collector and the namespace controller see
+//     it);
 //   - faults.go (fault injection), seed.go (the seeding methods),
 //     transport.go, listener.go and pki.go (in-process and TLS transports).
 //
+// What a cluster's controllers and admission do is in subpackages of
+// kube/kubetest/internal/ that know the server by a small interface they
+// declare, or not at all:
+//   - gc and nscontroller: the garbage collector and the namespace
+//     controller, each on its own Store;
+//   - defaulting: the defaults of the kinds' decoding and what admission
+//     adds; autoscaling: autoscalers' defaults and v1/v2 conversion;
+//     events: the two forms of Events and their validation;
+//   - disruption: what a PodDisruptionBudget allows an eviction; scale:
+//     the Scale of an object; authz: the denials of [Server.Deny].
+//
 // What makes its answers faithful, and never touches a Server, is in
-// subpackages of kube/kubetest/internal/:
+// subpackages of kube/kubetest/internal/ too:
 //   - unstructured: decoded JSON as the real server holds it (exact
 //     integers) and accessors;
 //   - schema: the OpenAPI documents captured from kube-apiserver 1.36, the

@@ -44,7 +44,14 @@ type call struct {
 	fieldValidation string
 }
 
+// serveResource serves a request for a resource: a virtual one
+// (virtualResource) by its own handler, a stored one as a call that is
+// checked and read (prepareCall) and then served by its verb (dispatch).
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
+	if serve := s.virtualResource(info); serve != nil {
+		serve(w, r)
+		return
+	}
 	var res *resource
 	var col *collection
 	var unknownGroup bool
@@ -56,21 +63,6 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 			res == nil && s.reg.crdOnly(info.Group)
 	})
 	switch {
-	case accessReviewOf(info) != nil:
-		s.serveAccessReview(w, r, info, accessReviewOf(info))
-		return
-	case isBinding(info):
-		s.serveBinding(w, r, info)
-		return
-	case isComponentStatus(info):
-		s.serveComponentStatus(w, info)
-		return
-	case isTokenReview(info):
-		s.serveTokenReview(w, r, info)
-		return
-	case selfReviewOf(info) != nil:
-		s.serveSelfReview(w, r, info, selfReviewOf(info))
-		return
 	case unknownGroup: // no handler for the group (or its CRDs' handler passed it on): the mux's own 404
 		http.NotFound(w, r)
 		return
@@ -79,55 +71,96 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		return
 	}
 	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w}
+	if err := s.prepareCall(c); err != nil {
+		writeError(w, err)
+		return
+	}
+	s.dispatch(c)
+}
+
+// virtualResource returns the handler of the resources that are not
+// stored (reviews, bindings, component statuses), nil for the others.
+func (s *Server) virtualResource(info RequestInfo) func(http.ResponseWriter, *http.Request) {
+	switch {
+	case accessReviewOf(info) != nil:
+		return func(w http.ResponseWriter, r *http.Request) { s.serveAccessReview(w, r, info, accessReviewOf(info)) }
+	case isBinding(info):
+		return func(w http.ResponseWriter, r *http.Request) { s.serveBinding(w, r, info) }
+	case isComponentStatus(info):
+		return func(w http.ResponseWriter, _ *http.Request) { s.serveComponentStatus(w, info) }
+	case isTokenReview(info):
+		return func(w http.ResponseWriter, r *http.Request) { s.serveTokenReview(w, r, info) }
+	case selfReviewOf(info) != nil:
+		return func(w http.ResponseWriter, r *http.Request) { s.serveSelfReview(w, r, info, selfReviewOf(info)) }
+	}
+	return nil
+}
+
+// prepareCall checks c's route and authorization and reads what every
+// verb shares from its request: the response form (Accept), dryRun,
+// fieldValidation and the field manager.
+func (s *Server) prepareCall(c *call) *kube.StatusError {
 	if err := c.checkRoute(); err != nil {
-		writeError(w, err)
-		return
+		return err
 	}
-	if err := s.authorize(info); err != nil {
-		writeError(w, err)
-		return
+	if err := s.authorize(c.info); err != nil {
+		return err
 	}
-	if res.Deprecated != "" {
-		c.warn(res.Deprecated)
+	if c.res.Deprecated != "" {
+		c.warn(c.res.Deprecated)
 	}
-	partial, table, ok := negotiate(r.Header.Get("Accept"), info.Verb == "list" || info.Verb == "deletecollection", info.Verb == "watch")
+	verb := c.info.Verb
+	partial, table, ok := negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch")
 	if !ok {
-		writeError(w, errNotAcceptable())
-		return
+		return errNotAcceptable()
 	}
 	c.partial = partial
 	if table != "" {
 		c.table = newTableForm(c.q, table)
 	}
-	if dr := c.q["dryRun"]; len(dr) > 0 {
-		for _, v := range dr {
-			if v != "All" {
-				writeError(w, errInvalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
-					Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: fielderr.NotSupportedDetail("All")}}))
-				return
-			}
-		}
-		c.dryRun = true
+	if err := c.parseDryRun(); err != nil {
+		return err
 	}
-	if info.Verb == "create" || info.Verb == "update" || info.Verb == "patch" {
+	if verb == "create" || verb == "update" || verb == "patch" {
 		if err := c.parseFieldValidation(); err != nil {
-			writeError(w, err)
-			return
+			return err
 		}
 	}
-	c.manager = managerOf(r)
+	c.manager = managerOf(c.r)
+	return nil
+}
+
+// parseDryRun sets c.dryRun from ?dryRun=, whose only value is All.
+func (c *call) parseDryRun() *kube.StatusError {
+	dr := c.q["dryRun"]
+	if len(dr) == 0 {
+		return nil
+	}
+	for _, v := range dr {
+		if v != "All" {
+			return errInvalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
+				Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: fielderr.NotSupportedDetail("All")}})
+		}
+	}
+	c.dryRun = true
+	return nil
+}
+
+// dispatch serves a prepared call by its subresource (scale, log,
+// eviction) or else by its verb.
+func (s *Server) dispatch(c *call) {
 	switch {
-	case info.Subresource == "scale":
+	case c.info.Subresource == "scale":
 		s.serveScale(c)
 		return
-	case isPodLog(res, info):
+	case isPodLog(c.res, c.info):
 		s.servePodLog(c)
 		return
-	case isEviction(res, info):
+	case isEviction(c.res, c.info):
 		s.serveEviction(c)
 		return
 	}
-	switch info.Verb {
+	switch c.info.Verb {
 	case "get":
 		s.serveGet(c)
 	case "list":
@@ -145,7 +178,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	case "deletecollection":
 		s.serveDeleteCollection(c)
 	default:
-		writeError(w, errMethodNotAllowed())
+		writeError(c.w, errMethodNotAllowed())
 	}
 }
 

@@ -2,6 +2,12 @@
 
 package kubetest
 
+import (
+	"slices"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
+)
+
 // This file lists the built-in kinds kubetest stores and validates only:
 // no controller, admission or registry behaviour of their own beyond the
 // real strategy's generation and the status a create stores. Their names,
@@ -15,92 +21,10 @@ package kubetest
 func emptyStatus() map[string]any { return map[string]any{} }
 
 // genericBuiltins returns the stored-only built-in kinds, each at v1 of
-// its group (autoscaling at v2 and v1, stored at v2: hpa.go). Each call
+// its group (autoscaling at v2 and v1, stored at v2: linkHPA). Each call
 // returns fresh values.
 func genericBuiltins() []*resource {
-	r := func(group string, namespaced bool, plural, singular, kind string, opts ...func(*resource)) *resource {
-		res := &resource{Group: group, Version: "v1", StorageVersion: "v1", Plural: plural, Singular: singular,
-			Kind: kind, Namespaced: namespaced}
-		for _, o := range opts {
-			o(res)
-		}
-		return res
-	}
-	short := func(s ...string) func(*resource) { return func(r *resource) { r.ShortNames = s } }
-	category := func(c string) func(*resource) { return func(r *resource) { r.Categories = []string{c} } }
-	// generation: the real strategy sets metadata.generation to 1 on
-	// create and increments it when the spec changes.
-	generation := func(r *resource) { r.Generation = true }
-	status := func(init func() map[string]any) func(*resource) {
-		return func(r *resource) { r.Status, r.InitStatus = true, init }
-	}
-	v2 := func(r *resource) { r.Version, r.StorageVersion = "v2", "v2" }
-	const (
-		admission  = "admissionregistration.k8s.io"
-		networking = "networking.k8s.io"
-		flow       = "flowcontrol.apiserver.k8s.io"
-		rbac       = "rbac.authorization.k8s.io"
-		dra        = "resource.k8s.io"
-		storage    = "storage.k8s.io"
-	)
-	all := []*resource{
-		r("", false, "nodes", "node", "Node", short("no"), status(nodeStatus), func(r *resource) { r.KeepStatus = true }),
-		r("", true, "podtemplates", "podtemplate", "PodTemplate", generation),
-		r(admission, false, "mutatingadmissionpolicies", "mutatingadmissionpolicy", "MutatingAdmissionPolicy",
-			category("api-extensions"), generation),
-		r(admission, false, "mutatingadmissionpolicybindings", "mutatingadmissionpolicybinding",
-			"MutatingAdmissionPolicyBinding", category("api-extensions"), generation),
-		r(admission, false, "mutatingwebhookconfigurations", "mutatingwebhookconfiguration",
-			"MutatingWebhookConfiguration", category("api-extensions"), generation),
-		r(admission, false, "validatingadmissionpolicies", "validatingadmissionpolicy", "ValidatingAdmissionPolicy",
-			category("api-extensions"), generation, status(emptyStatus)),
-		r(admission, false, "validatingadmissionpolicybindings", "validatingadmissionpolicybinding",
-			"ValidatingAdmissionPolicyBinding", category("api-extensions"), generation),
-		r(admission, false, "validatingwebhookconfigurations", "validatingwebhookconfiguration",
-			"ValidatingWebhookConfiguration", category("api-extensions"), generation),
-		r("apiregistration.k8s.io", false, "apiservices", "apiservice", "APIService",
-			category("api-extensions"), status(emptyStatus)),
-		r("autoscaling", true, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", v2,
-			short("hpa"), category("all"), status(func() map[string]any {
-				return map[string]any{"currentMetrics": nil, "desiredReplicas": int64(0)}
-			})),
-		r("autoscaling", true, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler",
-			short("hpa"), category("all"), status(func() map[string]any {
-				return map[string]any{"desiredReplicas": int64(0)}
-			})),
-		r("certificates.k8s.io", false, "certificatesigningrequests", "certificatesigningrequest",
-			"CertificateSigningRequest", short("csr"), status(emptyStatus)),
-		r("discovery.k8s.io", true, "endpointslices", "endpointslice", "EndpointSlice", generation),
-		r(flow, false, "flowschemas", "flowschema", "FlowSchema", generation, status(emptyStatus)),
-		r(flow, false, "prioritylevelconfigurations", "prioritylevelconfiguration", "PriorityLevelConfiguration",
-			generation, status(emptyStatus)),
-		r(networking, false, "ingressclasses", "ingressclass", "IngressClass", generation),
-		r(networking, false, "ipaddresses", "ipaddress", "IPAddress", short("ip")),
-		r(networking, true, "networkpolicies", "networkpolicy", "NetworkPolicy", short("netpol"), generation),
-		r(networking, false, "servicecidrs", "servicecidr", "ServiceCIDR", status(emptyStatus)),
-		r("node.k8s.io", false, "runtimeclasses", "runtimeclass", "RuntimeClass"),
-		r("policy", true, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", short("pdb"),
-			generation, status(func() map[string]any {
-				return map[string]any{"currentHealthy": int64(0), "desiredHealthy": int64(0),
-					"disruptionsAllowed": int64(0), "expectedPods": int64(0)}
-			})),
-		r(rbac, false, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding"),
-		r(rbac, false, "clusterroles", "clusterrole", "ClusterRole"),
-		r(rbac, true, "rolebindings", "rolebinding", "RoleBinding"),
-		r(rbac, true, "roles", "role", "Role"),
-		r(dra, false, "deviceclasses", "deviceclass", "DeviceClass", generation),
-		r(dra, true, "resourceclaims", "resourceclaim", "ResourceClaim", status(emptyStatus)),
-		r(dra, true, "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate"),
-		r(dra, false, "resourceslices", "resourceslice", "ResourceSlice", generation),
-		r("scheduling.k8s.io", false, "priorityclasses", "priorityclass", "PriorityClass", short("pc"), generation),
-		r(storage, false, "csidrivers", "csidriver", "CSIDriver"),
-		r(storage, false, "csinodes", "csinode", "CSINode"),
-		r(storage, true, "csistoragecapacities", "csistoragecapacity", "CSIStorageCapacity"),
-		r(storage, false, "storageclasses", "storageclass", "StorageClass", short("sc")),
-		r(storage, false, "volumeattachments", "volumeattachment", "VolumeAttachment",
-			status(func() map[string]any { return map[string]any{"attached": false} })),
-		r(storage, false, "volumeattributesclasses", "volumeattributesclass", "VolumeAttributesClass", short("vac")),
-	}
+	all := slices.Concat(extensionKinds(), clusterKinds(), accessAndStorageKinds())
 	var hpaV2, hpaV1 *resource
 	for _, r := range all {
 		if r.Plural == "horizontalpodautoscalers" && r.Version == "v2" {
@@ -112,6 +36,126 @@ func genericBuiltins() []*resource {
 	linkHPA(hpaV2, hpaV1)
 	return all
 }
+
+// linkHPA makes v1 autoscalers be stored as the v2 ones.
+func linkHPA(v2, v1 *resource) {
+	v1.Stored, v1.StorageVersion = v2, v2.StorageVersion
+	v1.ToStored, v1.FromStored = autoscaling.ToV2, autoscaling.ToV1
+}
+
+// Groups of the generic kinds.
+const (
+	groupAdmission  = "admissionregistration.k8s.io"
+	groupNetworking = "networking.k8s.io"
+	groupFlow       = "flowcontrol.apiserver.k8s.io"
+	groupRBAC       = "rbac.authorization.k8s.io"
+	groupDRA        = "resource.k8s.io"
+	groupStorage    = "storage.k8s.io"
+)
+
+// extensionKinds are the generic kinds of the core group, admission and
+// API registration.
+func extensionKinds() []*resource {
+	return []*resource{
+		generic("", false, "nodes", "node", "Node", withShort("no"), withStatus(nodeStatus), withKeepStatus),
+		generic("", true, "podtemplates", "podtemplate", "PodTemplate", withGeneration),
+		generic(groupAdmission, false, "mutatingadmissionpolicies", "mutatingadmissionpolicy", "MutatingAdmissionPolicy",
+			withCategory("api-extensions"), withGeneration),
+		generic(groupAdmission, false, "mutatingadmissionpolicybindings", "mutatingadmissionpolicybinding",
+			"MutatingAdmissionPolicyBinding", withCategory("api-extensions"), withGeneration),
+		generic(groupAdmission, false, "mutatingwebhookconfigurations", "mutatingwebhookconfiguration",
+			"MutatingWebhookConfiguration", withCategory("api-extensions"), withGeneration),
+		generic(groupAdmission, false, "validatingadmissionpolicies", "validatingadmissionpolicy", "ValidatingAdmissionPolicy",
+			withCategory("api-extensions"), withGeneration, withStatus(emptyStatus)),
+		generic(groupAdmission, false, "validatingadmissionpolicybindings", "validatingadmissionpolicybinding",
+			"ValidatingAdmissionPolicyBinding", withCategory("api-extensions"), withGeneration),
+		generic(groupAdmission, false, "validatingwebhookconfigurations", "validatingwebhookconfiguration",
+			"ValidatingWebhookConfiguration", withCategory("api-extensions"), withGeneration),
+		generic("apiregistration.k8s.io", false, "apiservices", "apiservice", "APIService",
+			withCategory("api-extensions"), withStatus(emptyStatus)),
+	}
+}
+
+// clusterKinds are the generic kinds of autoscaling, certificates,
+// discovery, flow control, networking, node and policy.
+func clusterKinds() []*resource {
+	return []*resource{
+		generic("autoscaling", true, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", atV2,
+			withShort("hpa"), withCategory("all"), withStatus(func() map[string]any {
+				return map[string]any{"currentMetrics": nil, "desiredReplicas": int64(0)}
+			})),
+		generic("autoscaling", true, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler",
+			withShort("hpa"), withCategory("all"), withStatus(func() map[string]any {
+				return map[string]any{"desiredReplicas": int64(0)}
+			})),
+		generic("certificates.k8s.io", false, "certificatesigningrequests", "certificatesigningrequest",
+			"CertificateSigningRequest", withShort("csr"), withStatus(emptyStatus)),
+		generic("discovery.k8s.io", true, "endpointslices", "endpointslice", "EndpointSlice", withGeneration),
+		generic(groupFlow, false, "flowschemas", "flowschema", "FlowSchema", withGeneration, withStatus(emptyStatus)),
+		generic(groupFlow, false, "prioritylevelconfigurations", "prioritylevelconfiguration", "PriorityLevelConfiguration",
+			withGeneration, withStatus(emptyStatus)),
+		generic(groupNetworking, false, "ingressclasses", "ingressclass", "IngressClass", withGeneration),
+		generic(groupNetworking, false, "ipaddresses", "ipaddress", "IPAddress", withShort("ip")),
+		generic(groupNetworking, true, "networkpolicies", "networkpolicy", "NetworkPolicy", withShort("netpol"), withGeneration),
+		generic(groupNetworking, false, "servicecidrs", "servicecidr", "ServiceCIDR", withStatus(emptyStatus)),
+		generic("node.k8s.io", false, "runtimeclasses", "runtimeclass", "RuntimeClass"),
+		generic("policy", true, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", withShort("pdb"),
+			withGeneration, withStatus(func() map[string]any {
+				return map[string]any{"currentHealthy": int64(0), "desiredHealthy": int64(0),
+					"disruptionsAllowed": int64(0), "expectedPods": int64(0)}
+			})),
+	}
+}
+
+// accessAndStorageKinds are the generic kinds of RBAC, dynamic resource
+// allocation, scheduling and storage.
+func accessAndStorageKinds() []*resource {
+	return []*resource{
+		generic(groupRBAC, false, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding"),
+		generic(groupRBAC, false, "clusterroles", "clusterrole", "ClusterRole"),
+		generic(groupRBAC, true, "rolebindings", "rolebinding", "RoleBinding"),
+		generic(groupRBAC, true, "roles", "role", "Role"),
+		generic(groupDRA, false, "deviceclasses", "deviceclass", "DeviceClass", withGeneration),
+		generic(groupDRA, true, "resourceclaims", "resourceclaim", "ResourceClaim", withStatus(emptyStatus)),
+		generic(groupDRA, true, "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate"),
+		generic(groupDRA, false, "resourceslices", "resourceslice", "ResourceSlice", withGeneration),
+		generic("scheduling.k8s.io", false, "priorityclasses", "priorityclass", "PriorityClass", withShort("pc"), withGeneration),
+		generic(groupStorage, false, "csidrivers", "csidriver", "CSIDriver"),
+		generic(groupStorage, false, "csinodes", "csinode", "CSINode"),
+		generic(groupStorage, true, "csistoragecapacities", "csistoragecapacity", "CSIStorageCapacity"),
+		generic(groupStorage, false, "storageclasses", "storageclass", "StorageClass", withShort("sc")),
+		generic(groupStorage, false, "volumeattachments", "volumeattachment", "VolumeAttachment",
+			withStatus(func() map[string]any { return map[string]any{"attached": false} })),
+		generic(groupStorage, false, "volumeattributesclasses", "volumeattributesclass", "VolumeAttributesClass", withShort("vac")),
+	}
+}
+
+// generic is a kind of group at v1 (storage version v1), with opts.
+func generic(group string, namespaced bool, plural, singular, kind string, opts ...func(*resource)) *resource {
+	res := &resource{Group: group, Version: "v1", StorageVersion: "v1", Plural: plural, Singular: singular,
+		Kind: kind, Namespaced: namespaced}
+	for _, o := range opts {
+		o(res)
+	}
+	return res
+}
+
+func withShort(s ...string) func(*resource) { return func(r *resource) { r.ShortNames = s } }
+
+func withCategory(c string) func(*resource) { return func(r *resource) { r.Categories = []string{c} } }
+
+// withGeneration: the real strategy sets metadata.generation to 1 on
+// create and increments it when the spec changes.
+func withGeneration(r *resource) { r.Generation = true }
+
+func withStatus(init func() map[string]any) func(*resource) {
+	return func(r *resource) { r.Status, r.InitStatus = true, init }
+}
+
+func withKeepStatus(r *resource) { r.KeepStatus = true }
+
+// atV2 serves and stores the kind at v2.
+func atV2(r *resource) { r.Version, r.StorageVersion = "v2", "v2" }
 
 // nodeStatus is the status a Node is created with when it carries none:
 // the fields of NodeStatus the real server always encodes.

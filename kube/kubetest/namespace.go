@@ -3,11 +3,14 @@
 package kubetest
 
 import (
-	"encoding/base64"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file holds what is special about some kinds (namespaces here, CRDs
@@ -15,103 +18,17 @@ import (
 // label kubernetes.io/metadata.name and the spec finalizer "kubernetes" on
 // create; their deletion is in nscontroller.go.
 
-const labelNamespaceName = "kubernetes.io/metadata.name"
-
 func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == "namespaces" }
 
 // defaultKind applies the defaults a kind's decoding applies, before
-// managedFields are computed: the namespace name label; a Secret's type
-// (Opaque) and its write-only stringData, merged into data in base64; a
-// Service's spec defaults (service.go); those of Pods and Deployments
-// (defaults.go) and of the other workloads (defaults_workloads.go).
+// managedFields are computed: an autoscaler's (package autoscaling, by
+// version), and those of package defaulting.
 func defaultKind(res *resource, o obj) {
-	if defaultWorkload(res, o) || defaultHPA(res, o) {
+	if res.Group == "autoscaling" && res.Plural == "horizontalpodautoscalers" {
+		autoscaling.Default(res.Version, o)
 		return
 	}
-	switch {
-	case isPods(res):
-		defaultPod(o)
-		return
-	case res.Group == "apps" && res.Plural == "deployments":
-		defaultDeployment(o)
-		return
-	}
-	if res.Group == "" && res.Plural == "secrets" {
-		defaultSecret(o)
-		return
-	}
-	if res.Group == "" && res.Plural == "limitranges" {
-		defaultLimitRange(o)
-		return
-	}
-	if isServices(res) {
-		defaultService(o)
-		return
-	}
-	if !isNamespaces(res) {
-		return
-	}
-	meta := unstructured.Metadata(o)
-	labels, _ := meta["labels"].(obj)
-	if labels == nil {
-		labels = obj{}
-		meta["labels"] = labels
-	}
-	labels[labelNamespaceName] = unstructured.String(meta, "name")
-}
-
-func defaultSecret(o obj) {
-	if unstructured.String(o, "type") == "" {
-		o["type"] = "Opaque"
-	}
-	sd, _ := o["stringData"].(obj)
-	delete(o, "stringData")
-	if len(sd) == 0 {
-		return
-	}
-	data, _ := o["data"].(obj)
-	if data == nil {
-		data = obj{}
-		o["data"] = data
-	}
-	for k, v := range sd {
-		if s, ok := v.(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-		}
-	}
-}
-
-// defaultLimitRange fills the defaults of Container limits as the real
-// server does: a missing default limit from max, then a missing default
-// request from the default limit, then from min.
-func defaultLimitRange(o obj) {
-	spec, _ := o["spec"].(obj)
-	limits, _ := spec["limits"].([]any)
-	for _, l := range limits {
-		item, ok := l.(obj)
-		if !ok || item["type"] != "Container" {
-			continue
-		}
-		fill := func(to string, from ...string) {
-			dst, _ := item[to].(obj)
-			if dst == nil {
-				dst = obj{}
-			}
-			for _, f := range from {
-				src, _ := item[f].(obj)
-				for k, v := range src {
-					if _, ok := dst[k]; !ok {
-						dst[k] = v
-					}
-				}
-			}
-			if len(dst) > 0 {
-				item[to] = dst
-			}
-		}
-		fill("default", "max")
-		fill("defaultRequest", "default", "min")
-	}
+	defaulting.Default(res.Group, res.Plural, o)
 }
 
 // prepareCreateLocked applies a kind's create strategy to o.
@@ -131,10 +48,8 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 		return s.prepareCRDCreate(o)
 	case isServices(res):
 		return s.allocateServiceLocked(res, o)
-	case isPods(res):
-		podAdmission(o)
 	default:
-		workloadAdmission(res, o)
+		defaulting.Admit(res.Group, res.Plural, o)
 	}
 	return nil
 }
@@ -153,8 +68,8 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 		prepareCRDUpdate(next)
 	case isServices(res):
 		keepServiceAllocation(next, old)
-	case res.Group == "apps" && res.Plural == "daemonsets":
-		keepTemplateGeneration(next, old)
+	default:
+		defaulting.KeepOnUpdate(res.Group, res.Plural, next, old)
 	}
 }
 
@@ -163,10 +78,13 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	if isCRDs(res) {
 		return validateCRDUpdate(next, old)
 	}
-	if errs := validateEvent(res, next, old); len(errs) > 0 {
+	if errs := events.Validate(res.Group, res.Plural, next, old); len(errs) > 0 {
 		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
-	return validateImmutable(res, next, old)
+	if errs := validation.Immutable(res.Group, res.Plural, next, old); len(errs) > 0 {
+		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+	}
+	return nil
 }
 
 // afterCreateLocked runs what the real cluster does after a create.

@@ -236,15 +236,9 @@ type listPage struct {
 
 // readList selects a page of objects as the options ask. It holds s.mu.
 func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
-	var want uint64
-	if o.rv != "" {
-		if o.cont != "" {
-			return nil, errBadRequest("specifying resource version is not allowed when using continue")
-		}
-		var err *kube.StatusError
-		if want, err = parseListRV(o.rv); err != nil {
-			return nil, err
-		}
+	want, err := listVersion(o)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -253,6 +247,31 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 		return nil, errTooLargeRV(want, cur)
 	}
 	page := &listPage{rv: cur, shard: shardInfo(o.filter.shard)}
+	all, err := c.listFrom(o, want, cur, page)
+	if err != nil {
+		return nil, err
+	}
+	c.fillPage(o, page, all)
+	return page, nil
+}
+
+// listVersion is the resourceVersion a list asks for, 0 for none; a
+// continue token carries its own.
+func listVersion(o *listOpts) (uint64, *kube.StatusError) {
+	if o.rv == "" {
+		return 0, nil
+	}
+	if o.cont != "" {
+		return 0, errBadRequest("specifying resource version is not allowed when using continue")
+	}
+	return parseListRV(o.rv)
+}
+
+// listFrom answers the collection's objects in key order, as they were at
+// the version the list reads (a continue token's, or want for an Exact
+// match, else now: cur), from the key a continue token starts after. It
+// sets page.rv to that version. The caller holds s.mu.
+func (c *call) listFrom(o *listOpts, want, cur uint64, page *listPage) ([]*record, *kube.StatusError) {
 	var all []*record
 	start := ""
 	switch {
@@ -295,24 +314,21 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 		}
 		all = all[i:]
 	}
-	// As the real server does, a full page says there is more when any
-	// object in scope (the namespace) follows, selected or not, and counts
-	// the remaining items (when no label or field selects) as every object
-	// in scope from the page's start on, less the page.
-	inScope := func(rs []*record) (n int64) {
-		for _, r := range rs {
-			if o.filter.namespace == "" || r.namespace == o.filter.namespace {
-				n++
-			}
-		}
-		return n
-	}
+	return all, nil
+}
+
+// fillPage puts into page the objects of all that o selects, up to its
+// limit. As the real server does, a full page says there is more when any
+// object in scope (the namespace) follows, selected or not, and counts
+// the remaining items (when no label or field selects) as every object in
+// scope from the page's start on, less the page.
+func (c *call) fillPage(o *listOpts, page *listPage, all []*record) {
 	for i, r := range all {
 		if !o.filter.matches(r) {
 			continue
 		}
 		page.items = append(page.items, r)
-		if o.limit <= 0 || int64(len(page.items)) < o.limit || inScope(all[i+1:]) == 0 {
+		if o.limit <= 0 || int64(len(page.items)) < o.limit || inScope(all[i+1:], o.filter.namespace) == 0 {
 			continue
 		}
 		next := r.key
@@ -321,12 +337,21 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 		}
 		page.cont = encodeContinue(int64(page.rv), next)
 		if o.filter.empty() {
-			n := inScope(all) - o.limit
+			n := inScope(all, o.filter.namespace) - o.limit
 			page.remaining = &n
 		}
-		break
+		return
 	}
-	return page, nil
+}
+
+// inScope counts the records of rs in namespace ns, all of them for "".
+func inScope(rs []*record, ns string) (n int64) {
+	for _, r := range rs {
+		if ns == "" || r.namespace == ns {
+			n++
+		}
+	}
+	return n
 }
 
 func (s *Server) serveList(c *call) {

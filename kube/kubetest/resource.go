@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
@@ -85,10 +87,10 @@ type resource struct {
 	Schema *schema.Schema
 	// Scale, when set, says the kind has a scale subresource and where
 	// its Scale's fields are (scale.go).
-	Scale *scalePaths
+	Scale *scale.Paths
 	// Stored, when set, is the resource whose form the objects are
 	// stored in: events.k8s.io/v1 Events are core v1 Events
-	// (event.go). ToStored converts a body to the stored form, FromStored
+	// (internal/events). ToStored converts a body to the stored form, FromStored
 	// a stored object to this resource's; nil means no conversion.
 	Stored               *resource
 	ToStored, FromStored func(obj) obj
@@ -218,98 +220,7 @@ func (r *resource) errFieldNotSupported(f string) string {
 // builtins returns the built-in kinds, in discovery order within each
 // group version. Each call returns fresh values.
 func builtins() []*resource {
-	core := func(r resource) *resource { r.Version, r.StorageVersion = "v1", "v1"; return &r }
-	group := func(g string, r resource) *resource {
-		r.Group, r.Version, r.StorageVersion = g, "v1", "v1"
-		return &r
-	}
-	all := []*resource{
-		core(resource{Plural: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
-			ShortNames: []string{"cm"}}),
-		core(resource{Plural: "endpoints", Singular: "endpoints", Kind: "Endpoints", Namespaced: true,
-			ShortNames: []string{"ep"}, CreateOnUpdate: true,
-			Deprecated: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}),
-		core(resource{Plural: "events", Singular: "event", Kind: "Event", Namespaced: true,
-			ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
-			Fields: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-				"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
-			FieldPaths: map[string][]string{"source": {"source.component", "reportingComponent"}}}),
-		core(resource{Plural: "limitranges", Singular: "limitrange", Kind: "LimitRange", Namespaced: true,
-			ShortNames: []string{"limits"}, CreateOnUpdate: true}),
-		core(resource{Plural: "namespaces", Singular: "namespace", Kind: "Namespace",
-			ShortNames: []string{"ns"}, Status: true, Names: validation.NameLabel, NoDeleteCollection: true,
-			Fields: []string{"status.phase"}, OwnFieldLabels: true,
-			InitStatus: func() map[string]any { return map[string]any{"phase": "Active"} }}),
-		core(resource{Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Kind: "PersistentVolumeClaim",
-			Namespaced: true, ShortNames: []string{"pvc"}, Status: true,
-			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
-		core(resource{Plural: "persistentvolumes", Singular: "persistentvolume", Kind: "PersistentVolume",
-			ShortNames: []string{"pv"}, Status: true,
-			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
-		core(resource{Plural: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
-			ShortNames: []string{"po"}, Categories: []string{"all"}, Status: true, Generation: true,
-			ReturnDeleted: true, OwnFieldLabels: true,
-			Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
-				"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
-				"status.nominatedNodeName"},
-			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
-		core(resource{Plural: "replicationcontrollers", Singular: "replicationcontroller", Kind: "ReplicationController",
-			Namespaced: true, ShortNames: []string{"rc"}, Categories: []string{"all"}, Status: true, Generation: true,
-			OrphanByDefault: true, InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
-		core(resource{Plural: "resourcequotas", Singular: "resourcequota", Kind: "ResourceQuota", Namespaced: true,
-			ShortNames: []string{"quota"}, Status: true,
-			InitStatus: func() map[string]any { return map[string]any{} }}),
-		core(resource{Plural: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
-			Fields: []string{"type"}, OwnFieldLabels: true}),
-		core(resource{Plural: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
-			Namespaced: true, ShortNames: []string{"sa"}, CreateOnUpdate: true, ReturnDeleted: true}),
-		core(resource{Plural: "services", Singular: "service", Kind: "Service", Namespaced: true,
-			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: validation.NameDNS1035,
-			CreateOnUpdate: true, ReturnDeleted: true,
-			Fields: []string{"spec.clusterIP", "spec.type"}, OwnFieldLabels: true,
-			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
-		group("apps", resource{Plural: "controllerrevisions", Singular: "controllerrevision", Kind: "ControllerRevision",
-			Namespaced: true}),
-		group("apps", resource{Plural: "daemonsets", Singular: "daemonset", Kind: "DaemonSet",
-			Namespaced: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, Status: true, Generation: true,
-			InitStatus: func() map[string]any {
-				return map[string]any{"currentNumberScheduled": int64(0), "desiredNumberScheduled": int64(0),
-					"numberMisscheduled": int64(0), "numberReady": int64(0)}
-			}}),
-		group("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
-			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
-			Status: true, Generation: true, Scale: deploymentScale(),
-			InitStatus: func() map[string]any { return map[string]any{} }}),
-		group("apps", resource{Plural: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
-			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"},
-			Status: true, Generation: true, Scale: deploymentScale(),
-			InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
-		group("apps", resource{Plural: "statefulsets", Singular: "statefulset", Kind: "StatefulSet",
-			Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"},
-			Status: true, Generation: true, Scale: deploymentScale(),
-			InitStatus: func() map[string]any { return map[string]any{"availableReplicas": int64(0), "replicas": int64(0)} }}),
-		group("batch", resource{Plural: "cronjobs", Singular: "cronjob", Kind: "CronJob",
-			Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, Status: true, Generation: true,
-			InitStatus: func() map[string]any { return map[string]any{} }}),
-		group("batch", resource{Plural: "jobs", Singular: "job", Kind: "Job",
-			Namespaced: true, Categories: []string{"all"}, Status: true, Generation: true, OrphanByDefault: true,
-			InitStatus: func() map[string]any { return map[string]any{} }}),
-		group("networking.k8s.io", resource{Plural: "ingresses", Singular: "ingress", Kind: "Ingress",
-			Namespaced: true, ShortNames: []string{"ing"}, Status: true, Generation: true,
-			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
-		group("events.k8s.io", resource{Plural: "events", Singular: "event", Kind: "Event",
-			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
-			Fields: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
-				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason",
-				"reportingController", "type"}}),
-		group("apiextensions.k8s.io", resource{Plural: "customresourcedefinitions",
-			Singular: "customresourcedefinition", Kind: "CustomResourceDefinition",
-			ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
-			Status: true, Generation: true, ConditionalUpdate: true}),
-		group("coordination.k8s.io", resource{Plural: "leases", Singular: "lease", Kind: "Lease",
-			Namespaced: true, CreateOnUpdate: true}),
-	}
+	all := slices.Concat(coreBuiltins(), workloadBuiltins(), apiBuiltins())
 	var coreEvents, eventsEvents *resource
 	for _, r := range all {
 		if r.Plural == "events" && r.Group == "" {
@@ -320,6 +231,129 @@ func builtins() []*resource {
 	}
 	linkEvents(coreEvents, eventsEvents)
 	return append(all, genericBuiltins()...)
+}
+
+// coreBuiltins are the built-in kinds of the core group (v1).
+func coreBuiltins() []*resource {
+	return []*resource{
+		coreKind(resource{Plural: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
+			ShortNames: []string{"cm"}}),
+		coreKind(resource{Plural: "endpoints", Singular: "endpoints", Kind: "Endpoints", Namespaced: true,
+			ShortNames: []string{"ep"}, CreateOnUpdate: true,
+			Deprecated: "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"}),
+		coreKind(resource{Plural: "events", Singular: "event", Kind: "Event", Namespaced: true,
+			ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
+			Fields: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+				"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
+			FieldPaths: map[string][]string{"source": {"source.component", "reportingComponent"}}}),
+		coreKind(resource{Plural: "limitranges", Singular: "limitrange", Kind: "LimitRange", Namespaced: true,
+			ShortNames: []string{"limits"}, CreateOnUpdate: true}),
+		coreKind(resource{Plural: "namespaces", Singular: "namespace", Kind: "Namespace",
+			ShortNames: []string{"ns"}, Status: true, Names: validation.NameLabel, NoDeleteCollection: true,
+			Fields: []string{"status.phase"}, OwnFieldLabels: true,
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Active"} }}),
+		coreKind(resource{Plural: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Kind: "PersistentVolumeClaim",
+			Namespaced: true, ShortNames: []string{"pvc"}, Status: true,
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
+		coreKind(resource{Plural: "persistentvolumes", Singular: "persistentvolume", Kind: "PersistentVolume",
+			ShortNames: []string{"pv"}, Status: true,
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
+		coreKind(resource{Plural: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
+			ShortNames: []string{"po"}, Categories: []string{"all"}, Status: true, Generation: true,
+			ReturnDeleted: true, OwnFieldLabels: true,
+			Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+				"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+				"status.nominatedNodeName"},
+			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
+		coreKind(resource{Plural: "replicationcontrollers", Singular: "replicationcontroller", Kind: "ReplicationController",
+			Namespaced: true, ShortNames: []string{"rc"}, Categories: []string{"all"}, Status: true, Generation: true,
+			OrphanByDefault: true, InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
+		coreKind(resource{Plural: "resourcequotas", Singular: "resourcequota", Kind: "ResourceQuota", Namespaced: true,
+			ShortNames: []string{"quota"}, Status: true,
+			InitStatus: func() map[string]any { return map[string]any{} }}),
+		coreKind(resource{Plural: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
+			Fields: []string{"type"}, OwnFieldLabels: true}),
+		coreKind(resource{Plural: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
+			Namespaced: true, ShortNames: []string{"sa"}, CreateOnUpdate: true, ReturnDeleted: true}),
+		coreKind(resource{Plural: "services", Singular: "service", Kind: "Service", Namespaced: true,
+			ShortNames: []string{"svc"}, Categories: []string{"all"}, Status: true, Names: validation.NameDNS1035,
+			CreateOnUpdate: true, ReturnDeleted: true,
+			Fields: []string{"spec.clusterIP", "spec.type"}, OwnFieldLabels: true,
+			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
+	}
+}
+
+// workloadBuiltins are the built-in kinds of apps and batch.
+func workloadBuiltins() []*resource {
+	return []*resource{
+		groupKind("apps", resource{Plural: "controllerrevisions", Singular: "controllerrevision", Kind: "ControllerRevision",
+			Namespaced: true}),
+		groupKind("apps", resource{Plural: "daemonsets", Singular: "daemonset", Kind: "DaemonSet",
+			Namespaced: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, Status: true, Generation: true,
+			InitStatus: func() map[string]any {
+				return map[string]any{"currentNumberScheduled": int64(0), "desiredNumberScheduled": int64(0),
+					"numberMisscheduled": int64(0), "numberReady": int64(0)}
+			}}),
+		groupKind("apps", resource{Plural: "deployments", Singular: "deployment", Kind: "Deployment",
+			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"},
+			Status: true, Generation: true, Scale: scale.Workload(),
+			InitStatus: func() map[string]any { return map[string]any{} }}),
+		groupKind("apps", resource{Plural: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
+			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"},
+			Status: true, Generation: true, Scale: scale.Workload(),
+			InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
+		groupKind("apps", resource{Plural: "statefulsets", Singular: "statefulset", Kind: "StatefulSet",
+			Namespaced: true, ShortNames: []string{"sts"}, Categories: []string{"all"},
+			Status: true, Generation: true, Scale: scale.Workload(),
+			InitStatus: func() map[string]any { return map[string]any{"availableReplicas": int64(0), "replicas": int64(0)} }}),
+		groupKind("batch", resource{Plural: "cronjobs", Singular: "cronjob", Kind: "CronJob",
+			Namespaced: true, ShortNames: []string{"cj"}, Categories: []string{"all"}, Status: true, Generation: true,
+			InitStatus: func() map[string]any { return map[string]any{} }}),
+		groupKind("batch", resource{Plural: "jobs", Singular: "job", Kind: "Job",
+			Namespaced: true, Categories: []string{"all"}, Status: true, Generation: true, OrphanByDefault: true,
+			InitStatus: func() map[string]any { return map[string]any{} }}),
+	}
+}
+
+// apiBuiltins are the built-in kinds of networking, events,
+// apiextensions and coordination.
+func apiBuiltins() []*resource {
+	return []*resource{
+		groupKind("networking.k8s.io", resource{Plural: "ingresses", Singular: "ingress", Kind: "Ingress",
+			Namespaced: true, ShortNames: []string{"ing"}, Status: true, Generation: true,
+			InitStatus: func() map[string]any { return map[string]any{"loadBalancer": map[string]any{}} }}),
+		groupKind("events.k8s.io", resource{Plural: "events", Singular: "event", Kind: "Event",
+			Namespaced: true, ShortNames: []string{"ev"}, CreateOnUpdate: true, OwnFieldLabels: true,
+			Fields: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason",
+				"reportingController", "type"}}),
+		groupKind("apiextensions.k8s.io", resource{Plural: "customresourcedefinitions",
+			Singular: "customresourcedefinition", Kind: "CustomResourceDefinition",
+			ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
+			Status: true, Generation: true, ConditionalUpdate: true}),
+		groupKind("coordination.k8s.io", resource{Plural: "leases", Singular: "lease", Kind: "Lease",
+			Namespaced: true, CreateOnUpdate: true}),
+	}
+}
+
+// linkEvents makes events.k8s.io/v1 Events a view of the core Events'
+// storage.
+func linkEvents(core, eventsV1 *resource) {
+	core.ToStored = events.ToCore
+	core.FieldAliases = events.FieldAliases()
+	eventsV1.Stored = core
+	eventsV1.ToStored = events.ToCore
+	eventsV1.FromStored = events.ToEvents
+}
+
+// coreKind is r in the core group at v1.
+func coreKind(r resource) *resource { r.Version, r.StorageVersion = "v1", "v1"; return &r }
+
+// groupKind is r in group g at v1.
+func groupKind(g string, r resource) *resource {
+	r.Group, r.Version, r.StorageVersion = g, "v1", "v1"
+	return &r
 }
 
 // builtinGroups returns the built-in groups in the order /apis lists them,

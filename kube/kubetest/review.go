@@ -108,7 +108,7 @@ func (s *Server) serveAccessReview(w http.ResponseWriter, r *http.Request, info 
 	} else {
 		path, _ := pathAttrs["path"].(string)
 		verb, _ := pathAttrs["verb"].(string)
-		allowed = slices.Contains(groups, any("system:masters")) || !s.deniesPath(user, groups, verb, path)
+		allowed = slices.Contains(groups, any("system:masters")) || !s.denials.DeniesPath(user, groups, verb, path)
 	}
 
 	out := obj{"kind": res.Kind, "apiVersion": res.apiVersion(),

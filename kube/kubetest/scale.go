@@ -3,15 +3,14 @@
 package kubetest
 
 import (
-	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -23,131 +22,20 @@ import (
 // as an update of subresource "scale" (without a time, as kube-apiserver
 // 1.36 records it). Server-side apply of a Scale is not served.
 
-// scalePaths says where a kind keeps what its Scale shows: dotted paths
-// as a CRD's subresources.scale writes them (".spec.replicas").
-type scalePaths struct {
-	SpecReplicas, StatusReplicas, LabelSelector string
-	// SelectorObject says the selector is a LabelSelector object (a
-	// Deployment's spec.selector), shown as its string form; otherwise
-	// it is already a string (a custom resource's labelSelectorPath).
-	SelectorObject bool
-}
-
-// deploymentScale is where a Deployment keeps its scale.
-func deploymentScale() *scalePaths {
-	return &scalePaths{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas",
-		LabelSelector: ".spec.selector", SelectorObject: true}
-}
-
-// crdScale reads a CRD version's subresources.scale, nil when absent.
-func crdScale(sub obj) *scalePaths {
-	sc, ok := sub["scale"].(obj)
-	if !ok {
-		return nil
-	}
-	return &scalePaths{SpecReplicas: unstructured.String(sc, "specReplicasPath"),
-		StatusReplicas: unstructured.String(sc, "statusReplicasPath"),
-		LabelSelector:  unstructured.String(sc, "labelSelectorPath")}
-}
-
-// at reads the field at a dotted path of o.
-func at(o obj, p string) (any, bool) {
-	var cur any = o
-	for _, k := range strings.Split(strings.TrimPrefix(p, "."), ".") {
-		m, ok := cur.(obj)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-// setAt sets the field at a dotted path of o, making the objects on the
-// way.
-func setAt(o obj, p string, v any) {
-	keys := strings.Split(strings.TrimPrefix(p, "."), ".")
-	m := o
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := m[k].(obj)
-		if !ok {
-			next = obj{}
-			m[k] = next
-		}
-		m = next
-	}
-	m[keys[len(keys)-1]] = v
-}
-
-// scaleOf is the Scale of o, an object of res at res's version.
+// scaleOf is the Scale of o, an object of res at res's version; a custom
+// resource without its spec replicas is the real server's 500.
 func scaleOf(res *resource, o obj) (obj, *kube.StatusError) {
-	sp := res.Scale
-	meta := unstructured.Metadata(o)
-	sm := obj{}
-	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
-		if v, ok := meta[k]; ok {
-			sm[k] = v
-		}
+	def := int64(1) // a Deployment's default
+	if res.CRD != "" {
+		def = 0
 	}
-	spec, status := obj{}, obj{"replicas": int64(0)}
-	v, ok := at(o, sp.SpecReplicas)
-	switch {
-	case ok:
-		if n, isInt := unstructured.IntegerValue(v); isInt && n != 0 {
-			spec["replicas"] = n
-		}
-	case res.CRD != "":
-		msg := fmt.Sprintf("the spec replicas field %q does not exist", sp.SpecReplicas)
+	sc, ok := res.Scale.Of(o, def)
+	if !ok {
+		msg := fmt.Sprintf("the spec replicas field %q does not exist", res.Scale.SpecReplicas)
 		return nil, statusError(http.StatusInternalServerError, kube.ReasonInternalError, "Internal error occurred: "+msg,
 			&kube.StatusDetails{Causes: []kube.StatusCause{{Message: msg}}})
-	default:
-		spec["replicas"] = int64(1) // a Deployment's default
 	}
-	if v, ok := at(o, sp.StatusReplicas); ok {
-		if n, isInt := unstructured.IntegerValue(v); isInt {
-			status["replicas"] = n
-		}
-	}
-	if sel := scaleSelector(sp, o); sel != "" {
-		status["selector"] = sel
-	}
-	return obj{"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": sm, "spec": spec, "status": status}, nil
-}
-
-// scaleSelector is the selector a Scale shows: the string at
-// LabelSelector, or the LabelSelector object there in its string form.
-func scaleSelector(sp *scalePaths, o obj) string {
-	v, ok := at(o, sp.LabelSelector)
-	if !ok || sp.LabelSelector == "" {
-		return ""
-	}
-	if !sp.SelectorObject {
-		s, _ := v.(string)
-		return s
-	}
-	sel, ok := labelSelectorOf(v)
-	if !ok {
-		return ""
-	}
-	return sel.String()
-}
-
-// labelSelectorOf reads v, the JSON value of a LabelSelector (a Scale's
-// target, a PodDisruptionBudget's spec.selector), as a selector; ok is
-// false when v is not a valid one.
-func labelSelectorOf(v any) (sel kube.Selector, ok bool) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return kube.Selector{}, false
-	}
-	var ls kube.LabelSelector
-	if json.Unmarshal(raw, &ls) != nil {
-		return kube.Selector{}, false
-	}
-	sel, err = ls.AsSelector()
-	return sel, err == nil
+	return sc, nil
 }
 
 // serveScale answers get, update and patch of a Scale.
@@ -194,7 +82,7 @@ func (s *Server) serveScale(c *call) {
 			return nil, errInvalid("autoscaling", "Scale", c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
 				Field: "spec.replicas", Value: n, Detail: "must be greater than or equal to 0"}})
 		}
-		setAt(cur, c.res.Scale.SpecReplicas, n)
+		scale.SetField(cur, c.res.Scale.SpecReplicas, n)
 		return cur, nil
 	})
 	if serr != nil {

@@ -77,51 +77,8 @@ func (s *Server) serveSelfReview(w http.ResponseWriter, r *http.Request, info Re
 		return
 	}
 	out["metadata"], out["spec"] = obj{}, obj{}
-	out["status"] = s.rulesOf(info.User)
+	out["status"] = s.denials.Rules(info.User)
 	writeJSON(w, http.StatusCreated, encodeObject(out))
-}
-
-// rulesOf is the status of a SelfSubjectRulesReview by user: the rules
-// of the real server's system:basic-user and system:public-info-viewer
-// and system:discovery roles, and "*" when nothing is denied to user.
-func (s *Server) rulesOf(user string) obj {
-	strs := func(v ...string) []any {
-		out := make([]any, len(v))
-		for i, s := range v {
-			out[i] = s
-		}
-		return out
-	}
-	resourceRules := []any{
-		obj{"verbs": strs("create"), "apiGroups": strs("authorization.k8s.io"),
-			"resources": strs("selfsubjectaccessreviews", "selfsubjectrulesreviews")},
-		obj{"verbs": strs("create"), "apiGroups": strs("authentication.k8s.io"), "resources": strs("selfsubjectreviews")},
-	}
-	nonResourceRules := []any{
-		obj{"verbs": strs("get"), "nonResourceURLs": strs("/api", "/api/*", "/apis", "/apis/*", "/healthz",
-			"/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/")},
-		obj{"verbs": strs("get"), "nonResourceURLs": strs("/healthz", "/livez", "/readyz", "/version", "/version/")},
-	}
-	denied, all := s.deniedTo(user)
-	if !denied {
-		resourceRules = append(resourceRules, obj{"verbs": strs("*"), "apiGroups": strs("*"), "resources": strs("*")})
-		nonResourceRules = append(nonResourceRules, obj{"verbs": strs("*"), "nonResourceURLs": strs("*")})
-	}
-	return obj{"resourceRules": resourceRules, "nonResourceRules": nonResourceRules, "incomplete": denied && !all}
-}
-
-// deniedTo reports whether any denial names user (or every user), and
-// whether one denies it every verb on every resource.
-func (s *Server) deniedTo(user string) (some, all bool) {
-	s.withLock(func() {
-		for d := range s.denials {
-			if d.user == user || d.user == "*" {
-				some = true
-				all = all || (d.verb == "*" && d.resource == "*")
-			}
-		}
-	})
-	return some, all
 }
 
 // answeredResources are the reviews and Bindings (create only) and

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 )
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -92,7 +93,7 @@ type Server struct {
 	// streams are the EndlessLists and SilenceWatches faults in force
 	// (faults_stream.go).
 	streams   []*streamRule
-	denials   map[denial]bool
+	denials   authz.Denials
 	counts    map[string]int
 	listeners []*Listener
 
@@ -126,14 +127,13 @@ func New(opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		opts:    opts,
-		log:     log,
-		done:    make(chan struct{}),
-		reg:     newRegistry(),
-		cols:    map[string]*collection{},
-		ctl:     newControllers(),
-		denials: map[denial]bool{},
-		counts:  map[string]int{},
+		opts:   opts,
+		log:    log,
+		done:   make(chan struct{}),
+		reg:    newRegistry(),
+		cols:   map[string]*collection{},
+		ctl:    newControllers(),
+		counts: map[string]int{},
 	}
 	for _, group := range append([]string{""}, s.reg.groups()...) {
 		for _, v := range s.reg.versions(group) {

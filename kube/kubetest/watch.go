@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -117,110 +118,150 @@ func (s *Server) stopWatcherLocked(w *watcher) {
 	delete(w.col.watchers, w)
 }
 
+// serveWatch serves a watch: it starts it (startWatchLocked), sends what
+// it starts with (writeWatchStart) and then follows the collection
+// (runWatch) until the client or the server ends it.
 func (s *Server) serveWatch(c *call) {
-	o, serr := c.parseListOptions(true)
-	if serr == nil {
-		serr = s.parseShardSelector(c, o)
-	}
+	w, o, want, serr := s.newWatcher(c)
 	if serr != nil {
 		writeError(c.w, serr)
 		return
-	}
-	want, serr := parseRV(o.rv)
-	if serr != nil {
-		writeError(c.w, serr)
-		return
-	}
-	w := &watcher{res: c.res, col: c.col, filter: o.filter, partial: c.partial,
-		notify: make(chan struct{}, 1), stop: make(chan struct{})}
-	if c.table != nil {
-		if c.table.err != nil {
-			writeError(c.w, c.table.err)
-			return
-		}
-		w.table, w.tableHeaders = newTableWriter(c.table, c.res), true
 	}
 	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents
-	var start []watchItem
-	var tooOld string
-	var cur uint64
-	var expire bool
-	s.withLock(func() {
-		cur = s.rv
-		switch {
-		case want > cur && initialEvents:
-			return
-		case want > cur:
-			w.after = want
-		case initialEvents:
-			for _, k := range c.col.keys() {
-				if r := c.col.objects[k]; w.filter.matches(r) {
-					start = append(start, watchItem{typ: "ADDED", rec: r})
-				}
-			}
-		case want > 0:
-			evs, ok := c.col.since(want, cur)
-			if !ok {
-				tooOld = fmt.Sprintf("too old resource version: %d (%d)", want, c.col.oldest(cur))
-				break
-			}
-			for _, e := range evs {
-				if it, ok := w.itemFor(e); ok {
-					start = append(start, it)
-				}
-			}
-		}
-		expire = s.expiring > 0 // ExpireWatches
-		if expire && !initialEvents && tooOld == "" {
-			tooOld = msgWatchTooOld
-		}
-		if tooOld == "" && !expire && !s.closed {
-			c.col.watchers[w] = struct{}{}
-		}
-	})
-	if want > cur && initialEvents {
-		writeError(c.w, errTooLargeRV(want, cur))
+	var st watchStart
+	s.withLock(func() { st = s.startWatchLocked(c, w, want, initialEvents) })
+	if want > st.cur && initialEvents {
+		writeError(c.w, errTooLargeRV(want, st.cur))
 		return
 	}
 	defer s.withLock(func() { s.stopWatcherLocked(w) })
-
-	h := c.w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-cache, private")
-	c.w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(c.w)
 	var buf bytes.Buffer
-	send := func() bool {
-		if buf.Len() == 0 {
-			return rc.Flush() == nil
-		}
-		_, err := c.w.Write(buf.Bytes())
-		buf.Reset()
-		return err == nil && rc.Flush() == nil
-	}
-	if tooOld != "" {
-		st := errExpired(tooOld).Status
-		fmt.Fprintf(&buf, `{"type":"ERROR","object":%s}`+"\n", encodeStatus(&st))
-		send()
-		return
-	}
-	for _, it := range start {
-		w.writeItem(&buf, it)
-		if buf.Len() >= 64<<10 && !send() { // bound the buffer of a large initial state
-			return
-		}
-	}
-	if initialEvents && o.bookmarks {
-		w.writeBookmark(&buf, cur, true)
-	}
-	if expire {
-		st := errExpired(msgWatchTooOld).Status
-		fmt.Fprintf(&buf, `{"type":"ERROR","object":%s}`+"\n", encodeStatus(&st))
-	}
-	if !send() || expire {
+	send := startWatchResponse(c.w, &buf)
+	if !writeWatchStart(w, o, st, initialEvents, send, &buf) {
 		return
 	}
 	s.runWatch(c, w, o, send, &buf)
+}
+
+// newWatcher reads a watch request's options and makes its watcher, not
+// registered yet; want is the resourceVersion asked for.
+func (s *Server) newWatcher(c *call) (w *watcher, o *listOpts, want uint64, serr *kube.StatusError) {
+	o, serr = c.parseListOptions(true)
+	if serr == nil {
+		serr = s.parseShardSelector(c, o)
+	}
+	if serr == nil {
+		want, serr = parseRV(o.rv)
+	}
+	if serr == nil && c.table != nil {
+		serr = c.table.err
+	}
+	if serr != nil {
+		return nil, nil, 0, serr
+	}
+	w = &watcher{res: c.res, col: c.col, filter: o.filter, partial: c.partial,
+		notify: make(chan struct{}, 1), stop: make(chan struct{})}
+	if c.table != nil {
+		w.table, w.tableHeaders = newTableWriter(c.table, c.res), true
+	}
+	return w, o, want, nil
+}
+
+// watchStart is what a new watch sends before it follows its collection.
+type watchStart struct {
+	items  []watchItem // the initial state, or the events since the version asked for
+	tooOld string      // if not "": the 410 Expired message the watch ends with at once
+	cur    uint64      // the server's resourceVersion when the watch began
+	expire bool        // ExpireWatches: the watch ends with a 410 after its items
+}
+
+// startWatchLocked decides what w starts with, from the version want and
+// sendInitialEvents, and registers w on its collection unless it ends at
+// once. A want ahead of the server with initialEvents registers nothing:
+// the caller answers errTooLargeRV. The caller holds s.mu.
+func (s *Server) startWatchLocked(c *call, w *watcher, want uint64, initialEvents bool) watchStart {
+	st := watchStart{cur: s.rv}
+	switch {
+	case want > st.cur && initialEvents:
+		return st
+	case want > st.cur:
+		w.after = want
+	case initialEvents:
+		for _, k := range c.col.keys() {
+			if r := c.col.objects[k]; w.filter.matches(r) {
+				st.items = append(st.items, watchItem{typ: "ADDED", rec: r})
+			}
+		}
+	case want > 0:
+		evs, ok := c.col.since(want, st.cur)
+		if !ok {
+			st.tooOld = fmt.Sprintf("too old resource version: %d (%d)", want, c.col.oldest(st.cur))
+			break
+		}
+		for _, e := range evs {
+			if it, ok := w.itemFor(e); ok {
+				st.items = append(st.items, it)
+			}
+		}
+	}
+	st.expire = s.expiring > 0 // ExpireWatches
+	if st.expire && !initialEvents && st.tooOld == "" {
+		st.tooOld = msgWatchTooOld
+	}
+	if st.tooOld == "" && !st.expire && !s.closed {
+		c.col.watchers[w] = struct{}{}
+	}
+	return st
+}
+
+// startWatchResponse writes a watch's 200 headers and returns send, which
+// writes out what buf holds, empties it and flushes; send reports false
+// once the client is gone.
+func startWatchResponse(rw http.ResponseWriter, buf *bytes.Buffer) (send func() bool) {
+	h := rw.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache, private")
+	rw.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(rw)
+	return func() bool {
+		if buf.Len() == 0 {
+			return rc.Flush() == nil
+		}
+		_, err := rw.Write(buf.Bytes())
+		buf.Reset()
+		return err == nil && rc.Flush() == nil
+	}
+}
+
+// writeWatchStart sends st: its 410 and nothing else, or its items, the
+// initial-events-end bookmark asked for, and ExpireWatches' 410. It
+// reports whether the watch goes on.
+func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool, send func() bool, buf *bytes.Buffer) bool {
+	if st.tooOld != "" {
+		writeWatchExpired(buf, st.tooOld)
+		send()
+		return false
+	}
+	for _, it := range st.items {
+		w.writeItem(buf, it)
+		if buf.Len() >= 64<<10 && !send() { // bound the buffer of a large initial state
+			return false
+		}
+	}
+	if initialEvents && o.bookmarks {
+		w.writeBookmark(buf, st.cur, true)
+	}
+	if st.expire {
+		writeWatchExpired(buf, msgWatchTooOld)
+	}
+	return send() && !st.expire
+}
+
+// writeWatchExpired writes a watch event of type ERROR holding a 410
+// Expired Status with msg.
+func writeWatchExpired(buf *bytes.Buffer, msg string) {
+	st := errExpired(msg).Status
+	fmt.Fprintf(buf, `{"type":"ERROR","object":%s}`+"\n", encodeStatus(&st))
 }
 
 // runWatch streams w's events until the watch ends.

@@ -19,46 +19,90 @@ func cellsPod(o obj, now time.Time) ([]any, []RowCondition) {
 	name, age := nameAge(o, now)
 	spec, status := atObj(o, "spec"), atObj(o, "status")
 	phase := atStr(status, "phase")
-	reason := phase
+	conditions := atList(status, "conditions")
+	total, sidecar := podContainers(spec)
+	row := podRow{reason: podPhaseReason(status, conditions)}
+	initializing := row.initContainers(atList(status, "initContainerStatuses"), sidecar, len(atList(spec, "initContainers")))
+	if !initializing || conditionTrue(conditions, "Initialized") {
+		row.containers(atList(status, "containerStatuses"), conditions)
+	}
+	if at(o, "metadata", "deletionTimestamp") != nil {
+		if atStr(status, "reason") == "NodeLost" {
+			row.reason = "Unknown"
+		} else if phase != "Succeeded" && phase != "Failed" {
+			row.reason = "Terminating"
+		}
+	}
+	return []any{name, fmt.Sprintf("%d/%d", row.ready, total), row.reason, row.restartCell(now), age,
+		podIP(status), orNone(atStr(spec, "nodeName")), orNone(atStr(status, "nominatedNodeName")),
+		readinessGates(spec, conditions)}, podRowConditions(phase)
+}
+
+// podRow is what the pod printer works out from the container statuses:
+// the STATUS reason, the READY count and the RESTARTS.
+type podRow struct {
+	reason                          string
+	ready                           int64
+	restarts, sidecarRestarts       int64
+	lastRestart, lastSidecarRestart time.Time
+}
+
+// podPhaseReason is STATUS before the containers refine it: the phase,
+// or the pod's reason, or SchedulingGated.
+func podPhaseReason(status obj, conditions []obj) string {
+	reason := atStr(status, "phase")
 	if r := atStr(status, "reason"); r != "" {
 		reason = r
 	}
-	conditions := atList(status, "conditions")
 	for _, c := range conditions {
 		if atStr(c, "type") == "PodScheduled" && atStr(c, "reason") == "SchedulingGated" {
 			reason = "SchedulingGated"
 		}
 	}
-	var conds []RowCondition
+	return reason
+}
+
+// podRowConditions is the Completed row condition of a finished pod.
+func podRowConditions(phase string) []RowCondition {
 	switch phase {
 	case "Succeeded":
-		conds = []RowCondition{{Type: "Completed", Status: "True", Reason: "Succeeded", Message: "The pod has completed successfully."}}
+		return []RowCondition{{Type: "Completed", Status: "True", Reason: "Succeeded", Message: "The pod has completed successfully."}}
 	case "Failed":
-		conds = []RowCondition{{Type: "Completed", Status: "True", Reason: "Failed", Message: "The pod failed."}}
+		return []RowCondition{{Type: "Completed", Status: "True", Reason: "Failed", Message: "The pod failed."}}
 	}
+	return nil
+}
 
-	initContainers := atList(spec, "initContainers")
-	sidecar := map[string]bool{}
-	total := len(atList(spec, "containers"))
-	for _, c := range initContainers {
+// podContainers counts the containers READY counts (the containers and
+// the sidecars, init containers that restart Always) and names the
+// sidecars.
+func podContainers(spec obj) (total int, sidecar map[string]bool) {
+	sidecar = map[string]bool{}
+	total = len(atList(spec, "containers"))
+	for _, c := range atList(spec, "initContainers") {
 		if atStr(c, "restartPolicy") == "Always" {
 			sidecar[atStr(c, "name")] = true
 			total++
 		}
 	}
+	return total, sidecar
+}
 
-	var restarts, sidecarRestarts, ready int64
-	var lastRestart, lastSidecarRestart time.Time
-	initializing := false
-	for i, cs := range atList(status, "initContainerStatuses") {
-		n, _ := atInt(cs, "restartCount")
-		restarts += n
+// initContainers counts the restarts of the init containers (of the
+// sidecars apart) and the ready sidecars, and sets the Init: reason of
+// the first that has not finished, up to which it reads; it reports
+// whether there is one (the pod is initializing). n is the number of
+// init containers of the spec.
+func (p *podRow) initContainers(statuses []obj, sidecar map[string]bool, n int) (initializing bool) {
+	for i, cs := range statuses {
+		count, _ := atInt(cs, "restartCount")
+		p.restarts += count
 		finished := terminatedAt(cs)
-		lastRestart = later(lastRestart, finished)
+		p.lastRestart = later(p.lastRestart, finished)
 		isSidecar := sidecar[atStr(cs, "name")]
 		if isSidecar {
-			sidecarRestarts += n
-			lastSidecarRestart = later(lastSidecarRestart, finished)
+			p.sidecarRestarts += count
+			p.lastSidecarRestart = later(p.lastSidecarRestart, finished)
 		}
 		term := atObj(cs, "state", "terminated")
 		exit, _ := atInt(term, "exitCode")
@@ -68,103 +112,107 @@ func cellsPod(o obj, now time.Time) ([]any, []RowCondition) {
 			continue
 		case isSidecar && at(cs, "started") == true:
 			if at(cs, "ready") == true {
-				ready++
+				p.ready++
 			}
 			continue
 		case term != nil:
-			if r := atStr(term, "reason"); r != "" {
-				reason = "Init:" + r
-			} else if sig, _ := atInt(term, "signal"); sig != 0 {
-				reason = fmt.Sprintf("Init:Signal:%d", sig)
-			} else {
-				reason = fmt.Sprintf("Init:ExitCode:%d", exit)
-			}
+			p.reason = "Init:" + terminatedReason(term)
 		case waiting != "" && waiting != "PodInitializing":
-			reason = "Init:" + waiting
+			p.reason = "Init:" + waiting
 		default:
-			reason = fmt.Sprintf("Init:%d/%d", i, len(initContainers))
+			p.reason = fmt.Sprintf("Init:%d/%d", i, n)
 		}
-		initializing = true
-		break
+		return true
 	}
+	return false
+}
 
-	if !initializing || conditionTrue(conditions, "Initialized") {
-		restarts, lastRestart = sidecarRestarts, lastSidecarRestart
-		hasRunning := false
-		errorReason := ""
-		statuses := atList(status, "containerStatuses")
-		for i := len(statuses) - 1; i >= 0; i-- {
-			cs := statuses[i]
-			n, _ := atInt(cs, "restartCount")
-			restarts += n
-			lastRestart = later(lastRestart, terminatedAt(cs))
-			term := atObj(cs, "state", "terminated")
-			switch {
-			case atStr(cs, "state", "waiting", "reason") != "":
-				reason = atStr(cs, "state", "waiting", "reason")
-			case term != nil:
-				exit, _ := atInt(term, "exitCode")
-				if r := atStr(term, "reason"); r != "" {
-					reason = r
-				} else if sig, _ := atInt(term, "signal"); sig != 0 {
-					reason = fmt.Sprintf("Signal:%d", sig)
-				} else {
-					reason = fmt.Sprintf("ExitCode:%d", exit)
-				}
-				if exit != 0 {
-					errorReason = reason
-				}
-			case at(cs, "ready") == true && atObj(cs, "state", "running") != nil:
-				hasRunning = true
-				ready++
+// terminatedReason is a terminated state's reason, or its signal, or its
+// exit code.
+func terminatedReason(term obj) string {
+	exit, _ := atInt(term, "exitCode")
+	if r := atStr(term, "reason"); r != "" {
+		return r
+	} else if sig, _ := atInt(term, "signal"); sig != 0 {
+		return fmt.Sprintf("Signal:%d", sig)
+	}
+	return fmt.Sprintf("ExitCode:%d", exit)
+}
+
+// containers counts the restarts of the sidecars and the containers and
+// the ready running containers, and sets the reason from the containers'
+// states, the first container's last, as kubectl reads them backwards.
+func (p *podRow) containers(statuses []obj, conditions []obj) {
+	p.restarts, p.lastRestart = p.sidecarRestarts, p.lastSidecarRestart
+	hasRunning := false
+	errorReason := ""
+	for i := len(statuses) - 1; i >= 0; i-- {
+		cs := statuses[i]
+		n, _ := atInt(cs, "restartCount")
+		p.restarts += n
+		p.lastRestart = later(p.lastRestart, terminatedAt(cs))
+		term := atObj(cs, "state", "terminated")
+		switch {
+		case atStr(cs, "state", "waiting", "reason") != "":
+			p.reason = atStr(cs, "state", "waiting", "reason")
+		case term != nil:
+			p.reason = terminatedReason(term)
+			if exit, _ := atInt(term, "exitCode"); exit != 0 {
+				errorReason = p.reason
 			}
-		}
-		if reason == "Completed" {
-			switch {
-			case hasRunning && conditionTrue(conditions, "Ready"):
-				reason = "Running"
-			case errorReason != "":
-				reason = errorReason
-			case hasRunning:
-				reason = "NotReady"
-			}
+		case at(cs, "ready") == true && atObj(cs, "state", "running") != nil:
+			hasRunning = true
+			p.ready++
 		}
 	}
-
-	if at(o, "metadata", "deletionTimestamp") != nil {
-		if atStr(status, "reason") == "NodeLost" {
-			reason = "Unknown"
-		} else if phase != "Succeeded" && phase != "Failed" {
-			reason = "Terminating"
+	if p.reason == "Completed" {
+		switch {
+		case hasRunning && conditionTrue(conditions, "Ready"):
+			p.reason = "Running"
+		case errorReason != "":
+			p.reason = errorReason
+		case hasRunning:
+			p.reason = "NotReady"
 		}
 	}
+}
 
-	restartCell := strconv.FormatInt(restarts, 10)
-	if restarts != 0 && !lastRestart.IsZero() {
-		restartCell = fmt.Sprintf("%d (%s ago)", restarts, humanDuration(now.Sub(lastRestart)))
+// restartCell is RESTARTS: the count, with the time since the last
+// restart when there was one.
+func (p *podRow) restartCell(now time.Time) string {
+	if p.restarts != 0 && !p.lastRestart.IsZero() {
+		return fmt.Sprintf("%d (%s ago)", p.restarts, humanDuration(now.Sub(p.lastRestart)))
 	}
+	return strconv.FormatInt(p.restarts, 10)
+}
 
-	podIP := "<none>"
+// podIP is IP: the first of status.podIPs.
+func podIP(status obj) string {
 	if ips := atList(status, "podIPs"); len(ips) > 0 && atStr(ips[0], "ip") != "" {
-		podIP = atStr(ips[0], "ip")
+		return atStr(ips[0], "ip")
 	}
-	gates := "<none>"
-	if rg := atList(spec, "readinessGates"); len(rg) > 0 {
-		trueGates := 0
-		for _, g := range rg {
-			for _, c := range conditions {
-				if atStr(c, "type") == atStr(g, "conditionType") {
-					if atStr(c, "status") == "True" {
-						trueGates++
-					}
-					break
+	return "<none>"
+}
+
+// readinessGates is READINESS GATES: how many of the spec's gates have a
+// True condition, of how many.
+func readinessGates(spec obj, conditions []obj) string {
+	rg := atList(spec, "readinessGates")
+	if len(rg) == 0 {
+		return "<none>"
+	}
+	trueGates := 0
+	for _, g := range rg {
+		for _, c := range conditions {
+			if atStr(c, "type") == atStr(g, "conditionType") {
+				if atStr(c, "status") == "True" {
+					trueGates++
 				}
+				break
 			}
 		}
-		gates = fmt.Sprintf("%d/%d", trueGates, len(rg))
 	}
-	return []any{name, fmt.Sprintf("%d/%d", ready, total), reason, restartCell, age,
-		podIP, orNone(atStr(spec, "nodeName")), orNone(atStr(status, "nominatedNodeName")), gates}, conds
+	return fmt.Sprintf("%d/%d", trueGates, len(rg))
 }
 
 // terminatedAt is when a container status's last termination finished.

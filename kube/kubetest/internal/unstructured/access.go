@@ -70,3 +70,15 @@ func Metadata(o map[string]any) map[string]any {
 	}
 	return m
 }
+
+// Child returns m[k] as an object, creating it (empty) when it is missing
+// and create is set; nil when it is missing or not an object. It never
+// creates a child of a nil m.
+func Child(m map[string]any, k string, create bool) map[string]any {
+	c, ok := m[k].(map[string]any)
+	if !ok && create && m != nil && m[k] == nil {
+		c = map[string]any{}
+		m[k] = c
+	}
+	return c
+}

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+// Package autoscaling converts HorizontalPodAutoscalers between
+// autoscaling/v1 and autoscaling/v2, the version kubetest stores them at
+// ([ToV2], [ToV1]), and defaults them ([Default]). It keeps no state.
+package autoscaling
 
-// This file serves HorizontalPodAutoscalers at autoscaling/v1 as well as
+// HorizontalPodAutoscalers are served at autoscaling/v1 as well as
 // autoscaling/v2, where they are stored: a v1 object is its v2 form with
 // one CPU utilization target. The conversion follows kube-apiserver 1.36's
 // for the fields both versions have (the target, the replica counts, the
@@ -15,30 +18,23 @@ package kubetest
 // without metrics, in percent, as both versions default it.
 const defaultCPUUtilization = 80
 
-// linkHPA makes v1 autoscalers be stored as the v2 ones.
-func linkHPA(v2, v1 *resource) {
-	v1.Stored, v1.StorageVersion = v2, v2.StorageVersion
-	v1.ToStored, v1.FromStored = hpaV2, hpaV1
-}
+// obj is a decoded JSON object.
+type obj = map[string]any
 
-// defaultHPA applies the defaults of both versions to o, an autoscaler at
-// res's version: minReplicas 1, and at v2 a CPU utilization target when
-// there are no metrics. It reports whether res is an autoscaler.
-func defaultHPA(res *resource, o obj) bool {
-	if res.Group != "autoscaling" || res.Plural != "horizontalpodautoscalers" {
-		return false
-	}
+// Default applies the defaults of both versions to o, an autoscaler at
+// version (v1 or v2): minReplicas 1, and at v2 a CPU utilization target
+// when there are no metrics.
+func Default(version string, o map[string]any) {
 	spec, _ := o["spec"].(obj)
 	if spec == nil {
-		return true
+		return
 	}
 	if _, ok := spec["minReplicas"]; !ok {
 		spec["minReplicas"] = int64(1)
 	}
-	if m, _ := spec["metrics"].([]any); res.Version == "v2" && len(m) == 0 {
+	if m, _ := spec["metrics"].([]any); version == "v2" && len(m) == 0 {
 		spec["metrics"] = []any{cpuMetric("target", defaultCPUUtilization)}
 	}
-	return true
 }
 
 // cpuMetric is a Resource metric of CPU whose field (target or current)
@@ -69,8 +65,9 @@ func cpuUtilization(metrics any, field string) (any, bool) {
 	return nil, false
 }
 
-// hpaV2 converts a v1 autoscaler to v2.
-func hpaV2(o obj) obj {
+// ToV2 converts a v1 autoscaler to v2, the stored version. The result
+// shares o's nested values but spec and status.
+func ToV2(o map[string]any) map[string]any {
 	out := copyExcept(o, "spec", "status")
 	if spec, ok := o["spec"].(obj); ok {
 		s := copyExcept(spec, "targetCPUUtilizationPercentage")
@@ -93,8 +90,9 @@ func hpaV2(o obj) obj {
 	return out
 }
 
-// hpaV1 converts a v2 autoscaler to v1.
-func hpaV1(o obj) obj {
+// ToV1 converts a v2 autoscaler to v1. The result shares o's nested
+// values but spec and status.
+func ToV1(o map[string]any) map[string]any {
 	out := copyExcept(o, "spec", "status")
 	if spec, ok := o["spec"].(obj); ok {
 		s := copyExcept(spec, "metrics", "behavior")

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package validation
 
 import (
 	"reflect"
 
-	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -17,12 +16,13 @@ var immutableFields = map[string][]string{
 	"secrets":    {"data"},
 }
 
-// validateImmutable refuses, as the real server does, an update of a
-// ConfigMap or Secret that was immutable and changes its content or its
-// immutability, and an update of a Secret's type.
-func validateImmutable(res *resource, next, old obj) *kube.StatusError {
-	fields, ok := immutableFields[res.Plural]
-	if res.Group != "" || !ok {
+// Immutable returns what the real server refuses of next, the update of
+// old, an object of the resource plural of group: a change of the content
+// or the immutability of a ConfigMap or Secret that was immutable, and a
+// change of a Secret's type. Nil for other resources.
+func Immutable(group, plural string, next, old map[string]any) []fielderr.Error {
+	fields, ok := immutableFields[plural]
+	if group != "" || !ok {
 		return nil
 	}
 	var errs []fielderr.Error
@@ -37,18 +37,15 @@ func validateImmutable(res *resource, next, old obj) *kube.StatusError {
 			}
 		}
 	}
-	if res.Plural == "secrets" && unstructured.String(next, "type") != unstructured.String(old, "type") {
+	if plural == "secrets" && unstructured.String(next, "type") != unstructured.String(old, "type") {
 		errs = append([]fielderr.Error{{Type: "FieldValueInvalid", Field: "type", Value: unstructured.String(next, "type"), Detail: "field is immutable"}}, errs...)
 	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+	return errs
 }
 
 // emptyAsNil treats an empty map as absent, as the server's typed objects do.
 func emptyAsNil(v any) any {
-	if m, ok := v.(obj); ok && len(m) == 0 {
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
 		return nil
 	}
 	return v

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package defaulting
 
 import (
 	"strings"
 
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/quantity"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -33,48 +32,17 @@ const (
 	defaultFileMode               = int64(0o644) // 420, of secret, configMap, downwardAPI and projected volumes
 )
 
-// setMissing sets m[k] to v when m has no k (or holds null or "" there,
-// which the typed decoding cannot tell from missing).
-func setMissing(m obj, k string, v any) {
-	if cur, ok := m[k]; !ok || cur == nil || cur == "" {
-		m[k] = v
-	}
-}
-
-// child returns m[k] as an object, creating it (empty) when it is missing
-// and create is set; nil when it is missing or not an object.
-func child(m obj, k string, create bool) obj {
-	c, ok := m[k].(obj)
-	if !ok && create && m != nil && m[k] == nil {
-		c = obj{}
-		m[k] = c
-	}
-	return c
-}
-
-// eachObject calls f for each object of the list m[k].
-func eachObject(m obj, k string, f func(obj)) {
-	list, _ := m[k].([]any)
-	for _, v := range list {
-		if o, ok := v.(obj); ok {
-			f(o)
-		}
-	}
-}
-
-func isPods(res *resource) bool { return res.Group == "" && res.Plural == "pods" }
-
 // defaultDeployment applies apps/v1's Deployment defaults.
 func defaultDeployment(o obj) {
-	spec := child(o, "spec", true)
+	spec := unstructured.Child(o, "spec", true)
 	if spec == nil {
 		return
 	}
 	setMissing(spec, "replicas", int64(1))
-	if strategy := child(spec, "strategy", true); strategy != nil {
+	if strategy := unstructured.Child(spec, "strategy", true); strategy != nil {
 		setMissing(strategy, "type", "RollingUpdate")
 		if strategy["type"] == "RollingUpdate" {
-			if ru := child(strategy, "rollingUpdate", true); ru != nil {
+			if ru := unstructured.Child(strategy, "rollingUpdate", true); ru != nil {
 				setMissing(ru, "maxUnavailable", "25%")
 				setMissing(ru, "maxSurge", "25%")
 			}
@@ -82,35 +50,18 @@ func defaultDeployment(o obj) {
 	}
 	setMissing(spec, "revisionHistoryLimit", int64(10))
 	setMissing(spec, "progressDeadlineSeconds", int64(600))
-	if tmpl := child(spec, "template", false); tmpl != nil {
-		if ps := child(tmpl, "spec", false); ps != nil {
+	if tmpl := unstructured.Child(spec, "template", false); tmpl != nil {
+		if ps := unstructured.Child(tmpl, "spec", false); ps != nil {
 			defaultPodSpec(ps, false)
 		}
 	}
-}
-
-// validateDeployment refuses, of a Deployment, what its defaults make
-// easy to write: a Recreate strategy that keeps the rollingUpdate a
-// RollingUpdate one was given (a patch of the type alone). Nil for other
-// kinds.
-func validateDeployment(res *resource, o obj) []fielderr.Error {
-	if res.Group != "apps" || res.Plural != "deployments" {
-		return nil
-	}
-	spec := child(o, "spec", false)
-	strategy := child(spec, "strategy", false)
-	if strategy["type"] == "Recreate" && strategy["rollingUpdate"] != nil {
-		return []fielderr.Error{{Type: "FieldValueForbidden", Field: "spec.strategy.rollingUpdate",
-			Detail: "may not be specified when strategy `type` is 'Recreate'"}}
-	}
-	return nil
 }
 
 // defaultPod applies core/v1's Pod defaults: those of every pod spec and
 // those of a Pod only (enableServiceLinks, requests from limits, host
 // ports of host-network pods).
 func defaultPod(o obj) {
-	if spec := child(o, "spec", true); spec != nil {
+	if spec := unstructured.Child(o, "spec", true); spec != nil {
 		defaultPodSpec(spec, true)
 	}
 }
@@ -151,16 +102,16 @@ func defaultContainer(c obj, requests, hostPorts bool) {
 		}
 	})
 	eachObject(c, "env", func(e obj) {
-		if from := child(e, "valueFrom", false); from != nil {
+		if from := unstructured.Child(e, "valueFrom", false); from != nil {
 			defaultFieldRef(from)
-			if ref := child(from, "fileKeyRef", false); ref != nil {
+			if ref := unstructured.Child(from, "fileKeyRef", false); ref != nil {
 				setMissing(ref, "optional", false)
 			}
 		}
 	})
-	res := child(c, "resources", true)
-	if limits := child(res, "limits", false); requests && res != nil && limits != nil {
-		req := child(res, "requests", true)
+	res := unstructured.Child(c, "resources", true)
+	if limits := unstructured.Child(res, "limits", false); requests && res != nil && limits != nil {
+		req := unstructured.Child(res, "requests", true)
 		for k, v := range limits {
 			if _, ok := req[k]; !ok {
 				req[k] = v
@@ -168,22 +119,22 @@ func defaultContainer(c obj, requests, hostPorts bool) {
 		}
 	}
 	for _, k := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
-		if p := child(c, k, false); p != nil {
+		if p := unstructured.Child(c, k, false); p != nil {
 			setMissing(p, "timeoutSeconds", int64(1))
 			setMissing(p, "periodSeconds", int64(10))
 			setMissing(p, "successThreshold", int64(1))
 			setMissing(p, "failureThreshold", int64(3))
 			defaultHandler(p)
-			if g := child(p, "grpc", false); g != nil {
+			if g := unstructured.Child(p, "grpc", false); g != nil {
 				if _, ok := g["service"]; !ok {
 					g["service"] = ""
 				}
 			}
 		}
 	}
-	if lc := child(c, "lifecycle", false); lc != nil {
+	if lc := unstructured.Child(c, "lifecycle", false); lc != nil {
 		for _, k := range []string{"postStart", "preStop"} {
-			if h := child(lc, k, false); h != nil {
+			if h := unstructured.Child(lc, k, false); h != nil {
 				defaultHandler(h)
 			}
 		}
@@ -192,7 +143,7 @@ func defaultContainer(c obj, requests, hostPorts bool) {
 
 // defaultHandler defaults the httpGet of a probe or lifecycle handler.
 func defaultHandler(h obj) {
-	if get := child(h, "httpGet", false); get != nil {
+	if get := unstructured.Child(h, "httpGet", false); get != nil {
 		setMissing(get, "path", "/")
 		setMissing(get, "scheme", "HTTP")
 	}
@@ -200,7 +151,7 @@ func defaultHandler(h obj) {
 
 // defaultFieldRef gives the fieldRef of m its apiVersion v1.
 func defaultFieldRef(m obj) {
-	if ref := child(m, "fieldRef", false); ref != nil {
+	if ref := unstructured.Child(m, "fieldRef", false); ref != nil {
 		setMissing(ref, "apiVersion", "v1")
 	}
 }
@@ -234,31 +185,31 @@ func defaultVolume(v obj) {
 		v["emptyDir"] = obj{}
 	}
 	for _, k := range []string{"secret", "configMap", "downwardAPI", "projected"} {
-		if src := child(v, k, false); src != nil {
+		if src := unstructured.Child(v, k, false); src != nil {
 			setMissing(src, "defaultMode", defaultFileMode)
 		}
 	}
-	if hp := child(v, "hostPath", false); hp != nil {
+	if hp := unstructured.Child(v, "hostPath", false); hp != nil {
 		if _, ok := hp["type"]; !ok {
 			hp["type"] = ""
 		}
 	}
-	if d := child(v, "downwardAPI", false); d != nil {
+	if d := unstructured.Child(v, "downwardAPI", false); d != nil {
 		eachObject(d, "items", defaultFieldRef)
 	}
-	if p := child(v, "projected", false); p != nil {
+	if p := unstructured.Child(v, "projected", false); p != nil {
 		eachObject(p, "sources", func(s obj) {
-			if d := child(s, "downwardAPI", false); d != nil {
+			if d := unstructured.Child(s, "downwardAPI", false); d != nil {
 				eachObject(d, "items", defaultFieldRef)
 			}
-			if tok := child(s, "serviceAccountToken", false); tok != nil {
+			if tok := unstructured.Child(s, "serviceAccountToken", false); tok != nil {
 				setMissing(tok, "expirationSeconds", int64(3600))
 			}
 		})
 	}
-	if e := child(v, "ephemeral", false); e != nil {
-		if t := child(e, "volumeClaimTemplate", false); t != nil {
-			if spec := child(t, "spec", false); spec != nil {
+	if e := unstructured.Child(v, "ephemeral", false); e != nil {
+		if t := unstructured.Child(e, "volumeClaimTemplate", false); t != nil {
+			if spec := unstructured.Child(t, "spec", false); spec != nil {
 				setMissing(spec, "volumeMode", "Filesystem")
 			}
 		}
@@ -271,7 +222,7 @@ func defaultVolume(v obj) {
 // a priority class), the tolerations of the not-ready and unreachable
 // taints for 300 s (DefaultTolerationSeconds), and status.qosClass.
 func podAdmission(o obj) {
-	spec := child(o, "spec", true)
+	spec := unstructured.Child(o, "spec", true)
 	if spec == nil {
 		return
 	}
@@ -287,7 +238,7 @@ func podAdmission(o obj) {
 		}
 	}
 	spec["tolerations"] = tolerations
-	status := child(o, "status", true)
+	status := unstructured.Child(o, "status", true)
 	if status != nil {
 		status["qosClass"] = qosClass(spec)
 	}
@@ -318,8 +269,8 @@ func qosClass(spec obj) string {
 	reqs, lims := map[string]string{}, map[string]string{}
 	for _, k := range []string{"initContainers", "containers"} {
 		eachObject(spec, k, func(c obj) {
-			res := child(c, "resources", false)
-			req, lim := child(res, "requests", false), child(res, "limits", false)
+			res := unstructured.Child(c, "resources", false)
+			req, lim := unstructured.Child(res, "requests", false), unstructured.Child(res, "limits", false)
 			for _, name := range []string{"cpu", "memory"} {
 				if q := quantity.Format(req[name]); q != "0" {
 					reqs[name+"/"+k+"/"+unstructured.String(c, "name")] = q

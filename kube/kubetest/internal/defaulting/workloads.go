@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package defaulting
 
 import (
 	"reflect"
@@ -11,17 +11,17 @@ import (
 
 // This file defaults the kinds kubetest serves so that kubectl finds them
 // (apply --prune, rollout history) beyond Deployments and Pods
-// (defaults.go): ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs,
+// (pod.go): ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs,
 // ReplicationControllers, Endpoints, PersistentVolumeClaims and
 // PersistentVolumes, as kube-apiserver 1.36 defaults them (checked
 // against testdata/defaults.json but for PersistentVolumes). No controller
 // acts on them: they hold what a client writes.
 
 // defaultWorkload applies the defaults of the kinds of this file, by
-// group and resource; it reports whether res is one of them.
-func defaultWorkload(res *resource, o obj) bool {
-	spec := child(o, "spec", false)
-	switch res.Group + "/" + res.Plural {
+// group and resource; it reports whether it is one of them.
+func defaultWorkload(group, plural string, o obj) bool {
+	spec := unstructured.Child(o, "spec", false)
+	switch group + "/" + plural {
 	case "apps/replicasets":
 		if spec != nil {
 			setMissing(spec, "replicas", int64(1))
@@ -45,9 +45,9 @@ func defaultWorkload(res *resource, o obj) bool {
 			setMissing(spec, "suspend", false)
 			setMissing(spec, "successfulJobsHistoryLimit", int64(3))
 			setMissing(spec, "failedJobsHistoryLimit", int64(1))
-			if jt := child(spec, "jobTemplate", false); jt != nil {
+			if jt := unstructured.Child(spec, "jobTemplate", false); jt != nil {
 				setMissing(jt, "metadata", obj{})
-				if js := child(jt, "spec", false); js != nil {
+				if js := unstructured.Child(jt, "spec", false); js != nil {
 					defaultTemplate(js)
 				}
 			}
@@ -76,28 +76,28 @@ func defaultWorkload(res *resource, o obj) bool {
 // defaultTemplate defaults the pod template spec.template: its pod spec,
 // and its metadata, an empty object when missing (a Go struct).
 func defaultTemplate(spec obj) {
-	tmpl := child(spec, "template", false)
+	tmpl := unstructured.Child(spec, "template", false)
 	if tmpl == nil {
 		return
 	}
 	setMissing(tmpl, "metadata", obj{})
-	if ps := child(tmpl, "spec", false); ps != nil {
+	if ps := unstructured.Child(tmpl, "spec", false); ps != nil {
 		defaultPodSpec(ps, false)
 	}
 }
 
 func defaultStatefulSet(spec obj) {
 	setMissing(spec, "podManagementPolicy", "OrderedReady")
-	if us := child(spec, "updateStrategy", true); us != nil {
+	if us := unstructured.Child(spec, "updateStrategy", true); us != nil {
 		if unstructured.String(us, "type") == "" {
 			us["type"] = "RollingUpdate"
 			setMissing(us, "rollingUpdate", obj{})
 		}
-		if ru := child(us, "rollingUpdate", false); ru != nil && us["type"] == "RollingUpdate" {
+		if ru := unstructured.Child(us, "rollingUpdate", false); ru != nil && us["type"] == "RollingUpdate" {
 			setMissing(ru, "partition", int64(0))
 		}
 	}
-	if p := child(spec, "persistentVolumeClaimRetentionPolicy", true); p != nil {
+	if p := unstructured.Child(spec, "persistentVolumeClaimRetentionPolicy", true); p != nil {
 		setMissing(p, "whenDeleted", "Retain")
 		setMissing(p, "whenScaled", "Retain")
 	}
@@ -107,10 +107,10 @@ func defaultStatefulSet(spec obj) {
 	eachObject(spec, "volumeClaimTemplates", func(pvc obj) {
 		setMissing(pvc, "apiVersion", "v1")
 		setMissing(pvc, "kind", "PersistentVolumeClaim")
-		if s := child(pvc, "spec", false); s != nil {
+		if s := unstructured.Child(pvc, "spec", false); s != nil {
 			setMissing(s, "volumeMode", "Filesystem")
 		}
-		if st := child(pvc, "status", true); st != nil {
+		if st := unstructured.Child(pvc, "status", true); st != nil {
 			setMissing(st, "phase", "Pending")
 		}
 	})
@@ -121,10 +121,10 @@ func defaultStatefulSet(spec obj) {
 const templateGenerationAnnotation = "deprecated.daemonset.template.generation"
 
 func defaultDaemonSet(o, spec obj) {
-	if us := child(spec, "updateStrategy", true); us != nil {
+	if us := unstructured.Child(spec, "updateStrategy", true); us != nil {
 		setMissing(us, "type", "RollingUpdate")
 		if us["type"] == "RollingUpdate" {
-			if ru := child(us, "rollingUpdate", true); ru != nil {
+			if ru := unstructured.Child(us, "rollingUpdate", true); ru != nil {
 				setMissing(ru, "maxUnavailable", int64(1))
 				setMissing(ru, "maxSurge", int64(0))
 			}
@@ -132,7 +132,7 @@ func defaultDaemonSet(o, spec obj) {
 	}
 	setMissing(spec, "revisionHistoryLimit", int64(10))
 	defaultTemplate(spec)
-	if ann := child(unstructured.Metadata(o), "annotations", true); ann != nil {
+	if ann := unstructured.Child(unstructured.Metadata(o), "annotations", true); ann != nil {
 		setMissing(ann, templateGenerationAnnotation, "1")
 	}
 }
@@ -142,10 +142,10 @@ func defaultDaemonSet(o, spec obj) {
 func keepTemplateGeneration(next, old obj) {
 	oldAnn, _ := unstructured.Metadata(old)["annotations"].(obj)
 	gen, _ := strconv.ParseInt(unstructured.String(oldAnn, templateGenerationAnnotation), 10, 64)
-	if !reflect.DeepEqual(child(child(next, "spec", false), "template", false), child(child(old, "spec", false), "template", false)) {
+	if !reflect.DeepEqual(unstructured.Child(unstructured.Child(next, "spec", false), "template", false), unstructured.Child(unstructured.Child(old, "spec", false), "template", false)) {
 		gen++
 	}
-	if ann := child(unstructured.Metadata(next), "annotations", true); ann != nil {
+	if ann := unstructured.Child(unstructured.Metadata(next), "annotations", true); ann != nil {
 		ann[templateGenerationAnnotation] = strconv.FormatInt(gen, 10)
 	}
 }
@@ -177,7 +177,7 @@ func defaultJob(o, spec obj) {
 // copyTemplateLabels gives an object without labels those of its pod
 // template (a Job, a ReplicationController).
 func copyTemplateLabels(o, spec obj) {
-	labels := child(child(child(spec, "template", false), "metadata", false), "labels", false)
+	labels := unstructured.Child(unstructured.Child(unstructured.Child(spec, "template", false), "metadata", false), "labels", false)
 	meta := unstructured.Metadata(o)
 	if cur, _ := meta["labels"].(obj); labels != nil && len(cur) == 0 {
 		meta["labels"] = unstructured.DeepCopy(labels)
@@ -189,14 +189,14 @@ func copyTemplateLabels(o, spec obj) {
 // template, a selector of the uid label; and then the labels a Job
 // without its own gets from the template when read back.
 func jobSelector(o obj) {
-	spec := child(o, "spec", false)
+	spec := unstructured.Child(o, "spec", false)
 	if spec == nil || spec["manualSelector"] == true {
 		return
 	}
 	meta := unstructured.Metadata(o)
 	name, uid := unstructured.String(meta, "name"), unstructured.String(meta, "uid")
-	tmpl := child(spec, "template", true)
-	labels := child(child(tmpl, "metadata", true), "labels", true)
+	tmpl := unstructured.Child(spec, "template", true)
+	labels := unstructured.Child(unstructured.Child(tmpl, "metadata", true), "labels", true)
 	if labels == nil {
 		return
 	}
@@ -204,14 +204,14 @@ func jobSelector(o obj) {
 		"controller-uid": uid, "batch.kubernetes.io/controller-uid": uid} {
 		setMissing(labels, k, v)
 	}
-	if match := child(child(spec, "selector", true), "matchLabels", true); match != nil {
+	if match := unstructured.Child(unstructured.Child(spec, "selector", true), "matchLabels", true); match != nil {
 		setMissing(match, "batch.kubernetes.io/controller-uid", uid)
 	}
 	copyTemplateLabels(o, spec)
 }
 
 func defaultReplicationController(o, spec obj) {
-	if labels := child(child(child(spec, "template", false), "metadata", false), "labels", false); labels != nil {
+	if labels := unstructured.Child(unstructured.Child(unstructured.Child(spec, "template", false), "metadata", false), "labels", false); labels != nil {
 		if sel, _ := spec["selector"].(obj); len(sel) == 0 {
 			spec["selector"] = unstructured.DeepCopy(labels)
 		}
@@ -224,8 +224,8 @@ func defaultReplicationController(o, spec obj) {
 // workloadAdmission adds what the default admission plugins and create
 // strategies add to the kinds of this file, owned by nobody: a Job's
 // selector, the protection finalizer of volumes and claims.
-func workloadAdmission(res *resource, o obj) {
-	switch res.Group + "/" + res.Plural {
+func workloadAdmission(group, plural string, o obj) {
+	switch group + "/" + plural {
 	case "batch/jobs":
 		jobSelector(o)
 	case "/persistentvolumeclaims":

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package events
 
 import (
 	"fmt"
@@ -11,12 +11,8 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
-// This file is the one storage of Events: the real server keeps core v1
-// Events and events.k8s.io/v1 Events in one place, as core Events, and
-// converts between the two forms on every read and write. Each form is
-// encoded as its Go type encodes it: the fields without omitempty are
-// always there (an unset time is null, an unset struct {}), the others
-// only when set.
+// obj is a decoded JSON object.
+type obj = map[string]any
 
 // eventRenames pairs the core v1 fields with their events.k8s.io/v1
 // names; the other fields (metadata, reason, type, eventTime, series,
@@ -33,9 +29,9 @@ func eventRenames() [][2]string {
 	}
 }
 
-// eventFieldAliases maps the field selectors of events.k8s.io/v1 to the
+// FieldAliases maps the field selectors of events.k8s.io/v1 to the
 // core fields they select, as the group's field label conversion does.
-func eventFieldAliases() map[string]string {
+func FieldAliases() map[string]string {
 	m := map[string]string{"reportingController": "reportingComponent"}
 	for _, f := range []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"} {
 		m["regarding."+f] = "involvedObject." + f
@@ -43,9 +39,9 @@ func eventFieldAliases() map[string]string {
 	return m
 }
 
-// coreEvent converts o, an events.k8s.io/v1 Event (or a core one, which
+// ToCore converts o, an events.k8s.io/v1 Event (or a core one, which
 // only gets its zero fields), to the core v1 form.
-func coreEvent(o obj) obj {
+func ToCore(o map[string]any) map[string]any {
 	out := renameFields(o, 1, 0)
 	for _, k := range []string{"involvedObject", "source"} {
 		if _, ok := out[k].(obj); !ok {
@@ -84,9 +80,9 @@ func coreEvent(o obj) obj {
 	return out
 }
 
-// eventsEvent converts o, a stored core v1 Event, to the events.k8s.io/v1
+// ToEvents converts o, a stored core v1 Event, to the events.k8s.io/v1
 // form.
-func eventsEvent(o obj) obj {
+func ToEvents(o map[string]any) map[string]any {
 	out := renameFields(o, 0, 1)
 	for _, k := range []string{"regarding", "deprecatedSource"} {
 		if _, ok := out[k].(obj); !ok {
@@ -145,18 +141,8 @@ func dropZero(o obj, k string) {
 	}
 }
 
-// linkEvents makes events.k8s.io/v1 Events a view of the core Events'
-// storage.
-func linkEvents(core, events *resource) {
-	core.ToStored = coreEvent
-	core.FieldAliases = eventFieldAliases()
-	events.Stored = core
-	events.ToStored = coreEvent
-	events.FromStored = eventsEvent
-}
-
-// validateEvent returns what kube-apiserver refuses of an Event about to
-// be stored, o at res's version, old the stored one (nil for a create):
+// Validate returns what kube-apiserver refuses of an Event about to be
+// stored, o of the resource plural of group (nil for other resources), old the stored one (nil for a create):
 // through either API, an Event without eventTime must be in its
 // involvedObject's namespace and one with an eventTime needs its
 // reporting fields, action and reason; a create through events.k8s.io/v1
@@ -166,23 +152,23 @@ func linkEvents(core, events *resource) {
 // Events name them (message for note), reportingController excepted;
 // values of immutable objects are shown as JSON, where the real server
 // prints Go values.
-func validateEvent(res *resource, o, old obj) []fielderr.Error {
-	if res.Plural != "events" || (res.Group != "" && res.Group != "events.k8s.io") {
+func Validate(group, plural string, o, old map[string]any) []fielderr.Error {
+	if plural != "events" || (group != "" && group != "events.k8s.io") {
 		return nil
 	}
-	e := coreEvent(o)
-	errs := legacyEventErrors(res, e)
+	e := ToCore(o)
+	errs := legacyEventErrors(group, e)
 	switch {
-	case res.Group == "":
+	case group == "":
 		return errs
 	case old == nil:
 		return append(errs, eventCreateErrors(e)...)
 	}
-	return append(errs, eventUpdateErrors(e, coreEvent(old))...)
+	return append(errs, eventUpdateErrors(e, ToCore(old))...)
 }
 
 // legacyEventErrors checks what every Event write is checked for.
-func legacyEventErrors(res *resource, e obj) []fielderr.Error {
+func legacyEventErrors(group string, e obj) []fielderr.Error {
 	var errs []fielderr.Error
 	invalid := func(field string, value any, detail string) {
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: field, Value: value, Detail: detail})
@@ -201,7 +187,7 @@ func legacyEventErrors(res *resource, e obj) []fielderr.Error {
 		invalid("involvedObject.namespace", ioNS, "does not match event.namespace")
 	}
 	controller, controllerField := unstructured.String(e, "reportingComponent"), "reportingController"
-	if res.Group == "" {
+	if group == "" {
 		controllerField = "reportingComponent"
 	}
 	if controller == "" {

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package disruption decides what a PodDisruptionBudget allows an
+// eviction, as kube-apiserver 1.36.3's pods/eviction does: which pods a
+// budget selects ([Selects]), whether a pod counts as healthy
+// ([PodReady]), and the charge of an eviction on the one budget covering
+// the pod ([Charge]), or its [Refusal]. The server finds the budgets,
+// writes the charged one as its status update and turns a Refusal into
+// the real server's 429 or 403; this package keeps no state and reads no
+// other object.
+//
+// Guarantees:
+//   - A budget whose status.observedGeneration is behind its generation
+//     refuses every eviction it guards (Busy): no disruption controller
+//     runs, so its status is what clients wrote.
+//   - A missing selector selects nothing, an empty one everything, an
+//     invalid one nothing.
+package disruption

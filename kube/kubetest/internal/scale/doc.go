@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package scale reads and writes the autoscaling/v1 Scale of an object:
+// [Paths] says where a kind keeps its spec replicas, status replicas and
+// selector (a Deployment's fixed paths, [Workload], or those of a CRD's
+// subresources.scale, [FromCRD]), [Paths.Of] makes the Scale an object
+// shows, and [SetField] writes the replicas a Scale write changes. The
+// server serves the subresource (reads the request, stores the object,
+// answers errors); this package keeps no state and reads no other
+// object.
+//
+// Guarantees:
+//   - Of never modifies o but for the metadata map [unstructured.Metadata]
+//     adds to an object without one.
+//   - A selector that is missing or not a valid LabelSelector shows as
+//     none, never as an error.
+package scale
