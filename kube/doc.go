@@ -131,7 +131,13 @@
 //  3. Call Get, List, Create, Update, Patch, Apply, Delete and Watch with
 //     your own types, [Unstructured] or [PartialObjectMetadata]; for a
 //     read, change, write: patch := kube.MergeFrom(obj), change obj,
-//     c.Patch(ctx, obj, patch) (or c.Status().Patch). A write takes
-//     options of its own ([WriteOptions]: [DryRunAll], [FieldOwner],
-//     [FieldValidation], [ForceOwnership]) over the client's.
+//     c.Patch(ctx, obj, patch) (or c.Status().Patch). Every write,
+//     Apply among them, takes options of its own one by one
+//     ([WriteOption]: [DryRunAll], [FieldOwner], [FieldValidation],
+//     [ForceOwnership], or a [WriteOptions] struct) over the client's; a
+//     delete takes [DeleteOption]s ([PropagationPolicy],
+//     [GracePeriodSeconds], [Preconditions], [DryRunAll], or a
+//     [DeleteOptions] struct), and DeleteAllOf [DeleteAllOfOption]s
+//     (those, [InNamespace], [MatchingLabels], [MatchingFields]). No
+//     option is the defaults.
 package kube

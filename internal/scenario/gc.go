@@ -69,10 +69,10 @@ func (f *fixture) release(t *testing.T, name string) {
 
 // deleteWith deletes the ConfigMap name with propagation and returns the
 // answer, the object marked deleting.
-func (f *fixture) deleteWith(t *testing.T, name, propagation string) *kube.ConfigMap {
+func (f *fixture) deleteWith(t *testing.T, name string, propagation kube.PropagationPolicy) *kube.ConfigMap {
 	t.Helper()
 	r := f.send(t, "DELETE", "/api/v1/namespaces/"+f.ns+"/configmaps/"+name, "application/json",
-		`{"propagationPolicy":"`+propagation+`"}`)
+		`{"propagationPolicy":"`+string(propagation)+`"}`)
 	if r.code != 200 {
 		t.Fatalf("delete %s with %s = %d %s", name, propagation, r.code, r.body)
 	}
