@@ -15,15 +15,15 @@ package kube
 
 // DeleteOption is one setting of a [DeleteOptions]. [PropagationPolicy],
 // [GracePeriodSeconds], [Preconditions], [DryRunAll] and DeleteOptions
-// itself are DeleteOptions.
+// itself implement it.
 type DeleteOption interface {
 	// ApplyToDelete writes the option into opts.
 	ApplyToDelete(opts *DeleteOptions)
 }
 
-// DeleteAllOfOption is one setting of a [DeleteAllOfOptions]: every
-// [DeleteOption], and [InNamespace], [MatchingLabels], [MatchingFields]
-// and DeleteAllOfOptions itself.
+// DeleteAllOfOption is one setting of a [DeleteAllOfOptions]. Every
+// [DeleteOption] above, [InNamespace], [MatchingLabels],
+// [MatchingFields] and DeleteAllOfOptions itself implement it.
 type DeleteAllOfOption interface {
 	// ApplyToDeleteAllOf writes the option into opts.
 	ApplyToDeleteAllOf(opts *DeleteAllOfOptions)

@@ -61,7 +61,7 @@ func (c *Client) Replace(ctx context.Context, obj Object, opts ...WriteOption) e
 // Status returns the writer of the status subresource, so that status
 // writes read as they do with controller-runtime, and the same on every
 // client of this module: c.Status().Update(ctx, obj),
-// c.Status().Patch(ctx, obj, patch), c.Status().Apply(ctx, obj, opts).
+// c.Status().Patch(ctx, obj, patch), c.Status().Apply(ctx, obj, opts...).
 // It costs nothing (no allocation). Other subresources have
 // [Client.SubResource].
 func (c *Client) Status() StatusWriter { return StatusWriter{c: c} }

@@ -21,8 +21,8 @@ import (
 
 // WriteOption is one setting of a [WriteOptions], of any write: create,
 // update, patch, and apply. [DryRunAll], [ForceOwnership], [FieldOwner],
-// [FieldValidation] and WriteOptions (alias ApplyOptions) itself are
-// WriteOptions.
+// [FieldValidation] and WriteOptions (alias ApplyOptions) itself
+// implement it.
 type WriteOption interface {
 	// ApplyToWrite writes the option into opts.
 	ApplyToWrite(opts *WriteOptions)
