@@ -26,7 +26,7 @@ func TestReadAfterLastFinalizerRemoved(t *testing.T) {
 		if err := e.client.Create(e.ctx, cm); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.client.Delete(e.ctx, cm, kube.DeleteOptions{}); err != nil {
+		if err := e.client.Delete(e.ctx, cm); err != nil {
 			t.Fatal(err)
 		}
 		var got kube.ConfigMap

@@ -111,7 +111,7 @@ func TestReadYourWrites(t *testing.T) {
 				}
 				time.Sleep(2 * time.Second)
 
-				if err := e.client.Delete(e.ctx, cm, kube.DeleteOptions{}); err != nil {
+				if err := e.client.Delete(e.ctx, cm); err != nil {
 					t.Fatal(err)
 				}
 				err = e.cache.Get(e.ctx, key, &got)
@@ -131,7 +131,7 @@ func TestReadYourWrites(t *testing.T) {
 					t.Fatal(err)
 				}
 				time.Sleep(2 * time.Second)
-				if err := e.client.Delete(e.ctx, held, kube.DeleteOptions{}); err != nil {
+				if err := e.client.Delete(e.ctx, held); err != nil {
 					t.Fatal(err)
 				}
 				err = e.cache.Get(e.ctx, kube.Key{Namespace: "default", Name: "held"}, &got)

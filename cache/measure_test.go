@@ -265,7 +265,7 @@ func seedRealServer(t *testing.T, kubeconfig string, n int) {
 	}
 	for name := range extra {
 		jobs <- func() error {
-			return c.Delete(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: measureNamespace, Name: name}}, kube.DeleteOptions{})
+			return c.Delete(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: measureNamespace, Name: name}})
 		}
 	}
 	close(jobs)

@@ -32,19 +32,22 @@ import (
 // made first ([cache.OwnedBy], [cache.Cache.IndexOwner]); the API server
 // knows no such field.
 //
-// Writes take options for the one write, as controller-runtime's do
-// ([kube.WriteOptions]):
+// Writes and deletes take options for the one call, as
+// controller-runtime's do ([kube.WriteOption], [kube.DeleteOption],
+// [kube.DeleteAllOfOption]); none is the defaults:
 //
 //	c.Create(ctx, obj, kube.DryRunAll, kube.FieldOwner("installer"))
+//	c.Apply(ctx, obj, kube.FieldOwner("me"), kube.ForceOwnership)
+//	c.Delete(ctx, obj, kube.PropagationForeground)
 type Client interface {
 	Get(ctx context.Context, key kube.Key, obj kube.Object) error
 	List(ctx context.Context, list kube.ObjectList, opts ...kube.ListOption) error
 	Create(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error
 	Update(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error
 	Patch(ctx context.Context, obj kube.Object, patch kube.Patch, opts ...kube.WriteOption) error
-	Apply(ctx context.Context, obj kube.Object, opts kube.ApplyOptions) error
-	Delete(ctx context.Context, obj kube.Object, opts kube.DeleteOptions) error
-	DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts kube.DeleteAllOfOptions) error
+	Apply(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error
+	Delete(ctx context.Context, obj kube.Object, opts ...kube.DeleteOption) error
+	DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts ...kube.DeleteAllOfOption) error
 	Status() kube.StatusWriter
 	SubResource(name string) kube.SubResourceClient
 }

@@ -65,7 +65,7 @@ func TestFinalizers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := c.Delete(ctx, o, kube.DeleteOptions{}); err != nil {
+	if err := c.Delete(ctx, o); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Get(ctx, o.Key(), o); err != nil || o.DeletionTimestamp == nil {

@@ -198,7 +198,7 @@ func TestFinalizerRunsOnce(t *testing.T) {
 		mgr.start(t)
 		synctest.Wait()
 		t.Cleanup(srv.LagWatches("", time.Second, time.Second))
-		if err := client.Delete(t.Context(), obj, kube.DeleteOptions{}); err != nil {
+		if err := client.Delete(t.Context(), obj); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(10 * time.Second)

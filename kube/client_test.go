@@ -200,7 +200,7 @@ func TestGetListWritePaths(t *testing.T) {
 		"update": func() error { return c.Update(ctx, &cm) },
 		"patch":  func() error { return c.Patch(ctx, &cm, Patch{Type: MergePatch, Data: []byte(`{}`)}) },
 		"apply":  func() error { return c.Apply(ctx, &cm, ApplyOptions{Force: true}) },
-		"delete": func() error { return c.Delete(ctx, &cm, DeleteOptions{}) },
+		"delete": func() error { return c.Delete(ctx, &cm) },
 	} {
 		if err := call(); err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -40,6 +40,15 @@
 //     read, sent without its resourceVersion (unless asked), so a write
 //     from a stale read does not Conflict and does not undo fields it
 //     left alone. A [Patch] literal, Patch{Type, Data}, is sent as is.
+//   - List, the writes and the deletes take their options one by one, in
+//     one style (List: [ListOption]; Create, Update, Replace, Patch,
+//     Apply: [WriteOption]; Delete: [DeleteOption]; DeleteAllOf:
+//     [DeleteAllOfOption]), as controller-runtime's do. The options
+//     struct of each is itself an option, so a call that passes one
+//     reads as it always did; no option is the defaults; options apply
+//     in order, the last that sets a field winning (flags, once set,
+//     stay set), and label and field selectors from several are ANDed.
+//     ListEach and Watch take a [ListOptions] ([NewListOptions]).
 //   - A watch is decoded event by event as the server flushes it, and a
 //     [List] or [Client.ListEach] item by item; neither is buffered whole.
 //     Each object is decoded in one pass over its JSON, by plans per Go
@@ -131,7 +140,13 @@
 //  3. Call Get, List, Create, Update, Patch, Apply, Delete and Watch with
 //     your own types, [Unstructured] or [PartialObjectMetadata]; for a
 //     read, change, write: patch := kube.MergeFrom(obj), change obj,
-//     c.Patch(ctx, obj, patch) (or c.Status().Patch). A write takes
-//     options of its own ([WriteOptions]: [DryRunAll], [FieldOwner],
-//     [FieldValidation], [ForceOwnership]) over the client's.
+//     c.Patch(ctx, obj, patch) (or c.Status().Patch). Every write,
+//     Apply among them, takes options of its own one by one
+//     ([WriteOption]: [DryRunAll], [FieldOwner], [FieldValidation],
+//     [ForceOwnership], or a [WriteOptions] struct) over the client's; a
+//     delete takes [DeleteOption]s ([PropagationPolicy],
+//     [GracePeriodSeconds], [Preconditions], [DryRunAll], or a
+//     [DeleteOptions] struct), and DeleteAllOf [DeleteAllOfOption]s
+//     (those, [InNamespace], [MatchingLabels], [MatchingFields]). No
+//     option is the defaults.
 package kube

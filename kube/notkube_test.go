@@ -35,7 +35,7 @@ func TestWrongServerIsNotNotFound(t *testing.T) {
 		"Get":     func() error { return c.Get(ctx, cm.Key(), cm) },
 		"List":    func() error { return c.List(ctx, &list, ListOptions{Namespace: "ns"}) },
 		"Create":  func() error { return c.Create(ctx, cm) },
-		"Delete":  func() error { return c.Delete(ctx, cm, DeleteOptions{}) },
+		"Delete":  func() error { return c.Delete(ctx, cm) },
 		"Mapping": func() error { _, err := c.Mapping(ctx, cm.GroupVersionKind()); return err },
 		"Watch": func() error {
 			w, err := c.Watch(ctx, cm.GroupVersionKind(), ListOptions{})

@@ -109,8 +109,11 @@ type DeleteOptions struct {
 	// Preconditions make the delete fail with a Conflict unless the object
 	// still has this uid and resourceVersion.
 	Preconditions *Preconditions `json:"preconditions,omitempty"`
-	// PropagationPolicy is "Orphan", "Background" or "Foreground".
-	PropagationPolicy  string `json:"propagationPolicy,omitempty"`
+	// PropagationPolicy is [PropagationOrphan], [PropagationBackground]
+	// or [PropagationForeground]; empty is the kind's default.
+	PropagationPolicy PropagationPolicy `json:"propagationPolicy,omitempty"`
+	// GracePeriodSeconds, when not nil, replaces the object's own grace
+	// period (a pod's terminationGracePeriodSeconds).
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
 	// DryRun asks the server to answer as if it deleted, deleting
 	// nothing, as [ClientOptions.DryRun] does for every write.
@@ -122,13 +125,6 @@ type Preconditions struct {
 	UID             *string `json:"uid,omitempty"`
 	ResourceVersion *string `json:"resourceVersion,omitempty"`
 }
-
-// The values of DeleteOptions.PropagationPolicy.
-const (
-	PropagationOrphan     = "Orphan"
-	PropagationBackground = "Background"
-	PropagationForeground = "Foreground"
-)
 
 // DeleteAllOfOptions select the objects DeleteAllOf deletes.
 type DeleteAllOfOptions struct {

@@ -87,7 +87,7 @@ func (s SubResourceClient) Patch(ctx context.Context, obj, sub Object, patch Pat
 
 // Apply sends sub as a server-side apply configuration of obj's
 // subresource (see [Client.Apply]) and reads the result into sub.
-func (s SubResourceClient) Apply(ctx context.Context, obj, sub Object, opts ApplyOptions) error {
+func (s SubResourceClient) Apply(ctx context.Context, obj, sub Object, opts ...WriteOption) error {
 	return s.c.apply(ctx, "apply "+s.name+" of", obj, s.name, named(sub, obj), opts)
 }
 

@@ -61,7 +61,7 @@ func (c *Client) Replace(ctx context.Context, obj Object, opts ...WriteOption) e
 // Status returns the writer of the status subresource, so that status
 // writes read as they do with controller-runtime, and the same on every
 // client of this module: c.Status().Update(ctx, obj),
-// c.Status().Patch(ctx, obj, patch), c.Status().Apply(ctx, obj, opts).
+// c.Status().Patch(ctx, obj, patch), c.Status().Apply(ctx, obj, opts...).
 // It costs nothing (no allocation). Other subresources have
 // [Client.SubResource].
 func (c *Client) Status() StatusWriter { return StatusWriter{c: c} }
@@ -94,8 +94,8 @@ func (s StatusWriter) Patch(ctx context.Context, obj Object, patch Patch, opts .
 }
 
 // Apply applies obj's status as a server-side apply configuration (see
-// [Client.Apply]); opts.Force takes the fields other managers own.
-func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
+// [Client.Apply]); [ForceOwnership] takes the fields other managers own.
+func (s StatusWriter) Apply(ctx context.Context, obj Object, opts ...WriteOption) error {
 	return s.c.apply(ctx, "apply status of", obj, "status", obj, opts)
 }
 
@@ -163,21 +163,29 @@ func (c *Client) Patch(ctx context.Context, obj Object, patch Patch, opts ...Wri
 }
 
 // Apply sends obj as a server-side apply configuration: the fields set in
-// obj's JSON become owned by opts.FieldManager, the server creates the
+// obj's JSON become owned by the field manager, the server creates the
 // object if it does not exist, and the result is read back into obj.
+// A field manager is required: [FieldOwner] (or
+// [ApplyOptions.FieldManager]), else [ClientOptions.FieldManager].
+// [ForceOwnership] takes the fields other managers own instead of
+// failing with a Conflict.
 // Declare apply types with omitempty on every optional field: a zero field
 // that is encoded is a field you claim. obj's managedFields are not sent
 // (the server refuses them), so an object read back can be applied again.
 // The other fields of opts refine the write as they do any other.
-func (c *Client) Apply(ctx context.Context, obj Object, opts ApplyOptions) error {
+func (c *Client) Apply(ctx context.Context, obj Object, opts ...WriteOption) error {
 	return c.apply(ctx, "apply", obj, "", obj, opts)
 }
 
 // apply sends out (obj itself, or the body of obj's subresource sub) as
 // an apply configuration to obj's path.
-func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string, out Object, opts ApplyOptions) error {
+func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string, out Object, opts []WriteOption) error {
 	if err := c.check(obj); err != nil { // out is obj, or a subresource body the caller passed
 		return err
+	}
+	var o WriteOptions
+	for _, opt := range opts {
+		opt.ApplyToWrite(&o)
 	}
 	gvk := out.GroupVersionKind()
 	if s, ok := out.(interface{ SetGroupVersionKind(GroupVersionKind) }); ok {
@@ -190,26 +198,32 @@ func (c *Client) apply(ctx context.Context, verb string, obj Object, sub string,
 	meta.ManagedFields = nil
 	body, err := json.Marshal(out)
 	meta.ManagedFields = managed
-	if err == nil && opts.FieldManager == "" && c.fieldManager == "" {
-		err = errors.New("a field manager is required (ApplyOptions.FieldManager or ClientOptions.FieldManager)")
+	if err == nil && o.FieldManager == "" && c.fieldManager == "" {
+		err = errors.New("a field manager is required (FieldOwner, ApplyOptions.FieldManager or ClientOptions.FieldManager)")
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s %s: %w", verb, obj.GroupVersionKind().Kind, describe(obj.GetObjectMeta()), err)
 	}
-	return c.write(ctx, verb, http.MethodPatch, obj, sub, out, &Patch{Type: ApplyPatch, Data: body}, opts, nil, nil)
+	return c.write(ctx, verb, http.MethodPatch, obj, sub, out, &Patch{Type: ApplyPatch, Data: body}, o, nil, nil)
 }
 
 // Delete deletes the object obj names. An object with finalizers is only
 // marked for deletion (its deletionTimestamp set) until they are removed.
-func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) error {
+// opts refine the delete (see [DeleteOption]); none is the server's
+// defaults.
+func (c *Client) Delete(ctx context.Context, obj Object, opts ...DeleteOption) error {
 	if err := c.check(obj); err != nil {
 		return err
+	}
+	var o DeleteOptions
+	for _, opt := range opts {
+		opt.ApplyToDelete(&o)
 	}
 	gvk := obj.GroupVersionKind()
 	meta := obj.GetObjectMeta()
 	r, err := c.objectRequest(ctx, http.MethodDelete, gvk, meta.Key(), "")
 	if err == nil {
-		err = c.sendDelete(ctx, r, opts, gvk, meta.Key())
+		err = c.sendDelete(ctx, r, o, gvk, meta.Key())
 	}
 	if err != nil {
 		return fmt.Errorf("delete %s %s: %w", gvk.Kind, describe(meta), err)
@@ -217,13 +231,19 @@ func (c *Client) Delete(ctx context.Context, obj Object, opts DeleteOptions) err
 	return nil
 }
 
-// DeleteAllOf deletes every object of kind gvk that opts select.
-func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts DeleteAllOfOptions) error {
+// DeleteAllOf deletes every object of kind gvk that opts select (see
+// [DeleteAllOfOption]): with none, every object of the kind in every
+// namespace.
+func (c *Client) DeleteAllOf(ctx context.Context, gvk GroupVersionKind, opts ...DeleteAllOfOption) error {
+	var o DeleteAllOfOptions
+	for _, opt := range opts {
+		opt.ApplyToDeleteAllOf(&o)
+	}
 	m, err := c.Mapping(ctx, gvk)
 	if err == nil {
-		lo := ListOptions{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}
-		r := &request{method: http.MethodDelete, path: c.collectionPath(m, opts.Namespace), query: lo.query(false)}
-		err = c.sendDelete(ctx, r, opts.DeleteOptions, gvk, Key{})
+		lo := ListOptions{LabelSelector: o.LabelSelector, FieldSelector: o.FieldSelector}
+		r := &request{method: http.MethodDelete, path: c.collectionPath(m, o.Namespace), query: lo.query(false)}
+		err = c.sendDelete(ctx, r, o.DeleteOptions, gvk, Key{})
 	}
 	if err != nil {
 		return fmt.Errorf("delete all of %s: %w", gvk.Kind, err)

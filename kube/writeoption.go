@@ -13,14 +13,16 @@ import (
 //
 //	c.Create(ctx, obj, kube.DryRunAll, kube.FieldOwner("installer"))
 //	c.Status().Patch(ctx, obj, patch, kube.FieldValidationStrict)
-//	c.Apply(ctx, obj, kube.ApplyOptions{FieldManager: "me", Force: true, DryRun: true})
+//	c.Apply(ctx, obj, kube.FieldOwner("me"), kube.ForceOwnership, kube.DryRunAll)
 //
 // A [WriteOptions] struct is itself an option, and [ApplyOptions] is the
-// same struct: Apply takes it whole.
+// same struct, so c.Apply(ctx, obj, kube.ApplyOptions{FieldManager: "me",
+// Force: true}) reads as before. No option is the client's defaults.
 
-// WriteOption is one setting of a [WriteOptions]. [DryRunAll],
-// [ForceOwnership], [FieldOwner], [FieldValidation] and WriteOptions
-// itself are WriteOptions.
+// WriteOption is one setting of a [WriteOptions], of any write: create,
+// update, patch, and apply. [DryRunAll], [ForceOwnership], [FieldOwner],
+// [FieldValidation] and WriteOptions (alias ApplyOptions) itself
+// implement it.
 type WriteOption interface {
 	// ApplyToWrite writes the option into opts.
 	ApplyToWrite(opts *WriteOptions)
@@ -73,23 +75,35 @@ type WriteFlag int
 
 // The flags of a write.
 const (
-	// DryRunAll sets [WriteOptions.DryRun].
-	DryRunAll WriteFlag = iota + 1
-	// ForceOwnership sets [WriteOptions.Force].
-	ForceOwnership
+	// ForceOwnership sets [WriteOptions.Force], for an apply.
+	ForceOwnership WriteFlag = iota + 2
 )
 
 // ApplyToWrite implements [WriteOption].
 func (f WriteFlag) ApplyToWrite(o *WriteOptions) {
-	switch f {
-	case DryRunAll:
-		o.DryRun = true
-	case ForceOwnership:
+	if f == ForceOwnership {
 		o.Force = true
 	}
 }
 
-// FieldOwner sets [WriteOptions.FieldManager].
+// DryRunFlag is the type of [DryRunAll], an option of every write and
+// delete.
+type DryRunFlag int
+
+// DryRunAll sets [WriteOptions.DryRun], or [DeleteOptions.DryRun].
+const DryRunAll DryRunFlag = 1
+
+// ApplyToWrite implements [WriteOption].
+func (f DryRunFlag) ApplyToWrite(o *WriteOptions) { o.DryRun = o.DryRun || f == DryRunAll }
+
+// ApplyToDelete implements [DeleteOption].
+func (f DryRunFlag) ApplyToDelete(o *DeleteOptions) { o.DryRun = o.DryRun || f == DryRunAll }
+
+// ApplyToDeleteAllOf implements [DeleteAllOfOption].
+func (f DryRunFlag) ApplyToDeleteAllOf(o *DeleteAllOfOptions) { f.ApplyToDelete(&o.DeleteOptions) }
+
+// FieldOwner sets [WriteOptions.FieldManager], of any write, an apply
+// among them.
 type FieldOwner string
 
 // ApplyToWrite implements [WriteOption].

@@ -13,14 +13,14 @@ import (
 func TestZeroValues(t *testing.T) {
 	zerotest.Walk(t, ".", zerotest.Types{
 		Values: []any{
-			new(Client), new(Config), new(ConfigMap), new(Continue), new(Event), new(Eviction),
+			new(Client), new(Config), new(ConfigMap), new(Continue), new(DeleteAllOfOptions), new(DeleteOptions), new(DryRunFlag), new(Event), new(Eviction),
 			new(ExecConfig), new(ExecEnvVar), new(FieldError), new(FieldOwner), new(FieldRequirement),
-			new(FieldSelector), new(FieldValidation), new(GroupVersionKind), new(HasLabels), new(HashRange),
+			new(FieldSelector), new(FieldValidation), new(GracePeriodSeconds), new(GroupVersionKind), new(HasLabels), new(HashRange),
 			new(InNamespace), new(IntOrString), new(Key), new(LabelSelector), new(Lease), new(Limit),
 			new(List[ConfigMap]), new(List[Unstructured]), new(ListMeta), new(ListOptions), new(MatchingFields),
 			new(MatchingFieldsSelector), new(MatchingLabels), new(MatchingLabelsSelector), new(MicroTime),
 			new(Namespace), new(NoKindMatchError), new(NotKubernetesError), new(ObjectMeta), new(OwnerReference),
-			new(Patch), new(Requirement), new(Scale), new(Secret), new(Selector), new(ShardField),
+			new(Patch), new(Preconditions), new(PropagationPolicy), new(Requirement), new(Scale), new(Secret), new(Selector), new(ShardField),
 			new(ShardSelector), new(StatusError), new(StatusWriter), new(SubResourceClient), new(TLSConfig),
 			new(Time), new(TypeMeta), new(UndeclaredFieldsError), new(Unstructured), new(WatchEvent), new(Watcher), new(WriteFlag),
 			new(WriteOptions),

@@ -215,7 +215,7 @@ func (c *cluster) admin() *kube.Client {
 func (c *cluster) deleteLease() {
 	c.t.Helper()
 	l := &kube.Lease{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: testLease}}
-	if err := c.admin().Delete(context.Background(), l, kube.DeleteOptions{}); err != nil {
+	if err := c.admin().Delete(context.Background(), l); err != nil {
 		c.t.Fatal(err)
 	}
 }

@@ -104,18 +104,19 @@ func (c *Client) Patch(ctx context.Context, obj kube.Object, patch kube.Patch, o
 // Apply sends obj as a server-side apply configuration (see
 // [kube.Client.Apply]); the field manager defaults to
 // Options.FieldManager.
-func (c *Client) Apply(ctx context.Context, obj kube.Object, opts kube.ApplyOptions) error {
-	return c.kube().Apply(ctx, obj, opts)
+func (c *Client) Apply(ctx context.Context, obj kube.Object, opts ...kube.WriteOption) error {
+	return c.kube().Apply(ctx, obj, opts...)
 }
 
-// Delete deletes the object obj names.
-func (c *Client) Delete(ctx context.Context, obj kube.Object, opts kube.DeleteOptions) error {
-	return c.kube().Delete(ctx, obj, opts)
+// Delete deletes the object obj names (see [kube.Client.Delete]).
+func (c *Client) Delete(ctx context.Context, obj kube.Object, opts ...kube.DeleteOption) error {
+	return c.kube().Delete(ctx, obj, opts...)
 }
 
-// DeleteAllOf deletes every object of kind gvk that opts select.
-func (c *Client) DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts kube.DeleteAllOfOptions) error {
-	return c.kube().DeleteAllOf(ctx, gvk, opts)
+// DeleteAllOf deletes every object of kind gvk that opts select (see
+// [kube.Client.DeleteAllOf]).
+func (c *Client) DeleteAllOf(ctx context.Context, gvk kube.GroupVersionKind, opts ...kube.DeleteAllOfOption) error {
+	return c.kube().DeleteAllOf(ctx, gvk, opts...)
 }
 
 // Status returns the writer of the status subresource, which writes to

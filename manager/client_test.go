@@ -82,7 +82,7 @@ func TestClientReadsCacheAndWritesServer(t *testing.T) {
 		}
 		applied := &kube.ConfigMap{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "applied"}, Data: map[string]string{"x": "y"}}
-		if err := c.Apply(ctx, applied, kube.ApplyOptions{}); err != nil {
+		if err := c.Apply(ctx, applied); err != nil {
 			t.Fatalf("Apply with the default field manager: %v", err)
 		}
 		synctest.Wait()
@@ -90,10 +90,10 @@ func TestClientReadsCacheAndWritesServer(t *testing.T) {
 		if err := c.Get(ctx, kube.Key{Namespace: "default", Name: "fresh"}, &got); err != nil || got.Data["a"] != "2" || got.Data["b"] != "3" {
 			t.Errorf("cached fresh = %v (%v), want a=2 b=3", got.Data, err)
 		}
-		if err := c.Delete(ctx, fresh, kube.DeleteOptions{}); err != nil {
+		if err := c.Delete(ctx, fresh); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.DeleteAllOf(ctx, fresh.GroupVersionKind(), kube.DeleteAllOfOptions{Namespace: "default"}); err != nil {
+		if err := c.DeleteAllOf(ctx, fresh.GroupVersionKind(), kube.InNamespace("default")); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()

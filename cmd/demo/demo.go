@@ -147,7 +147,7 @@ func demo(ctx context.Context, out io.Writer, log *slog.Logger) error {
 	}
 
 	fmt.Fprintf(out, "deleting %s\n", st.source)
-	if err := client.Delete(ctx, source, kube.DeleteOptions{}); err != nil {
+	if err := client.Delete(ctx, source); err != nil {
 		return err
 	}
 	if err := st.expect(ctx, "no copies left", ""); err != nil {

@@ -161,7 +161,7 @@ func TestGarbageCollectionFlag(t *testing.T) {
 		if err := c.Create(t.Context(), dep); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Delete(t.Context(), owner, kube.DeleteOptions{}); err != nil {
+		if err := c.Delete(t.Context(), owner); err != nil {
 			t.Fatal(err)
 		}
 		err = c.Get(t.Context(), dep.Key(), &kube.ConfigMap{})

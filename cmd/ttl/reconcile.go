@@ -68,10 +68,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	// Delete the object as the cache saw it: if it changed since (its
 	// TTL, say), the server answers Conflict and it is judged again.
 	uid, rv := obj.UID, obj.ResourceVersion
-	err = r.client.Delete(ctx, obj, kube.DeleteOptions{
-		Preconditions:     &kube.Preconditions{UID: &uid, ResourceVersion: &rv},
-		PropagationPolicy: kube.PropagationBackground,
-	})
+	err = r.client.Delete(ctx, obj, kube.Preconditions{UID: &uid, ResourceVersion: &rv}, kube.PropagationBackground)
 	switch {
 	case kube.IsNotFound(err):
 		return controller.Result{}, nil

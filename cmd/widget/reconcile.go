@@ -121,7 +121,7 @@ func (r *reconciler) finalize(ctx context.Context, w *Widget) error {
 	}
 	for i := range cms.Items {
 		cm := &cms.Items[i]
-		if err := r.client.Delete(ctx, cm, kube.DeleteOptions{}); err != nil && !kube.IsNotFound(err) {
+		if err := r.client.Delete(ctx, cm); err != nil && !kube.IsNotFound(err) {
 			return err
 		}
 		r.events.Eventf(w, manager.Normal, "ConfigMapDeleted", "Finalize", "ConfigMap %s deleted", cm.Name)

@@ -82,7 +82,7 @@ func TestWidgetLifecycle(t *testing.T) {
 		// Deletion while no replica runs: the finalizer holds the Widget
 		// until a restarted replica cleans up.
 		b.stop()
-		if err := c.Delete(ctx, w, kube.DeleteOptions{}); err != nil {
+		if err := c.Delete(ctx, w); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Minute)
@@ -162,7 +162,7 @@ func TestWidgetStaleReads(t *testing.T) {
 			}
 			return false
 		}, 0)
-		if err := c.Delete(ctx, w, kube.DeleteOptions{}); err != nil {
+		if err := c.Delete(ctx, w); err != nil {
 			t.Fatal(err)
 		}
 		eventually(t, "Widget and ConfigMap deleted", func() error {

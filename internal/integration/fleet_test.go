@@ -119,7 +119,7 @@ func TestFleetEndToEnd(t *testing.T) {
 	}{{host, home}, {host, target["one"]}, {secondClient, target["two"]}} {
 		create(ns.c, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns.name}})
 		t.Cleanup(func() {
-			_ = ns.c.Delete(context.Background(), &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns.name}}, kube.DeleteOptions{})
+			_ = ns.c.Delete(context.Background(), &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns.name}})
 		})
 	}
 	source := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: home, Name: "source"}, Data: map[string]string{"greeting": "hello"}}
@@ -190,7 +190,7 @@ func TestFleetEndToEnd(t *testing.T) {
 		t.Fatalf("engaged %v, want [one two]", got)
 	}
 
-	if err := host.Delete(ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: home, Name: "one"}}, kube.DeleteOptions{}); err != nil {
+	if err := host.Delete(ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: home, Name: "one"}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "cluster one disengaged", func() error {

@@ -184,8 +184,8 @@ current-context: c
 		ctx := context.Background()
 		crd := &kube.Unstructured{ObjectMeta: kube.ObjectMeta{Name: "gizmos." + tg.group}}
 		crd.SetGroupVersionKind(kube.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
-		_ = c.Delete(ctx, crd, kube.DeleteOptions{})
-		_ = c.Delete(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: tg.ns}}, kube.DeleteOptions{})
+		_ = c.Delete(ctx, crd)
+		_ = c.Delete(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: tg.ns}})
 	})
 }
 

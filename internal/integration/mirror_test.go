@@ -55,7 +55,7 @@ func TestMirrorEndToEnd(t *testing.T) {
 		return nil
 	})
 
-	if err := c.Delete(ctx, secret, kube.DeleteOptions{}); err != nil {
+	if err := c.Delete(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the copy and the source gone", func() error {

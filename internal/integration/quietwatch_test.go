@@ -36,7 +36,7 @@ func TestQuietWatchOnRealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = c.Delete(context.Background(), &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}, kube.DeleteOptions{})
+		_ = c.Delete(context.Background(), &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}})
 	})
 	if err := c.Create(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "only"}}); err != nil {
 		t.Fatal(err)

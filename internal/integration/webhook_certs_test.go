@@ -77,7 +77,7 @@ func TestWebhookCertificatesRotate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Delete(context.Background(), &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: name}}, kube.DeleteOptions{})
+	defer c.Delete(context.Background(), &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: name}})
 	source := &servedCerts{Certs: kc, serials: map[string]bool{}, cas: map[string]bool{}}
 	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, Certificates: source})
 	if err != nil {
@@ -149,7 +149,7 @@ func TestWebhookCertificatesRotate(t *testing.T) {
 	made = append(made, crd)
 	defer func() {
 		for _, obj := range made {
-			c.Delete(context.Background(), obj, kube.DeleteOptions{})
+			c.Delete(context.Background(), obj)
 		}
 	}()
 

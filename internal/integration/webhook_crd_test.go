@@ -122,7 +122,7 @@ func TestMutatingWebhookLargeArray(t *testing.T) {
 	if err := c.Create(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Delete(context.Background(), crd, kube.DeleteOptions{})
+	defer c.Delete(context.Background(), crd)
 	gvk := kube.GroupVersionKind{Group: gizmoGroup, Version: "v1", Kind: kind}
 
 	const path = "/mutate-gizmos"
@@ -143,7 +143,7 @@ func TestMutatingWebhookLargeArray(t *testing.T) {
 	if err := c.Create(ctx, mwc); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Delete(context.Background(), mwc, kube.DeleteOptions{})
+	defer c.Delete(context.Background(), mwc)
 
 	items := make([]any, 5000)
 	for i := range items {
@@ -159,7 +159,7 @@ func TestMutatingWebhookLargeArray(t *testing.T) {
 		if err := c.Create(ctx, g); err != nil {
 			return err
 		}
-		defer c.Delete(context.Background(), g, kube.DeleteOptions{})
+		defer c.Delete(context.Background(), g)
 		out, _ := g.Field("spec", "items")
 		if list, _ := out.([]any); len(list) == 0 || list[0].(map[string]any)["protocol"] != "TCP" {
 			return fmt.Errorf("created without the webhook's patch")
@@ -230,7 +230,7 @@ func TestConversionWebhook(t *testing.T) {
 	if err := c.Create(ctx, crd); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Delete(context.Background(), crd, kube.DeleteOptions{})
+	defer c.Delete(context.Background(), crd)
 	ns := "default"
 	eventually(t, "CRD served", func() error {
 		var list kube.List[kube.Unstructured]

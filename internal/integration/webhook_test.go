@@ -57,7 +57,7 @@ func TestValidatingWebhook(t *testing.T) {
 	if err := c.Create(ctx, vwc); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Delete(context.Background(), vwc, kube.DeleteOptions{})
+	defer c.Delete(context.Background(), vwc)
 
 	red := func(n string) *kube.ConfigMap {
 		return &kube.ConfigMap{
@@ -72,7 +72,7 @@ func TestValidatingWebhook(t *testing.T) {
 		if denied = c.Create(ctx, cm); denied != nil {
 			break
 		}
-		c.Delete(ctx, cm, kube.DeleteOptions{})
+		c.Delete(ctx, cm)
 	}
 	if !kube.IsForbidden(denied) || !strings.Contains(denied.Error(), `denied the request: data.color: "red" is reserved`) {
 		t.Fatalf("create of a red ConfigMap = %v, want Forbidden by the webhook", denied)
@@ -82,7 +82,7 @@ func TestValidatingWebhook(t *testing.T) {
 	if err := c.Create(ctx, blue); err != nil {
 		t.Errorf("create of a blue ConfigMap = %v, want it admitted", err)
 	}
-	c.Delete(ctx, blue, kube.DeleteOptions{})
+	c.Delete(ctx, blue)
 }
 
 // webhookConfiguration is a Validating- or MutatingWebhookConfiguration

@@ -85,7 +85,7 @@ func TestWidgetEndToEnd(t *testing.T) {
 	})
 	b.stop(t)
 
-	if err := c.Delete(ctx, w, kube.DeleteOptions{}); err != nil {
+	if err := c.Delete(ctx, w); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Get(ctx, key, widgetObject(key)); err != nil {

@@ -23,7 +23,7 @@ func testCacheOptions(t *testing.T, f *fixture) {
 	a, b := f.ns, f.ns+"-sel"
 	nsb := &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: b}}
 	f.mustCreate(t, nsb)
-	t.Cleanup(func() { _ = f.c.Delete(context.Background(), nsb, kube.DeleteOptions{}) })
+	t.Cleanup(func() { _ = f.c.Delete(context.Background(), nsb) })
 	create := func(ns, name, tier string) {
 		t.Helper()
 		f.mustCreate(t, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"tier": tier}}})

@@ -61,7 +61,7 @@ func (f *fixture) installWidgets(t *testing.T) kube.GroupVersionKind {
 	kind := "Widget" + suffix
 	crd := widgetCRD("widgets"+suffix, kind)
 	f.mustCreate(t, crd)
-	t.Cleanup(func() { _ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{}) })
+	t.Cleanup(func() { _ = f.c.Delete(f.ctx, crd) })
 	gvk := kube.GroupVersionKind{Group: widgetGroup, Version: "v1", Kind: kind}
 	f.eventually(t, "CRD served", func() error {
 		var list kube.List[kube.Unstructured]

@@ -18,13 +18,13 @@ func testCRDDeleted(t *testing.T, f *fixture) {
 	group := "gone-" + randomSuffix() + ".kubeloop.dev"
 	crd := widgetCRDIn(group, "widgets", "Widget")
 	f.mustCreate(t, crd)
-	t.Cleanup(func() { _ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{}) })
+	t.Cleanup(func() { _ = f.c.Delete(f.ctx, crd) })
 	gvk := kube.GroupVersionKind{Group: group, Version: "v1", Kind: "Widget"}
 	w := &kube.Unstructured{ObjectMeta: kube.ObjectMeta{Namespace: f.ns, Name: "w"}}
 	w.SetGroupVersionKind(gvk)
 	f.eventually(t, "CRD served", func() error { return f.c.Create(f.ctx, w) })
 
-	if err := f.c.Delete(f.ctx, crd, kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, crd); err != nil {
 		t.Fatal(err)
 	}
 	path := "/apis/" + group + "/v1/namespaces/" + f.ns + "/widgets/w"

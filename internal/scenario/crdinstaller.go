@@ -46,7 +46,7 @@ func testCRDInstaller(t *testing.T, f *fixture) {
 		return def
 	}
 	name := "gears." + gvk.Group
-	t.Cleanup(func() { _ = f.c.Delete(context.Background(), build(), kube.DeleteOptions{}) })
+	t.Cleanup(func() { _ = f.c.Delete(context.Background(), build()) })
 	for i, step := range []struct {
 		def  *crd.CustomResourceDefinition
 		want string

@@ -38,7 +38,7 @@ func testCRDFromGoTypes(t *testing.T, f *fixture) {
 	}
 	t.Cleanup(func() {
 		for _, c := range []*crd.CustomResourceDefinition{sprockets, cogs} {
-			_ = f.c.Delete(context.Background(), c, kube.DeleteOptions{})
+			_ = f.c.Delete(context.Background(), c)
 		}
 	})
 	ctx, cancel := context.WithTimeout(f.ctx, f.env.Wait)
@@ -187,7 +187,7 @@ func testCRDCluster(t *testing.T, f *fixture, gvk kube.GroupVersionKind) {
 	if err := f.c.Create(f.ctx, c); err != nil {
 		t.Fatalf("create a Cog: %v", err)
 	}
-	t.Cleanup(func() { _ = f.c.Delete(context.Background(), c, kube.DeleteOptions{}) })
+	t.Cleanup(func() { _ = f.c.Delete(context.Background(), c) })
 	if c.Namespace != "" || c.CogFields != want.CogFields || !reflect.DeepEqual(c.Teeth, want.Teeth) {
 		t.Errorf("Cog read back = %+v, want %+v", c, want)
 	}

@@ -70,7 +70,7 @@ func (f *fixture) installSchemaCRD(t *testing.T, kind, plural, schema string) sc
 	t.Cleanup(func() {
 		crd := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
 			ObjectMeta: kube.ObjectMeta{Name: c.crd}}
-		_ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{})
+		_ = f.c.Delete(f.ctx, crd)
 	})
 	f.eventually(t, "CRD served", func() error {
 		if r := f.send(t, "GET", c.collection, "", ""); r.code != 200 {
@@ -331,7 +331,7 @@ func testNonStructuralCRD(t *testing.T, f *fixture) {
 		if r.code == 201 {
 			crd := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
 				ObjectMeta: kube.ObjectMeta{Name: name}}
-			_ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{})
+			_ = f.c.Delete(f.ctx, crd)
 		}
 		expectStatus(t, "CRD with schema "+tc.schema, r, 422, "Invalid",
 			fmt.Sprintf("CustomResourceDefinition.apiextensions.k8s.io %q is invalid: %s", name, tc.errs))

@@ -48,13 +48,13 @@ func testCRUD(t *testing.T, f *fixture) {
 		t.Errorf("conflict message %q, want the server's", err)
 	}
 
-	if err := f.c.Delete(f.ctx, &got, kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, &got); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.c.Get(f.ctx, cm.Key(), &got); !kube.IsNotFound(err) {
 		t.Errorf("Get after Delete = %v, want NotFound", err)
 	}
-	if err := f.c.Delete(f.ctx, &got, kube.DeleteOptions{}); !kube.IsNotFound(err) {
+	if err := f.c.Delete(f.ctx, &got); !kube.IsNotFound(err) {
 		t.Errorf("second Delete = %v, want NotFound", err)
 	}
 }
@@ -102,7 +102,7 @@ func testFinalizers(t *testing.T, f *fixture) {
 	cm := f.configMap("fin", nil, nil)
 	cm.Finalizers = []string{"kubeloop.dev/test"}
 	f.mustCreate(t, cm)
-	if err := f.c.Delete(f.ctx, cm, kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, cm); err != nil {
 		t.Fatal(err)
 	}
 	var got kube.ConfigMap
@@ -130,7 +130,7 @@ func testDeletePreconditions(t *testing.T, f *fixture) {
 		t.Fatalf("Delete with a wrong uid precondition = %v, want Conflict", err)
 	}
 	uid := cm.UID
-	if err := f.c.Delete(f.ctx, cm, kube.DeleteOptions{Preconditions: &kube.Preconditions{UID: &uid}}); err != nil {
+	if err := f.c.Delete(f.ctx, cm, kube.Preconditions{UID: &uid}); err != nil {
 		t.Fatalf("Delete with the right uid: %v", err)
 	}
 }
@@ -139,9 +139,7 @@ func testDeleteAllOf(t *testing.T, f *fixture) {
 	for i, tier := range []string{"a", "a", "b"} {
 		f.mustCreate(t, f.configMap("dao-"+string(rune('0'+i)), map[string]string{"tier": tier}, nil))
 	}
-	err := f.c.DeleteAllOf(f.ctx, (&kube.ConfigMap{}).GroupVersionKind(), kube.DeleteAllOfOptions{
-		Namespace: f.ns, LabelSelector: kube.SelectorFromSet(map[string]string{"tier": "a"}),
-	})
+	err := f.c.DeleteAllOf(f.ctx, (&kube.ConfigMap{}).GroupVersionKind(), kube.InNamespace(f.ns), kube.MatchingLabels{"tier": "a"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func testDeleteBumpsGeneration(t *testing.T, f *fixture) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.obj.Finalizers = []string{fin}
 			f.mustCreate(t, tc.obj)
-			if err := f.c.Delete(f.ctx, tc.obj, kube.DeleteOptions{}); err != nil {
+			if err := f.c.Delete(f.ctx, tc.obj); err != nil {
 				t.Fatal(err)
 			}
 			got := &kube.Unstructured{}
@@ -61,7 +61,7 @@ func testDeleteBumpsGeneration(t *testing.T, f *fixture) {
 					got.DeletionTimestamp, got.Generation, tc.wantGeneration)
 			}
 			// A second DELETE changes nothing.
-			if err := f.c.Delete(f.ctx, got, kube.DeleteOptions{}); err != nil {
+			if err := f.c.Delete(f.ctx, got); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.c.Get(f.ctx, tc.obj.Key(), got); err != nil {
@@ -88,7 +88,7 @@ func testRemoveLastFinalizer(t *testing.T, f *fixture) {
 			cm := f.configMap("fin-"+how, nil, map[string]string{"a": "1"})
 			cm.Finalizers = []string{fin}
 			f.mustCreate(t, cm)
-			if err := f.c.Delete(f.ctx, cm, kube.DeleteOptions{}); err != nil {
+			if err := f.c.Delete(f.ctx, cm); err != nil {
 				t.Fatal(err)
 			}
 			var got kube.ConfigMap

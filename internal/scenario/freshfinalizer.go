@@ -70,14 +70,14 @@ func testWrittenAnswers(t *testing.T, f *fixture) {
 			if w := last("no-op " + how); w.ResourceVersion != created.ResourceVersion || w.Delete || w.Gone {
 				t.Errorf("no-op %s reported %+v, want the created version %s", how, w, created.ResourceVersion)
 			}
-			if err := c.Delete(f.ctx, cm, kube.DeleteOptions{}); err != nil {
+			if err := c.Delete(f.ctx, cm); err != nil {
 				t.Fatal(err)
 			}
 			marked := last("delete")
 			if !marked.Delete || marked.Gone || marked.ResourceVersion == created.ResourceVersion || marked.Labels["app"] != "x" {
 				t.Errorf("delete held by a finalizer reported %+v, want a delete at a new version, not gone", marked)
 			}
-			if err := c.Delete(f.ctx, cm, kube.DeleteOptions{}); err != nil {
+			if err := c.Delete(f.ctx, cm); err != nil {
 				t.Fatal(err)
 			}
 			if w := last("second delete"); !w.Delete || w.Gone || w.ResourceVersion != marked.ResourceVersion {
@@ -206,7 +206,7 @@ func (f *fixture) runFreshFinalizer(t *testing.T, lagged *kube.Config, round str
 	}
 	for i := range n {
 		cm := f.configMap(fmt.Sprintf("%s%02d", prefix, i), nil, nil)
-		if err := f.c.Delete(f.ctx, cm, kube.DeleteOptions{}); err != nil {
+		if err := f.c.Delete(f.ctx, cm); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -69,10 +69,10 @@ func (f *fixture) release(t *testing.T, name string) {
 
 // deleteWith deletes the ConfigMap name with propagation and returns the
 // answer, the object marked deleting.
-func (f *fixture) deleteWith(t *testing.T, name, propagation string) *kube.ConfigMap {
+func (f *fixture) deleteWith(t *testing.T, name string, propagation kube.PropagationPolicy) *kube.ConfigMap {
 	t.Helper()
 	r := f.send(t, "DELETE", "/api/v1/namespaces/"+f.ns+"/configmaps/"+name, "application/json",
-		`{"propagationPolicy":"`+propagation+`"}`)
+		`{"propagationPolicy":"`+string(propagation)+`"}`)
 	if r.code != 200 {
 		t.Fatalf("delete %s with %s = %d %s", name, propagation, r.code, r.body)
 	}
@@ -105,7 +105,7 @@ func testGCBackground(t *testing.T, f *fixture) {
 	other := f.configMap("bystander", nil, nil)
 	f.mustCreate(t, other)
 
-	if err := f.c.Delete(f.ctx, owner, kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, owner); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.gone("owner")(); err != nil {
@@ -404,11 +404,11 @@ func testGCCustomResource(t *testing.T, f *fixture) {
 	dep := widget("of-configmap", kube.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "cm-owner", UID: cmOwner.UID})
 	f.mustCreate(t, dep)
 
-	if err := f.c.Delete(f.ctx, owner, kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, owner); err != nil {
 		t.Fatal(err)
 	}
 	f.settled(t, "configmap owned by a deleted custom resource collected", f.gone("of-widget"))
-	if err := f.c.Delete(f.ctx, cmOwner, kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, cmOwner); err != nil {
 		t.Fatal(err)
 	}
 	f.settled(t, "custom resource owned by a deleted configmap collected", func() error {

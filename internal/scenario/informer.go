@@ -204,7 +204,7 @@ func testInformerAfterCuts(t *testing.T, f *fixture) {
 			t.Fatalf("round %d: no open watch to cut", round)
 		}
 		// Changes while the watch is down must arrive after it resumes.
-		if err := f.c.Delete(f.ctx, f.configMap(fmt.Sprintf("cm-%d", round+4), nil, nil), kube.DeleteOptions{}); err != nil {
+		if err := f.c.Delete(f.ctx, f.configMap(fmt.Sprintf("cm-%d", round+4), nil, nil)); err != nil {
 			t.Fatal(err)
 		}
 		f.mustCreate(t, f.configMap(fmt.Sprintf("gap-%d", round), nil, nil))

@@ -55,7 +55,7 @@ func testApply(t *testing.T, f *fixture) {
 		ObjectMeta: kube.ObjectMeta{Namespace: f.ns, Name: "applied", Labels: map[string]string{"by": "apply"}},
 		Content:    map[string]any{"data": map[string]any{"x": "1"}},
 	}
-	if err := f.c.Apply(f.ctx, applied, kube.ApplyOptions{FieldManager: "scenario", Force: true}); err != nil {
+	if err := f.c.Apply(f.ctx, applied, kube.FieldOwner("scenario"), kube.ForceOwnership); err != nil {
 		t.Fatal(err)
 	}
 	if applied.UID == "" {
@@ -73,7 +73,7 @@ func testApply(t *testing.T, f *fixture) {
 		ObjectMeta: kube.ObjectMeta{Namespace: f.ns, Name: "applied"},
 		Content:    map[string]any{"data": map[string]any{"x": "2", "y": "3"}},
 	}
-	if err := f.c.Apply(f.ctx, again, kube.ApplyOptions{FieldManager: "scenario", Force: true}); err != nil {
+	if err := f.c.Apply(f.ctx, again, kube.FieldOwner("scenario"), kube.ForceOwnership); err != nil {
 		t.Fatal(err)
 	}
 	var got kube.ConfigMap
@@ -100,7 +100,7 @@ func testApply(t *testing.T, f *fixture) {
 	}
 
 	// The scenario's client has a default field manager.
-	if err := f.c.Apply(f.ctx, again, kube.ApplyOptions{}); err != nil {
+	if err := f.c.Apply(f.ctx, again); err != nil {
 		t.Errorf("apply with the client's default field manager: %v", err)
 	}
 }
@@ -120,7 +120,7 @@ func testDryRun(t *testing.T, f *fixture) {
 	}
 	real := f.configMap("dry", nil, map[string]string{"a": "1"})
 	f.mustCreate(t, real)
-	if err := dry.Delete(f.ctx, real, kube.DeleteOptions{}); err != nil {
+	if err := dry.Delete(f.ctx, real); err != nil {
 		t.Fatalf("dry-run delete: %v", err)
 	}
 	if err := f.c.Get(f.ctx, real.Key(), &got); err != nil {

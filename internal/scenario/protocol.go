@@ -42,7 +42,7 @@ func testUnknownPaths(t *testing.T, f *fixture) {
 	crdGroup := "only-crds-" + randomSuffix() + ".kubeloop.dev"
 	crd := widgetCRDIn(crdGroup, "widgets", "Widget")
 	f.mustCreate(t, crd)
-	t.Cleanup(func() { _ = f.c.Delete(f.ctx, crd, kube.DeleteOptions{}) })
+	t.Cleanup(func() { _ = f.c.Delete(f.ctx, crd) })
 	f.eventually(t, "CRD served", func() error {
 		if r := f.send(t, "GET", "/apis/"+crdGroup+"/v1", "", ""); r.code != 200 {
 			return fmt.Errorf("GET /apis/%s/v1 = %d", crdGroup, r.code)

@@ -219,7 +219,7 @@ func newFixture(t *testing.T, env Env) *fixture {
 	t.Cleanup(func() {
 		// A real server without kube-controller-manager keeps the
 		// namespace Terminating; that is fine for a throwaway server.
-		_ = c.Delete(context.Background(), ns, kube.DeleteOptions{})
+		_ = c.Delete(context.Background(), ns)
 	})
 	f.env.Wait = wait
 	return f

@@ -64,7 +64,7 @@ func testScope(t *testing.T, f *fixture) {
 	for _, ns := range []string{b, c} {
 		obj := &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}
 		f.mustCreate(t, obj)
-		t.Cleanup(func() { _ = f.c.Delete(context.Background(), obj, kube.DeleteOptions{}) })
+		t.Cleanup(func() { _ = f.c.Delete(context.Background(), obj) })
 	}
 	for _, ns := range []string{a, b, c} {
 		f.mustCreate(t, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "x"}})

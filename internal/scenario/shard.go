@@ -165,7 +165,7 @@ func testShardedWatch(t *testing.T, f *fixture) {
 		if err := f.c.Patch(f.ctx, cm, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"a":"1"}}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.c.Delete(f.ctx, cm, kube.DeleteOptions{}); err != nil {
+		if err := f.c.Delete(f.ctx, cm); err != nil {
 			t.Fatal(err)
 		}
 		if lowHalf.Matches(cm) {
@@ -266,7 +266,7 @@ func testShardedInformer(t *testing.T, f *fixture) {
 					t.Fatal(err)
 				}
 			}
-			if err := f.c.Delete(f.ctx, f.configMap(fmt.Sprintf("%s-new-0", mode.name), nil, nil), kube.DeleteOptions{}); err != nil {
+			if err := f.c.Delete(f.ctx, f.configMap(fmt.Sprintf("%s-new-0", mode.name), nil, nil)); err != nil {
 				t.Fatal(err)
 			}
 			f.cachedEqual(t, inf, v, lowHalf)

@@ -40,7 +40,7 @@ func testShardedRanges(t *testing.T, f *fixture) {
 			t.Fatal(err)
 		}
 	}
-	if err := f.c.Delete(f.ctx, f.configMap("sr-23", nil, nil), kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, f.configMap("sr-23", nil, nil)); err != nil {
 		t.Fatal(err)
 	}
 	f.shardsCached(t, inf, label, first, last)

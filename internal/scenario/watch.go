@@ -46,7 +46,7 @@ func testWatch(t *testing.T, f *fixture) {
 	if err := f.c.Patch(f.ctx, cm, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"a":"2"}}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.c.Delete(f.ctx, cm, kube.DeleteOptions{}); err != nil {
+	if err := f.c.Delete(f.ctx, cm); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

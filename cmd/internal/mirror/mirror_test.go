@@ -125,7 +125,7 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 		})
 
 		// A copy deleted by hand comes back.
-		if err := e.Client.Delete(e.Ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}, kube.DeleteOptions{}); err != nil {
+		if err := e.Client.Delete(e.Ctx, &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "team-a", Name: key.Name}}); err != nil {
 			t.Fatal(err)
 		}
 		e.Eventually("copy in team-a made again", func() error {
@@ -138,7 +138,7 @@ func TestMirrorSecretLifecycle(t *testing.T) {
 
 		// Delete the source: the copies go, then the finalizer, then the
 		// source.
-		if err := e.Client.Delete(e.Ctx, src, kube.DeleteOptions{}); err != nil {
+		if err := e.Client.Delete(e.Ctx, src); err != nil {
 			t.Fatal(err)
 		}
 		e.wantCopies("Secret", key)

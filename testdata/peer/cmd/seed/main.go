@@ -94,7 +94,7 @@ func seed(n, parallel int) error {
 	for name := range extra {
 		jobs <- func() error {
 			cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: measure.Namespace, Name: name}}
-			return c.Delete(ctx, cm, kube.DeleteOptions{})
+			return c.Delete(ctx, cm)
 		}
 	}
 	close(jobs)
