@@ -166,8 +166,13 @@ func TestSilentWatchIsReopened(t *testing.T) {
 				if got := srv.Count("list", "configmaps"); got != 0 || inf.stats().Relists != 0 {
 					t.Errorf("%d lists, %d relists after a silent watch; want 0, 0 (resume)", got, inf.stats().Relists)
 				}
-				if got := srv.Count("watch", "configmaps"); got != 2 {
-					t.Errorf("%d watches, want 2 (the silent one, then its successor)", got)
+				// The silent watch ends past its timeoutSeconds (5 to 10
+				// minutes, at random) and the margin; its successor may
+				// itself reach its own timeout before the 12 minutes are
+				// up and be followed by a third. More would be a watch
+				// reopened for nothing; silent == 1 below rules out a loop.
+				if got := srv.Count("watch", "configmaps"); got < 2 || got > 3 {
+					t.Errorf("%d watches, want the silent one, then its successor (and at most one after it, at its timeout)", got)
 				}
 				silent := 0
 				for _, err := range f.all() {
