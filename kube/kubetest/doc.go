@@ -171,7 +171,8 @@
 //     the Scale of an object; authz: the denials of [Server.Deny];
 //   - review: the answers of access, self and token reviews, on its own
 //     Server; crd: a CRD's spec, validation, defaults, establishment and
-//     cleanup finalizer.
+//     cleanup finalizer; clusterip: a Service's cluster IP and IP
+//     families, on its own Store.
 //
 // What makes its answers faithful, and never touches a Server, is in
 // subpackages of kube/kubetest/internal/ too:

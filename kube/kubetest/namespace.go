@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/clusterip"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
@@ -68,7 +69,7 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 	case isCRDs(res):
 		crd.KeepNames(next)
 	case isServices(res):
-		keepServiceAllocation(next, old)
+		clusterip.KeepOnUpdate(next, old)
 	default:
 		defaulting.KeepOnUpdate(res.Group, res.Plural, next, old)
 	}
