@@ -172,7 +172,8 @@
 //   - review: the answers of access, self and token reviews, on its own
 //     Server; crd: a CRD's spec, validation, defaults, establishment and
 //     cleanup finalizer; clusterip: a Service's cluster IP and IP
-//     families, on its own Store.
+//     families, on its own Store; binding: what a Binding does to its
+//     pod.
 //
 // What makes its answers faithful, and never touches a Server, is in
 // subpackages of kube/kubetest/internal/ too:
