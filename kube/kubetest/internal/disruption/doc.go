@@ -3,7 +3,8 @@
 // Package disruption decides what a PodDisruptionBudget allows an
 // eviction, as kube-apiserver 1.36.3's pods/eviction does: which pods a
 // budget selects ([Selects]), whether a pod counts as healthy
-// ([PodReady]), and the charge of an eviction on the one budget covering
+// ([PodReady]), which pods no budget guards ([Unguarded]) and which an
+// unhealthy-pod policy lets go ([LetsUnhealthyGo]), and the charge of an eviction on the one budget covering
 // the pod ([Charge]), or its [Refusal]; it also reads the Eviction
 // posted ([DecodeEviction]) and marks the evicted pod
 // ([SetDisruptionTarget]). The server finds the budgets,
