@@ -182,8 +182,8 @@
 //   - schema: the OpenAPI documents captured from kube-apiserver 1.36, the
 //     schemas compiled from them and from CRDs, structural validation,
 //     pruning, defaulting and the type errors of built-in kinds;
-//   - validation: names, labels and annotation keys; fielderr: the field
-//     errors a 422 lists;
+//   - validation: names, labels and annotation keys, a ConfigMap's and a
+//     Secret's data; fielderr: the field errors a 422 lists;
 //   - fieldmanager: managedFields, field sets and server-side apply;
 //   - strategicmerge: strategic merge patches of built-in kinds;
 //   - table: the Table printers (columns and cells); jsonpath: the
