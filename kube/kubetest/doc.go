@@ -173,7 +173,8 @@
 //     Server; crd: a CRD's spec, validation, defaults, establishment and
 //     cleanup finalizer; clusterip: a Service's cluster IP and IP
 //     families, on its own Store; binding: what a Binding does to its
-//     pod; podlog: the checks of a pods/log request.
+//     pod; podlog: the checks of a pods/log request; componentstatus:
+//     the ComponentStatuses the harness reports.
 //
 // What makes its answers faithful, and never touches a Server, is in
 // subpackages of kube/kubetest/internal/ too:
