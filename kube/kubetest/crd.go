@@ -89,18 +89,18 @@ func (s *Server) registerCRDLocked(o obj) {
 	s.recoerceStoredLocked(s.reg.lookup(cs.Group, storage, cs.Plural))
 }
 
-// crdTerminatingLocked reports whether the CRD named crd is being deleted.
-func (s *Server) crdTerminatingLocked(crd string) bool {
-	r := s.cols["apiextensions.k8s.io/customresourcedefinitions"].objects[crd]
+// crdTerminatingLocked reports whether the CRD named name is being deleted.
+func (s *Server) crdTerminatingLocked(name string) bool {
+	r := s.cols["apiextensions.k8s.io/customresourcedefinitions"].objects[name]
 	return r != nil && r.deleting
 }
 
 // deleteCRDInstancesLocked deletes the objects of a CRD marked deleting and
 // then the CRD when none is left.
-func (s *Server) deleteCRDInstancesLocked(crd string) {
+func (s *Server) deleteCRDInstancesLocked(name string) {
 	for key, res := range s.storedResourcesLocked() {
 		col := s.cols[key]
-		if res.CRD != crd || col == nil {
+		if res.CRD != name || col == nil {
 			continue
 		}
 		for _, k := range append([]string(nil), col.keys()...) {
@@ -110,7 +110,7 @@ func (s *Server) deleteCRDInstancesLocked(crd string) {
 			}
 		}
 	}
-	s.finishCRDLocked(crd)
+	s.finishCRDLocked(name)
 }
 
 // finishCRDLocked removes a terminating CRD whose objects are all gone.
@@ -138,16 +138,16 @@ func (s *Server) finishCRDLocked(name string) {
 
 // unregisterCRDLocked stops serving the resource of a deleted CRD: its
 // watches end and its storage goes.
-func (s *Server) unregisterCRDLocked(crd string) {
+func (s *Server) unregisterCRDLocked(name string) {
 	var key string
 	for _, list := range s.reg.byGV {
 		for _, res := range list {
-			if res.CRD == crd {
+			if res.CRD == name {
 				key = res.colKey()
 			}
 		}
 	}
-	s.reg.removeCRD(crd)
+	s.reg.removeCRD(name)
 	if col := s.cols[key]; col != nil {
 		for w := range col.watchers {
 			s.stopWatcherLocked(w)
