@@ -4,16 +4,15 @@ package kubetest
 
 import (
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/binding"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file answers Bindings (core v1, create only): a Binding assigns the
-// pod of its name to the node of its target, as a scheduler does. Nothing
-// but the pod is stored.
+// pod of its name to the node of its target, as a scheduler does (package
+// binding changes the pod). Nothing but the pod is stored.
 
 // bindings is the resource path of Bindings; podBindings names the
 // conflicts, as the real server qualifies them.
@@ -48,27 +47,14 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info Reque
 		return
 	}
 	meta := unstructured.Metadata(b)
-	name := unstructured.String(meta, "name")
-	target, _ := b["target"].(obj)
-	var errs []string
-	if k := unstructured.String(target, "kind"); k != "" && k != "Node" {
-		errs = append(errs, `target.kind: Unsupported value: `+strconv.Quote(k)+`: supported values: "Node", "<empty>"`)
-	}
-	node := unstructured.String(target, "name")
-	if node == "" {
-		errs = append(errs, "target.name: Required value")
-	}
-	switch len(errs) {
-	case 0:
-	case 1:
-		writeError(w, statusError(http.StatusInternalServerError, "", errs[0], nil))
-		return
-	default:
-		writeError(w, statusError(http.StatusInternalServerError, "", "["+strings.Join(errs, ", ")+"]", nil))
+	node, invalid := binding.Target(b)
+	if invalid != "" {
+		writeError(w, statusError(http.StatusInternalServerError, "", invalid, nil))
 		return
 	}
+	ann, _ := meta["annotations"].(obj)
 	var err *kube.StatusError
-	s.withLock(func() { err = s.bindLocked(info.Namespace, name, node, meta) })
+	s.withLock(func() { err = s.bindLocked(info.Namespace, unstructured.String(meta, "name"), node, ann) })
 	if err != nil {
 		writeError(w, err)
 		return
@@ -76,8 +62,9 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info Reque
 	writeJSON(w, http.StatusCreated, encodeStatus(&kube.Status{Status: "Success", Code: http.StatusCreated}))
 }
 
-// bindLocked assigns the pod ns/name to node. The caller holds s.mu.
-func (s *Server) bindLocked(ns, name, node string, bindingMeta obj) *kube.StatusError {
+// bindLocked assigns the pod ns/name to node, giving it the Binding's
+// annotations (binding.Assign). The caller holds s.mu.
+func (s *Server) bindLocked(ns, name, node string, annotations obj) *kube.StatusError {
 	pods := s.reg.lookup("", "v1", "pods")
 	col := s.cols[pods.colKey()]
 	prev := col.objects[objectKey(ns, name)]
@@ -88,49 +75,10 @@ func (s *Server) bindLocked(ns, name, node string, bindingMeta obj) *kube.Status
 		return errConflict(&podBindings, name, "pod "+name+" is being deleted, cannot be assigned to a host")
 	}
 	o := mustDecode(prev.raw)
-	spec, _ := o["spec"].(obj)
-	if cur := unstructured.String(spec, "nodeName"); cur != "" {
-		return errConflict(&podBindings, name, "pod "+name+" is already assigned to node "+strconv.Quote(cur))
+	if conflict := binding.Assign(o, name, node, annotations, nowString()); conflict != "" {
+		return errConflict(&podBindings, name, conflict)
 	}
-	if spec == nil {
-		spec = obj{}
-		o["spec"] = spec
-	}
-	spec["nodeName"] = node
-	if ann, _ := bindingMeta["annotations"].(obj); len(ann) > 0 {
-		meta := unstructured.Metadata(o)
-		podAnn, _ := meta["annotations"].(obj)
-		if podAnn == nil {
-			podAnn = obj{}
-			meta["annotations"] = podAnn
-		}
-		for k, v := range ann {
-			podAnn[k] = v
-		}
-	}
-	setPodScheduled(o)
 	rec := s.commitLocked(pods, col, "MODIFIED", o, prev)
 	s.afterUpdateLocked(pods, rec)
 	return nil
-}
-
-// setPodScheduled sets the pod's PodScheduled condition to True, its
-// transition time now unless it was True already.
-func setPodScheduled(o obj) {
-	st, _ := o["status"].(obj)
-	if st == nil {
-		st = obj{}
-		o["status"] = st
-	}
-	conds, _ := st["conditions"].([]any)
-	for _, c := range conds {
-		if co, _ := c.(obj); co["type"] == "PodScheduled" {
-			if co["status"] != "True" {
-				co["status"], co["lastTransitionTime"] = "True", nowString()
-			}
-			return
-		}
-	}
-	st["conditions"] = append(conds, obj{"type": "PodScheduled", "status": "True", "lastProbeTime": nil,
-		"lastTransitionTime": nowString()})
 }

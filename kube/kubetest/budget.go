@@ -9,7 +9,6 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file is the PodDisruptionBudget half of pods/eviction: which pods
@@ -30,11 +29,7 @@ const budgetRetryAfter = 10 * time.Second
 // Pending, Succeeded or Failed, or being deleted, is evicted whatever
 // the budgets covering it say.
 func budgetIgnores(pod *record, o obj) bool {
-	switch unstructured.String(unstructured.Child(o, "status", false), "phase") {
-	case "Pending", "Succeeded", "Failed":
-		return true
-	}
-	return pod.deleting
+	return pod.deleting || disruption.Unguarded(o)
 }
 
 // budgetCharge is what a budget allows an eviction.
@@ -79,14 +74,9 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 	}
 	prev := covering[0]
 	charge := budgetCharge{budget: prev.name}
-	if !disruption.PodReady(o) {
-		spec, st := unstructured.Child(b, "spec", false), unstructured.Child(b, "status", false)
-		desired, _ := unstructured.IntegerValue(st["desiredHealthy"])
-		current, _ := unstructured.IntegerValue(st["currentHealthy"])
-		if unstructured.String(spec, "unhealthyPodEvictionPolicy") == "AlwaysAllow" || (desired > 0 && current >= desired) {
-			charge.unhealthy = true
-			return charge, nil
-		}
+	if disruption.LetsUnhealthyGo(b, o) {
+		charge.unhealthy = true
+		return charge, nil
 	}
 	if r := disruption.Charge(b, pod.name, nowString()); r != nil {
 		return budgetCharge{}, errRefused(r)

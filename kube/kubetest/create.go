@@ -191,7 +191,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.
 	defaultKind(res, o)
-	if errs := slices.Concat(validateData(res, o), events.Validate(res.Group, res.Plural, o, nil), defaulting.Validate(res.Group, res.Plural, o)); len(errs) > 0 {
+	if errs := slices.Concat(validation.Data(res.Group, res.Plural, o), events.Validate(res.Group, res.Plural, o, nil), defaulting.Validate(res.Group, res.Plural, o)); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -115,7 +116,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	}
 	o := mustDecode(prev.raw)
 	if isCRDs(res) && !prev.deleting {
-		prepareCRDDelete(o)
+		crd.AddCleanupFinalizer(o)
 	}
 	meta := unstructured.Metadata(o)
 	fins, changed := gcFinalizers(res, stringList(meta, "finalizers"), wr.propagation)

@@ -150,8 +150,8 @@
 //   - discovery.go and openapi.go (discovery and /openapi), resource.go,
 //     kinds.go and crd.go (the kinds served, and those CRDs add),
 //     namespace.go, service.go, scale.go, budget.go and eviction.go,
-//     podlog.go, auth.go, review.go and selfreview.go (kind-specific
-//     behaviour: the requests and the store);
+//     podlog.go, auth.go and review.go (kind-specific behaviour: the
+//     requests and the store);
 //   - controllers.go (the work queue of the in-process controllers, run
 //     before a write releases the lock), gc.go and nscontroller.go (the
 //     store as the garbage collector and the namespace controller see
@@ -168,7 +168,13 @@
 //     adds; autoscaling: autoscalers' defaults and v1/v2 conversion;
 //     events: the two forms of Events and their validation;
 //   - disruption: what a PodDisruptionBudget allows an eviction; scale:
-//     the Scale of an object; authz: the denials of [Server.Deny].
+//     the Scale of an object; authz: the denials of [Server.Deny];
+//   - review: the answers of access, self and token reviews, on its own
+//     Server; crd: a CRD's spec, validation, defaults, establishment and
+//     cleanup finalizer; clusterip: a Service's cluster IP and IP
+//     families, on its own Store; binding: what a Binding does to its
+//     pod; podlog: the checks of a pods/log request; componentstatus:
+//     the ComponentStatuses the harness reports.
 //
 // What makes its answers faithful, and never touches a Server, is in
 // subpackages of kube/kubetest/internal/ too:
@@ -177,8 +183,8 @@
 //   - schema: the OpenAPI documents captured from kube-apiserver 1.36, the
 //     schemas compiled from them and from CRDs, structural validation,
 //     pruning, defaulting and the type errors of built-in kinds;
-//   - validation: names, labels and annotation keys; fielderr: the field
-//     errors a 422 lists;
+//   - validation: names, labels and annotation keys, a ConfigMap's and a
+//     Secret's data; fielderr: the field errors a 422 lists;
 //   - fieldmanager: managedFields, field sets and server-side apply;
 //   - strategicmerge: strategic merge patches of built-in kinds;
 //   - table: the Table printers (columns and cells); jsonpath: the

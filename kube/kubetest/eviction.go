@@ -3,14 +3,13 @@
 package kubetest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves pods/eviction (kubectl drain) as kube-apiserver 1.36.3
@@ -43,15 +42,6 @@ func isEviction(res *resource, info RequestInfo) bool {
 	return res.Group == "" && res.Plural == "pods" && info.Subresource == "eviction"
 }
 
-// eviction is what the fake reads of an Eviction.
-type eviction struct {
-	Metadata struct {
-		Name      string `json:"name"`
-		Namespace string `json:"namespace"`
-	} `json:"metadata"`
-	DeleteOptions *protobuf.DeleteOptions `json:"deleteOptions"`
-}
-
 // serveEviction answers a POST of pods/eviction.
 func (s *Server) serveEviction(c *call) {
 	body, err := readBody(c.r)
@@ -59,22 +49,10 @@ func (s *Server) serveEviction(c *call) {
 		writeError(c.w, err)
 		return
 	}
-	var ev eviction
-	if jerr := json.Unmarshal(body, &ev); jerr != nil {
-		writeError(c.w, errBadRequest("error decoding Eviction: "+jerr.Error()))
+	opts, invalid := disruption.DecodeEviction(body, c.info.Name, c.info.Namespace)
+	if invalid != "" {
+		writeError(c.w, errBadRequest(invalid))
 		return
-	}
-	if ev.Metadata.Name != c.info.Name {
-		writeError(c.w, errBadRequest("name in URL does not match name in Eviction object"))
-		return
-	}
-	if ns := ev.Metadata.Namespace; ns != "" && ns != c.info.Namespace {
-		writeError(c.w, errBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
-		return
-	}
-	opts := ev.DeleteOptions
-	if opts == nil {
-		opts = &protobuf.DeleteOptions{}
 	}
 	wr := c.write()
 	wr.dryRun = c.dryRun || slices.Contains(opts.DryRun, "All")
@@ -104,7 +82,7 @@ func (s *Server) serveEviction(c *call) {
 		if wr.dryRun {
 			return
 		}
-		setDisruptionTarget(o)
+		disruption.SetDisruptionTarget(o, nowString())
 		st := *wr
 		st.sub = "status"
 		var up updateResult
@@ -120,29 +98,6 @@ func (s *Server) serveEviction(c *call) {
 		return
 	}
 	writeJSON(c.w, http.StatusCreated, encodeStatus(&kube.Status{Status: "Success", Code: http.StatusCreated}))
-}
-
-// setDisruptionTarget sets the pod's DisruptionTarget condition as the
-// eviction sets it, keeping the others.
-func setDisruptionTarget(pod obj) {
-	st, _ := pod["status"].(obj)
-	if st == nil {
-		st = obj{}
-		pod["status"] = st
-	}
-	cond := obj{"type": "DisruptionTarget", "status": "True", "lastProbeTime": nil, "lastTransitionTime": nowString(),
-		"reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}
-	conds, _ := st["conditions"].([]any)
-	for i, c := range conds {
-		if m, ok := c.(obj); ok && unstructured.String(m, "type") == "DisruptionTarget" {
-			if unstructured.String(m, "status") == "True" {
-				cond["lastTransitionTime"] = m["lastTransitionTime"]
-			}
-			conds[i] = cond
-			return
-		}
-	}
-	st["conditions"] = append(conds, cond)
 }
 
 // checkPreconditions refuses a delete whose preconditions prev does not

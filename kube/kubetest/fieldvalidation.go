@@ -66,11 +66,6 @@ func cannotHandle(res *resource, err string) *kube.StatusError {
 	return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", res.Kind, res.Version, res.Kind, err))
 }
 
-// strictDecodingError is runtime.StrictDecodingError's message.
-func strictDecodingError(errs []string) string {
-	return "strict decoding error: " + strings.Join(errs, ", ")
-}
-
 // checkBody checks a create or update body o (parsed from body) against
 // the kind's schema and prunes its unknown fields. A built-in kind's type
 // error is a 400; unknown and duplicate fields are refused (Strict),
@@ -93,13 +88,13 @@ func (c *call) checkBody(body []byte, o obj) *kube.StatusError {
 		if track {
 			strict = schema.ScanBody(nil, body, true).Strict
 		}
-		strict = append(strict, unknownFieldErrors(schema.CoerceCustomResource(s, o, track))...)
+		strict = append(strict, schema.UnknownFieldErrors(schema.CoerceCustomResource(s, o, track))...)
 	}
 	if len(strict) == 0 || c.fieldValidation == fieldValidationIgnore {
 		return nil
 	}
 	if c.fieldValidation == fieldValidationStrict {
-		return cannotHandle(c.res, strictDecodingError(strict))
+		return cannotHandle(c.res, schema.StrictDecodingError(strict))
 	}
 	for _, e := range strict {
 		c.warn(e)
@@ -131,7 +126,7 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 	var typeErr string
 	switch {
 	case c.res.CRD != "":
-		strict = append(strict, unknownFieldErrors(schema.CoerceCustomResource(s, patched, c.fieldValidation != fieldValidationIgnore))...)
+		strict = append(strict, schema.UnknownFieldErrors(schema.CoerceCustomResource(s, patched, c.fieldValidation != fieldValidationIgnore))...)
 	case mt == mediaStrategic:
 		// Directives the merge left in place are unknown fields there too.
 		value = smpQuoted
@@ -145,7 +140,7 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 	if typeErr != "" || (len(strict) > 0 && c.fieldValidation == fieldValidationStrict) {
 		msg := typeErr
 		if msg == "" {
-			msg = strictDecodingError(strict)
+			msg = schema.StrictDecodingError(strict)
 		}
 		return errInvalid("", "", "", []fielderr.Error{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: msg}})
 	}
@@ -207,12 +202,4 @@ func (c *call) checkApplyConfig(config obj) *kube.StatusError {
 	gvk := c.res.Group + "/" + c.res.Version + ", Kind=" + c.res.Kind
 	return statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
 		unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvk, msg), nil)
-}
-
-func unknownFieldErrors(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = "unknown field " + strconv.Quote(p)
-	}
-	return out
 }

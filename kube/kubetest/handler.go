@@ -82,16 +82,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 // stored (reviews, bindings, component statuses), nil for the others.
 func (s *Server) virtualResource(info RequestInfo) func(http.ResponseWriter, *http.Request) {
 	switch {
-	case accessReviewOf(info) != nil:
-		return func(w http.ResponseWriter, r *http.Request) { s.serveAccessReview(w, r, info, accessReviewOf(info)) }
+	case reviewOf(info) != nil:
+		return func(w http.ResponseWriter, r *http.Request) { s.serveReview(w, r, info, reviewOf(info)) }
 	case isBinding(info):
 		return func(w http.ResponseWriter, r *http.Request) { s.serveBinding(w, r, info) }
 	case isComponentStatus(info):
 		return func(w http.ResponseWriter, _ *http.Request) { s.serveComponentStatus(w, info) }
-	case isTokenReview(info):
-		return func(w http.ResponseWriter, r *http.Request) { s.serveTokenReview(w, r, info) }
-	case selfReviewOf(info) != nil:
-		return func(w http.ResponseWriter, r *http.Request) { s.serveSelfReview(w, r, info, selfReviewOf(info)) }
 	}
 	return nil
 }

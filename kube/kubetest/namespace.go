@@ -7,6 +7,8 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/clusterip"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -65,9 +67,9 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 	defaultKind(res, next)
 	switch {
 	case isCRDs(res):
-		prepareCRDUpdate(next)
+		crd.KeepNames(next)
 	case isServices(res):
-		keepServiceAllocation(next, old)
+		clusterip.KeepOnUpdate(next, old)
 	default:
 		defaulting.KeepOnUpdate(res.Group, res.Plural, next, old)
 	}

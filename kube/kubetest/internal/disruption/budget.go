@@ -45,6 +45,30 @@ func PodReady(o map[string]any) bool {
 	return false
 }
 
+// Unguarded reports whether no budget guards the pod o: one that is
+// Pending, Succeeded or Failed is evicted whatever the budgets covering
+// it say (as is one being deleted, which the server knows).
+func Unguarded(o map[string]any) bool {
+	switch unstructured.String(unstructured.Child(o, "status", false), "phase") {
+	case "Pending", "Succeeded", "Failed":
+		return true
+	}
+	return false
+}
+
+// LetsUnhealthyGo reports whether the budget b lets the pod o go without
+// a charge: o is not ready, and b's unhealthyPodEvictionPolicy is
+// AlwaysAllow or its currentHealthy reaches a desiredHealthy above zero.
+func LetsUnhealthyGo(b, o map[string]any) bool {
+	if PodReady(o) {
+		return false
+	}
+	spec, st := unstructured.Child(b, "spec", false), unstructured.Child(b, "status", false)
+	desired, _ := unstructured.IntegerValue(st["desiredHealthy"])
+	current, _ := unstructured.IntegerValue(st["currentHealthy"])
+	return unstructured.String(spec, "unhealthyPodEvictionPolicy") == "AlwaysAllow" || (desired > 0 && current >= desired)
+}
+
 // Selects reports whether the budget b's spec.selector matches
 // labels. A missing selector matches nothing, an empty one everything,
 // an invalid one nothing.

@@ -3,8 +3,11 @@
 // Package disruption decides what a PodDisruptionBudget allows an
 // eviction, as kube-apiserver 1.36.3's pods/eviction does: which pods a
 // budget selects ([Selects]), whether a pod counts as healthy
-// ([PodReady]), and the charge of an eviction on the one budget covering
-// the pod ([Charge]), or its [Refusal]. The server finds the budgets,
+// ([PodReady]), which pods no budget guards ([Unguarded]) and which an
+// unhealthy-pod policy lets go ([LetsUnhealthyGo]), and the charge of an eviction on the one budget covering
+// the pod ([Charge]), or its [Refusal]; it also reads the Eviction
+// posted ([DecodeEviction]) and marks the evicted pod
+// ([SetDisruptionTarget]). The server finds the budgets,
 // writes the charged one as its status update and turns a Refusal into
 // the real server's 429 or 403; this package keeps no state and reads no
 // other object.

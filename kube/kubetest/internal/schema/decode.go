@@ -364,3 +364,19 @@ func (sc *bodyScanner) array(s *Schema, goType string) {
 		sc.strictPath = sc.strictPath[:len(sc.strictPath)-1]
 	}
 }
+
+// StrictDecodingError is runtime.StrictDecodingError's message for the
+// strict errors errs (ScanBody's Strict).
+func StrictDecodingError(errs []string) string {
+	return "strict decoding error: " + strings.Join(errs, ", ")
+}
+
+// UnknownFieldErrors are the strict errors of the unknown fields at paths
+// (CoerceCustomResource's), as the real decoder words them.
+func UnknownFieldErrors(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = "unknown field " + strconv.Quote(p)
+	}
+	return out
+}

@@ -5,6 +5,7 @@
 // ObjectMeta validation): [Metadata] for an object about to be written,
 // by its kind's [NameRule], and the name checks ([IsDNS1123Label], ...)
 // that return the messages of each failure, none when the name is valid;
-// and [Immutable], what an update of an immutable ConfigMap or Secret may
-// not change.
+// [Immutable], what an update of an immutable ConfigMap or Secret may
+// not change; and [Data], the keys, size and required entries of a
+// ConfigMap's or a Secret's data (errors sorted by key).
 package validation

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package validation
 
 import (
 	"encoding/base64"
@@ -11,16 +11,18 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file is the validation kube-apiserver does beyond the schema for
-// the data of ConfigMaps and Secrets: the keys (validation.ConfigMapKey),
+// the data of ConfigMaps and Secrets: the keys (ConfigMapKey),
 // a ConfigMap key in both data and binaryData, the size of the data
 // (maxDataSize), and the keys and annotation each built-in Secret type
 // requires. The real server walks
 // the keys in Go's map order, so with several bad keys its errors come in
 // any order; here they come sorted by key.
+
+// obj is a decoded JSON object.
+type obj = map[string]any
 
 // Secret types and the keys they need, as core/v1 names them.
 const (
@@ -57,15 +59,15 @@ func tooLong(field string) fielderr.Error {
 	return fielderr.Error{Type: "FieldValueTooLong", Field: field, Detail: fmt.Sprintf("may not be more than %d bytes", maxDataSize)}
 }
 
-// validateData returns the errors of o's data, for ConfigMaps and
-// Secrets; nil for other kinds.
-func validateData(res *resource, o obj) []fielderr.Error {
-	if res.Group != "" || (res.Plural != "configmaps" && res.Plural != "secrets") {
+// Data returns the errors of o's data, for ConfigMaps and Secrets (the
+// resource of group and plural); nil for other kinds.
+func Data(group, plural string, o map[string]any) []fielderr.Error {
+	if group != "" || (plural != "configmaps" && plural != "secrets") {
 		return nil
 	}
 	data, _ := o["data"].(obj)
 	errs := keyErrors("data", data)
-	if res.Plural == "configmaps" {
+	if plural == "configmaps" {
 		binary, _ := o["binaryData"].(obj)
 		var dups []string
 		for k := range data {
@@ -95,14 +97,14 @@ func validateData(res *resource, o obj) []fielderr.Error {
 func keyErrors(field string, m obj) []fielderr.Error {
 	var bad []string
 	for k := range m {
-		if len(validation.ConfigMapKey(k)) > 0 {
+		if len(ConfigMapKey(k)) > 0 {
 			bad = append(bad, k)
 		}
 	}
 	slices.Sort(bad)
 	var errs []fielderr.Error
 	for _, k := range bad {
-		for _, msg := range validation.ConfigMapKey(k) {
+		for _, msg := range ConfigMapKey(k) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: field + "[" + k + "]", Value: k, Detail: msg})
 		}
 	}
