@@ -143,7 +143,7 @@ func encodeObjectTM(o obj) (raw []byte, tm int) {
 func writeMeta(b *bytes.Buffer, m obj) {
 	keys := make([]string, 0, len(m))
 	for k, v := range m {
-		if metaRank(k) > 0 && !isEmptyValue(v) {
+		if metaRank(k) > 0 && !unstructured.IsEmpty(v) {
 			keys = append(keys, k)
 		}
 	}
@@ -162,22 +162,6 @@ func writeMeta(b *bytes.Buffer, m obj) {
 		writeJSONValue(b, m[k])
 	}
 	b.WriteByte('}')
-}
-
-// isEmptyValue reports whether v is what ObjectMeta's omitempty drops: an
-// empty string, map or list, or null.
-func isEmptyValue(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return true
-	case string:
-		return t == ""
-	case obj:
-		return len(t) == 0
-	case []any:
-		return len(t) == 0
-	}
-	return false
 }
 
 // writeManagedFields writes the entries with their fields in the real

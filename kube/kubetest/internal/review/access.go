@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // access answers an access review of kind k: the review with its spec as
@@ -84,7 +85,7 @@ func sentMetadata(review map[string]any) obj {
 	sent, _ := review["metadata"].(map[string]any)
 	var out obj
 	for k, v := range sent {
-		if k == "namespace" || k == "managedFields" || isEmpty(v) {
+		if k == "namespace" || k == "managedFields" || unstructured.IsEmpty(v) {
 			continue
 		}
 		if out == nil {
@@ -93,20 +94,4 @@ func sentMetadata(review map[string]any) obj {
 		out[k] = v
 	}
 	return out
-}
-
-// isEmpty reports whether v is what ObjectMeta's omitempty drops: an
-// empty string, map or list, or null.
-func isEmpty(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return true
-	case string:
-		return t == ""
-	case obj:
-		return len(t) == 0
-	case []any:
-		return len(t) == 0
-	}
-	return false
 }

@@ -82,3 +82,19 @@ func Child(m map[string]any, k string, create bool) map[string]any {
 	}
 	return c
 }
+
+// IsEmpty reports whether v is what ObjectMeta's omitempty drops: an
+// empty string, map or list, or null.
+func IsEmpty(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case string:
+		return t == ""
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	}
+	return false
+}
