@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/kubeloop/kubeloop/internal/typednil"
 )
 
 // SubResource returns the client of the subresource name (…/NAME) of
@@ -94,10 +96,10 @@ func (s SubResourceClient) Apply(ctx context.Context, obj, sub Object, opts ...W
 // named returns or(sub, obj), given obj's name and namespace when it has
 // no name: what Create, Update and Apply send.
 func named(sub, obj Object) Object {
-	if isNil(sub) {
+	if typednil.Is(sub) {
 		return obj
 	}
-	if isNil(obj) {
+	if typednil.Is(obj) {
 		return sub
 	}
 	if m := sub.GetObjectMeta(); m.Name == "" {
@@ -109,7 +111,7 @@ func named(sub, obj Object) Object {
 
 // or returns sub, or obj when sub is nil.
 func or(sub, obj Object) Object {
-	if isNil(sub) {
+	if typednil.Is(sub) {
 		return obj
 	}
 	return sub

@@ -4,7 +4,8 @@ package kube
 
 import (
 	"errors"
-	"reflect"
+
+	"github.com/kubeloop/kubeloop/internal/typednil"
 )
 
 // errNoClient is what the methods of a Client that NewClient did not make
@@ -28,21 +29,8 @@ func (c *Client) check(arg any) error {
 	switch {
 	case !c.made():
 		return errNoClient
-	case isNil(arg):
+	case typednil.Is(arg):
 		return errNilArgument
 	}
 	return nil
-}
-
-// isNil reports whether v is nil or a nil pointer, map, slice or func in
-// an interface.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
+
+	"github.com/kubeloop/kubeloop/internal/typednil"
 )
 
 // Client is the client a controller uses, as controller-runtime's
@@ -147,7 +149,7 @@ func (c *Client) ready(obj any) error {
 	switch {
 	case c == nil || c.api == nil || c.cache == nil:
 		return errors.New("manager.Client: use Manager.Client or NewClient")
-	case isNil(obj):
+	case typednil.Is(obj):
 		return errors.New("the object is nil")
 	}
 	return nil

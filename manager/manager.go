@@ -13,6 +13,8 @@ import (
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
+
+	"github.com/kubeloop/kubeloop/internal/typednil"
 )
 
 // Manager runs a controller program: the cache and the clients, the
@@ -89,13 +91,13 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		return nil, errors.New("new manager: config is nil")
 	}
 	// A typed nil (a *LeaderElectionOptions flag left unset) is nil.
-	if isNil(opts.LeaderElection) {
+	if typednil.Is(opts.LeaderElection) {
 		opts.LeaderElection = nil
 	}
-	if isNil(opts.Sharding) {
+	if typednil.Is(opts.Sharding) {
 		opts.Sharding = nil
 	}
-	if isNil(opts.WebhookServer) {
+	if typednil.Is(opts.WebhookServer) {
 		opts.WebhookServer = nil
 	}
 	err := opts.withDefaults(nsFile)
@@ -207,7 +209,7 @@ func (m *Manager) Add(r Runnable) error {
 	if !m.made() {
 		return fmt.Errorf("add runnable: %w", errNoManager)
 	}
-	if isNil(r) {
+	if typednil.Is(r) {
 		return errors.New("add runnable: runnable is nil")
 	}
 	c := classify(r)
@@ -229,7 +231,7 @@ func (m *Manager) AddController(name string, r LeaderElectionRunnable) error {
 	if !m.made() {
 		return fmt.Errorf("add controller %q: %w", name, errNoManager)
 	}
-	if isNil(r) {
+	if typednil.Is(r) {
 		return fmt.Errorf("add controller %q: runnable is nil", name)
 	}
 	return m.addController(name, classify(r))

@@ -17,6 +17,8 @@ import (
 	"github.com/kubeloop/kubeloop/internal/metrics"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/queue"
+
+	"github.com/kubeloop/kubeloop/internal/typednil"
 )
 
 // This file holds the metrics endpoint's content: what the manager reads
@@ -68,7 +70,7 @@ func (f MetricsCollectorFunc) CollectMetrics(e MetricsEmitter) {
 // type or help, or a series twice, makes scrapes fail with a 500 naming
 // the metric, so that the clash shows.
 func (m *Manager) AddMetricsCollector(c MetricsCollector) {
-	if !m.made() || isNil(c) {
+	if !m.made() || typednil.Is(c) {
 		return
 	}
 	m.registry.Register(registered(c))

@@ -4,7 +4,6 @@ package manager
 
 import (
 	"errors"
-	"reflect"
 )
 
 // errNoManager is what the methods of a Manager that New did not make (a
@@ -14,16 +13,3 @@ var errNoManager = errors.New("manager.Manager: use manager.New")
 // made reports whether m was made by [New]; the methods of one that was
 // not return errNoManager or a zero value.
 func (m *Manager) made() bool { return m != nil && m.APIClient() != nil }
-
-// isNil reports whether v is nil or holds a nil pointer, map, slice or
-// func: a typed nil, which the manager treats as nil.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
-}
