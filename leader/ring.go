@@ -97,7 +97,9 @@ type RingOptions struct {
 	// may start the range. If Work returns before ctx is done (with an
 	// error, logged as a warning), the member releases the range and
 	// claims it again after RetryPeriod; an error returned once ctx is
-	// done is how Work stopped, and not logged. It is the signature of a sharded controller's work
+	// done, or once Run's context is (the process is stopping, and what
+	// Work reads, a cache, may stop first), is how Work stopped, and not
+	// logged. It is the signature of a sharded controller's work
 	// (controller.Shards.Work). Required.
 	Work func(ctx context.Context, sel kube.ShardSelector) error
 
@@ -179,6 +181,10 @@ type Member struct {
 	own     *kube.Lease      // this member's Lease as last stored or read; nil if unknown
 	joined  time.Time        // acquireTime: when Run started
 	leaving bool
+	// stopping is Run's ctx.Done(): once it is closed the process is
+	// shutting down, and what a Work depends on (a cache) may stop before
+	// the member asks the Work to.
+	stopping <-chan struct{}
 	// token is this process's WriterAnnotation, drawn when Run starts;
 	// wrote says a write of the Lease by this process is known to have
 	// landed since.

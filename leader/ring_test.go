@@ -201,16 +201,19 @@ func TestRingStallAndPartition(t *testing.T) {
 
 // TestRingWorkStoppedIsNoFailure: a Work that returns an error once the
 // member asked it to stop (as a sharded controller's does when its range
-// moves before the shard synced) is not logged as a failure; one that
-// fails on its own, while it holds its range, is.
+// moves before the shard synced), or once its process is stopping (its
+// cache stopped first), is not logged as a failure; one that fails on its
+// own, while it holds its range, is.
 func TestRingWorkStoppedIsNoFailure(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		failing  bool // Work fails at once, on its own
+		process  bool // Work fails as soon as its process stops
 		wantWarn bool
 	}{
-		{"stopped when asked", false, false},
-		{"failed on its own", true, true},
+		{"stopped when asked", false, false, false},
+		{"stopped with its process", false, true, false},
+		{"failed on its own", true, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -223,6 +226,16 @@ func TestRingWorkStoppedIsNoFailure(t *testing.T) {
 						o.Work = func(ctx context.Context, sel kube.ShardSelector) error {
 							if tc.failing {
 								return errors.New("broke on its own")
+							}
+							if tc.process {
+								rt.open(id, rangeOfSelector(sel))
+								defer rt.close(id, rangeOfSelector(sel))
+								select {
+								case <-ctx.Done():
+									return ctx.Err()
+								case <-ctx.Value(processDoneKey{}).(chan struct{}):
+									return errors.New("add shard: informer stopped")
+								}
 							}
 							rt.work(id, ctx, rangeOfSelector(sel))
 							return fmt.Errorf("hold shard %s: %w", sel, ctx.Err())

@@ -104,6 +104,11 @@ func (rt *ringTest) start(id string, edit func(*RingOptions)) *ringMember {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rm.stop = cancel
+	// What a Work depends on that stops with the process (a cache) sees
+	// Run's ctx end through this value, which Works' contexts keep.
+	processDone := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(processDone) })
+	ctx = context.WithValue(ctx, processDoneKey{}, processDone)
 	go func() {
 		defer close(rm.done)
 		rm.err = rm.m.Run(ctx)
@@ -113,6 +118,10 @@ func (rt *ringTest) start(id string, edit func(*RingOptions)) *ringMember {
 	rt.mu.Unlock()
 	return rm
 }
+
+// processDoneKey is the key of the channel closed when the member's
+// process stops, as its cache does.
+type processDoneKey struct{}
 
 // rangeOfSelector returns the range of testRanges whose shard selector
 // Work is given: the one holding its first hash.

@@ -42,6 +42,7 @@ func (m *Member) Run(ctx context.Context) error {
 	// The member talks to the server while it leaves, after ctx is done;
 	// the contexts of Works derive from api too, keeping ctx's values.
 	api := context.WithoutCancel(ctx)
+	m.stopping = ctx.Done()
 	m.joined = time.Now()
 	m.token = rand.Text()
 	m.log.Info("joining the ring", "lease", m.name, "ranges", m.opts.Ranges)
@@ -222,9 +223,11 @@ func (m *Member) start(ctx context.Context, judged time.Time) {
 		m.works.Go(func() {
 			defer func() { m.returned <- i }()
 			// An error after the member asked the work to stop (the range
-			// moved before its shard synced, say) is how it stopped, not a
-			// failure.
-			if err := m.opts.Work(work, ShardSelector(m.opts.Field, r)); err != nil && work.Err() == nil {
+			// moved before its shard synced, say), or once the process is
+			// shutting down (its cache stopped before the member asked), is
+			// how it stopped, not a failure.
+			err := m.opts.Work(work, ShardSelector(m.opts.Field, r))
+			if err != nil && work.Err() == nil && !closed(m.stopping) {
 				m.log.Warn("work of range failed", "range", r.String(), "err", err)
 			}
 		})
@@ -382,4 +385,14 @@ func (m *Member) abort() error {
 	clear(m.state) // all free
 	m.publishStatus(nil, make([]bool, m.opts.Ranges))
 	return errs.Errorf("run member of ring %s/%s: %w", m.opts.Namespace, m.opts.Ring, m.fatal)
+}
+
+// closed reports whether c is closed, without waiting.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
