@@ -65,13 +65,16 @@ cmd_build() {
 # binary NAME (default kube-apiserver), so that a stale pid file never makes
 # us signal an unrelated process.
 running() {
-	local pid=$1 name=${2:-kube-apiserver} state argv0
+	local pid=$1 name=${2:-kube-apiserver} state ppid argv0
 	[[ $pid =~ ^[0-9]+$ && -r /proc/$pid/stat ]] || return 1
-	state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+	read -r state ppid _ < <(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) || return 1
 	[[ -n $state && $state != Z ]] || return 1
+	# A child of this shell is the process it started: its pid cannot have
+	# been reused while it is not reaped. Between fork and exec it is still
+	# a copy of this shell, then nohup, then NAME; on a busy machine a check
+	# can come at any of these.
+	[[ $ppid == "$$" ]] && return 0
 	argv0=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | head -n 1)
-	# A process started by nohup is nohup until it has exec'd NAME: on a
-	# busy machine the first check can come before that.
 	[[ $argv0 == */$name || $argv0 == nohup || $argv0 == */nohup ]]
 }
 
