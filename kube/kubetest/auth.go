@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
 )
 
 // This file authenticates bearer tokens (Options.Tokens) and authorizes
@@ -123,4 +124,49 @@ func (s *Server) defaultToken() string {
 		return ""
 	}
 	return tokens[0]
+}
+
+// Roles returns the smallest RBAC roles, as YAML documents, that allow
+// every request user made of the server since it started or since
+// [Server.ResetCounts], refused ones included (a request a test made
+// forbidden with [Server.Deny] is still one the program makes): a
+// ClusterRole named name for the requests outside any namespace
+// (cluster-scoped kinds, lists and watches across namespaces,
+// non-resource URLs such as /metrics), and a Role named name in each
+// namespace for the requests made there that the ClusterRole does not
+// allow. Each rule gives the verbs asked of the resources of one API
+// group that were asked exactly those verbs. What RBAC's default roles
+// let every authenticated user do (discovery, /version, health,
+// SelfSubjectAccessReviews) is left out; resourceNames are never set. A
+// user's first 10,000 distinct requests are kept (the YAML says when
+// more were left out). "" means the user made no request that needs a
+// role. Bind it to the program's identity as it runs in the cluster: a
+// test's record is the permission its program needs for what the test
+// made it do.
+func (s *Server) Roles(user, name string) string {
+	return s.asked.Roles(user, name, false)
+}
+
+// ClusterRole is [Server.Roles] with every namespace's requests folded
+// into the ClusterRole: one role, for a program that does in any
+// namespace what a test made it do in a few (an operator deployed with a
+// ClusterRoleBinding).
+func (s *Server) ClusterRole(user, name string) string {
+	return s.asked.Roles(user, name, true)
+}
+
+// rbacRequest is info as RBAC authorizes it: a request about a
+// namespace object is one of the cluster scope.
+func rbacRequest(info RequestInfo) rbac.Request {
+	if !info.IsResourceRequest {
+		return rbac.Request{Verb: info.Verb, Path: info.Path}
+	}
+	r := rbac.Request{Verb: info.Verb, Group: info.Group, Resource: info.Resource, Namespace: info.Namespace}
+	if info.Subresource != "" {
+		r.Resource += "/" + info.Subresource
+	}
+	if info.Resource == "namespaces" && info.Subresource == "" {
+		r.Namespace = ""
+	}
+	return r
 }

@@ -220,6 +220,7 @@ func (s *Server) Count(verb, resource string) int {
 
 // ResetCounts sets every count back to zero.
 func (s *Server) ResetCounts() {
+	s.asked.Reset()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.counts)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
 )
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -92,9 +93,11 @@ type Server struct {
 	expiring int
 	// streams are the EndlessLists and SilenceWatches faults in force
 	// (faults_stream.go).
-	streams   []*streamRule
-	denials   authz.Denials
-	counts    map[string]int
+	streams []*streamRule
+	denials authz.Denials
+	counts  map[string]int
+	// asked records each user's requests, for Roles (auth.go).
+	asked     rbac.Recorder
 	listeners []*Listener
 
 	// patchComputed, when set (by tests, before the first request), is
@@ -203,6 +206,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, authErr)
 		return
 	}
+	s.asked.Record(user, rbacRequest(info))
 	if err := s.injectFaults(r, info); err != nil {
 		writeError(w, err)
 		return
