@@ -34,9 +34,11 @@ func TestExitCodes(t *testing.T) {
 }
 
 // The binary's life as the integration suite drives it: started with a
-// kubeconfig, it mirrors a source; cancelled (SIGTERM), it exits 0.
+// kubeconfig, it mirrors a ConfigMap and a Secret, follows their changes
+// and removes the copies with the sources; cancelled (SIGTERM), it exits
+// 0. What it asked of the server is what rbac.yaml grants.
 func TestRunWithKubeconfig(t *testing.T) {
-	client, path := operatortest.Cluster(t)
+	client, path, srv := operatortest.RecordedCluster(t)
 
 	ctx := t.Context()
 	p := operatortest.Start(t, run, "--kubeconfig", path, "--leader-elect", "--leader-election-namespace", "default",
@@ -47,24 +49,73 @@ func TestRunWithKubeconfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src := &kube.ConfigMap{
-		ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "settings", Annotations: map[string]string{mirror.AnnotationTo: "team-a,team-b"}},
-		Data:       map[string]string{"colour": "blue"},
+	to := map[string]string{mirror.AnnotationTo: "team-a,team-b"}
+	cmSrc := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "settings", Annotations: to},
+		Data: map[string]string{"colour": "blue"}}
+	secretSrc := &kube.Secret{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "password", Annotations: to},
+		StringData: map[string]string{"colour": "blue"}}
+	// The Secret's copies refused for a while: the failure is reported
+	// again and again, as one event series.
+	srv.Deny(operatortest.ProgramUser, "create", "secrets")
+	for _, src := range []kube.Object{cmSrc, secretSrc} {
+		if err := client.Create(ctx, src); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := client.Create(ctx, src); err != nil {
-		t.Fatal(err)
+	p.Until("the refused copy reported as an event series", func() error {
+		if n := srv.Count("patch", "events.events.k8s.io"); n == 0 {
+			return fmt.Errorf("no event patched yet; counts %v", srv.Counts())
+		}
+		return nil
+	})
+	srv.Allow(operatortest.ProgramUser, "create", "secrets")
+	waitCopies := func(colour string) {
+		for _, ns := range []string{"team-a", "team-b"} {
+			p.Until("the copies in "+ns+" "+colour, func() error {
+				c := &kube.ConfigMap{}
+				if err := client.Get(ctx, kube.Key{Namespace: ns, Name: "settings"}, c); err != nil {
+					return err
+				}
+				s := &kube.Secret{}
+				if err := client.Get(ctx, kube.Key{Namespace: ns, Name: "password"}, s); err != nil {
+					return err
+				}
+				if c.Data["colour"] != colour || c.Labels[mirror.LabelOfKind] != "ConfigMap" || string(s.Data["colour"]) != colour {
+					return fmt.Errorf("copies %v, %v", c, s.Data)
+				}
+				return nil
+			})
+		}
+	}
+	waitCopies("blue")
+	// A change of each source reaches its copies; a source deleted takes
+	// its copies with it.
+	for _, src := range []kube.Object{cmSrc, secretSrc} {
+		field := "data"
+		if _, ok := src.(*kube.Secret); ok {
+			field = "stringData"
+		}
+		if err := client.Patch(ctx, src, kube.Patch{Type: kube.MergePatch, Data: []byte(`{"` + field + `":{"colour":"red"}}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitCopies("red")
+	for _, src := range []kube.Object{cmSrc, secretSrc} {
+		if err := client.Delete(ctx, src); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, ns := range []string{"team-a", "team-b"} {
-		p.Until("a copy in "+ns, func() error {
-			c := &kube.ConfigMap{}
-			if err := client.Get(ctx, kube.Key{Namespace: ns, Name: "settings"}, c); err != nil {
-				return err
+		p.Until("the copies in "+ns+" gone", func() error {
+			if err := client.Get(ctx, kube.Key{Namespace: ns, Name: "settings"}, &kube.ConfigMap{}); !kube.IsNotFound(err) {
+				return fmt.Errorf("ConfigMap copy: %v", err)
 			}
-			if c.Data["colour"] != "blue" || c.Labels[mirror.LabelOfKind] != "ConfigMap" {
-				return fmt.Errorf("copy %v", c)
+			if err := client.Get(ctx, kube.Key{Namespace: ns, Name: "password"}, &kube.Secret{}); !kube.IsNotFound(err) {
+				return fmt.Errorf("Secret copy: %v", err)
 			}
 			return nil
 		})
 	}
 	p.Stop()
+	operatortest.CheckRBAC(t, srv, "kubeloop-mirror", "rbac.yaml")
 }

@@ -33,11 +33,20 @@ func TestExitCodes(t *testing.T) {
 	})
 }
 
-// The binary's life: it installs its CRD, reconciles a Widget, serves
+// The binary's life: it updates its CRD, reconciles a Widget, serves
 // its metrics (the controller's, the Go runtime's and the process's, and
 // leader election's) and its profiles, and exits 0 when cancelled.
 func TestRunWithKubeconfig(t *testing.T) {
-	client, kubeconfig := operatortest.Cluster(t)
+	client, kubeconfig, srv := operatortest.RecordedCluster(t)
+	// The CRD of an older release is installed: the operator updates it.
+	old, err := widgetCRD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Spec.Names.ShortNames = nil
+	if err := client.Create(t.Context(), old); err != nil {
+		t.Fatal(err)
+	}
 	metricsAddr, pprofAddr := freeLoopbackAddr(t), freeLoopbackAddr(t)
 	p := operatortest.Start(t, run, "--kubeconfig", kubeconfig,
 		"--leader-elect", "--leader-election-namespace", "default",
@@ -56,6 +65,30 @@ func TestRunWithKubeconfig(t *testing.T) {
 		}
 		return nil
 	})
+	// A spec change and a hand edit of the ConfigMap: the operator writes
+	// the ConfigMap again each time.
+	if err := client.Patch(ctx, &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}},
+		kube.Patch{Type: kube.MergePatch, Data: []byte(`{"spec":{"color":"green"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	configMapColor := func(want string) func() error {
+		return func() error {
+			var cm kube.ConfigMap
+			if err := client.Get(ctx, kube.Key{Namespace: "default", Name: "widget-w"}, &cm); err != nil {
+				return err
+			}
+			if cm.Data["color"] != want {
+				return fmt.Errorf("ConfigMap data %v", cm.Data)
+			}
+			return nil
+		}
+	}
+	p.Until("the ConfigMap green", configMapColor("green"))
+	if err := client.Patch(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "widget-w"}},
+		kube.Patch{Type: kube.MergePatch, Data: []byte(`{"data":{"color":"purple"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	p.Until("the ConfigMap's hand edit undone", configMapColor("green"))
 	p.Until("metrics served", func() error {
 		body, err := scrape(metricsAddr)
 		if err != nil {
@@ -86,8 +119,19 @@ func TestRunWithKubeconfig(t *testing.T) {
 		}
 		return nil
 	})
+	w := &Widget{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "w"}}
+	if err := client.Delete(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	p.Until("the Widget finalized and gone", func() error {
+		if err := client.Get(ctx, kube.Key{Namespace: "default", Name: "w"}, w); !kube.IsNotFound(err) {
+			return fmt.Errorf("get: %v, finalizers %v", err, w.Finalizers)
+		}
+		return nil
+	})
 	p.Stop()
 	checkLogs(t, p.Logs.String())
+	operatortest.CheckRBAC(t, srv, "kubeloop-widget", "rbac.yaml")
 }
 
 func scrape(addr string) (string, error) {

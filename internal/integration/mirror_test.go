@@ -14,7 +14,8 @@ import (
 )
 
 // TestMirrorEndToEnd builds cmd/mirror, runs it against the real
-// kube-apiserver as an operator would, and checks that it mirrors a Secret,
+// kube-apiserver as an operator would (as a ServiceAccount granted
+// cmd/mirror/rbac.yaml and nothing else), and checks that it mirrors a Secret,
 // cleans up after its source, and stops with exit code 0 on SIGTERM.
 func TestMirrorEndToEnd(t *testing.T) {
 	h := harnessFromEnv(t)
@@ -34,7 +35,8 @@ func TestMirrorEndToEnd(t *testing.T) {
 		}
 	}
 
-	p := startProgram(t, ctx, "mirror", bin, "--kubeconfig", h.Kubeconfig, "--namespace", src,
+	kubeconfig := boundKubeconfig(t, ctx, c, h, "mirror", src) // cmd/mirror/rbac.yaml and nothing else
+	p := startProgram(t, ctx, "mirror", bin, "--kubeconfig", kubeconfig, "--namespace", src,
 		"--leader-elect", "--leader-election-namespace", src, "--health-probe-bind-address", "0", "--log-level", "debug")
 
 	secret := &kube.Secret{

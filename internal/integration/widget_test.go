@@ -15,7 +15,8 @@ import (
 )
 
 // TestWidgetEndToEnd builds cmd/widget and runs it against the real
-// kube-apiserver, as replicas of a deployment would: the first installs
+// kube-apiserver, as replicas of a deployment would, as a ServiceAccount
+// granted cmd/widget/rbac.yaml and nothing else: the first installs
 // the CRD (built from Go types) and reconciles a Widget through create,
 // spec change and a hand edit of its ConfigMap; it stops and the second
 // takes over; with no replica running the Widget is deleted and held by
@@ -37,8 +38,9 @@ func TestWidgetEndToEnd(t *testing.T) {
 	if err := c.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
+	kubeconfig := boundKubeconfig(t, ctx, c, h, "widget", ns) // cmd/widget/rbac.yaml and nothing else
 	start := func(name string) *process {
-		return startProgram(t, ctx, "widget "+name, bin, "--kubeconfig", h.Kubeconfig,
+		return startProgram(t, ctx, "widget "+name, bin, "--kubeconfig", kubeconfig,
 			"--leader-elect", "--leader-election-namespace", ns, "--health-probe-bind-address", "0", "--log-level", "debug")
 	}
 	a := start("a")

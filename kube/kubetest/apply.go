@@ -119,6 +119,9 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 		if wr.sub != "" {
 			return updateResult{}, errNotFound(wr.res, wr.name)
 		}
+		if err := s.authorizeCreate(wr); err != nil {
+			return updateResult{}, err
+		}
 		wr.applied = config
 		o := unstructured.DeepCopy(config).(obj)
 		if wr.manager == "kubectl" {

@@ -155,6 +155,20 @@ func (s *Server) ClusterRole(user, name string) string {
 	return s.asked.Roles(user, name, true)
 }
 
+// authorizeCreate authorizes, and records, the create that an apply of
+// an object that does not exist makes: kube-apiserver asks its
+// authorizer about verb create too, so a user who may patch but not
+// create is refused.
+func (s *Server) authorizeCreate(wr *write) *kube.StatusError {
+	if wr.user == "" {
+		return nil
+	}
+	info := RequestInfo{Verb: "create", Group: wr.res.Group, Resource: wr.res.Plural, Namespace: wr.namespace,
+		Name: wr.name, User: wr.user, IsResourceRequest: true}
+	s.asked.Record(wr.user, rbacRequest(info))
+	return s.authorize(info)
+}
+
 // rbacRequest is info as RBAC authorizes it: a request about a
 // namespace object is one of the cluster scope.
 func rbacRequest(info RequestInfo) rbac.Request {

@@ -30,6 +30,8 @@ type write struct {
 	force     bool // apply with force=true
 	applied   obj  // the configuration of an apply that creates the object
 	dryRun    bool
+	// user made the request; "" for the server's own writes.
+	user string
 	// propagation is the deletion's propagationPolicy (Orphan,
 	// Background, Foreground; orphanDependents turned into one), "" for
 	// the default.
@@ -248,5 +250,5 @@ func (c *call) write() *write {
 		ns = ""
 	}
 	return &write{res: c.res, col: c.col, namespace: ns, name: c.info.Name, sub: c.info.Subresource,
-		manager: c.manager, dryRun: c.dryRun}
+		manager: c.manager, dryRun: c.dryRun, user: c.info.User}
 }

@@ -107,6 +107,12 @@
 //     ([Server.EndlessLists]), hold watches open in silence
 //     ([Server.SilenceWatches]), deny a user a verb ([Server.Deny]), and count
 //     requests ([Server.Counts]) to prove there is no relist storm.
+//   - The permissions a program needs, from what it asked: [Server.Roles]
+//     and [Server.ClusterRole] write the smallest RBAC roles that allow
+//     every request a user made (an apply that creates asks create too,
+//     as kube-apiserver's authorizer does). cmd/widget and cmd/mirror ship
+//     their rbac.yaml made this way, and the integration suite runs them
+//     on kube-apiserver with those roles alone.
 //
 // Ownership: maps returned by the seeding methods ([Server.Create],
 // [Server.Get], ...) are fresh copies the caller owns. Stored objects are

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,55 @@ func Cluster(t *testing.T) (client *kube.Client, kubeconfig string) {
 		t.Fatal(err)
 	}
 	return client, WriteKubeconfig(t, ln.URL, ln.CAData)
+}
+
+// ProgramUser is the user a kubeconfig of RecordedCluster authenticates
+// the program as.
+const ProgramUser = "program"
+
+// RecordedCluster is Cluster with the program's requests told apart from
+// the test's: the kubeconfig authenticates the program as ProgramUser,
+// the client as admin, and the server records what each asked (see
+// CheckRBAC).
+func RecordedCluster(t *testing.T) (client *kube.Client, kubeconfig string, srv *kubetest.Server) {
+	t.Helper()
+	srv = kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "test": ProgramUser}})
+	t.Cleanup(srv.Close)
+	ln, err := srv.Listen(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ln.Config()
+	cfg.QPS = -1
+	client, err = kube.NewClient(cfg, kube.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, WriteKubeconfig(t, ln.URL, ln.CAData), srv
+}
+
+// CheckRBAC compares the ClusterRole named name that allows what the
+// program asked of srv (kubetest.Server.ClusterRole) with the file at
+// path, the RBAC the program ships; KUBELOOP_WRITE_RBAC=1 in the
+// environment writes the file instead.
+func CheckRBAC(t *testing.T, srv *kubetest.Server, name, path string) {
+	t.Helper()
+	got := "# The permissions of the program, as its tests on kube/kubetest recorded them\n" +
+		"# (KUBELOOP_WRITE_RBAC=1 go test -run TestRunWithKubeconfig writes this file).\n" +
+		srv.ClusterRole(ProgramUser, name)
+	if os.Getenv("KUBELOOP_WRITE_RBAC") != "" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("the program asked for other permissions than %s gives; if that is meant, write it again with KUBELOOP_WRITE_RBAC=1. Asked:\n%s", path, got)
+	}
 }
 
 // CheckExitCodes runs main once for each case, as a subtest, and checks
