@@ -107,13 +107,16 @@
 // one way: the builder hands a sharded controller's work to the manager,
 // which calls it for each range held as it calls a runnable's Start.
 //
-// Binary size: the manager's two optional parts, leader election and
-// sharding, are each reached only through an unexported interface field
-// of the Manager (election, ring), nil unless [New] is given the option
-// that makes it: Options.LeaderElection set to a [LeaderElectionOptions]
-// (package leader's elector, about 72 KB of a program), Options.Sharding
-// set to a [ShardingOptions] (the ring member and its Lease protocol, the
-// sharded informers and controllers: about 360 KB). Naming the option
+// Binary size: the manager's optional parts, leader election, sharding
+// and the permissions check, are each reached only through an interface
+// (the Manager's unexported fields election and ring, and
+// Options.Permissions), nil unless [New] is given the option that makes
+// it: Options.LeaderElection set to a [LeaderElectionOptions] (package
+// leader's elector, about 72 KB of a program), Options.Sharding set to a
+// [ShardingOptions] (the ring member and its Lease protocol, the sharded
+// informers and controllers: about 360 KB), Options.Permissions set to a
+// [PermissionsCheck] (the SelfSubjectAccessReviews and the rules'
+// YAML). Naming the option
 // type is the one entry point: it keeps the option's method that makes
 // the part and stores it in the field. A program that never names it
 // links none of it (cmd/mirror's TestOptionalPartsNotLinked checks for the

@@ -67,6 +67,14 @@ type Options struct {
 	// controllers built with controller.Builder.Sharded.
 	Sharding Sharding
 
+	// Permissions, when set (to a [PermissionsCheck]), makes Start check
+	// first, with SelfSubjectAccessReviews, that the manager may list and
+	// watch what its cache holds and use its Lease and Events, and fail
+	// with the RBAC rules to add when it may not; nil (the default)
+	// checks nothing, and a denied request shows up later, as a 403 in
+	// an informer's log.
+	Permissions Permissions
+
 	// MetricsBindAddress is where the Prometheus metrics are served, at
 	// /metrics: "host:port", ":8080" by default; "0" turns the server off.
 	// They are served over plain HTTP to anyone who reaches the address,

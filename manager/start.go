@@ -21,7 +21,9 @@ import (
 // that begin it.
 
 // Start runs everything until ctx is done or something fails, then stops
-// it all and returns. It first opens the metrics and health listeners and
+// it all and returns. With Options.Permissions it first checks that the
+// manager may do what it will do, and returns the missing rules having
+// started nothing. It then opens the metrics and health listeners and
 // has the webhook server bind its address: if one cannot (an address in
 // use), Start returns at once an error naming the option
 // (MetricsBindAddress, HealthProbeBindAddress or WebhookServer), having
@@ -64,6 +66,11 @@ func (m *Manager) Start(ctx context.Context) error {
 		return errors.New("start manager: Start was called before")
 	}
 	m.log.Info("starting manager")
+	if m.opts.Permissions != nil {
+		if err := m.opts.Permissions.checkPermissions(ctx, m); err != nil {
+			return fmt.Errorf("start manager: %w", err)
+		}
+	}
 	if err := m.listen(); err != nil {
 		return fmt.Errorf("start manager: %w", err)
 	}

@@ -211,6 +211,11 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		"kubeloop/leader.(*Elector).Run",
 		"kubeloop/manager.LeaderElectionOptions.newElection",
 	}
+	// Neither checks its permissions at start (Options.Permissions).
+	permissions := []string{
+		"kubeloop/manager.PermissionsCheck.checkPermissions",
+		"kubeloop/manager.rulesYAML",
+	}
 	// Neither program changes its scope while running: no namespaces
 	// set, no informer or controller removed.
 	scope := []string{
@@ -263,8 +268,8 @@ func TestOptionalPartsNotLinked(t *testing.T) {
 		name   string
 		absent []string
 	}{
-		{"mirror", slices.Concat(sharding, scope, fleet, always)},
-		{"readme", slices.Concat(sharding, election, scope, fleet, always)},
+		{"mirror", slices.Concat(sharding, scope, fleet, permissions, always)},
+		{"readme", slices.Concat(sharding, election, scope, fleet, permissions, always)},
 	} {
 		out, err := exec.Command("go", "tool", "nm", paths[prog.name]).Output()
 		if err != nil {

@@ -162,6 +162,7 @@ func newManager(cfg *kube.Config, f operator.Flags, log *slog.Logger) (*manager.
 		Cache: cache.Options{ByObject: []cache.ByObject{{Object: &kube.ConfigMap{},
 			LabelSelector: kube.SelectorFromSet(map[string]string{LabelManagedBy: Name})}}},
 		FieldManager:           Name,
+		Permissions:            manager.PermissionsCheck{}, // fail at start, naming the rules, rather than log 403s
 		MetricsBindAddress:     f.MetricsBindAddress,
 		HealthProbeBindAddress: f.HealthProbeBindAddress,
 	}
