@@ -71,7 +71,10 @@ type Cluster = interface {
 //     after a backoff (1s doubling to 5m) while the cluster is engaged;
 //     the other clusters' go on.
 //   - WatchesSource is refused: a [Source] serves one controller, and
-//     there is one for each cluster.
+//     there is one for each cluster. [Builder.WatchesIn] watches a kind
+//     of a cluster outside the set (the manager's own, a hub) for every
+//     cluster's controller; [Builder.ClusterFilter] chooses the clusters
+//     the controller runs in.
 //
 // The controller's series (controller_runtime_*, workqueue_*, under the
 // builder's name) carry the label cluster, one set for each engaged
@@ -85,7 +88,7 @@ func (b *Builder) Clusters(set Clusters) *Builder {
 		b.errs = append(b.errs, errors.New("Clusters: set is nil"))
 		return b
 	}
-	b.clusters = clusterBuild{set: set}
+	b.clusters = &clusterBuild{set: set}
 	return b
 }
 
@@ -97,11 +100,15 @@ type clusteredBuild interface {
 }
 
 // clusterBuild builds controllers for a fleet.
-type clusterBuild struct{ set Clusters }
+type clusterBuild struct {
+	set    Clusters
+	hubs   []hubWatch             // WatchesIn
+	filter func(name string) bool // ClusterFilter; nil runs in every cluster
+}
 
 // build checks the chain and the options (by making one controller),
 // and registers the fleet controller with the manager.
-func (cb clusterBuild) build(b *Builder, name string, r Reconciler, opts Options) (*Controller, error) {
+func (cb *clusterBuild) build(b *Builder, name string, r Reconciler, opts Options) (*Controller, error) {
 	if len(b.sources) > 0 {
 		return nil, fmt.Errorf("build controller %q: WatchesSource and Clusters together: a source serves one controller, and there is one for each cluster", name)
 	}
@@ -110,7 +117,17 @@ func (cb clusterBuild) build(b *Builder, name string, r Reconciler, opts Options
 		return nil, fmt.Errorf("build controller: %w", err)
 	}
 	chain := *b // the kinds as they are now, for every cluster engaged later
-	fc := &fleetController{name: name, r: r, opts: opts, set: cb.set, kinds: chain.kindSources, forObj: b.forObj,
+	hubs := slices.Clone(cb.hubs)
+	kinds := func(cluster string, from Cluster) []Source {
+		srcs := chain.kindSources(from)
+		for _, h := range hubs {
+			srcs = append(srcs, chain.kind(h.in, h.obj, EnqueueMapped(func(ctx context.Context, obj kube.Object) []Request {
+				return h.fn(ctx, cluster, obj)
+			}), h.preds))
+		}
+		return srcs
+	}
+	fc := &fleetController{name: name, r: r, opts: opts, set: cb.set, kinds: kinds, filter: cb.filter, forObj: b.forObj,
 		needLeader: probe.needLeader, running: map[string]*Controller{}}
 	if err := b.mgr.AddController(name, fc); err != nil {
 		return nil, fmt.Errorf("build controller %q: %w", name, err)
@@ -125,8 +142,9 @@ type fleetController struct {
 	r          Reconciler
 	opts       Options
 	set        Clusters
-	kinds      func(from Cluster) []Source // the chain's kind sources, made from one cluster
-	forObj     kube.Object                 // the For kind, whose requests the stale gate checks; nil without For
+	kinds      func(cluster string, from Cluster) []Source // the chain's kind sources for one cluster
+	filter     func(name string) bool                      // the clusters to run in; nil for all
+	forObj     kube.Object                                 // the For kind, whose requests the stale gate checks; nil without For
 	needLeader bool
 
 	mu sync.Mutex
@@ -151,6 +169,9 @@ func (fc *fleetController) Start(ctx context.Context) error {
 // engage runs the controller of cluster c, named name, until ctx is
 // done, starting it again after a backoff when it fails.
 func (fc *fleetController) engage(ctx context.Context, name string, c Cluster) {
+	if fc.filter != nil && !fc.filter(name) {
+		return
+	}
 	opts := fc.opts
 	if opts.Logger != nil {
 		opts.Logger = opts.Logger.With("cluster", name)
@@ -163,7 +184,7 @@ func (fc *fleetController) engage(ctx context.Context, name string, c Cluster) {
 		if f, ok := c.(Freshness); ok && fc.forObj != nil && !opts.ReconcileStale {
 			ctrl.stale = newStaleGate(f, fc.forObj.GroupVersionKind())
 		}
-		ctrl.sources = fc.kinds(c)
+		ctrl.sources = fc.kinds(name, c)
 		fc.mu.Lock()
 		fc.running[name] = ctrl
 		fc.mu.Unlock()

@@ -141,6 +141,11 @@ func TestBuilderClustersErrors(t *testing.T) {
 		{"sharded", NewBuilder(mgr).For(&kube.ConfigMap{}).Clusters(set).Sharded(), "Clusters and Sharded together"},
 		{"source", NewBuilder(mgr).For(&kube.ConfigMap{}).Named("src").Clusters(set).WatchesSource(Channel(make(chan Change), EnqueueObject())), "WatchesSource and Clusters together"},
 		{"options", NewBuilder(mgr).For(&kube.ConfigMap{}).Named("opts").Clusters(set).WithOptions(Options{MaxConcurrentReconciles: -1}), "MaxConcurrentReconciles is -1"},
+		{"watches in before clusters", NewBuilder(mgr).For(&kube.ConfigMap{}).WatchesIn(mgr, &kube.ConfigMap{}, func(context.Context, string, kube.Object) []Request { return nil }), "WatchesIn *kube.ConfigMap: call Clusters first"},
+		{"watches in nil cluster", NewBuilder(mgr).For(&kube.ConfigMap{}).Clusters(set).WatchesIn((*testManager)(nil), &kube.ConfigMap{}, func(context.Context, string, kube.Object) []Request { return nil }), "WatchesIn *kube.ConfigMap: cluster is nil"},
+		{"watches in nil func", NewBuilder(mgr).For(&kube.ConfigMap{}).Clusters(set).WatchesIn(mgr, &kube.ConfigMap{}, nil), "map function is nil"},
+		{"filter before clusters", NewBuilder(mgr).For(&kube.ConfigMap{}).ClusterFilter(func(string) bool { return true }), "ClusterFilter: call Clusters first"},
+		{"nil filter", NewBuilder(mgr).For(&kube.ConfigMap{}).Clusters(set).ClusterFilter(nil), "ClusterFilter: keep is nil"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := tc.b.Complete(ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil })); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -148,4 +153,53 @@ func TestBuilderClustersErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBuilderClustersWatchesIn: a change of the hub's object reaches the
+// controller of every cluster the filter keeps, each with its own
+// request, and none of a cluster it leaves out.
+func TestBuilderClustersWatchesIn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		set := &testClusters{clusters: map[string]Cluster{}}
+		for _, name := range []string{"a", "b", "skipped"} {
+			_, client := newServer(t)
+			set.clusters[name] = newTestManager(t, client)
+		}
+		hubSrv, host := newServer(t)
+		createCM(t, hubSrv, cm{ns: "default", name: "source"})
+		hub := newTestManager(t, host)
+		var mu sync.Mutex
+		seen := map[string][]string{} // cluster: keys reconciled
+		err := NewBuilder(hub).For(&kube.ConfigMap{}).Clusters(set).
+			ClusterFilter(func(name string) bool { return name != "skipped" }).
+			WatchesIn(hub, &kube.ConfigMap{}, func(_ context.Context, cluster string, obj kube.Object) []Request {
+				return []Request{{Key: kube.Key{Namespace: "default", Name: obj.GetObjectMeta().Name + "-copy-in-" + cluster}}}
+			}).
+			Complete(ReconcilerFunc(func(ctx context.Context, req Request) (Result, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				name := ctx.Value(clusterName{}).(string)
+				seen[name] = append(seen[name], req.String())
+				return Result{}, nil
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range set.clusters {
+			run(t, m.(*testManager).cache.Start)
+		}
+		hub.start(t)
+		synctest.Wait()
+		mu.Lock()
+		got := maps.Clone(seen)
+		mu.Unlock()
+		for _, name := range []string{"a", "b"} {
+			if want := "default/source-copy-in-" + name; !slices.Equal(got[name], []string{want}) {
+				t.Errorf("cluster %s reconciled %v, want [%s]: the hub's object mapped for it", name, got[name], want)
+			}
+		}
+		if got["skipped"] != nil {
+			t.Errorf("the cluster the filter leaves out reconciled %v", got["skipped"])
+		}
+	})
 }

@@ -25,7 +25,7 @@ type setup struct {
 	source    kube.Key                // the host's ConfigMap mirrored
 	secretsNS string                  // kubeconfig Secrets of the host, "" for none
 	static    map[string]*kube.Config // clusters named on the command line
-	resync    time.Duration           // how often each copy is compared with the source
+	resync    time.Duration           // how often each copy is compared with the source, changed or not
 	ring      *fleet.RingOptions      // shares the clusters among the replicas; nil for none
 	// configureSecret adjusts the config of each kubeconfig Secret
 	// (tests give the in-process transport); nil for none.
@@ -78,6 +78,14 @@ func newProgram(host *kube.Config, s setup, opts manager.Options) (*manager.Mana
 			return []controller.Request{{Key: kube.Key{Name: s.source.Namespace}}}
 		})).
 		Clusters(f).
+		// The source, in the host: a change of it reaches every
+		// cluster's controller at once, each on its own queue.
+		WatchesIn(mgr, &kube.ConfigMap{}, func(_ context.Context, _ string, o kube.Object) []controller.Request {
+			if o.GetObjectMeta().Key() != s.source {
+				return nil
+			}
+			return []controller.Request{{Key: kube.Key{Name: s.source.Namespace}}}
+		}).
 		WithOptions(controller.Options{Logger: s.log}).
 		Complete(m)
 	if err != nil {
@@ -96,7 +104,8 @@ type mirror struct {
 
 // Reconcile makes the cluster's copy hold the source's data, creating it
 // if it is missing. The source is read from the host's cache; a change
-// of it reaches every copy within resync.
+// of it queues every cluster's request at once (WatchesIn), and resync
+// compares each copy anyway.
 func (m *mirror) Reconcile(ctx context.Context, _ controller.Request) (controller.Result, error) {
 	cl := fleet.ClusterFrom(ctx)
 	var src kube.ConfigMap

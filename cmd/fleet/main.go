@@ -13,7 +13,9 @@
 // (fleet.Secrets.Policy): whoever writes Secrets there chooses the
 // clusters and credentials, nothing more. In each
 // cluster the copy is created if missing, and its changes are undone at
-// once; changes of the source reach the copies within --resync. With
+// once; a change of the source reaches every cluster at once, each
+// cluster on its own (one slow to answer delays no other), and every
+// copy is compared with the source each --resync anyway. With
 // --ring-namespace, run as many replicas as you like: they share the
 // clusters through a ring of Leases, each cluster on one replica, and
 // take over the clusters of a replica that stops or dies.

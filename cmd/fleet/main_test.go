@@ -45,8 +45,9 @@ func data(t *testing.T, srv *kubetest.Server) map[string]any {
 // TestMirror runs the program on a host and three clusters (kubetest,
 // in process): one named on the command line, two from kubeconfig
 // Secrets. Every engaged cluster gets the copy; a copy deleted comes
-// back at once; a change of the source reaches every copy within
-// --resync; a Secret removed disengages its cluster.
+// back at once; a change of the source reaches every copy at once, a
+// cluster slow to answer delaying no other; a Secret removed disengages
+// its cluster.
 func TestMirror(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		host, static, one, two := kubetest.New(kubetest.Options{}), kubetest.New(kubetest.Options{}), kubetest.New(kubetest.Options{}), kubetest.New(kubetest.Options{})
@@ -107,15 +108,26 @@ func TestMirror(t *testing.T) {
 			t.Errorf("cluster one, copy deleted: greeting = %v, want it back at once", got)
 		}
 
+		// Cluster one answers its writes 30s late: the change of the
+		// source reaches the two others at once all the same.
+		undo := one.Delay(func(ri kubetest.RequestInfo) bool { return ri.Verb == "patch" || ri.Verb == "update" }, 30*time.Second)
 		if _, err := host.Update(configMaps, source("hi")); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(s.resync)
 		synctest.Wait()
-		for name, srv := range members {
+		for name, srv := range map[string]*kubetest.Server{"static": static, "two": two} {
 			if got := data(t, srv)["greeting"]; got != "hi" {
-				t.Errorf("cluster %s, a resync after the source changed: greeting = %v, want hi", name, got)
+				t.Errorf("cluster %s, at once after the source changed (cluster one slow): greeting = %v, want hi", name, got)
 			}
+		}
+		if got := data(t, one)["greeting"]; got != "hello" {
+			t.Errorf("cluster one, its writes held back: greeting = %v, want hello still", got)
+		}
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		undo()
+		if got := data(t, one)["greeting"]; got != "hi" {
+			t.Errorf("cluster one, once its write was answered: greeting = %v, want hi", got)
 		}
 
 		if err := host.Delete(secrets, "fleet-ns", "two"); err != nil {
