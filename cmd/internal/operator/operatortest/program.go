@@ -44,19 +44,8 @@ func NoCluster(t *testing.T) {
 // client-side rate limit) for the test's own reads and writes.
 func Cluster(t *testing.T) (client *kube.Client, kubeconfig string) {
 	t.Helper()
-	srv := kubetest.New(kubetest.Options{})
-	t.Cleanup(srv.Close)
-	ln, err := srv.Listen(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := ln.Config()
-	cfg.QPS = -1
-	client, err = kube.NewClient(cfg, kube.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client, WriteKubeconfig(t, ln.URL, ln.CAData)
+	client, kubeconfig, _ = cluster(t, kubetest.Options{})
+	return client, kubeconfig
 }
 
 // ProgramUser is the user a kubeconfig of RecordedCluster authenticates
@@ -69,7 +58,15 @@ const ProgramUser = "program"
 // CheckRBAC).
 func RecordedCluster(t *testing.T) (client *kube.Client, kubeconfig string, srv *kubetest.Server) {
 	t.Helper()
-	srv = kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "test": ProgramUser}})
+	return cluster(t, kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "test": ProgramUser}})
+}
+
+// cluster starts a server made with opts on a loopback TLS listener
+// until the test ends, and returns a client of it (its default user's),
+// a kubeconfig with token "test", and the server.
+func cluster(t *testing.T, opts kubetest.Options) (*kube.Client, string, *kubetest.Server) {
+	t.Helper()
+	srv := kubetest.New(opts)
 	t.Cleanup(srv.Close)
 	ln, err := srv.Listen(true)
 	if err != nil {
@@ -77,7 +74,7 @@ func RecordedCluster(t *testing.T) (client *kube.Client, kubeconfig string, srv 
 	}
 	cfg := ln.Config()
 	cfg.QPS = -1
-	client, err = kube.NewClient(cfg, kube.ClientOptions{})
+	client, err := kube.NewClient(cfg, kube.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
