@@ -48,6 +48,14 @@ func NewCluster(cfg *kube.Config, copts kube.ClientOptions, opts Options) (*Clus
 	return &Cluster{api: api, cache: cache}, nil
 }
 
+// ClusterOf pairs a client and a cache that exist already (a manager's)
+// as a Cluster. Unlike NewCluster it wires nothing: reads after writes
+// wait for the writes only if the client's ClientOptions.OnWrite already
+// records them in the cache, as a manager's does. It starts nothing.
+func ClusterOf(api *kube.Client, cache *Cache) *Cluster {
+	return &Cluster{api: api, cache: cache}
+}
+
 // APIClient returns the client that talks to the API server directly,
 // for reads that must not come from the cache.
 func (c *Cluster) APIClient() *kube.Client {

@@ -35,6 +35,13 @@
 //     it does lazily, at the latest when they would have fired (the
 //     controllers' CacheSyncTimeout, 2m). TestEngageDisengage: the heap
 //     is then back within 2% of what it was before the cluster came.
+//   - The manager's own cluster, shared: [Fleet.EngageLocal] makes it a
+//     member under a name, with the manager's client and cache (no
+//     second cache; the fleet neither starts nor stops it), so that a hub
+//     is reconciled as its members are (TestEngageLocal: its ConfigMaps
+//     listed once). controller.Builder.WatchesIn routes a hub's changes
+//     to every member's queue, and controller.Builder.ClusterFilter
+//     chooses the members a controller runs in.
 //   - One name, one cluster: a name engaged again (a kubeconfig that
 //     changed) has its previous cluster stopped first; two clusters of
 //     one name never run side by side.

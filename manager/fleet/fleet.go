@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kubeloop/kubeloop/cache"
+	"github.com/kubeloop/kubeloop/internal/typednil"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager"
 )
@@ -125,10 +126,14 @@ const (
 // member is one engaged cluster.
 type member struct {
 	name string
-	cfg  *kube.Config
+	cfg  *kube.Config // nil for a shared member
 	// c is the cluster the next activation runs: made by Engage, and
-	// again after each activation (a cache runs once).
+	// again after each activation (a cache runs once); a shared
+	// member's, the manager's own, is always the same.
 	c *Cluster
+	// shared says c is the manager's own cluster (EngageLocal): its cache
+	// is the manager's to start and stop.
+	shared bool
 	// run is the activation running; nil while the member does not run.
 	run *activation
 }
@@ -229,31 +234,80 @@ func (f *Fleet) Engage(ctx context.Context, name string, cfg *kube.Config) error
 	if err != nil {
 		return fmt.Errorf("engage %w", err)
 	}
+	if err := f.add(ctx, &member{name: name, cfg: cfg, c: c}); err != nil {
+		return err
+	}
+	f.log.Info("engaged cluster", "cluster", name, "host", cfg.Host)
+	return nil
+}
+
+// Local is what [Fleet.EngageLocal] shares of a manager's own cluster (a
+// *manager.Manager has these methods).
+type Local interface {
+	APIClient() *kube.Client
+	Cache() *cache.Cache
+	Client() *manager.Client
+}
+
+// EngageLocal adds the manager's own cluster to the fleet under name,
+// shared: its client and cache, not a second pair, so that a controller
+// built with controller.Builder.Clusters(f) runs in it as in every other
+// member (a hub that is also a member), with its own queue and workers,
+// reading through the manager's cache. The fleet neither starts nor
+// stops that cache (the manager does); Disengage takes the cluster out
+// of the fleet and stops its controllers there only. It counts towards
+// Options.MaxClusters and, with a ring, runs on the replica holding its
+// name's range, as any member. It fails as Engage does.
+func (f *Fleet) EngageLocal(ctx context.Context, name string, local Local) error {
+	if !f.made() {
+		return fmt.Errorf("engage cluster %q: %w", name, errNoFleet)
+	}
+	if name == "" {
+		return errors.New(`engage cluster: name "" must not be empty`)
+	}
+	if local == nil || typednil.Is(local) || local.Cache() == nil {
+		return fmt.Errorf("engage cluster %q: the local manager is nil", name)
+	}
+	f.changing.Lock()
+	defer f.changing.Unlock()
+	if err := f.admit(name); err != nil {
+		return err
+	}
+	c := &Cluster{cluster: cache.ClusterOf(local.APIClient(), local.Cache()), name: name, client: local.Client()}
+	if err := f.add(ctx, &member{name: name, c: c, shared: true}); err != nil {
+		return err
+	}
+	f.log.Info("engaged the manager's own cluster", "cluster", name)
+	return nil
+}
+
+// add puts m in the fleet, after the member engaged before under its
+// name (if any) has stopped, and starts it if it runs here. The caller
+// holds f.changing and has admitted m's name.
+func (f *Fleet) add(ctx context.Context, m *member) error {
 	f.mu.Lock()
-	if old := f.members[name]; old != nil {
+	if old := f.members[m.name]; old != nil {
 		f.removeLocked(old)
 	}
-	prev := f.leaving[name]
+	prev := f.leaving[m.name]
 	f.mu.Unlock()
 	if prev != nil {
 		select {
 		case <-prev.done:
 		case <-ctx.Done():
-			return fmt.Errorf("engage cluster %q: wait for the cluster engaged before under that name to stop: %w", name, ctx.Err())
+			return fmt.Errorf("engage cluster %q: wait for the cluster engaged before under that name to stop: %w", m.name, ctx.Err())
 		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.phase == stopped {
-		return fmt.Errorf("engage cluster %q: fleet stopped", name)
+		return fmt.Errorf("engage cluster %q: fleet stopped", m.name)
 	}
-	m := &member{name: name, cfg: cfg, c: c}
-	f.members[name] = m
+	f.members[m.name] = m
 	f.engaged++
-	if f.runsLocked(name) {
+	if f.runsLocked(m.name) {
 		f.startLocked(m)
 	}
-	f.log.Info("engaged cluster", "cluster", name, "host", cfg.Host)
 	return nil
 }
 
@@ -481,13 +535,16 @@ func (f *Fleet) startLocked(m *member) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	a := &activation{c: m.c, stop: stop, engs: map[*watcher]context.CancelFunc{}, done: make(chan struct{})}
-	m.run, m.c = a, nil
-	a.wg.Go(func() {
-		if err := a.c.Cache().Start(ctx); err != nil {
-			f.log.Error("cluster cache failed: its kinds are not served until it is engaged again", "cluster", m.name, "err", err)
-			<-ctx.Done() // stay until stopped: wg must not reach zero while it runs
-		}
-	})
+	m.run = a
+	if !m.shared {
+		m.c = nil
+		a.wg.Go(func() {
+			if err := a.c.Cache().Start(ctx); err != nil {
+				f.log.Error("cluster cache failed: its kinds are not served until it is engaged again", "cluster", m.name, "err", err)
+				<-ctx.Done() // stay until stopped: wg must not reach zero while it runs
+			}
+		})
+	}
 	for w := range f.watchers {
 		f.engageLocked(a, w)
 	}
