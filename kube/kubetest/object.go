@@ -9,17 +9,17 @@ import (
 	"encoding/json"
 	"fmt"
 	mrand "math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds objects as the server sees them: schemaless JSON decoded
 // into map[string]any (numbers as int64 or float64: internal/unstructured), encoded
-// back in the real server's field order, and the bits of metadata the server generates.
+// back in the real server's field order (internal/encode), and the bits of metadata the server generates.
 
 // obj is a decoded object. Every obj is owned by one request: decode makes
 // a fresh one from a record's bytes.
@@ -43,170 +43,18 @@ func mustDecode(raw []byte) obj {
 	return o
 }
 
-// metaRank orders metadata fields as ObjectMeta declares them; unknown
-// fields are dropped on write, as the real server drops them.
-func metaRank(k string) int {
-	switch k {
-	case "name":
-		return 1
-	case "generateName":
-		return 2
-	case "namespace":
-		return 3
-	case "selfLink":
-		return 4
-	case "uid":
-		return 5
-	case "resourceVersion":
-		return 6
-	case "generation":
-		return 7
-	case "creationTimestamp":
-		return 8
-	case "deletionTimestamp":
-		return 9
-	case "deletionGracePeriodSeconds":
-		return 10
-	case "labels":
-		return 11
-	case "annotations":
-		return 12
-	case "ownerReferences":
-		return 13
-	case "finalizers":
-		return 14
-	case "managedFields":
-		return 15
-	}
-	return 0
-}
-
 // encodeObject encodes o as the real server orders it: kind, apiVersion,
-// metadata (in ObjectMeta order), then the other fields by name.
-func encodeObject(o obj) []byte {
-	raw, _ := encodeObjectTM(o)
-	return raw
-}
+// metadata (in ObjectMeta order), then the other fields by name
+// (internal/encode).
+func encodeObject(o obj) []byte { return encode.Object(o) }
 
 // encodeObjectTM is encodeObject that also returns where the type fields
-// end: "{" + raw[tm:] is the object without kind and apiVersion, as items
-// of built-in lists are served.
-func encodeObjectTM(o obj) (raw []byte, tm int) {
-	var b bytes.Buffer
-	b.Grow(256)
-	b.WriteByte('{')
-	n := 0
-	field := func(k string, v any) {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		writeJSONString(&b, k)
-		b.WriteByte(':')
-		writeJSONValue(&b, v)
-	}
-	if v, ok := o["kind"]; ok {
-		field("kind", v)
-	}
-	if v, ok := o["apiVersion"]; ok {
-		field("apiVersion", v)
-	}
-	tm = b.Len()
-	if m, ok := o["metadata"].(obj); ok {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		b.WriteString(`"metadata":`)
-		writeMeta(&b, m)
-	}
-	keys := make([]string, 0, len(o))
-	for k := range o {
-		if k != "kind" && k != "apiVersion" && k != "metadata" {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		field(k, o[k])
-	}
-	b.WriteByte('}')
-	raw = b.Bytes()
-	if tm > 1 && tm < len(raw)-1 && raw[tm] == ',' {
-		tm++ // skip the comma after apiVersion
-	} else {
-		tm = 1
-	}
-	return raw, tm
-}
+// end: "{" + raw[tm:] is the object without kind and apiVersion.
+func encodeObjectTM(o obj) (raw []byte, tm int) { return encode.ObjectTM(o) }
 
-func writeMeta(b *bytes.Buffer, m obj) {
-	keys := make([]string, 0, len(m))
-	for k, v := range m {
-		if metaRank(k) > 0 && !unstructured.IsEmpty(v) {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(x, y string) int { return metaRank(x) - metaRank(y) })
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSONString(b, k)
-		b.WriteByte(':')
-		if list, ok := m[k].([]any); ok && k == "managedFields" {
-			writeManagedFields(b, list)
-			continue
-		}
-		writeJSONValue(b, m[k])
-	}
-	b.WriteByte('}')
-}
-
-// writeManagedFields writes the entries with their fields in the real
-// server's order.
-func writeManagedFields(b *bytes.Buffer, list []any) {
-	b.WriteByte('[')
-	for i, v := range list {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		e, ok := v.(obj)
-		if !ok {
-			writeJSONValue(b, v)
-			continue
-		}
-		b.WriteByte('{')
-		n := 0
-		for _, k := range []string{"manager", "operation", "apiVersion", "time", "fieldsType", "fieldsV1", "subresource"} {
-			if fv, ok := e[k]; ok {
-				if n > 0 {
-					b.WriteByte(',')
-				}
-				n++
-				writeJSONString(b, k)
-				b.WriteByte(':')
-				writeJSONValue(b, fv)
-			}
-		}
-		b.WriteByte('}')
-	}
-	b.WriteByte(']')
-}
-
-func writeJSONString(b *bytes.Buffer, s string) {
-	v, _ := json.Marshal(s)
-	b.Write(v)
-}
-
-func writeJSONValue(b *bytes.Buffer, v any) {
-	raw, err := json.Marshal(v)
-	if err != nil { // values come from encoding/json: always encodable
-		panic("kubetest: encode value: " + err.Error())
-	}
-	b.Write(raw)
-}
+func writeMeta(b *bytes.Buffer, m obj)          { encode.Meta(b, m) }
+func writeJSONString(b *bytes.Buffer, s string) { encode.String(b, s) }
+func writeJSONValue(b *bytes.Buffer, v any)     { encode.Value(b, v) }
 
 // stringList returns m[k] as a list of strings (finalizers).
 func stringList(m obj, k string) []string {
