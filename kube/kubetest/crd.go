@@ -5,6 +5,7 @@ package kubetest
 import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -71,12 +72,12 @@ func (s *Server) registerCRDLocked(o obj) {
 		if !v.Served {
 			continue
 		}
-		r := &resource{Group: cs.Group, Version: v.Name, Plural: cs.Plural, Singular: unstructured.String(o["spec"].(obj)["names"].(obj), "singular"),
+		r := &resource{Resource: kinds.Resource{Group: cs.Group, Version: v.Name, Plural: cs.Plural, Singular: unstructured.String(o["spec"].(obj)["names"].(obj), "singular"),
 			Kind: cs.Kind, ListKind: cs.Kind + "List", Namespaced: cs.Scope == "Namespaced",
 			ShortNames: cs.ShortNames, Categories: cs.Categories, Status: v.Status, Scale: v.Scale, Generation: true,
 			ConditionalUpdate: true, Fields: v.Fields, CRD: name, StorageVersion: storage,
 			MultiVersion: len(cs.Versions) > 1, Printer: v.Printer,
-			Schema: schema.CompileCRD(schema.CRDVersionSchema(o, v.Name))}
+			Schema: schema.CompileCRD(schema.CRDVersionSchema(o, v.Name))}}
 		if cs.ListKind != "" {
 			r.ListKind = cs.ListKind
 		}

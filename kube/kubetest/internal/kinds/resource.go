@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package kinds describes the kinds kubetest serves: [Resource], what the
+// server needs to know of one group/version/resource (names, scope,
+// subresources, what its strategy does, its schema and printer), and
+// [Builtins], the built-in kinds of kube-apiserver 1.36.3 as its
+// discovery lists them, with the behaviour of each that clients see.
+// CustomResourceDefinitions add Resources of their own (the server's
+// crd.go).
+//
+// Guarantees:
+//   - [Builtins] returns fresh values on each call: a caller may change
+//     them (the server sets each one's Schema).
+//   - The order of [Builtins] within a group version and of [Groups] is
+//     the real server's discovery order.
+package kinds
+
+import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
+)
+
+// Resource describes one served group/version/resource: its names,
+// scope, subresources, the strategy's behaviour the server carries out,
+// its schema and printer. The server wraps it with the links between
+// resources stored in one another's form.
+type Resource struct {
+	Group, Version, Plural, Singular, Kind, ListKind string
+	Namespaced                                       bool
+	ShortNames, Categories                           []string
+	// Status says the kind has a /status subresource: writes to the main
+	// resource keep the stored status, writes to /status keep the rest.
+	Status bool
+	// Generation says metadata.generation is kept (set to 1 on create,
+	// incremented when anything but metadata and status changes).
+	Generation bool
+	Names      validation.NameRule
+	// CreateOnUpdate says a PUT of a missing object creates it.
+	CreateOnUpdate bool
+	// ConditionalUpdate says a PUT must carry metadata.resourceVersion
+	// (custom resources and CRDs).
+	ConditionalUpdate bool
+	// ReturnDeleted says DELETE answers with the object instead of a
+	// Success Status (pods, services, serviceaccounts).
+	ReturnDeleted bool
+	// NoDeleteCollection drops the deletecollection verb (namespaces).
+	NoDeleteCollection bool
+	// Verbs, when set, are the verbs discovery lists instead of the
+	// usual ones: "create" alone for the reviews (the server's registry.answered).
+	Verbs []string
+	// Deprecated is the Warning every request of a deprecated resource
+	// is answered with, as kube-apiserver 1.36 warns; empty for the rest.
+	Deprecated string
+	// OrphanByDefault says a delete without a propagation policy orphans
+	// the dependents (batch/v1 Jobs and core/v1 ReplicationControllers,
+	// for backward compatibility) instead of deleting them in the
+	// background.
+	OrphanByDefault bool
+	// Fields are the field selectors supported beyond metadata.name and
+	// metadata.namespace, as dotted paths into the object.
+	Fields []string
+	// FieldPaths maps a field of Fields to the paths its value is read
+	// from instead, the first present and not empty winning.
+	FieldPaths map[string][]string
+	// OwnFieldLabels says the kind has its own field label conversion, as
+	// custom resources do: an unsupported field selector is refused with
+	// "field label not supported" instead of the generic message.
+	OwnFieldLabels bool
+	// InitStatus, when set, is the status a create stores (the kind's
+	// PrepareForCreate); kinds with Status and no InitStatus drop it.
+	InitStatus func() map[string]any
+	// KeepStatus says a create stores the status it is given, as the
+	// kubelet registers a Node with its status, with the fields of
+	// InitStatus it lacks.
+	KeepStatus bool
+	// CRD is the name of the CustomResourceDefinition that serves the kind,
+	// empty for built-ins.
+	CRD string
+	// StorageVersion is the version objects are stored at; reads at another
+	// version only rewrite apiVersion (conversion strategy None).
+	StorageVersion string
+	// MultiVersion says objects may be stored at another version than the
+	// one requested (a CRD with several versions): reads rewrite apiVersion.
+	MultiVersion bool
+	// Printer makes the Table rows of a custom resource (its version's
+	// additionalPrinterColumns); built-ins find theirs by name.
+	Printer *table.Printer
+	// Schema is the kind's compiled schema (internal/schema): captured for
+	// built-ins, the CRD version's openAPIV3Schema for custom resources;
+	// nil for a kind without one, which is then schemaless.
+	Schema *schema.Schema
+	// Scale, when set, says the kind has a scale subresource and where
+	// its Scale's fields are (the server's scale.go).
+	Scale *scale.Paths
+}
