@@ -3,8 +3,6 @@
 package kubetest
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"slices"
 
@@ -97,29 +95,6 @@ func (r *resource) fromStored(o obj) obj {
 	o = r.FromStored(o)
 	o["apiVersion"] = r.apiVersion()
 	return o
-}
-
-// verbs are the verbs discovery lists for the resource, in the real
-// server's order: sorted for built-ins, as the CRD handler lists them for
-// custom resources.
-func (r *resource) verbs() []string {
-	if r.Verbs != nil {
-		return r.Verbs
-	}
-	if r.CRD != "" {
-		return []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
-	}
-	if r.NoDeleteCollection {
-		return []string{"create", "delete", "get", "list", "patch", "update", "watch"}
-	}
-	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
-}
-
-// storageVersionHash is what discovery reports: the first 8 bytes of the
-// SHA-256 of "group/version/kind" at the storage version, in base64.
-func (r *resource) storageVersionHash() string {
-	sum := sha256.Sum256([]byte(r.Group + "/" + r.StorageVersion + "/" + r.Kind))
-	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 // supportsField reports whether f may be used in a field selector.
@@ -298,7 +273,7 @@ func (g *registry) versions(group string) []string {
 			}
 		}
 	}
-	slices.SortFunc(out, compareKubeVersions)
+	slices.SortFunc(out, kinds.CompareVersions)
 	return out
 }
 

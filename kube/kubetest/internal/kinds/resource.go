@@ -16,6 +16,9 @@
 package kinds
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
@@ -94,4 +97,27 @@ type Resource struct {
 	// Scale, when set, says the kind has a scale subresource and where
 	// its Scale's fields are (the server's scale.go).
 	Scale *scale.Paths
+}
+
+// DiscoveryVerbs are the verbs discovery lists for the resource, in the real
+// server's order: sorted for built-ins, as the CRD handler lists them for
+// custom resources.
+func (r *Resource) DiscoveryVerbs() []string {
+	if r.Verbs != nil {
+		return r.Verbs
+	}
+	if r.CRD != "" {
+		return []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+	}
+	if r.NoDeleteCollection {
+		return []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	}
+	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+}
+
+// StorageVersionHash is what discovery reports: the first 8 bytes of the
+// SHA-256 of "group/version/kind" at the storage version, in base64.
+func (r *Resource) StorageVersionHash() string {
+	sum := sha256.Sum256([]byte(r.Group + "/" + r.StorageVersion + "/" + r.Kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
