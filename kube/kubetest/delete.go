@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -40,7 +41,7 @@ func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError)
 			}
 			o = *po
 		case "", "application/json", "application/yaml":
-			m, err := parseApplyBody(body)
+			m, err := patch.ParseApply(body)
 			if err == nil {
 				err = json.Unmarshal(encodeObject(m), &o)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -314,7 +315,7 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	var err error
 	switch mt {
 	case "application/yaml":
-		o, err = parseApplyBody(body)
+		o, err = patch.ParseApply(body)
 	case protobuf.MediaType:
 		var known bool
 		if o, known, err = protobuf.DecodeObject(body); err == nil && !known {

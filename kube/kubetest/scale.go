@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -130,7 +131,7 @@ func (c *call) scaleChange() (func(sc obj) (obj, *kube.StatusError), *kube.Statu
 			return nil, errBadRequest(err.Error())
 		}
 		return func(sc obj) (obj, *kube.StatusError) {
-			patched, err := jsonpatch.ApplyValueLimit(sc, ops, maxJSONPatchCopyBytes)
+			patched, err := jsonpatch.ApplyValueLimit(sc, ops, patch.MaxCopyBytes)
 			if err == nil {
 				patched, err = unstructured.ExactNumbers(patched)
 			}
