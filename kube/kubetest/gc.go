@@ -3,8 +3,6 @@
 package kubetest
 
 import (
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -100,12 +98,10 @@ func (g gcStore) OwnerState(ns string, o gc.Owner) gc.OwnerState {
 }
 
 func (g gcStore) Dependents(uid string) []gc.ObjectRef {
-	deps := slices.SortedFunc(maps.Keys(g.s.ctl.dependents[uid]), func(a, b objRef) int {
-		return strings.Compare(a.col+"\x00"+a.key, b.col+"\x00"+b.key)
-	})
+	deps := g.s.ctl.owners.Dependents(uid)
 	out := make([]gc.ObjectRef, len(deps))
 	for i, d := range deps {
-		out[i] = gc.ObjectRef{Col: d.col, Key: d.key}
+		out[i] = gc.ObjectRef{Col: d.Col, Key: d.Key}
 	}
 	return out
 }
@@ -129,7 +125,7 @@ func (g gcStore) Enqueue(ref gc.ObjectRef, owner bool) {
 	if owner {
 		op = opOwner
 	}
-	g.s.enqueueLocked(ctlItem{op, ref.Col, ref.Key})
+	g.s.enqueueLocked(ctlItem{Op: op, Col: ref.Col, Key: ref.Key})
 }
 
 func (g gcStore) ReportOwnerElsewhere(ref gc.ObjectRef, o gc.Owner) {
