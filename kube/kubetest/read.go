@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 )
 
 // This file serves get and list: resourceVersion semantics, selectors,
@@ -110,50 +109,9 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 	if err := c.parseSelectors(o); err != nil {
 		return nil, err
 	}
-	var errs []fielderr.Error
-	forbid := func(field, detail string) {
-		errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: field, Detail: detail})
-	}
-	if watch {
-		if o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
-			t := true
-			o.sendInitialEvents, o.match = &t, "NotOlderThan"
-		}
-		if o.sendInitialEvents != nil && o.match != "NotOlderThan" {
-			forbid("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
-		}
-		if o.match != "" {
-			if o.sendInitialEvents == nil {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
-			}
-			if o.match != "NotOlderThan" {
-				errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
-					Value: o.match, Detail: fielderr.NotSupportedDetail("NotOlderThan")})
-			}
-			if o.cont != "" {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
-			}
-		}
-	} else {
-		if o.match != "" {
-			if o.rv == "" {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")
-			}
-			if o.cont != "" {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
-			}
-			if o.match != "Exact" && o.match != "NotOlderThan" {
-				errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
-					Value: o.match, Detail: fielderr.NotSupportedDetail("Exact", "NotOlderThan", "")})
-			}
-			if o.match == "Exact" && o.rv == "0" {
-				forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
-			}
-		}
-		if o.sendInitialEvents != nil {
-			forbid("sendInitialEvents", "sendInitialEvents is forbidden for list")
-		}
-	}
+	check := listopts.Options{RV: o.rv, Match: o.match, Continue: o.cont, SendInitialEvents: o.sendInitialEvents}
+	errs := listopts.Validate(&check, watch)
+	o.match, o.sendInitialEvents = check.Match, check.SendInitialEvents
 	if len(errs) > 0 {
 		return nil, errInvalidListOptions(errs)
 	}
@@ -196,32 +154,13 @@ func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
 	return nil
 }
 
-// continueToken is the real server's continue token, base64 (URL alphabet,
-// no padding) of this JSON. RV -1 continues at the latest version.
-type continueToken struct {
-	APIVersion string `json:"v"`
-	RV         int64  `json:"rv"`
-	Start      string `json:"start"`
-}
+func encodeContinue(rv int64, start string) string { return listopts.EncodeContinue(rv, start) }
 
-func encodeContinue(rv int64, start string) string {
-	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: "/" + start + "\x00"})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeContinue(s string) (continueToken, *kube.StatusError) {
-	var t continueToken
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
-	if err == nil {
-		err = json.Unmarshal(b, &t)
+func decodeContinue(s string) (listopts.Token, *kube.StatusError) {
+	t, invalid := listopts.DecodeContinue(s)
+	if invalid != "" {
+		return t, errBadRequest(invalid)
 	}
-	if err == nil && (t.APIVersion != "meta.k8s.io/v1" || !strings.HasPrefix(t.Start, "/") || t.RV == 0) {
-		err = fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	}
-	if err != nil {
-		return t, errBadRequest("invalid continue token: " + err.Error())
-	}
-	t.Start = strings.TrimSuffix(t.Start[1:], "\x00")
 	return t, nil
 }
 
