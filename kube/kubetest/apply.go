@@ -5,7 +5,6 @@ package kubetest
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -161,28 +160,13 @@ func applyStatus(e *fieldmanager.ApplyError) *kube.StatusError {
 	return errApplyConflict(e.Conflicts)
 }
 
-// errApplyConflict is the real server's conflict error (NewConflictError
-// of the field manager): managers in the order of their identifiers,
-// each one's fields in path order.
+// errApplyConflict is the real server's conflict error
+// (fieldmanager.ConflictMessage).
 func errApplyConflict(conflicts []fieldmanager.Conflict) *kube.StatusError {
-	slices.SortStableFunc(conflicts, func(a, b fieldmanager.Conflict) int {
-		return strings.Compare(a.Manager.Identifier(), b.Manager.Identifier())
-	})
-	causes := make([]kube.StatusCause, len(conflicts))
-	var lines []string
-	for i, cf := range conflicts {
-		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + fieldmanager.ManagerName(cf.Manager),
-			Field: fieldmanager.PathString(cf.Path)}
-		if i == 0 || conflicts[i-1].Manager != cf.Manager {
-			lines = append(lines, "conflicts with "+fieldmanager.ManagerName(cf.Manager)+":")
-		}
-		lines = append(lines, "- "+causes[i].Field)
-	}
-	var msg string
-	if len(conflicts) == 1 {
-		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", fieldmanager.ManagerName(conflicts[0].Manager), causes[0].Field)
-	} else {
-		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(conflicts), strings.Join(lines, "\n"))
+	msg, cs := fieldmanager.ConflictMessage(conflicts)
+	causes := make([]kube.StatusCause, len(cs))
+	for i, c := range cs {
+		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: c.Message, Field: c.Field}
 	}
 	return statusError(http.StatusConflict, kube.ReasonConflict, msg, &kube.StatusDetails{Causes: causes})
 }
