@@ -150,7 +150,7 @@ func (s *Server) observeForNamespaceLocked(res *resource, e *event) {
 // preferring its storage version; nil when it is not served any more.
 func (s *Server) resourceOfLocked(col string) *resource {
 	var out *resource
-	for _, list := range s.reg.byGV {
+	for _, list := range s.reg.ByGV {
 		for _, r := range list {
 			if r.colKey() == col && (out == nil || r.Version == r.StorageVersion) {
 				out = r

@@ -141,7 +141,7 @@ func (s *Server) finishCRDLocked(name string) {
 // watches end and its storage goes.
 func (s *Server) unregisterCRDLocked(name string) {
 	var key string
-	for _, list := range s.reg.byGV {
+	for _, list := range s.reg.ByGV {
 		for _, res := range list {
 			if res.CRD == name {
 				key = res.colKey()

@@ -5,6 +5,8 @@ package kubetest
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
 
 // TestGenericKindsRoundTrip creates, reads, lists, watches, updates,
@@ -117,7 +119,7 @@ func TestGenericKindsRoundTrip(t *testing.T) {
 // reg returns the served resource of gv and plural, failing without one.
 func (c *client) reg(t *testing.T, gv, plural string) *resource {
 	t.Helper()
-	group, version := splitGV(gv)
+	group, version := kinds.SplitGV(gv)
 	if !strings.Contains(gv, "/") {
 		group = ""
 	}

@@ -95,7 +95,7 @@ func (s *Server) afterRemoveLocked(res *resource, rec *record) {
 // preferring the storage version.
 func (s *Server) storedResourcesLocked() map[string]*resource {
 	out := map[string]*resource{}
-	for _, list := range s.reg.byGV {
+	for _, list := range s.reg.ByGV {
 		for _, r := range list {
 			if cur := out[r.colKey()]; cur == nil || r.Version == r.StorageVersion {
 				out[r.colKey()] = r

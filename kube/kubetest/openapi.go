@@ -65,7 +65,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 func (s *Server) crdKindsByGVLocked() map[string][]openapi.CRDKind {
 	crds := s.cols["apiextensions.k8s.io/customresourcedefinitions"]
 	out := map[string][]openapi.CRDKind{}
-	for gv, list := range s.reg.byGV {
+	for gv, list := range s.reg.ByGV {
 		for _, r := range list {
 			rec := crds.objects[r.CRD]
 			if r.CRD == "" || rec == nil {

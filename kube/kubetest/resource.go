@@ -160,128 +160,36 @@ func linkHPA(v2, v1 *resource) {
 	v1.ToStored, v1.FromStored = autoscaling.ToV2, autoscaling.ToV1
 }
 
-// registry holds the served resources. It is guarded by Server.mu.
+// registry holds the served resources (kinds.Registry). It is guarded by
+// Server.mu.
 type registry struct {
-	// byGV maps "group/version" to its resources in discovery order.
-	byGV map[string][]*resource
-	// groups lists groups with at least one served version: built-ins in
-	// builtinGroups order, then CRD groups in order of name.
-	crdGroups []string
-	// answered maps "group/version" to the resources answered by a
-	// handler of their own and never stored (the reviews): discovery
-	// lists them with byGV's, nothing else sees them.
-	answered map[string][]*resource
+	*kinds.Registry[*resource]
 }
 
 func newRegistry() *registry {
-	reg := &registry{byGV: map[string][]*resource{}, answered: map[string][]*resource{}}
+	reg := &registry{kinds.NewRegistry[*resource]()}
 	for _, r := range builtins() {
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
-		reg.add(r)
+		reg.Add(r)
 	}
 	for _, r := range answeredResources() {
-		k := gvKey(r.Group, r.Version)
-		reg.answered[k] = append(reg.answered[k], r)
+		reg.AddAnswered(r)
 	}
 	return reg
 }
 
 func gvKey(group, version string) string { return group + "/" + version }
 
-// add registers r, replacing a resource of the same group, version and
-// plural.
-func (g *registry) add(r *resource) {
-	k := gvKey(r.Group, r.Version)
-	list := g.byGV[k]
-	for i, old := range list {
-		if old.Plural == r.Plural {
-			list[i] = r
-			return
-		}
-	}
-	g.byGV[k] = append(list, r)
-	if r.CRD != "" && !slices.Contains(g.crdGroups, r.Group) && !slices.Contains(kinds.Groups(), r.Group) {
-		g.crdGroups = append(g.crdGroups, r.Group)
-		slices.Sort(g.crdGroups)
-	}
-}
-
-// removeCRD unregisters every resource served by the CRD named crd.
-func (g *registry) removeCRD(crd string) {
-	for k, list := range g.byGV {
-		list = slices.DeleteFunc(list, func(r *resource) bool { return r.CRD == crd })
-		if len(list) == 0 {
-			delete(g.byGV, k)
-		} else {
-			g.byGV[k] = list
-		}
-	}
-	g.crdGroups = slices.DeleteFunc(g.crdGroups, func(group string) bool { return len(g.versions(group)) == 0 })
-}
-
-// crdOnly reports whether group is served by CRDs alone: kube-apiserver's
-// apiextensions handler passes what they do not serve to the mux, which
-// answers a plain 404, where a built-in group answers a NotFound Status.
-func (g *registry) crdOnly(group string) bool { return slices.Contains(g.crdGroups, group) }
-
-// lookup finds a served resource by group, version and plural.
+// The server's names for the registry's methods.
+func (g *registry) add(r *resource)           { g.Add(r) }
+func (g *registry) removeCRD(crd string)      { g.RemoveCRD(crd) }
+func (g *registry) crdOnly(group string) bool { return g.CRDOnly(group) }
 func (g *registry) lookup(group, version, plural string) *resource {
-	for _, r := range g.byGV[gvKey(group, version)] {
-		if r.Plural == plural {
-			return r
-		}
-	}
-	return nil
+	return g.Lookup(group, version, plural)
 }
-
-// byKind finds a served resource by group, version and kind.
 func (g *registry) byKind(group, version, kind string) *resource {
-	for _, r := range g.byGV[gvKey(group, version)] {
-		if r.Kind == kind {
-			return r
-		}
-	}
-	return nil
+	return g.ByKind(group, version, kind)
 }
-
-// groups returns the non-core groups in the order /apis lists them.
-func (g *registry) groups() []string {
-	var out []string
-	for _, grp := range kinds.Groups() {
-		if len(g.versions(grp)) > 0 {
-			out = append(out, grp)
-		}
-	}
-	return append(out, g.crdGroups...)
-}
-
-// listed returns what discovery lists of a group version: the stored
-// resources, then the answered ones.
-func (g *registry) listed(group, version string) []*resource {
-	k := gvKey(group, version)
-	return slices.Concat(g.byGV[k], g.answered[k])
-}
-
-// versions returns the served versions of group, preferred first: the
-// Kubernetes version order (v2 before v1, v1 before v1beta1).
-func (g *registry) versions(group string) []string {
-	var out []string
-	for _, m := range []map[string][]*resource{g.byGV, g.answered} {
-		for k := range m {
-			if grp, v := splitGV(k); grp == group && !slices.Contains(out, v) {
-				out = append(out, v)
-			}
-		}
-	}
-	slices.SortFunc(out, kinds.CompareVersions)
-	return out
-}
-
-func splitGV(k string) (group, version string) {
-	for i := len(k) - 1; i >= 0; i-- {
-		if k[i] == '/' {
-			return k[:i], k[i+1:]
-		}
-	}
-	return "", k
-}
+func (g *registry) groups() []string                         { return g.Groups() }
+func (g *registry) listed(group, version string) []*resource { return g.Listed(group, version) }
+func (g *registry) versions(group string) []string           { return g.Versions(group) }

@@ -6,7 +6,9 @@
 // [Builtins], the built-in kinds of kube-apiserver 1.36.3 as its
 // discovery lists them, with the behaviour of each that clients see.
 // CustomResourceDefinitions add Resources of their own (the server's
-// crd.go).
+// crd.go). A [Registry] holds what a server serves, in discovery order,
+// and the versions of each group in the order Kubernetes prefers them
+// ([CompareVersions]).
 //
 // Guarantees:
 //   - [Builtins] returns fresh values on each call: a caller may change
