@@ -68,20 +68,8 @@ func stringList(m obj, k string) []string {
 	return out
 }
 
-// path returns the value at a dotted path of map keys.
-func path(o obj, dotted string) (any, bool) {
-	var cur any = o
-	for p := range strings.SplitSeq(dotted, ".") {
-		m, ok := cur.(obj)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[p]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
+// path returns the value at a dotted path of map keys (unstructured.Path).
+func path(o obj, dotted string) (any, bool) { return unstructured.Path(o, dotted) }
 
 // fieldString formats a selectable field as field selectors compare it.
 func fieldString(v any) string {

@@ -3,7 +3,6 @@
 package kubetest
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
@@ -30,24 +29,6 @@ type resource struct {
 	// FieldAliases maps the field selectors of the resources stored in
 	// this one's form to the fields they select.
 	FieldAliases map[string]string
-}
-
-// apiVersion is the resource's group/version as objects carry it.
-func (r *resource) apiVersion() string {
-	if r.Group == "" {
-		return r.Version
-	}
-	return r.Group + "/" + r.Version
-}
-
-// kindGroup is the group Invalid errors qualify the kind with. Events of
-// events.k8s.io are core Events inside the real server, and their
-// validation errors say so ("Event", not "Event.events.k8s.io").
-func (r *resource) kindGroup() string {
-	if r.Group == "events.k8s.io" {
-		return ""
-	}
-	return r.Group
 }
 
 // storageAPIVersion is the apiVersion objects are stored with.
@@ -97,35 +78,12 @@ func (r *resource) fromStored(o obj) obj {
 	return o
 }
 
-// supportsField reports whether f may be used in a field selector.
-// Namespaces are the one kind whose own conversion leaves out
-// metadata.namespace.
-func (r *resource) supportsField(f string) bool {
-	return f == "metadata.name" || (f == "metadata.namespace" && !isNamespaces(r)) || slices.Contains(r.Fields, f)
-}
-
-// fieldValue reads the selectable field f of o, and whether it is set.
-func (r *resource) fieldValue(o obj, f string) (any, bool) {
-	paths, ok := r.FieldPaths[f]
-	if !ok {
-		return path(o, f)
-	}
-	for _, p := range paths {
-		if v, ok := path(o, p); ok && v != "" {
-			return v, true
-		}
-	}
-	return nil, false
-}
-
-// errFieldNotSupported is the answer to a field selector on an unsupported
-// field: the kind's own conversion's message, or the generic one.
-func (r *resource) errFieldNotSupported(f string) string {
-	if r.OwnFieldLabels || r.CRD != "" {
-		return "field label not supported: " + f
-	}
-	return fmt.Sprintf("%q is not a known field selector: only %q, %q", f, "metadata.name", "metadata.namespace")
-}
+// The resource's own answers (kinds.Resource), by the server's names.
+func (r *resource) apiVersion() string                     { return r.APIVersion() }
+func (r *resource) kindGroup() string                      { return r.KindGroup() }
+func (r *resource) supportsField(f string) bool            { return r.SupportsField(f) }
+func (r *resource) fieldValue(o obj, f string) (any, bool) { return r.FieldValue(o, f) }
+func (r *resource) errFieldNotSupported(f string) string   { return r.FieldNotSupported(f) }
 
 // builtins returns the built-in kinds (internal/kinds), in discovery
 // order within each group version, events.k8s.io/v1 Events linked to the

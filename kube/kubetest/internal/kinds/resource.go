@@ -20,10 +20,13 @@ package kinds
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
+	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
@@ -122,4 +125,52 @@ func (r *Resource) DiscoveryVerbs() []string {
 func (r *Resource) StorageVersionHash() string {
 	sum := sha256.Sum256([]byte(r.Group + "/" + r.StorageVersion + "/" + r.Kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// APIVersion is the resource's group/version as objects carry it.
+func (r *Resource) APIVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// KindGroup is the group Invalid errors qualify the kind with. Events of
+// events.k8s.io are core Events inside the real server, and their
+// validation errors say so ("Event", not "Event.events.k8s.io").
+func (r *Resource) KindGroup() string {
+	if r.Group == "events.k8s.io" {
+		return ""
+	}
+	return r.Group
+}
+
+// SupportsField reports whether f may be used in a field selector.
+// Namespaces are the one kind whose own conversion leaves out
+// metadata.namespace.
+func (r *Resource) SupportsField(f string) bool {
+	return f == "metadata.name" || (f == "metadata.namespace" && !(r.Group == "" && r.Plural == "namespaces")) || slices.Contains(r.Fields, f)
+}
+
+// FieldValue reads the selectable field f of o, and whether it is set.
+func (r *Resource) FieldValue(o map[string]any, f string) (any, bool) {
+	paths, ok := r.FieldPaths[f]
+	if !ok {
+		return unstructured.Path(o, f)
+	}
+	for _, p := range paths {
+		if v, ok := unstructured.Path(o, p); ok && v != "" {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// FieldNotSupported is the answer to a field selector on an unsupported
+// field: the kind's own conversion's message, or the generic one.
+func (r *Resource) FieldNotSupported(f string) string {
+	if r.OwnFieldLabels || r.CRD != "" {
+		return "field label not supported: " + f
+	}
+	return fmt.Sprintf("%q is not a known field selector: only %q, %q", f, "metadata.name", "metadata.namespace")
 }

@@ -2,7 +2,10 @@
 
 package unstructured
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // String returns m[k] when it is a string.
 func String(m map[string]any, k string) string {
@@ -97,4 +100,19 @@ func IsEmpty(v any) bool {
 		return len(t) == 0
 	}
 	return false
+}
+
+// Path returns the value at a dotted path of map keys.
+func Path(o map[string]any, dotted string) (any, bool) {
+	var cur any = o
+	for p := range strings.SplitSeq(dotted, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[p]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
 }
