@@ -4,7 +4,8 @@
 // writes them: kind and apiVersion first, then metadata with its fields
 // in ObjectMeta's order (empty ones and unknown ones dropped, as the real
 // server drops them) and managedFields entries in ManagedFieldsEntry's
-// order, then every other field by name.
+// order, then every other field by name; and Status errors in the real
+// server's field order ([Status]).
 //
 // Guarantees:
 //   - The same object always encodes to the same bytes.
@@ -18,6 +19,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -189,4 +191,29 @@ func Value(b *bytes.Buffer, v any) {
 		panic("kubetest: encode value: " + err.Error())
 	}
 	b.Write(raw)
+}
+
+// wireStatus is a Status in the real server's field order (kind first).
+type wireStatus struct {
+	Kind       string              `json:"kind"`
+	APIVersion string              `json:"apiVersion"`
+	Metadata   kube.ListMeta       `json:"metadata"`
+	Status     string              `json:"status,omitempty"`
+	Message    string              `json:"message,omitempty"`
+	Reason     string              `json:"reason,omitempty"`
+	Details    *kube.StatusDetails `json:"details,omitempty"`
+	Code       int32               `json:"code,omitempty"`
+}
+
+// Status encodes st as the real server does: kind first.
+func Status(st *kube.Status) []byte {
+	b, err := json.Marshal(wireStatus{
+		Kind: "Status", APIVersion: "v1", Metadata: st.ListMeta,
+		Status: st.Status, Message: st.Message, Reason: st.Reason,
+		Details: st.Details, Code: st.Code,
+	})
+	if err != nil { // cannot happen: every field is plain data
+		panic("kubetest: encode status: " + err.Error())
+	}
+	return b
 }
