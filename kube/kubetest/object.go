@@ -4,22 +4,19 @@ package kubetest
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	mrand "math/rand/v2"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file holds objects as the server sees them: schemaless JSON decoded
 // into map[string]any (numbers as int64 or float64: internal/unstructured), encoded
-// back in the real server's field order (internal/encode), and the bits of metadata the server generates.
+// back in the real server's field order (internal/encode), and the bits of
+// metadata the server generates (internal/strategy).
 
 // obj is a decoded object. Every obj is owned by one request: decode makes
 // a fresh one from a record's bytes.
@@ -71,23 +68,9 @@ func stringList(m obj, k string) []string {
 // path returns the value at a dotted path of map keys (unstructured.Path).
 func path(o obj, dotted string) (any, bool) { return unstructured.Path(o, dotted) }
 
-// fieldString formats a selectable field as field selectors compare it.
-func fieldString(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case bool:
-		return strconv.FormatBool(t)
-	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64)
-	case int64:
-		return strconv.FormatInt(t, 10)
-	case nil:
-		return ""
-	}
-	raw, _ := json.Marshal(v)
-	return string(raw)
-}
+// fieldString formats a selectable field as field selectors compare it
+// (unstructured.FieldString).
+func fieldString(v any) string { return unstructured.FieldString(v) }
 
 // formatRV is the wire form of a resourceVersion.
 func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
@@ -96,29 +79,7 @@ func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 // time.Now so that a synctest bubble's clock applies.
 func nowString() string { return time.Now().UTC().Truncate(time.Second).Format(time.RFC3339) }
 
-// newUID returns a random UUID in version 4 form.
-func newUID() string {
-	var u [16]byte
-	_, _ = rand.Read(u[:])
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	h := hex.EncodeToString(u[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
-// generateName appends five random characters to prefix as the real server
-// does (names.SimpleNameGenerator), cutting the prefix to keep the name at
-// most 63 characters.
-func generateName(prefix string) string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	const maxPrefix = 63 - 5
-	if len(prefix) > maxPrefix {
-		prefix = prefix[:maxPrefix]
-	}
-	var b strings.Builder
-	b.WriteString(prefix)
-	for range 5 {
-		b.WriteByte(alphabet[mrand.IntN(len(alphabet))])
-	}
-	return b.String()
-}
+// newUID and generateName are the metadata a create generates
+// (strategy.NewUID, strategy.GenerateName).
+func newUID() string                    { return strategy.NewUID() }
+func generateName(prefix string) string { return strategy.GenerateName(prefix) }

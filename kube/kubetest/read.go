@@ -85,27 +85,12 @@ type listOpts struct {
 // ValidateListOptions does, after the WatchList defaulting of a legacy
 // watch (resourceVersion "" or "0") to sendInitialEvents=true.
 func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
-	q := c.q
-	o := &listOpts{rv: q.Get("resourceVersion"), match: q.Get("resourceVersionMatch"), cont: q.Get("continue"),
-		bookmarks: queryBool(q, "allowWatchBookmarks")}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, errBadRequest(fmt.Sprintf("invalid limit %q: %v", v, err))
-		}
-		o.limit = max(n, 0)
+	q, bad := listopts.Parse(c.q)
+	if bad != "" {
+		return nil, errBadRequest(bad)
 	}
-	if v := q.Get("timeoutSeconds"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, errBadRequest(fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err))
-		}
-		o.timeoutSeconds = n
-	}
-	if _, ok := q["sendInitialEvents"]; ok {
-		b := queryBool(q, "sendInitialEvents")
-		o.sendInitialEvents = &b
-	}
+	o := &listOpts{rv: q.RV, match: q.Match, cont: q.Continue, limit: q.Limit, timeoutSeconds: q.TimeoutSeconds,
+		bookmarks: q.Bookmarks, sendInitialEvents: q.SendInitialEvents}
 	if err := c.parseSelectors(o); err != nil {
 		return nil, err
 	}
@@ -118,39 +103,19 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 	return o, nil
 }
 
-// parseSelectors reads labelSelector and fieldSelector; a field the kind
-// does not support is refused as the real server refuses it.
+// parseSelectors reads labelSelector and fieldSelector (listopts.Selectors);
+// a field the kind does not support is refused as the real server refuses
+// it.
 func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
 	o.filter.namespace = c.info.Namespace
 	if c.info.Resource == "namespaces" {
 		o.filter.namespace = ""
 	}
-	if v := c.q.Get("labelSelector"); v != "" {
-		sel, err := kube.ParseSelector(v)
-		if err != nil {
-			return errBadRequest("unable to parse requirement: " + err.Error())
-		}
-		o.filter.labels = sel
+	labels, fields, bad := listopts.Selectors(c.q, c.info.Name, c.res.supportsField, c.res.errFieldNotSupported)
+	if bad != "" {
+		return errBadRequest(bad)
 	}
-	fs := c.q.Get("fieldSelector")
-	if c.info.Name != "" { // legacy watch of one object: /watch/.../NAME
-		if fs != "" {
-			fs += ","
-		}
-		fs += "metadata.name=" + c.info.Name
-	}
-	if fs != "" {
-		sel, err := kube.ParseFieldSelector(fs)
-		if err != nil {
-			return errBadRequest(err.Error())
-		}
-		for _, r := range sel.Requirements() {
-			if !c.res.supportsField(r.Field) {
-				return errBadRequest(c.res.errFieldNotSupported(r.Field))
-			}
-		}
-		o.filter.fields = sel
-	}
+	o.filter.labels, o.filter.fields = labels, fields
 	return nil
 }
 

@@ -3,7 +3,6 @@
 package kubetest
 
 import (
-
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package listopts checks the options of a list or watch as
-// kube-apiserver 1.36's ValidateListOptions does ([Validate]), and makes
+// Package listopts reads the options of a list or watch ([Parse],
+// [Selectors]), checks them as kube-apiserver 1.36's ValidateListOptions
+// does ([Validate]), and makes
 // and reads the continue tokens of paged lists ([EncodeContinue],
 // [DecodeContinue]) in the real server's form, so that a client may hand
 // a token of one to the other.
@@ -15,9 +16,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 )
 
 // Options are the options Validate checks.
@@ -109,4 +114,74 @@ func DecodeContinue(s string) (t Token, invalid string) {
 	}
 	t.Start = strings.TrimSuffix(t.Start[1:], "\x00")
 	return t, ""
+}
+
+// Query is what a list or watch query asks, read by [Parse].
+type Query struct {
+	Options
+	Limit          int64
+	TimeoutSeconds int64
+	Bookmarks      bool
+}
+
+// Parse reads the options of a list or watch query; bad is the message
+// of the real server's 400 for a limit or timeoutSeconds that is not a
+// number.
+func Parse(q url.Values) (o Query, bad string) {
+	o = Query{Options: Options{RV: q.Get("resourceVersion"), Match: q.Get("resourceVersionMatch"), Continue: q.Get("continue")},
+		Bookmarks: requestinfo.QueryBool(q, "allowWatchBookmarks")}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return o, fmt.Sprintf("invalid limit %q: %v", v, err)
+		}
+		o.Limit = max(n, 0)
+	}
+	if v := q.Get("timeoutSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return o, fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err)
+		}
+		o.TimeoutSeconds = n
+	}
+	if _, ok := q["sendInitialEvents"]; ok {
+		b := requestinfo.QueryBool(q, "sendInitialEvents")
+		o.SendInitialEvents = &b
+	}
+	return o, ""
+}
+
+// Selectors reads labelSelector and fieldSelector, adding
+// metadata.name=name for the legacy watch of one object (name not "").
+// A field that supported refuses is bad with the message notSupported
+// gives, as the real server refuses it.
+func Selectors(q url.Values, name string, supported func(string) bool, notSupported func(string) string) (
+	labels kube.Selector, fields kube.FieldSelector, bad string) {
+	if v := q.Get("labelSelector"); v != "" {
+		sel, err := kube.ParseSelector(v)
+		if err != nil {
+			return labels, fields, "unable to parse requirement: " + err.Error()
+		}
+		labels = sel
+	}
+	fs := q.Get("fieldSelector")
+	if name != "" {
+		if fs != "" {
+			fs += ","
+		}
+		fs += "metadata.name=" + name
+	}
+	if fs != "" {
+		sel, err := kube.ParseFieldSelector(fs)
+		if err != nil {
+			return labels, fields, err.Error()
+		}
+		for _, r := range sel.Requirements() {
+			if !supported(r.Field) {
+				return labels, fields, notSupported(r.Field)
+			}
+		}
+		fields = sel
+	}
+	return labels, fields, ""
 }

@@ -3,7 +3,9 @@
 package unstructured
 
 import (
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -115,4 +117,22 @@ func Path(o map[string]any, dotted string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// FieldString formats a selectable field as field selectors compare it.
+func FieldString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case nil:
+		return ""
+	}
+	raw, _ := json.Marshal(v)
+	return string(raw)
 }
