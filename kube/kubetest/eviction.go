@@ -75,7 +75,7 @@ func (s *Server) serveEviction(c *call) {
 			// conflict as the budget's 429 unless the client set a
 			// resourceVersion precondition itself.
 			if charge.unhealthy && (opts.Preconditions == nil || opts.Preconditions.ResourceVersion == nil) {
-				err = errBudgetBusy(charge.budget)
+				err = disruption.BusyStatus(charge.budget)
 			}
 			return
 		}
