@@ -71,15 +71,7 @@ func (s *Server) crdKindsByGVLocked() map[string][]openapi.CRDKind {
 			if r.CRD == "" || rec == nil {
 				continue
 			}
-			crd := mustDecode(rec.raw)
-			k := openapi.CRDKind{Names: openapi.CRDNames{Group: r.Group, Version: r.Version, Kind: r.Kind, ListKind: r.ListKind, Plural: r.Plural},
-				Scope: "Cluster", Status: r.Status, Schema: schema.CRDVersionSchema(crd, r.Version)}
-			if r.Namespaced {
-				k.Scope = "Namespaced"
-			}
-			for _, f := range r.Fields {
-				k.Selectable = append(k.Selectable, obj{"fieldPath": f})
-			}
+			k := openapi.KindOf(&r.Resource, mustDecode(rec.raw))
 			out[gv] = append(out[gv], k)
 		}
 	}
