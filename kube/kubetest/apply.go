@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -97,10 +98,7 @@ func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 			if apiVersion == res.apiVersion() {
 				return true
 			}
-			group, version, ok := strings.Cut(apiVersion, "/")
-			if !ok {
-				group, version = "", apiVersion
-			}
+			group, version := kinds.SplitAPIVersion(apiVersion)
 			return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
 		}}
 }

@@ -98,3 +98,20 @@ func Propagation(o *protobuf.DeleteOptions, namespace bool) string {
 	}
 	return ""
 }
+
+// Precondition is the real server's reason for refusing a delete whose
+// preconditions (of o) the object's uid and resourceVersion do not meet;
+// "" when they are met or there are none.
+func Precondition(o *protobuf.DeleteOptions, uid, rv string) string {
+	p := o.Preconditions
+	switch {
+	case p == nil:
+	case p.UID != nil && *p.UID != uid:
+		return fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). "+
+			"The object might have been deleted and then recreated", *p.UID, uid)
+	case p.ResourceVersion != nil && *p.ResourceVersion != rv:
+		return fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). "+
+			"The object might have been modified", *p.ResourceVersion, rv)
+	}
+	return ""
+}

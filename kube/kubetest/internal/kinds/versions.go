@@ -62,3 +62,13 @@ func parseKubeVersion(v string) kubeVersion {
 	}
 	return kv
 }
+
+// SplitAPIVersion splits an apiVersion ("apps/v1", "v1") into its group
+// and version.
+func SplitAPIVersion(apiVersion string) (group, version string) {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		return "", apiVersion
+	}
+	return group, version
+}

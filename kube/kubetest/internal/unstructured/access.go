@@ -136,3 +136,12 @@ func FieldString(v any) string {
 	raw, _ := json.Marshal(v)
 	return string(raw)
 }
+
+// AnyList is ss as a decoded JSON list.
+func AnyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
