@@ -15,7 +15,7 @@
 //     statefulsets, daemonsets, controllerrevisions, jobs, cronjobs,
 //     ingresses, and every other kind kube-apiserver 1.36.3's discovery
 //     lists (rbac, storage, policy, autoscaling v2 and v1, ...: stored
-//     and validated against their captured schemas, kinds.go), and
+//     and validated against their captured schemas, internal/kinds), and
 //     CustomResourceDefinitions
 //     created through the API, whose resources appear in discovery at once
 //     and vanish with them. Discovery lists what the real server lists.

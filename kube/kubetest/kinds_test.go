@@ -11,7 +11,7 @@ import (
 
 // TestGenericKindsRoundTrip creates, reads, lists, watches, updates,
 // patches, applies and deletes one object of each stored-only built-in
-// kind (kinds.go), and checks the generation and status a create stores
+// kind (internal/kinds), and checks the generation and status a create stores
 // and that the schema is enforced (an unknown field is refused under
 // fieldValidation=Strict).
 func TestGenericKindsRoundTrip(t *testing.T) {
