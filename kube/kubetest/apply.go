@@ -3,18 +3,15 @@
 package kubetest
 
 import (
-	"bytes"
 	"fmt"
-	"math"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/kubeloop/kubeloop/internal/yaml"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -43,7 +40,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 			Type: "FieldValueRequired", Field: "fieldManager", Detail: "is required for apply patch"}}))
 		return
 	}
-	config, err := parseApplyBody(body)
+	config, err := patch.ParseApply(body)
 	if err != nil {
 		writeError(c.w, errBadRequest("error decoding YAML: "+err.Error()))
 		return
@@ -101,10 +98,7 @@ func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 			if apiVersion == res.apiVersion() {
 				return true
 			}
-			group, version, ok := strings.Cut(apiVersion, "/")
-			if !ok {
-				group, version = "", apiVersion
-			}
+			group, version := kinds.SplitAPIVersion(apiVersion)
 			return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
 		}}
 }
@@ -167,86 +161,13 @@ func applyStatus(e *fieldmanager.ApplyError) *kube.StatusError {
 	return errApplyConflict(e.Conflicts)
 }
 
-// errApplyConflict is the real server's conflict error (NewConflictError
-// of the field manager): managers in the order of their identifiers,
-// each one's fields in path order.
+// errApplyConflict is the real server's conflict error
+// (fieldmanager.ConflictMessage).
 func errApplyConflict(conflicts []fieldmanager.Conflict) *kube.StatusError {
-	slices.SortStableFunc(conflicts, func(a, b fieldmanager.Conflict) int {
-		return strings.Compare(a.Manager.Identifier(), b.Manager.Identifier())
-	})
-	causes := make([]kube.StatusCause, len(conflicts))
-	var lines []string
-	for i, cf := range conflicts {
-		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: "conflict with " + fieldmanager.ManagerName(cf.Manager),
-			Field: fieldmanager.PathString(cf.Path)}
-		if i == 0 || conflicts[i-1].Manager != cf.Manager {
-			lines = append(lines, "conflicts with "+fieldmanager.ManagerName(cf.Manager)+":")
-		}
-		lines = append(lines, "- "+causes[i].Field)
-	}
-	var msg string
-	if len(conflicts) == 1 {
-		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", fieldmanager.ManagerName(conflicts[0].Manager), causes[0].Field)
-	} else {
-		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(conflicts), strings.Join(lines, "\n"))
+	msg, cs := fieldmanager.ConflictMessage(conflicts)
+	causes := make([]kube.StatusCause, len(cs))
+	for i, c := range cs {
+		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: c.Message, Field: c.Field}
 	}
 	return statusError(http.StatusConflict, kube.ReasonConflict, msg, &kube.StatusDetails{Causes: causes})
-}
-
-// parseApplyBody reads an apply configuration: JSON, or YAML with plain
-// scalars typed as YAML types them (true, 3, 1.5, null).
-func parseApplyBody(body []byte) (obj, error) {
-	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '{' {
-		return decodeObject(body)
-	}
-	n, err := yaml.ParseNode(body)
-	if err != nil {
-		return nil, err
-	}
-	o, ok := yamlValue(n).(obj)
-	if !ok {
-		return nil, fmt.Errorf("the configuration is not a mapping")
-	}
-	return o, nil
-}
-
-func yamlValue(n *yaml.Node) any {
-	switch n.Kind {
-	case yaml.Mapping:
-		m := make(obj, len(n.Entries))
-		for _, e := range n.Entries {
-			m[e.Key] = yamlValue(e.Value)
-		}
-		return m
-	case yaml.Sequence:
-		s := make([]any, len(n.Items))
-		for i, it := range n.Items {
-			s[i] = yamlValue(it)
-		}
-		return s
-	case yaml.Scalar:
-		if n.Quoted {
-			return n.Text
-		}
-		switch n.Text {
-		case "true", "True", "TRUE":
-			return true
-		case "false", "False", "FALSE":
-			return false
-		case "null", "Null", "NULL", "~", "":
-			return nil
-		}
-		// A number as YAML writes one: not "inf", "nan" or "infinity",
-		// which strconv reads as floats JSON cannot hold and YAML reads
-		// as strings, nor hexadecimal or with underscores.
-		if f, err := strconv.ParseFloat(n.Text, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) &&
-			!strings.ContainsAny(n.Text, "xXpP_") {
-			if i, err := strconv.ParseInt(strings.TrimPrefix(n.Text, "+"), 10, 64); err == nil {
-				return i // an integer, exactly
-			}
-			return f
-		}
-		return n.Text
-	}
-	return nil
 }

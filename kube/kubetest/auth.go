@@ -3,10 +3,7 @@
 package kubetest
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
@@ -17,24 +14,13 @@ import (
 // requests against the denials set with [Server.Deny], which package
 // authz keeps. Everything not denied is allowed: there is no RBAC.
 
-// authenticate returns the user r is made by. Without configured tokens
-// everyone is "admin". With tokens, a request without one is anonymous and
-// may only read health and /version (as anonymous requests may by default);
-// a wrong token is always refused.
+// authenticate returns the user r is made by (authz.Authenticate): with
+// tokens configured, a request without one may only read health and
+// /version, and a wrong token is always refused.
 func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.StatusError) {
-	if len(s.opts.Tokens) == 0 {
-		return "admin", nil
-	}
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		if !info.IsResourceRequest && authz.PublicPath(info.Path) {
-			return "system:anonymous", nil
-		}
-		return "", errUnauthorized()
-	}
-	token, ok := strings.CutPrefix(h, "Bearer ")
-	user, found := s.opts.Tokens[strings.TrimSpace(token)]
-	if !ok || !found {
+	public := !info.IsResourceRequest && authz.PublicPath(info.Path)
+	user, ok := authz.Authenticate(s.opts.Tokens, r.Header.Get("Authorization"), public)
+	if !ok {
 		return "", errUnauthorized()
 	}
 	return user, nil
@@ -78,14 +64,7 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 	if info.Subresource != "" {
 		resource += "/" + info.Subresource
 	}
-	var msg string
-	if info.Namespace != "" {
-		msg = fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q",
-			info.User, info.Verb, resource, info.Group, info.Namespace)
-	} else {
-		msg = fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope",
-			info.User, info.Verb, resource, info.Group)
-	}
+	msg := authz.ForbiddenMessage(info.User, info.Verb, resource, info.Group, info.Namespace)
 	name := info.Name
 	if info.Verb == "watch" || info.Verb == "list" {
 		name = ""
@@ -93,38 +72,11 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 	return errForbidden(info.Group, info.Resource, name, msg)
 }
 
-// tokenFor returns a token of user, the lexically first if there are
-// several, or "" when none is configured.
-func (s *Server) tokenFor(user string) string {
-	var tokens []string
-	for t, u := range s.opts.Tokens {
-		if u == user {
-			tokens = append(tokens, t)
-		}
-	}
-	if len(tokens) == 0 {
-		return ""
-	}
-	slices.Sort(tokens)
-	return tokens[0]
-}
+// tokenFor returns a token of user, or "" (authz.TokenFor).
+func (s *Server) tokenFor(user string) string { return authz.TokenFor(s.opts.Tokens, user) }
 
-// defaultToken is the token [Server.Config] uses: one of user "admin", or
-// the lexically first token.
-func (s *Server) defaultToken() string {
-	if t := s.tokenFor("admin"); t != "" {
-		return t
-	}
-	var tokens []string
-	for t := range s.opts.Tokens {
-		tokens = append(tokens, t)
-	}
-	slices.Sort(tokens)
-	if len(tokens) == 0 {
-		return ""
-	}
-	return tokens[0]
-}
+// defaultToken is the token [Server.Config] uses (authz.DefaultToken).
+func (s *Server) defaultToken() string { return authz.DefaultToken(s.opts.Tokens) }
 
 // Roles returns the smallest RBAC roles, as YAML documents, that allow
 // every request user made of the server since it started or since

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/binding"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -17,9 +18,9 @@ import (
 // bindings is the resource path of Bindings; podBindings names the
 // conflicts, as the real server qualifies them.
 var (
-	bindings = resource{Version: "v1", Plural: "bindings", Singular: "binding", Kind: "Binding",
-		Namespaced: true, Verbs: []string{"create"}}
-	podBindings = resource{Plural: "pods/binding"}
+	bindings = resource{Resource: kinds.Resource{Version: "v1", Plural: "bindings", Singular: "binding", Kind: "Binding",
+		Namespaced: true, Verbs: []string{"create"}}}
+	podBindings = resource{Resource: kinds.Resource{Plural: "pods/binding"}}
 )
 
 // isBinding reports whether info names a namespace's Bindings.

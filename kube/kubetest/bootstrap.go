@@ -3,84 +3,23 @@
 package kubetest
 
 import (
-	"crypto/sha256"
-	"encoding/base32"
-	"encoding/binary"
-	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/bootstrap"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file creates what a fresh kube-apiserver holds before anyone writes
-// to it (captured from kube-apiserver 1.36.3 run by
-// testdata/kube-apiserver, which runs no controllers): the four system
-// namespaces, service/kubernetes in default, and in kube-system the
-// ConfigMap that tracks legacy service account tokens and the API server's
-// identity Lease. All are written by manager "kube-apiserver", in the
-// order the real server writes them.
-//
-// Differences: the real server renews its Lease every ten seconds (so its
-// resourceVersion moves); the fake writes it once. The Service's
-// targetPort is the default secure port 6443, not the port of a listener,
-// and the Lease has no kubernetes.io/peer-advertise-address annotation.
-
-// bootstrapHost is the host name the fake's identity Lease is named after.
-const bootstrapHost = "kubetest"
-
-// kubernetesClusterIP is the cluster IP of service/kubernetes: the first address of
-// the real server's default service range, 10.0.0.0/24.
-const kubernetesClusterIP = "10.0.0.1"
-
+// bootstrap creates what a fresh kube-apiserver holds before anyone writes
+// to it (internal/bootstrap), written by manager "kube-apiserver".
 func (s *Server) bootstrap() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seed := func(plural string, o obj) {
-		res := s.reg.lookup("", "v1", plural)
-		if res == nil {
-			res = s.reg.lookup("coordination.k8s.io", "v1", plural)
-		}
-		ns := unstructured.String(unstructured.Metadata(o), "namespace")
+	for _, b := range bootstrap.Objects(time.Now(), newUID()) {
+		res := s.reg.lookup(b.Group, "v1", b.Plural)
+		ns := unstructured.String(unstructured.Metadata(b.Object), "namespace")
 		wr := &write{res: res, col: s.cols[res.colKey()], namespace: ns, manager: "kube-apiserver"}
-		if _, err := s.createLocked(wr, o); err != nil {
-			panic("kubetest: bootstrap " + plural + ": " + err.Error())
+		if _, err := s.createLocked(wr, b.Object); err != nil {
+			panic("kubetest: bootstrap " + b.Plural + ": " + err.Error())
 		}
 	}
-	ns := func(name string) {
-		seed("namespaces", obj{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": name}})
-	}
-	ns("kube-system")
-	seed("configmaps", obj{"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": obj{"namespace": "kube-system", "name": "kube-apiserver-legacy-service-account-token-tracking"},
-		"data":     obj{"since": time.Now().UTC().Format(time.DateOnly)}})
-	ns("kube-public")
-	ns("default")
-	ns("kube-node-lease")
-	id := identityLeaseName(bootstrapHost)
-	seed("leases", obj{"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-		"metadata": obj{"namespace": "kube-system", "name": id, "labels": obj{
-			"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": bootstrapHost}},
-		"spec": obj{"holderIdentity": id + "_" + newUID(), "leaseDurationSeconds": int64(3600),
-			"renewTime": time.Now().UTC().Format("2006-01-02T15:04:05.000000Z07:00")}})
-	https := obj{"name": "https", "port": int64(443), "protocol": "TCP", "targetPort": int64(6443)}
-	seed("services", obj{"apiVersion": "v1", "kind": "Service",
-		"metadata": obj{"namespace": "default", "name": "kubernetes",
-			"labels": obj{"component": "apiserver", "provider": "kubernetes"}},
-		"spec": obj{"clusterIP": kubernetesClusterIP, "clusterIPs": []any{kubernetesClusterIP},
-			"internalTrafficPolicy": "Cluster", "ipFamilies": []any{"IPv4"}, "ipFamilyPolicy": "SingleStack",
-			"ports": []any{https}, "sessionAffinity": "None", "type": "ClusterIP"}})
-}
-
-// identityLeaseName is the name of the API server's identity Lease on a
-// host: "apiserver-" and, in lower-case base32, the first 16 bytes of the
-// SHA-256 of the host name and "kube-apiserver", each prefixed with its
-// length in two bytes.
-func identityLeaseName(host string) string {
-	var b []byte
-	for _, s := range []string{host, "kube-apiserver"} {
-		b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
-		b = append(b, s...)
-	}
-	sum := sha256.Sum256(b)
-	return "apiserver-" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:16]))
 }

@@ -3,9 +3,7 @@
 package kubetest
 
 import (
-	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
@@ -19,11 +17,6 @@ import (
 // a status.observedGeneration refuses every eviction it guards, as it
 // does on a real server without kube-controller-manager's disruption
 // controller.
-
-// budgetRetryAfter is the Retry-After of the 429 a budget not yet
-// processed causes; the 429 of a budget that allows no disruption says
-// no time.
-const budgetRetryAfter = 10 * time.Second
 
 // budgetIgnores reports whether a budget leaves pod alone: a pod that is
 // Pending, Succeeded or Failed, or being deleted, is evicted whatever
@@ -79,7 +72,7 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 		return charge, nil
 	}
 	if r := disruption.Charge(b, pod.name, nowString()); r != nil {
-		return budgetCharge{}, errRefused(r)
+		return budgetCharge{}, r.Status()
 	}
 	if wr.dryRun {
 		return charge, nil
@@ -89,39 +82,4 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 		return budgetCharge{}, err
 	}
 	return charge, nil
-}
-
-// errRefused is the real server's answer to a budget's refusal.
-func errRefused(r *disruption.Refusal) *kube.StatusError {
-	switch r.Why {
-	case disruption.Busy:
-		return errBudgetBusy(r.Budget)
-	case disruption.Forbidden:
-		return errBudgetForbidden(r.Budget, r.Message)
-	}
-	return errBudget(r.Message)
-}
-
-// errBudgetBusy is the 429 of a budget whose status is behind its spec
-// (or of an unhealthy pod that changed while it was being evicted): come
-// back in 10 seconds.
-func errBudgetBusy(budget string) *kube.StatusError {
-	err := errBudget(fmt.Sprintf("The disruption budget %s is still being processed by the server.", budget))
-	err.RetryAfter = budgetRetryAfter
-	return err
-}
-
-// errBudget is a 429 whose one cause, of type DisruptionBudget, is msg.
-func errBudget(msg string) *kube.StatusError {
-	return statusError(http.StatusTooManyRequests, kube.ReasonTooManyRequests,
-		"Cannot evict pod as it would violate the pod's disruption budget.",
-		&kube.StatusDetails{Causes: []kube.StatusCause{{Type: "DisruptionBudget", Message: msg}}})
-}
-
-// errBudgetForbidden is the 403 of a budget in a state no eviction may
-// pass; the real server names the resource in the singular.
-func errBudgetForbidden(budget, why string) *kube.StatusError {
-	return statusError(http.StatusForbidden, kube.ReasonForbidden,
-		fmt.Sprintf("poddisruptionbudget.policy %q is forbidden: %s", budget, why),
-		&kube.StatusDetails{Name: budget, Group: "policy", Kind: "poddisruptionbudget"})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/componentstatus"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
 
 // This file answers ComponentStatuses (core v1, deprecated): a get and a
@@ -14,9 +15,9 @@ import (
 // (componentstatus.Items). Nothing is stored.
 
 // componentStatuses is the resource path of ComponentStatuses.
-var componentStatuses = resource{Version: "v1", Plural: "componentstatuses", Singular: "componentstatus",
+var componentStatuses = resource{Resource: kinds.Resource{Version: "v1", Plural: "componentstatuses", Singular: "componentstatus",
 	Kind: "ComponentStatus", ShortNames: []string{"cs"}, Verbs: []string{"get", "list"},
-	Deprecated: componentstatus.Deprecated}
+	Deprecated: componentstatus.Deprecated}}
 
 // isComponentStatus reports whether info names ComponentStatuses.
 func isComponentStatus(info RequestInfo) bool {

@@ -5,7 +5,6 @@ package kubetest
 import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -67,20 +66,8 @@ func (s *Server) registerCRDLocked(o obj) {
 		return // a built-in resource keeps its name
 	}
 	s.reg.removeCRD(name)
-	for _, v := range cs.Versions {
-		if !v.Served {
-			continue
-		}
-		r := &resource{Group: cs.Group, Version: v.Name, Plural: cs.Plural, Singular: unstructured.String(o["spec"].(obj)["names"].(obj), "singular"),
-			Kind: cs.Kind, ListKind: cs.Kind + "List", Namespaced: cs.Scope == "Namespaced",
-			ShortNames: cs.ShortNames, Categories: cs.Categories, Status: v.Status, Scale: v.Scale, Generation: true,
-			ConditionalUpdate: true, Fields: v.Fields, CRD: name, StorageVersion: storage,
-			MultiVersion: len(cs.Versions) > 1, Printer: v.Printer,
-			Schema: schema.CompileCRD(schema.CRDVersionSchema(o, v.Name))}
-		if cs.ListKind != "" {
-			r.ListKind = cs.ListKind
-		}
-		s.reg.add(r)
+	for _, k := range cs.Resources(name, o) {
+		s.reg.add(&resource{Resource: *k})
 	}
 	key := cs.Group + "/" + cs.Plural
 	if s.cols[key] == nil {
@@ -140,7 +127,7 @@ func (s *Server) finishCRDLocked(name string) {
 // watches end and its storage goes.
 func (s *Server) unregisterCRDLocked(name string) {
 	var key string
-	for _, list := range s.reg.byGV {
+	for _, list := range s.reg.ByGV {
 		for _, res := range list {
 			if res.CRD == name {
 				key = res.colKey()

@@ -11,6 +11,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
@@ -103,21 +104,11 @@ func (s *Server) dispatchLocked(col *collection, e *event) {
 	}
 }
 
-// ensureNamespace reconciles the namespace of the body with the request's,
-// as rest.EnsureObjectNamespaceMatchesRequestNamespace does.
+// ensureNamespace reconciles the namespace of the body with the request's
+// (strategy.EnsureNamespace).
 func ensureNamespace(meta obj, requestNS string) *kube.StatusError {
-	bodyNS := unstructured.String(meta, "namespace")
-	switch {
-	case bodyNS == requestNS:
-	case bodyNS == "":
-		meta["namespace"] = requestNS
-	case requestNS == "":
-		delete(meta, "namespace")
-	default:
+	if !strategy.EnsureNamespace(meta, requestNS) {
 		return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	if requestNS == "" {
-		delete(meta, "namespace")
 	}
 	return nil
 }

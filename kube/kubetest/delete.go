@@ -3,17 +3,13 @@
 package kubetest
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -23,78 +19,31 @@ import (
 // of the real server (a Success Status for an immediate delete, the object
 // for one that waits on finalizers).
 
-// parseDeleteOptions reads DeleteOptions from the body and the query.
+// parseDeleteOptions reads DeleteOptions from the body and the query
+// (internal/deleteopts).
 func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError) {
-	var o protobuf.DeleteOptions
 	body, err := readBody(c.r)
 	if err != nil {
 		return nil, err
 	}
-	if len(bytes.TrimSpace(body)) > 0 {
-		mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
-		switch mt {
-		case protobuf.MediaType:
-			po, err := protobuf.DecodeDeleteOptions(body)
-			if err != nil {
-				return nil, errBadRequest(err.Error())
-			}
-			o = *po
-		case "", "application/json", "application/yaml":
-			m, err := parseApplyBody(body)
-			if err == nil {
-				err = json.Unmarshal(encodeObject(m), &o)
-			}
-			if err != nil {
-				return nil, errBadRequest("error decoding DeleteOptions: " + err.Error())
-			}
-		default:
-			return nil, errUnsupportedMedia(bodyMediaTypes...)
-		}
-	}
-	if p := c.q.Get("propagationPolicy"); p != "" {
-		o.PropagationPolicy = &p
-	}
-	if v := c.q.Get("orphanDependents"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, errBadRequest(fmt.Sprintf("failed to parse orphanDependents: %v", err))
-		}
-		o.OrphanDependents = &b
+	o, bad := deleteopts.Parse(c.r.Header.Get("Content-Type"), body, c.q)
+	switch {
+	case bad.Unsupported:
+		return nil, errUnsupportedMedia(bodyMediaTypes...)
+	case bad.Message != "":
+		return nil, errBadRequest(bad.Message)
+	case len(bad.Invalid) > 0:
+		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", bad.Invalid)
 	}
 	if slices.Contains(o.DryRun, "All") {
 		c.dryRun = true
 	}
-	var errs []fielderr.Error
-	if o.OrphanDependents != nil && o.PropagationPolicy != nil {
-		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "propagationPolicy", Value: *o.PropagationPolicy,
-			Detail: "orphanDependents and deletionPropagation cannot be both set"})
-	}
-	if p := o.PropagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
-		errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported",
-			Field: "propagationPolicy", Value: *p, Detail: fielderr.NotSupportedDetail("Foreground", "Background", "Orphan", "nil")})
-	}
-	if len(errs) > 0 {
-		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", errs)
-	}
-	return &o, nil
+	return o, nil
 }
 
-// propagation is the deletion policy o asks of res: orphanDependents
-// turned into Orphan or, when false, Background (Foreground for a
-// namespace, as the real namespace storage reads it), "" for the kind's
-// default.
+// propagation is the deletion policy o asks of res (deleteopts.Propagation).
 func propagation(res *resource, o *protobuf.DeleteOptions) string {
-	switch {
-	case o.OrphanDependents != nil && *o.OrphanDependents:
-		return "Orphan"
-	case o.OrphanDependents != nil && isNamespaces(res):
-		return "Foreground"
-	case o.OrphanDependents != nil:
-		return "Background"
-	case o.PropagationPolicy != nil:
-		return *o.PropagationPolicy
-	}
-	return ""
+	return deleteopts.Propagation(o, isNamespaces(res))
 }
 
 // deleteLocked deletes prev, or marks it deleting when finalizers hold it

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 )
 
 // discoveryFile holds the aggregated discovery (/api and /apis, as
@@ -40,7 +41,7 @@ func TestCaptureDiscovery(t *testing.T) {
 	g := &openAPIGen{t: t, hc: hc, host: strings.TrimSuffix(cfg.Host, "/")}
 	out := map[string]json.RawMessage{}
 	for _, p := range []string{"/api", "/apis"} {
-		code, body := g.get(p, aggregatedType)
+		code, body := g.get(p, discovery.AggregatedType)
 		if code != http.StatusOK {
 			t.Fatalf("GET %s = %d %s", p, code, body)
 		}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 )
 
 // aggregated decodes an APIGroupDiscoveryList into its resources by
@@ -99,7 +101,7 @@ func TestDiscoveryMatchesCapturedKinds(t *testing.T) {
 // mustDoRaw GETs the aggregated discovery document at path.
 func (c *client) mustDoRaw(t *testing.T, path string) []byte {
 	t.Helper()
-	r := c.do("GET", path, "", "Accept", aggregatedType)
+	r := c.do("GET", path, "", "Accept", discovery.AggregatedType)
 	if r.code != 200 {
 		t.Fatalf("GET %s = %d %s", path, r.code, r.body)
 	}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
 
 // byName indexes a list of discovery entries by a key field.
@@ -175,4 +177,4 @@ func TestCompareKubeVersions(t *testing.T) {
 	}
 }
 
-func sortVersions(v []string) { slices.SortFunc(v, compareKubeVersions) }
+func sortVersions(v []string) { slices.SortFunc(v, kinds.CompareVersions) }

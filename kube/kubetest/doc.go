@@ -15,7 +15,7 @@
 //     statefulsets, daemonsets, controllerrevisions, jobs, cronjobs,
 //     ingresses, and every other kind kube-apiserver 1.36.3's discovery
 //     lists (rbac, storage, policy, autoscaling v2 and v1, ...: stored
-//     and validated against their captured schemas, kinds.go), and
+//     and validated against their captured schemas, internal/kinds), and
 //     CustomResourceDefinitions
 //     created through the API, whose resources appear in discovery at once
 //     and vanish with them. Discovery lists what the real server lists.
@@ -143,62 +143,36 @@
 //
 // # Where each part lives
 //
-// The server itself is package kubetest:
-//   - server.go (Options, New, the lock), bootstrap.go (what a new server
-//     holds), store.go (storage, the resourceVersion counter, bounded
-//     history), object.go (objects encoded in the real server's order);
-//   - handler.go and requestinfo.go (routing), create.go, read.go,
-//     update.go, patch.go, apply.go and delete.go (CRUD), status.go (Status
-//     errors), fieldvalidation.go, customresource.go and immutable.go
-//     (what a write is checked against);
-//   - watch.go and watchlag.go (watches, bookmarks, 410), shard.go
-//     (sharded lists and watches), table.go (the Table form);
-//   - discovery.go and openapi.go (discovery and /openapi), resource.go,
-//     kinds.go and crd.go (the kinds served, and those CRDs add),
-//     namespace.go, service.go, scale.go, budget.go and eviction.go,
-//     podlog.go, auth.go and review.go (kind-specific behaviour: the
-//     requests and the store);
-//   - controllers.go (the work queue of the in-process controllers, run
-//     before a write releases the lock), gc.go and nscontroller.go (the
-//     store as the garbage collector and the namespace controller see
-//     it);
-//   - faults.go (fault injection), seed.go (the seeding methods),
-//     transport.go, listener.go and pki.go (in-process and TLS transports).
+// The server itself is package kubetest: the Options and Server API
+// (server.go, seed.go, faults.go, faults_stream.go, watchlag.go), the
+// storage with its one resourceVersion counter and bounded history
+// (store.go, object.go), the routing and the request paths of every verb
+// (handler.go, requestinfo.go, create.go, read.go, update.go, patch.go,
+// apply.go, delete.go, watch.go, shard.go, table.go, status.go), what a
+// write is checked against (fieldvalidation.go, customresource.go), the
+// kinds served and discovery (resource.go, crd.go, discovery.go,
+// openapi.go), the hooks by which kinds, controllers and admission act
+// on the store (namespace.go, service.go, scale.go, budget.go,
+// eviction.go, binding.go, podlog.go, componentstatus.go, auth.go,
+// review.go, controllers.go, gc.go, nscontroller.go, bootstrap.go), and
+// the transports (transport.go, listener.go, pki.go).
 //
-// What a cluster's controllers and admission do is in subpackages of
-// kube/kubetest/internal/ that know the server by a small interface they
-// declare, or not at all:
-//   - gc and nscontroller: the garbage collector and the namespace
-//     controller, each on its own Store;
-//   - defaulting: the defaults of the kinds' decoding and what admission
-//     adds; autoscaling: autoscalers' defaults and v1/v2 conversion;
-//     events: the two forms of Events and their validation;
-//   - disruption: what a PodDisruptionBudget allows an eviction; scale:
-//     the Scale of an object; authz: the denials of [Server.Deny];
-//   - review: the answers of access, self and token reviews, on its own
-//     Server; crd: a CRD's spec, validation, defaults, establishment and
-//     cleanup finalizer; clusterip: a Service's cluster IP and IP
-//     families, on its own Store; binding: what a Binding does to its
-//     pod; podlog: the checks of a pods/log request; componentstatus:
-//     the ComponentStatuses the harness reports.
-//
-// What makes its answers faithful, and never touches a Server, is in
-// subpackages of kube/kubetest/internal/ too:
-//   - unstructured: decoded JSON as the real server holds it (exact
-//     integers) and accessors;
-//   - schema: the OpenAPI documents captured from kube-apiserver 1.36, the
-//     schemas compiled from them and from CRDs, structural validation,
-//     pruning, defaulting and the type errors of built-in kinds;
-//   - validation: names, labels and annotation keys, a ConfigMap's and a
-//     Secret's data; fielderr: the field errors a 422 lists;
-//   - fieldmanager: managedFields, field sets and server-side apply;
-//   - strategicmerge: strategic merge patches of built-in kinds;
-//   - table: the Table printers (columns and cells); jsonpath: the
-//     JSONPath of CRD printer columns; quantity: canonical quantities;
-//   - openapi: the OpenAPI documents published for CRDs;
-//   - protobuf: protobuf request bodies;
-//   - shardexpr: the CEL of ?shardSelector=;
-//   - testjson: what the tests of these packages share to read JSON.
+// Everything else is in subpackages of kube/kubetest/internal/, each one
+// concern with its package doc, knowing the server by a small interface
+// it declares or not at all:
+//   - what a cluster's controllers and admission do: gc, nscontroller and
+//     ctlstate (their queue and owner index); strategy (the generic REST
+//     strategies and what kinds add), defaulting, autoscaling, events,
+//     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
+//     authz and review; bootstrap (what a new server holds);
+//   - the kinds and their schemas: kinds (the built-in kinds, a resource's
+//     description, the registry), schema, validation, fielderr,
+//     fieldvalidation, fieldmanager, strategicmerge, patch, unstructured,
+//     quantity;
+//   - the wire: encode (objects in the real server's order), media
+//     (content negotiation and bodies), protobuf, requestinfo, listopts,
+//     deleteopts, discovery, openapi, table, jsonpath, shardexpr,
+//     inprocess (the in-process round trip), pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must
 // verify), [NewCA] makes a certificate authority that issues serving and

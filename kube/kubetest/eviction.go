@@ -3,11 +3,11 @@
 package kubetest
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 )
@@ -75,7 +75,7 @@ func (s *Server) serveEviction(c *call) {
 			// conflict as the budget's 429 unless the client set a
 			// resourceVersion precondition itself.
 			if charge.unhealthy && (opts.Preconditions == nil || opts.Preconditions.ResourceVersion == nil) {
-				err = errBudgetBusy(charge.budget)
+				err = disruption.BusyStatus(charge.budget)
 			}
 			return
 		}
@@ -101,17 +101,10 @@ func (s *Server) serveEviction(c *call) {
 }
 
 // checkPreconditions refuses a delete whose preconditions prev does not
-// meet, with the storage's Conflict.
+// meet (deleteopts.Precondition).
 func checkPreconditions(res *resource, name string, prev *record, opts *protobuf.DeleteOptions) *kube.StatusError {
-	p := opts.Preconditions
-	switch {
-	case p == nil:
-	case p.UID != nil && *p.UID != prev.uid:
-		return errPrecondition(res, name, fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s). "+
-			"The object might have been deleted and then recreated", *p.UID, prev.uid))
-	case p.ResourceVersion != nil && *p.ResourceVersion != formatRV(prev.rv):
-		return errPrecondition(res, name, fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). "+
-			"The object might have been modified", *p.ResourceVersion, formatRV(prev.rv)))
+	if msg := deleteopts.Precondition(opts, prev.uid, formatRV(prev.rv)); msg != "" {
+		return errPrecondition(res, name, msg)
 	}
 	return nil
 }

@@ -3,12 +3,10 @@
 package kubetest
 
 import (
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -34,10 +32,7 @@ func gcFinalizers(res *resource, fins []string, propagation string) ([]string, b
 // ownerKeyLocked resolves an owner reference of an object in namespace ns
 // to the served resource of its kind and the key the owner would have.
 func (s *Server) ownerKeyLocked(ns string, o ownerRef) (*resource, string, bool) {
-	group, version, ok := strings.Cut(o.apiVersion, "/")
-	if !ok {
-		group, version = "", o.apiVersion
-	}
+	group, version := kinds.SplitAPIVersion(o.apiVersion)
 	res := s.reg.byKind(group, version, o.kind)
 	if res == nil || res.Namespaced && ns == "" {
 		return nil, "", false
@@ -100,12 +95,10 @@ func (g gcStore) OwnerState(ns string, o gc.Owner) gc.OwnerState {
 }
 
 func (g gcStore) Dependents(uid string) []gc.ObjectRef {
-	deps := slices.SortedFunc(maps.Keys(g.s.ctl.dependents[uid]), func(a, b objRef) int {
-		return strings.Compare(a.col+"\x00"+a.key, b.col+"\x00"+b.key)
-	})
+	deps := g.s.ctl.owners.Dependents(uid)
 	out := make([]gc.ObjectRef, len(deps))
 	for i, d := range deps {
-		out[i] = gc.ObjectRef{Col: d.col, Key: d.key}
+		out[i] = gc.ObjectRef{Col: d.Col, Key: d.Key}
 	}
 	return out
 }
@@ -129,7 +122,7 @@ func (g gcStore) Enqueue(ref gc.ObjectRef, owner bool) {
 	if owner {
 		op = opOwner
 	}
-	g.s.enqueueLocked(ctlItem{op, ref.Col, ref.Key})
+	g.s.enqueueLocked(ctlItem{Op: op, Col: ref.Col, Key: ref.Key})
 }
 
 func (g gcStore) ReportOwnerElsewhere(ref gc.ObjectRef, o gc.Owner) {
@@ -155,13 +148,7 @@ func (s *Server) controllerUpdateLocked(res *resource, col *collection, rec *rec
 	}
 }
 
-func anyList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
+func anyList(ss []string) []any { return unstructured.AnyList(ss) }
 
 // reportOwnerInOtherNamespaceLocked records the collector's Warning Event
 // about rec when its reference o, absent from rec's namespace, names by
@@ -171,10 +158,7 @@ func anyList(ss []string) []any {
 // the owner kind's objects, only for references found dangling or
 // unresolved.
 func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o ownerRef) {
-	group, version, ok := strings.Cut(o.apiVersion, "/")
-	if !ok {
-		group, version = "", o.apiVersion
-	}
+	group, version := kinds.SplitAPIVersion(o.apiVersion)
 	ores := s.reg.byKind(group, version, o.kind)
 	if ores == nil || !ores.Namespaced || s.cols[ores.colKey()] == nil {
 		return

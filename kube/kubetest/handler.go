@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -106,7 +107,7 @@ func (s *Server) prepareCall(c *call) *kube.StatusError {
 		c.warn(c.res.Deprecated)
 	}
 	verb := c.info.Verb
-	partial, table, ok := negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch")
+	partial, table, ok := media.Negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch")
 	if !ok {
 		return errNotAcceptable()
 	}
@@ -243,43 +244,6 @@ func (c *call) checkRoute() *kube.StatusError {
 	return nil
 }
 
-// negotiate picks the response form from the Accept header: plain JSON,
-// the metadata-only projection, or a Table of meta.k8s.io version table.
-// ok is false when nothing acceptable is offered.
-func negotiate(accept string, list, watch bool) (partial bool, table string, ok bool) {
-	if strings.TrimSpace(accept) == "" {
-		return false, "", true
-	}
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		switch mt {
-		case "application/json", "*/*", "application/*":
-		default:
-			continue
-		}
-		as := params["as"]
-		if as == "" {
-			return false, "", true
-		}
-		if params["g"] != "meta.k8s.io" {
-			continue
-		}
-		switch v := params["v"]; {
-		case as == "Table" && (v == "v1" || v == "v1beta1"):
-			return false, v, true
-		case v != "v1":
-		case as == "PartialObjectMetadataList" && (list || watch):
-			return true, "", true
-		case as == "PartialObjectMetadata" && (!list || watch):
-			return true, "", true
-		}
-	}
-	return false, "", false
-}
-
 // readBody reads a request body, refusing one over the size limit.
 func readBody(r *http.Request) ([]byte, *kube.StatusError) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
@@ -311,17 +275,9 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	if body, serr = readBody(r); serr != nil {
 		return nil, "", nil, serr
 	}
-	var err error
-	switch mt {
-	case "application/yaml":
-		o, err = parseApplyBody(body)
-	case protobuf.MediaType:
-		var known bool
-		if o, known, err = protobuf.DecodeObject(body); err == nil && !known {
-			return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
-		}
-	default:
-		o, err = decodeObject(body)
+	o, known, err := media.Decode(mt, body)
+	if err == nil && !known {
+		return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
 	}
 	if ne, ok := err.(unstructured.NumberError); ok && res != nil {
 		return nil, "", nil, cannotHandle(res, ne.Error())

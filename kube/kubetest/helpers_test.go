@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 )
 
 // client talks to a server in-process, as a test's user agent.
@@ -216,3 +217,6 @@ func newTestServer(t testing.TB, opts Options) (*Server, *client) {
 
 // gvrConfigMaps names core configmaps for the seeding methods.
 var gvrConfigMaps = kube.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// mustJSON encodes v, a value of plain data.
+func mustJSON(v any) []byte { return discovery.MustJSON(v) }

@@ -5,11 +5,13 @@ package kubetest
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
 
 // TestGenericKindsRoundTrip creates, reads, lists, watches, updates,
 // patches, applies and deletes one object of each stored-only built-in
-// kind (kinds.go), and checks the generation and status a create stores
+// kind (internal/kinds), and checks the generation and status a create stores
 // and that the schema is enforced (an unknown field is refused under
 // fieldValidation=Strict).
 func TestGenericKindsRoundTrip(t *testing.T) {
@@ -117,7 +119,7 @@ func TestGenericKindsRoundTrip(t *testing.T) {
 // reg returns the served resource of gv and plural, failing without one.
 func (c *client) reg(t *testing.T, gv, plural string) *resource {
 	t.Helper()
-	group, version := splitGV(gv)
+	group, version := kinds.SplitGV(gv)
 	if !strings.Contains(gv, "/") {
 		group = ""
 	}

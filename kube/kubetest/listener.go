@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/pki"
 )
 
 // Listener is the server on a loopback socket, made by [Server.Listen], as
@@ -70,7 +71,7 @@ func (s *Server) ListenAddr(addr string, useTLS bool) (*Listener, error) {
 	l := &Listener{s: s, served: make(chan struct{})}
 	l.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil, ConnState: l.connState}
 	if useTLS {
-		ca, cert, err := loopbackCert()
+		ca, cert, err := pki.LoopbackCert()
 		if err != nil {
 			return nil, fmt.Errorf("listen: make certificates: %w", err)
 		}
@@ -123,20 +124,4 @@ func (l *Listener) Close() {
 		_ = l.srv.Close()
 		<-l.served
 	})
-}
-
-// loopbackCert makes a CA and a server certificate it signs, for
-// loopback and the names a client in a pod uses. It returns the CA in PEM
-// and the server's key pair.
-func loopbackCert() (caPEM []byte, cert tls.Certificate, err error) {
-	ca, err := NewCA("kubetest-ca")
-	if err != nil {
-		return nil, cert, err
-	}
-	certPEM, keyPEM, err := ca.Issue("kubetest", "127.0.0.1", "::1", "localhost", "kubernetes", "kubernetes.default.svc")
-	if err != nil {
-		return nil, cert, err
-	}
-	cert, err = tls.X509KeyPair(certPEM, keyPEM)
-	return ca.CertPEM, cert, err
 }

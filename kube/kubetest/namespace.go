@@ -3,14 +3,10 @@
 package kubetest
 
 import (
-	"slices"
-
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/clusterip"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
@@ -22,30 +18,15 @@ import (
 
 func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == "namespaces" }
 
-// defaultKind applies the defaults a kind's decoding applies, before
-// managedFields are computed: an autoscaler's (package autoscaling, by
-// version), and those of package defaulting.
-func defaultKind(res *resource, o obj) {
-	if res.Group == "autoscaling" && res.Plural == "horizontalpodautoscalers" {
-		autoscaling.Default(res.Version, o)
-		return
-	}
-	defaulting.Default(res.Group, res.Plural, o)
-}
+// defaultKind applies the defaults a kind's decoding applies
+// (strategy.DefaultKind).
+func defaultKind(res *resource, o obj) { strategy.DefaultKind(res.Group, res.Version, res.Plural, o) }
 
 // prepareCreateLocked applies a kind's create strategy to o.
 func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 	switch {
 	case isNamespaces(res):
-		spec, _ := o["spec"].(obj)
-		if spec == nil {
-			spec = obj{}
-			o["spec"] = spec
-		}
-		fins, _ := spec["finalizers"].([]any)
-		if !slices.Contains(stringList(spec, "finalizers"), "kubernetes") {
-			spec["finalizers"] = append(fins, "kubernetes")
-		}
+		strategy.PrepareNamespace(o)
 	case isCRDs(res):
 		return s.prepareCRDCreate(o)
 	case isServices(res):
@@ -57,22 +38,9 @@ func (s *Server) prepareCreateLocked(res *resource, o obj) *kube.StatusError {
 }
 
 // prepareUpdateKind applies a kind's defaults and update strategy to
-// next.
+// next (strategy.KeepOnUpdate).
 func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
-	if isNamespaces(res) {
-		if spec, ok := old["spec"]; ok {
-			next["spec"] = unstructured.DeepCopy(spec)
-		}
-	}
-	defaultKind(res, next)
-	switch {
-	case isCRDs(res):
-		crd.KeepNames(next)
-	case isServices(res):
-		clusterip.KeepOnUpdate(next, old)
-	default:
-		defaulting.KeepOnUpdate(res.Group, res.Plural, next, old)
-	}
+	strategy.KeepOnUpdate(res.Group, res.Version, res.Plural, next, old)
 }
 
 // validateUpdateLocked refuses changes a kind does not allow.
@@ -127,7 +95,7 @@ func (s *Server) afterRemoveLocked(res *resource, rec *record) {
 // preferring the storage version.
 func (s *Server) storedResourcesLocked() map[string]*resource {
 	out := map[string]*resource{}
-	for _, list := range s.reg.byGV {
+	for _, list := range s.reg.ByGV {
 		for _, r := range list {
 			if cur := out[r.colKey()]; cur == nil || r.Version == r.StorageVersion {
 				out[r.colKey()] = r

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/nscontroller"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -29,36 +29,7 @@ func (s *Server) deleteNamespaceLocked(wr *write, prev *record) (rec *record, do
 		}
 		return nil, false
 	}
-	meta := unstructured.Metadata(o)
-	meta["deletionTimestamp"] = nowString()
-	st, _ := o["status"].(obj)
-	if st == nil {
-		st = obj{}
-		o["status"] = st
-	}
-	st["phase"] = "Terminating"
-	fins := stringList(meta, "finalizers")
-	orphan, foreground := slices.Contains(fins, gc.FinalizerOrphan), slices.Contains(fins, gc.FinalizerForeground)
-	switch wr.propagation {
-	case "Orphan":
-		orphan, foreground = true, false
-	case "Foreground":
-		orphan, foreground = false, true
-	case "Background":
-		orphan, foreground = false, false
-	}
-	fins = slices.DeleteFunc(fins, func(f string) bool { return f == gc.FinalizerOrphan || f == gc.FinalizerForeground })
-	if orphan {
-		fins = append(fins, gc.FinalizerOrphan)
-	}
-	if foreground {
-		fins = append(fins, gc.FinalizerForeground)
-	}
-	if len(fins) > 0 {
-		meta["finalizers"] = anyList(fins)
-	} else {
-		delete(meta, "finalizers")
-	}
+	nscontroller.MarkTerminating(o, wr.propagation, nowString())
 	if wr.dryRun {
 		return makeRecord(wr.res, o), true
 	}

@@ -202,7 +202,7 @@ func componentsSchemas(doc obj) obj {
 func trimOpenAPIPaths(doc obj, prefix string, schemas func(obj) obj) {
 	paths, _ := doc["paths"].(obj)
 	for p := range paths {
-		group, version, plural, sub, ok := openAPIPathResource(p)
+		group, version, plural, sub, ok := openapi.PathResource(p)
 		if !ok || !slices.Contains(capturedResources[group+"/"+version], plural) || (sub != "" && sub != "status") {
 			delete(paths, p)
 		}
@@ -390,9 +390,9 @@ func TestOpenAPIPathResource(t *testing.T) {
 		{"/apis/apps/v1/", "", "", "", "", false},
 		{"/api/v1/", "", "", "", "", false},
 	} {
-		g, v, p, s, ok := openAPIPathResource(tc.path)
+		g, v, p, s, ok := openapi.PathResource(tc.path)
 		if g != tc.group || v != tc.version || p != tc.plural || s != tc.sub || ok != tc.ok {
-			t.Errorf("openAPIPathResource(%q) = %q %q %q %q %v, want %q %q %q %q %v", tc.path, g, v, p, s, ok,
+			t.Errorf("openapi.PathResource(%q) = %q %q %q %q %v, want %q %q %q %q %v", tc.path, g, v, p, s, ok,
 				tc.group, tc.version, tc.plural, tc.sub, tc.ok)
 		}
 	}

@@ -3,49 +3,29 @@
 package kubetest
 
 import (
-	"fmt"
 	"mime"
 	"net/http"
 
-	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategicmerge"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 )
 
 // This file serves PATCH: JSON merge patch (RFC 7386), JSON patch (RFC
-// 6902), strategic merge patch of built-in kinds (internal/strategicmerge) and
-// server-side apply (apply.go). The patched object then goes through the
-// update rules of update.go.
+// 6902), strategic merge patch of built-in kinds (computed by
+// internal/patch) and server-side apply (apply.go). The patched object
+// then goes through the update rules of update.go.
 
+// The media types of PATCH (internal/patch).
 const (
-	mediaJSONPatch  = "application/json-patch+json"
-	mediaMergePatch = "application/merge-patch+json"
-	mediaStrategic  = "application/strategic-merge-patch+json"
-	mediaApply      = "application/apply-patch+yaml"
+	mediaJSONPatch  = patch.JSONPatch
+	mediaMergePatch = patch.MergePatch
+	mediaStrategic  = patch.Strategic
+	mediaApply      = patch.Apply
 )
-
-// The real server's bounds on a JSON patch: at most maxJSONPatchOperations
-// operations (more answer 413), and copy operations that copy at most
-// maxJSONPatchCopyBytes of JSON in all (kube-apiserver's default
-// JSONPatchMaxCopyBytes; more answer the 422 of any patch that fails).
-const (
-	maxJSONPatchOperations = 10000
-	maxJSONPatchCopyBytes  = 3 << 20
-)
-
-// patchTypes are the media types a resource accepts for PATCH, in the real
-// server's order; custom resources have no strategic merge patch.
-func patchTypes(res *resource) []string {
-	if res.CRD != "" {
-		return []string{mediaJSONPatch, mediaMergePatch, mediaApply}
-	}
-	return []string{mediaJSONPatch, mediaMergePatch, mediaStrategic, mediaApply}
-}
 
 func (s *Server) servePatch(c *call) {
 	mt, _, err := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
-	supported := patchTypes(c.res)
+	supported := patch.Types(c.res.CRD != "")
 	ok := false
 	for _, t := range supported {
 		ok = ok || (err == nil && mt == t)
@@ -70,30 +50,12 @@ func (s *Server) servePatch(c *call) {
 		s.serveApply(c, body)
 		return
 	}
-	var ops []jsonpatch.Operation
-	var patch obj
-	switch mt {
-	case mediaJSONPatch:
-		if ops, err = jsonpatch.ParseOperations(body); err != nil {
-			writeError(c.w, errBadRequest(err.Error()))
-			return
-		}
-	case mediaMergePatch:
-		if patch, err = unstructured.DecodeObjectOrNull(body); err != nil {
-			writeError(c.w, errBadRequest("error decoding patch: "+err.Error()))
-			return
-		}
-		if patch == nil {
-			writeError(c.w, errBadRequest("Invalid JSON Patch"))
-			return
-		}
-	default: // strategic merge patch; null is an empty one
-		if patch, err = unstructured.DecodeObjectOrNull(body); err != nil {
-			writeError(c.w, errBadRequest(err.Error()))
-			return
-		}
+	p, perr := patch.Parse(mt, body)
+	if perr != nil {
+		writeError(c.w, patchStatus(perr))
+		return
 	}
-	out, serr := s.patch(c.write(), c.patchFunc(mt, body, ops, patch))
+	out, serr := s.patch(c.write(), c.patchFunc(mt, body, p))
 	if serr != nil {
 		writeError(c.w, serr)
 		return
@@ -101,47 +63,13 @@ func (s *Server) servePatch(c *call) {
 	c.respond(http.StatusOK, out.raw)
 }
 
-// patchFunc is the patch of type mt, its body decoded as ops (a JSON
-// patch) or patch (the others), as a function of the stored object. Each
-// call after the first decodes the body again, as a merge consumes the
-// decoded patch.
-func (c *call) patchFunc(mt string, body []byte, ops []jsonpatch.Operation, patch obj) func(cur obj) (obj, *kube.StatusError) {
-	calls := 0
+// patchFunc is the patch p of type mt (body) as a function of the stored
+// object, the patched object checked against the kind's schema.
+func (c *call) patchFunc(mt string, body []byte, p *patch.Patch) func(cur obj) (obj, *kube.StatusError) {
 	return func(cur obj) (obj, *kube.StatusError) {
-		if calls++; calls > 1 && mt != mediaJSONPatch {
-			patch, _ = unstructured.DecodeObjectOrNull(body) // it decoded before
-		}
-		switch mt {
-		case mediaJSONPatch:
-			if len(ops) > maxJSONPatchOperations {
-				return nil, statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
-					fmt.Sprintf("Request entity too large: The allowed maximum operations in a JSON patch is %d, got %d",
-						maxJSONPatchOperations, len(ops)), nil)
-			}
-			patched, err := jsonpatch.ApplyValueLimit(cur, ops, maxJSONPatchCopyBytes)
-			if err == nil {
-				patched, err = unstructured.ExactNumbers(patched) // the operations' numbers are json.Number
-			}
-			if err != nil {
-				// A failed test, a missing path: the real server answers
-				// every failure to apply a JSON patch this way (wire 17).
-				return nil, errPatchRejected()
-			}
-			o, isObj := patched.(obj)
-			if !isObj {
-				return nil, errBadRequest("the patched document is not a JSON object")
-			}
-			return o, c.checkPatched(mt, body, "", o)
-		case mediaMergePatch:
-			o, _ := jsonpatch.MergeValue(cur, patch).(obj)
-			if o == nil {
-				return nil, errBadRequest("the patched document is not a JSON object")
-			}
-			return o, c.checkPatched(mt, body, "", o)
-		}
-		o, quoted, err := strategicmerge.Merge(c.res.Schema, cur, patch)
+		o, quoted, err := p.Apply(c.res.Schema, cur)
 		if err != nil {
-			return nil, smpStatus(err)
+			return nil, patchStatus(err)
 		}
 		return o, c.checkPatched(mt, body, quoted, o)
 	}
@@ -194,12 +122,15 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 	}
 }
 
-// smpStatus is the answer to a failed strategic merge: BadRequest, the generic Invalid of a 422 without
-// details, or an internal error without reason.
-func smpStatus(e *strategicmerge.Error) *kube.StatusError {
+// patchStatus is the answer to a patch that failed: BadRequest, a 413,
+// the generic Invalid of a 422 without details, or an internal error
+// without reason.
+func patchStatus(e *patch.Error) *kube.StatusError {
 	switch e.Code {
 	case http.StatusBadRequest:
 		return errBadRequest(e.Msg)
+	case http.StatusRequestEntityTooLarge:
+		return statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge, e.Msg, nil)
 	case http.StatusUnprocessableEntity:
 		return errPatchRejected()
 	}

@@ -3,19 +3,9 @@
 package kubetest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"errors"
-	"fmt"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
-	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/pki"
 )
 
 // CA is a certificate authority made for tests: it signs the serving
@@ -30,37 +20,16 @@ type CA struct {
 	// Pool holds the CA's certificate alone, for a client's RootCAs.
 	Pool *x509.CertPool
 
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
+	authority *pki.Authority
 }
 
 // NewCA makes a CA whose certificate has the common name name.
 func NewCA(name string) (*CA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	a, err := pki.New(name)
 	if err != nil {
-		return nil, fmt.Errorf("new CA: %w", err)
+		return nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, fmt.Errorf("new CA: %w", err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, fmt.Errorf("new CA: %w", err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &CA{CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), Pool: pool, cert: cert, key: key}, nil
+	return &CA{CertPEM: a.CertPEM, Pool: a.Pool, authority: a}, nil
 }
 
 // Issue signs a certificate with the common name cn and a random serial
@@ -68,42 +37,7 @@ func NewCA(name string) (*CA, error) {
 // when hosts are given, else a client certificate. It returns the
 // certificate and its key in PEM, as tls.X509KeyPair takes them.
 func (ca *CA) Issue(cn string, hosts ...string) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("issue %s: %w", cn, err)
-	}
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		return nil, nil, fmt.Errorf("issue %s: %w", cn, err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    ca.cert.NotBefore,
-		NotAfter:     ca.cert.NotAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if len(hosts) > 0 {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-	}
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
-		}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("issue %s: %w", cn, err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("issue %s: %w", cn, err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+	return ca.authority.Issue(cn, hosts...)
 }
 
 // WriteServing issues a serving certificate for hosts and writes it and
@@ -111,17 +45,5 @@ func (ca *CA) Issue(cn string, hosts ...string) (certPEM, keyPEM []byte, err err
 // Secret and the files a webhook server reads by default. hosts must not
 // be empty; the first one is the certificate's common name.
 func (ca *CA) WriteServing(dir string, hosts ...string) error {
-	if len(hosts) == 0 {
-		return errors.New("write serving certificate: no host to serve")
-	}
-	certPEM, keyPEM, err := ca.Issue(hosts[0], hosts...)
-	if err != nil {
-		return err
-	}
-	for name, data := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			return fmt.Errorf("write serving certificate: %w", err)
-		}
-	}
-	return nil
+	return ca.authority.WriteServing(dir, hosts...)
 }

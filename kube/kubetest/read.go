@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 )
 
 // This file serves get and list: resourceVersion semantics, selectors,
@@ -86,142 +85,47 @@ type listOpts struct {
 // ValidateListOptions does, after the WatchList defaulting of a legacy
 // watch (resourceVersion "" or "0") to sendInitialEvents=true.
 func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
-	q := c.q
-	o := &listOpts{rv: q.Get("resourceVersion"), match: q.Get("resourceVersionMatch"), cont: q.Get("continue"),
-		bookmarks: queryBool(q, "allowWatchBookmarks")}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, errBadRequest(fmt.Sprintf("invalid limit %q: %v", v, err))
-		}
-		o.limit = max(n, 0)
+	q, bad := listopts.Parse(c.q)
+	if bad != "" {
+		return nil, errBadRequest(bad)
 	}
-	if v := q.Get("timeoutSeconds"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, errBadRequest(fmt.Sprintf("invalid timeoutSeconds %q: %v", v, err))
-		}
-		o.timeoutSeconds = n
-	}
-	if _, ok := q["sendInitialEvents"]; ok {
-		b := queryBool(q, "sendInitialEvents")
-		o.sendInitialEvents = &b
-	}
+	o := &listOpts{rv: q.RV, match: q.Match, cont: q.Continue, limit: q.Limit, timeoutSeconds: q.TimeoutSeconds,
+		bookmarks: q.Bookmarks, sendInitialEvents: q.SendInitialEvents}
 	if err := c.parseSelectors(o); err != nil {
 		return nil, err
 	}
-	var errs []fielderr.Error
-	forbid := func(field, detail string) {
-		errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: field, Detail: detail})
-	}
-	if watch {
-		if o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
-			t := true
-			o.sendInitialEvents, o.match = &t, "NotOlderThan"
-		}
-		if o.sendInitialEvents != nil && o.match != "NotOlderThan" {
-			forbid("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
-		}
-		if o.match != "" {
-			if o.sendInitialEvents == nil {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
-			}
-			if o.match != "NotOlderThan" {
-				errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
-					Value: o.match, Detail: fielderr.NotSupportedDetail("NotOlderThan")})
-			}
-			if o.cont != "" {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
-			}
-		}
-	} else {
-		if o.match != "" {
-			if o.rv == "" {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided")
-			}
-			if o.cont != "" {
-				forbid("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided")
-			}
-			if o.match != "Exact" && o.match != "NotOlderThan" {
-				errs = append(errs, fielderr.Error{Type: "FieldValueNotSupported", Field: "resourceVersionMatch",
-					Value: o.match, Detail: fielderr.NotSupportedDetail("Exact", "NotOlderThan", "")})
-			}
-			if o.match == "Exact" && o.rv == "0" {
-				forbid("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
-			}
-		}
-		if o.sendInitialEvents != nil {
-			forbid("sendInitialEvents", "sendInitialEvents is forbidden for list")
-		}
-	}
+	check := listopts.Options{RV: o.rv, Match: o.match, Continue: o.cont, SendInitialEvents: o.sendInitialEvents}
+	errs := listopts.Validate(&check, watch)
+	o.match, o.sendInitialEvents = check.Match, check.SendInitialEvents
 	if len(errs) > 0 {
 		return nil, errInvalidListOptions(errs)
 	}
 	return o, nil
 }
 
-// parseSelectors reads labelSelector and fieldSelector; a field the kind
-// does not support is refused as the real server refuses it.
+// parseSelectors reads labelSelector and fieldSelector (listopts.Selectors);
+// a field the kind does not support is refused as the real server refuses
+// it.
 func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
 	o.filter.namespace = c.info.Namespace
 	if c.info.Resource == "namespaces" {
 		o.filter.namespace = ""
 	}
-	if v := c.q.Get("labelSelector"); v != "" {
-		sel, err := kube.ParseSelector(v)
-		if err != nil {
-			return errBadRequest("unable to parse requirement: " + err.Error())
-		}
-		o.filter.labels = sel
+	labels, fields, bad := listopts.Selectors(c.q, c.info.Name, c.res.supportsField, c.res.errFieldNotSupported)
+	if bad != "" {
+		return errBadRequest(bad)
 	}
-	fs := c.q.Get("fieldSelector")
-	if c.info.Name != "" { // legacy watch of one object: /watch/.../NAME
-		if fs != "" {
-			fs += ","
-		}
-		fs += "metadata.name=" + c.info.Name
-	}
-	if fs != "" {
-		sel, err := kube.ParseFieldSelector(fs)
-		if err != nil {
-			return errBadRequest(err.Error())
-		}
-		for _, r := range sel.Requirements() {
-			if !c.res.supportsField(r.Field) {
-				return errBadRequest(c.res.errFieldNotSupported(r.Field))
-			}
-		}
-		o.filter.fields = sel
-	}
+	o.filter.labels, o.filter.fields = labels, fields
 	return nil
 }
 
-// continueToken is the real server's continue token, base64 (URL alphabet,
-// no padding) of this JSON. RV -1 continues at the latest version.
-type continueToken struct {
-	APIVersion string `json:"v"`
-	RV         int64  `json:"rv"`
-	Start      string `json:"start"`
-}
+func encodeContinue(rv int64, start string) string { return listopts.EncodeContinue(rv, start) }
 
-func encodeContinue(rv int64, start string) string {
-	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: "/" + start + "\x00"})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeContinue(s string) (continueToken, *kube.StatusError) {
-	var t continueToken
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
-	if err == nil {
-		err = json.Unmarshal(b, &t)
+func decodeContinue(s string) (listopts.Token, *kube.StatusError) {
+	t, invalid := listopts.DecodeContinue(s)
+	if invalid != "" {
+		return t, errBadRequest(invalid)
 	}
-	if err == nil && (t.APIVersion != "meta.k8s.io/v1" || !strings.HasPrefix(t.Start, "/") || t.RV == 0) {
-		err = fmt.Errorf("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	}
-	if err != nil {
-		return t, errBadRequest("invalid continue token: " + err.Error())
-	}
-	t.Start = strings.TrimSuffix(t.Start[1:], "\x00")
 	return t, nil
 }
 

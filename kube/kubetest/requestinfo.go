@@ -5,7 +5,8 @@ package kubetest
 import (
 	"net/http"
 	"net/url"
-	"strings"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 )
 
 // RequestInfo describes a request as the server's authorization and fault
@@ -47,85 +48,12 @@ func (ri RequestInfo) String() string {
 	return ri.Verb + " " + r
 }
 
-// queryBool reads a boolean query parameter as the server converts it:
-// present and not "false" or "0" is true.
-func queryBool(q url.Values, key string) bool {
-	vs, ok := q[key]
-	if !ok || len(vs) == 0 {
-		return false
-	}
-	switch strings.ToLower(vs[0]) {
-	case "false", "0":
-		return false
-	}
-	return true
-}
+// queryBool reads a boolean query parameter as the server converts it
+// (requestinfo.QueryBool).
+func queryBool(q url.Values, key string) bool { return requestinfo.QueryBool(q, key) }
 
-// parseRequestInfo reads what r is about.
-func parseRequestInfo(r *http.Request) RequestInfo {
-	ri := RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
-	parts := splitPath(r.URL.Path)
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		ri.Version, parts = parts[1], parts[2:]
-	case len(parts) >= 4 && parts[0] == "apis":
-		ri.Group, ri.Version, parts = parts[1], parts[2], parts[3:]
-	default:
-		return ri
-	}
-	legacyWatch := false
-	if parts[0] == "watch" {
-		legacyWatch, parts = true, parts[1:]
-	}
-	if len(parts) > 0 && parts[0] == "namespaces" && len(parts) > 1 {
-		ri.Namespace = parts[1]
-		if len(parts) > 2 && parts[2] != "status" && parts[2] != "finalize" {
-			parts = parts[2:]
-		}
-	}
-	if len(parts) == 0 || parts[0] == "" {
-		return ri
-	}
-	ri.IsResourceRequest = true
-	ri.Resource = parts[0]
-	if len(parts) > 1 {
-		ri.Name = parts[1]
-	}
-	if len(parts) > 2 {
-		ri.Subresource = strings.Join(parts[2:], "/")
-	}
-	q := r.URL.Query()
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
-		switch {
-		case legacyWatch || queryBool(q, "watch"):
-			ri.Verb = "watch"
-		case ri.Name == "":
-			ri.Verb = "list"
-		default:
-			ri.Verb = "get"
-		}
-	case http.MethodPost:
-		ri.Verb = "create"
-	case http.MethodPut:
-		ri.Verb = "update"
-	case http.MethodPatch:
-		ri.Verb = "patch"
-	case http.MethodDelete:
-		ri.Verb = "delete"
-		if ri.Name == "" {
-			ri.Verb = "deletecollection"
-		}
-	}
-	return ri
-}
+// parseRequestInfo reads what r is about (requestinfo.Parse).
+func parseRequestInfo(r *http.Request) RequestInfo { return RequestInfo(requestinfo.Parse(r)) }
 
-// splitPath splits a URL path into its segments, ignoring a leading and a
-// trailing slash.
-func splitPath(p string) []string {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return nil
-	}
-	return strings.Split(p, "/")
-}
+// splitPath splits a URL path into its segments (requestinfo.SplitPath).
+func splitPath(p string) []string { return requestinfo.SplitPath(p) }

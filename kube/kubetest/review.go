@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 )
 
@@ -82,8 +83,8 @@ func (v reviewServer) EncodeMeta(meta map[string]any) []byte {
 func answeredResources() []*resource {
 	var out []*resource
 	for _, k := range review.All() {
-		out = append(out, &resource{Group: k.Group, Version: k.Version, Plural: k.Plural, Kind: k.Kind,
-			Namespaced: k.Namespaced, Singular: k.Plural[:len(k.Plural)-1], Verbs: []string{"create"}})
+		out = append(out, &resource{Resource: kinds.Resource{Group: k.Group, Version: k.Version, Plural: k.Plural, Kind: k.Kind,
+			Namespaced: k.Namespaced, Singular: k.Plural[:len(k.Plural)-1], Verbs: []string{"create"}}})
 	}
 	cs, b := componentStatuses, bindings
 	return append(out, &cs, &b)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 
-	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
@@ -116,7 +116,7 @@ func (c *call) scaleChange() (func(sc obj) (obj, *kube.StatusError), *kube.Statu
 		return func(obj) (obj, *kube.StatusError) { return unstructured.DeepCopy(body).(obj), nil }, nil
 	}
 	mt, _, err := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
-	if err != nil || (mt != mediaJSONPatch && mt != mediaMergePatch && mt != mediaStrategic) {
+	if err != nil || !slices.Contains(scale.PatchTypes, mt) {
 		return nil, statusError(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
 			"415: Unsupported Media Type", &kube.StatusDetails{})
 	}
@@ -124,31 +124,14 @@ func (c *call) scaleChange() (func(sc obj) (obj, *kube.StatusError), *kube.Statu
 	if serr != nil {
 		return nil, serr
 	}
-	if mt == mediaJSONPatch {
-		ops, err := jsonpatch.ParseOperations(body)
-		if err != nil {
-			return nil, errBadRequest(err.Error())
-		}
-		return func(sc obj) (obj, *kube.StatusError) {
-			patched, err := jsonpatch.ApplyValueLimit(sc, ops, maxJSONPatchCopyBytes)
-			if err == nil {
-				patched, err = unstructured.ExactNumbers(patched)
-			}
-			o, ok := patched.(obj)
-			if err != nil || !ok {
-				return nil, errPatchRejected()
-			}
-			return o, nil
-		}, nil
-	}
-	if _, err := unstructured.DecodeObjectOrNull(body); err != nil {
-		return nil, errBadRequest("error decoding patch: " + err.Error())
+	change, perr := scale.ParsePatch(mt, body)
+	if perr != nil {
+		return nil, patchStatus(perr)
 	}
 	return func(sc obj) (obj, *kube.StatusError) {
-		patch, _ := unstructured.DecodeObjectOrNull(body) // a merge consumes it
-		o, _ := jsonpatch.MergeValue(sc, patch).(obj)
-		if o == nil {
-			return nil, errBadRequest("the patched document is not a JSON object")
+		o, perr := change(sc)
+		if perr != nil {
+			return nil, patchStatus(perr)
 		}
 		return o, nil
 	}, nil

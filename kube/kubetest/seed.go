@@ -3,8 +3,6 @@
 package kubetest
 
 import (
-	"encoding/json"
-
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -29,26 +27,12 @@ func (s *Server) resolveLocked(gvr kube.GroupVersionResource) (*resource, *colle
 	return res, s.cols[res.colKey()], nil
 }
 
-// toObject turns raw JSON ([]byte, json.RawMessage) or any value that
-// encodes to a JSON object (a map, a kube type) into a fresh map.
+// toObject turns raw JSON or a value that encodes to a JSON object into
+// a fresh map (unstructured.FromValue).
 func toObject(object any) (obj, *kube.StatusError) {
-	var raw []byte
-	switch v := object.(type) {
-	case []byte:
-		raw = v
-	case json.RawMessage:
-		raw = v
-	case string:
-		raw = []byte(v)
-	default:
-		var err error
-		if raw, err = json.Marshal(v); err != nil {
-			return nil, errBadRequest("encode the object: " + err.Error())
-		}
-	}
-	o, err := decodeObject(raw)
+	o, err := unstructured.FromValue(object)
 	if err != nil {
-		return nil, errBadRequest("decode the object: " + err.Error())
+		return nil, errBadRequest(err.Error())
 	}
 	return o, nil
 }

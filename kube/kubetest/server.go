@@ -140,7 +140,7 @@ func New(opts Options) *Server {
 	}
 	for _, group := range append([]string{""}, s.reg.groups()...) {
 		for _, v := range s.reg.versions(group) {
-			for _, r := range s.reg.byGV[gvKey(group, v)] {
+			for _, r := range s.reg.ByGV[gvKey(group, v)] {
 				if s.cols[r.colKey()] == nil {
 					s.cols[r.colKey()] = newCollection(opts.HistorySize, 0)
 				}

@@ -3,14 +3,13 @@
 package kubetest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
 
@@ -18,30 +17,8 @@ import (
 // as kube-apiserver builds them (k8s.io/apimachinery/pkg/api/errors and
 // pkg/util/validation/field), and writes them.
 
-// wireStatus is a Status in the real server's field order (kind first).
-type wireStatus struct {
-	Kind       string              `json:"kind"`
-	APIVersion string              `json:"apiVersion"`
-	Metadata   kube.ListMeta       `json:"metadata"`
-	Status     string              `json:"status,omitempty"`
-	Message    string              `json:"message,omitempty"`
-	Reason     string              `json:"reason,omitempty"`
-	Details    *kube.StatusDetails `json:"details,omitempty"`
-	Code       int32               `json:"code,omitempty"`
-}
-
-// encodeStatus renders st as the server does.
-func encodeStatus(st *kube.Status) []byte {
-	b, err := json.Marshal(wireStatus{
-		Kind: "Status", APIVersion: "v1", Metadata: st.ListMeta,
-		Status: st.Status, Message: st.Message, Reason: st.Reason,
-		Details: st.Details, Code: st.Code,
-	})
-	if err != nil { // cannot happen: every field is plain data
-		panic("kubetest: encode status: " + err.Error())
-	}
-	return b
-}
+// encodeStatus renders st as the server does (encode.Status).
+func encodeStatus(st *kube.Status) []byte { return encode.Status(st) }
 
 // writeError writes err as a Status body with its code, and a Retry-After
 // header when the error carries one.
@@ -182,19 +159,10 @@ func errInvalid(group, kind, name string, errs []fielderr.Error) *kube.StatusErr
 		qkind = kind + "." + group
 	}
 	causes := make([]kube.StatusCause, len(errs))
-	msgs := make([]string, 0, len(errs))
 	for i, e := range errs {
 		causes[i] = kube.StatusCause{Type: e.Type, Message: e.Body(), Field: e.Field}
-		if msg := e.Field + ": " + e.Body(); !slices.Contains(msgs, msg) {
-			msgs = append(msgs, msg)
-		}
 	}
-	agg := strings.Join(msgs, ", ")
-	if len(msgs) > 1 {
-		agg = "[" + agg + "]"
-	}
-	return statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid,
-		fmt.Sprintf("%s %q is invalid: %s", qkind, name, agg),
+	return statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid, fielderr.Aggregate(qkind, name, errs),
 		&kube.StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes})
 }
 

@@ -4,26 +4,18 @@ package kubetest
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/url"
-	"strconv"
-	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file serves the Table form (Accept:
-// application/json;as=Table;v=v1;g=meta.k8s.io, and v1beta1), which is
-// what kubectl get asks for: the columns of the kind and one row of cells
-// per object, each row carrying the object's metadata (includeObject=Metadata,
-// the default), the whole object (Object) or nothing (None). Gets, lists
-// (paged: continue and remainingItemCount in the Table's metadata), the
-// answers of writes, and watches (one single-row Table per event, the
-// columns in the first event only) all take that form. Cells that show an
-// age are computed when the answer is written, as the real server does.
+// This file answers in the Table form (internal/table writes it), which
+// is what kubectl get asks for: gets, lists (paged: continue and
+// remainingItemCount in the Table's metadata), the answers of writes, and
+// watches (one single-row Table per event, the columns in the first
+// event only) all take that form.
 
 // tableForm is a request for Table output.
 type tableForm struct {
@@ -39,96 +31,25 @@ type tableForm struct {
 
 // newTableForm reads the table options of the query.
 func newTableForm(q url.Values, version string) *tableForm {
-	t := &tableForm{version: version, include: q.Get("includeObject")}
-	switch t.include {
-	case "":
-		t.include = "Metadata"
-	case "Metadata", "Object", "None":
-	default:
-		t.err = errBadRequest("Unable to convert to Table as requested: includeObject: Invalid value: " +
-			strconv.Quote(t.include) + ": must be 'Metadata', 'Object', 'None', or empty")
+	include, invalid := table.ParseInclude(q.Get("includeObject"))
+	t := &tableForm{version: version, include: include}
+	if invalid != "" {
+		t.err = errBadRequest(invalid)
 	}
 	return t
 }
 
-// apiVersion is the Table's apiVersion, also that of the
-// PartialObjectMetadata of its rows.
-func (t *tableForm) apiVersion() string { return "meta.k8s.io/" + t.version }
-
 // tableWriter writes Tables of one resource.
-type tableWriter struct {
-	form *tableForm
-	res  *resource
-	p    *table.Printer
-}
+type tableWriter struct{ table.Writer }
 
 func newTableWriter(form *tableForm, res *resource) *tableWriter {
-	return &tableWriter{form: form, res: res, p: printerFor(res)}
-}
-
-// write appends a Table holding a row for each stored object in raws,
-// with meta as its metadata; headers says whether the column definitions
-// are written (every event of a watch but the first has none).
-func (tw *tableWriter) write(b *bytes.Buffer, meta kube.ListMeta, raws [][]byte, headers bool) {
-	now := time.Now()
-	m, _ := json.Marshal(meta)
-	b.WriteString(`{"kind":"Table","apiVersion":`)
-	writeJSONString(b, tw.form.apiVersion())
-	b.WriteString(`,"metadata":`)
-	b.Write(m)
-	b.WriteString(`,"columnDefinitions":`)
-	if headers {
-		writeJSONValue(b, tw.p.Columns)
-	} else {
-		b.WriteString("null")
-	}
-	b.WriteString(`,"rows":`)
-	if len(raws) == 0 && tw.p.NullRows {
-		b.WriteString("null}")
-		return
-	}
-	b.WriteByte('[')
-	for i, raw := range raws {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		tw.writeRow(b, renderAs(raw, tw.res, false), now)
-	}
-	b.WriteString("]}")
-}
-
-// writeRow appends the row of one object, rendered at the request's
-// version.
-func (tw *tableWriter) writeRow(b *bytes.Buffer, raw []byte, now time.Time) {
-	o := mustDecode(raw)
-	cells, conds := tw.p.Cells(o, now)
-	b.WriteString(`{"cells":`)
-	writeJSONValue(b, cells)
-	if len(conds) > 0 {
-		b.WriteString(`,"conditions":`)
-		writeJSONValue(b, conds)
-	}
-	b.WriteString(`,"object":`)
-	switch tw.form.include {
-	case "None":
-		b.WriteString("null")
-	case "Object":
-		b.Write(raw)
-	default:
-		b.Write(encodeObject(obj{"kind": "PartialObjectMetadata", "apiVersion": tw.form.apiVersion(), "metadata": o["metadata"]}))
-	}
-	b.WriteByte('}')
+	return &tableWriter{table.Writer{Version: form.version, Include: form.include, Printer: printerFor(res),
+		Render: func(raw []byte) []byte { return renderAs(raw, res, false) }}}
 }
 
 // one renders a single object as a Table whose resourceVersion is the
 // object's.
-func (tw *tableWriter) one(raw []byte, headers bool) []byte {
-	var b bytes.Buffer
-	b.Grow(len(raw) + 1024)
-	rv := unstructured.String(unstructured.Metadata(mustDecode(raw)), "resourceVersion")
-	tw.write(&b, kube.ListMeta{ResourceVersion: rv}, [][]byte{raw}, headers)
-	return b.Bytes()
-}
+func (tw *tableWriter) one(raw []byte, headers bool) []byte { return tw.One(raw, headers) }
 
 // respondTable answers with a Table of one object, or with the error of
 // invalid table options.
@@ -159,7 +80,7 @@ func (c *call) writeList(page *listPage) {
 	}
 	var b bytes.Buffer
 	b.Grow(size)
-	newTableWriter(c.table, c.res).write(&b, kube.ListMeta{ResourceVersion: formatRV(page.rv),
+	newTableWriter(c.table, c.res).Write(&b, kube.ListMeta{ResourceVersion: formatRV(page.rv),
 		Continue: page.cont, RemainingItemCount: page.remaining}, raws, true)
 	writeJSON(c.w, http.StatusOK, b.Bytes())
 }
@@ -174,10 +95,8 @@ func (w *watcher) writeTableBookmark(buf *bytes.Buffer, rv uint64, initialEnd bo
 	tw := *w.table
 	if initialEnd {
 		meta["annotations"] = obj{"k8s.io/initial-events-end": "true"}
-		if tw.form.include == "None" {
-			form := *tw.form
-			form.include = "Metadata"
-			tw.form = &form
+		if tw.Include == "None" {
+			tw.Include = "Metadata"
 		}
 	}
 	raw := encodeObject(obj{"kind": w.res.Kind, "apiVersion": w.res.storageAPIVersion(), "metadata": meta})

@@ -5,13 +5,12 @@ package kubetest
 import (
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 
-	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
@@ -113,112 +112,18 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 }
 
 // prepareUpdate builds the object to store from the body o and the stored
-// old, keeping what the client may not change through this endpoint.
+// old, keeping what the client may not change through this endpoint
+// (internal/strategy), with the kind's own update strategy.
 func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
-	oldMeta := unstructured.Metadata(old)
-	if sub == "status" {
-		next := unstructured.DeepCopy(old).(obj)
-		if st, ok := o["status"]; ok {
-			next["status"] = st
-		} else {
-			delete(next, "status")
-		}
-		return next
-	}
-	if sub == "finalize" {
-		// A namespace's finalize subresource: the body but its status, and
-		// its spec (its finalizers) too, which an update keeps.
-		spec, hasSpec := o["spec"]
-		next := s.prepareUpdate(res, "", o, old)
-		if hasSpec {
-			next["spec"] = spec
-		} else {
-			delete(next, "spec")
-		}
-		return next
-	}
-	next := o
-	meta := unstructured.Metadata(next)
-	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp",
-		"deletionGracePeriodSeconds", "managedFields", "resourceVersion"} {
-		if v, ok := oldMeta[k]; ok {
-			meta[k] = v
-		} else {
-			delete(meta, k)
-		}
-	}
-	if unstructured.String(meta, "generateName") == "" {
-		if gn, ok := oldMeta["generateName"]; ok {
-			meta["generateName"] = gn
-		}
-	}
-	if res.Status {
-		if st, ok := old["status"]; ok {
-			next["status"] = st
-		} else {
-			delete(next, "status")
-		}
-	}
-	s.prepareUpdateKind(res, next, old)
-	return next
+	return strategy.PrepareUpdate(res.Status, sub, o, old, func(next obj) { s.prepareUpdateKind(res, next, old) })
 }
 
-// sameObject reports whether an update changes nothing but the
-// resourceVersion, in which case the real server writes nothing.
-func sameObject(old, next obj) bool {
-	om, nm := unstructured.Metadata(old), unstructured.Metadata(next)
-	orv, nrv := om["resourceVersion"], nm["resourceVersion"]
-	delete(om, "resourceVersion")
-	delete(nm, "resourceVersion")
-	oav, nav := old["apiVersion"], next["apiVersion"]
-	next["apiVersion"] = oav
-	same := jsonpatch.Equal(old, next)
-	next["apiVersion"] = nav
-	restore := func(m obj, k string, v any) {
-		if v != nil {
-			m[k] = v
-		}
-	}
-	restore(om, "resourceVersion", orv)
-	restore(nm, "resourceVersion", nrv)
-	return same
-}
-
-// specChanged reports whether anything but metadata (and status, for kinds
-// with the status subresource) differs: what bumps metadata.generation.
+// sameObject, specChanged and hasFinalizers are internal/strategy's.
+func sameObject(old, next obj) bool { return strategy.SameObject(old, next) }
 func specChanged(res *resource, old, next obj) bool {
-	for k, v := range next {
-		if k == "metadata" || k == "apiVersion" || (k == "status" && res.Status) {
-			continue
-		}
-		if ov, ok := old[k]; !ok || !reflect.DeepEqual(ov, v) {
-			return true
-		}
-	}
-	for k := range old {
-		if k == "metadata" || k == "apiVersion" || (k == "status" && res.Status) {
-			continue
-		}
-		if _, ok := next[k]; !ok {
-			return true
-		}
-	}
-	return false
+	return strategy.SpecChanged(res.Status, old, next)
 }
-
-// hasFinalizers reports whether o still waits for a finalizer: one in
-// metadata.finalizers, or for a namespace in spec.finalizers.
-func hasFinalizers(o obj) bool {
-	if len(stringList(unstructured.Metadata(o), "finalizers")) > 0 {
-		return true
-	}
-	if unstructured.String(o, "kind") == "Namespace" {
-		if spec, ok := o["spec"].(obj); ok && len(stringList(spec, "finalizers")) > 0 {
-			return true
-		}
-	}
-	return false
-}
+func hasFinalizers(o obj) bool { return strategy.HasFinalizers(o) }
 
 func (s *Server) serveUpdate(c *call) {
 	o, err := c.decodeBody()
@@ -245,17 +150,7 @@ func (c *call) respondUpdate(out updateResult, err *kube.StatusError) {
 	c.respond(code, out.rec.raw)
 }
 
-// newFinalizers returns the finalizers of next that old does not have: an
-// object being deleted may lose finalizers but not gain them.
-func newFinalizers(old, next []string) []string {
-	var extra []string
-	for _, f := range next {
-		if !slices.Contains(old, f) && !slices.Contains(extra, f) {
-			extra = append(extra, f)
-		}
-	}
-	return extra
-}
+func newFinalizers(old, next []string) []string { return strategy.NewFinalizers(old, next) }
 
 // goStringList formats names as Go's %#v formats a []string, the way the
 // real message quotes them.

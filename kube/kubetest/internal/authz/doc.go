@@ -13,6 +13,7 @@
 //     ([PublicPath], [DiscoveryPath]) are never denied to a member of
 //     system:authenticated ([Denials.DeniesPath]).
 //
-// The server turns a denial into the real server's 403 message, and
-// authenticates tokens itself; this package sees users only by name.
+// It also authenticates bearer tokens ([Authenticate], [TokenFor],
+// [DefaultToken]) and words the real server's 403 ([ForbiddenMessage]);
+// the server answers the requests.
 package authz

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -68,4 +69,21 @@ func NotSupportedDetail(values ...string) string {
 		q[i] = strconv.Quote(v)
 	}
 	return "supported values: " + strings.Join(q, ", ")
+}
+
+// Aggregate is the message of the 422 Invalid Status of the object name
+// of the qualified kind ("ConfigMap", "Deployment.apps") that errs
+// refuse: each different error once, as the real aggregate lists them.
+func Aggregate(qualifiedKind, name string, errs []Error) string {
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		if msg := e.Field + ": " + e.Body(); !slices.Contains(msgs, msg) {
+			msgs = append(msgs, msg)
+		}
+	}
+	agg := strings.Join(msgs, ", ")
+	if len(msgs) > 1 {
+		agg = "[" + agg + "]"
+	}
+	return fmt.Sprintf("%s %q is invalid: %s", qualifiedKind, name, agg)
 }

@@ -3,11 +3,12 @@
 // Package nscontroller is the namespace controller kubetest runs inside
 // its server, as kube-controller-manager's namespace controller does it
 // for what clients can see. It knows the server by a [Store]: [Sync] is
-// one pass over a deleting namespace, [Conditions] the status it writes.
+// one pass over a deleting namespace, [Conditions] the status it writes,
+// [MarkTerminating] what the namespace's own DELETE does to it.
 // Nothing here keeps state; the server says when the controller runs.
 //
 // The lifecycle of a namespace, as kube-apiserver and the controller
-// give it (step 1 is the server's):
+// give it (step 1 is the server's, with [MarkTerminating]):
 //
 //  1. DELETE marks the namespace: deletionTimestamp (without
 //     deletionGracePeriodSeconds), status.phase Terminating, spec.finalizers

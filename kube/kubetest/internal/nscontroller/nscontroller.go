@@ -183,10 +183,4 @@ func stringList(m obj, k string) []string {
 	return out
 }
 
-func anyList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
+func anyList(ss []string) []any { return unstructured.AnyList(ss) }

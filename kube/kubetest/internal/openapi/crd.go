@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -322,4 +323,17 @@ func reverseGroup(group string) string {
 	parts := strings.Split(group, ".")
 	slices.Reverse(parts)
 	return strings.Join(parts, ".")
+}
+
+// KindOf is the CRDKind of r, a version of the CRD crd serves.
+func KindOf(r *kinds.Resource, crd obj) CRDKind {
+	k := CRDKind{Names: CRDNames{Group: r.Group, Version: r.Version, Kind: r.Kind, ListKind: r.ListKind, Plural: r.Plural},
+		Scope: "Cluster", Status: r.Status, Schema: schema.CRDVersionSchema(crd, r.Version)}
+	if r.Namespaced {
+		k.Scope = "Namespaced"
+	}
+	for _, f := range r.Fields {
+		k.Selectable = append(k.Selectable, obj{"fieldPath": f})
+	}
+	return k
 }

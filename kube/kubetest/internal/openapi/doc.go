@@ -7,7 +7,15 @@
 // for two capture CRDs (package schema), renamed to the CRD's
 // [CRDNames]; each kind's schema comes from its openAPIV3Schema.
 //
-// The functions are pure: they read the shared captured documents and
-// return fresh documents the caller owns. Serving them (hashes, ETags,
-// the index) is the server's.
+// [Serve] serves them with the real server's headers: the /openapi/v3
+// index, each document with its hash as ETag (a stale hash redirected to
+// the current one, a current one cached for good), /openapi/v2 as one
+// document; [FilterPaths] limits the captured built-in documents to the
+// resources a server serves.
+//
+// Guarantees:
+//   - The builders are pure: they read the shared captured documents and
+//     return fresh documents the caller owns.
+//   - Serve keeps no state but the Last-Modified of the process's first
+//     document, and asks for the documents once per request.
 package openapi

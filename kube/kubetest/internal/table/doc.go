@@ -10,6 +10,8 @@
 // server's messages).
 //
 // A [Printer] is immutable and safe to share. Printing decodes nothing:
-// it reads an object already decoded, and never modifies it. Writing the
-// Table itself (metadata, includeObject, watches) is the server's.
+// it reads an object already decoded, and never modifies it. A [Writer]
+// writes the Table itself: its metadata, the columns, and each row with
+// the object as includeObject asks ([ParseInclude]); which objects, and
+// when (gets, list pages, watch events), is the server's.
 package table

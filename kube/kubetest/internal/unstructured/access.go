@@ -2,7 +2,12 @@
 
 package unstructured
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // String returns m[k] when it is a string.
 func String(m map[string]any, k string) string {
@@ -97,4 +102,46 @@ func IsEmpty(v any) bool {
 		return len(t) == 0
 	}
 	return false
+}
+
+// Path returns the value at a dotted path of map keys.
+func Path(o map[string]any, dotted string) (any, bool) {
+	var cur any = o
+	for p := range strings.SplitSeq(dotted, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[p]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// FieldString formats a selectable field as field selectors compare it.
+func FieldString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case nil:
+		return ""
+	}
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
+
+// AnyList is ss as a decoded JSON list.
+func AnyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

@@ -5,6 +5,7 @@ package unstructured
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -206,4 +207,31 @@ func floatsToInts(v any) any {
 		return int64(t)
 	}
 	return v
+}
+
+// FromValue turns raw JSON ([]byte, json.RawMessage) or any value that
+// encodes to a JSON object (a map, a kube type) into a fresh map.
+func FromValue(object any) (map[string]any, error) {
+	var raw []byte
+	switch v := object.(type) {
+	case []byte:
+		raw = v
+	case json.RawMessage:
+		raw = v
+	case string:
+		raw = []byte(v)
+	default:
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("encode the object: %w", err)
+		}
+	}
+	o, err := DecodeObjectOrNull(raw)
+	if err == nil && o == nil {
+		err = fmt.Errorf("the body is not a JSON object")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode the object: %w", err)
+	}
+	return o, nil
 }

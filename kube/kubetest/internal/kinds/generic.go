@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package kubetest
+package kinds
 
-import (
-	"slices"
-
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
-)
+import "slices"
 
 // This file lists the built-in kinds kubetest stores and validates only:
 // no controller, admission or registry behaviour of their own beyond the
@@ -14,33 +10,16 @@ import (
 // scope, short names and categories are those of kube-apiserver 1.36.3's
 // discovery (testdata/discovery.json), their schemas those captured from
 // it (internal/schema/openapi). PodDisruptionBudgets are also read and
-// charged by pods/eviction (budget.go).
+// charged by pods/eviction (the server's budget.go).
 
 // emptyStatus is the status a create stores for kinds whose status has
 // only optional fields: the real strategy resets it and it encodes as {}.
 func emptyStatus() map[string]any { return map[string]any{} }
 
-// genericBuiltins returns the stored-only built-in kinds, each at v1 of
-// its group (autoscaling at v2 and v1, stored at v2: linkHPA). Each call
-// returns fresh values.
-func genericBuiltins() []*resource {
-	all := slices.Concat(extensionKinds(), clusterKinds(), accessAndStorageKinds())
-	var hpaV2, hpaV1 *resource
-	for _, r := range all {
-		if r.Plural == "horizontalpodautoscalers" && r.Version == "v2" {
-			hpaV2 = r
-		} else if r.Plural == "horizontalpodautoscalers" {
-			hpaV1 = r
-		}
-	}
-	linkHPA(hpaV2, hpaV1)
-	return all
-}
-
-// linkHPA makes v1 autoscalers be stored as the v2 ones.
-func linkHPA(v2, v1 *resource) {
-	v1.Stored, v1.StorageVersion = v2, v2.StorageVersion
-	v1.ToStored, v1.FromStored = autoscaling.ToV2, autoscaling.ToV1
+// generic returns the stored-only built-in kinds, each at v1 of its
+// group (autoscaling at v2 and v1: the server stores v1 as v2).
+func genericKinds() []*Resource {
+	return slices.Concat(extensionKinds(), clusterKinds(), accessAndStorageKinds())
 }
 
 // Groups of the generic kinds.
@@ -55,8 +34,8 @@ const (
 
 // extensionKinds are the generic kinds of the core group, admission and
 // API registration.
-func extensionKinds() []*resource {
-	return []*resource{
+func extensionKinds() []*Resource {
+	return []*Resource{
 		generic("", false, "nodes", "node", "Node", withShort("no"), withStatus(nodeStatus), withKeepStatus),
 		generic("", true, "podtemplates", "podtemplate", "PodTemplate", withGeneration),
 		generic(groupAdmission, false, "mutatingadmissionpolicies", "mutatingadmissionpolicy", "MutatingAdmissionPolicy",
@@ -78,8 +57,8 @@ func extensionKinds() []*resource {
 
 // clusterKinds are the generic kinds of autoscaling, certificates,
 // discovery, flow control, networking, node and policy.
-func clusterKinds() []*resource {
-	return []*resource{
+func clusterKinds() []*Resource {
+	return []*Resource{
 		generic("autoscaling", true, "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", atV2,
 			withShort("hpa"), withCategory("all"), withStatus(func() map[string]any {
 				return map[string]any{"currentMetrics": nil, "desiredReplicas": int64(0)}
@@ -109,8 +88,8 @@ func clusterKinds() []*resource {
 
 // accessAndStorageKinds are the generic kinds of RBAC, dynamic resource
 // allocation, scheduling and storage.
-func accessAndStorageKinds() []*resource {
-	return []*resource{
+func accessAndStorageKinds() []*Resource {
+	return []*Resource{
 		generic(groupRBAC, false, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding"),
 		generic(groupRBAC, false, "clusterroles", "clusterrole", "ClusterRole"),
 		generic(groupRBAC, true, "rolebindings", "rolebinding", "RoleBinding"),
@@ -131,8 +110,8 @@ func accessAndStorageKinds() []*resource {
 }
 
 // generic is a kind of group at v1 (storage version v1), with opts.
-func generic(group string, namespaced bool, plural, singular, kind string, opts ...func(*resource)) *resource {
-	res := &resource{Group: group, Version: "v1", StorageVersion: "v1", Plural: plural, Singular: singular,
+func generic(group string, namespaced bool, plural, singular, kind string, opts ...func(*Resource)) *Resource {
+	res := &Resource{Group: group, Version: "v1", StorageVersion: "v1", Plural: plural, Singular: singular,
 		Kind: kind, Namespaced: namespaced}
 	for _, o := range opts {
 		o(res)
@@ -140,22 +119,22 @@ func generic(group string, namespaced bool, plural, singular, kind string, opts 
 	return res
 }
 
-func withShort(s ...string) func(*resource) { return func(r *resource) { r.ShortNames = s } }
+func withShort(s ...string) func(*Resource) { return func(r *Resource) { r.ShortNames = s } }
 
-func withCategory(c string) func(*resource) { return func(r *resource) { r.Categories = []string{c} } }
+func withCategory(c string) func(*Resource) { return func(r *Resource) { r.Categories = []string{c} } }
 
 // withGeneration: the real strategy sets metadata.generation to 1 on
 // create and increments it when the spec changes.
-func withGeneration(r *resource) { r.Generation = true }
+func withGeneration(r *Resource) { r.Generation = true }
 
-func withStatus(init func() map[string]any) func(*resource) {
-	return func(r *resource) { r.Status, r.InitStatus = true, init }
+func withStatus(init func() map[string]any) func(*Resource) {
+	return func(r *Resource) { r.Status, r.InitStatus = true, init }
 }
 
-func withKeepStatus(r *resource) { r.KeepStatus = true }
+func withKeepStatus(r *Resource) { r.KeepStatus = true }
 
 // atV2 serves and stores the kind at v2.
-func atV2(r *resource) { r.Version, r.StorageVersion = "v2", "v2" }
+func atV2(r *Resource) { r.Version, r.StorageVersion = "v2", "v2" }
 
 // nodeStatus is the status a Node is created with when it carries none:
 // the fields of NodeStatus the real server always encodes.
