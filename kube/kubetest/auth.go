@@ -121,18 +121,7 @@ func (s *Server) authorizeCreate(wr *write) *kube.StatusError {
 	return s.authorize(info)
 }
 
-// rbacRequest is info as RBAC authorizes it: a request about a
-// namespace object is one of the cluster scope.
+// rbacRequest is info as RBAC authorizes it.
 func rbacRequest(info RequestInfo) rbac.Request {
-	if !info.IsResourceRequest {
-		return rbac.Request{Verb: info.Verb, Path: info.Path}
-	}
-	r := rbac.Request{Verb: info.Verb, Group: info.Group, Resource: info.Resource, Namespace: info.Namespace}
-	if info.Subresource != "" {
-		r.Resource += "/" + info.Subresource
-	}
-	if info.Resource == "namespaces" && info.Subresource == "" {
-		r.Namespace = ""
-	}
-	return r
+	return rbac.Of(info.Verb, info.Group, info.Resource, info.Subresource, info.Namespace, info.Path, info.IsResourceRequest)
 }

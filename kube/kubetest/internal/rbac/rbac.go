@@ -27,6 +27,22 @@ type Request struct {
 	Path                  string // a non-resource URL; the other fields empty but Verb
 }
 
+// Of returns the Request of a request's attributes (those of
+// kubetest.RequestInfo): a request about a namespace object is one of the
+// cluster scope, as RBAC sees it.
+func Of(verb, group, resource, subresource, namespace, path string, isResource bool) Request {
+	if !isResource {
+		return Request{Verb: verb, Path: path}
+	}
+	r := Request{Verb: verb, Group: group, Resource: resource, Namespace: namespace}
+	if subresource != "" {
+		r.Resource += "/" + subresource
+	} else if resource == "namespaces" {
+		r.Namespace = ""
+	}
+	return r
+}
+
 // allowedToAll says whether RBAC's default roles let every authenticated
 // user make r (system:basic-user, system:discovery, system:public-info-viewer).
 func allowedToAll(r Request) bool {
