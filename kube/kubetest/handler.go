@@ -49,6 +49,11 @@ type call struct {
 // checked and read (prepareCall) and then served by its verb (dispatch).
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
 	if serve := s.virtualResource(info); serve != nil {
+		if _, _, pb, ok := negotiate(r.Header.Get("Accept"), false, false, true); ok && pb {
+			pw := protobuf.NewResponseWriter(w, false)
+			defer pw.Finish()
+			w = pw
+		}
 		serve(w, r)
 		return
 	}
@@ -71,11 +76,32 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		return
 	}
 	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w}
+	if pw := c.protobufWriter(); pw != nil {
+		defer pw.Finish()
+		c.w = pw
+	}
 	if err := s.prepareCall(c); err != nil {
-		writeError(w, err)
+		writeError(c.w, err)
 		return
 	}
 	s.dispatch(c)
+}
+
+// protobufWriter returns the writer that turns c's JSON answers into
+// protobuf when its Accept header chooses protobuf, nil otherwise.
+func (c *call) protobufWriter() *protobuf.ResponseWriter {
+	verb := c.info.Verb
+	_, _, pb, ok := negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
+	if !ok || !pb {
+		return nil
+	}
+	return protobuf.NewResponseWriter(c.w, verb == "watch")
+}
+
+// hasProtobuf reports whether c's kind has a protobuf form: the built-in
+// kinds do, custom resources do not.
+func (c *call) hasProtobuf() bool {
+	return c.res.CRD == "" && protobuf.Known(c.res.apiVersion(), c.res.Kind)
 }
 
 // virtualResource returns the handler of the resources that are not
@@ -106,7 +132,7 @@ func (s *Server) prepareCall(c *call) *kube.StatusError {
 		c.warn(c.res.Deprecated)
 	}
 	verb := c.info.Verb
-	partial, table, ok := negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch")
+	partial, table, _, ok := negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
 	if !ok {
 		return errNotAcceptable()
 	}
@@ -244,40 +270,47 @@ func (c *call) checkRoute() *kube.StatusError {
 }
 
 // negotiate picks the response form from the Accept header: plain JSON,
-// the metadata-only projection, or a Table of meta.k8s.io version table.
-// ok is false when nothing acceptable is offered.
-func negotiate(accept string, list, watch bool) (partial bool, table string, ok bool) {
+// the metadata-only projection, or a Table of meta.k8s.io version table;
+// pb when in protobuf (the object itself only when proto says its kind
+// has a protobuf form; never a Table, as the real server). ok is false
+// when nothing acceptable is offered.
+func negotiate(accept string, list, watch, proto bool) (partial bool, table string, pb, ok bool) {
 	if strings.TrimSpace(accept) == "" {
-		return false, "", true
+		return false, "", false, true
 	}
 	for part := range strings.SplitSeq(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
 		}
+		as := params["as"]
 		switch mt {
 		case "application/json", "*/*", "application/*":
+		case protobuf.MediaType:
+			if as == "Table" || as == "" && !proto {
+				continue
+			}
 		default:
 			continue
 		}
-		as := params["as"]
+		pb = mt == protobuf.MediaType
 		if as == "" {
-			return false, "", true
+			return false, "", pb, true
 		}
 		if params["g"] != "meta.k8s.io" {
 			continue
 		}
 		switch v := params["v"]; {
 		case as == "Table" && (v == "v1" || v == "v1beta1"):
-			return false, v, true
+			return false, v, false, true
 		case v != "v1":
 		case as == "PartialObjectMetadataList" && (list || watch):
-			return true, "", true
+			return true, "", pb, true
 		case as == "PartialObjectMetadata" && (!list || watch):
-			return true, "", true
+			return true, "", pb, true
 		}
 	}
-	return false, "", false
+	return false, "", false, false
 }
 
 // readBody reads a request body, refusing one over the size limit.

@@ -26,30 +26,52 @@ import (
 	"strconv"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// roots are the kinds kubetest serves that the real server takes as
-// protobuf (custom resources and CRDs are served as JSON only by kubetest).
-var roots = map[string]reflect.Type{
-	"v1/ConfigMap":                 reflect.TypeFor[corev1.ConfigMap](),
-	"v1/Secret":                    reflect.TypeFor[corev1.Secret](),
-	"v1/Namespace":                 reflect.TypeFor[corev1.Namespace](),
-	"v1/Service":                   reflect.TypeFor[corev1.Service](),
-	"v1/ServiceAccount":            reflect.TypeFor[corev1.ServiceAccount](),
-	"v1/Pod":                       reflect.TypeFor[corev1.Pod](),
-	"v1/Event":                     reflect.TypeFor[corev1.Event](),
-	"v1/ResourceQuota":             reflect.TypeFor[corev1.ResourceQuota](),
-	"v1/LimitRange":                reflect.TypeFor[corev1.LimitRange](),
-	"apps/v1/Deployment":           reflect.TypeFor[appsv1.Deployment](),
-	"events.k8s.io/v1/Event":       reflect.TypeFor[eventsv1.Event](),
-	"coordination.k8s.io/v1/Lease": reflect.TypeFor[coordinationv1.Lease](),
-	"authorization.k8s.io/v1/SelfSubjectAccessReview": reflect.TypeFor[authorizationv1.SelfSubjectAccessReview](),
-	"authorization.k8s.io/v1/SelfSubjectRulesReview":  reflect.TypeFor[authorizationv1.SelfSubjectRulesReview](),
+// metaPath is the package of the kinds every group version registers
+// (options, WatchEvent, Status): only those listed in metaKinds are roots.
+const metaPath = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// metaKinds are the kinds of meta.k8s.io the server writes or reads in
+// protobuf beside the objects: errors, watch events, the metadata
+// projection.
+var metaKinds = map[string]reflect.Type{
+	"v1/Status":                                reflect.TypeFor[metav1.Status](),
+	"meta.k8s.io/v1/Status":                    reflect.TypeFor[metav1.Status](),
+	"meta.k8s.io/v1/WatchEvent":                reflect.TypeFor[metav1.WatchEvent](),
+	"meta.k8s.io/v1/PartialObjectMetadata":     reflect.TypeFor[metav1.PartialObjectMetadata](),
+	"meta.k8s.io/v1/PartialObjectMetadataList": reflect.TypeFor[metav1.PartialObjectMetadataList](),
+}
+
+// roots are every kind of client-go's scheme (all built-in group versions,
+// their lists and the subresource kinds: Scale, Eviction, Binding,
+// TokenRequest...) that has a protobuf form, keyed "apiVersion/Kind", and
+// metaKinds. Custom resources and CRDs have none: kubetest serves them as
+// JSON only, as the real server does.
+func roots() map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for gvk, t := range scheme.Scheme.AllKnownTypes() {
+		if t.PkgPath() == metaPath || !hasProtobuf(t) {
+			continue
+		}
+		out[gvk.GroupVersion().String()+"/"+gvk.Kind] = t
+	}
+	for k, t := range metaKinds {
+		out[k] = t
+	}
+	return out
+}
+
+// hasProtobuf reports whether struct type t has a protobuf form.
+func hasProtobuf(t reflect.Type) bool {
+	for i := range t.NumField() {
+		if tag := t.Field(i).Tag.Get("protobuf"); tag != "" && tag != "-" {
+			return true
+		}
+	}
+	return false
 }
 
 // special are the types with a wire form of their own, by package path and
@@ -71,7 +93,7 @@ type layout struct {
 
 func main() {
 	out := layout{Kinds: map[string]string{}, Messages: map[string][][]any{}}
-	for k, t := range roots {
+	for k, t := range roots() {
 		out.Kinds[k] = message(out.Messages, t)
 	}
 	// One message per line, sorted, so that a regeneration diffs well.
@@ -174,6 +196,9 @@ func fieldKind(msgs map[string][][]any, t reflect.Type, where string) (kind, ref
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "bytes", ""
 		}
+		if t.Name() != "" { // a named list (ExtraValue) is a message of its items
+			return "message", wrapper(msgs, t, where)
+		}
 	case reflect.Struct:
 		return "message", message(msgs, t)
 	case reflect.Map:
@@ -187,6 +212,18 @@ func fieldKind(msgs map[string][][]any, t reflect.Type, where string) (kind, ref
 	}
 	fail("%s: unsupported type %s", where, t)
 	return "", ""
+}
+
+// wrapper records the message of a named list type (a map's value, as
+// ExtraValue): its items as field 1, flagged "a" because the JSON form is
+// the list itself.
+func wrapper(msgs map[string][][]any, t reflect.Type, where string) string {
+	name := typeName(t)
+	if _, done := msgs[name]; !done {
+		kind, ref := fieldKind(msgs, t.Elem(), where)
+		msgs[name] = [][]any{{1, "items", kind, ref, "ra"}}
+	}
+	return name
 }
 
 func fail(format string, args ...any) {
