@@ -51,7 +51,8 @@
 //     Options.DisableGarbageCollection turns the collector off.
 //   - Request bodies in JSON, YAML, and for every built-in kind (each
 //     kind of client-go's scheme, subresource kinds such as Scale,
-//     Eviction, Binding and TokenRequest included) protobuf, as kubectl
+//     Eviction, Binding and TokenRequest included, and CRDs and
+//     APIServices) protobuf, as kubectl
 //     and client-go's typed clients send them; answers, lists, errors
 //     and watch events in protobuf when the Accept header prefers it, as
 //     the real server writes them (Tables stay JSON; custom resources

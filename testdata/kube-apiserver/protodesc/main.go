@@ -26,8 +26,11 @@ import (
 	"strconv"
 	"strings"
 
+	apiextensionsscheme "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+	aggregatorscheme "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/scheme"
 )
 
 // metaPath is the package of the kinds every group version registers
@@ -45,18 +48,25 @@ var metaKinds = map[string]reflect.Type{
 	"meta.k8s.io/v1/PartialObjectMetadataList": reflect.TypeFor[metav1.PartialObjectMetadataList](),
 }
 
-// roots are every kind of client-go's scheme (all built-in group versions,
-// their lists and the subresource kinds: Scale, Eviction, Binding,
-// TokenRequest...) that has a protobuf form, keyed "apiVersion/Kind", and
-// metaKinds. Custom resources and CRDs have none: kubetest serves them as
-// JSON only, as the real server does.
+// schemes hold the built-in kinds: client-go's (all built-in group
+// versions, their lists and the subresource kinds: Scale, Eviction,
+// Binding, TokenRequest...), and those of the API server's two other
+// servers, apiextensions (CustomResourceDefinition) and the aggregator
+// (APIService), which it also serves in protobuf.
+var schemes = []*runtime.Scheme{scheme.Scheme, apiextensionsscheme.Scheme, aggregatorscheme.Scheme}
+
+// roots are every kind of schemes that has a protobuf form, keyed
+// "apiVersion/Kind", and metaKinds. Custom resources have none: kubetest
+// serves them as JSON only, as the real server does.
 func roots() map[string]reflect.Type {
 	out := map[string]reflect.Type{}
-	for gvk, t := range scheme.Scheme.AllKnownTypes() {
-		if t.PkgPath() == metaPath || !hasProtobuf(t) {
-			continue
+	for _, s := range schemes {
+		for gvk, t := range s.AllKnownTypes() {
+			if t.PkgPath() == metaPath || !hasProtobuf(t) {
+				continue
+			}
+			out[gvk.GroupVersion().String()+"/"+gvk.Kind] = t
 		}
-		out[gvk.GroupVersion().String()+"/"+gvk.Kind] = t
 	}
 	for k, t := range metaKinds {
 		out[k] = t
@@ -77,13 +87,15 @@ func hasProtobuf(t reflect.Type) bool {
 // special are the types with a wire form of their own, by package path and
 // name.
 var special = map[string]string{
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       "time",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "microtime",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   "duration",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":   "fieldsv1",
-	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "quantity",
-	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "intorstring",
-	"k8s.io/apimachinery/pkg/runtime.RawExtension":    "raw",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":                          "time",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":                     "microtime",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":                      "duration",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":                      "fieldsv1",
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":                      "quantity",
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":                    "intorstring",
+	"k8s.io/apimachinery/pkg/runtime.RawExtension":                       "raw",
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON":      "raw",
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1.JSON": "raw",
 }
 
 type layout struct {
@@ -117,7 +129,10 @@ func main() {
 
 // typeName shortens a Go type's package path for the message name.
 func typeName(t reflect.Type) string {
-	p := strings.TrimPrefix(strings.TrimPrefix(t.PkgPath(), "k8s.io/api/"), "k8s.io/apimachinery/pkg/apis/")
+	p := t.PkgPath()
+	for _, prefix := range []string{"k8s.io/api/", "k8s.io/apimachinery/pkg/apis/", "k8s.io/apiextensions-apiserver/pkg/apis/", "k8s.io/kube-aggregator/pkg/apis/"} {
+		p = strings.TrimPrefix(p, prefix)
+	}
 	return p + "." + t.Name()
 }
 
@@ -145,8 +160,13 @@ func message(msgs map[string][][]any, t reflect.Type) string {
 		if jsonName == "-" {
 			continue
 		}
-		ft := f.Type
 		var flags string
+		if _, hasJSON := f.Tag.Lookup("json"); !hasJSON {
+			// a type with a JSON form of its own (JSONSchemaPropsOrBool):
+			// its JSON is whichever of its fields is set
+			flags, jsonName = "o", protoName(parts)
+		}
+		ft := f.Type
 		pointer := ft.Kind() == reflect.Pointer
 		if pointer {
 			ft = ft.Elem()
@@ -212,6 +232,16 @@ func fieldKind(msgs map[string][][]any, t reflect.Type, where string) (kind, ref
 	}
 	fail("%s: unsupported type %s", where, t)
 	return "", ""
+}
+
+// protoName is the name= of a protobuf tag's parts.
+func protoName(parts []string) string {
+	for _, p := range parts {
+		if n, ok := strings.CutPrefix(p, "name="); ok {
+			return n
+		}
+	}
+	return ""
 }
 
 // wrapper records the message of a named list type (a map's value, as

@@ -7,8 +7,10 @@
 // watch frames ([EncodeObject], and [ResponseWriter], which transcodes a
 // handler's JSON). The layout of every kind of client-go's scheme (lists,
 // subresource kinds and meta.k8s.io's Status, WatchEvent and
-// PartialObjectMetadata included) is in protobuf.json, generated from the
-// Go types of k8s.io/api by testdata/kube-apiserver/protodesc. An object
+// PartialObjectMetadata included), of CustomResourceDefinitions and of
+// APIServices is in protobuf.json, generated from the Go types of
+// k8s.io/api, apiextensions-apiserver and kube-aggregator by
+// testdata/kube-apiserver/protodesc. An object
 // decodes to the JSON object the real server would store for it, and a
 // JSON object encodes to what a typed client decodes to the same object.
 // Custom resources have no layout: they stay JSON.

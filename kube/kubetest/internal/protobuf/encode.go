@@ -197,6 +197,9 @@ func (l *protoLayout) encodeSubMessage(b []byte, num uint64, ref string, v any) 
 	if msg.list {
 		v = obj{"items": v}
 	}
+	if msg.oneOf {
+		v = msg.oneOfFields(v)
+	}
 	o, ok := v.(obj)
 	if !ok {
 		return nil, fmt.Errorf("want an object, got %T", v)

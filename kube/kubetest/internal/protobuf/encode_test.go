@@ -13,7 +13,10 @@ import (
 // TestEncodeRoundTrip checks that what EncodeObject writes DecodeObject
 // reads back as the same JSON, for objects holding every wire form: maps
 // of bytes and quantities, times, int-or-strings, inlined structs,
-// negative and 64-bit integers, named lists (ExtraValue), raw JSON.
+// negative and 64-bit integers, named lists (ExtraValue), raw JSON, and
+// the alternative forms of a CRD's schema (additionalProperties as a
+// schema or a bool, items as a schema or a list, dependencies as a schema
+// or a list of names).
 func TestEncodeRoundTrip(t *testing.T) {
 	for _, js := range []string{
 		`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"d","labels":{"a":"b"},"creationTimestamp":"2026-01-02T03:04:05Z","managedFields":[{"manager":"m","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}},"time":"2026-01-02T03:04:05Z"}]},"data":{"k":"aGVsbG8="},"type":"Opaque"}`,
@@ -22,6 +25,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 		`{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"r"},"revision":3,"data":{"spec":{"x":1}}}`,
 		`{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"7","continue":"c"},"items":[{"metadata":{"name":"a"},"data":{"x":"y"}}]}`,
 		`{"apiVersion":"v1","kind":"Status","metadata":{},"status":"Failure","message":"m","reason":"NotFound","details":{"name":"n","kind":"pods","retryAfterSeconds":3},"code":404}`,
+		`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"ws.example.com"},"spec":{"group":"example.com","names":{"plural":"ws","kind":"W"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"m":{"type":"object","additionalProperties":{"type":"string"}},"n":{"type":"object","additionalProperties":false},"l":{"type":"array","items":{"type":"integer"}},"t":{"type":"array","items":[{"type":"string"},{"type":"integer"}]},"d":{"dependencies":{"a":["b","c"],"e":{"required":["f"]}}},"e":{"type":"string","enum":["x",1,null],"default":{"k":[1,2]}}}}}}]}}`,
+		`{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1.example.com"},"spec":{"group":"example.com","version":"v1","groupPriorityMinimum":1000,"versionPriority":15,"service":{"namespace":"d","name":"s","port":443},"caBundle":"AAEC"}}`,
 		`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"},"spec":{"holderIdentity":"h","leaseDurationSeconds":15,"renewTime":"2026-01-02T03:04:05.123456Z"}}`,
 	} {
 		var v any

@@ -47,6 +47,9 @@ type protoMessage struct {
 	// list is set for a named list type (ExtraValue): a message whose only
 	// field, its items, is its whole JSON form.
 	list bool
+	// oneOf is set for a message whose JSON is one of its fields
+	// (JSONSchemaPropsOrBool, OrArray, OrStringArray): see oneOfJSON.
+	oneOf bool
 }
 
 // protoFieldLayout is one field of a message.
@@ -82,6 +85,7 @@ var layout = sync.OnceValue(func() *protoLayout {
 			m.byNum[fl.num] = fl
 			m.fields = append(m.fields, fl)
 			m.list = m.list || strings.Contains(flags, "a")
+			m.oneOf = m.oneOf || strings.Contains(flags, "o")
 		}
 		slices.SortFunc(m.fields, func(a, b *protoFieldLayout) int { return cmp.Compare(a.num, b.num) })
 		l.messages[name] = m
@@ -240,8 +244,13 @@ func (l *protoLayout) value(kind, ref string, f protoField) (any, error) {
 		return math.Float64frombits(f.value), nil
 	case "message":
 		o, err := l.message(ref, f.bytes)
-		if err != nil || !l.messages[ref].list {
-			return o, err
+		switch {
+		case err != nil:
+			return nil, err
+		case l.messages[ref].oneOf:
+			return l.messages[ref].oneOfJSON(o), nil
+		case !l.messages[ref].list:
+			return o, nil
 		}
 		items, _ := o["items"].([]any)
 		if items == nil {
@@ -314,6 +323,55 @@ func isZeroScalar(v any) bool {
 		return t == 0
 	}
 	return false
+}
+
+// oneOfJSON is the JSON form of a oneOf message decoded as o (its fields
+// by their protobuf names), as its Go MarshalJSON writes it: the list
+// field when it has items, else the message field when set, else the
+// bool (false when unset), else null.
+func (m *protoMessage) oneOfJSON(o obj) any {
+	for _, f := range m.fields {
+		if items, _ := o[f.json].([]any); f.repeated && len(items) > 0 {
+			return items
+		}
+	}
+	var flag any
+	for _, f := range m.fields {
+		switch {
+		case f.repeated:
+		case f.kind == "message" && o[f.json] != nil:
+			return o[f.json]
+		case f.kind == "bool":
+			flag, _ = o[f.json].(bool)
+		}
+	}
+	return flag
+}
+
+// oneOfFields is the inverse of oneOfJSON: the fields, by their protobuf
+// names, that hold the JSON value v.
+func (m *protoMessage) oneOfFields(v any) obj {
+	out := obj{}
+	for _, f := range m.fields {
+		switch v.(type) {
+		case []any:
+			if f.repeated {
+				out[f.json] = v
+			}
+		case obj:
+			if f.kind == "message" && !f.repeated {
+				out[f.json] = v
+			}
+			if f.kind == "bool" {
+				out[f.json] = true // an object allows, as UnmarshalJSON sets it
+			}
+		case bool:
+			if f.kind == "bool" {
+				out[f.json] = v
+			}
+		}
+	}
+	return out
 }
 
 // ToJSON decodes a protobuf body of a kind with a protobuf form into its
