@@ -50,3 +50,5 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.3 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+require k8s.io/apiextensions-apiserver v0.36.3
