@@ -85,7 +85,6 @@ func TestCustomResourcesProtobuf(t *testing.T) {
 	}
 }
 
-
 // widgetCRD is a namespaced CRD of Widgets in group.
 func widgetCRD(group string) *apiextensionsv1.CustomResourceDefinition {
 	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
