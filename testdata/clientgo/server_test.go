@@ -37,7 +37,7 @@ func servers(t *testing.T) []server {
 		if err != nil {
 			t.Fatalf("read %s: %v", path, err)
 		}
-		out = append(out, server{name: "kube-apiserver", cfg: cfg})
+		out = append(out, server{name: "kubeconfig", cfg: cfg})
 	} else {
 		t.Log("KUBELOOP_KUBECONFIG is not set: kubetest only")
 	}
