@@ -285,6 +285,14 @@ func (k *kit) kind(t *testing.T, tl *tally, js string) {
 			err = fmt.Errorf("labels after the patch: %v", patched.(metav1.Object).GetLabels())
 		}
 		tl.record(t, step("patch"), err)
+		applied := newObject(gvk)
+		cfg := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q,"labels":{"applied":"yes"}}}`, gvk.GroupVersion().String(), gvk.Kind, name)
+		err = req("PATCH").Name(name).SetHeader("Content-Type", string(types.ApplyPatchType)).Param("fieldManager", "clientgo").
+			Body([]byte(cfg)).Do(ctx).Into(applied)
+		if err = k.spoke(err, false); err == nil && applied.(metav1.Object).GetLabels()["applied"] != "yes" {
+			err = fmt.Errorf("labels after the apply: %v", applied.(metav1.Object).GetLabels())
+		}
+		tl.record(t, step("apply"), err)
 	}
 	if slices.Contains(subs, "status") {
 		st := newObject(gvk)
