@@ -302,10 +302,34 @@ func (k *kit) kind(t *testing.T, tl *tally, js string) {
 			tl.record(t, step("status update"), k.spoke(req("PUT").Name(name).SubResource("status").Body(st).Do(ctx).Into(out), true))
 		}
 	}
+	grace := int64(0)
 	if slices.Contains(res.Verbs, "delete") {
-		grace := int64(0)
 		res := req("DELETE").Name(name).Body(&metav1.DeleteOptions{GracePeriodSeconds: &grace}).Do(ctx)
 		tl.record(t, step("delete"), k.spoke(res.Error(), true))
+	}
+	if slices.Contains(res.Verbs, "deletecollection") {
+		// a second object, labelled for this run only: the collection
+		// deleted is it alone, also on a shared server
+		second, _ := k.object(t, js)
+		m := second.(metav1.Object)
+		for gvk.Kind == "IPAddress" && m.GetName() == name { // its name is an address
+			second, _ = k.object(t, js)
+			m = second.(metav1.Object)
+		}
+		if gvk.Kind != "IPAddress" {
+			m.SetName("dc-" + name)
+		}
+		m.SetLabels(map[string]string{"clientgo-dc": k.sfx})
+		err := k.spoke(req("POST").Body(second).Do(ctx).Error(), true)
+		if err == nil {
+			list := newObject(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			err = req("DELETE").Param("labelSelector", "clientgo-dc="+k.sfx).
+				Body(&metav1.DeleteOptions{GracePeriodSeconds: &grace}).Do(ctx).Into(list)
+			if err = k.spoke(err, true); err == nil && !listHas(list, m.GetName()) {
+				err = fmt.Errorf("the deleted collection does not hold %s", m.GetName())
+			}
+		}
+		tl.record(t, step("deletecollection"), err)
 	}
 }
 
