@@ -49,8 +49,8 @@ type call struct {
 // checked and read (prepareCall) and then served by its verb (dispatch).
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
 	if serve := s.virtualResource(info); serve != nil {
-		if _, _, pb, ok := negotiate(r.Header.Get("Accept"), false, false, true); ok && pb {
-			pw := protobuf.NewResponseWriter(w, false)
+		_, _, pb, ok := negotiate(r.Header.Get("Accept"), false, false, true)
+		if pw := protobufWriter(w, r.Header.Get("Accept"), ok && pb, false); pw != nil {
 			defer pw.Finish()
 			w = pw
 		}
@@ -88,14 +88,23 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 }
 
 // protobufWriter returns the writer that turns c's JSON answers into
-// protobuf when its Accept header chooses protobuf, nil otherwise.
+// protobuf: its objects when its Accept header chooses protobuf for them,
+// its errors when the header prefers protobuf for errors (also a custom
+// resource's); nil when neither.
 func (c *call) protobufWriter() *protobuf.ResponseWriter {
-	verb := c.info.Verb
-	_, _, pb, ok := negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
-	if !ok || !pb {
+	verb, accept := c.info.Verb, c.r.Header.Get("Accept")
+	_, _, pb, ok := negotiate(accept, verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
+	return protobufWriter(c.w, accept, ok && pb, verb == "watch")
+}
+
+// protobufWriter returns the writer of protobufWriter for w, nil when it
+// transcodes nothing.
+func protobufWriter(w http.ResponseWriter, accept string, objects, watch bool) *protobuf.ResponseWriter {
+	as := protobuf.Answers{Objects: objects, Errors: protobuf.ErrorsPreferred(accept), Watch: watch}
+	if !as.Objects && !as.Errors {
 		return nil
 	}
-	return protobuf.NewResponseWriter(c.w, verb == "watch")
+	return protobuf.NewResponseWriter(w, as)
 }
 
 // hasProtobuf reports whether c's kind has a protobuf form: the built-in

@@ -66,6 +66,15 @@ func TestProtobufWrites(t *testing.T) {
 	if st["kind"] != "Status" || st["reason"] != "NotFound" {
 		t.Errorf("404 = %v", st)
 	}
+	for accept, want := range map[string]string{ // as kube-apiserver 1.36.3 answered (curl)
+		acceptProtobuf + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1":                    "application/json",
+		acceptProtobuf + ";as=PartialObjectMetadata;g=meta.k8s.io;v=v1, " + acceptProtobuf: acceptProtobuf,
+		"application/json, " + acceptProtobuf:                                              "application/json",
+	} {
+		if r := c.do("GET", "/api/v1/nodes/nope", "", "Accept", accept); r.code != 404 || r.header.Get("Content-Type") != want {
+			t.Errorf("404 to %q: %d in %q, want %s", accept, r.code, r.header.Get("Content-Type"), want)
+		}
+	}
 	protoAnswer(t, c.do("DELETE", "/api/v1/nodes/n1", "", pb...), 200)
 	if r := c.do("GET", "/api/v1/nodes", "", "Accept", acceptProtobuf+";as=Table;v=v1;g=meta.k8s.io"); r.code != 406 {
 		t.Errorf("a protobuf Table = %d, want 406", r.code)
@@ -73,13 +82,23 @@ func TestProtobufWrites(t *testing.T) {
 }
 
 // TestProtobufCustomResources checks custom resources stay JSON: protobuf
-// alone is refused (406, 415), the metadata projection is protobuf.
+// alone is refused (406), the metadata projection is protobuf, and errors
+// are protobuf Statuses when the Accept header's first plain type is
+// protobuf, as kube-apiserver 1.36.3 writes them (captured with curl: the
+// 406 and the 404 to "protobuf, json" in protobuf, the 404 to a
+// protobuf metadata projection in JSON).
 func TestProtobufCustomResources(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	c.mustDo(201, "POST", crdPath, widgetCRD)
 	c.mustDo(201, "POST", widgets, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"}}`)
-	if r := c.do("GET", widgets+"/w", "", "Accept", acceptProtobuf); r.code != 406 {
-		t.Errorf("a custom resource in protobuf = %d, want 406", r.code)
+	if st := protoAnswer(t, c.do("GET", widgets+"/w", "", "Accept", acceptProtobuf), 406); st["reason"] != "NotAcceptable" {
+		t.Errorf("a custom resource in protobuf: %v, want a 406 Status in protobuf", st)
+	}
+	if st := protoAnswer(t, c.do("GET", widgets+"/nope", "", "Accept", acceptProtobuf+", application/json"), 404); st["reason"] != "NotFound" {
+		t.Errorf("a missing custom resource: %v, want a 404 Status in protobuf", st)
+	}
+	if r := c.do("GET", widgets+"/nope", "", "Accept", acceptProtobuf+";as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json"); r.code != 404 || r.header.Get("Content-Type") != "application/json" {
+		t.Errorf("a missing custom resource's metadata: %d %s, want a 404 in JSON", r.code, r.header.Get("Content-Type"))
 	}
 	if r := c.do("GET", widgets+"/w", "", "Accept", acceptProtobuf+", application/json"); r.code != 200 || r.header.Get("Content-Type") != "application/json" {
 		t.Errorf("a custom resource with a JSON fallback = %d %s", r.code, r.header.Get("Content-Type"))

@@ -5,6 +5,7 @@ package protobuf
 import (
 	"bytes"
 	"encoding/binary"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,11 +37,24 @@ const WatchMediaType = MediaType + ";stream=watch"
 // the handler returns; watch events are written as they complete. It is
 // used by one request's goroutine at a time, as an http.ResponseWriter is.
 type ResponseWriter struct {
-	w     http.ResponseWriter
-	watch bool
-	code  int
-	mode  writeMode
-	body  bytes.Buffer // a held answer, or a watch's incomplete line
+	w    http.ResponseWriter
+	as   Answers
+	code int
+	mode writeMode
+	body bytes.Buffer // a held answer, or a watch's incomplete line
+}
+
+// Answers says which answers a ResponseWriter transcodes, as
+// kube-apiserver negotiates them apart: objects (lists, watches, the
+// metadata projection) by the whole Accept header, errors (codes 400 and
+// above) by its first entry without parameters of its own
+// (ErrorsPreferred), so that a custom resource's 404 to "protobuf, json"
+// is protobuf and a 404 to a protobuf metadata projection is JSON.
+type Answers struct {
+	Objects, Errors bool
+	// Watch says the request is a watch, whose 200 answer is a stream of
+	// events.
+	Watch bool
 }
 
 type writeMode int
@@ -49,13 +63,32 @@ const (
 	modeUnset  writeMode = iota // no header written yet
 	modeHold                    // a JSON answer, transcoded at Finish
 	modeStream                  // a JSON watch, transcoded line by line
-	modePass                    // not JSON: written as it comes
+	modePass                    // not transcoded: written as it comes
 )
 
-// NewResponseWriter returns a ResponseWriter writing to w; watch says the
-// request is a watch, whose 200 answer is a stream of events.
-func NewResponseWriter(w http.ResponseWriter, watch bool) *ResponseWriter {
-	return &ResponseWriter{w: w, watch: watch}
+// NewResponseWriter returns a ResponseWriter writing to w that transcodes
+// the answers as says.
+func NewResponseWriter(w http.ResponseWriter, as Answers) *ResponseWriter {
+	return &ResponseWriter{w: w, as: as}
+}
+
+// ErrorsPreferred reports whether the first entry of accept without
+// parameters of its own (no as=, g=, v=) that the server can write is
+// protobuf: kube-apiserver then writes its errors in protobuf.
+func ErrorsPreferred(accept string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil || params["as"] != "" {
+			continue
+		}
+		switch mt {
+		case MediaType:
+			return true
+		case "application/json", "application/yaml", "*/*", "application/*":
+			return false
+		}
+	}
+	return false
 }
 
 // Header is the header of the answer.
@@ -72,11 +105,15 @@ func (p *ResponseWriter) WriteHeader(code int) {
 	}
 	h := p.w.Header()
 	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	transcode := p.as.Objects
+	if code >= http.StatusBadRequest {
+		transcode = p.as.Errors
+	}
 	switch {
-	case strings.TrimSpace(mt) != "application/json":
+	case strings.TrimSpace(mt) != "application/json" || !transcode:
 		p.mode = modePass
 		p.w.WriteHeader(code)
-	case p.watch && code == http.StatusOK:
+	case p.as.Watch && code == http.StatusOK:
 		p.mode = modeStream
 		h.Set("Content-Type", WatchMediaType)
 		h.Del("Content-Length")
