@@ -110,7 +110,12 @@ func (k *kit) podSubresources(ctx context.Context, t *testing.T, tl *tally) {
 	pods := k.cs.CoreV1().Pods(k.ns)
 	pod := func(name string) string {
 		js := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`
-		return k.create(ctx, t, js)
+		name = k.create(ctx, t, js)
+		t.Cleanup(func() { // a bound pod waits for a kubelet the harness has not
+			grace := int64(0)
+			_ = pods.Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+		})
+		return name
 	}
 	// pods/binding
 	name := pod("bind-" + k.sfx)
@@ -186,7 +191,10 @@ func (k *kit) finalize(ctx context.Context, t *testing.T, tl *tally) {
 	nss := k.cs.CoreV1().Namespaces()
 	ns, err := nss.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "clientgo-fin-" + k.sfx}}, metav1.CreateOptions{})
 	if err == nil {
-		defer func() { _ = nss.Delete(context.Background(), ns.Name, metav1.DeleteOptions{}) }()
+		defer func() { // a namespace finalized before its delete stays Terminating until a second one
+			_ = nss.Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+			_ = nss.Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+		}()
 		ns.Spec.Finalizers = nil
 		ns, err = nss.Finalize(ctx, ns, metav1.UpdateOptions{})
 		if err = k.spoke(err, true); err == nil && len(ns.Spec.Finalizers) != 0 {
