@@ -23,17 +23,23 @@ var (
 	podBindings = resource{Resource: kinds.Resource{Plural: "pods/binding"}}
 )
 
-// isBinding reports whether info names a namespace's Bindings.
+// isBinding reports whether info names a namespace's Bindings, or a
+// pod's binding subresource (pods/NAME/binding, which client-go's Bind
+// posts to).
 func isBinding(info RequestInfo) bool {
-	return info.Group == "" && info.Version == "v1" && info.Resource == bindings.Plural &&
-		info.Subresource == "" && info.Name == "" && info.Namespace != ""
+	if info.Group != "" || info.Version != "v1" || info.Namespace == "" {
+		return false
+	}
+	return info.Resource == bindings.Plural && info.Subresource == "" && info.Name == "" ||
+		info.Resource == "pods" && info.Subresource == "binding" && info.Name != ""
 }
 
 // serveBinding answers a POST of a Binding as kube-apiserver 1.36 does:
 // the pod of metadata.name gets spec.nodeName from target.name, the
 // Binding's annotations, and a PodScheduled condition of status True, in
 // one write past the field manager (managedFields and generation do not
-// change); the answer is a 201 Success Status. A pod already assigned or
+// change); the answer is a 201 Success Status. Posted to pods/NAME/binding,
+// a Binding of another name is a 400. A pod already assigned or
 // being deleted is a 409, a missing one a 404, and a target of another
 // kind than Node or without a name a 500 whose message lists the fields,
 // as the real handler returns the validation error unwrapped.
@@ -48,6 +54,10 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info Reque
 		return
 	}
 	meta := unstructured.Metadata(b)
+	if info.Name != "" && unstructured.String(meta, "name") != info.Name {
+		writeError(w, errBadRequest("name in URL does not match name in Binding object"))
+		return
+	}
 	node, invalid := binding.Target(b)
 	if invalid != "" {
 		writeError(w, statusError(http.StatusInternalServerError, "", invalid, nil))

@@ -49,3 +49,23 @@ func TestBinding(t *testing.T) {
 		}
 	}
 }
+
+// TestPodBindingSubresource binds through pods/NAME/binding, where
+// client-go's Pods().Bind posts (it answered 404), with the real server's
+// 400 for a Binding of another name and 405 for a GET.
+func TestPodBindingSubresource(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	const pods = "/api/v1/namespaces/default/pods"
+	c.mustDo(201, "POST", pods, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`)
+	r := c.do("POST", pods+"/p/binding", `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"other"},"target":{"kind":"Node","name":"n1"}}`)
+	if m := r.json(t)["message"]; r.code != 400 || m != "name in URL does not match name in Binding object" {
+		t.Errorf("a Binding of another name = %d %v", r.code, m)
+	}
+	if r := c.do("GET", pods+"/p/binding", ""); r.code != 405 {
+		t.Errorf("GET pods/p/binding = %d, want 405", r.code)
+	}
+	c.mustDo(201, "POST", pods+"/p/binding", `{"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}}`)
+	if got := c.mustDo(200, "GET", pods+"/p", ""); field(got, "spec.nodeName") != "n1" {
+		t.Errorf("nodeName after the binding = %v", field(got, "spec.nodeName"))
+	}
+}

@@ -49,8 +49,14 @@
 //     (403), its content deleted, its status conditions written, and then
 //     finalized (also by PUT namespaces/NAME/finalize) and gone.
 //     Options.DisableGarbageCollection turns the collector off.
-//   - Request bodies in JSON, YAML, and for the built-in kinds protobuf,
-//     as kubectl and client-go's typed clients send them.
+//   - Request bodies in JSON, YAML, and for every built-in kind (each
+//     kind of client-go's scheme, subresource kinds such as Scale,
+//     Eviction, Binding and TokenRequest included, and CRDs and
+//     APIServices) protobuf, as kubectl
+//     and client-go's typed clients send them; answers, lists, errors
+//     and watch events in protobuf when the Accept header prefers it, as
+//     the real server writes them (Tables stay JSON; custom resources
+//     answer 406 and 415 to protobuf, except the metadata projection).
 //   - Schemas as the real server has them: /openapi/v3 (index and
 //     group-version documents, hashed and cached for good) and
 //     /openapi/v2 for every served kind, built-in ones captured from
@@ -170,7 +176,8 @@
 //     fieldvalidation, fieldmanager, strategicmerge, patch, unstructured,
 //     quantity;
 //   - the wire: encode (objects in the real server's order), media
-//     (content negotiation and bodies), protobuf, requestinfo, listopts,
+//     (content negotiation and bodies), protobuf (bodies, answers and watch
+//     frames of every built-in kind), requestinfo, listopts,
 //     deleteopts, discovery, openapi, table, jsonpath, shardexpr,
 //     inprocess (the in-process round trip), pki; testjson for tests.
 //

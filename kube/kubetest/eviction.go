@@ -42,12 +42,27 @@ func isEviction(res *resource, info RequestInfo) bool {
 	return res.Group == "" && res.Plural == "pods" && info.Subresource == "eviction"
 }
 
+// evictionJSON turns a protobuf Eviction body into JSON.
+func evictionJSON(body []byte) ([]byte, *kube.StatusError) {
+	js, err := protobuf.ToJSON(body)
+	if err != nil {
+		return nil, errBadRequest("error decoding Eviction: " + err.Error())
+	}
+	return js, nil
+}
+
 // serveEviction answers a POST of pods/eviction.
 func (s *Server) serveEviction(c *call) {
 	body, err := readBody(c.r)
 	if err != nil {
 		writeError(c.w, err)
 		return
+	}
+	if mt, _ := bodyMediaType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
+		if body, err = evictionJSON(body); err != nil {
+			writeError(c.w, err)
+			return
+		}
 	}
 	opts, invalid := disruption.DecodeEviction(body, c.info.Name, c.info.Namespace)
 	if invalid != "" {

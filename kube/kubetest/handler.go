@@ -50,6 +50,11 @@ type call struct {
 // checked and read (prepareCall) and then served by its verb (dispatch).
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info RequestInfo) {
 	if serve := s.virtualResource(info); serve != nil {
+		_, _, pb, ok := media.Negotiate(r.Header.Get("Accept"), false, false, true)
+		if pw := protobufWriter(w, r.Header.Get("Accept"), ok && pb, false); pw != nil {
+			defer pw.Finish()
+			w = pw
+		}
 		serve(w, r)
 		return
 	}
@@ -72,11 +77,41 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		return
 	}
 	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w}
+	if pw := c.protobufWriter(); pw != nil {
+		defer pw.Finish()
+		c.w = pw
+	}
 	if err := s.prepareCall(c); err != nil {
-		writeError(w, err)
+		writeError(c.w, err)
 		return
 	}
 	s.dispatch(c)
+}
+
+// protobufWriter returns the writer that turns c's JSON answers into
+// protobuf: its objects when its Accept header chooses protobuf for them,
+// its errors when the header prefers protobuf for errors (also a custom
+// resource's); nil when neither.
+func (c *call) protobufWriter() *protobuf.ResponseWriter {
+	verb, accept := c.info.Verb, c.r.Header.Get("Accept")
+	_, _, pb, ok := media.Negotiate(accept, verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
+	return protobufWriter(c.w, accept, ok && pb, verb == "watch")
+}
+
+// protobufWriter returns the writer of protobufWriter for w, nil when it
+// transcodes nothing.
+func protobufWriter(w http.ResponseWriter, accept string, objects, watch bool) *protobuf.ResponseWriter {
+	as := protobuf.Answers{Objects: objects, Errors: protobuf.ErrorsPreferred(accept), Watch: watch}
+	if !as.Objects && !as.Errors {
+		return nil
+	}
+	return protobuf.NewResponseWriter(w, as)
+}
+
+// hasProtobuf reports whether c's kind has a protobuf form: the built-in
+// kinds do, custom resources do not.
+func (c *call) hasProtobuf() bool {
+	return c.res.CRD == "" && protobuf.Known(c.res.apiVersion(), c.res.Kind)
 }
 
 // virtualResource returns the handler of the resources that are not
@@ -107,7 +142,7 @@ func (s *Server) prepareCall(c *call) *kube.StatusError {
 		c.warn(c.res.Deprecated)
 	}
 	verb := c.info.Verb
-	partial, table, ok := media.Negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch")
+	partial, table, _, ok := media.Negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
 	if !ok {
 		return errNotAcceptable()
 	}

@@ -229,8 +229,8 @@ func TestPartialObjectMetadataGet(t *testing.T) {
 		field(got, "metadata.labels.app") != "x" {
 		t.Errorf("GET as PartialObjectMetadata = %v", got)
 	}
-	if r := c.do("GET", cmPath+"/a", "", "Accept", "application/vnd.kubernetes.protobuf"); r.code != 406 {
-		t.Errorf("GET accepting only protobuf = %d, want 406", r.code)
+	if r := c.do("GET", cmPath+"/a", "", "Accept", "application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1"); r.code != 406 {
+		t.Errorf("GET accepting only a protobuf Table = %d, want 406", r.code)
 	}
 	if r := c.do("GET", cmPath, "", "Accept", "application/json;as=Table;g=meta.k8s.io;v=v1,application/json"); r.code != 200 {
 		t.Errorf("GET with a fallback to JSON = %d, want 200", r.code)

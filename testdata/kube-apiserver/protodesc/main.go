@@ -26,42 +26,76 @@ import (
 	"strconv"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsscheme "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset/scheme"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	aggregatorscheme "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/scheme"
 )
 
-// roots are the kinds kubetest serves that the real server takes as
-// protobuf (custom resources and CRDs are served as JSON only by kubetest).
-var roots = map[string]reflect.Type{
-	"v1/ConfigMap":                 reflect.TypeFor[corev1.ConfigMap](),
-	"v1/Secret":                    reflect.TypeFor[corev1.Secret](),
-	"v1/Namespace":                 reflect.TypeFor[corev1.Namespace](),
-	"v1/Service":                   reflect.TypeFor[corev1.Service](),
-	"v1/ServiceAccount":            reflect.TypeFor[corev1.ServiceAccount](),
-	"v1/Pod":                       reflect.TypeFor[corev1.Pod](),
-	"v1/Event":                     reflect.TypeFor[corev1.Event](),
-	"v1/ResourceQuota":             reflect.TypeFor[corev1.ResourceQuota](),
-	"v1/LimitRange":                reflect.TypeFor[corev1.LimitRange](),
-	"apps/v1/Deployment":           reflect.TypeFor[appsv1.Deployment](),
-	"events.k8s.io/v1/Event":       reflect.TypeFor[eventsv1.Event](),
-	"coordination.k8s.io/v1/Lease": reflect.TypeFor[coordinationv1.Lease](),
-	"authorization.k8s.io/v1/SelfSubjectAccessReview": reflect.TypeFor[authorizationv1.SelfSubjectAccessReview](),
-	"authorization.k8s.io/v1/SelfSubjectRulesReview":  reflect.TypeFor[authorizationv1.SelfSubjectRulesReview](),
+// metaPath is the package of the kinds every group version registers
+// (options, WatchEvent, Status): only those listed in metaKinds are roots.
+const metaPath = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// metaKinds are the kinds of meta.k8s.io the server writes or reads in
+// protobuf beside the objects: errors, watch events, the metadata
+// projection.
+var metaKinds = map[string]reflect.Type{
+	"v1/Status":                                reflect.TypeFor[metav1.Status](),
+	"meta.k8s.io/v1/Status":                    reflect.TypeFor[metav1.Status](),
+	"meta.k8s.io/v1/WatchEvent":                reflect.TypeFor[metav1.WatchEvent](),
+	"meta.k8s.io/v1/PartialObjectMetadata":     reflect.TypeFor[metav1.PartialObjectMetadata](),
+	"meta.k8s.io/v1/PartialObjectMetadataList": reflect.TypeFor[metav1.PartialObjectMetadataList](),
+}
+
+// schemes hold the built-in kinds: client-go's (all built-in group
+// versions, their lists and the subresource kinds: Scale, Eviction,
+// Binding, TokenRequest...), and those of the API server's two other
+// servers, apiextensions (CustomResourceDefinition) and the aggregator
+// (APIService), which it also serves in protobuf.
+var schemes = []*runtime.Scheme{scheme.Scheme, apiextensionsscheme.Scheme, aggregatorscheme.Scheme}
+
+// roots are every kind of schemes that has a protobuf form, keyed
+// "apiVersion/Kind", and metaKinds. Custom resources have none: kubetest
+// serves them as JSON only, as the real server does.
+func roots() map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for _, s := range schemes {
+		for gvk, t := range s.AllKnownTypes() {
+			if t.PkgPath() == metaPath || !hasProtobuf(t) {
+				continue
+			}
+			out[gvk.GroupVersion().String()+"/"+gvk.Kind] = t
+		}
+	}
+	for k, t := range metaKinds {
+		out[k] = t
+	}
+	return out
+}
+
+// hasProtobuf reports whether struct type t has a protobuf form.
+func hasProtobuf(t reflect.Type) bool {
+	for i := range t.NumField() {
+		if tag := t.Field(i).Tag.Get("protobuf"); tag != "" && tag != "-" {
+			return true
+		}
+	}
+	return false
 }
 
 // special are the types with a wire form of their own, by package path and
 // name.
 var special = map[string]string{
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       "time",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "microtime",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   "duration",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":   "fieldsv1",
-	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "quantity",
-	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "intorstring",
-	"k8s.io/apimachinery/pkg/runtime.RawExtension":    "raw",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":                          "time",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":                     "microtime",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":                      "duration",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":                      "fieldsv1",
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":                      "quantity",
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":                    "intorstring",
+	"k8s.io/apimachinery/pkg/runtime.RawExtension":                       "raw",
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON":      "raw",
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1.JSON": "raw",
 }
 
 type layout struct {
@@ -71,7 +105,7 @@ type layout struct {
 
 func main() {
 	out := layout{Kinds: map[string]string{}, Messages: map[string][][]any{}}
-	for k, t := range roots {
+	for k, t := range roots() {
 		out.Kinds[k] = message(out.Messages, t)
 	}
 	// One message per line, sorted, so that a regeneration diffs well.
@@ -95,7 +129,10 @@ func main() {
 
 // typeName shortens a Go type's package path for the message name.
 func typeName(t reflect.Type) string {
-	p := strings.TrimPrefix(strings.TrimPrefix(t.PkgPath(), "k8s.io/api/"), "k8s.io/apimachinery/pkg/apis/")
+	p := t.PkgPath()
+	for _, prefix := range []string{"k8s.io/api/", "k8s.io/apimachinery/pkg/apis/", "k8s.io/apiextensions-apiserver/pkg/apis/", "k8s.io/kube-aggregator/pkg/apis/"} {
+		p = strings.TrimPrefix(p, prefix)
+	}
 	return p + "." + t.Name()
 }
 
@@ -123,8 +160,13 @@ func message(msgs map[string][][]any, t reflect.Type) string {
 		if jsonName == "-" {
 			continue
 		}
-		ft := f.Type
 		var flags string
+		if _, hasJSON := f.Tag.Lookup("json"); !hasJSON {
+			// a type with a JSON form of its own (JSONSchemaPropsOrBool):
+			// its JSON is whichever of its fields is set
+			flags, jsonName = "o", protoName(parts)
+		}
+		ft := f.Type
 		pointer := ft.Kind() == reflect.Pointer
 		if pointer {
 			ft = ft.Elem()
@@ -174,6 +216,9 @@ func fieldKind(msgs map[string][][]any, t reflect.Type, where string) (kind, ref
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "bytes", ""
 		}
+		if t.Name() != "" { // a named list (ExtraValue) is a message of its items
+			return "message", wrapper(msgs, t, where)
+		}
 	case reflect.Struct:
 		return "message", message(msgs, t)
 	case reflect.Map:
@@ -187,6 +232,28 @@ func fieldKind(msgs map[string][][]any, t reflect.Type, where string) (kind, ref
 	}
 	fail("%s: unsupported type %s", where, t)
 	return "", ""
+}
+
+// protoName is the name= of a protobuf tag's parts.
+func protoName(parts []string) string {
+	for _, p := range parts {
+		if n, ok := strings.CutPrefix(p, "name="); ok {
+			return n
+		}
+	}
+	return ""
+}
+
+// wrapper records the message of a named list type (a map's value, as
+// ExtraValue): its items as field 1, flagged "a" because the JSON form is
+// the list itself.
+func wrapper(msgs map[string][][]any, t reflect.Type, where string) string {
+	name := typeName(t)
+	if _, done := msgs[name]; !done {
+		kind, ref := fieldKind(msgs, t.Elem(), where)
+		msgs[name] = [][]any{{1, "items", kind, ref, "ra"}}
+	}
+	return name
 }
 
 func fail(format string, args ...any) {

@@ -22,40 +22,47 @@ import (
 )
 
 // Negotiate picks the response form from the Accept header: plain JSON,
-// the metadata-only projection, or a Table of meta.k8s.io version table.
-// ok is false when nothing acceptable is offered.
-func Negotiate(accept string, list, watch bool) (partial bool, table string, ok bool) {
+// the metadata-only projection, or a Table of meta.k8s.io version table;
+// pb when in protobuf (the object itself only when proto says its kind
+// has a protobuf form; never a Table, as the real server). ok is false
+// when nothing acceptable is offered.
+func Negotiate(accept string, list, watch, proto bool) (partial bool, table string, pb, ok bool) {
 	if strings.TrimSpace(accept) == "" {
-		return false, "", true
+		return false, "", false, true
 	}
 	for part := range strings.SplitSeq(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
 		}
+		as := params["as"]
 		switch mt {
 		case "application/json", "*/*", "application/*":
+		case protobuf.MediaType:
+			if as == "Table" || as == "" && !proto {
+				continue
+			}
 		default:
 			continue
 		}
-		as := params["as"]
+		pb = mt == protobuf.MediaType
 		if as == "" {
-			return false, "", true
+			return false, "", pb, true
 		}
 		if params["g"] != "meta.k8s.io" {
 			continue
 		}
 		switch v := params["v"]; {
 		case as == "Table" && (v == "v1" || v == "v1beta1"):
-			return false, v, true
+			return false, v, false, true
 		case v != "v1":
 		case as == "PartialObjectMetadataList" && (list || watch):
-			return true, "", true
+			return true, "", pb, true
 		case as == "PartialObjectMetadata" && (!list || watch):
-			return true, "", true
+			return true, "", pb, true
 		}
 	}
-	return false, "", false
+	return false, "", false, false
 }
 
 // Decode decodes a request body of media type mt ("application/yaml",

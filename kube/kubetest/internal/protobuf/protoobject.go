@@ -3,12 +3,14 @@
 package protobuf
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,15 +32,29 @@ type obj = map[string]any
 var protobufJSON []byte
 
 // protoLayout is protobuf.json parsed: the message of each
-// "apiVersion/Kind", and each message's fields by number. It is read-only
-// once built.
+// "apiVersion/Kind", and each message's fields. It is read-only once
+// built.
 type protoLayout struct {
 	kinds    map[string]string
-	messages map[string]map[uint64]*protoFieldLayout
+	messages map[string]*protoMessage
+}
+
+// protoMessage is the layout of one message: its fields by number, and in
+// the order of their numbers (the order they are encoded in).
+type protoMessage struct {
+	byNum  map[uint64]*protoFieldLayout
+	fields []*protoFieldLayout
+	// list is set for a named list type (ExtraValue): a message whose only
+	// field, its items, is its whole JSON form.
+	list bool
+	// oneOf is set for a message whose JSON is one of its fields
+	// (JSONSchemaPropsOrBool, OrArray, OrStringArray): see oneOfJSON.
+	oneOf bool
 }
 
 // protoFieldLayout is one field of a message.
 type protoFieldLayout struct {
+	num  uint64
 	json string
 	// kind is a scalar kind, "message", "map", or a type with its own wire
 	// form (time, microtime, duration, quantity, intorstring, raw,
@@ -59,15 +75,20 @@ var layout = sync.OnceValue(func() *protoLayout {
 	if err := json.Unmarshal(protobufJSON, &raw); err != nil {
 		panic("kubetest: protobuf.json: " + err.Error())
 	}
-	l := &protoLayout{kinds: raw.Kinds, messages: map[string]map[uint64]*protoFieldLayout{}}
+	l := &protoLayout{kinds: raw.Kinds, messages: map[string]*protoMessage{}}
 	for name, fields := range raw.Messages {
-		byNum := map[uint64]*protoFieldLayout{}
+		m := &protoMessage{byNum: map[uint64]*protoFieldLayout{}}
 		for _, f := range fields {
 			flags := f[4].(string)
-			byNum[uint64(f[0].(float64))] = &protoFieldLayout{json: f[1].(string), kind: f[2].(string), ref: f[3].(string),
+			fl := &protoFieldLayout{num: uint64(f[0].(float64)), json: f[1].(string), kind: f[2].(string), ref: f[3].(string),
 				repeated: strings.Contains(flags, "r"), omitZero: strings.Contains(flags, "z"), inline: strings.Contains(flags, "i")}
+			m.byNum[fl.num] = fl
+			m.fields = append(m.fields, fl)
+			m.list = m.list || strings.Contains(flags, "a")
+			m.oneOf = m.oneOf || strings.Contains(flags, "o")
 		}
-		l.messages[name] = byNum
+		slices.SortFunc(m.fields, func(a, b *protoFieldLayout) int { return cmp.Compare(a.num, b.num) })
+		l.messages[name] = m
 	}
 	return l
 })
@@ -98,10 +119,13 @@ func (l *protoLayout) message(name string, b []byte) (obj, error) {
 	if err != nil {
 		return nil, err
 	}
-	layout := l.messages[name]
+	msg := l.messages[name]
+	if msg == nil {
+		return nil, fmt.Errorf("no layout for message %s", name)
+	}
 	out := obj{}
 	for _, f := range fields {
-		fl := layout[f.num]
+		fl := msg.byNum[f.num]
 		if fl == nil {
 			continue // unknown fields are dropped, as the real decoder drops them
 		}
@@ -219,7 +243,20 @@ func (l *protoLayout) value(kind, ref string, f protoField) (any, error) {
 	case "double":
 		return math.Float64frombits(f.value), nil
 	case "message":
-		return l.message(ref, f.bytes)
+		o, err := l.message(ref, f.bytes)
+		switch {
+		case err != nil:
+			return nil, err
+		case l.messages[ref].oneOf:
+			return l.messages[ref].oneOfJSON(o), nil
+		case !l.messages[ref].list:
+			return o, nil
+		}
+		items, _ := o["items"].([]any)
+		if items == nil {
+			items = []any{}
+		}
+		return items, nil
 	}
 	sub, err := protoFields(f.bytes)
 	if err != nil {
@@ -286,4 +323,66 @@ func isZeroScalar(v any) bool {
 		return t == 0
 	}
 	return false
+}
+
+// oneOfJSON is the JSON form of a oneOf message decoded as o (its fields
+// by their protobuf names), as its Go MarshalJSON writes it: the list
+// field when it has items, else the message field when set, else the
+// bool (false when unset), else null.
+func (m *protoMessage) oneOfJSON(o obj) any {
+	for _, f := range m.fields {
+		if items, _ := o[f.json].([]any); f.repeated && len(items) > 0 {
+			return items
+		}
+	}
+	var flag any
+	for _, f := range m.fields {
+		switch {
+		case f.repeated:
+		case f.kind == "message" && o[f.json] != nil:
+			return o[f.json]
+		case f.kind == "bool":
+			flag, _ = o[f.json].(bool)
+		}
+	}
+	return flag
+}
+
+// oneOfFields is the inverse of oneOfJSON: the fields, by their protobuf
+// names, that hold the JSON value v.
+func (m *protoMessage) oneOfFields(v any) obj {
+	out := obj{}
+	for _, f := range m.fields {
+		switch v.(type) {
+		case []any:
+			if f.repeated {
+				out[f.json] = v
+			}
+		case obj:
+			if f.kind == "message" && !f.repeated {
+				out[f.json] = v
+			}
+			if f.kind == "bool" {
+				out[f.json] = true // an object allows, as UnmarshalJSON sets it
+			}
+		case bool:
+			if f.kind == "bool" {
+				out[f.json] = v
+			}
+		}
+	}
+	return out
+}
+
+// ToJSON decodes a protobuf body of a kind with a protobuf form into its
+// JSON, for readers of a JSON body (an Eviction's).
+func ToJSON(body []byte) ([]byte, error) {
+	o, ok, err := DecodeObject(body)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("no protobuf form for the kind of the body")
+	}
+	return json.Marshal(o)
 }

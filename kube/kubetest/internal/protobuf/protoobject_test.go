@@ -20,8 +20,8 @@ func TestProtobufLayoutComplete(t *testing.T) {
 	known := map[string]bool{"string": true, "bytes": true, "bool": true, "int32": true, "int64": true, "uint32": true,
 		"uint64": true, "double": true, "message": true, "time": true, "microtime": true, "duration": true,
 		"quantity": true, "intorstring": true, "raw": true, "fieldsv1": true}
-	for name, fields := range l.messages {
-		for num, f := range fields {
+	for name, msg := range l.messages {
+		for num, f := range msg.byNum {
 			kinds := []string{f.kind}
 			ref := f.ref
 			if f.kind == "map" {
