@@ -38,6 +38,11 @@
 //     deletionTimestamp (with the generation bump of a deletion),
 //     optimistic concurrency, managedFields, and Status errors with the
 //     real server's codes, reasons and messages.
+//   - Writes refused or accepted as the real server's: a Pod or a
+//     workload's pod template without containers (422, also in a dry
+//     run), RBAC names as path segments, a dry-run create that carries a
+//     resourceVersion (accepted, answered with it), the create of a name
+//     whose object is being deleted ("object is being deleted: ...").
 //   - What kube-controller-manager's garbage collector and namespace
 //     controller do, done by the write that sets it off, so that a test
 //     sees it when the write returns, without polling or sleeping:

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
 // This file lists the built-in kinds kubetest stores and validates only:
@@ -111,10 +112,10 @@ func clusterKinds() []*resource {
 // allocation, scheduling and storage.
 func accessAndStorageKinds() []*resource {
 	return []*resource{
-		generic(groupRBAC, false, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding"),
-		generic(groupRBAC, false, "clusterroles", "clusterrole", "ClusterRole"),
-		generic(groupRBAC, true, "rolebindings", "rolebinding", "RoleBinding"),
-		generic(groupRBAC, true, "roles", "role", "Role"),
+		generic(groupRBAC, false, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", withPathSegmentNames),
+		generic(groupRBAC, false, "clusterroles", "clusterrole", "ClusterRole", withPathSegmentNames),
+		generic(groupRBAC, true, "rolebindings", "rolebinding", "RoleBinding", withPathSegmentNames),
+		generic(groupRBAC, true, "roles", "role", "Role", withPathSegmentNames),
 		generic(groupDRA, false, "deviceclasses", "deviceclass", "DeviceClass", withGeneration),
 		generic(groupDRA, true, "resourceclaims", "resourceclaim", "ResourceClaim", withStatus(emptyStatus)),
 		generic(groupDRA, true, "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate"),
@@ -151,6 +152,10 @@ func withGeneration(r *resource) { r.Generation = true }
 func withStatus(init func() map[string]any) func(*resource) {
 	return func(r *resource) { r.Status, r.InitStatus = true, init }
 }
+
+// withPathSegmentNames: names are validated as path segments (RBAC's
+// ValidateRBACName), not as DNS subdomains.
+func withPathSegmentNames(r *resource) { r.Names = validation.NamePathSegment }
 
 func withKeepStatus(r *resource) { r.KeepStatus = true }
 
