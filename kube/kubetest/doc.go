@@ -33,7 +33,8 @@
 //     from the real server.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
-//     generation, the status and scale subresources (and pods/log, empty
+//     generation, the status and scale subresources (a Scale written by
+//     update, patches and server-side apply; and pods/log, empty
 //     as for a pod no node runs), finalizers and
 //     deletionTimestamp (with the generation bump of a deletion),
 //     optimistic concurrency, managedFields, and Status errors with the
@@ -154,7 +155,7 @@
 //     (sharded lists and watches), table.go (the Table form);
 //   - discovery.go and openapi.go (discovery and /openapi), resource.go,
 //     kinds.go and crd.go (the kinds served, and those CRDs add),
-//     namespace.go, service.go, scale.go, budget.go and eviction.go,
+//     namespace.go, service.go, scale.go and scaleapply.go, budget.go and eviction.go,
 //     podlog.go, auth.go and review.go (kind-specific behaviour: the
 //     requests and the store);
 //   - controllers.go (the work queue of the in-process controllers, run
