@@ -97,7 +97,7 @@ func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 		now = "" // kube-apiserver 1.36 records scale's entries without a time
 	}
 	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.apiVersion(),
-		Sub: wr.sub, Now: now, Served: func(apiVersion string) bool {
+		Sub: wr.sub, StatusResetMeta: statusResetMeta(res), Now: now, Served: func(apiVersion string) bool {
 			if apiVersion == res.apiVersion() {
 				return true
 			}

@@ -43,7 +43,9 @@
 //     workload's pod template without containers (422, also in a dry
 //     run), RBAC names as path segments, a dry-run create that carries a
 //     resourceVersion (accepted, answered with it), the create of a name
-//     whose object is being deleted ("object is being deleted: ...").
+//     whose object is being deleted ("object is being deleted: ..."),
+//     and a status write's metadata kept (and recorded) as the real
+//     status strategies keep it.
 //   - What kube-controller-manager's garbage collector and namespace
 //     controller do, done by the write that sets it off, so that a test
 //     sees it when the write returns, without polling or sleeping:

@@ -120,13 +120,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 	oldMeta := unstructured.Metadata(old)
 	if sub == "status" {
-		next := unstructured.DeepCopy(old).(obj)
-		if st, ok := o["status"]; ok {
-			next["status"] = st
-		} else {
-			delete(next, "status")
-		}
-		return next
+		return prepareStatusUpdate(res, o, old)
 	}
 	if sub == "finalize" {
 		// A namespace's finalize subresource: the body but its status, and
@@ -141,7 +135,22 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 		return next
 	}
 	next := o
-	meta := unstructured.Metadata(next)
+	keepSystemMeta(unstructured.Metadata(next), oldMeta)
+	if res.Status {
+		if st, ok := old["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+	}
+	s.prepareUpdateKind(res, next, old)
+	return next
+}
+
+// keepSystemMeta sets in meta the fields of oldMeta no update changes:
+// uid, creationTimestamp, generation, deletion, managedFields (recorded
+// apart), resourceVersion, and generateName unless meta has one.
+func keepSystemMeta(meta, oldMeta obj) {
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp",
 		"deletionGracePeriodSeconds", "managedFields", "resourceVersion"} {
 		if v, ok := oldMeta[k]; ok {
@@ -155,15 +164,49 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 			meta["generateName"] = gn
 		}
 	}
-	if res.Status {
-		if st, ok := old["status"]; ok {
-			next["status"] = st
+}
+
+// prepareStatusUpdate builds the object a write to the status
+// subresource stores, as the kinds' status strategies do in
+// kube-apiserver 1.36: the body's status and metadata (its labels,
+// annotations, finalizers and owner references; system fields kept),
+// everything else as stored. A custom resource's status write keeps its
+// stored metadata whole; the fields of statusResetMeta (a Deployment's
+// labels, a Pod's owner references) stay as stored.
+func prepareStatusUpdate(res *resource, o, old obj) obj {
+	next := unstructured.DeepCopy(old).(obj)
+	if st, ok := o["status"]; ok {
+		next["status"] = st
+	} else {
+		delete(next, "status")
+	}
+	if res.CRD != "" {
+		return next
+	}
+	oldMeta := unstructured.Metadata(old)
+	meta := unstructured.Metadata(o)
+	keepSystemMeta(meta, oldMeta)
+	for _, k := range statusResetMeta(res) {
+		if v, ok := oldMeta[k]; ok {
+			meta[k] = unstructured.DeepCopy(v)
 		} else {
-			delete(next, "status")
+			delete(meta, k)
 		}
 	}
-	s.prepareUpdateKind(res, next, old)
+	next["metadata"] = meta
 	return next
+}
+
+// statusResetMeta are the metadata fields a write to res's status
+// subresource cannot change (the status strategy's reset fields).
+func statusResetMeta(res *resource) []string {
+	switch {
+	case res.Group == "apps" && res.Plural == "deployments":
+		return []string{"labels"}
+	case res.Group == "" && res.Plural == "pods":
+		return []string{"ownerReferences"}
+	}
+	return nil
 }
 
 // sameObject reports whether an update changes nothing but the
