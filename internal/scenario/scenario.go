@@ -170,6 +170,7 @@ func Run(t *testing.T, env Env) {
 		{"OwnerReferenceValidation", testOwnerReferenceValidation},
 		{"WriteValidation", testWriteValidation},
 		{"StatusMetadata", testStatusMetadata},
+		{"PodBinding", testPodBinding},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {

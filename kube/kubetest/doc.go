@@ -25,7 +25,7 @@
 //     access reviews and SelfSubjectRulesReviews (kubectl auth can-i,
 //     --list) are answered from [Server.Deny], SelfSubjectReviews (kubectl
 //     auth whoami) and TokenReviews from the users' names and uids,
-//     Bindings assign pods to nodes, ComponentStatuses are fixed; none of
+//     Bindings (also POSTed to pods/NAME/binding) assign pods to nodes, ComponentStatuses are fixed; none of
 //     these is stored.
 //   - Built-in objects defaulted as kube-apiserver 1.36 defaults them (a
 //     Deployment's strategy, a container's imagePullPolicy, a Pod's

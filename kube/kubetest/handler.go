@@ -155,6 +155,9 @@ func (s *Server) dispatch(c *call) {
 	case isEviction(c.res, c.info):
 		s.serveEviction(c)
 		return
+	case isPodBinding(c.res, c.info):
+		s.servePodBinding(c)
+		return
 	}
 	switch c.info.Verb {
 	case "get":
@@ -206,12 +209,12 @@ func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
 		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info) || isEviction(res, info) || info.Subresource == "finalize" && isNamespaces(res)
+			isPodLog(res, info) || isEviction(res, info) || isPodBinding(res, info) || info.Subresource == "finalize" && isNamespaces(res)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
 		switch {
-		case isEviction(res, info):
+		case isEviction(res, info) || isPodBinding(res, info):
 			if info.Verb != "create" {
 				return errMethodNotAllowed()
 			}
