@@ -171,6 +171,7 @@ func Run(t *testing.T, env Env) {
 		{"WriteValidation", testWriteValidation},
 		{"StatusMetadata", testStatusMetadata},
 		{"PodBinding", testPodBinding},
+		{"CSRApproval", testCSRApproval},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {

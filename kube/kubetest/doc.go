@@ -44,8 +44,9 @@
 //     run), RBAC names as path segments, a dry-run create that carries a
 //     resourceVersion (accepted, answered with it), the create of a name
 //     whose object is being deleted ("object is being deleted: ..."),
-//     and a status write's metadata kept (and recorded) as the real
-//     status strategies keep it.
+//     a status write's metadata kept (and recorded) as the real
+//     status strategies keep it, and a CSR's conditions written through
+//     its approval subresource and validated as the real server does.
 //   - What kube-controller-manager's garbage collector and namespace
 //     controller do, done by the write that sets it off, so that a test
 //     sees it when the write returns, without polling or sleeping:
@@ -182,7 +183,8 @@
 //     cleanup finalizer; clusterip: a Service's cluster IP and IP
 //     families, on its own Store; binding: what a Binding does to its
 //     pod; podlog: the checks of a pods/log request; componentstatus:
-//     the ComponentStatuses the harness reports.
+//     the ComponentStatuses the harness reports; csr: a
+//     CertificateSigningRequest's approval and conditions.
 //
 // What makes its answers faithful, and never touches a Server, is in
 // subpackages of kube/kubetest/internal/ too:

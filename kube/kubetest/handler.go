@@ -209,7 +209,7 @@ func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
 		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info) || isEviction(res, info) || isPodBinding(res, info) || info.Subresource == "finalize" && isNamespaces(res)
+			isPodLog(res, info) || isEviction(res, info) || isPodBinding(res, info) || info.Subresource == "finalize" && isNamespaces(res) || isCSRApproval(res, info)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/internal/jsonpatch"
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -119,8 +120,17 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 // old, keeping what the client may not change through this endpoint.
 func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 	oldMeta := unstructured.Metadata(old)
-	if sub == "status" {
+	switch {
+	case sub == "status" && isCSRs(res):
+		next := prepareStatusUpdate(res, o, old)
+		csr.StampConditions(next, old, nowString())
+		return next
+	case sub == "status":
 		return prepareStatusUpdate(res, o, old)
+	case sub == "approval":
+		next := csr.PrepareApproval(o, old, nowString())
+		keepSystemMeta(unstructured.Metadata(next), oldMeta)
+		return next
 	}
 	if sub == "finalize" {
 		// A namespace's finalize subresource: the body but its status, and

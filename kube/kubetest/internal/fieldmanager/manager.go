@@ -59,7 +59,7 @@ type Manager struct {
 	Builtin    bool
 	StatusSub  bool
 	APIVersion string
-	Sub        string // "" or "status"
+	Sub        string // "", "status", "scale" or "approval" (recorded as status)
 	// StatusResetMeta are the metadata fields (labels, ownerReferences)
 	// a write to the status subresource cannot change; it changes status
 	// and the rest of metadata, and records them.
@@ -79,7 +79,7 @@ func (fm *Manager) typed() bool { return fm.Builtin }
 // metadata (but StatusResetMeta) on the subresource.
 func (fm *Manager) reset(s *fieldSet) *fieldSet {
 	switch {
-	case fm.Sub == "status":
+	case fm.Sub == "status" || fm.Sub == "approval":
 		out := newFieldSet()
 		for _, k := range []string{"f:status", "f:metadata"} {
 			c := s.child(k)
