@@ -7,6 +7,7 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -154,7 +155,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		h.Add("Vary", "Accept-Encoding")
 		h.Add("Vary", "Accept")
 		if !acceptsOpenAPIJSON(r.Header.Get("Accept")) {
-			w.WriteHeader(http.StatusNotAcceptable)
+			refuseOpenAPIV2(w, r.Header.Get("Accept"))
 			return
 		}
 		var doc openAPIDoc
@@ -204,6 +205,27 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		}
 		serveOpenAPIDoc(w, r, d)
 	}
+}
+
+// openAPIV2Protobuf is the media type of /openapi/v2 in protobuf (gnostic's
+// openapi_v2.Document), which client-go's OpenAPISchema and kubectl
+// explain --output=plaintext-openapiv2 ask for.
+const openAPIV2Protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+// refuseOpenAPIV2 answers 406 to an Accept without JSON, as the real
+// server answers one it cannot serve (no body); to one asking the
+// protobuf form, which the real server serves and kubetest does not, it
+// says so in a text/plain body, which client-go makes the message of
+// its NotAcceptable error (kubectl prints it).
+func refuseOpenAPIV2(w http.ResponseWriter, accept string) {
+	if !strings.Contains(accept, openAPIV2Protobuf) {
+		w.WriteHeader(http.StatusNotAcceptable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusNotAcceptable)
+	_, _ = io.WriteString(w, "kubetest serves /openapi/v2 as application/json only, not as "+openAPIV2Protobuf+
+		" (see kube/kubetest/DIFFERENCES.md); kubectl explain works with its default output, from OpenAPI v3")
 }
 
 // openAPIURL is the index's serverRelativeURL of a document.
