@@ -172,6 +172,7 @@ func Run(t *testing.T, env Env) {
 		{"StatusMetadata", testStatusMetadata},
 		{"PodBinding", testPodBinding},
 		{"CSRApproval", testCSRApproval},
+		{"TokenRequest", testTokenRequest},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {

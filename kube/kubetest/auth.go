@@ -16,11 +16,17 @@ import (
 // requests against the denials set with [Server.Deny], which package
 // authz keeps. Everything not denied is allowed: there is no RBAC.
 
-// authenticate returns the user r is made by. Without configured tokens
-// everyone is "admin". With tokens, a request without one is anonymous and
+// authenticate returns the user r is made by. A service account token
+// a TokenRequest issued is that service account. Without configured
+// tokens everyone else is "admin". With tokens, a request without one is anonymous and
 // may only read health and /version (as anonymous requests may by default);
 // a wrong token is always refused.
 func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.StatusError) {
+	if token := bearerToken(r); token != "" && s.opts.Tokens[token] == "" {
+		if user, ok := s.serviceAccountUser(token); ok {
+			return user, nil
+		}
+	}
 	if len(s.opts.Tokens) == 0 {
 		return "admin", nil
 	}

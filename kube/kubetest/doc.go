@@ -47,6 +47,10 @@
 //     a status write's metadata kept (and recorded) as the real
 //     status strategies keep it, and a CSR's conditions written through
 //     its approval subresource and validated as the real server does.
+//   - TokenRequests (serviceaccounts/NAME/token) answered as the real
+//     server answers them; their tokens authenticate as the service
+//     account until they expire or it is deleted. No list of issued
+//     tokens is kept: a token carries its claims, signed.
 //   - What kube-controller-manager's garbage collector and namespace
 //     controller do, done by the write that sets it off, so that a test
 //     sees it when the write returns, without polling or sleeping:
@@ -158,8 +162,9 @@
 //     (sharded lists and watches), table.go (the Table form);
 //   - discovery.go and openapi.go (discovery and /openapi), resource.go,
 //     kinds.go and crd.go (the kinds served, and those CRDs add),
-//     namespace.go, service.go, scale.go and scaleapply.go, budget.go and eviction.go,
-//     podlog.go, auth.go and review.go (kind-specific behaviour: the
+//     namespace.go, service.go, scale.go and scaleapply.go, budget.go,
+//     eviction.go and binding.go, podlog.go, csr.go, tokenrequest.go,
+//     auth.go and review.go (kind-specific behaviour: the
 //     requests and the store);
 //   - controllers.go (the work queue of the in-process controllers, run
 //     before a write releases the lock), gc.go and nscontroller.go (the
@@ -184,7 +189,8 @@
 //     families, on its own Store; binding: what a Binding does to its
 //     pod; podlog: the checks of a pods/log request; componentstatus:
 //     the ComponentStatuses the harness reports; csr: a
-//     CertificateSigningRequest's approval and conditions.
+//     CertificateSigningRequest's approval and conditions; satoken:
+//     TokenRequests and the service account tokens they issue.
 //
 // What makes its answers faithful, and never touches a Server, is in
 // subpackages of kube/kubetest/internal/ too:

@@ -158,6 +158,9 @@ func (s *Server) dispatch(c *call) {
 	case isPodBinding(c.res, c.info):
 		s.servePodBinding(c)
 		return
+	case isTokenRequest(c.res, c.info):
+		s.serveTokenRequest(c)
+		return
 	}
 	switch c.info.Verb {
 	case "get":
@@ -209,12 +212,13 @@ func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
 		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info) || isEviction(res, info) || isPodBinding(res, info) || info.Subresource == "finalize" && isNamespaces(res) || isCSRApproval(res, info)
+			isPodLog(res, info) || isEviction(res, info) || isPodBinding(res, info) || info.Subresource == "finalize" && isNamespaces(res) || isCSRApproval(res, info) ||
+			isTokenRequest(res, info)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
 		switch {
-		case isEviction(res, info) || isPodBinding(res, info):
+		case isEviction(res, info) || isPodBinding(res, info) || isTokenRequest(res, info):
 			if info.Verb != "create" {
 				return errMethodNotAllowed()
 			}
