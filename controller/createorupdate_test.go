@@ -24,6 +24,12 @@ func (*deployment) GroupVersionKind() kube.GroupVersionKind {
 	return kube.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 }
 
+// podTemplate is a Deployment's pod template with the container the real
+// server requires.
+func podTemplate() map[string]any {
+	return map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}
+}
+
 var deployments = kube.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 
 func TestCreateOrUpdate(t *testing.T) {
@@ -91,7 +97,7 @@ func TestCreateOrPatch(t *testing.T) {
 		patches int // patch requests sent (object and status)
 	}
 	steps := []step{
-		{"create", func(d *deployment) { d.Spec = map[string]any{"replicas": 1, "paused": true} }, OperationCreated, 0},
+		{"create", func(d *deployment) { d.Spec = map[string]any{"replicas": 1, "paused": true, "template": podTemplate()} }, OperationCreated, 0},
 		{"same", func(d *deployment) { d.Spec["replicas"] = 1 }, OperationUnchanged, 0},
 		{"spec", func(d *deployment) { d.Spec["replicas"] = 2 }, OperationUpdated, 1},
 		{"status only", func(d *deployment) { d.Status = map[string]any{"readyReplicas": 2} }, OperationUpdatedStatusOnly, 1},
@@ -152,7 +158,7 @@ func TestCreateOrPatchKeepsConcurrentChanges(t *testing.T) {
 	}
 
 	// The same for the status: another writer's status field is kept.
-	d := &deployment{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "shared"}, Spec: map[string]any{"replicas": 1}}
+	d := &deployment{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "shared"}, Spec: map[string]any{"replicas": 1, "template": podTemplate()}}
 	if err := c.Create(ctx, d); err != nil {
 		t.Fatal(err)
 	}

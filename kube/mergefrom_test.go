@@ -104,7 +104,8 @@ func TestStatusMergeFromStaleCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	d := &deployment{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "d"}, Spec: map[string]any{"replicas": 3}}
+	d := &deployment{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "d"}, Spec: map[string]any{"replicas": 3,
+		"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}}}
 	if err := c.Create(ctx, d); err != nil {
 		t.Fatal(err)
 	}

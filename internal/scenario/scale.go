@@ -176,4 +176,24 @@ func testScaleCustomResource(t *testing.T, f *fixture) {
 	f.post(t, base, `{"apiVersion":"`+widgetGroup+`/v1","kind":"`+kind+`","metadata":{"name":"w2"},"spec":{}}`)
 	expectStatus(t, "GET scale without spec replicas", f.send(t, "GET", base+"/w2/scale", "", ""), 500, "InternalError",
 		`Internal error occurred: the spec replicas field ".spec.replicas" does not exist`)
+	// A write is accepted and sets the spec replicas.
+	expectScale(t, "merge patch without spec replicas", f.scale(t, "merge patch", f.send(t, "PATCH", base+"/w2/scale",
+		"application/merge-patch+json", `{"spec":{"replicas":3}}`)), `{"replicas":3}`, `{"replicas":0}`)
+	json.Unmarshal(f.send(t, "GET", base+"/w2", "", "").body, &w)
+	if w.Spec.Replicas != 3 {
+		t.Errorf("spec.replicas after scaling an object without = %d, want 3", w.Spec.Replicas)
+	}
+	// The real server cannot apply a custom resource's Scale.
+	apply := func(name, query string) rawResponse {
+		return f.send(t, "PATCH", base+"/"+name+"/scale?fieldManager=scaler"+query, "application/apply-patch+yaml",
+			`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"`+name+`"},"spec":{"replicas":4}}`)
+	}
+	const convert = " to proper version: request to convert CR to an invalid group/version: autoscaling/v1"
+	expectStatus(t, "apply a Scale", apply("w1", ""), 409, "Conflict",
+		`Apply failed with 1 conflict: conflict with "kubeloop" with subresource "scale" using autoscaling/v1: .spec.replicas`)
+	expectStatus(t, "apply a Scale with force", apply("w1", "&force=true"), 500, "",
+		"failed to convert new object (/w1; autoscaling/v1, Kind=Scale)"+convert)
+	f.post(t, base, `{"apiVersion":"`+widgetGroup+`/v1","kind":"`+kind+`","metadata":{"name":"w3"},"spec":{}}`)
+	expectStatus(t, "apply the Scale of an object without spec replicas", apply("w3", ""), 500, "",
+		"failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale)"+convert)
 }

@@ -168,6 +168,11 @@ func Run(t *testing.T, env Env) {
 		{"GarbageCollectionCustomResource", testGCCustomResource},
 		{"DeleteOptionsValidation", testDeleteOptionsValidation},
 		{"OwnerReferenceValidation", testOwnerReferenceValidation},
+		{"WriteValidation", testWriteValidation},
+		{"StatusMetadata", testStatusMetadata},
+		{"PodBinding", testPodBinding},
+		{"CSRApproval", testCSRApproval},
+		{"TokenRequest", testTokenRequest},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {

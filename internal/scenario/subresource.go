@@ -14,12 +14,59 @@ import (
 // the scale of a Deployment (Get, Update, a MergeFrom patch to zero, a
 // stale Update's Conflict, a dry run), the eviction of pods (a plain
 // pod is deleted; a pod with a finalizer is marked deleting with the
-// DisruptionTarget condition; a dry run and a missing pod), and a
-// status apply that takes a field from another manager with Force.
+// DisruptionTarget condition; a dry run and a missing pod), a status
+// apply that takes a field from another manager with Force, and the
+// server-side apply of a Scale.
 func testSubResources(t *testing.T, f *fixture) {
 	t.Run("Scale", func(t *testing.T) { testSubResourceScale(t, f) })
 	t.Run("Eviction", func(t *testing.T) { testSubResourceEviction(t, f) })
 	t.Run("StatusApply", func(t *testing.T) { testStatusApply(t, f) })
+	t.Run("ScaleApply", func(t *testing.T) { testScaleApply(t, f) })
+}
+
+// testScaleApply applies a Deployment's Scale: the spec replicas the
+// create's manager owns conflict (named as the Scale's version sees
+// them), force takes them, and the applier's entry is of subresource
+// scale, without a time.
+func testScaleApply(t *testing.T, f *fixture) {
+	d := deployment(f.ns, "scaled", 1)
+	f.mustCreate(t, d)
+	path := "/apis/apps/v1/namespaces/" + f.ns + "/deployments/scaled/scale?fieldManager=scaler"
+	config := func(n string) string {
+		return `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"scaled","namespace":"` + f.ns + `"},"spec":{"replicas":` + n + `}}`
+	}
+	r := f.send(t, "PATCH", path, "application/apply-patch+yaml", config("4"))
+	expectStatus(t, "apply a Scale", r, 409, "Conflict",
+		`Apply failed with 1 conflict: conflict with "kubeloop-scenario" using autoscaling/v1: .spec.replicas`)
+	r = f.send(t, "PATCH", path+"&force=true", "application/apply-patch+yaml", config("4"))
+	sc := f.scale(t, "forced apply of a Scale", r)
+	expectScale(t, "forced apply of a Scale", sc, `{"replicas":4}`, `{"replicas":0,"selector":"app=scaled"}`)
+	r = f.send(t, "PATCH", path, "application/apply-patch+yaml", config("2"))
+	expectScale(t, "apply of a Scale by its owner", f.scale(t, "apply by the owner", r), `{"replicas":2}`, `{"replicas":0,"selector":"app=scaled"}`)
+	if err := f.c.Get(f.ctx, d.Key(), d); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := kube.NestedInt64(d.Content, "spec", "replicas"); n != 2 {
+		t.Errorf("spec.replicas after the applies = %d, want 2", n)
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal(d.ManagedFields, &entries); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, e := range entries {
+		if e["manager"] == "scaler" {
+			found = true
+			fields, _ := json.Marshal(e["fieldsV1"])
+			if e["operation"] != "Apply" || e["subresource"] != "scale" || e["apiVersion"] != "apps/v1" || e["time"] != nil ||
+				string(fields) != `{"f:spec":{"f:replicas":{}}}` {
+				t.Errorf("the applier's entry = %v, want an Apply of subresource scale at apps/v1 owning spec.replicas, without a time", e)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("managedFields %s have no entry of the applier", d.ManagedFields)
+	}
 }
 
 func deployment(ns, name string, replicas int) *kube.Unstructured {

@@ -12,6 +12,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -94,7 +95,7 @@ func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 		now = "" // kube-apiserver 1.36 records scale's entries without a time
 	}
 	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.apiVersion(),
-		Sub: wr.sub, Now: now, Served: func(apiVersion string) bool {
+		Sub: wr.sub, StatusResetMeta: strategy.StatusResetMeta(res.Group, res.Plural), Now: now, Served: func(apiVersion string) bool {
 			if apiVersion == res.apiVersion() {
 				return true
 			}

@@ -14,10 +14,16 @@ import (
 // requests against the denials set with [Server.Deny], which package
 // authz keeps. Everything not denied is allowed: there is no RBAC.
 
-// authenticate returns the user r is made by (authz.Authenticate): with
+// authenticate returns the user r is made by: the service account of a
+// token a TokenRequest issued, else as authz.Authenticate says (with
 // tokens configured, a request without one may only read health and
-// /version, and a wrong token is always refused.
+// /version, and a wrong token is always refused).
 func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.StatusError) {
+	if token := bearerToken(r); token != "" && s.opts.Tokens[token] == "" {
+		if user, ok := s.serviceAccountUser(token); ok {
+			return user, nil
+		}
+	}
 	public := !info.IsResourceRequest && authz.PublicPath(info.Path)
 	user, ok := authz.Authenticate(s.opts.Tokens, r.Header.Get("Authorization"), public)
 	if !ok {

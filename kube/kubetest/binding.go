@@ -11,9 +11,11 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file answers Bindings (core v1, create only): a Binding assigns the
-// pod of its name to the node of its target, as a scheduler does (package
-// binding changes the pod). Nothing but the pod is stored.
+// This file answers Bindings (core v1, create only), POSTed to a
+// namespace's bindings or to pods/NAME/binding (the scheduler's way): a
+// Binding assigns the pod of its name to the node of its target, as a
+// scheduler does (package binding changes the pod). Nothing but the pod
+// is stored.
 
 // bindings is the resource path of Bindings; podBindings names the
 // conflicts, as the real server qualifies them.
@@ -48,13 +50,19 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info Reque
 		writeError(w, errMethodNotAllowed())
 		return
 	}
+	s.bind(w, r, info.Namespace, info.Name) // the pod's name for pods/NAME/binding
+}
+
+// bind answers the Binding r carries in namespace ns; urlName, when set,
+// is the pod the URL names, which the Binding's name must be.
+func (s *Server) bind(w http.ResponseWriter, r *http.Request, ns, urlName string) {
 	b, _, _, serr := decodeRequestObject(r, nil)
 	if serr != nil {
 		writeError(w, serr)
 		return
 	}
 	meta := unstructured.Metadata(b)
-	if info.Name != "" && unstructured.String(meta, "name") != info.Name {
+	if urlName != "" && unstructured.String(meta, "name") != urlName {
 		writeError(w, errBadRequest("name in URL does not match name in Binding object"))
 		return
 	}
@@ -65,7 +73,7 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info Reque
 	}
 	ann, _ := meta["annotations"].(obj)
 	var err *kube.StatusError
-	s.withLock(func() { err = s.bindLocked(info.Namespace, unstructured.String(meta, "name"), node, ann) })
+	s.withLock(func() { err = s.bindLocked(ns, unstructured.String(meta, "name"), node, ann) })
 	if err != nil {
 		writeError(w, err)
 		return

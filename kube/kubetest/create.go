@@ -135,7 +135,8 @@ func (s *Server) checkNamespaceLocked(wr *write, name string, create bool) *kube
 }
 
 // createLocked creates o. It answers the stored record, or for a dry run
-// the record that would have been stored (without a resourceVersion).
+// the record that would have been stored (with the resourceVersion the
+// request carried, none when it carried none).
 func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	res, col := wr.res, wr.col
 	coerceObject(res, o)
@@ -143,7 +144,10 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
 		return nil, err
 	}
-	if rv := unstructured.String(meta, "resourceVersion"); rv != "" && rv != "0" {
+	// The storage refuses a resourceVersion; a dry run never reaches it
+	// and answers the one sent.
+	sentRV, hasSentRV := meta["resourceVersion"]
+	if rv := unstructured.String(meta, "resourceVersion"); rv != "" && rv != "0" && !wr.dryRun {
 		return nil, statusError(http.StatusInternalServerError, kube.ReasonUnknown,
 			"resourceVersion should not be set on objects to be created", nil)
 	}
@@ -167,8 +171,12 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		return nil, statusError(http.StatusMethodNotAllowed, kube.ReasonMethodNotAllowed,
 			"create not allowed while custom resource definition is terminating", &kube.StatusDetails{})
 	}
-	if col.objects[objectKey(wr.namespace, name)] != nil {
-		return nil, errAlreadyExists(res, name)
+	if existing := col.objects[objectKey(wr.namespace, name)]; existing != nil {
+		err := errAlreadyExists(res, name)
+		if existing.deleting {
+			err.Status.Message = "object is being deleted: " + err.Status.Message
+		}
+		return nil, err
 	}
 	requested, hasRequested := meta["managedFields"]
 	for _, k := range []string{"uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
@@ -184,7 +192,8 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// managedFields see the request after defaulting (the namespace label)
 	// and before the create strategy, whose fields nobody manages.
 	defaultKind(res, o)
-	if errs := slices.Concat(validation.Data(res.Group, res.Plural, o), events.Validate(res.Group, res.Plural, o, nil), defaulting.Validate(res.Group, res.Plural, o)); len(errs) > 0 {
+	if errs := slices.Concat(validation.Data(res.Group, res.Plural, o), events.Validate(res.Group, res.Plural, o, nil),
+		defaulting.Validate(res.Group, res.Plural, o), validation.PodSpec(res.Group, res.Plural, o)); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
@@ -207,6 +216,9 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	o = res.toStored(o)
 	o["apiVersion"] = res.storageAPIVersion()
 	if wr.dryRun {
+		if hasSentRV && sentRV != "" {
+			unstructured.Metadata(o)["resourceVersion"] = sentRV
+		}
 		return makeRecord(res, o), nil
 	}
 	rec := s.commitLocked(res, col, "ADDED", o, nil)

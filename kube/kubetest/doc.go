@@ -25,7 +25,7 @@
 //     access reviews and SelfSubjectRulesReviews (kubectl auth can-i,
 //     --list) are answered from [Server.Deny], SelfSubjectReviews (kubectl
 //     auth whoami) and TokenReviews from the users' names and uids,
-//     Bindings assign pods to nodes, ComponentStatuses are fixed; none of
+//     Bindings (also POSTed to pods/NAME/binding) assign pods to nodes, ComponentStatuses are fixed; none of
 //     these is stored.
 //   - Built-in objects defaulted as kube-apiserver 1.36 defaults them (a
 //     Deployment's strategy, a container's imagePullPolicy, a Pod's
@@ -33,11 +33,24 @@
 //     from the real server.
 //   - Real semantics where clients depend on them: one resourceVersion
 //     counter for everything, uid, creationTimestamp, generateName,
-//     generation, the status and scale subresources (and pods/log, empty
+//     generation, the status and scale subresources (a Scale written by
+//     update, patches and server-side apply; and pods/log, empty
 //     as for a pod no node runs), finalizers and
 //     deletionTimestamp (with the generation bump of a deletion),
 //     optimistic concurrency, managedFields, and Status errors with the
 //     real server's codes, reasons and messages.
+//   - Writes refused or accepted as the real server's: a Pod or a
+//     workload's pod template without containers (422, also in a dry
+//     run), RBAC names as path segments, a dry-run create that carries a
+//     resourceVersion (accepted, answered with it), the create of a name
+//     whose object is being deleted ("object is being deleted: ..."),
+//     a status write's metadata kept (and recorded) as the real
+//     status strategies keep it, and a CSR's conditions written through
+//     its approval subresource and validated as the real server does.
+//   - TokenRequests (serviceaccounts/NAME/token) answered as the real
+//     server answers them; their tokens authenticate as the service
+//     account until they expire or it is deleted. No list of issued
+//     tokens is kept: a token carries its claims, signed.
 //   - What kube-controller-manager's garbage collector and namespace
 //     controller do, done by the write that sets it off, so that a test
 //     sees it when the write returns, without polling or sleeping:
@@ -159,7 +172,8 @@
 // kinds served and discovery (resource.go, crd.go, discovery.go,
 // openapi.go), the hooks by which kinds, controllers and admission act
 // on the store (namespace.go, service.go, scale.go, budget.go,
-// eviction.go, binding.go, podlog.go, componentstatus.go, auth.go,
+// eviction.go, binding.go, podlog.go, componentstatus.go, csr.go,
+// tokenrequest.go, scaleapply.go, auth.go,
 // review.go, controllers.go, gc.go, nscontroller.go, bootstrap.go), and
 // the transports (transport.go, listener.go, pki.go).
 //
@@ -170,7 +184,8 @@
 //     ctlstate (their queue and owner index); strategy (the generic REST
 //     strategies and what kinds add), defaulting, autoscaling, events,
 //     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
-//     authz and review; bootstrap (what a new server holds);
+//     csr (approval and conditions), satoken (TokenRequests and the
+//     service account tokens they issue), authz and review; bootstrap (what a new server holds);
 //   - the kinds and their schemas: kinds (the built-in kinds, a resource's
 //     description, the registry), schema, validation, fielderr,
 //     fieldvalidation, fieldmanager, strategicmerge, patch, unstructured,

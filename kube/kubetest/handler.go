@@ -191,6 +191,9 @@ func (s *Server) dispatch(c *call) {
 	case isEviction(c.res, c.info):
 		s.serveEviction(c)
 		return
+	case isTokenRequest(c.res, c.info):
+		s.serveTokenRequest(c)
+		return
 	}
 	switch c.info.Verb {
 	case "get":
@@ -242,12 +245,13 @@ func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
 		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info) || isEviction(res, info) || info.Subresource == "finalize" && isNamespaces(res)
+			isPodLog(res, info) || isEviction(res, info) || info.Subresource == "finalize" && isNamespaces(res) || isCSRApproval(res, info) ||
+			isTokenRequest(res, info)
 		if !known || info.Name == "" {
 			return errResourceNotFound()
 		}
 		switch {
-		case isEviction(res, info):
+		case isEviction(res, info) || isTokenRequest(res, info):
 			if info.Verb != "create" {
 				return errMethodNotAllowed()
 			}

@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
@@ -47,6 +48,11 @@ func (s *Server) prepareUpdateKind(res *resource, next, old obj) {
 func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.StatusError {
 	if isCRDs(res) {
 		return validateCRDUpdate(next, old)
+	}
+	if isCSRs(res) {
+		if errs := csr.ValidateConditions(next, old); len(errs) > 0 {
+			return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+		}
 	}
 	if errs := events.Validate(res.Group, res.Plural, next, old); len(errs) > 0 {
 		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)

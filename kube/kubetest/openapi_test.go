@@ -200,3 +200,18 @@ func TestOpenAPIIndexNeverStale(t *testing.T) {
 		t.Errorf("revalidated index = %s, want the new CRD's group version", again.body)
 	}
 }
+
+// TestOpenAPIV2ProtobufRefusedClearly: /openapi/v2 asked in protobuf only
+// (kubectl explain --output=plaintext-openapiv2) is a 406 whose text says
+// kubetest serves it as JSON only, which kubectl prints; another
+// Accept without JSON stays the real server's empty 406.
+func TestOpenAPIV2ProtobufRefusedClearly(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	r := c.do("GET", "/openapi/v2", "", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	if r.code != 406 || !strings.Contains(string(r.body), "kubetest serves /openapi/v2 as application/json only") {
+		t.Errorf("GET /openapi/v2 in protobuf = %d %s, want a 406 saying JSON only", r.code, r.body)
+	}
+	if r := c.do("GET", "/openapi/v2", "", "Accept", "application/x-other"); r.code != 406 || len(r.body) != 0 {
+		t.Errorf("GET /openapi/v2 as application/x-other = %d %q, want an empty 406", r.code, r.body)
+	}
+}

@@ -147,7 +147,7 @@ func TestApply(t *testing.T) {
 func TestApplyStatus(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	const p = "/apis/apps/v1/namespaces/default/deployments/d"
-	c.mustDo(201, "PATCH", p+"?fieldManager=m", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1},"status":{"replicas":9}}`, "Content-Type", ctApply)
+	c.mustDo(201, "PATCH", p+"?fieldManager=m", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}},"status":{"replicas":9}}`, "Content-Type", ctApply)
 	got := c.mustDo(200, "PATCH", p+"/status?fieldManager=ctl", `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"status":{"readyReplicas":1}}`, "Content-Type", ctApply)
 	if field(got, "status.readyReplicas") != float64(1) || field(got, "spec.replicas") != float64(1) {
 		t.Errorf("apply to status = %v", got)

@@ -65,11 +65,13 @@ func (v reviewServer) Authorized(a review.Attributes) bool {
 }
 
 func (v reviewServer) UserOf(token string) (string, bool) {
-	user, ok := v.s.opts.Tokens[token]
-	return user, ok
+	if user, ok := v.s.opts.Tokens[token]; ok {
+		return user, ok
+	}
+	return v.s.serviceAccountUser(token)
 }
 
-func (v reviewServer) UID(user string) string { return v.s.opts.UIDs[user] }
+func (v reviewServer) UID(user string) string { return v.s.userUID(user) }
 
 func (v reviewServer) EncodeMeta(meta map[string]any) []byte {
 	var b bytes.Buffer

@@ -20,7 +20,7 @@ import (
 // the object (spec replicas, status replicas, the selector) and a write of
 // it changes the object's spec replicas only, recorded in managedFields
 // as an update of subresource "scale" (without a time, as kube-apiserver
-// 1.36 records it). Server-side apply of a Scale is not served.
+// 1.36 records it). Server-side apply of a Scale is scaleapply.go.
 
 // scaleOf is the Scale of o, an object of res at res's version; a custom
 // resource without its spec replicas is the real server's 500.
@@ -38,6 +38,19 @@ func scaleOf(res *resource, o obj) (obj, *kube.StatusError) {
 	return sc, nil
 }
 
+// scaleForWrite is the Scale a write of o's Scale starts from: a custom
+// resource without its spec replicas is written as one of 0 replicas
+// (accepted, as the real server accepts it, where a read is its 500).
+func scaleForWrite(res *resource, o obj) obj {
+	if sc, err := scaleOf(res, o); err == nil {
+		return sc
+	}
+	cp := unstructured.DeepCopy(o).(obj)
+	scale.SetField(cp, res.Scale.SpecReplicas, int64(0))
+	sc, _ := scaleOf(res, cp)
+	return sc
+}
+
 // serveScale answers get, update and patch of a Scale.
 func (s *Server) serveScale(c *call) {
 	if c.info.Verb == "get" {
@@ -50,6 +63,10 @@ func (s *Server) serveScale(c *call) {
 		c.respondScale(rec)
 		return
 	}
+	if mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type")); c.info.Verb == "patch" && mt == mediaApply {
+		s.serveScaleApply(c)
+		return
+	}
 	change, serr := c.scaleChange()
 	if serr != nil {
 		writeError(c.w, serr)
@@ -57,10 +74,7 @@ func (s *Server) serveScale(c *call) {
 	}
 	wr := c.write()
 	rec, serr := s.patch(wr, func(cur obj) (obj, *kube.StatusError) {
-		sc, err := scaleOf(c.res, cur)
-		if err != nil {
-			return nil, err
-		}
+		sc := scaleForWrite(c.res, cur)
 		next, err := change(sc)
 		if err != nil {
 			return nil, err

@@ -50,7 +50,8 @@ func TestSeedingMethods(t *testing.T) {
 		}
 
 		deploys := kube.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-		if _, err := s.Create(deploys, map[string]any{"metadata": map[string]any{"name": "d"}, "spec": map[string]any{"replicas": 1}}); err != nil {
+		if _, err := s.Create(deploys, map[string]any{"metadata": map[string]any{"name": "d"}, "spec": map[string]any{"replicas": 1,
+			"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}}}}}}); err != nil {
 			t.Fatal(err)
 		}
 		st, err := s.UpdateStatus(deploys, map[string]any{"metadata": map[string]any{"name": "d"}, "status": map[string]any{"readyReplicas": 1}})

@@ -46,16 +46,16 @@ func TestFinalizers(t *testing.T) {
 func TestGenerationAndStatus(t *testing.T) {
 	_, c := newTestServer(t, Options{})
 	const p = "/apis/apps/v1/namespaces/default/deployments"
-	d := c.mustDo(201, "POST", p, `{"metadata":{"name":"d"},"spec":{"replicas":1},"status":{"replicas":5}}`)
+	d := c.mustDo(201, "POST", p, `{"metadata":{"name":"d"},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}},"status":{"replicas":5}}`)
 	if field(d, "metadata.generation") != float64(1) || !reflect.DeepEqual(d["status"], map[string]any{}) {
 		t.Fatalf("created deployment generation %v status %v, want 1 and an empty status", field(d, "metadata.generation"), d["status"])
 	}
 	rv := field(d, "metadata.resourceVersion").(string)
-	d = c.mustDo(200, "PUT", p+"/d", `{"metadata":{"name":"d","resourceVersion":"`+rv+`","labels":{"a":"b"}},"spec":{"replicas":1},"status":{"replicas":9}}`)
+	d = c.mustDo(200, "PUT", p+"/d", `{"metadata":{"name":"d","resourceVersion":"`+rv+`","labels":{"a":"b"}},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}},"status":{"replicas":9}}`)
 	if field(d, "metadata.generation") != float64(1) || field(d, "status.replicas") != nil {
 		t.Errorf("label change: generation %v status %v, want 1 and the status unchanged", field(d, "metadata.generation"), d["status"])
 	}
-	d = c.mustDo(200, "PUT", p+"/d", `{"metadata":{"name":"d","labels":{"a":"b"}},"spec":{"replicas":2}}`)
+	d = c.mustDo(200, "PUT", p+"/d", `{"metadata":{"name":"d","labels":{"a":"b"}},"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}}`)
 	if field(d, "metadata.generation") != float64(2) {
 		t.Errorf("spec change: generation %v, want 2", field(d, "metadata.generation"))
 	}

@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -99,6 +100,9 @@ type Server struct {
 	// asked records each user's requests, for Roles (auth.go).
 	asked     rbac.Recorder
 	listeners []*Listener
+	// tokenKey signs the service account tokens of TokenRequests
+	// (tokenrequest.go); random per server.
+	tokenKey []byte
 
 	// patchComputed, when set (by tests, before the first request), is
 	// called each time a PATCH has computed the patched object and before
@@ -138,6 +142,8 @@ func New(opts Options) *Server {
 		ctl:    newControllers(),
 		counts: map[string]int{},
 	}
+	s.tokenKey = make([]byte, 32)
+	_, _ = rand.Read(s.tokenKey)
 	for _, group := range append([]string{""}, s.reg.groups()...) {
 		for _, v := range s.reg.versions(group) {
 			for _, r := range s.reg.ByGV[gvKey(group, v)] {

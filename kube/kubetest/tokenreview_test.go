@@ -78,3 +78,26 @@ func TestComponentStatuses(t *testing.T) {
 	c.mustDo(404, "GET", "/api/v1/componentstatuses/nope", "")
 	c.mustDo(405, "POST", "/api/v1/componentstatuses", `{}`)
 }
+
+// TestServiceAccountTokenAuthenticates: a token a TokenRequest issued
+// authenticates as its service account while the account exists, and no
+// longer once it is deleted, even on a server without Options.Tokens.
+func TestServiceAccountTokenAuthenticates(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	const sas = "/api/v1/namespaces/default/serviceaccounts"
+	c.mustDo(201, "POST", sas, `{"metadata":{"name":"robot"}}`)
+	tr := c.mustDo(201, "POST", sas+"/robot/token", `{}`)
+	token, _ := field(tr, "status.token").(string)
+	whoami := func() (int, any) {
+		r := c.do("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`,
+			"Authorization", "Bearer "+token)
+		return r.code, field(r.json(t), "status.userInfo.username")
+	}
+	if code, user := whoami(); code != 201 || user != "system:serviceaccount:default:robot" {
+		t.Errorf("whoami with the token = %d %v, want the service account", code, user)
+	}
+	c.mustDo(200, "DELETE", sas+"/robot", "")
+	if code, user := whoami(); user == "system:serviceaccount:default:robot" {
+		t.Errorf("whoami after the service account is deleted = %d %v, want another user", code, user)
+	}
+}

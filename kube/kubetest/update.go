@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
@@ -66,6 +67,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
 	errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...)
+	if res.Plural != "pods" { // a Pod's containers cannot change
+		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
+	}
 	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
@@ -115,6 +119,18 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 // old, keeping what the client may not change through this endpoint
 // (internal/strategy), with the kind's own update strategy.
 func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
+	switch sub {
+	case "status":
+		next := strategy.PrepareStatusUpdate(res.CRD != "", strategy.StatusResetMeta(res.Group, res.Plural), o, old)
+		if isCSRs(res) {
+			csr.StampConditions(next, old, nowString())
+		}
+		return next
+	case "approval":
+		next := csr.PrepareApproval(o, old, nowString())
+		strategy.KeepSystemMeta(unstructured.Metadata(next), unstructured.Metadata(old))
+		return next
+	}
 	return strategy.PrepareUpdate(res.Status, sub, o, old, func(next obj) { s.prepareUpdateKind(res, next, old) })
 }
 

@@ -323,7 +323,9 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 			}
 			bookmarkTimer.Reset(interval)
 		case <-timeout:
-			drain(o.bookmarks)
+			// The real watch cache sends no bookmark before the timeout
+			// after an initial-events-end one.
+			drain(o.bookmarks && (o.sendInitialEvents == nil || !*o.sendInitialEvents))
 			return
 		case <-w.stop:
 			var overflowed bool

@@ -59,7 +59,11 @@ type Manager struct {
 	Builtin    bool
 	StatusSub  bool
 	APIVersion string
-	Sub        string // "" or "status"
+	Sub        string // "", "status", "scale" or "approval" (recorded as status)
+	// StatusResetMeta are the metadata fields (labels, ownerReferences)
+	// a write to the status subresource cannot change; it changes status
+	// and the rest of metadata, and records them.
+	StatusResetMeta []string
 	// Served says whether the kind is served at an apiVersion: entries of
 	// other versions are dropped, as the real server cannot convert to
 	// them.
@@ -71,15 +75,30 @@ type Manager struct {
 func (fm *Manager) typed() bool { return fm.Builtin }
 
 // reset keeps a set to the fields this endpoint writes: without status
-// on the main resource of a kind with a status subresource, only status
-// on the subresource.
+// on the main resource of a kind with a status subresource, status and
+// metadata (but StatusResetMeta) on the subresource.
 func (fm *Manager) reset(s *fieldSet) *fieldSet {
 	switch {
-	case fm.Sub == "status":
+	case fm.Sub == "status" || fm.Sub == "approval":
 		out := newFieldSet()
-		if c := s.child("f:status"); c != nil {
-			out.children = map[string]*fieldSet{"f:status": c.clone()}
-			out.children["f:status"].member = c.member
+		for _, k := range []string{"f:status", "f:metadata"} {
+			c := s.child(k)
+			if c == nil {
+				continue
+			}
+			if out.children == nil {
+				out.children = map[string]*fieldSet{}
+			}
+			kept := c.clone()
+			if k == "f:metadata" {
+				drop := newFieldSet()
+				for _, f := range fm.StatusResetMeta {
+					drop.insert("f:" + f)
+				}
+				kept = c.without(drop)
+			}
+			kept.member = c.member
+			out.children[k] = kept
 		}
 		return out
 	case fm.StatusSub:

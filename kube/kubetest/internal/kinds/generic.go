@@ -2,7 +2,11 @@
 
 package kinds
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
+)
 
 // This file lists the built-in kinds kubetest stores and validates only:
 // no controller, admission or registry behaviour of their own beyond the
@@ -90,10 +94,10 @@ func clusterKinds() []*Resource {
 // allocation, scheduling and storage.
 func accessAndStorageKinds() []*Resource {
 	return []*Resource{
-		generic(groupRBAC, false, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding"),
-		generic(groupRBAC, false, "clusterroles", "clusterrole", "ClusterRole"),
-		generic(groupRBAC, true, "rolebindings", "rolebinding", "RoleBinding"),
-		generic(groupRBAC, true, "roles", "role", "Role"),
+		generic(groupRBAC, false, "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", withPathSegmentNames),
+		generic(groupRBAC, false, "clusterroles", "clusterrole", "ClusterRole", withPathSegmentNames),
+		generic(groupRBAC, true, "rolebindings", "rolebinding", "RoleBinding", withPathSegmentNames),
+		generic(groupRBAC, true, "roles", "role", "Role", withPathSegmentNames),
 		generic(groupDRA, false, "deviceclasses", "deviceclass", "DeviceClass", withGeneration),
 		generic(groupDRA, true, "resourceclaims", "resourceclaim", "ResourceClaim", withStatus(emptyStatus)),
 		generic(groupDRA, true, "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate"),
@@ -130,6 +134,10 @@ func withGeneration(r *Resource) { r.Generation = true }
 func withStatus(init func() map[string]any) func(*Resource) {
 	return func(r *Resource) { r.Status, r.InitStatus = true, init }
 }
+
+// withPathSegmentNames: names are validated as path segments (RBAC's
+// ValidateRBACName), not as DNS subdomains.
+func withPathSegmentNames(r *Resource) { r.Names = validation.NamePathSegment }
 
 func withKeepStatus(r *Resource) { r.KeepStatus = true }
 

@@ -7,6 +7,7 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -170,7 +171,7 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 		h.Add("Vary", "Accept-Encoding")
 		h.Add("Vary", "Accept")
 		if !acceptsJSON(r.Header.Get("Accept")) {
-			w.WriteHeader(http.StatusNotAcceptable)
+			refuseV2(w, r.Header.Get("Accept"))
 			return
 		}
 		serveDoc(w, r, v2())
@@ -232,6 +233,27 @@ func serveDoc(w http.ResponseWriter, r *http.Request, d Doc) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Etag", `"`+d.Hash+`"`)
 	http.ServeContent(w, r, "", modified(), bytes.NewReader(d.Body))
+}
+
+// v2Protobuf is the media type of /openapi/v2 in protobuf (gnostic's
+// openapi_v2.Document), which client-go's OpenAPISchema and kubectl
+// explain --output=plaintext-openapiv2 ask for.
+const v2Protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+// refuseV2 answers 406 to an Accept without JSON, as the real server
+// answers one it cannot serve (no body); to one asking the protobuf
+// form, which the real server serves and kubetest does not, it says so
+// in a text/plain body, which client-go makes the message of its
+// NotAcceptable error (kubectl prints it).
+func refuseV2(w http.ResponseWriter, accept string) {
+	if !strings.Contains(accept, v2Protobuf) {
+		w.WriteHeader(http.StatusNotAcceptable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusNotAcceptable)
+	_, _ = io.WriteString(w, "kubetest serves /openapi/v2 as application/json only, not as "+v2Protobuf+
+		" (see kube/kubetest/DIFFERENCES.md); kubectl explain works with its default output, from OpenAPI v3")
 }
 
 // acceptsJSON reports whether the Accept header admits JSON (the

@@ -3,6 +3,8 @@
 package review
 
 import (
+	"strings"
+
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 )
@@ -70,6 +72,10 @@ func Answer(k *Kind, req Request, s Server) (map[string]any, *Refusal) {
 func groups(user string) []any {
 	if user == "admin" {
 		return []any{"system:masters", "system:authenticated"}
+	}
+	if ns, ok := strings.CutPrefix(user, "system:serviceaccount:"); ok {
+		ns, _, _ = strings.Cut(ns, ":")
+		return []any{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}
 	}
 	return []any{"system:authenticated"}
 }

@@ -85,7 +85,22 @@ func PrepareUpdate(statusSub bool, sub string, o, old obj, kind func(next obj)) 
 		return next
 	}
 	next := o
-	meta := unstructured.Metadata(next)
+	KeepSystemMeta(unstructured.Metadata(next), oldMeta)
+	if statusSub {
+		if st, ok := old["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+	}
+	kind(next)
+	return next
+}
+
+// KeepSystemMeta sets in meta the fields of oldMeta no update changes:
+// uid, creationTimestamp, generation, deletion, managedFields (recorded
+// apart), resourceVersion, and generateName unless meta has one.
+func KeepSystemMeta(meta, oldMeta obj) {
 	for _, k := range []string{"uid", "creationTimestamp", "generation", "deletionTimestamp",
 		"deletionGracePeriodSeconds", "managedFields", "resourceVersion"} {
 		if v, ok := oldMeta[k]; ok {
@@ -99,15 +114,51 @@ func PrepareUpdate(statusSub bool, sub string, o, old obj, kind func(next obj)) 
 			meta["generateName"] = gn
 		}
 	}
-	if statusSub {
-		if st, ok := old["status"]; ok {
-			next["status"] = st
+}
+
+// PrepareStatusUpdate builds the object a write to the status
+// subresource stores, as the kinds' status strategies do in
+// kube-apiserver 1.36: the body's status and metadata (its labels,
+// annotations, finalizers and owner references; system fields kept),
+// everything else as stored. A custom resource's (crd) status write
+// keeps its stored metadata whole; the fields of resetMeta (a
+// Deployment's labels, a Pod's owner references: StatusResetMeta) stay
+// as stored.
+func PrepareStatusUpdate(crd bool, resetMeta []string, o, old obj) obj {
+	next := unstructured.DeepCopy(old).(obj)
+	if st, ok := o["status"]; ok {
+		next["status"] = st
+	} else {
+		delete(next, "status")
+	}
+	if crd {
+		return next
+	}
+	oldMeta := unstructured.Metadata(old)
+	meta := unstructured.Metadata(o)
+	KeepSystemMeta(meta, oldMeta)
+	for _, k := range resetMeta {
+		if v, ok := oldMeta[k]; ok {
+			meta[k] = unstructured.DeepCopy(v)
 		} else {
-			delete(next, "status")
+			delete(meta, k)
 		}
 	}
-	kind(next)
+	next["metadata"] = meta
 	return next
+}
+
+// StatusResetMeta are the metadata fields a write to the status
+// subresource of group's plural cannot change (the status strategy's
+// reset fields).
+func StatusResetMeta(group, plural string) []string {
+	switch {
+	case group == "apps" && plural == "deployments":
+		return []string{"labels"}
+	case group == "" && plural == "pods":
+		return []string{"ownerReferences"}
+	}
+	return nil
 }
 
 // SameObject reports whether an update changes nothing but the

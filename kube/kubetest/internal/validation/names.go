@@ -26,9 +26,10 @@ const (
 type NameRule uint8
 
 const (
-	NameSubdomain NameRule = iota // DNS-1123 subdomain, most kinds
-	NameLabel                     // DNS-1123 label: namespaces
-	NameDNS1035                   // DNS-1035 label: services
+	NameSubdomain   NameRule = iota // DNS-1123 subdomain, most kinds
+	NameLabel                       // DNS-1123 label: namespaces
+	NameDNS1035                     // DNS-1035 label: services
+	NamePathSegment                 // a path segment: RBAC's roles and bindings
 )
 
 // regexError is validation.RegexError.
@@ -109,6 +110,9 @@ func IsDNS1035Label(s string) []string {
 // nameErrors validates a name (or, with prefix, a generateName, whose one
 // trailing '-' is allowed) by rule.
 func nameErrors(rule NameRule, name string, prefix bool) []string {
+	if rule == NamePathSegment {
+		return pathSegmentErrors(name, prefix)
+	}
 	if prefix && strings.HasSuffix(name, "-") {
 		name = name[:len(name)-1] + "a"
 	}
@@ -119,6 +123,22 @@ func nameErrors(rule NameRule, name string, prefix bool) []string {
 		return IsDNS1035Label(name)
 	}
 	return IsDNS1123Subdomain(name)
+}
+
+// pathSegmentErrors is path.ValidatePathSegmentName: a name (not a
+// generateName) may not be "." or "..", and neither may contain "/" or
+// "%", so that "system:controller" or "Admin_Role" are names.
+func pathSegmentErrors(name string, prefix bool) []string {
+	if !prefix && (name == "." || name == "..") {
+		return []string{"may not be '" + name + "'"}
+	}
+	var errs []string
+	for _, bad := range []string{"/", "%"} {
+		if strings.Contains(name, bad) {
+			errs = append(errs, "may not contain '"+bad+"'")
+		}
+	}
+	return errs
 }
 
 // isQualifiedNameShape checks the name part of a label key.
