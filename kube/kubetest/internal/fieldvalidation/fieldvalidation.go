@@ -10,8 +10,9 @@
 // into Status errors and Warning headers.
 //
 // Guarantees:
-//   - A check prunes the object it is given (its unknown fields) and
-//     changes nothing else; it keeps nothing.
+//   - A check changes the object it is given as the real decoding does
+//     (unknown fields pruned; a custom resource also defaulted) and
+//     nothing else; it keeps nothing.
 //   - Warnings come in the order the real server writes them: duplicates
 //     in the body first.
 package fieldvalidation

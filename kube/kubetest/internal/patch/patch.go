@@ -12,7 +12,9 @@
 //   - A [Patch] may be applied any number of times (the server applies it
 //     again when another write came in between): each application starts
 //     from the body as sent.
-//   - Apply never modifies the current object it is given.
+//   - Apply may consume the current object it is given (the result
+//     shares maps with it, and a strategic merge changes it): give it a
+//     fresh one each time, as the server does.
 //   - Numbers come out as the server holds them (int64 when integral).
 package patch
 
