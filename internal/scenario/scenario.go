@@ -168,6 +168,7 @@ func Run(t *testing.T, env Env) {
 		{"GarbageCollectionCustomResource", testGCCustomResource},
 		{"DeleteOptionsValidation", testDeleteOptionsValidation},
 		{"OwnerReferenceValidation", testOwnerReferenceValidation},
+		{"AdmissionWebhooks", testAdmissionWebhooks},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {

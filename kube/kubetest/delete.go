@@ -172,15 +172,13 @@ func (s *Server) serveDelete(c *call) {
 	}
 	wr := c.write()
 	wr.propagation = propagation(c.res, opts)
-	var rec *record
-	var gone bool
-	s.withLock(func() {
-		prev := c.col.objects[c.key()]
+	rec, gone, err := s.admittedDelete(wr, opts, func(prev *record) (rec *record, gone bool, err *kube.StatusError) {
 		if prev == nil {
 			err = errNotFound(c.res, c.info.Name)
 		} else if err = checkPreconditions(c.res, c.info.Name, prev, opts); err == nil {
 			rec, gone, err = s.deleteLocked(wr, prev)
 		}
+		return rec, gone, err
 	})
 	if err != nil {
 		writeError(c.w, err)
