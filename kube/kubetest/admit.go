@@ -285,9 +285,6 @@ func writeOptions(kind string, c *call) obj {
 	if v := c.q.Get("fieldValidation"); v != "" && kind != "DeleteOptions" {
 		o["fieldValidation"] = v
 	}
-	if c.q.Get("force") == "true" && kind == "UpdateOptions" {
-		o["force"] = true
-	}
 	return o
 }
 
@@ -384,6 +381,11 @@ func deleteOptions(opts *protobuf.DeleteOptions) obj {
 	o := obj{}
 	if raw, err := json.Marshal(opts); err == nil {
 		_ = json.Unmarshal(raw, &o)
+	}
+	for k, v := range o {
+		if v == nil {
+			delete(o, k) // the real server's DeleteOptions omit what is unset
+		}
 	}
 	o["kind"], o["apiVersion"] = "DeleteOptions", "meta.k8s.io/v1"
 	return o
