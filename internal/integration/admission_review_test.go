@@ -125,7 +125,7 @@ func reviewsOf(ctx context.Context, t *testing.T, c *kube.Client) []string {
 		},
 		func() error {
 			b := &kube.ConfigMap{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "b"}, Data: map[string]string{"k": "w"}}
-			return c.Apply(ctx, b, kube.FieldOwner("applier"))
+			return c.Apply(ctx, b, kube.FieldOwner("applier"), kube.ForceOwnership)
 		},
 		func() error {
 			return c.Create(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "c"}}, kube.DryRunAll)
