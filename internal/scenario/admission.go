@@ -147,34 +147,10 @@ type admissionWebhooks struct {
 
 func startAdmissionWebhooks(t *testing.T) *admissionWebhooks {
 	t.Helper()
-	dir := t.TempDir()
-	ca, err := kubetest.NewCA("kubeloop scenario CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ca.WriteServing(dir, "127.0.0.1"); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &admissionWebhooks{caBundle: base64.StdEncoding.EncodeToString(ca.CertPEM), sent: map[string][]webhook.AdmissionRequest{}}
-	srv.Register("/mutate", webhook.Admission(h.keep("/mutate", mutateConfigMap)))
-	srv.Register("/validate", webhook.Admission(h.keep("/validate", validateConfigMap)))
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Start(ctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("webhook server: %v", err)
-		}
-	})
-	h.url = "https://" + srv.Addr().String()
+	h := &admissionWebhooks{sent: map[string][]webhook.AdmissionRequest{}}
+	srv := startWebhookServer(t, map[string]webhook.AdmitFunc{
+		"/mutate": h.keep("/mutate", mutateConfigMap), "/validate": h.keep("/validate", validateConfigMap)})
+	h.url, h.caBundle = srv.url, srv.caBundle
 	return h
 }
 
@@ -262,4 +238,115 @@ func validateConfigMap(_ context.Context, req *webhook.AdmissionRequest) webhook
 		return webhook.Denied(errors.New(`data.color: "red" is reserved`), nil)
 	}
 	return webhook.Allowed([]string{"validated"})
+}
+
+// testAdmissionWebhookOrder registers mutating webhooks in two
+// configurations, created in the opposite of their names' order: the
+// server calls them by configuration name, then in their order within
+// it, and calls again the one with reinvocationPolicy IfNeeded that ran
+// before another's change. A configuration with sideEffects v1 does not
+// accept is refused with the real server's message.
+func testAdmissionWebhookOrder(t *testing.T, f *fixture) {
+	var mu sync.Mutex
+	var order []string
+	labeller := func(name, label string) webhook.AdmitFunc {
+		return func(_ context.Context, req *webhook.AdmissionRequest) webhook.AdmissionResponse {
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			if label == "" {
+				return webhook.Allowed(nil)
+			}
+			var cm kube.ConfigMap
+			_ = json.Unmarshal(req.Object, &cm)
+			op := `{"op":"add","path":"/metadata/labels/` + label + `","value":"yes"}`
+			if cm.Labels == nil {
+				op = `{"op":"add","path":"/metadata/labels","value":{"` + label + `":"yes"}}`
+			}
+			return webhook.AdmissionResponse{Allowed: true, Patch: []byte("[" + op + "]"), PatchType: "JSONPatch"}
+		}
+	}
+	srv := startWebhookServer(t, map[string]webhook.AdmitFunc{
+		"/again": labeller("again", ""), "/a": labeller("a", "a"), "/b": labeller("b", "b")})
+	onlyHere := map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": f.ns}}
+	hook := func(name, path string) map[string]any {
+		return map[string]any{
+			"name": name, "clientConfig": map[string]any{"url": srv.url + path, "caBundle": srv.caBundle},
+			"rules":                   []any{map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}},
+			"admissionReviewVersions": []any{"v1"}, "sideEffects": "None", "namespaceSelector": onlyHere,
+		}
+	}
+	again := hook("again.kubeloop.test", "/again")
+	again["reinvocationPolicy"] = "IfNeeded"
+	name := "kubeloop-order-" + f.ns
+	for _, c := range []*kube.Unstructured{
+		webhookConfig("MutatingWebhookConfiguration", name+"-2", hook("b.kubeloop.test", "/b")),
+		webhookConfig("MutatingWebhookConfiguration", name+"-1", again, hook("a.kubeloop.test", "/a")),
+	} {
+		f.mustCreate(t, c)
+		t.Cleanup(func() { _ = f.c.Delete(context.Background(), c) })
+	}
+	f.eventually(t, "both configurations to be called", func() error {
+		mu.Lock()
+		order = nil
+		mu.Unlock()
+		cm := f.configMap("probe-"+randomSuffix(), nil, nil)
+		if err := f.c.Create(f.ctx, cm); err != nil {
+			return err
+		}
+		if cm.Labels["a"] != "yes" || cm.Labels["b"] != "yes" {
+			return errors.New("created without both webhooks' labels")
+		}
+		return nil
+	})
+	mu.Lock()
+	got := strings.Join(order, ",")
+	mu.Unlock()
+	if got != "again,a,b,again" {
+		t.Errorf("mutating webhooks called in order %s, want again,a,b,again", got)
+	}
+
+	bad := hook("bad.kubeloop.test", "/a")
+	bad["sideEffects"] = "Some"
+	err := f.c.Create(f.ctx, webhookConfig("MutatingWebhookConfiguration", name+"-bad", bad))
+	want := `MutatingWebhookConfiguration.admissionregistration.k8s.io "` + name + `-bad" is invalid: webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"`
+	if !kube.IsInvalid(err) || statusMessage(err) != want {
+		t.Errorf("create of a configuration with sideEffects Some = %v, want Invalid %q", err, want)
+	}
+}
+
+// webhookServer is a manager/webhook server on loopback for a scenario.
+type webhookServer struct{ url, caBundle string }
+
+// startWebhookServer serves handlers (by path) until the test ends.
+func startWebhookServer(t *testing.T, handlers map[string]webhook.AdmitFunc) webhookServer {
+	t.Helper()
+	dir := t.TempDir()
+	ca, err := kubetest.NewCA("kubeloop scenario CA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ca.WriteServing(dir, "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, fn := range handlers {
+		srv.Register(path, webhook.Admission(fn))
+	}
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Start(ctx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("webhook server: %v", err)
+		}
+	})
+	return webhookServer{url: "https://" + srv.Addr().String(), caBundle: base64.StdEncoding.EncodeToString(ca.CertPEM)}
 }

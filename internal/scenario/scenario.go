@@ -169,6 +169,7 @@ func Run(t *testing.T, env Env) {
 		{"DeleteOptionsValidation", testDeleteOptionsValidation},
 		{"OwnerReferenceValidation", testOwnerReferenceValidation},
 		{"AdmissionWebhooks", testAdmissionWebhooks},
+		{"AdmissionWebhookOrder", testAdmissionWebhookOrder},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {
