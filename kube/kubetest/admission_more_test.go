@@ -164,3 +164,36 @@ func TestWebhookCallsServer(t *testing.T) {
 		t.Errorf("the webhook's list of the server while called: %d answers, want 1", len(listed))
 	}
 }
+
+// TestWebhookDeleteCollection: DELETE of a collection sends each item's
+// DELETE to the webhooks; an item they refuse stays, the others go, and
+// the request fails with the refusal.
+func TestWebhookDeleteCollection(t *testing.T) {
+	h := newHookServer(t, map[string]answerFunc{"/v": func(req map[string]any) map[string]any {
+		if req["name"] == "kept" {
+			return map[string]any{"allowed": false, "status": map[string]any{"message": "kept", "code": 403}}
+		}
+		return map[string]any{"allowed": true}
+	}})
+	_, c, ctx := admissionClient(t, kubetest.Options{})
+	for _, n := range []string{"a", "kept", "b"} {
+		mustCreate(t, c, ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: n, Labels: map[string]string{"set": "x"}}})
+	}
+	del := h.hook("del.kubeloop.test", "/v", nil)
+	del["rules"].([]any)[0].(map[string]any)["operations"] = []any{"DELETE"}
+	mustCreate(t, c, ctx, configuration("ValidatingWebhookConfiguration", "del", del))
+	err := c.DeleteAllOf(ctx, kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, kube.InNamespace("default"), kube.MatchingLabels{"set": "x"})
+	if want := `admission webhook "del.kubeloop.test" denied the request: kept`; statusOf(t, err).Message != want {
+		t.Errorf("delete of the collection = %v, want %q", err, want)
+	}
+	var list kube.List[kube.ConfigMap]
+	if err := c.List(ctx, &list, kube.InNamespace("default"), kube.MatchingLabels{"set": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Name != "kept" {
+		t.Errorf("left after the delete: %d ConfigMaps, want only the one refused", len(list.Items))
+	}
+	if got := len(h.sent("/v")); got != 3 {
+		t.Errorf("the webhook got %d reviews, want one per item (3)", got)
+	}
+}

@@ -83,3 +83,49 @@ func deleteOptions(opts *protobuf.DeleteOptions) obj {
 	o["kind"], o["apiVersion"] = "DeleteOptions", "meta.k8s.io/v1"
 	return o
 }
+
+// admitsDeletesLocked says whether a client's deletes of wr's resource
+// go through webhooks: some are configured.
+func (s *Server) admitsDeletesLocked(wr *write) bool {
+	return wr.call != nil && !isWebhookConfiguration(wr.res) && len(s.webhooksLocked()) > 0
+}
+
+// deleteCollectionAdmitted deletes the objects of wr's collection that
+// match, one by one, each after the webhooks for its DELETE, as the real
+// server's DeleteCollection deletes each item. It answers the page of
+// those deleted, or the first error (the others are still deleted).
+func (s *Server) deleteCollectionAdmitted(wr *write, opts *protobuf.DeleteOptions, matches func(*record) bool) (*listPage, *kube.StatusError) {
+	var items []*record
+	s.withLock(func() {
+		for _, k := range wr.col.keys() {
+			if r := wr.col.objects[k]; r != nil && matches(r) {
+				items = append(items, r)
+			}
+		}
+	})
+	var deleted []*record
+	var first *kube.StatusError
+	for _, r := range items {
+		item := *wr
+		item.namespace, item.name = r.namespace, r.name
+		_, _, err := s.admittedDelete(&item, opts, func(prev *record) (*record, bool, *kube.StatusError) {
+			if prev == nil || !matches(prev) {
+				return nil, false, nil // gone, or changed, meanwhile
+			}
+			rec, gone, err := s.deleteLocked(&item, prev)
+			if err == nil {
+				deleted = append(deleted, prev)
+			}
+			return rec, gone, err
+		})
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	var page *listPage
+	s.withLock(func() { page = &listPage{items: deleted, rv: s.rv} })
+	return page, nil
+}

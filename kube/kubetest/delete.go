@@ -211,7 +211,11 @@ func (s *Server) serveDeleteCollection(c *call) {
 	wr := c.write()
 	wr.propagation = propagation(c.res, delOpts)
 	var page *listPage
+	admitted := false
 	s.withLock(func() {
+		if admitted = s.admitsDeletesLocked(wr); admitted {
+			return
+		}
 		var deleted []*record
 		for _, k := range slices.Clone(c.col.keys()) {
 			r := c.col.objects[k]
@@ -225,5 +229,11 @@ func (s *Server) serveDeleteCollection(c *call) {
 		}
 		page = &listPage{items: deleted, rv: s.rv}
 	})
+	if admitted {
+		if page, err = s.deleteCollectionAdmitted(wr, delOpts, opts.filter.matches); err != nil {
+			writeError(c.w, err)
+			return
+		}
+	}
 	c.writeList(page)
 }
