@@ -42,6 +42,7 @@ func TestAdmissionReviewsAgree(t *testing.T) {
 			strings.Join(realSent, "\n"), strings.Join(fakeSent, "\n"))
 		return
 	}
+	t.Logf("%d reviews agree; the last: %.300s", len(realSent), realSent[len(realSent)-2])
 	for i := range realSent {
 		if realSent[i] != fakeSent[i] {
 			t.Errorf("review %d differs:\nreal:     %s\nkubetest: %s", i, realSent[i], fakeSent[i])
@@ -50,7 +51,7 @@ func TestAdmissionReviewsAgree(t *testing.T) {
 }
 
 // reviewsOf registers the webhooks with the server c reaches, makes the
-// writes, and returns the masked reviews in the order they were sent
+// writes (and an eviction), and returns the masked reviews in the order they were sent
 // (the validating webhook's after the mutating one's of each write).
 func reviewsOf(ctx context.Context, t *testing.T, c *kube.Client) []string {
 	t.Helper()
@@ -88,8 +89,10 @@ func reviewsOf(ctx context.Context, t *testing.T, c *kube.Client) []string {
 	for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
 		path := map[string]string{"MutatingWebhookConfiguration": "/m", "ValidatingWebhookConfiguration": "/v"}[kind]
 		cfg := webhookConfiguration(kind, ns, url+path, caBundle, rule)
-		cfg.Content["webhooks"].([]any)[0].(map[string]any)["namespaceSelector"] = map[string]any{
-			"matchLabels": map[string]any{"kubernetes.io/metadata.name": ns}}
+		w := cfg.Content["webhooks"].([]any)[0].(map[string]any)
+		w["namespaceSelector"] = map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": ns}}
+		w["rules"] = append(w["rules"].([]any), map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"},
+			"operations": []any{"CREATE"}, "resources": []any{"pods/eviction"}})
 		if err := c.Create(ctx, cfg); err != nil {
 			t.Fatal(err)
 		}
@@ -131,6 +134,14 @@ func reviewsOf(ctx context.Context, t *testing.T, c *kube.Client) []string {
 			return c.Create(ctx, &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "c"}}, kube.DryRunAll)
 		},
 		func() error { return c.Delete(ctx, a, kube.PropagationBackground) },
+		func() error {
+			p := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: kube.ObjectMeta{Namespace: ns, Name: "p"},
+				Content: map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "busybox"}}}}}
+			if err := c.Create(ctx, p); err != nil {
+				return err
+			}
+			return c.SubResource("eviction").Create(ctx, p, &kube.Eviction{})
+		},
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {

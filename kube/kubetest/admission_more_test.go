@@ -197,3 +197,30 @@ func TestWebhookDeleteCollection(t *testing.T) {
 		t.Errorf("the webhook got %d reviews, want one per item (3)", got)
 	}
 }
+
+// TestWebhookEviction: an eviction is a CREATE of pods/eviction whose
+// object is the Eviction; a webhook that refuses it keeps the pod.
+func TestWebhookEviction(t *testing.T) {
+	h := newHookServer(t, map[string]answerFunc{"/v": deny("not now", 429)})
+	s, c, ctx := admissionClient(t, kubetest.Options{})
+	pods := kube.GroupVersionResource{Version: "v1", Resource: "pods"}
+	if _, err := s.Create(pods, map[string]any{"metadata": map[string]any{"name": "p", "namespace": "default"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "busybox"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ev := h.hook("evict.kubeloop.test", "/v", nil)
+	ev["rules"] = []any{map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"pods/eviction"}}}
+	mustCreate(t, c, ctx, configuration("ValidatingWebhookConfiguration", "evict", ev))
+	p := &kube.Unstructured{TypeMeta: kube.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "p"}}
+	err := c.SubResource("eviction").Create(ctx, p, &kube.Eviction{})
+	if st := statusOf(t, err); st.Code != 429 || st.Message != `admission webhook "evict.kubeloop.test" denied the request: not now` {
+		t.Errorf("eviction = %d %q, want the webhook's 429 denial", st.Code, st.Message)
+	}
+	if err := c.Get(ctx, kube.Key{Namespace: "default", Name: "p"}, p); err != nil {
+		t.Errorf("get of the pod after a refused eviction = %v, want it kept", err)
+	}
+	sent := h.sent("/v")
+	if len(sent) != 1 || sent[0]["subResource"] != "eviction" || sent[0]["kind"].(map[string]any)["kind"] != "Eviction" {
+		t.Errorf("eviction reviews = %v, want one of kind Eviction for pods/eviction", sent)
+	}
+}

@@ -52,7 +52,8 @@
 //   - Admission webhooks called as kube-apiserver 1.36 calls them
 //     (internal/admission): the Validating- and
 //     MutatingWebhookConfigurations' webhooks that match a client's create,
-//     update, patch, apply or delete (by rules, scope, namespaceSelector
+//     update, patch, apply, delete (of one object or a collection) or
+//     eviction (by rules, scope, namespaceSelector
 //     and objectSelector) are sent an AdmissionReview (v1 or v1beta1) at
 //     their url, or at the address Options.WebhookServices gives their
 //     service, trusting their caBundle, within timeoutSeconds; mutating

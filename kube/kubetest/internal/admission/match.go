@@ -16,6 +16,10 @@ type Request struct {
 	// Group, Version, Resource, Subresource and Kind name what the request
 	// addresses, as in its URL.
 	Group, Version, Resource, Subresource, Kind string
+	// KindGroup and KindVersion are the group and version of Kind when
+	// they are not Group and Version: a subresource of a kind of its own
+	// (pods/eviction is a policy/v1 Eviction).
+	KindGroup, KindVersion string
 	// Namespaced says the resource is namespace-scoped.
 	Namespaced      bool
 	Namespace, Name string

@@ -29,10 +29,14 @@ func reviewVersion(w *Webhook) (string, error) {
 
 // review encodes the AdmissionReview of req for w, with a new uid.
 func review(apiVersion string, req *Request, uid string) []byte {
+	kind := obj{"group": req.Group, "version": req.Version, "kind": req.Kind}
+	if req.KindVersion != "" {
+		kind = obj{"group": req.KindGroup, "version": req.KindVersion, "kind": req.Kind}
+	}
 	r := obj{"uid": uid,
-		"kind":            obj{"group": req.Group, "version": req.Version, "kind": req.Kind},
+		"kind":            kind,
 		"resource":        obj{"group": req.Group, "version": req.Version, "resource": req.Resource},
-		"requestKind":     obj{"group": req.Group, "version": req.Version, "kind": req.Kind},
+		"requestKind":     kind,
 		"requestResource": obj{"group": req.Group, "version": req.Version, "resource": req.Resource},
 		"operation":       req.Operation, "userInfo": req.UserInfo,
 		"object": req.Object, "oldObject": req.OldObject, "dryRun": req.DryRun, "options": req.Options,
