@@ -224,3 +224,35 @@ func TestWebhookEviction(t *testing.T) {
 		t.Errorf("eviction reviews = %v, want one of kind Eviction for pods/eviction", sent)
 	}
 }
+
+// TestWebhookMendsInvalid: a mutating webhook is called before
+// validation, as on the real server, so that it may mend an object the
+// server would refuse; the write keeps its managedFields.
+func TestWebhookMendsInvalid(t *testing.T) {
+	h := newHookServer(t, map[string]answerFunc{"/m": func(req map[string]any) map[string]any {
+		labels, _ := req["object"].(map[string]any)["metadata"].(map[string]any)["labels"].(map[string]any)
+		if labels["x"] == "not valid!" {
+			return patchOf(`[{"op":"replace","path":"/metadata/labels/x","value":"mended"}]`)(req)
+		}
+		return map[string]any{"allowed": true}
+	}})
+	_, c, ctx := admissionClient(t, kubetest.Options{})
+	mustCreate(t, c, ctx, configuration("MutatingWebhookConfiguration", "mend", h.hook("mend.kubeloop.test", "/m", nil)))
+	for _, op := range []string{"create", "update"} {
+		cm := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "m", Labels: map[string]string{"x": "not valid!"}},
+			Data: map[string]string{"k": "v"}}
+		var err error
+		if op == "create" {
+			err = c.Create(ctx, cm)
+		} else {
+			cm.ResourceVersion = ""
+			err = c.Update(ctx, cm)
+		}
+		if err != nil || cm.Labels["x"] != "mended" {
+			t.Errorf("%s with a label the webhook mends = %v, labels %v; want it mended", op, err, cm.Labels)
+		}
+		if len(cm.ManagedFields) == 0 {
+			t.Errorf("%s: the object has no managedFields, want the client's", op)
+		}
+	}
+}

@@ -156,7 +156,7 @@ func (s *Server) callWebhooks(wr *write, create bool, base *record, o obj, store
 		if dryErr == nil {
 			wr.pinned.managed, wr.pinned.managedFields = true, unstructured.Metadata(mustDecode(candidate.rec.raw))["managedFields"]
 		}
-		final = s.writeMutated(mutated, req.Operation == "CREATE", o)
+		final = s.writeMutated(mutated, req.Operation == "CREATE", o, dryErr == nil)
 		s.withLock(func() { candidate, err = dryRun(wr, o, final) })
 		if err != nil {
 			return out, false, err
@@ -206,8 +206,10 @@ func dryRun(wr *write, o obj, store writeFunc) (updateResult, *kube.StatusError)
 // writeMutated is the write of the object the mutating webhooks made: a
 // create, or an update that keeps the managedFields the request's own
 // write gave it (the webhooks' fields are nobody's, as on the real
-// server). For an apply that creates, config is the configuration.
-func (s *Server) writeMutated(mutated obj, create bool, config obj) writeFunc {
+// server) when they were sent its dry run (dryRan), else an update by
+// the request's manager. For an apply that creates, config is the
+// configuration.
+func (s *Server) writeMutated(mutated obj, create bool, config obj, dryRan bool) writeFunc {
 	return func(wr *write, _ obj) (updateResult, *kube.StatusError) {
 		o := unstructured.DeepCopy(mutated).(obj)
 		if create {
@@ -216,6 +218,9 @@ func (s *Server) writeMutated(mutated obj, create bool, config obj) writeFunc {
 			}
 			rec, err := s.createLocked(wr, o)
 			return updateResult{rec: rec, created: true}, err
+		}
+		if !dryRan {
+			return s.updateLocked(wr, o, nil)
 		}
 		managed, has := unstructured.Metadata(o)["managedFields"]
 		return s.updateLocked(wr, o, func(meta, _, _ obj, _ string) {
