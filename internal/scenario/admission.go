@@ -19,8 +19,9 @@ import (
 // testAdmissionWebhooks registers a mutating and a validating webhook,
 // served by manager/webhook on loopback, for the ConfigMaps of the
 // fixture's namespace, and checks what the server does with their
-// answers: the patch applied, the denial's text, warnings, the review's
-// fields, a webhook that cannot be reached, DELETE, and dry runs.
+// answers: the patch applied (before validation), the denial's text,
+// warnings, the review's fields, a webhook that cannot be reached,
+// DELETE, and dry runs.
 func testAdmissionWebhooks(t *testing.T, f *fixture) {
 	hooks := startAdmissionWebhooks(t)
 	name := "kubeloop-scenario-" + f.ns
@@ -79,6 +80,13 @@ func testAdmissionWebhooks(t *testing.T, f *fixture) {
 	}
 	hooks.checkReview(t, "/mutate", "admitted", `{"apiVersion":"meta.k8s.io/v1","fieldManager":"scenario","kind":"CreateOptions"}`, false)
 	hooks.checkReview(t, "/validate", "admitted", `{"apiVersion":"meta.k8s.io/v1","fieldManager":"scenario","kind":"CreateOptions"}`, true)
+
+	// Mutating webhooks come before validation: one may mend a label
+	// value the server refuses.
+	mend := f.configMap("mend", map[string]string{"mend": "not valid!"}, nil)
+	if err := f.c.Create(f.ctx, mend); err != nil || mend.Labels["mend"] != "mended" {
+		t.Errorf("create with a label the webhook mends = %v, labels %v; want it mended", err, mend.Labels)
+	}
 
 	const deniedRed = `admission webhook "validate.kubeloop.test" denied the request: data.color: "red" is reserved`
 	red := f.configMap("red", nil, map[string]string{"color": "red"})
@@ -218,6 +226,9 @@ func mutateConfigMap(_ context.Context, req *webhook.AdmissionRequest) webhook.A
 	op := `{"op":"add","path":"/metadata/labels/mutated","value":"yes"}`
 	if cm.Labels == nil {
 		op = `{"op":"add","path":"/metadata/labels","value":{"mutated":"yes"}}`
+	}
+	if cm.Labels["mend"] != "" {
+		op += `,{"op":"replace","path":"/metadata/labels/mend","value":"mended"}`
 	}
 	return webhook.AdmissionResponse{Allowed: true, Patch: []byte("[" + op + "]"), PatchType: "JSONPatch", Warnings: []string{"mutated"}}
 }
