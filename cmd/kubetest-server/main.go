@@ -23,6 +23,10 @@
 //	                     run the garbage collector, as kube-controller-manager
 //	                     beside kube-apiserver does; false leaves dependents
 //	                     of deleted owners in place
+//	-webhook-service NAMESPACE/NAME:PORT=HOST:PORT
+//	                     where the admission webhooks whose clientConfig
+//	                     names that service are called (kubetest runs no
+//	                     pods); repeat for several services
 //	-v                   log every request
 package main
 
@@ -39,6 +43,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -65,10 +70,41 @@ type options struct {
 	shardedListAndWatch bool
 	// garbageCollection runs the server's garbage collector.
 	garbageCollection bool
+	// webhookServices maps NAMESPACE/NAME:PORT to the HOST:PORT that
+	// serves it (-webhook-service).
+	webhookServices serviceMap
+}
+
+// serviceMap is the value of the repeatable -webhook-service flag.
+type serviceMap map[string]string
+
+func (m serviceMap) String() string { return fmt.Sprint(map[string]string(m)) }
+
+// Set reads NAMESPACE/NAME:PORT=HOST:PORT.
+func (m serviceMap) Set(v string) error {
+	svc, addr, ok := strings.Cut(v, "=")
+	ns, rest, okNS := strings.Cut(svc, "/")
+	name, port, okPort := strings.Cut(rest, ":")
+	if !ok || !okNS || !okPort || ns == "" || name == "" || addr == "" {
+		return fmt.Errorf("want NAMESPACE/NAME:PORT=HOST:PORT, got %q", v)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("port of %q: %w", v, err)
+	}
+	m[svc] = addr
+	return nil
+}
+
+// resolve is kubetest.Options.WebhookServices for m.
+func (m serviceMap) resolve(namespace, name string, port int32) (string, error) {
+	if addr, ok := m[fmt.Sprintf("%s/%s:%d", namespace, name, port)]; ok {
+		return addr, nil
+	}
+	return "", fmt.Errorf("no -webhook-service for %s/%s:%d", namespace, name, port)
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
-	var o options
+	o := options{webhookServices: serviceMap{}}
 	fs := flag.NewFlagSet("kubetest-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "address to listen on; port 0 picks a free port")
@@ -77,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.token, "token", "", "bearer token of user admin (default: random)")
 	fs.BoolVar(&o.shardedListAndWatch, "sharded-list-and-watch", true, "honour ?shardSelector= as Kubernetes 1.36 with the ShardedListAndWatch feature gate on; false ignores it, as a server with the gate off")
 	fs.BoolVar(&o.garbageCollection, "garbage-collection", true, "run the garbage collector, as kube-controller-manager does; false leaves dependents of deleted owners in place")
+	fs.Var(o.webhookServices, "webhook-service", "`NAMESPACE/NAME:PORT=HOST:PORT`: where admission webhooks of that service are called (repeatable)")
 	fs.BoolVar(&o.verbose, "v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -96,6 +133,7 @@ func (o options) serverOptions(log *slog.Logger) kubetest.Options {
 		Tokens:                     map[string]string{o.token: "admin"},
 		DisableShardedListAndWatch: !o.shardedListAndWatch,
 		DisableGarbageCollection:   !o.garbageCollection,
+		WebhookServices:            o.webhookServices.resolve,
 		Logger:                     log,
 	}
 }

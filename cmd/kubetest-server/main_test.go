@@ -99,6 +99,21 @@ func TestFlags(t *testing.T) {
 	if err != nil || o.addr != "127.0.0.1:0" || !o.tls || o.kubeconfig == "" {
 		t.Errorf("defaults = %+v, %v", o, err)
 	}
+	for _, bad := range []string{"svc:443=127.0.0.1:1", "ns/svc=127.0.0.1:1", "ns/svc:x=127.0.0.1:1", "ns/svc:443"} {
+		if _, err := parseFlags([]string{"-webhook-service", bad}, &stderr); err == nil {
+			t.Errorf("-webhook-service %s accepted", bad)
+		}
+	}
+	o, err = parseFlags([]string{"-webhook-service", "system/hooks:443=127.0.0.1:9443"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr, err := o.webhookServices.resolve("system", "hooks", 443); addr != "127.0.0.1:9443" || err != nil {
+		t.Errorf("resolve(system, hooks, 443) = %q, %v, want 127.0.0.1:9443", addr, err)
+	}
+	if _, err := o.webhookServices.resolve("system", "hooks", 8443); err == nil {
+		t.Error("resolve of a port not given succeeded")
+	}
 }
 
 // TestShardedListAndWatchFlag: the server honours a shard selector by

@@ -173,6 +173,8 @@ func Run(t *testing.T, env Env) {
 		{"PodBinding", testPodBinding},
 		{"CSRApproval", testCSRApproval},
 		{"TokenRequest", testTokenRequest},
+		{"AdmissionWebhooks", testAdmissionWebhooks},
+		{"AdmissionWebhookOrder", testAdmissionWebhookOrder},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {

@@ -75,7 +75,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 	wr.apply, wr.force = true, queryBool(c.q, "force")
 	var out updateResult
 	var serr *kube.StatusError
-	s.withLock(func() { out, serr = s.applyLocked(wr, config) })
+	out, serr = s.admitted(wr, false, config, s.applyLocked)
 	c.respondUpdate(out, serr)
 }
 

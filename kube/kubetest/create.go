@@ -37,6 +37,11 @@ type write struct {
 	// Background, Foreground; orphanDependents turned into one), "" for
 	// the default.
 	propagation string
+	// call is the client's request that makes the write, whose admission
+	// webhooks admit.go calls; nil for the server's own writes.
+	call *call
+	// pinned is what a create stores whatever the object (see pin).
+	pinned pinned
 }
 
 // makeRecord encodes o, whose resourceVersion is set, into a record.
@@ -197,6 +202,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
+	wr.pin(meta)
 	if st, given := o["status"].(map[string]any); res.Status && res.KeepStatus && given {
 		for k, v := range res.InitStatus() {
 			if _, ok := st[k]; !ok {
@@ -236,14 +242,12 @@ func (s *Server) serveCreate(c *call) {
 		writeError(c.w, err)
 		return
 	}
-	wr := c.write()
-	var rec *record
-	s.withLock(func() { rec, err = s.createLocked(wr, o) })
+	out, err := s.admitted(c.write(), true, o, s.createStore)
 	if err != nil {
 		writeError(c.w, err)
 		return
 	}
-	c.respond(http.StatusCreated, rec.raw)
+	c.respond(http.StatusCreated, out.rec.raw)
 }
 
 // write describes the call's write.
@@ -253,5 +257,5 @@ func (c *call) write() *write {
 		ns = ""
 	}
 	return &write{res: c.res, col: c.col, namespace: ns, name: c.info.Name, sub: c.info.Subresource,
-		manager: c.manager, dryRun: c.dryRun, user: c.info.User}
+		manager: c.manager, dryRun: c.dryRun, user: c.info.User, call: c}
 }

@@ -121,15 +121,13 @@ func (s *Server) serveDelete(c *call) {
 	}
 	wr := c.write()
 	wr.propagation = propagation(c.res, opts)
-	var rec *record
-	var gone bool
-	s.withLock(func() {
-		prev := c.col.objects[c.key()]
+	rec, gone, err := s.admittedDelete(wr, opts, func(prev *record) (rec *record, gone bool, err *kube.StatusError) {
 		if prev == nil {
 			err = errNotFound(c.res, c.info.Name)
 		} else if err = checkPreconditions(c.res, c.info.Name, prev, opts); err == nil {
 			rec, gone, err = s.deleteLocked(wr, prev)
 		}
+		return rec, gone, err
 	})
 	if err != nil {
 		writeError(c.w, err)
@@ -162,7 +160,11 @@ func (s *Server) serveDeleteCollection(c *call) {
 	wr := c.write()
 	wr.propagation = propagation(c.res, delOpts)
 	var page *listPage
+	admitted := false
 	s.withLock(func() {
+		if admitted = s.admitsDeletesLocked(wr); admitted {
+			return
+		}
 		var deleted []*record
 		for _, k := range slices.Clone(c.col.keys()) {
 			r := c.col.objects[k]
@@ -176,5 +178,11 @@ func (s *Server) serveDeleteCollection(c *call) {
 		}
 		page = &listPage{items: deleted, rv: s.rv}
 	})
+	if admitted {
+		if page, err = s.deleteCollectionAdmitted(wr, delOpts, opts.filter.matches); err != nil {
+			writeError(c.w, err)
+			return
+		}
+	}
 	c.writeList(page)
 }

@@ -62,6 +62,21 @@
 //     (403), its content deleted, its status conditions written, and then
 //     finalized (also by PUT namespaces/NAME/finalize) and gone.
 //     Options.DisableGarbageCollection turns the collector off.
+//   - Admission webhooks called as kube-apiserver 1.36 calls them
+//     (internal/admission): the Validating- and
+//     MutatingWebhookConfigurations' webhooks that match a client's create,
+//     update, patch, apply, delete (of one object or a collection) or
+//     eviction (by rules, scope, namespaceSelector
+//     and objectSelector) are sent an AdmissionReview (v1 or v1beta1) at
+//     their url, or at the address Options.WebhookServices gives their
+//     service, trusting their caBundle, within timeoutSeconds; mutating
+//     ones in order with their JSON patches applied (and IfNeeded ones
+//     reinvoked), validating ones after; their warnings become Warning
+//     headers, and a denial, a failed call (unless failurePolicy Ignore)
+//     or a timeout fails the request with the real server's status and
+//     text. No webhook is called with the server's lock held. A
+//     configuration kubetest cannot honour (matchConditions) is refused
+//     when written.
 //   - Request bodies in JSON, YAML, and for every built-in kind (each
 //     kind of client-go's scheme, subresource kinds such as Scale,
 //     Eviction, Binding and TokenRequest included, and CRDs and

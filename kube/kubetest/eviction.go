@@ -69,6 +69,10 @@ func (s *Server) serveEviction(c *call) {
 		writeError(c.w, errBadRequest(invalid))
 		return
 	}
+	if opts, err = s.admitEviction(c, body, opts); err != nil {
+		writeError(c.w, err)
+		return
+	}
 	wr := c.write()
 	wr.dryRun = c.dryRun || slices.Contains(opts.DryRun, "All")
 	s.withLock(func() {

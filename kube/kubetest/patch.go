@@ -109,13 +109,7 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 		if s.patchComputed != nil {
 			s.patchComputed()
 		}
-		var out updateResult
-		stale := false
-		s.withLock(func() {
-			if stale = wr.col.objects[key] != prev; !stale {
-				out, err = s.updateLocked(wr, patched, nil)
-			}
-		})
+		out, stale, err := s.admitWrite(wr, false, prev, patched, s.updateStore)
 		if !stale {
 			return out.rec, err
 		}

@@ -51,6 +51,14 @@ type Options struct {
 	// server gives it (foregroundDeletion, orphan) until a test removes
 	// it. The namespace controller still runs.
 	DisableGarbageCollection bool
+	// WebhookServices resolves the clientConfig.service of an admission
+	// webhook to the address (host:port) where the test serves it, as the
+	// real server finds a Service's endpoints: kubetest runs no pods. The
+	// webhook is called at https://NAME.NAMESPACE.svc:PORT/PATH dialled at
+	// that address, its certificate checked for NAME.NAMESPACE.svc. Nil:
+	// a call to a service fails as one to a Service without endpoints
+	// does. A webhook with a clientConfig.url needs nothing.
+	WebhookServices func(namespace, name string, port int32) (address string, err error)
 	// Logger receives one record per request at debug level, slow
 	// watches closed and listener failures at warn level, and a request
 	// whose handler panicked (answered 500, as kube-apiserver does) at

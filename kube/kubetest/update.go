@@ -148,7 +148,7 @@ func (s *Server) serveUpdate(c *call) {
 		return
 	}
 	var out updateResult
-	s.withLock(func() { out, err = s.updateLocked(c.write(), o, nil) })
+	out, err = s.admitted(c.write(), false, o, s.updateStore)
 	c.respondUpdate(out, err)
 }
 

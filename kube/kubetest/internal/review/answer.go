@@ -150,3 +150,8 @@ func specFields(m map[string]any, dot bool) obj {
 	}
 	return out
 }
+
+// UserInfo is the userInfo kubetest reports for user (username, uid,
+// groups): in a review's status, and in the AdmissionReviews its
+// webhooks are sent.
+func UserInfo(user string, s Server) map[string]any { return userInfo(user, s) }
