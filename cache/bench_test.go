@@ -133,7 +133,7 @@ func BenchmarkFanoutFiveHandlers(b *testing.B) {
 		events[n] = fmt.Appendf(nil, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-%06d","namespace":"default","uid":"5708e7b9-af1c-489e-afe6-%012d","resourceVersion":"%%d","creationTimestamp":"2026-11-21T04:48:10Z","managedFields":[{"manager":"curl","operation":"Update","apiVersion":"v1","time":"2026-11-21T04:48:10Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},"data":{"k":"%s"}}`,
 			n, n, strings.Repeat("v", 1000))
 	}
-	lw, sink := listWatch{i: i}, nsSink{i: i, run: &nsRun{}}
+	lw, sink := listWatch{src: &i.source}, nsSink{i: i, run: &nsRun{}}
 	for n := range events { // store a first version, so that events are updates
 		obj, size, err := lw.decode(&kube.WatchEvent{Type: kube.Modified, Object: fmt.Appendf(nil, string(events[n]), 0)})
 		if err != nil {

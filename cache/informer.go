@@ -22,19 +22,13 @@ import (
 // a listWatch (decode.go) and writes through an nsSink (store.go), the one
 // place where the store's objects change.
 type informer struct {
-	client *kube.Client
-	gvk    kube.GroupVersionKind
+	// source is what the informer's reflectors share (decode.go): its
+	// kind, client, log and the reflectors' counters.
+	source
 	// opts never change, but for opts.NamespaceSelectors, which SetScope
 	// replaces under mu (the reflectors copy their namespace's when made).
-	opts InformerOptions
-	log  *slog.Logger
-	// newObj returns an empty object of the stored Go type.
-	newObj func() kube.Object
-	// metadataOnly is set when the stored type is
-	// kube.PartialObjectMetadata: lists and watches ask for the metadata
-	// projection.
-	metadataOnly bool
-	store        *store
+	opts  InformerOptions
+	store *store
 
 	// mu orders every change to the store with the notifications it
 	// causes and with handler registration, so that a handler sees each
@@ -64,11 +58,6 @@ type informer struct {
 	runs    []*nsRun
 	readers sync.WaitGroup
 
-	// reads are the reflectors' counts and last failure.
-	reads readStats
-	// progress is how far the reflectors have read, for reads that wait
-	// for their own writes.
-	progress progress
 	// fresh counts the waits for own writes (fresh.go).
 	fresh freshStats
 
@@ -118,16 +107,23 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		c = newCodec(gvk, newObj)
 	}
 	i := &informer{
-		client:       client,
-		gvk:          gvk,
-		opts:         opts,
-		log:          log.With("kind", gvk.Kind),
-		newObj:       newObj,
-		metadataOnly: meta,
-		store:        newStore(c),
-		unsynced:     1, // a sharded informer's Start; each shard has its own sync, and Start counts the others' reflectors
-		synced:       make(chan struct{}),
-		done:         make(chan struct{}),
+		source: source{
+			client:            client,
+			gvk:               gvk,
+			log:               log.With("kind", gvk.Kind),
+			newObj:            newObj,
+			metadataOnly:      meta,
+			keepManagedFields: opts.KeepManagedFields,
+			transform:         opts.Transform,
+			pageSize:          opts.PageSize,
+			watchList:         opts.WatchList,
+			failed:            opts.WatchErrorHandler,
+		},
+		opts:     opts,
+		store:    newStore(c),
+		unsynced: 1, // a sharded informer's Start; each shard has its own sync, and Start counts the others' reflectors
+		synced:   make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	i.store.scope = opts.Namespaces
 	return i, nil
@@ -178,7 +174,8 @@ func (i *informer) runLocked(ns string) *nsRun {
 	}
 	i.runs = append(i.runs, run)
 	i.readers.Go(func() {
-		i.reflector(ns, run).run(ctx)
+		lw := listWatch{ns: ns, sel: run.sel, shard: i.opts.ShardSelector}
+		i.reflector(lw, nsSink{i: i, ns: ns, run: run}, i.log).run(ctx)
 		close(run.done)
 	})
 	return run
@@ -241,23 +238,6 @@ func (i *informer) Start(ctx context.Context) error {
 	i.mu.Unlock()
 	i.deliveries.Wait()
 	return nil
-}
-
-// reflector returns a reflector that keeps the objects of namespace ns (""
-// for all) in the store, for run.
-func (i *informer) reflector(ns string, run *nsRun) *reflector {
-	return &reflector{
-		lw:        listWatch{i: i, ns: ns, sel: run.sel, shard: i.opts.ShardSelector},
-		sink:      nsSink{i: i, ns: ns, run: run},
-		log:       i.log,
-		stats:     &i.reads,
-		pageSize:  i.opts.PageSize,
-		watchList: i.opts.WatchList,
-		progress:  &i.progress,
-		failed:    i.opts.WatchErrorHandler,
-		kind:      i.gvk,
-		scope:     ns,
-	}
 }
 
 // AddEventHandler implements [ObjectInformer]. A handler added to an informer that
@@ -346,20 +326,6 @@ func (i *informer) storeSynced() bool {
 	default:
 		return false
 	}
-}
-
-// notSynced is the error of a read before the informer has synced, with
-// cause (why the wait ended) and the informer's last list or watch error.
-//
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
-//go:noinline
-func (i *informer) notSynced(cause error) error {
-	e := &NotSyncedError{Kind: i.gvk, Cause: cause}
-	if p := i.reads.lastErr.Load(); p != nil {
-		e.LastError = *p
-	}
-	return e
 }
 
 // notifyLocked queues n to every handler. Call with i.mu held.
@@ -460,4 +426,15 @@ func (i *informer) list(opts kube.ListOptions, fn func(kube.Object)) error {
 func (i *informer) allows(ns string) bool {
 	scope := i.scope()
 	return ns == "" || len(scope) == 0 || slices.Contains(scope, ns)
+}
+
+// selectors returns the selectors of namespace ns's reads: its own
+// (InformerOptions.NamespaceSelectors, changed by SetScope), else the
+// informer's. Call with the hub's lock held, or on a sharded informer,
+// whose selectors never change.
+func (i *informer) selectors(ns string) Selectors {
+	if sel, ok := i.opts.NamespaceSelectors[ns]; ok {
+		return sel
+	}
+	return Selectors{Label: i.opts.LabelSelector, Field: i.opts.FieldSelector}
 }

@@ -278,18 +278,8 @@ func (s *shardSet) runShardLocked(sh *shard) {
 	}
 	var readers sync.WaitGroup
 	for _, ns := range namespaces {
-		r := &reflector{
-			lw:        listWatch{i: i, ns: ns, sel: i.selectors(ns), shard: sh.sel},
-			sink:      shardSink{s: s, sh: sh, ns: ns},
-			log:       i.log.With("shard", sh.sel.String()),
-			stats:     &i.reads,
-			pageSize:  i.opts.PageSize,
-			watchList: i.opts.WatchList,
-			progress:  &i.progress,
-			failed:    i.opts.WatchErrorHandler,
-			kind:      i.gvk,
-			scope:     ns,
-		}
+		lw := listWatch{ns: ns, sel: i.selectors(ns), shard: sh.sel, ignores: s.serverIgnores}
+		r := i.reflector(lw, shardSink{s: s, sh: sh, ns: ns}, i.log.With("shard", sh.sel.String()))
 		readers.Go(func() { r.run(ctx) })
 	}
 	s.readers.Go(func() {

@@ -277,18 +277,8 @@ func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generatio
 	g.unsynced = len(namespaces)
 	var readers sync.WaitGroup
 	for _, ns := range namespaces {
-		r := &reflector{
-			lw:        listWatch{i: i, ns: ns, sel: i.selectors(ns), keep: func(obj kube.Object) bool { return g.shardOf(obj) != nil }},
-			sink:      fallbackSink{s: s, g: g, ns: ns},
-			log:       i.log.With("shards", len(g.covered)),
-			stats:     &i.reads,
-			pageSize:  i.opts.PageSize,
-			watchList: i.opts.WatchList,
-			progress:  &i.progress,
-			failed:    i.opts.WatchErrorHandler,
-			kind:      i.gvk,
-			scope:     ns,
-		}
+		lw := listWatch{ns: ns, sel: i.selectors(ns), keep: func(obj kube.Object) bool { return g.shardOf(obj) != nil }}
+		r := i.reflector(lw, fallbackSink{s: s, g: g, ns: ns}, i.log.With("shards", len(g.covered)))
 		readers.Go(func() { r.run(ctx) })
 	}
 	go func() {
