@@ -110,7 +110,7 @@ func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ ref
 		return nil, &NotAllowedError{Kind: gvk, Namespace: *ns,
 			Reason: fmt.Sprintf("the cache holds namespaces %q only", k.inf.scope())}
 	}
-	if k.inf.storeSynced() {
+	if k.inf.hub.storeSynced() {
 		return k, nil
 	}
 	c.mu.Lock()
@@ -120,7 +120,7 @@ func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ ref
 		return nil, k.inf.notSynced(errNotRunning)
 	}
 	select {
-	case <-k.inf.synced:
+	case <-k.inf.hub.synced:
 		return k, nil
 	case <-ctx.Done():
 		return nil, k.inf.notSynced(ctx.Err())

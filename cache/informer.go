@@ -30,27 +30,10 @@ type informer struct {
 	opts  InformerOptions
 	store *store
 
-	// mu orders every change to the store with the notifications it
-	// causes and with handler registration, so that a handler sees each
-	// change exactly once, after the objects it was given when added.
-	mu sync.Mutex
-	// regs are the live registrations, in order of addition.
-	regs []*Registration
-	// initialRegs are the registrations there were when the first state
-	// was stored; HasSynced waits for them.
-	initialRegs []*Registration
-	// unsynced counts the reflectors (one per namespace, or one) that have
-	// not stored their first state. isSynced is set (and synced closed)
-	// when it reaches zero, after the states are queued to the handlers.
-	unsynced int
-	isSynced bool
-	synced   chan struct{}
-	// phase moves from idle to running (Start) to stopped (Start returned).
-	phase phase
-	// done is closed when Start's context is done, ending deliveries.
-	done chan struct{}
-	// deliveries counts the registrations' goroutines; Start waits for it.
-	deliveries sync.WaitGroup
+	// hub is where the store changes (hub.go): the handlers, the lock
+	// (mu) that orders changes with notifications, and the sync.
+	hub *hub
+
 	// runs are the running reflectors of an informer that is not sharded,
 	// by namespace ("" for all): one for each namespace of the scope, or
 	// one for all. Start makes them and SetNamespaces changes them;
@@ -68,14 +51,6 @@ type informer struct {
 	// set and it never changes after.
 	shards sharding
 }
-
-type phase uint8
-
-const (
-	idle phase = iota
-	running
-	stopped
-)
 
 // testHookCompact makes every informer compact; the package's tests set it
 // to run a second time.
@@ -119,13 +94,11 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 			watchList:         opts.WatchList,
 			failed:            opts.WatchErrorHandler,
 		},
-		opts:     opts,
-		store:    newStore(c),
-		unsynced: 1, // a sharded informer's Start; each shard has its own sync, and Start counts the others' reflectors
-		synced:   make(chan struct{}),
-		done:     make(chan struct{}),
+		opts:  opts,
+		store: newStore(c),
 	}
 	i.store.scope = opts.Namespaces
+	i.hub = newHub(i.store)
 	return i, nil
 }
 
@@ -139,43 +112,16 @@ func (i *informer) scope() []string {
 	return scope
 }
 
-// nsRun is the reflector of one namespace ("" for all) of an informer
-// that is not sharded. Its fields but cancel, done and synced are
-// guarded by informer.mu.
-type nsRun struct {
-	ns string
-	// sel are the selectors the reflector reads with (see listWatch),
-	// set when it is made and never changed: SetScope starts another.
-	sel Selectors
-	// cancel stops the reflector; done is closed when it has returned.
-	// synced, made by SetNamespaces for the reflectors it starts (nil
-	// for Start's), is closed when the reflector has stored its first
-	// state.
-	cancel context.CancelFunc
-	done   chan struct{}
-	synced chan struct{}
-	// stored is set once the reflector stored its first state.
-	// counted is set when the informer's sync waits for that
-	// (informer.unsynced counts it).
-	stored, counted bool
-	// removed is set once the namespace left the scope: the reflector's
-	// sink changes nothing after it.
-	removed bool
-}
-
 // runLocked starts the reflector of namespace ns ("" for all), counted in
-// the informer's sync unless it has synced. Call with i.mu held, the
-// informer running.
+// the informer's sync unless it has synced. Call with the hub's lock
+// held, the informer running.
 func (i *informer) runLocked(ns string) *nsRun {
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &nsRun{ns: ns, sel: i.selectors(ns), cancel: cancel, done: make(chan struct{}), counted: !i.isSynced}
-	if run.counted {
-		i.unsynced++
-	}
+	run := &nsRun{ns: ns, sel: i.selectors(ns), cancel: cancel, done: make(chan struct{}), counted: i.hub.countLocked()}
 	i.runs = append(i.runs, run)
 	i.readers.Go(func() {
 		lw := listWatch{ns: ns, sel: run.sel, shard: i.opts.ShardSelector}
-		i.reflector(lw, nsSink{i: i, ns: ns, run: run}, i.log).run(ctx)
+		i.reflector(lw, nsSink{w: i.hub, run: run}, i.log).run(ctx)
 		close(run.done)
 	})
 	return run
@@ -188,23 +134,20 @@ func (i *informer) Kind() kube.GroupVersionKind { return i.gvk }
 // ctx is done, then waits for all of them to end. It returns an error only
 // if the informer was started before.
 func (i *informer) Start(ctx context.Context) error {
-	i.mu.Lock()
-	if i.phase != idle {
-		i.mu.Unlock()
+	h := i.hub
+	h.Lock()
+	if h.phase != idle {
+		h.Unlock()
 		return fmt.Errorf("start informer for %s: started before", i.gvk.Kind)
 	}
-	i.phase = running
-	for _, r := range i.regs {
-		i.deliveries.Go(func() { r.run(i.done) })
-	}
+	h.startLocked()
 	if i.opts.Sharded {
 		if i.shards != nil { // shards were added before Start
 			i.shards.startLocked()
 		}
-		i.storedFirstLocked()
+		h.markSyncedLocked() // each shard has its own sync
 	} else {
-		i.unsynced = 0 // counted again by runLocked, as SetNamespaces may have changed the scope
-		i.runs = nil
+		i.runs = nil // counted by runLocked, as SetNamespaces may have changed the scope
 		for _, ns := range i.scope() {
 			i.runLocked(ns)
 		}
@@ -212,15 +155,15 @@ func (i *informer) Start(ctx context.Context) error {
 			i.runLocked("")
 		}
 	}
-	i.mu.Unlock()
+	h.Unlock()
 
 	var wg sync.WaitGroup
 	wg.Go(func() { i.resyncLoop(ctx) })
 	wg.Wait()    // it ends when ctx is done
 	<-ctx.Done() // an informer without resyncs runs none
 
-	i.mu.Lock()
-	i.phase = stopped
+	h.Lock()
+	h.phase = stopped
 	for _, run := range i.runs {
 		run.cancel()
 	}
@@ -228,15 +171,12 @@ func (i *informer) Start(ctx context.Context) error {
 	if shards != nil {
 		shards.stopLocked()
 	}
-	i.mu.Unlock()
+	h.Unlock()
 	i.readers.Wait()
 	if shards != nil {
 		shards.stopped()
 	}
-	i.mu.Lock()
-	close(i.done)
-	i.mu.Unlock()
-	i.deliveries.Wait()
+	h.stop()
 	return nil
 }
 
@@ -248,22 +188,9 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	if h == nil {
 		return nil, errors.New("add event handler: handler is nil")
 	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.phase == stopped {
-		return nil, fmt.Errorf("add event handler for %s: %w", i.gvk.Kind, ErrStopped)
-	}
-	r := newRegistration(h, i.store.codec)
-	i.regs = append(i.regs, r)
-	i.store.eachInOrder(func(v any) bool {
-		r.push(notification{kind: notifyAdd, obj: v, flag: true})
-		return true
-	})
-	if i.isSynced {
-		r.markSynced()
-	}
-	if i.phase == running {
-		i.deliveries.Go(func() { r.run(i.done) })
+	r, err := i.hub.addHandler(h)
+	if err != nil {
+		return nil, fmt.Errorf("add event handler for %s: %w", i.gvk.Kind, err)
 	}
 	return r, nil
 }
@@ -271,88 +198,23 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 // RemoveEventHandler implements [ObjectInformer]. Notifications not yet delivered
 // are dropped; a call of the handler in progress is not waited for.
 func (i *informer) RemoveEventHandler(r *Registration) error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	n := slices.Index(i.regs, r)
-	if n < 0 {
+	if !i.hub.removeHandler(r) {
 		return fmt.Errorf("remove event handler for %s: not registered", i.gvk.Kind)
 	}
-	i.regs = slices.Delete(i.regs, n, n+1)
-	r.remove()
 	return nil
 }
 
 // HasSynced implements [ObjectInformer]: the first state is in the store, and the
 // handlers there were at that time have been given all of it.
-func (i *informer) HasSynced() bool {
-	i.mu.Lock()
-	regs := i.initialRegs
-	synced := i.isSynced
-	i.mu.Unlock()
-	if !synced {
-		return false
-	}
-	for _, r := range regs {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
+func (i *informer) HasSynced() bool { return i.hub.hasSynced() }
 
 // WaitForSync implements [ObjectInformer]. When ctx ends first the error is a
 // [*NotSyncedError] naming the kind and the last list or watch failure.
 func (i *informer) WaitForSync(ctx context.Context) error {
-	select {
-	case <-i.synced:
-	case <-ctx.Done():
-		return i.notSynced(ctx.Err())
-	}
-	i.mu.Lock()
-	regs := i.initialRegs
-	i.mu.Unlock()
-	for _, r := range regs {
-		if err := r.WaitForSync(ctx); err != nil {
-			return i.notSynced(err)
-		}
+	if err := i.hub.waitForSync(ctx); err != nil {
+		return i.notSynced(err)
 	}
 	return nil
-}
-
-func (i *informer) storeSynced() bool {
-	select {
-	case <-i.synced:
-		return true
-	default:
-		return false
-	}
-}
-
-// notifyLocked queues n to every handler. Call with i.mu held.
-//
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
-//go:noinline
-func (i *informer) notifyLocked(n notification) {
-	for _, r := range i.regs {
-		r.push(n)
-	}
-}
-
-// storedFirstLocked records that a reflector stored its first state (its
-// notifications queued); the informer is synced when every reflector has.
-// Call with i.mu held.
-func (i *informer) storedFirstLocked() {
-	i.unsynced--
-	if i.unsynced > 0 {
-		return
-	}
-	i.isSynced = true
-	i.initialRegs = append([]*Registration(nil), i.regs...)
-	for _, r := range i.regs {
-		r.markSynced()
-	}
-	close(i.synced)
 }
 
 // resyncLoop gives every handler OnUpdate(obj, obj, true) for every object, in
@@ -362,19 +224,12 @@ func (i *informer) resyncLoop(ctx context.Context) {
 		return
 	}
 	select {
-	case <-i.synced:
+	case <-i.hub.synced:
 	case <-ctx.Done():
 		return
 	}
 	for wait.Sleep(ctx, resyncDelay(i.opts.SyncPeriod, jitter())) {
-		i.mu.Lock()
-		if len(i.regs) > 0 {
-			i.store.eachInOrder(func(v any) bool {
-				i.notifyLocked(notification{kind: notifyUpdate, old: v, obj: v, flag: true})
-				return true
-			})
-		}
-		i.mu.Unlock()
+		i.hub.resync()
 	}
 }
 
@@ -395,9 +250,7 @@ func (i *informer) stats() Stats {
 		LastResourceVersion: i.progress.lastRead(),
 		Fresh:               i.fresh.snapshot(),
 	}
-	i.mu.Lock()
-	regs := append([]*Registration(nil), i.regs...)
-	i.mu.Unlock()
+	regs := i.hub.handlers()
 	st.Handlers = len(regs)
 	for _, r := range regs {
 		q, p := r.pending()

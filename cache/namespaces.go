@@ -43,13 +43,13 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, err)
 	}
 	namespaces = o.Namespaces
-	i.mu.Lock()
+	i.hub.Lock()
 	switch {
 	case i.opts.Sharded:
-		i.mu.Unlock()
+		i.hub.Unlock()
 		return fmt.Errorf("%s of the %s informer: %w: its namespaces are fixed", verb, i.gvk.Kind, errSharded)
-	case i.phase == stopped:
-		i.mu.Unlock()
+	case i.hub.phase == stopped:
+		i.hub.Unlock()
 		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, ErrStopped)
 	}
 	if keep {
@@ -58,9 +58,9 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		selectors = maps.Clone(selectors)
 	}
 	i.opts.NamespaceSelectors = selectors
-	if i.phase == idle { // Start reads the scope
+	if i.hub.phase == idle { // Start reads the scope
 		i.store.setScope(namespaces)
-		i.mu.Unlock()
+		i.hub.Unlock()
 		return nil
 	}
 	want := namespaces
@@ -78,7 +78,7 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		run.cancel()
 		gone = append(gone, run)
 		if run.counted && !run.stored {
-			i.storedFirstLocked() // the informer's sync no longer waits for it
+			i.hub.storedFirstLocked() // the informer's sync no longer waits for it
 		}
 		return true
 	})
@@ -90,7 +90,7 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 			added = append(added, run)
 		}
 	}
-	i.mu.Unlock()
+	i.hub.Unlock()
 
 	for _, run := range gone {
 		select {

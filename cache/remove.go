@@ -48,7 +48,7 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 		c.mu.Unlock()
 		return fmt.Errorf("remove informer for %s: the cache holds none for *%s", gvk.Kind, key.typ)
 	}
-	if err := k.inf.retire(); err != nil {
+	if err := k.inf.hub.retire(); err != nil {
 		c.mu.Unlock()
 		return fmt.Errorf("remove informer for %s: %w", gvk.Kind, err)
 	}
@@ -65,18 +65,6 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 		}
 	}
 	k.inf.store.clear()
-	return nil
-}
-
-// retire refuses an informer handlers are registered on, else marks it
-// stopped, so that it takes no handler from now on.
-func (i *informer) retire() error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if n := len(i.regs); n > 0 {
-		return fmt.Errorf("%d handlers: %w", n, ErrInUse)
-	}
-	i.phase = stopped
 	return nil
 }
 

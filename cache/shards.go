@@ -105,9 +105,9 @@ func (i *informer) AddShard(sel kube.ShardSelector) error {
 	if err := sel.Validate(); err != nil {
 		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, err)
 	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.phase == stopped {
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if i.hub.phase == stopped {
 		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrStopped)
 	}
 	if i.shards == nil {
@@ -121,9 +121,9 @@ func (i *informer) AddShard(sel kube.ShardSelector) error {
 // telling the handlers (see "Sharding" in the package doc). It returns
 // how many objects it dropped. The cost is O(objects of the shard).
 func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
-	i.mu.Lock()
+	i.hub.Lock()
 	s := i.shards
-	i.mu.Unlock()
+	i.hub.Unlock()
 	if s == nil {
 		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
 	}
@@ -133,9 +133,9 @@ func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
 // WaitForShard waits until the first state of the shard of sel is in the
 // store, ctx ends, or the shard is removed.
 func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
-	i.mu.Lock()
+	i.hub.Lock()
 	s := i.shards
-	i.mu.Unlock()
+	i.hub.Unlock()
 	if s == nil {
 		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
 	}
@@ -146,8 +146,8 @@ func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) err
 // in no order; the caller owns the slice. The cost is O(objects of the
 // shard).
 func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	i.hub.Lock()
+	defer i.hub.Unlock()
 	if i.shards == nil {
 		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
 	}
@@ -157,8 +157,8 @@ func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
 // ShardOf returns the selector of the shard whose reflector stored the
 // object at k, and false when none holds it. Cost: O(1).
 func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	i.hub.Lock()
+	defer i.hub.Unlock()
 	if i.shards == nil {
 		return kube.ShardSelector{}, false
 	}
@@ -230,7 +230,7 @@ func (s *shardSet) addLocked(sel kube.ShardSelector) error {
 		synced: make(chan struct{}), gone: make(chan struct{})}
 	s.byID[id] = sh
 	switch {
-	case i.phase != running:
+	case i.hub.phase != running:
 	case s.fb != nil:
 		s.fb.wakeLocked(true)
 	default:
@@ -291,10 +291,10 @@ func (s *shardSet) runShardLocked(sh *shard) {
 // remove implements [sharding]: see [informer.RemoveShard].
 func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
 	i := s.i
-	i.mu.Lock()
+	i.hub.Lock()
 	sh, ok := s.byID[sel.String()]
 	if !ok {
-		i.mu.Unlock()
+		i.hub.Unlock()
 		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
 	}
 	delete(s.byID, sel.String())
@@ -305,17 +305,17 @@ func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
 	}
 	if s.probe == sh {
 		s.probe = nil
-		if i.phase == running {
+		if i.hub.phase == running {
 			s.runShardsLocked()
 		}
 	}
-	i.mu.Unlock()
+	i.hub.Unlock()
 	if sh.cancel != nil {
 		sh.cancel()
 		<-sh.done
 	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	i.hub.Lock()
+	defer i.hub.Unlock()
 	n := 0
 	for k := range sh.keys {
 		i.store.remove(k)
@@ -329,9 +329,9 @@ func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
 // wait implements [sharding]: see [informer.WaitForShard].
 func (s *shardSet) wait(ctx context.Context, sel kube.ShardSelector) error {
 	i := s.i
-	i.mu.Lock()
+	i.hub.Lock()
 	sh, ok := s.byID[sel.String()]
-	i.mu.Unlock()
+	i.hub.Unlock()
 	if !ok {
 		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
 	}
@@ -420,8 +420,8 @@ func (s shardSink) newState() *state { return newState(s.s.i.store.codec) }
 // objects: a DELETED event removes the object only if this shard put it
 // there (the key may have moved to another shard's new object).
 func (s shardSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	s.s.i.mu.Lock()
-	defer s.s.i.mu.Unlock()
+	s.s.i.hub.Lock()
+	defer s.s.i.hub.Unlock()
 	if !s.sh.removed {
 		s.s.applyLocked(s.sh, typ, obj, size)
 	}
@@ -443,12 +443,12 @@ func (s *shardSet) applyLocked(sh *shard, typ kube.EventType, obj kube.Object, s
 		s.ownLocked(k, sh)
 		switch {
 		case !ok:
-			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
+			i.hub.notifyLocked(notification{kind: notifyAdd, obj: obj})
 		case old.GetObjectMeta().UID != meta.UID:
-			i.notifyLocked(notification{kind: notifyDelete, obj: old, flag: true})
-			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
+			i.hub.notifyLocked(notification{kind: notifyDelete, obj: old, flag: true})
+			i.hub.notifyLocked(notification{kind: notifyAdd, obj: obj})
 		default:
-			i.notifyLocked(notification{kind: notifyUpdate, old: old, obj: obj})
+			i.hub.notifyLocked(notification{kind: notifyUpdate, old: old, obj: obj})
 		}
 	case kube.Deleted:
 		if s.owner[k] != sh {
@@ -456,7 +456,7 @@ func (s *shardSet) applyLocked(sh *shard, typ kube.EventType, obj kube.Object, s
 		}
 		i.store.remove(k)
 		s.disownLocked(k)
-		i.notifyLocked(notification{kind: notifyDelete, obj: obj})
+		i.hub.notifyLocked(notification{kind: notifyDelete, obj: obj})
 	}
 }
 
@@ -470,8 +470,8 @@ func (s *shardSet) applyLocked(sh *shard, typ kube.EventType, obj kube.Object, s
 func (s shardSink) replace(next *state, initial bool) {
 	set, sh := s.s, s.sh
 	i := set.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	i.hub.Lock()
+	defer i.hub.Unlock()
 	if sh.removed {
 		return
 	}
@@ -497,12 +497,12 @@ func (s shardSink) replace(next *state, initial bool) {
 			set.ownLocked(kube.Key{Namespace: ns, Name: name}, sh)
 		}
 	}
-	i.notifyDiffLocked(prev, next, initial)
+	i.hub.notifyDiffLocked(prev, next, initial)
 	if initial {
 		if sh.unsynced--; sh.unsynced == 0 {
 			sh.markSyncedLocked()
 		}
-		if sh == set.probe && sh.unsynced == 0 && i.phase == running {
+		if sh == set.probe && sh.unsynced == 0 && i.hub.phase == running {
 			set.probe, set.filtering = nil, true
 			set.runShardsLocked()
 		}

@@ -146,9 +146,9 @@ func (g *generation) stop() {
 // for them before its first generation.
 func (s *shardSet) serverIgnores() {
 	i := s.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if s.fb != nil || i.phase != running {
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if s.fb != nil || i.hub.phase != running {
 		return
 	}
 	i.log.Info("server ignores shardSelector; reading the kind once for all shards")
@@ -213,8 +213,8 @@ func (s *shardSet) runFallback(ctx context.Context, fb *fallback, prior []chan s
 // restartDue reports whether g must give way to a new generation: a
 // shard it does not cover was added, or it reads for no shard at all.
 func (s *shardSet) restartDue(fb *fallback, g *generation) bool {
-	s.i.mu.Lock()
-	defer s.i.mu.Unlock()
+	s.i.hub.Lock()
+	defer s.i.hub.Unlock()
 	return fb.pending || (len(s.byID) == 0 && len(g.covered) > 0)
 }
 
@@ -253,8 +253,8 @@ func settle(ctx context.Context, wake <-chan struct{}, pending func() bool) {
 // reflector when none is held).
 func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generation {
 	i := s.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	i.hub.Lock()
+	defer i.hub.Unlock()
 	fb.pending = false
 	g := &generation{fresh: map[*shard]bool{}, synced: make(chan struct{}), done: make(chan struct{})}
 	for _, sh := range s.byID {
@@ -302,8 +302,8 @@ func (s fallbackSink) newState() *state { return newState(s.s.i.store.codec) }
 // apply implements [sink] as [shardSink.apply] does, for the shard the
 // object falls in.
 func (s fallbackSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	s.s.i.mu.Lock()
-	defer s.s.i.mu.Unlock()
+	s.s.i.hub.Lock()
+	defer s.s.i.hub.Unlock()
 	if sh := s.g.shardOf(obj); sh != nil && !sh.removed {
 		s.s.applyLocked(sh, typ, obj, size)
 	}
@@ -321,8 +321,8 @@ func (s fallbackSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 func (s fallbackSink) replace(next *state, initial bool) {
 	set, g := s.s, s.g
 	i := set.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	i.hub.Lock()
+	defer i.hub.Unlock()
 	c := i.store.codec
 	owners := map[kube.Key]*shard{}
 	for ns, names := range next.objects {
@@ -361,7 +361,7 @@ func (s fallbackSink) replace(next *state, initial bool) {
 		set.ownLocked(k, sh)
 	}
 	if !initial || len(g.fresh) == 0 {
-		i.notifyDiffLocked(prev, next, false)
+		i.hub.notifyDiffLocked(prev, next, false)
 	} else {
 		// The fresh shards' objects are initial adds; the others diff
 		// against what was stored.
@@ -376,8 +376,8 @@ func (s fallbackSink) replace(next *state, initial bool) {
 				}
 			}
 		}
-		i.notifyDiffLocked(prev, known, false)
-		i.notifyDiffLocked(newState(nil), first, true)
+		i.hub.notifyDiffLocked(prev, known, false)
+		i.hub.notifyDiffLocked(newState(nil), first, true)
 	}
 	if initial {
 		if g.unsynced--; g.unsynced == 0 {
