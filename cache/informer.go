@@ -291,3 +291,120 @@ func (i *informer) selectors(ns string) Selectors {
 	}
 	return Selectors{Label: i.opts.LabelSelector, Field: i.opts.FieldSelector}
 }
+
+// sharding is what an informer's own paths (Start, the reflectors'
+// decoding) and its shard methods call of its shards. The informer's
+// shards field holds a *shardSet once the first AddShard made it, nil
+// before: only AddShard converts a *shardSet to this interface, so
+// programs that never add a shard link none of the machinery (see
+// "Binary size" in the package doc).
+type sharding interface {
+	addLocked(sel kube.ShardSelector) error
+	remove(sel kube.ShardSelector) (int, error)
+	wait(ctx context.Context, sel kube.ShardSelector) error
+	keysLocked(sel kube.ShardSelector) ([]kube.Key, error)
+	ofLocked(k kube.Key) (kube.ShardSelector, bool)
+	// startLocked starts the reflectors of the shards added before
+	// Start; stopLocked stops every reflector when Start's context is
+	// done, and stopped waits for them.
+	startLocked()
+	stopLocked()
+	stopped()
+	// serverIgnores switches to the fallback mode (shards_fallback.go):
+	// a shard's reflector saw the server ignore its selector.
+	serverIgnores()
+}
+
+// ErrNotSharded is returned by the shard methods of an informer made
+// without [InformerOptions.Sharded].
+var ErrNotSharded = errors.New("informer is not sharded")
+
+// AddShard adds the shard of sel and, if the informer runs, starts its
+// reflectors: one list (or WatchList) and watch of the shard's objects,
+// or one for each namespace of an informer limited to namespaces.
+// Adding a shard held already changes nothing. The first call makes the
+// informer's shard set.
+func (i *informer) AddShard(sel kube.ShardSelector) error {
+	if !i.opts.Sharded {
+		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrNotSharded)
+	}
+	if sel.Empty() {
+		return fmt.Errorf("add shard to the %s informer: the selector is empty", i.gvk.Kind)
+	}
+	if err := sel.Validate(); err != nil {
+		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, err)
+	}
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if i.hub.phase == stopped {
+		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrStopped)
+	}
+	if i.shards == nil {
+		i.shards = newShardSet(i.hub, &i.source, i.scopeReads(), i.opts.ShardsPending)
+	}
+	return i.shards.addLocked(sel)
+}
+
+// RemoveShard stops the reflectors of the shard of sel, waits for them
+// to return, and drops the shard's objects from the store without
+// telling the handlers (see "Sharding" in the package doc). It returns
+// how many objects it dropped. The cost is O(objects of the shard).
+func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
+	i.hub.Lock()
+	s := i.shards
+	i.hub.Unlock()
+	if s == nil {
+		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return s.remove(sel)
+}
+
+// WaitForShard waits until the first state of the shard of sel is in the
+// store, ctx ends, or the shard is removed.
+func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
+	i.hub.Lock()
+	s := i.shards
+	i.hub.Unlock()
+	if s == nil {
+		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return s.wait(ctx, sel)
+}
+
+// ShardKeys returns the keys of the stored objects of the shard of sel,
+// in no order; the caller owns the slice. The cost is O(objects of the
+// shard).
+func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if i.shards == nil {
+		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return i.shards.keysLocked(sel)
+}
+
+// ShardOf returns the selector of the shard whose reflector stored the
+// object at k, and false when none holds it. Cost: O(1).
+func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if i.shards == nil {
+		return kube.ShardSelector{}, false
+	}
+	return i.shards.ofLocked(k)
+}
+
+// scopeReads returns the lists and watches of the informer's namespaces (one
+// for all when it has none), each with its selectors: what a shard set
+// reads for each shard. Call with the hub's lock held.
+func (i *informer) scopeReads() []listWatch {
+	namespaces := i.scope()
+	if len(namespaces) == 0 {
+		namespaces = []string{""}
+	}
+	out := make([]listWatch, len(namespaces))
+	for n, ns := range namespaces {
+		out[n] = listWatch{ns: ns, sel: i.selectors(ns)}
+	}
+	return out
+}
