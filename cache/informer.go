@@ -17,27 +17,32 @@ import (
 // informer is the kind-agnostic engine behind [Informer] and the [Cache]:
 // reflectors (one per namespace, or one) that keep a store equal to the
 // server's state, and the fan-out of changes to handlers. It implements
-// [ObjectInformer]. Its methods are in this file, but for the shard
-// methods of a sharded informer (shards.go); each reflector reads through
-// a listWatch (decode.go) and writes through an nsSink (store.go), the one
-// place where the store's objects change.
+// [ObjectInformer]. It owns three parts, which know nothing of it: its
+// source (decode.go), with which its reflectors are made and read; its
+// store (store.go), which reads use directly; and its hub (hub.go), the
+// one place where the store changes, which each reflector's sink
+// (sink.go, shards.go) writes through as a [storeWriter]. Its methods
+// are in this file, but for SetNamespaces (namespaces.go) and the
+// helpers of reads of own writes (fresh.go, freshscope.go).
 type informer struct {
-	// source is what the informer's reflectors share (decode.go): its
-	// kind, client, log and the reflectors' counters.
+	// source is what the informer's reflectors share: its kind,
+	// client, log and the reflectors' counters.
 	source
 	// opts never change, but for opts.NamespaceSelectors, which SetScope
-	// replaces under mu (the reflectors copy their namespace's when made).
-	opts  InformerOptions
+	// replaces under the hub's lock (the reflectors copy their
+	// namespace's when made).
+	opts InformerOptions
+	// store is the hub's store, for reads.
 	store *store
-
-	// hub is where the store changes (hub.go): the handlers, the lock
-	// (mu) that orders changes with notifications, and the sync.
+	// hub is where the store changes: the handlers, the lock that orders
+	// changes with notifications, and the sync.
 	hub *hub
 
 	// runs are the running reflectors of an informer that is not sharded,
 	// by namespace ("" for all): one for each namespace of the scope, or
-	// one for all. Start makes them and SetNamespaces changes them;
-	// readers counts their goroutines, which Start waits for.
+	// one for all. Start makes them and SetNamespaces changes them, under
+	// the hub's lock; readers counts their goroutines, which Start waits
+	// for.
 	runs    []*nsRun
 	readers sync.WaitGroup
 
@@ -46,9 +51,9 @@ type informer struct {
 
 	// shards holds a sharded informer's shards and runs their reflectors
 	// (shards.go); nil until the first AddShard, and for good in an
-	// informer not made Sharded. Its state is guarded by mu; the
-	// reflectors read the field without mu, since they start after it is
-	// set and it never changes after.
+	// informer not made Sharded. The field is set under the hub's lock
+	// and never changes after; the shard set's state is guarded by the
+	// same lock.
 	shards sharding
 }
 
@@ -290,29 +295,6 @@ func (i *informer) selectors(ns string) Selectors {
 		return sel
 	}
 	return Selectors{Label: i.opts.LabelSelector, Field: i.opts.FieldSelector}
-}
-
-// sharding is what an informer's own paths (Start, the reflectors'
-// decoding) and its shard methods call of its shards. The informer's
-// shards field holds a *shardSet once the first AddShard made it, nil
-// before: only AddShard converts a *shardSet to this interface, so
-// programs that never add a shard link none of the machinery (see
-// "Binary size" in the package doc).
-type sharding interface {
-	addLocked(sel kube.ShardSelector) error
-	remove(sel kube.ShardSelector) (int, error)
-	wait(ctx context.Context, sel kube.ShardSelector) error
-	keysLocked(sel kube.ShardSelector) ([]kube.Key, error)
-	ofLocked(k kube.Key) (kube.ShardSelector, bool)
-	// startLocked starts the reflectors of the shards added before
-	// Start; stopLocked stops every reflector when Start's context is
-	// done, and stopped waits for them.
-	startLocked()
-	stopLocked()
-	stopped()
-	// serverIgnores switches to the fallback mode (shards_fallback.go):
-	// a shard's reflector saw the server ignore its selector.
-	serverIgnores()
 }
 
 // ErrNotSharded is returned by the shard methods of an informer made

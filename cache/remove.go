@@ -67,14 +67,3 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 	k.inf.store.clear()
 	return nil
 }
-
-// clear drops every stored object, keeping the indexes (empty).
-func (s *store) clear() {
-	next := newState(s.codec)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for name := range s.indexers {
-		next.indexes[name] = map[string]map[kube.Key]struct{}{}
-	}
-	s.cur = next
-}

@@ -17,6 +17,26 @@ import (
 // selector. What handlers are told, and what each mode costs, is in
 // "Sharding" in the package doc.
 
+// sharding is what an informer's own paths (Start) and its shard
+// methods (informer.go) call of its shards. The informer's
+// shards field holds a *shardSet once the first AddShard made it, nil
+// before: only AddShard converts a *shardSet to this interface, so
+// programs that never add a shard link none of the machinery (see
+// "Binary size" in the package doc).
+type sharding interface {
+	addLocked(sel kube.ShardSelector) error
+	remove(sel kube.ShardSelector) (int, error)
+	wait(ctx context.Context, sel kube.ShardSelector) error
+	keysLocked(sel kube.ShardSelector) ([]kube.Key, error)
+	ofLocked(k kube.Key) (kube.ShardSelector, bool)
+	// startLocked starts the reflectors of the shards added before
+	// Start; stopLocked stops every reflector when Start's context is
+	// done, and stopped waits for them.
+	startLocked()
+	stopLocked()
+	stopped()
+}
+
 // shardSet is a sharded informer's shards. It knows the informer as a
 // [storeWriter] and a [source], nothing more. Its fields but the first
 // four and readers are guarded by the storeWriter's lock.

@@ -140,10 +140,10 @@ func (g *generation) stop() {
 	<-g.done
 }
 
-// serverIgnores implements [sharding]: it switches a sharded informer
-// to the fallback mode, once: a shard's reflector saw the server ignore
-// its selector. It stops the shards' reflectors; the mode's loop waits
-// for them before its first generation.
+// serverIgnores switches a sharded informer to the fallback mode, once:
+// a shard's reflector saw the server ignore its selector (its
+// listWatch.ignores). It stops the shards' reflectors; the mode's loop
+// waits for them before its first generation.
 func (s *shardSet) serverIgnores() {
 	s.w.Lock()
 	defer s.w.Unlock()

@@ -5,6 +5,7 @@ package cache
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -242,6 +243,42 @@ func (s *store) size() (objects int, bytes int64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.cur.count, s.cur.bytes
+}
+
+// setScope limits the store to namespaces (empty: all), dropping the
+// objects of the others, as one change readers see whole, and returns
+// how many it dropped. The cost is O(objects dropped · index funcs).
+func (s *store) setScope(namespaces []string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scope = namespaces
+	n := 0
+	for ns, names := range s.cur.objects {
+		if len(namespaces) == 0 || slices.Contains(namespaces, ns) {
+			continue
+		}
+		for _, e := range names {
+			if len(s.indexers) > 0 {
+				s.cur.unindexAll(s.indexers, s.codec.load(e.v))
+			}
+			s.cur.count--
+			s.cur.bytes -= int64(e.size)
+			n++
+		}
+		delete(s.cur.objects, ns)
+	}
+	return n
+}
+
+// clear drops every stored object, keeping the indexes (empty).
+func (s *store) clear() {
+	next := newState(s.codec)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name := range s.indexers {
+		next.indexes[name] = map[string]map[kube.Key]struct{}{}
+	}
+	s.cur = next
 }
 
 // swapKeys removes the objects at keys and adds next's, as one change
