@@ -4,7 +4,7 @@ package cache
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -52,6 +52,11 @@ type hub struct {
 	deliveries sync.WaitGroup
 }
 
+// ErrStopped is returned when a handler is added to an informer whose
+// Start has returned, and when a Cache whose Start has returned is asked
+// for a kind it has no informer for.
+var ErrStopped = errors.New("informer stopped")
+
 type phase uint8
 
 const (
@@ -98,17 +103,17 @@ func (h *hub) stop() {
 	h.deliveries.Wait()
 }
 
-// retire refuses a hub that handlers are registered on (an error
-// wrapping [ErrInUse]), else moves it to stopped, so that it takes no
-// handler from now on: RemoveInformer (remove.go).
-func (h *hub) retire() error {
+// retire returns how many handlers are registered, and when none is,
+// moves the hub to stopped, so that it takes no handler from now on:
+// RemoveInformer (remove.go).
+func (h *hub) retire() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if n := len(h.regs); n > 0 {
-		return fmt.Errorf("%d handlers: %w", n, ErrInUse)
+	n := len(h.regs)
+	if n == 0 {
+		h.phase = stopped
 	}
-	h.phase = stopped
-	return nil
+	return n
 }
 
 // addHandler registers h's handler: it first gets an OnAdd(obj, true)

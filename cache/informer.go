@@ -61,11 +61,6 @@ type informer struct {
 // to run a second time.
 var testHookCompact = false
 
-// ErrStopped is returned when a handler is added to an informer whose
-// Start has returned, and when a Cache whose Start has returned is asked
-// for a kind it has no informer for.
-var ErrStopped = errors.New("informer stopped")
-
 func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() kube.Object, opts InformerOptions) (*informer, error) {
 	if client == nil {
 		return nil, errors.New("new informer: client is nil")

@@ -48,12 +48,12 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 		c.mu.Unlock()
 		return fmt.Errorf("remove informer for %s: the cache holds none for *%s", gvk.Kind, key.typ)
 	}
-	if err := k.inf.hub.retire(); err != nil {
+	if n := k.inf.hub.retire(); n > 0 {
 		c.mu.Unlock()
-		return fmt.Errorf("remove informer for %s: %w", gvk.Kind, err)
+		return fmt.Errorf("remove informer for %s: %d handlers: %w", gvk.Kind, n, ErrInUse)
 	}
 	delete(c.kinds, key)
-	c.pending = slices.DeleteFunc(c.pending, func(p *kind) bool { return p == k })
+	c.pending = slices.DeleteFunc(c.pending, func(p *cachedKind) bool { return p == k })
 	stop, ended := k.stop, k.ended
 	c.mu.Unlock()
 	if stop != nil {
