@@ -336,8 +336,8 @@
 //     count of reflectors the sync waits for. The reflectors' sinks
 //     (nsSink in sink.go; shardSink in shards.go and fallbackSink in
 //     shards_fallback.go) and the shard set reach it only as a
-//     storeWriter: its lock, its store, and methods to notify and to
-//     count a first state. SetNamespaces (namespaces.go) and
+//     storeWriter: its lock, its store, and methods to notify, to
+//     count a first state and to tell whether the informer runs. SetNamespaces (namespaces.go) and
 //     RemoveInformer (remove.go) change it through the informer.
 //
 // Binary size: SetNamespaces, SetScope and RemoveInformer are their own
