@@ -121,19 +121,16 @@ func BenchmarkFanoutFiveHandlers(b *testing.B) {
 		}
 	}
 	// Run the deliveries as Start would, without a reflector.
-	i.mu.Lock()
-	i.phase = running
-	for _, r := range i.regs {
-		i.deliveries.Go(func() { r.run(i.done) })
-	}
-	i.mu.Unlock()
-	defer func() { close(i.done); i.deliveries.Wait() }()
+	i.hub.Lock()
+	i.hub.startLocked()
+	i.hub.Unlock()
+	defer i.hub.stop()
 	events := make([][]byte, 100)
 	for n := range events {
 		events[n] = fmt.Appendf(nil, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-%06d","namespace":"default","uid":"5708e7b9-af1c-489e-afe6-%012d","resourceVersion":"%%d","creationTimestamp":"2026-11-21T04:48:10Z","managedFields":[{"manager":"curl","operation":"Update","apiVersion":"v1","time":"2026-11-21T04:48:10Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}}]},"data":{"k":"%s"}}`,
 			n, n, strings.Repeat("v", 1000))
 	}
-	lw, sink := listWatch{i: i}, nsSink{i: i, run: &nsRun{}}
+	lw, sink := listWatch{src: &i.source}, nsSink{w: i.hub, run: &nsRun{}}
 	for n := range events { // store a first version, so that events are updates
 		obj, size, err := lw.decode(&kube.WatchEvent{Type: kube.Modified, Object: fmt.Appendf(nil, string(events[n]), 0)})
 		if err != nil {

@@ -126,13 +126,13 @@ type Cache struct {
 
 	mu sync.Mutex
 	// kinds holds every informer made, by kind and Go type.
-	kinds map[kindKey]*kind
+	kinds map[kindKey]*cachedKind
 	// phase moves from idle to running (Start) to stopped (Start's
 	// context done); no informer is made once stopped.
 	phase phase
 	// pending are informers made but not started; Start's loop starts
 	// them, woken through wake (room for one token).
-	pending []*kind
+	pending []*cachedKind
 	wake    chan struct{}
 	// started is closed when Start has made the informers of the
 	// declared kinds, or failed to (startErr, set before).
@@ -157,8 +157,9 @@ type kindKey struct {
 	typ reflect.Type // the stored type (not the pointer)
 }
 
-// kind is one informer of the cache and what reads need to serve it.
-type kind struct {
+// cachedKind is one informer of the cache (of a kind and Go type) and
+// what reads need to serve it.
+type cachedKind struct {
 	inf     *informer
 	mapping kube.Mapping
 	copy    func(dst, src reflect.Value)
@@ -194,7 +195,7 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Cache{client: client, opts: opts, log: log, declared: declared,
-		kinds: map[kindKey]*kind{}, sharded: map[kube.GroupVersionKind]func() bool{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
+		kinds: map[kindKey]*cachedKind{}, sharded: map[kube.GroupVersionKind]func() bool{}, wake: make(chan struct{}, 1), started: make(chan struct{})}, nil
 }
 
 // Start starts the informers of the declared kinds, and of every kind
@@ -255,7 +256,7 @@ func (c *Cache) Start(ctx context.Context) error {
 // kindFor returns the informer for kind gvk stored as type typ, making it
 // (and, in a running cache, starting it) on first use. Making it asks
 // discovery where the kind lives.
-func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type) (*kind, error) {
+func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type) (*cachedKind, error) {
 	key := kindKey{gvk: gvk, typ: typ}
 	c.mu.Lock()
 	k, ph := c.kinds[key], c.phase
@@ -313,7 +314,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	if err != nil {
 		return nil, err
 	}
-	k = &kind{inf: inf, mapping: m, copy: deepcopy.Of(typ)}
+	k = &cachedKind{inf: inf, mapping: m, copy: deepcopy.Of(typ)}
 	c.kinds[key] = k
 	c.pending = append(c.pending, k)
 	select {

@@ -98,7 +98,7 @@ func View[T any](ctx context.Context, c *Cache, like *T) (ReadOnly[T], error) {
 // readable returns the informer of gvk and typ once it has synced. When ns
 // is not nil it is the namespace read: cleared for a cluster-scoped kind,
 // and checked against the informer's scope.
-func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type, ns *string) (*kind, error) {
+func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ reflect.Type, ns *string) (*cachedKind, error) {
 	k, err := c.kindFor(ctx, gvk, typ)
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ ref
 		return nil, &NotAllowedError{Kind: gvk, Namespace: *ns,
 			Reason: fmt.Sprintf("the cache holds namespaces %q only", k.inf.scope())}
 	}
-	if k.inf.storeSynced() {
+	if k.inf.hub.storeSynced() {
 		return k, nil
 	}
 	c.mu.Lock()
@@ -120,7 +120,7 @@ func (c *Cache) readable(ctx context.Context, gvk kube.GroupVersionKind, typ ref
 		return nil, k.inf.notSynced(errNotRunning)
 	}
 	select {
-	case <-k.inf.synced:
+	case <-k.inf.hub.synced:
 		return k, nil
 	case <-ctx.Done():
 		return nil, k.inf.notSynced(ctx.Err())

@@ -5,6 +5,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -26,30 +27,89 @@ func DropManagedFields(obj kube.Object) {
 	obj.GetObjectMeta().ManagedFields = nil
 }
 
-// listWatch is an informer's [listerWatcher] for the reflector of
-// namespace ns ("" for all), with the namespace's selectors sel (the
+// source is what every reflector of an informer shares: the kind it
+// reads and the client it reads with, how objects are decoded and
+// prepared, and where the reflectors report (their counters, progress,
+// failures, the log). newInformer makes it, as part of the informer; it
+// never changes after, and its counters are safe for concurrent use. It
+// knows nothing of the store, the handlers or the shards: a reflector's
+// sink is given to it.
+type source struct {
+	client *kube.Client
+	gvk    kube.GroupVersionKind
+	log    *slog.Logger
+	// newObj returns an empty object of the stored Go type.
+	newObj func() kube.Object
+	// metadataOnly is set when the stored type is
+	// kube.PartialObjectMetadata: lists and watches ask for the metadata
+	// projection.
+	metadataOnly bool
+	// keepManagedFields, transform, pageSize, watchList and failed are
+	// the informer's options of those names (InformerOptions).
+	keepManagedFields bool
+	transform         func(kube.Object)
+	pageSize          int64
+	watchList         bool
+	failed            WatchErrorHandler
+
+	// reads are the reflectors' counts and last failure.
+	reads readStats
+	// progress is how far the reflectors have read, for reads that wait
+	// for their own writes.
+	progress progress
+}
+
+// reflector returns a reflector that reads through lw (its source set
+// to s) into dst, logging to log: the one place an informer's
+// reflectors are made, for a namespace of an informer that is not
+// sharded, a shard, and a generation of the fallback mode.
+func (s *source) reflector(lw listWatch, dst sink, log *slog.Logger) *reflector {
+	lw.src = s
+	return &reflector{
+		lw:        lw,
+		sink:      dst,
+		log:       log,
+		stats:     &s.reads,
+		pageSize:  s.pageSize,
+		watchList: s.watchList,
+		progress:  &s.progress,
+		failed:    s.failed,
+		kind:      s.gvk,
+		scope:     lw.ns,
+	}
+}
+
+// notSynced is the error of a read before the informer has synced, with
+// cause (why the wait ended) and the reflectors' last list or watch
+// error.
+//
+// Not inlined: binary size (cmd/mirror's TestBinarySize).
+//
+//go:noinline
+func (s *source) notSynced(cause error) error {
+	e := &NotSyncedError{Kind: s.gvk, Cause: cause}
+	if p := s.reads.lastErr.Load(); p != nil {
+		e.LastError = *p
+	}
+	return e
+}
+
+// listWatch is a reflector's [listerWatcher] of namespace ns ("" for
+// all) of src's kind, with the namespace's selectors sel (the
 // informer's selectors(ns) when the reflector was made: a reflector
 // reads with the same selectors from start to end) and shard selector
 // shard (empty for all). keep, when set, chooses the objects kept of an
 // unfiltered read (the fallback mode of a sharded informer:
-// shards_fallback.go).
+// shards_fallback.go). ignores, when set, is called each time the
+// server is seen to ignore shard (a shard's reflector: the shard set
+// switches to the fallback mode).
 type listWatch struct {
-	i     *informer
-	ns    string
-	sel   Selectors
-	shard kube.ShardSelector
-	keep  func(kube.Object) bool
-}
-
-// selectors returns the selectors of namespace ns's reads: its own
-// (InformerOptions.NamespaceSelectors, changed by SetScope), else the
-// informer's. Call with i.mu held, or on a sharded informer, whose
-// selectors never change.
-func (i *informer) selectors(ns string) Selectors {
-	if sel, ok := i.opts.NamespaceSelectors[ns]; ok {
-		return sel
-	}
-	return Selectors{Label: i.opts.LabelSelector, Field: i.opts.FieldSelector}
+	src     *source
+	ns      string
+	sel     Selectors
+	shard   kube.ShardSelector
+	keep    func(kube.Object) bool
+	ignores func()
 }
 
 // scoped returns opts with the informer's scope: namespace, selectors,
@@ -58,8 +118,8 @@ func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
 	opts.Namespace = lw.ns
 	opts.LabelSelector, opts.FieldSelector = lw.sel.Label, lw.sel.Field
 	opts.ShardSelector = lw.shard
-	opts.MetadataOnly = lw.i.metadataOnly
-	opts.SkipManagedFields = !lw.i.opts.KeepManagedFields
+	opts.MetadataOnly = lw.src.metadataOnly
+	opts.SkipManagedFields = !lw.src.keepManagedFields
 	return opts
 }
 
@@ -67,8 +127,8 @@ func (lw listWatch) scoped(opts kube.ListOptions) kube.ListOptions {
 // are decoded one at a time as the answer arrives, and those outside the
 // shard selector dropped (see [InformerOptions.ShardSelector]).
 func (lw listWatch) list(ctx context.Context, opts kube.ListOptions, each func(kube.Object, int32)) (kube.ListMeta, error) {
-	i := lw.i
-	meta, err := i.client.ListEach(ctx, i.gvk, lw.scoped(opts), i.newObj, func(obj kube.Object, size int) error {
+	src := lw.src
+	meta, err := src.client.ListEach(ctx, src.gvk, lw.scoped(opts), src.newObj, func(obj kube.Object, size int) error {
 		if lw.outOfShard(obj) {
 			// Seeing the server ignore the selector stops a sharded
 			// informer's shard reflectors: read no further then.
@@ -85,14 +145,13 @@ func (lw listWatch) list(ctx context.Context, opts kube.ListOptions, each func(k
 }
 
 // ignored records that the server ignored the shard selector: logged
-// once, and a sharded informer switches to its fallback mode.
+// once, and told to lw.ignores.
 func (lw listWatch) ignored() {
-	i := lw.i
-	if !i.reads.shardIgnored.Swap(true) {
-		i.log.Info("server ignores shardSelector; filtering on the client", "shardSelector", lw.shard.String())
+	if !lw.src.reads.shardIgnored.Swap(true) {
+		lw.src.log.Info("server ignores shardSelector; filtering on the client", "shardSelector", lw.shard.String())
 	}
-	if i.shards != nil {
-		i.shards.serverIgnores()
+	if lw.ignores != nil {
+		lw.ignores()
 	}
 }
 
@@ -110,13 +169,13 @@ func (lw listWatch) outOfShard(obj kube.Object) bool {
 	} else {
 		lw.ignored()
 	}
-	lw.i.reads.shardDropped.Add(1)
+	lw.src.reads.shardDropped.Add(1)
 	return true
 }
 
 // watch implements [listerWatcher] with [kube.Client.Watch].
 func (lw listWatch) watch(ctx context.Context, opts kube.ListOptions) (eventStream, error) {
-	w, err := lw.i.client.Watch(ctx, lw.i.gvk, lw.scoped(opts))
+	w, err := lw.src.client.Watch(ctx, lw.src.gvk, lw.scoped(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -154,9 +213,9 @@ func (s watchStream) stop() { s.w.Stop() }
 // prepares it for the store. The size returned is the length of its JSON,
 // the object's share of the cache's byte count.
 func (lw listWatch) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
-	obj := lw.i.newObj()
+	obj := lw.src.newObj()
 	if err := ev.Decode(obj); err != nil {
-		return nil, 0, fmt.Errorf("decode %s: %w", lw.i.gvk.Kind, err)
+		return nil, 0, fmt.Errorf("decode %s: %w", lw.src.gvk.Kind, err)
 	}
 	lw.prepare(obj)
 	return obj, clampSize(len(ev.Object)), nil
@@ -167,12 +226,11 @@ func (lw listWatch) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
 // would hold its own copy of the strings) and applies the transform; the
 // client's decoder has interned the metadata's repeated strings already.
 func (lw listWatch) prepare(obj kube.Object) {
-	i := lw.i
 	if s, ok := obj.(interface{ SetGroupVersionKind(kube.GroupVersionKind) }); ok {
-		s.SetGroupVersionKind(i.gvk)
+		s.SetGroupVersionKind(lw.src.gvk)
 	}
-	if i.opts.Transform != nil {
-		i.opts.Transform(obj)
+	if lw.src.transform != nil {
+		lw.src.transform(obj)
 	}
 }
 

@@ -321,6 +321,25 @@
 //     that never come. Stop the controller first (its sources remove
 //     their handlers; see manager.Manager.RemoveController).
 //
+// Inside an informer: the informer (informer.go) owns three parts, and
+// calls go one way, from the informer to them, never back:
+//   - its source (decode.go): what its reflectors share (the client, the
+//     kind, how objects are decoded, the read counters and progress);
+//     source.reflector makes every reflector, and listWatch is their
+//     listerWatcher. The reflector (reflector.go) knows only a
+//     listerWatcher and a sink.
+//   - its store (store.go, state.go, query.go): the objects and their
+//     indexes, which reads use directly, under the store's own lock.
+//   - its hub (hub.go): where the store changes. It holds the store, the
+//     handlers' registrations, the lock that orders every change with
+//     the notifications it causes and with handler registration, and the
+//     count of reflectors the sync waits for. The reflectors' sinks
+//     (nsSink in sink.go; shardSink in shards.go and fallbackSink in
+//     shards_fallback.go) and the shard set reach it only as a
+//     storeWriter: its lock, its store, and methods to notify, to
+//     count a first state and to tell whether the informer runs. SetNamespaces (namespaces.go) and
+//     RemoveInformer (remove.go) change it through the informer.
+//
 // Binary size: SetNamespaces, SetScope and RemoveInformer are their own
 // entry points (namespaces.go, remove.go): a program that calls none links
 // only what every informer runs anyway, a cancel func and a done channel

@@ -248,7 +248,7 @@ func TestOpaqueVersionsFailOpen(t *testing.T) {
 	if ok, comparable := p.seen("", 13); ok || comparable {
 		t.Errorf("seen(13) after an opaque version = %v, %v, want false, false", ok, comparable)
 	}
-	inf := &informer{log: slog.New(slog.DiscardHandler), store: newStore(nil)}
+	inf := &informer{source: source{log: slog.New(slog.DiscardHandler)}, store: newStore(nil)}
 	inf.progress.marks = p.marks
 	w := written{rv: 13}
 	if got := inf.await(t.Context(), time.Now().Add(time.Hour), func() (bool, bool) { return objectSeen(inf, kube.Key{Name: "x"}, w) }); got != gaveUp {

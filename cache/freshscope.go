@@ -24,8 +24,8 @@ func (i *informer) mayHold(key kube.Key, labels map[string]string, partial bool)
 	if _, cached := i.store.get(key); cached || partial {
 		return true // a write that takes it out of the selector is a DELETED event
 	}
-	i.mu.Lock()
+	i.hub.Lock()
 	sel := i.selectors(key.Namespace).Label
-	i.mu.Unlock()
+	i.hub.Unlock()
 	return sel.Matches(labels)
 }

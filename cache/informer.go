@@ -17,85 +17,49 @@ import (
 // informer is the kind-agnostic engine behind [Informer] and the [Cache]:
 // reflectors (one per namespace, or one) that keep a store equal to the
 // server's state, and the fan-out of changes to handlers. It implements
-// [ObjectInformer]. Its methods are in this file, but for the shard
-// methods of a sharded informer (shards.go); each reflector reads through
-// a listWatch (decode.go) and writes through an nsSink (store.go), the one
-// place where the store's objects change.
+// [ObjectInformer]. It owns three parts, which know nothing of it: its
+// source (decode.go), with which its reflectors are made and read; its
+// store (store.go), which reads use directly; and its hub (hub.go), the
+// one place where the store changes, which each reflector's sink
+// (sink.go, shards.go) writes through as a [storeWriter]. Its methods
+// are in this file, but for SetNamespaces (namespaces.go) and the
+// helpers of reads of own writes (fresh.go, freshscope.go).
 type informer struct {
-	client *kube.Client
-	gvk    kube.GroupVersionKind
+	// source is what the informer's reflectors share: its kind,
+	// client, log and the reflectors' counters.
+	source
 	// opts never change, but for opts.NamespaceSelectors, which SetScope
-	// replaces under mu (the reflectors copy their namespace's when made).
+	// replaces under the hub's lock (the reflectors copy their
+	// namespace's when made).
 	opts InformerOptions
-	log  *slog.Logger
-	// newObj returns an empty object of the stored Go type.
-	newObj func() kube.Object
-	// metadataOnly is set when the stored type is
-	// kube.PartialObjectMetadata: lists and watches ask for the metadata
-	// projection.
-	metadataOnly bool
-	store        *store
+	// store is the hub's store, for reads.
+	store *store
+	// hub is where the store changes: the handlers, the lock that orders
+	// changes with notifications, and the sync.
+	hub *hub
 
-	// mu orders every change to the store with the notifications it
-	// causes and with handler registration, so that a handler sees each
-	// change exactly once, after the objects it was given when added.
-	mu sync.Mutex
-	// regs are the live registrations, in order of addition.
-	regs []*Registration
-	// initialRegs are the registrations there were when the first state
-	// was stored; HasSynced waits for them.
-	initialRegs []*Registration
-	// unsynced counts the reflectors (one per namespace, or one) that have
-	// not stored their first state. isSynced is set (and synced closed)
-	// when it reaches zero, after the states are queued to the handlers.
-	unsynced int
-	isSynced bool
-	synced   chan struct{}
-	// phase moves from idle to running (Start) to stopped (Start returned).
-	phase phase
-	// done is closed when Start's context is done, ending deliveries.
-	done chan struct{}
-	// deliveries counts the registrations' goroutines; Start waits for it.
-	deliveries sync.WaitGroup
 	// runs are the running reflectors of an informer that is not sharded,
 	// by namespace ("" for all): one for each namespace of the scope, or
-	// one for all. Start makes them and SetNamespaces changes them;
-	// readers counts their goroutines, which Start waits for.
+	// one for all. Start makes them and SetNamespaces changes them, under
+	// the hub's lock; readers counts their goroutines, which Start waits
+	// for.
 	runs    []*nsRun
 	readers sync.WaitGroup
 
-	// reads are the reflectors' counts and last failure.
-	reads readStats
-	// progress is how far the reflectors have read, for reads that wait
-	// for their own writes.
-	progress progress
 	// fresh counts the waits for own writes (fresh.go).
 	fresh freshStats
 
 	// shards holds a sharded informer's shards and runs their reflectors
 	// (shards.go); nil until the first AddShard, and for good in an
-	// informer not made Sharded. Its state is guarded by mu; the
-	// reflectors read the field without mu, since they start after it is
-	// set and it never changes after.
+	// informer not made Sharded. The field is set under the hub's lock
+	// and never changes after; the shard set's state is guarded by the
+	// same lock.
 	shards sharding
 }
-
-type phase uint8
-
-const (
-	idle phase = iota
-	running
-	stopped
-)
 
 // testHookCompact makes every informer compact; the package's tests set it
 // to run a second time.
 var testHookCompact = false
-
-// ErrStopped is returned when a handler is added to an informer whose
-// Start has returned, and when a Cache whose Start has returned is asked
-// for a kind it has no informer for.
-var ErrStopped = errors.New("informer stopped")
 
 func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() kube.Object, opts InformerOptions) (*informer, error) {
 	if client == nil {
@@ -118,18 +82,23 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		c = newCodec(gvk, newObj)
 	}
 	i := &informer{
-		client:       client,
-		gvk:          gvk,
-		opts:         opts,
-		log:          log.With("kind", gvk.Kind),
-		newObj:       newObj,
-		metadataOnly: meta,
-		store:        newStore(c),
-		unsynced:     1, // a sharded informer's Start; each shard has its own sync, and Start counts the others' reflectors
-		synced:       make(chan struct{}),
-		done:         make(chan struct{}),
+		source: source{
+			client:            client,
+			gvk:               gvk,
+			log:               log.With("kind", gvk.Kind),
+			newObj:            newObj,
+			metadataOnly:      meta,
+			keepManagedFields: opts.KeepManagedFields,
+			transform:         opts.Transform,
+			pageSize:          opts.PageSize,
+			watchList:         opts.WatchList,
+			failed:            opts.WatchErrorHandler,
+		},
+		opts:  opts,
+		store: newStore(c),
 	}
 	i.store.scope = opts.Namespaces
+	i.hub = newHub(i.store)
 	return i, nil
 }
 
@@ -143,42 +112,16 @@ func (i *informer) scope() []string {
 	return scope
 }
 
-// nsRun is the reflector of one namespace ("" for all) of an informer
-// that is not sharded. Its fields but cancel, done and synced are
-// guarded by informer.mu.
-type nsRun struct {
-	ns string
-	// sel are the selectors the reflector reads with (see listWatch),
-	// set when it is made and never changed: SetScope starts another.
-	sel Selectors
-	// cancel stops the reflector; done is closed when it has returned.
-	// synced, made by SetNamespaces for the reflectors it starts (nil
-	// for Start's), is closed when the reflector has stored its first
-	// state.
-	cancel context.CancelFunc
-	done   chan struct{}
-	synced chan struct{}
-	// stored is set once the reflector stored its first state.
-	// counted is set when the informer's sync waits for that
-	// (informer.unsynced counts it).
-	stored, counted bool
-	// removed is set once the namespace left the scope: the reflector's
-	// sink changes nothing after it.
-	removed bool
-}
-
 // runLocked starts the reflector of namespace ns ("" for all), counted in
-// the informer's sync unless it has synced. Call with i.mu held, the
-// informer running.
+// the informer's sync unless it has synced. Call with the hub's lock
+// held, the informer running.
 func (i *informer) runLocked(ns string) *nsRun {
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &nsRun{ns: ns, sel: i.selectors(ns), cancel: cancel, done: make(chan struct{}), counted: !i.isSynced}
-	if run.counted {
-		i.unsynced++
-	}
+	run := &nsRun{ns: ns, sel: i.selectors(ns), cancel: cancel, done: make(chan struct{}), counted: i.hub.countLocked()}
 	i.runs = append(i.runs, run)
 	i.readers.Go(func() {
-		i.reflector(ns, run).run(ctx)
+		lw := listWatch{ns: ns, sel: run.sel, shard: i.opts.ShardSelector}
+		i.reflector(lw, nsSink{w: i.hub, run: run}, i.log).run(ctx)
 		close(run.done)
 	})
 	return run
@@ -191,23 +134,20 @@ func (i *informer) Kind() kube.GroupVersionKind { return i.gvk }
 // ctx is done, then waits for all of them to end. It returns an error only
 // if the informer was started before.
 func (i *informer) Start(ctx context.Context) error {
-	i.mu.Lock()
-	if i.phase != idle {
-		i.mu.Unlock()
+	h := i.hub
+	h.Lock()
+	if h.phase != idle {
+		h.Unlock()
 		return fmt.Errorf("start informer for %s: started before", i.gvk.Kind)
 	}
-	i.phase = running
-	for _, r := range i.regs {
-		i.deliveries.Go(func() { r.run(i.done) })
-	}
+	h.startLocked()
 	if i.opts.Sharded {
 		if i.shards != nil { // shards were added before Start
 			i.shards.startLocked()
 		}
-		i.storedFirstLocked()
+		h.markSyncedLocked() // each shard has its own sync
 	} else {
-		i.unsynced = 0 // counted again by runLocked, as SetNamespaces may have changed the scope
-		i.runs = nil
+		i.runs = nil // counted by runLocked, as SetNamespaces may have changed the scope
 		for _, ns := range i.scope() {
 			i.runLocked(ns)
 		}
@@ -215,15 +155,15 @@ func (i *informer) Start(ctx context.Context) error {
 			i.runLocked("")
 		}
 	}
-	i.mu.Unlock()
+	h.Unlock()
 
 	var wg sync.WaitGroup
 	wg.Go(func() { i.resyncLoop(ctx) })
 	wg.Wait()    // it ends when ctx is done
 	<-ctx.Done() // an informer without resyncs runs none
 
-	i.mu.Lock()
-	i.phase = stopped
+	h.Lock()
+	h.phase = stopped
 	for _, run := range i.runs {
 		run.cancel()
 	}
@@ -231,33 +171,13 @@ func (i *informer) Start(ctx context.Context) error {
 	if shards != nil {
 		shards.stopLocked()
 	}
-	i.mu.Unlock()
+	h.Unlock()
 	i.readers.Wait()
 	if shards != nil {
 		shards.stopped()
 	}
-	i.mu.Lock()
-	close(i.done)
-	i.mu.Unlock()
-	i.deliveries.Wait()
+	h.stop()
 	return nil
-}
-
-// reflector returns a reflector that keeps the objects of namespace ns (""
-// for all) in the store, for run.
-func (i *informer) reflector(ns string, run *nsRun) *reflector {
-	return &reflector{
-		lw:        listWatch{i: i, ns: ns, sel: run.sel, shard: i.opts.ShardSelector},
-		sink:      nsSink{i: i, ns: ns, run: run},
-		log:       i.log,
-		stats:     &i.reads,
-		pageSize:  i.opts.PageSize,
-		watchList: i.opts.WatchList,
-		progress:  &i.progress,
-		failed:    i.opts.WatchErrorHandler,
-		kind:      i.gvk,
-		scope:     ns,
-	}
 }
 
 // AddEventHandler implements [ObjectInformer]. A handler added to an informer that
@@ -268,22 +188,9 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	if h == nil {
 		return nil, errors.New("add event handler: handler is nil")
 	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.phase == stopped {
-		return nil, fmt.Errorf("add event handler for %s: %w", i.gvk.Kind, ErrStopped)
-	}
-	r := newRegistration(h, i.store.codec)
-	i.regs = append(i.regs, r)
-	i.store.eachInOrder(func(v any) bool {
-		r.push(notification{kind: notifyAdd, obj: v, flag: true})
-		return true
-	})
-	if i.isSynced {
-		r.markSynced()
-	}
-	if i.phase == running {
-		i.deliveries.Go(func() { r.run(i.done) })
+	r, err := i.hub.addHandler(h)
+	if err != nil {
+		return nil, fmt.Errorf("add event handler for %s: %w", i.gvk.Kind, err)
 	}
 	return r, nil
 }
@@ -291,102 +198,23 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 // RemoveEventHandler implements [ObjectInformer]. Notifications not yet delivered
 // are dropped; a call of the handler in progress is not waited for.
 func (i *informer) RemoveEventHandler(r *Registration) error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	n := slices.Index(i.regs, r)
-	if n < 0 {
+	if !i.hub.removeHandler(r) {
 		return fmt.Errorf("remove event handler for %s: not registered", i.gvk.Kind)
 	}
-	i.regs = slices.Delete(i.regs, n, n+1)
-	r.remove()
 	return nil
 }
 
 // HasSynced implements [ObjectInformer]: the first state is in the store, and the
 // handlers there were at that time have been given all of it.
-func (i *informer) HasSynced() bool {
-	i.mu.Lock()
-	regs := i.initialRegs
-	synced := i.isSynced
-	i.mu.Unlock()
-	if !synced {
-		return false
-	}
-	for _, r := range regs {
-		if !r.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
+func (i *informer) HasSynced() bool { return i.hub.hasSynced() }
 
 // WaitForSync implements [ObjectInformer]. When ctx ends first the error is a
 // [*NotSyncedError] naming the kind and the last list or watch failure.
 func (i *informer) WaitForSync(ctx context.Context) error {
-	select {
-	case <-i.synced:
-	case <-ctx.Done():
-		return i.notSynced(ctx.Err())
-	}
-	i.mu.Lock()
-	regs := i.initialRegs
-	i.mu.Unlock()
-	for _, r := range regs {
-		if err := r.WaitForSync(ctx); err != nil {
-			return i.notSynced(err)
-		}
+	if err := i.hub.waitForSync(ctx); err != nil {
+		return i.notSynced(err)
 	}
 	return nil
-}
-
-func (i *informer) storeSynced() bool {
-	select {
-	case <-i.synced:
-		return true
-	default:
-		return false
-	}
-}
-
-// notSynced is the error of a read before the informer has synced, with
-// cause (why the wait ended) and the informer's last list or watch error.
-//
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
-//go:noinline
-func (i *informer) notSynced(cause error) error {
-	e := &NotSyncedError{Kind: i.gvk, Cause: cause}
-	if p := i.reads.lastErr.Load(); p != nil {
-		e.LastError = *p
-	}
-	return e
-}
-
-// notifyLocked queues n to every handler. Call with i.mu held.
-//
-// Not inlined: binary size (cmd/mirror's TestBinarySize).
-//
-//go:noinline
-func (i *informer) notifyLocked(n notification) {
-	for _, r := range i.regs {
-		r.push(n)
-	}
-}
-
-// storedFirstLocked records that a reflector stored its first state (its
-// notifications queued); the informer is synced when every reflector has.
-// Call with i.mu held.
-func (i *informer) storedFirstLocked() {
-	i.unsynced--
-	if i.unsynced > 0 {
-		return
-	}
-	i.isSynced = true
-	i.initialRegs = append([]*Registration(nil), i.regs...)
-	for _, r := range i.regs {
-		r.markSynced()
-	}
-	close(i.synced)
 }
 
 // resyncLoop gives every handler OnUpdate(obj, obj, true) for every object, in
@@ -396,19 +224,12 @@ func (i *informer) resyncLoop(ctx context.Context) {
 		return
 	}
 	select {
-	case <-i.synced:
+	case <-i.hub.synced:
 	case <-ctx.Done():
 		return
 	}
 	for wait.Sleep(ctx, resyncDelay(i.opts.SyncPeriod, jitter())) {
-		i.mu.Lock()
-		if len(i.regs) > 0 {
-			i.store.eachInOrder(func(v any) bool {
-				i.notifyLocked(notification{kind: notifyUpdate, old: v, obj: v, flag: true})
-				return true
-			})
-		}
-		i.mu.Unlock()
+		i.hub.resync()
 	}
 }
 
@@ -429,9 +250,7 @@ func (i *informer) stats() Stats {
 		LastResourceVersion: i.progress.lastRead(),
 		Fresh:               i.fresh.snapshot(),
 	}
-	i.mu.Lock()
-	regs := append([]*Registration(nil), i.regs...)
-	i.mu.Unlock()
+	regs := i.hub.handlers()
 	st.Handlers = len(regs)
 	for _, r := range regs {
 		q, p := r.pending()
@@ -460,4 +279,109 @@ func (i *informer) list(opts kube.ListOptions, fn func(kube.Object)) error {
 func (i *informer) allows(ns string) bool {
 	scope := i.scope()
 	return ns == "" || len(scope) == 0 || slices.Contains(scope, ns)
+}
+
+// selectors returns the selectors of namespace ns's reads: its own
+// (InformerOptions.NamespaceSelectors, changed by SetScope), else the
+// informer's. Call with the hub's lock held, or on a sharded informer,
+// whose selectors never change.
+func (i *informer) selectors(ns string) Selectors {
+	if sel, ok := i.opts.NamespaceSelectors[ns]; ok {
+		return sel
+	}
+	return Selectors{Label: i.opts.LabelSelector, Field: i.opts.FieldSelector}
+}
+
+// ErrNotSharded is returned by the shard methods of an informer made
+// without [InformerOptions.Sharded].
+var ErrNotSharded = errors.New("informer is not sharded")
+
+// AddShard adds the shard of sel and, if the informer runs, starts its
+// reflectors: one list (or WatchList) and watch of the shard's objects,
+// or one for each namespace of an informer limited to namespaces.
+// Adding a shard held already changes nothing. The first call makes the
+// informer's shard set.
+func (i *informer) AddShard(sel kube.ShardSelector) error {
+	if !i.opts.Sharded {
+		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrNotSharded)
+	}
+	if sel.Empty() {
+		return fmt.Errorf("add shard to the %s informer: the selector is empty", i.gvk.Kind)
+	}
+	if err := sel.Validate(); err != nil {
+		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, err)
+	}
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if i.hub.phase == stopped {
+		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrStopped)
+	}
+	if i.shards == nil {
+		i.shards = newShardSet(i.hub, &i.source, i.scopeReads(), i.opts.ShardsPending)
+	}
+	return i.shards.addLocked(sel)
+}
+
+// RemoveShard stops the reflectors of the shard of sel, waits for them
+// to return, and drops the shard's objects from the store without
+// telling the handlers (see "Sharding" in the package doc). It returns
+// how many objects it dropped. The cost is O(objects of the shard).
+func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
+	i.hub.Lock()
+	s := i.shards
+	i.hub.Unlock()
+	if s == nil {
+		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return s.remove(sel)
+}
+
+// WaitForShard waits until the first state of the shard of sel is in the
+// store, ctx ends, or the shard is removed.
+func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
+	i.hub.Lock()
+	s := i.shards
+	i.hub.Unlock()
+	if s == nil {
+		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return s.wait(ctx, sel)
+}
+
+// ShardKeys returns the keys of the stored objects of the shard of sel,
+// in no order; the caller owns the slice. The cost is O(objects of the
+// shard).
+func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if i.shards == nil {
+		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
+	}
+	return i.shards.keysLocked(sel)
+}
+
+// ShardOf returns the selector of the shard whose reflector stored the
+// object at k, and false when none holds it. Cost: O(1).
+func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
+	i.hub.Lock()
+	defer i.hub.Unlock()
+	if i.shards == nil {
+		return kube.ShardSelector{}, false
+	}
+	return i.shards.ofLocked(k)
+}
+
+// scopeReads returns the lists and watches of the informer's namespaces (one
+// for all when it has none), each with its selectors: what a shard set
+// reads for each shard. Call with the hub's lock held.
+func (i *informer) scopeReads() []listWatch {
+	namespaces := i.scope()
+	if len(namespaces) == 0 {
+		namespaces = []string{""}
+	}
+	out := make([]listWatch, len(namespaces))
+	for n, ns := range namespaces {
+		out[n] = listWatch{ns: ns, sel: i.selectors(ns)}
+	}
+	return out
 }

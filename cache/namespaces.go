@@ -43,13 +43,14 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, err)
 	}
 	namespaces = o.Namespaces
-	i.mu.Lock()
+	h := i.hub
+	h.Lock()
 	switch {
 	case i.opts.Sharded:
-		i.mu.Unlock()
+		h.Unlock()
 		return fmt.Errorf("%s of the %s informer: %w: its namespaces are fixed", verb, i.gvk.Kind, errSharded)
-	case i.phase == stopped:
-		i.mu.Unlock()
+	case h.phase == stopped:
+		h.Unlock()
 		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, ErrStopped)
 	}
 	if keep {
@@ -58,9 +59,9 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		selectors = maps.Clone(selectors)
 	}
 	i.opts.NamespaceSelectors = selectors
-	if i.phase == idle { // Start reads the scope
-		i.store.setScope(namespaces)
-		i.mu.Unlock()
+	if h.phase == idle { // Start reads the scope
+		h.objects().setScope(namespaces)
+		h.Unlock()
 		return nil
 	}
 	want := namespaces
@@ -78,19 +79,19 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		run.cancel()
 		gone = append(gone, run)
 		if run.counted && !run.stored {
-			i.storedFirstLocked() // the informer's sync no longer waits for it
+			h.storedFirstLocked() // the informer's sync no longer waits for it
 		}
 		return true
 	})
-	i.store.setScope(namespaces)
+	h.objects().setScope(namespaces)
 	for _, ns := range want {
 		if !slices.ContainsFunc(i.runs, func(run *nsRun) bool { return run.ns == ns }) {
 			run := i.runLocked(ns)
-			run.synced = make(chan struct{}) // before its sink takes i.mu
+			run.synced = make(chan struct{}) // before its sink takes the lock
 			added = append(added, run)
 		}
 	}
-	i.mu.Unlock()
+	h.Unlock()
 
 	for _, run := range gone {
 		select {
@@ -127,31 +128,6 @@ func (s Selectors) equal(o Selectors) bool {
 // errSharded is wrapped by the errors of SetNamespaces on a sharded
 // informer.
 var errSharded = errors.New("the informer is sharded")
-
-// setScope limits the store to namespaces (empty: all), dropping the
-// objects of the others, as one change readers see whole, and returns
-// how many it dropped. The cost is O(objects dropped · index funcs).
-func (s *store) setScope(namespaces []string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.scope = namespaces
-	n := 0
-	for ns, names := range s.cur.objects {
-		if len(namespaces) == 0 || slices.Contains(namespaces, ns) {
-			continue
-		}
-		for _, e := range names {
-			if len(s.indexers) > 0 {
-				s.cur.unindexAll(s.indexers, s.codec.load(e.v))
-			}
-			s.cur.count--
-			s.cur.bytes -= int64(e.size)
-			n++
-		}
-		delete(s.cur.objects, ns)
-	}
-	return n
-}
 
 // SetNamespaces limits the informer to namespaces (empty: all) from now
 // on, while it runs or before: the namespaces that leave stop being

@@ -48,12 +48,12 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 		c.mu.Unlock()
 		return fmt.Errorf("remove informer for %s: the cache holds none for *%s", gvk.Kind, key.typ)
 	}
-	if err := k.inf.retire(); err != nil {
+	if n := k.inf.hub.retire(); n > 0 {
 		c.mu.Unlock()
-		return fmt.Errorf("remove informer for %s: %w", gvk.Kind, err)
+		return fmt.Errorf("remove informer for %s: %d handlers: %w", gvk.Kind, n, ErrInUse)
 	}
 	delete(c.kinds, key)
-	c.pending = slices.DeleteFunc(c.pending, func(p *kind) bool { return p == k })
+	c.pending = slices.DeleteFunc(c.pending, func(p *cachedKind) bool { return p == k })
 	stop, ended := k.stop, k.ended
 	c.mu.Unlock()
 	if stop != nil {
@@ -66,27 +66,4 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 	}
 	k.inf.store.clear()
 	return nil
-}
-
-// retire refuses an informer handlers are registered on, else marks it
-// stopped, so that it takes no handler from now on.
-func (i *informer) retire() error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if n := len(i.regs); n > 0 {
-		return fmt.Errorf("%d handlers: %w", n, ErrInUse)
-	}
-	i.phase = stopped
-	return nil
-}
-
-// clear drops every stored object, keeping the indexes (empty).
-func (s *store) clear() {
-	next := newState(s.codec)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for name := range s.indexers {
-		next.indexes[name] = map[string]map[kube.Key]struct{}{}
-	}
-	s.cur = next
 }

@@ -4,7 +4,6 @@ package cache
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -18,8 +17,8 @@ import (
 // selector. What handlers are told, and what each mode costs, is in
 // "Sharding" in the package doc.
 
-// sharding is what an informer's own paths (Start, the reflectors'
-// decoding) and its shard methods call of its shards. The informer's
+// sharding is what an informer's own paths (Start) and its shard
+// methods (informer.go) call of its shards. The informer's
 // shards field holds a *shardSet once the first AddShard made it, nil
 // before: only AddShard converts a *shardSet to this interface, so
 // programs that never add a shard link none of the machinery (see
@@ -36,15 +35,21 @@ type sharding interface {
 	startLocked()
 	stopLocked()
 	stopped()
-	// serverIgnores switches to the fallback mode (shards_fallback.go):
-	// a shard's reflector saw the server ignore its selector.
-	serverIgnores()
 }
 
-// shardSet is a sharded informer's shards. Its fields are guarded by
-// informer.mu.
+// shardSet is a sharded informer's shards. It knows the informer as a
+// [storeWriter] and a [source], nothing more. Its fields but the first
+// four and readers are guarded by the storeWriter's lock.
 type shardSet struct {
-	i *informer
+	// w is the informer's hub, src makes the shards' reflectors, and
+	// reads are the lists and watches of the informer's namespaces (one
+	// for all when it has none), with their selectors: the shard set
+	// adds the shard's selector. pending is
+	// [InformerOptions.ShardsPending]. All four are fixed.
+	w       storeWriter
+	src     *source
+	reads   []listWatch
+	pending func() bool
 	// byID are the shards added and not removed, by selector string.
 	byID map[string]*shard
 	// owner maps the key of every stored object to the shard whose
@@ -64,7 +69,7 @@ type shardSet struct {
 }
 
 // shard is one shard of a sharded informer. Its fields but sel are
-// guarded by informer.mu.
+// guarded by the hub's lock.
 type shard struct {
 	sel kube.ShardSelector
 	// keys are the keys of the stored objects this shard's reflector put
@@ -86,151 +91,24 @@ type shard struct {
 	done   chan struct{}
 }
 
-// ErrNotSharded is returned by the shard methods of an informer made
-// without [InformerOptions.Sharded].
-var ErrNotSharded = errors.New("informer is not sharded")
-
-// AddShard adds the shard of sel and, if the informer runs, starts its
-// reflectors: one list (or WatchList) and watch of the shard's objects,
-// or one for each namespace of an informer limited to namespaces.
-// Adding a shard held already changes nothing. The first call makes the
-// informer's shard set.
-func (i *informer) AddShard(sel kube.ShardSelector) error {
-	if !i.opts.Sharded {
-		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrNotSharded)
-	}
-	if sel.Empty() {
-		return fmt.Errorf("add shard to the %s informer: the selector is empty", i.gvk.Kind)
-	}
-	if err := sel.Validate(); err != nil {
-		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, err)
-	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.phase == stopped {
-		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrStopped)
-	}
-	if i.shards == nil {
-		i.shards = &shardSet{i: i, byID: map[string]*shard{}, owner: map[kube.Key]*shard{}}
-	}
-	return i.shards.addLocked(sel)
+// newShardSet returns the shard set of a sharded informer: see the
+// fields of [shardSet].
+func newShardSet(w storeWriter, src *source, reads []listWatch, pending func() bool) *shardSet {
+	return &shardSet{w: w, src: src, reads: reads, pending: pending, byID: map[string]*shard{}, owner: map[kube.Key]*shard{}}
 }
 
-// RemoveShard stops the reflectors of the shard of sel, waits for them
-// to return, and drops the shard's objects from the store without
-// telling the handlers (see "Sharding" in the package doc). It returns
-// how many objects it dropped. The cost is O(objects of the shard).
-func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
-	i.mu.Lock()
-	s := i.shards
-	i.mu.Unlock()
-	if s == nil {
-		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
-	}
-	return s.remove(sel)
-}
-
-// WaitForShard waits until the first state of the shard of sel is in the
-// store, ctx ends, or the shard is removed.
-func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
-	i.mu.Lock()
-	s := i.shards
-	i.mu.Unlock()
-	if s == nil {
-		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
-	}
-	return s.wait(ctx, sel)
-}
-
-// ShardKeys returns the keys of the stored objects of the shard of sel,
-// in no order; the caller owns the slice. The cost is O(objects of the
-// shard).
-func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.shards == nil {
-		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
-	}
-	return i.shards.keysLocked(sel)
-}
-
-// ShardOf returns the selector of the shard whose reflector stored the
-// object at k, and false when none holds it. Cost: O(1).
-func (i *informer) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.shards == nil {
-		return kube.ShardSelector{}, false
-	}
-	return i.shards.ofLocked(k)
-}
-
-// AddShard adds the shard of sel to a sharded informer (see
-// [InformerOptions.Sharded]) and, once it runs, lists and watches the
-// shard's objects into the store: one list (or WatchList) and watch of
-// the shard alone on a server that filters by shard; on one that does
-// not, a read of the kind shared with the shards added about the same
-// time. Adding a shard held already changes nothing. Handlers get
-// OnAdd(obj, true) for the shard's objects.
-func (i *Informer[T]) AddShard(sel kube.ShardSelector) error {
-	if i == nil || i.inf == nil {
-		return errNoInformer
-	}
-	return i.inf.AddShard(sel)
-}
-
-// RemoveShard stops the list and watch of the shard of sel (on a server
-// that filters by shard), waits for it to end, and drops the shard's objects from the store, returning how
-// many. Handlers are told nothing: the objects were not deleted on the
-// server, and a sharded controller must not reconcile them as deletions.
-func (i *Informer[T]) RemoveShard(sel kube.ShardSelector) (int, error) {
-	if i == nil || i.inf == nil {
-		return 0, errNoInformer
-	}
-	return i.inf.RemoveShard(sel)
-}
-
-// WaitForShard waits until the first state of the shard of sel is in the
-// store; it fails when ctx ends first (with a [*NotSyncedError]) or the
-// shard is removed.
-func (i *Informer[T]) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
-	if i == nil || i.inf == nil {
-		return errNoInformer
-	}
-	return i.inf.WaitForShard(ctx, sel)
-}
-
-// ShardKeys returns the keys of the stored objects of the shard of sel,
-// in no order. The cost is O(objects of the shard).
-func (i *Informer[T]) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
-	if i == nil || i.inf == nil {
-		return nil, errNoInformer
-	}
-	return i.inf.ShardKeys(sel)
-}
-
-// ShardOf returns the selector of the shard that holds the stored object
-// at k, and false when none does.
-func (i *Informer[T]) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
-	if i == nil || i.inf == nil {
-		return kube.ShardSelector{}, false
-	}
-	return i.inf.ShardOf(k)
-}
-
-// addLocked implements [sharding]. Call with informer.mu held, the
+// addLocked implements [sharding]. Call with the hub's lock held, the
 // informer not stopped.
 func (s *shardSet) addLocked(sel kube.ShardSelector) error {
-	i := s.i
 	id := sel.String()
 	if _, ok := s.byID[id]; ok {
 		return nil
 	}
-	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: max(len(i.scope()), 1),
+	sh := &shard{sel: sel, keys: map[kube.Key]struct{}{}, unsynced: len(s.reads),
 		synced: make(chan struct{}), gone: make(chan struct{})}
 	s.byID[id] = sh
 	switch {
-	case i.phase != running:
+	case !s.w.runningLocked():
 	case s.fb != nil:
 		s.fb.wakeLocked(true)
 	default:
@@ -246,7 +124,7 @@ func (s *shardSet) startLocked() { s.runShardsLocked() }
 // in the filtering mode. Until a shard's first state shows that the
 // server filters (filtering), one shard's reflector runs alone (the
 // probe): were the server to ignore the selector, each would read the
-// whole kind. Call with informer.mu held, the informer running.
+// whole kind. Call with the hub's lock held, the informer running.
 func (s *shardSet) runShardsLocked() {
 	if s.fb != nil {
 		return
@@ -266,30 +144,16 @@ func (s *shardSet) runShardsLocked() {
 }
 
 // runShardLocked starts sh's reflectors, one for each namespace of the
-// informer (or one for all). Call with informer.mu held, the informer
+// informer (or one for all). Call with the hub's lock held, the informer
 // running.
 func (s *shardSet) runShardLocked(sh *shard) {
-	i := s.i
 	ctx, cancel := context.WithCancel(context.Background())
 	sh.cancel, sh.done = cancel, make(chan struct{})
-	namespaces := i.scope()
-	if len(namespaces) == 0 {
-		namespaces = []string{""}
-	}
+	log := s.src.log.With("shard", sh.sel.String())
 	var readers sync.WaitGroup
-	for _, ns := range namespaces {
-		r := &reflector{
-			lw:        listWatch{i: i, ns: ns, sel: i.selectors(ns), shard: sh.sel},
-			sink:      shardSink{s: s, sh: sh, ns: ns},
-			log:       i.log.With("shard", sh.sel.String()),
-			stats:     &i.reads,
-			pageSize:  i.opts.PageSize,
-			watchList: i.opts.WatchList,
-			progress:  &i.progress,
-			failed:    i.opts.WatchErrorHandler,
-			kind:      i.gvk,
-			scope:     ns,
-		}
+	for _, lw := range s.reads {
+		lw.shard, lw.ignores = sh.sel, s.serverIgnores
+		r := s.src.reflector(lw, shardSink{s: s, sh: sh, ns: lw.ns}, log)
 		readers.Go(func() { r.run(ctx) })
 	}
 	s.readers.Go(func() {
@@ -300,12 +164,11 @@ func (s *shardSet) runShardLocked(sh *shard) {
 
 // remove implements [sharding]: see [informer.RemoveShard].
 func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
-	i := s.i
-	i.mu.Lock()
+	s.w.Lock()
 	sh, ok := s.byID[sel.String()]
 	if !ok {
-		i.mu.Unlock()
-		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
+		s.w.Unlock()
+		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, s.src.gvk.Kind)
 	}
 	delete(s.byID, sel.String())
 	sh.removed = true
@@ -315,20 +178,20 @@ func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
 	}
 	if s.probe == sh {
 		s.probe = nil
-		if i.phase == running {
+		if s.w.runningLocked() {
 			s.runShardsLocked()
 		}
 	}
-	i.mu.Unlock()
+	s.w.Unlock()
 	if sh.cancel != nil {
 		sh.cancel()
 		<-sh.done
 	}
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	s.w.Lock()
+	defer s.w.Unlock()
 	n := 0
 	for k := range sh.keys {
-		i.store.remove(k)
+		s.w.objects().remove(k)
 		delete(s.owner, k)
 		n++
 	}
@@ -338,29 +201,28 @@ func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
 
 // wait implements [sharding]: see [informer.WaitForShard].
 func (s *shardSet) wait(ctx context.Context, sel kube.ShardSelector) error {
-	i := s.i
-	i.mu.Lock()
+	s.w.Lock()
 	sh, ok := s.byID[sel.String()]
-	i.mu.Unlock()
+	s.w.Unlock()
 	if !ok {
-		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
+		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, s.src.gvk.Kind)
 	}
 	select {
 	case <-sh.synced:
 		return nil
 	case <-sh.gone:
-		return fmt.Errorf("wait for shard %s of the %s informer: removed", sel, i.gvk.Kind)
+		return fmt.Errorf("wait for shard %s of the %s informer: removed", sel, s.src.gvk.Kind)
 	case <-ctx.Done():
-		return i.notSynced(ctx.Err())
+		return s.src.notSynced(ctx.Err())
 	}
 }
 
 // keysLocked implements [sharding]: see [informer.ShardKeys]. Call with
-// informer.mu held.
+// the hub's lock held.
 func (s *shardSet) keysLocked(sel kube.ShardSelector) ([]kube.Key, error) {
 	sh, ok := s.byID[sel.String()]
 	if !ok {
-		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, s.i.gvk.Kind)
+		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, s.src.gvk.Kind)
 	}
 	keys := make([]kube.Key, 0, len(sh.keys))
 	for k := range sh.keys {
@@ -370,7 +232,7 @@ func (s *shardSet) keysLocked(sel kube.ShardSelector) ([]kube.Key, error) {
 }
 
 // ofLocked implements [sharding]: see [informer.ShardOf]. Call with
-// informer.mu held.
+// the hub's lock held.
 func (s *shardSet) ofLocked(k kube.Key) (kube.ShardSelector, bool) {
 	if sh := s.owner[k]; sh != nil {
 		return sh.sel, true
@@ -380,7 +242,7 @@ func (s *shardSet) ofLocked(k kube.Key) (kube.ShardSelector, bool) {
 
 // stopLocked implements [sharding]: it cancels every shard's reflector
 // and the fallback mode's, when Start's context is done. Call with
-// informer.mu held; then call stopped.
+// the hub's lock held; then call stopped.
 func (s *shardSet) stopLocked() {
 	if s.fb != nil {
 		s.fb.cancel()
@@ -397,7 +259,7 @@ func (s *shardSet) stopLocked() {
 func (s *shardSet) stopped() { s.readers.Wait() }
 
 // ownLocked records that sh put the object at k, taking k from the shard
-// that had it. Call with informer.mu held.
+// that had it. Call with the hub's lock held.
 func (s *shardSet) ownLocked(k kube.Key, sh *shard) {
 	if o := s.owner[k]; o != nil && o != sh {
 		delete(o.keys, k)
@@ -406,7 +268,7 @@ func (s *shardSet) ownLocked(k kube.Key, sh *shard) {
 	sh.keys[k] = struct{}{}
 }
 
-// disownLocked forgets who put the object at k. Call with informer.mu
+// disownLocked forgets who put the object at k. Call with the hub's lock
 // held.
 func (s *shardSet) disownLocked(k kube.Key) {
 	if o := s.owner[k]; o != nil {
@@ -424,49 +286,49 @@ type shardSink struct {
 	ns string
 }
 
-func (s shardSink) newState() *state { return newState(s.s.i.store.codec) }
+func (s shardSink) newState() *state { return newState(s.s.w.objects().codec) }
 
 // apply implements [sink] as [nsSink.apply] does, for the shard's
 // objects: a DELETED event removes the object only if this shard put it
 // there (the key may have moved to another shard's new object).
 func (s shardSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	s.s.i.mu.Lock()
-	defer s.s.i.mu.Unlock()
+	s.s.w.Lock()
+	defer s.s.w.Unlock()
 	if !s.sh.removed {
 		s.s.applyLocked(s.sh, typ, obj, size)
 	}
 }
 
 // applyLocked applies one watch event of an object of shard sh. Call
-// with informer.mu held.
+// with the hub's lock held.
 func (s *shardSet) applyLocked(sh *shard, typ kube.EventType, obj kube.Object, size int32) {
-	i := s.i
+	st := s.w.objects()
 	meta := obj.GetObjectMeta()
 	k := meta.Key()
 	switch typ {
 	case kube.Added, kube.Modified:
-		old, ok := i.store.get(k)
+		old, ok := st.get(k)
 		if ok && s.owner[k] == sh && old.GetObjectMeta().ResourceVersion == meta.ResourceVersion {
 			return
 		}
-		i.store.put(obj, size)
+		st.put(obj, size)
 		s.ownLocked(k, sh)
 		switch {
 		case !ok:
-			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
+			s.w.notifyLocked(notification{kind: notifyAdd, obj: obj})
 		case old.GetObjectMeta().UID != meta.UID:
-			i.notifyLocked(notification{kind: notifyDelete, obj: old, flag: true})
-			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
+			s.w.notifyLocked(notification{kind: notifyDelete, obj: old, flag: true})
+			s.w.notifyLocked(notification{kind: notifyAdd, obj: obj})
 		default:
-			i.notifyLocked(notification{kind: notifyUpdate, old: old, obj: obj})
+			s.w.notifyLocked(notification{kind: notifyUpdate, old: old, obj: obj})
 		}
 	case kube.Deleted:
 		if s.owner[k] != sh {
 			return
 		}
-		i.store.remove(k)
+		st.remove(k)
 		s.disownLocked(k)
-		i.notifyLocked(notification{kind: notifyDelete, obj: obj})
+		s.w.notifyLocked(notification{kind: notifyDelete, obj: obj})
 	}
 }
 
@@ -479,9 +341,8 @@ func (s *shardSet) applyLocked(sh *shard, typ kube.EventType, obj kube.Object, s
 // index funcs), and the sort of their keys.
 func (s shardSink) replace(next *state, initial bool) {
 	set, sh := s.s, s.sh
-	i := set.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	set.w.Lock()
+	defer set.w.Unlock()
 	if sh.removed {
 		return
 	}
@@ -498,7 +359,7 @@ func (s shardSink) replace(next *state, initial bool) {
 			}
 		}
 	}
-	prev := i.store.swapKeys(out, next)
+	prev := set.w.objects().swapKeys(out, next)
 	for _, k := range out {
 		set.disownLocked(k)
 	}
@@ -507,12 +368,12 @@ func (s shardSink) replace(next *state, initial bool) {
 			set.ownLocked(kube.Key{Namespace: ns, Name: name}, sh)
 		}
 	}
-	i.notifyDiffLocked(prev, next, initial)
+	set.w.notifyDiffLocked(prev, next, initial)
 	if initial {
 		if sh.unsynced--; sh.unsynced == 0 {
 			sh.markSyncedLocked()
 		}
-		if sh == set.probe && sh.unsynced == 0 && i.phase == running {
+		if sh == set.probe && sh.unsynced == 0 && set.w.runningLocked() {
 			set.probe, set.filtering = nil, true
 			set.runShardsLocked()
 		}
@@ -520,7 +381,7 @@ func (s shardSink) replace(next *state, initial bool) {
 }
 
 // isSyncedLocked reports whether the shard's first state is stored. Call
-// with informer.mu held.
+// with the hub's lock held.
 func (sh *shard) isSyncedLocked() bool {
 	select {
 	case <-sh.synced:
@@ -530,7 +391,7 @@ func (sh *shard) isSyncedLocked() bool {
 	}
 }
 
-// markSyncedLocked closes sh.synced, once. Call with informer.mu held.
+// markSyncedLocked closes sh.synced, once. Call with the hub's lock held.
 func (sh *shard) markSyncedLocked() {
 	if !sh.isSyncedLocked() {
 		close(sh.synced)

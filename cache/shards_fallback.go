@@ -82,7 +82,7 @@ const (
 )
 
 // fallback is the state of a sharded informer in fallback mode. Its
-// fields but cancel and wake are guarded by informer.mu.
+// fields but cancel and wake are guarded by the hub's lock.
 type fallback struct {
 	// pending is set when a shard is added that the running generation
 	// does not cover.
@@ -104,7 +104,7 @@ type generation struct {
 	// their objects in its first state are initial adds.
 	fresh map[*shard]bool
 	// unsynced counts its reflectors that have not stored their first
-	// state (guarded by informer.mu); synced is closed when it reaches
+	// state (guarded by the hub's lock); synced is closed when it reaches
 	// zero.
 	unsynced int
 	synced   chan struct{}
@@ -140,18 +140,17 @@ func (g *generation) stop() {
 	<-g.done
 }
 
-// serverIgnores implements [sharding]: it switches a sharded informer
-// to the fallback mode, once: a shard's reflector saw the server ignore
-// its selector. It stops the shards' reflectors; the mode's loop waits
-// for them before its first generation.
+// serverIgnores switches a sharded informer to the fallback mode, once:
+// a shard's reflector saw the server ignore its selector (its
+// listWatch.ignores). It stops the shards' reflectors; the mode's loop
+// waits for them before its first generation.
 func (s *shardSet) serverIgnores() {
-	i := s.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if s.fb != nil || i.phase != running {
+	s.w.Lock()
+	defer s.w.Unlock()
+	if s.fb != nil || !s.w.runningLocked() {
 		return
 	}
-	i.log.Info("server ignores shardSelector; reading the kind once for all shards")
+	s.src.log.Info("server ignores shardSelector; reading the kind once for all shards")
 	ctx, cancel := context.WithCancel(context.Background())
 	fb := &fallback{wake: make(chan struct{}, 1), cancel: cancel}
 	s.fb = fb
@@ -166,8 +165,8 @@ func (s *shardSet) serverIgnores() {
 }
 
 // wakeLocked tells the fallback loop that the shards changed; added
-// marks a shard the running generation does not cover. Call with i.mu
-// held, in fallback mode.
+// marks a shard the running generation does not cover. Call with the hub's
+// lock held, in fallback mode.
 func (fb *fallback) wakeLocked(added bool) {
 	if added {
 		fb.pending = true
@@ -184,13 +183,12 @@ func (fb *fallback) wakeLocked(added bool) {
 // that a stream of additions cannot starve it, and after the additions
 // settle), or when no shard is left for a running one to keep.
 func (s *shardSet) runFallback(ctx context.Context, fb *fallback, prior []chan struct{}) {
-	i := s.i
 	for _, done := range prior {
 		<-done
 	}
 	// The shards being added now, and those announced, share the first
 	// read: a member's Works add their shards one by one.
-	settle(ctx, fb.wake, i.opts.ShardsPending)
+	settle(ctx, fb.wake, s.pending)
 	for ctx.Err() == nil {
 		g := s.startGeneration(ctx, fb)
 		select {
@@ -204,7 +202,7 @@ func (s *shardSet) runFallback(ctx context.Context, fb *fallback, prior []chan s
 			}
 		}
 		if ctx.Err() == nil {
-			settle(ctx, fb.wake, i.opts.ShardsPending)
+			settle(ctx, fb.wake, s.pending)
 		}
 		g.stop()
 	}
@@ -213,8 +211,8 @@ func (s *shardSet) runFallback(ctx context.Context, fb *fallback, prior []chan s
 // restartDue reports whether g must give way to a new generation: a
 // shard it does not cover was added, or it reads for no shard at all.
 func (s *shardSet) restartDue(fb *fallback, g *generation) bool {
-	s.i.mu.Lock()
-	defer s.i.mu.Unlock()
+	s.w.Lock()
+	defer s.w.Unlock()
 	return fb.pending || (len(s.byID) == 0 && len(g.covered) > 0)
 }
 
@@ -252,9 +250,8 @@ func settle(ctx context.Context, wake <-chan struct{}, pending func() bool) {
 // startGeneration starts a generation covering the shards held now (no
 // reflector when none is held).
 func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generation {
-	i := s.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
+	s.w.Lock()
+	defer s.w.Unlock()
 	fb.pending = false
 	g := &generation{fresh: map[*shard]bool{}, synced: make(chan struct{}), done: make(chan struct{})}
 	for _, sh := range s.byID {
@@ -270,25 +267,13 @@ func (s *shardSet) startGeneration(ctx context.Context, fb *fallback) *generatio
 		close(g.done)
 		return g
 	}
-	namespaces := i.scope()
-	if len(namespaces) == 0 {
-		namespaces = []string{""}
-	}
-	g.unsynced = len(namespaces)
+	g.unsynced = len(s.reads)
+	log := s.src.log.With("shards", len(g.covered))
+	keep := func(obj kube.Object) bool { return g.shardOf(obj) != nil }
 	var readers sync.WaitGroup
-	for _, ns := range namespaces {
-		r := &reflector{
-			lw:        listWatch{i: i, ns: ns, sel: i.selectors(ns), keep: func(obj kube.Object) bool { return g.shardOf(obj) != nil }},
-			sink:      fallbackSink{s: s, g: g, ns: ns},
-			log:       i.log.With("shards", len(g.covered)),
-			stats:     &i.reads,
-			pageSize:  i.opts.PageSize,
-			watchList: i.opts.WatchList,
-			progress:  &i.progress,
-			failed:    i.opts.WatchErrorHandler,
-			kind:      i.gvk,
-			scope:     ns,
-		}
+	for _, lw := range s.reads {
+		lw.keep = keep
+		r := s.src.reflector(lw, fallbackSink{s: s, g: g, ns: lw.ns}, log)
 		readers.Go(func() { r.run(ctx) })
 	}
 	go func() {
@@ -307,13 +292,13 @@ type fallbackSink struct {
 	ns string
 }
 
-func (s fallbackSink) newState() *state { return newState(s.s.i.store.codec) }
+func (s fallbackSink) newState() *state { return newState(s.s.w.objects().codec) }
 
 // apply implements [sink] as [shardSink.apply] does, for the shard the
 // object falls in.
 func (s fallbackSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	s.s.i.mu.Lock()
-	defer s.s.i.mu.Unlock()
+	s.s.w.Lock()
+	defer s.s.w.Unlock()
 	if sh := s.g.shardOf(obj); sh != nil && !sh.removed {
 		s.s.applyLocked(sh, typ, obj, size)
 	}
@@ -330,10 +315,10 @@ func (s fallbackSink) apply(typ kube.EventType, obj kube.Object, size int32) {
 // object of next is decoded once more, to find its shard.
 func (s fallbackSink) replace(next *state, initial bool) {
 	set, g := s.s, s.g
-	i := set.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	c := i.store.codec
+	set.w.Lock()
+	defer set.w.Unlock()
+	st := set.w.objects()
+	c := st.codec
 	owners := map[kube.Key]*shard{}
 	for ns, names := range next.objects {
 		for name, e := range names {
@@ -363,7 +348,7 @@ func (s fallbackSink) replace(next *state, initial bool) {
 			out = append(out, k)
 		}
 	}
-	prev := i.store.swapKeys(out, next)
+	prev := st.swapKeys(out, next)
 	for _, k := range out {
 		set.disownLocked(k)
 	}
@@ -371,7 +356,7 @@ func (s fallbackSink) replace(next *state, initial bool) {
 		set.ownLocked(k, sh)
 	}
 	if !initial || len(g.fresh) == 0 {
-		i.notifyDiffLocked(prev, next, false)
+		set.w.notifyDiffLocked(prev, next, false)
 	} else {
 		// The fresh shards' objects are initial adds; the others diff
 		// against what was stored.
@@ -386,8 +371,8 @@ func (s fallbackSink) replace(next *state, initial bool) {
 				}
 			}
 		}
-		i.notifyDiffLocked(prev, known, false)
-		i.notifyDiffLocked(newState(nil), first, true)
+		set.w.notifyDiffLocked(prev, known, false)
+		set.w.notifyDiffLocked(newState(nil), first, true)
 	}
 	if initial {
 		if g.unsynced--; g.unsynced == 0 {

@@ -5,6 +5,7 @@ package cache
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -21,8 +22,9 @@ type IndexFunc func(obj kube.Object) []string
 // never modified once stored: a change replaces the stored pointer, so a
 // reader holding an object sees a consistent (if stale) snapshot of it.
 // The store owns its objects; readers must not modify them. Its objects
-// change only through nsSink, at the end of this file (indexes are added
-// with addIndex).
+// change only under the lock of the informer's hub (hub.go), which
+// orders each change with the notifications it causes: through a sink,
+// the shard set, or a change of scope; indexes are added with addIndex.
 //
 // Costs: get O(1); put and remove O(1) plus the index funcs; listing a
 // namespace O(objects in it); byIndex O(matches); replace O(n · index
@@ -243,122 +245,40 @@ func (s *store) size() (objects int, bytes int64) {
 	return s.cur.count, s.cur.bytes
 }
 
-// The informer as its reflectors' sink: every write to the store's
-// objects, and the notifications it causes, is made here, under
-// informer.mu, which orders it with the notifications of other changes
-// and with handler registration.
-
-// nsSink is an informer's [sink] for the reflector of namespace ns (""
-// for all): its replace swaps that namespace's objects only. Once the
-// namespace has left the informer's scope (run.removed) it changes
-// nothing.
-type nsSink struct {
-	i   *informer
-	ns  string
-	run *nsRun
-}
-
-func (s nsSink) newState() *state { return newState(s.i.store.codec) }
-
-// apply implements [sink]. An ADDED or MODIFIED event for an object at the
-// resourceVersion already stored changes nothing (a watch resumed from an
-// older version may replay it). A DELETED event for an object not stored
-// changes nothing either: no handler saw it.
-func (s nsSink) apply(typ kube.EventType, obj kube.Object, size int32) {
-	i := s.i
-	meta := obj.GetObjectMeta()
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if s.run.removed {
-		return
-	}
-	switch typ {
-	case kube.Added, kube.Modified:
-		old, ok := i.store.get(meta.Key())
-		if ok && old.GetObjectMeta().ResourceVersion == meta.ResourceVersion {
-			return
+// setScope limits the store to namespaces (empty: all), dropping the
+// objects of the others, as one change readers see whole, and returns
+// how many it dropped. The cost is O(objects dropped · index funcs).
+func (s *store) setScope(namespaces []string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scope = namespaces
+	n := 0
+	for ns, names := range s.cur.objects {
+		if len(namespaces) == 0 || slices.Contains(namespaces, ns) {
+			continue
 		}
-		i.store.put(obj, size)
-		if ok {
-			i.notifyLocked(notification{kind: notifyUpdate, old: old, obj: obj})
-		} else {
-			i.notifyLocked(notification{kind: notifyAdd, obj: obj})
-		}
-	case kube.Deleted:
-		if i.store.remove(meta.Key()) {
-			i.notifyLocked(notification{kind: notifyDelete, obj: obj})
-		}
-	}
-}
-
-// replace implements [sink]: it swaps in the state read and tells the
-// handlers exactly what changed, in key order (by namespace, then by
-// name, as the API server lists; see sortedKeys):
-//   - an object that is new: OnAdd (isInInitialList on the first sync);
-//   - an object at another resourceVersion: OnUpdate(old, new);
-//   - an object with the same name but another UID (deleted and created
-//     again while the watch was down): OnDelete(old, true) then OnAdd;
-//   - an object that is gone: OnDelete(last known state, true);
-//   - an object at the same resourceVersion: nothing.
-//
-// initial marks the adds isInInitialList; the informer is synced once
-// every reflector it counts has stored its first state. The cost is
-// O(n log n) for the n objects old and new (the sort of their names).
-func (s nsSink) replace(next *state, initial bool) {
-	i := s.i
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if s.run.removed {
-		return
-	}
-	var prev *state
-	if s.ns == "" {
-		prev = i.store.replace(next)
-	} else {
-		prev = &state{objects: map[string]map[string]entry{s.ns: i.store.replaceNamespace(s.ns, next)}}
-	}
-	i.notifyDiffLocked(prev, next, initial)
-	if initial {
-		s.run.stored = true
-		if s.run.synced != nil {
-			close(s.run.synced)
-		}
-		if s.run.counted {
-			i.storedFirstLocked()
-		}
-	}
-}
-
-// notifyDiffLocked tells the handlers how next differs from prev, in key
-// order, as [nsSink.replace] says; initial marks the adds
-// isInInitialList. Call with i.mu held.
-func (i *informer) notifyDiffLocked(prev, next *state, initial bool) {
-	c := i.store.codec
-	for _, ns := range sortedKeys(prev.objects, next.objects, compareNamespaces) {
-		olds, news := prev.objects[ns], next.objects[ns]
-		for _, name := range sortedKeys(olds, news, strings.Compare) {
-			old, had := olds[name]
-			e, has := news[name]
-			switch {
-			case !has:
-				i.notifyLocked(notification{kind: notifyDelete, obj: old.v, flag: true})
-				continue
-			case !had:
-				i.notifyLocked(notification{kind: notifyAdd, obj: e.v, flag: initial})
-				continue
-			case samePacked(old.v, e.v):
-				continue // the same JSON: the same version
+		for _, e := range names {
+			if len(s.indexers) > 0 {
+				s.cur.unindexAll(s.indexers, s.codec.load(e.v))
 			}
-			oldMeta, newMeta := c.load(old.v).GetObjectMeta(), c.load(e.v).GetObjectMeta()
-			switch {
-			case oldMeta.UID != newMeta.UID:
-				i.notifyLocked(notification{kind: notifyDelete, obj: old.v, flag: true})
-				i.notifyLocked(notification{kind: notifyAdd, obj: e.v})
-			case oldMeta.ResourceVersion != newMeta.ResourceVersion:
-				i.notifyLocked(notification{kind: notifyUpdate, old: old.v, obj: e.v})
-			}
+			s.cur.count--
+			s.cur.bytes -= int64(e.size)
+			n++
 		}
+		delete(s.cur.objects, ns)
 	}
+	return n
+}
+
+// clear drops every stored object, keeping the indexes (empty).
+func (s *store) clear() {
+	next := newState(s.codec)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name := range s.indexers {
+		next.indexes[name] = map[string]map[kube.Key]struct{}{}
+	}
+	s.cur = next
 }
 
 // swapKeys removes the objects at keys and adds next's, as one change

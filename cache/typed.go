@@ -123,6 +123,59 @@ func (i *Informer[T]) WaitForSync(ctx context.Context) error {
 	return i.inf.WaitForSync(ctx)
 }
 
+// AddShard adds the shard of sel to a sharded informer (see
+// [InformerOptions.Sharded]) and, once it runs, lists and watches the
+// shard's objects into the store: one list (or WatchList) and watch of
+// the shard alone on a server that filters by shard; on one that does
+// not, a read of the kind shared with the shards added about the same
+// time. Adding a shard held already changes nothing. Handlers get
+// OnAdd(obj, true) for the shard's objects.
+func (i *Informer[T]) AddShard(sel kube.ShardSelector) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
+	return i.inf.AddShard(sel)
+}
+
+// RemoveShard stops the list and watch of the shard of sel (on a server
+// that filters by shard), waits for it to end, and drops the shard's objects from the store, returning how
+// many. Handlers are told nothing: the objects were not deleted on the
+// server, and a sharded controller must not reconcile them as deletions.
+func (i *Informer[T]) RemoveShard(sel kube.ShardSelector) (int, error) {
+	if i == nil || i.inf == nil {
+		return 0, errNoInformer
+	}
+	return i.inf.RemoveShard(sel)
+}
+
+// WaitForShard waits until the first state of the shard of sel is in the
+// store; it fails when ctx ends first (with a [*NotSyncedError]) or the
+// shard is removed.
+func (i *Informer[T]) WaitForShard(ctx context.Context, sel kube.ShardSelector) error {
+	if i == nil || i.inf == nil {
+		return errNoInformer
+	}
+	return i.inf.WaitForShard(ctx, sel)
+}
+
+// ShardKeys returns the keys of the stored objects of the shard of sel,
+// in no order. The cost is O(objects of the shard).
+func (i *Informer[T]) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
+	if i == nil || i.inf == nil {
+		return nil, errNoInformer
+	}
+	return i.inf.ShardKeys(sel)
+}
+
+// ShardOf returns the selector of the shard that holds the stored object
+// at k, and false when none does.
+func (i *Informer[T]) ShardOf(k kube.Key) (kube.ShardSelector, bool) {
+	if i == nil || i.inf == nil {
+		return kube.ShardSelector{}, false
+	}
+	return i.inf.ShardOf(k)
+}
+
 // ObjectInformer returns the informer as an [ObjectInformer], for code
 // that handles many kinds.
 func (i *Informer[T]) ObjectInformer() ObjectInformer {
