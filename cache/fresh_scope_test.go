@@ -165,13 +165,15 @@ func TestGaveUpNotRepeated(t *testing.T) {
 	})
 }
 
-// TestFreshRecordsBounded: 100,000 writes the cache cannot see keep no
-// record; 100,000 it could see but whose events never come keep at most
+// TestFreshRecordsBounded: 10,000 writes the cache cannot see keep no
+// record; 10,000 it could see but whose events never come (ten times
+// Options.MaxFreshRecords, past both bounds) keep at most
 // Options.MaxFreshRecords records within Options.MaxFreshRecordBytes,
 // the oldest dropped first and counted.
 func TestFreshRecordsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const maxRecords, maxBytes = 1000, 200 << 10
+		const writes = 10 * maxRecords
 		e := newFreshEnv(t, Options{Namespaces: []string{"default"}, MaxFreshRecords: maxRecords, MaxFreshRecordBytes: maxBytes}, 0)
 		gvk := kube.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 		write := func(ns string, i int) kube.Written {
@@ -179,13 +181,13 @@ func TestFreshRecordsBounded(t *testing.T) {
 				ResourceVersion: strconv.Itoa(1<<40 + i), Labels: map[string]string{"app": "demo"},
 				Owners: []kube.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: fmt.Sprintf("w-%06d", i%100), UID: "u"}}}
 		}
-		for i := range 100000 {
+		for i := range writes {
 			e.cache.RecordWrite(write("elsewhere", i))
 		}
 		if r := e.cache.FreshRecords(); r.Records != 0 || r.Bytes != 0 {
-			t.Errorf("FreshRecords = %+v after 100,000 writes outside the cache's namespaces, want none", r)
+			t.Errorf("FreshRecords = %+v after %d writes outside the cache's namespaces, want none", r, writes)
 		}
-		for i := range 100000 {
+		for i := range writes {
 			e.cache.RecordWrite(write("default", i))
 			if r := e.cache.FreshRecords(); r.Records > maxRecords || r.Bytes > maxBytes {
 				t.Fatalf("FreshRecords = %+v after %d writes, past the bounds (%d records, %d bytes)", r, i+1, maxRecords, maxBytes)
@@ -195,7 +197,7 @@ func TestFreshRecordsBounded(t *testing.T) {
 		if r.Dropped == 0 {
 			t.Errorf("FreshRecords = %+v: none dropped", r)
 		}
-		if _, ok := e.cache.writes.pendingObject(gvk, kube.Key{Namespace: "default", Name: "object-099999"}); !ok {
+		if _, ok := e.cache.writes.pendingObject(gvk, kube.Key{Namespace: "default", Name: fmt.Sprintf("object-%06d", writes-1)}); !ok {
 			t.Error("the newest write was dropped, want the oldest first")
 		}
 		if _, ok := e.cache.writes.pendingObject(gvk, kube.Key{Namespace: "default", Name: "object-000000"}); ok {

@@ -16,20 +16,22 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
-// TestChaos runs three candidates for 40 minutes of fake time while links are
-// cut and stalled, the server fails requests, other writers touch the
-// Lease, and candidates are killed (with and without release). A candidate
+// TestChaos runs three candidates for 15 minutes of fake time (a seed:
+// two seeds, in parallel) while links are cut and stalled, the server
+// fails requests, other writers touch the Lease, and candidates are
+// killed (with and without release); each of those happens in every seed. A candidate
 // whose Run returned (killed, or leadership lost) is replaced by a new one,
 // as a process supervisor would restart it. The ledger fails the test the instant two terms overlap; a
 // sampler also checks IsLeader of every candidate every 100ms. At the end,
 // with the faults gone, there must be a leader again.
 func TestChaos(t *testing.T) {
-	seeds, span := uint64(2), 40*time.Minute
+	seeds, span := uint64(2), 15*time.Minute
 	if testing.Short() {
-		seeds, span = 1, 15*time.Minute
+		seeds = 1
 	}
 	for seed := range seeds {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			t.Parallel() // a bubble and a server of its own
 			synctest.Test(t, func(t *testing.T) { chaos(t, seed, span) })
 		})
 	}
@@ -71,6 +73,7 @@ func chaos(t *testing.T, seed uint64, span time.Duration) {
 	}()
 
 	var faults, kills int
+	counts := map[string]int{} // of each fault, by name
 	for end := time.Now().Add(span); time.Now().Before(end); {
 		time.Sleep(time.Duration(500+rng.IntN(4000)) * time.Millisecond)
 		for i, cd := range live {
@@ -83,19 +86,25 @@ func chaos(t *testing.T, seed uint64, span time.Duration) {
 		cd := live[rng.IntN(len(live))]
 		switch rng.IntN(10) {
 		case 0, 1:
+			counts["cut"]++
 			cd.link.cut()
 			go heal(cd, time.Duration(rng.IntN(30))*time.Second)
 		case 2:
+			counts["stall"]++
 			cd.link.stall()
 			go heal(cd, time.Duration(rng.IntN(20))*time.Second)
 		case 3, 4:
+			counts["fail"]++
 			c.srv.FailNext(1+rng.IntN(6), nil, kube.NewStatusError(http.StatusInternalServerError, kube.ReasonInternalError, "chaos"))
 		case 5:
+			counts["conflict"]++
 			c.srv.FailNext(1+rng.IntN(3), func(ri kubetest.RequestInfo) bool { return ri.Verb == "update" },
 				kube.NewStatusError(http.StatusConflict, kube.ReasonConflict, "chaos"))
 		case 6:
+			counts["touch"]++
 			touch(c, rng.IntN(1000))
 		case 7:
+			counts["kill"]++
 			cd.link.heal()
 			cd.halt() // replaced at the next round
 			kills++
@@ -122,7 +131,12 @@ func chaos(t *testing.T, seed uint64, span time.Duration) {
 				i, h[i].id, h[i].start.Sub(c.t0), i-1, h[i-1].id, h[i-1].end.Sub(c.t0))
 		}
 	}
-	t.Logf("seed %d: %d faults, %d kills, %d candidates, %d terms in %v", seed, faults, kills, nextID, len(h), span)
+	for _, what := range []string{"cut", "stall", "fail", "conflict", "touch", "kill"} {
+		if counts[what] == 0 {
+			t.Errorf("seed %d: no %s in %v: the run does not show what it is for; %v", seed, what, span, counts)
+		}
+	}
+	t.Logf("seed %d: %d faults, %d kills, %d candidates, %d terms in %v; %v", seed, faults, kills, nextID, len(h), span, counts)
 }
 
 // heal heals cd's link after d.

@@ -207,6 +207,7 @@ func TestRingControllers(t *testing.T) {
 		opts kubetest.Options
 	}{{"filtering", kubetest.Options{}}, {"gate-off", kubetest.Options{DisableShardedListAndWatch: true}}} {
 		t.Run(server.name, func(t *testing.T) {
+			t.Parallel() // a bubble and a server of its own
 			synctest.Test(t, func(t *testing.T) { ringControllers(t, server.opts) })
 		})
 	}

@@ -177,7 +177,11 @@ func (rt *ringTest) holdings() map[string][]int {
 // settled reports whether every range is held, by the owner the
 // assignment among ids gives it.
 func (rt *ringTest) settled(ids []string) bool {
-	owners := Assign(ids, testRanges)
+	return rt.heldBy(Assign(ids, testRanges))
+}
+
+// heldBy reports whether each range is held by owners[range] now.
+func (rt *ringTest) heldBy(owners []string) bool {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return slices.Equal(rt.holder[:], owners)
@@ -188,9 +192,10 @@ func (rt *ringTest) settled(ids []string) bool {
 // the test after limit.
 func (rt *ringTest) waitSettled(ids []string, limit time.Duration) time.Duration {
 	rt.t.Helper()
+	owners := Assign(ids, testRanges) // once: it depends on ids alone
 	start := time.Now()
 	for time.Since(start) <= limit {
-		if rt.settled(ids) {
+		if rt.heldBy(owners) {
 			return time.Since(start)
 		}
 		time.Sleep(10 * time.Millisecond)

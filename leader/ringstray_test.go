@@ -51,6 +51,7 @@ func TestRingStrayLeases(t *testing.T) {
 			2 * retry, lease + retry, IgnoredLeases{Foreign: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // a bubble and a server of its own
 			synctest.Test(t, func(t *testing.T) {
 				ids := ringIDs(3)
 				rt := newRingTest(t, 0, ids...)

@@ -27,7 +27,7 @@
 // FreshFinalizer, which need watch events delivered late, reach the
 // server through lagProxy (lagproxy_test.go), a reverse proxy on loopback
 // that holds back the lines of JSON watches; the other scenarios reach it
-// directly. FreshReads alone takes about 50 s, FreshFinalizer about 7 s:
+// directly. FreshReads alone takes about 25 s, FreshFinalizer about 7 s:
 //
 //	testdata/kube-apiserver/harness.sh run -- go test -tags integration -count=1 -v -run TestScenarios/FreshReads ./internal/integration/
 //

@@ -19,14 +19,14 @@ import (
 // testFreshReads: with every watch event delivered 200ms to 2s late, a
 // controller that creates a child (generateName) when a List by owner
 // shows none, and counts its reconciles in a field of the parent with a
-// merge patch computed from what it read, over 200 parents, makes
+// merge patch computed from what it read, over 80 parents, makes
 // duplicate children and loses increments when it reconciles on a stale
 // cache (the waits off), and makes none and loses none by default.
 func testFreshReads(t *testing.T, f *fixture) {
 	if f.env.LagWatches == nil {
 		t.Skip("the environment cannot delay watch events")
 	}
-	const parents, target = 200, 3
+	const parents, target = 80, 3
 	var lagged *kube.Config // without a bubble: both rounds on f's parents
 	if f.env.Bubble == nil {
 		var undo func()
