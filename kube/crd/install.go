@@ -15,8 +15,9 @@ import (
 
 // Install creates each CRD, or updates the CRD of that name to it, then
 // waits until every one is Established with its names accepted (see
-// [WaitEstablished]), so that objects of the kinds can be used when it
-// returns. It is meant for start-up, before a manager starts its caches:
+// [WaitEstablished]) and the client's discovery lists the kind of each
+// served version, so that objects of the kinds can be used, and their
+// kinds resolved, when it returns. It is meant for start-up, before a manager starts its caches:
 //
 //	if err := crd.Install(ctx, client, widgetCRD); err != nil { ... }
 //
@@ -46,8 +47,43 @@ func install(ctx context.Context, c *kube.Client, log *slog.Logger, crds []*Cust
 		if err := WaitEstablished(ctx, c, crd.Name); err != nil {
 			return err
 		}
+		if err := waitDiscovered(ctx, c, crd); err != nil {
+			return err
+		}
 		if log != nil {
 			log.Info("CRD established", "crd", crd.Name)
+		}
+	}
+	return nil
+}
+
+// waitDiscovered waits until c's discovery lists the kind of every
+// version crd serves. A CRD is Established before kube-apiserver's
+// discovery lists its kind (both servers were seen answering a lookup
+// with no such kind just after), and a controller's start resolves its
+// kinds (an owner's scope, say) through discovery: without the wait it
+// could fail on a kind that is about to be served. Each miss refreshes
+// c's discovery; the pause between lookups grows to a second.
+func waitDiscovered(ctx context.Context, c *kube.Client, crd *CustomResourceDefinition) error {
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		gvk := kube.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+		for retry := 20 * time.Millisecond; ; retry = min(2*retry, time.Second) {
+			_, err := c.Mapping(ctx, gvk)
+			var missing *kube.NoKindMatchError
+			if !errors.As(err, &missing) {
+				if err != nil {
+					return fmt.Errorf("wait for discovery to list %s: %w", gvk.Kind, err)
+				}
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("wait for discovery to list %s %s: %w", gvk.APIVersion(), gvk.Kind, ctx.Err())
+			case <-time.After(retry):
+			}
 		}
 	}
 	return nil
