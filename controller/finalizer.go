@@ -49,7 +49,8 @@ func EnsureFinalizer(ctx context.Context, c Client, obj kube.Object, name string
 // server deletes the object.
 //
 // An object already gone (NotFound, because another reconcile or writer
-// removed the last finalizer first) is what RemoveFinalizer is for: it
+// removed the last finalizer first; on kube-apiserver 1.33 the 409 that
+// [kube.IsNotFound] also reports) is what RemoveFinalizer is for: it
 // returns false and nil.
 func RemoveFinalizer(ctx context.Context, c Client, obj kube.Object, name string) (bool, error) {
 	wrote, err := patchFinalizers(ctx, c, obj, func(m *kube.ObjectMeta) bool {

@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -90,5 +91,35 @@ func TestFinalizers(t *testing.T) {
 	}
 	if got, err := EnsureFinalizer(ctx, c, gone, "x/y"); !kube.IsNotFound(err) || got {
 		t.Errorf("EnsureFinalizer of an object gone = %v, %v; want false, NotFound", got, err)
+	}
+}
+
+// deletedOn133 is a Client whose patches meet an object deleted
+// meanwhile as kube-apiserver 1.33 answers it: 409 Conflict naming
+// storage's invalid object with an empty stored uid (1.36 and 1.37 answer
+// 404).
+type deletedOn133 struct {
+	Client
+	patches int
+}
+
+func (c *deletedOn133) Patch(ctx context.Context, obj kube.Object, p kube.Patch, opts ...kube.WriteOption) error {
+	c.patches++
+	return kube.NewStatusError(409, kube.ReasonConflict, `Operation cannot be fulfilled on configmaps "f": `+
+		`StorageError: invalid object, Code: 4, Key: /registry/configmaps/default/f, ResourceVersion: 0, `+
+		`AdditionalErrorMsg: Precondition failed: UID in precondition: 6d1f0c8e-1111-4222-8333-944455556666, UID in object meta: `)
+}
+
+// TestRemoveFinalizerDeletedOn133: the last finalizer removed by another
+// writer meanwhile is "already gone" on 1.33 too: RemoveFinalizer returns
+// false and nil after its one patch, without reading afresh.
+func TestRemoveFinalizerDeletedOn133(t *testing.T) {
+	c := &deletedOn133{}
+	o := &kube.ConfigMap{ObjectMeta: kube.ObjectMeta{Namespace: "default", Name: "f", ResourceVersion: "7", Finalizers: []string{"example.com/cleanup"}}}
+	if got, err := RemoveFinalizer(t.Context(), c, o, "example.com/cleanup"); got || err != nil {
+		t.Errorf("RemoveFinalizer of an object deleted meanwhile (1.33) = %v, %v; want false, nil", got, err)
+	}
+	if c.patches != 1 {
+		t.Errorf("RemoveFinalizer sent %d patches, want 1 (the object is gone: nothing to read afresh)", c.patches)
 	}
 }

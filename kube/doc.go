@@ -36,6 +36,11 @@
 //     [*NotKubernetesError] naming the server and the path:
 //     [IgnoreNotFound] does not hide it, so nothing reads it as "gone".
 //     A server swapped for another after discovery is not noticed.
+//   - A write that meets an object deleted since it was read is
+//     [IsNotFound] on every version kubeloop supports: 1.36 and 1.37
+//     answer it 404, 1.33 a 409 Conflict naming storage's "invalid
+//     object" (Code: 4) with an empty stored uid, which is NotFound and
+//     not [IsConflict].
 //   - [MergeFrom] makes a patch of what an object changed since it was
 //     read, sent without its resourceVersion (unless asked), so a write
 //     from a stale read does not Conflict and does not undo fields it

@@ -117,3 +117,37 @@ func TestIgnoreNotFound(t *testing.T) {
 		t.Errorf("IgnoreNotFound(nil) = %v", err)
 	}
 }
+
+// TestDeletedMeanwhileIsNotFound: kube-apiserver 1.33 answers a PUT whose
+// object carries the uid of an object deleted since it was read with a
+// 409 Conflict naming storage's invalid-object error (1.36 and 1.37 answer
+// 404): it is NotFound, not a Conflict, so that IgnoreNotFound, the
+// finalizer helpers and RetryOnConflict treat the object as gone. The
+// same error naming another uid (the name made again) stays a Conflict.
+func TestDeletedMeanwhileIsNotFound(t *testing.T) {
+	const prefix = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Operation cannot be fulfilled on configmaps \"x\": ` +
+		`StorageError: invalid object, Code: 4, Key: /registry/configmaps/ns/x, ResourceVersion: 0, AdditionalErrorMsg: ` +
+		`Precondition failed: UID in precondition: 4f6c4e2a-4d0e-4b54-9e32-0c4a5b1d2e3f, UID in object meta: `
+	const suffix = `","reason":"Conflict","details":{"name":"x","kind":"configmaps"},"code":409}`
+	for _, tc := range []struct {
+		name            string
+		stored          string
+		notFound, confl bool
+	}{
+		{"deleted meanwhile (1.33)", "", true, false},
+		{"made again with another uid", "0b1c2d3e-0000-4000-8000-000000000001", false, true},
+	} {
+		se := errorFromResponse(newDecoders().all, 409, http.Header{}, []byte(prefix+tc.stored+suffix))
+		err := fmt.Errorf("update ConfigMap ns/x: %w", se)
+		if IsNotFound(err) != tc.notFound || IsConflict(err) != tc.confl {
+			t.Errorf("%s: IsNotFound = %v, IsConflict = %v; want %v, %v", tc.name, IsNotFound(err), IsConflict(err), tc.notFound, tc.confl)
+		}
+		if got := IgnoreNotFound(err); (got == nil) != tc.notFound {
+			t.Errorf("%s: IgnoreNotFound = %v", tc.name, got)
+		}
+	}
+	stale := fmt.Errorf("update: %w", NewStatusError(409, ReasonConflict, `Operation cannot be fulfilled on configmaps "x": the object has been modified; please apply your changes to the latest version and try again`))
+	if IsNotFound(stale) || !IsConflict(stale) {
+		t.Errorf("a stale resourceVersion's 409: IsNotFound = %v, IsConflict = %v; want false, true", IsNotFound(stale), IsConflict(stale))
+	}
+}

@@ -7,9 +7,11 @@ package integration
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,10 @@ type harness struct {
 	Token            string // KUBELOOP_TOKEN, user admin in system:masters
 	DeniedToken      string // KUBELOOP_DENIED_TOKEN, user denied in no group
 	CAFile           string // KUBELOOP_CA_FILE
+	// Version is the Kubernetes version the harness built, 1.MINOR.PATCH
+	// (KUBELOOP_KUBE_VERSION); empty for a server started otherwise, whose
+	// /version then says.
+	Version string
 }
 
 // harnessFromEnv reads the harness environment and fails the test when any
@@ -49,6 +55,7 @@ func harnessFromEnv(t testing.TB) harness {
 			missing = append(missing, v.name)
 		}
 	}
+	h.Version = os.Getenv("KUBELOOP_KUBE_VERSION")
 	if len(missing) > 0 {
 		t.Fatalf("integration suite needs KUBELOOP_KUBECONFIG and the rest of the harness environment (unset: %s); "+
 			"run testdata/kube-apiserver/harness.sh run -- go test -tags integration ./internal/integration/",
@@ -95,4 +102,29 @@ func (h harness) get(t testing.TB, c *http.Client, token, path string) (int, []b
 		t.Fatalf("GET %s: read body: %v", path, err)
 	}
 	return resp.StatusCode, body
+}
+
+// serverVersion returns the server's version, 1.MINOR.PATCH, and its
+// minor: h.Version, else the gitVersion of its /version. The tests whose
+// expectations differ between minors choose by it.
+func (h harness) serverVersion(t testing.TB) (version string, minor int) {
+	t.Helper()
+	version = h.Version
+	if version == "" {
+		code, body := h.get(t, h.httpClient(t), h.Token, "/version")
+		var v struct {
+			GitVersion string `json:"gitVersion"`
+		}
+		if err := json.Unmarshal(body, &v); err != nil || code != http.StatusOK {
+			t.Fatalf("GET /version = %d %s: want 200 and a gitVersion", code, body)
+		}
+		version = strings.TrimPrefix(v.GitVersion, "v")
+	}
+	_, rest, _ := strings.Cut(version, ".")
+	m, _, _ := strings.Cut(rest, ".")
+	minor, err := strconv.Atoi(m)
+	if err != nil || !strings.HasPrefix(version, "1.") {
+		t.Fatalf("server version %q is not 1.MINOR.PATCH", version)
+	}
+	return version, minor
 }

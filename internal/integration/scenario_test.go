@@ -47,6 +47,10 @@ func TestScenarios(t *testing.T) {
 		// The harness runs kube-controller-manager's garbage collector and
 		// namespace controller unless told otherwise.
 		Controllers: os.Getenv("KUBELOOP_CONTROLLERS") != "",
+		// The version the harness built, which /version must report and
+		// by which the scenarios choose what to expect; empty for a
+		// server it did not build (they read /version).
+		Version: os.Getenv("KUBELOOP_KUBE_VERSION"),
 	})
 }
 

@@ -48,12 +48,13 @@ func TestShardMeasure(t *testing.T) {
 	h := harnessFromEnv(t)
 	bin := buildProgram(t, t.Context(), "internal/shardmember")
 	t.Run("gate-on", func(t *testing.T) {
+		skipWithoutShardGate(t, h)
 		for i := range runs {
 			t.Run(fmt.Sprint(i), func(t *testing.T) { measureRing(t, bin, shardServer{h.Server, h.Token, h.CAFile}) })
 		}
 	})
 	t.Run("gate-off", func(t *testing.T) {
-		srv := startGateOff(t)
+		srv := gateOffServer(t, h)
 		for i := range runs {
 			t.Run(fmt.Sprint(i), func(t *testing.T) { measureRing(t, bin, srv) })
 		}

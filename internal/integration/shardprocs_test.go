@@ -41,10 +41,11 @@ func TestShardProcesses(t *testing.T) {
 	bin := buildProgram(t, t.Context(), "internal/shardmember")
 	var rows []string
 	t.Run("gate-on", func(t *testing.T) {
+		skipWithoutShardGate(t, h)
 		rows = append(rows, shardRun(t, bin, shardServer{h.Server, h.Token, h.CAFile}, "on")...)
 	})
 	t.Run("gate-off", func(t *testing.T) {
-		rows = append(rows, shardRun(t, bin, startGateOff(t), "off")...)
+		rows = append(rows, shardRun(t, bin, gateOffServer(t, h), "off")...)
 	})
 	t.Logf("%d ConfigMaps, %d ranges, LeaseDuration %v, RenewDeadline %v, RetryPeriod %v, reconcile %v\n"+
 		"gate | members | member | objects cached | bytes read | lists | watches | dropped by client | handover after SIGKILL\n%s",
@@ -66,6 +67,29 @@ type shardServer struct{ host, token, caFile string }
 
 func (s shardServer) env() []string {
 	return append(os.Environ(), "KUBELOOP_SERVER="+s.host, "KUBELOOP_TOKEN="+s.token, "KUBELOOP_CA_FILE="+s.caFile)
+}
+
+// shardGateMinor is the first minor with the ShardedListAndWatch gate
+// (alpha in 1.36); older servers ignore shardSelector, as the gate off does.
+const shardGateMinor = 36
+
+// skipWithoutShardGate skips a test of the gate on when the harness's
+// server is older than the gate.
+func skipWithoutShardGate(t *testing.T, h harness) {
+	t.Helper()
+	if _, minor := h.serverVersion(t); minor < shardGateMinor {
+		t.Skipf("1.%d has no ShardedListAndWatch gate (1.%d and newer): it ignores shardSelector, which gate-off covers", minor, shardGateMinor)
+	}
+}
+
+// gateOffServer returns a server that ignores shardSelector: the
+// harness's own when it predates the gate, else one startGateOff starts.
+func gateOffServer(t *testing.T, h harness) shardServer {
+	t.Helper()
+	if _, minor := h.serverVersion(t); minor < shardGateMinor {
+		return shardServer{h.Server, h.Token, h.CAFile}
+	}
+	return startGateOff(t)
 }
 
 // startGateOff starts a kube-apiserver with ShardedListAndWatch off through

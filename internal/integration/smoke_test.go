@@ -7,7 +7,6 @@ package integration
 import (
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 )
 
@@ -36,8 +35,11 @@ func TestSmoke(t *testing.T) {
 		if err := json.Unmarshal(body, &v); err != nil {
 			t.Fatalf("GET /version: decode %s: %v", body, err)
 		}
-		if !strings.HasPrefix(v.GitVersion, "v1.36.") {
-			t.Errorf("GET /version gitVersion = %q, want v1.36.x", v.GitVersion)
+		if h.Version == "" {
+			t.Skip("KUBELOOP_KUBE_VERSION is unset: no version to expect (a server the harness did not build)")
+		}
+		if v.GitVersion != "v"+h.Version {
+			t.Errorf("GET /version gitVersion = %q, want v%s (KUBELOOP_KUBE_VERSION)", v.GitVersion, h.Version)
 		}
 	})
 

@@ -62,8 +62,13 @@ func testAccessReview(t *testing.T, f *fixture) {
 	}
 
 	r := f.send(t, "POST", path, "application/json", `{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{}}`)
+	// 1.37 names the spec, older minors spec.resourceAttributes.
+	unionPath := "spec.resourceAttributes"
+	if f.minor(t) >= minorNewest {
+		unionPath = "spec"
+	}
 	expectStatus(t, "review without attributes", r, 422, "Invalid",
-		`.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: `+
+		`.authorization.k8s.io "" is invalid: `+unionPath+`: Invalid value: null: `+
 			`exactly one of nonResourceAttributes or resourceAttributes must be specified`)
 	// An access review has no name: metadata must be empty.
 	r = f.send(t, "POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews", "application/json",

@@ -233,35 +233,28 @@ func testDeleteOptionsValidation(t *testing.T, f *fixture) {
 // testOwnerReferenceValidation: owner references are validated on every
 // write as the real server validates them, with its 422 messages: each
 // field required (the apiVersion must hold a version), at most one
-// controller, and no Event as owner.
+// controller, and no Event as owner. The messages are the server's minor's
+// (ownerRefMessages).
 func testOwnerReferenceValidation(t *testing.T, f *fixture) {
 	p := "/api/v1/namespaces/" + f.ns + "/configmaps"
 	const prefix = `ConfigMap "v" is invalid: `
+	m := ownerRefMessages(f.minor(t))
 	for _, tc := range []struct{ name, refs, message string }{
-		{"no uid", `[{"apiVersion":"v1","kind":"ConfigMap","name":"a"}]`,
-			`metadata.ownerReferences.uid: Invalid value: "": must not be empty`},
-		{"no apiVersion", `[{"kind":"ConfigMap","name":"a","uid":"u1"}]`,
-			`metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty`},
-		{"malformed apiVersion", `[{"apiVersion":"v1/x/y","kind":"ConfigMap","name":"a","uid":"u1"}]`,
-			`metadata.ownerReferences.apiVersion: Invalid value: "v1/x/y": version must not be empty`},
-		{"group without version", `[{"apiVersion":"apps/","kind":"Deployment","name":"a","uid":"u1"}]`,
-			`metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty`},
-		{"no kind", `[{"apiVersion":"v1","name":"a","uid":"u1"}]`,
-			`metadata.ownerReferences.kind: Invalid value: "": must not be empty`},
-		{"no name", `[{"apiVersion":"v1","kind":"ConfigMap","uid":"u1"}]`,
-			`metadata.ownerReferences.name: Invalid value: "": must not be empty`},
+		{"no uid", `[{"apiVersion":"v1","kind":"ConfigMap","name":"a"}]`, m.empty("uid")},
+		{"no apiVersion", `[{"kind":"ConfigMap","name":"a","uid":"u1"}]`, m.empty("apiVersion")},
+		{"malformed apiVersion", `[{"apiVersion":"v1/x/y","kind":"ConfigMap","name":"a","uid":"u1"}]`, m.badVersion("v1/x/y")},
+		{"group without version", `[{"apiVersion":"apps/","kind":"Deployment","name":"a","uid":"u1"}]`, m.badVersion("apps/")},
+		{"no kind", `[{"apiVersion":"v1","name":"a","uid":"u1"}]`, m.empty("kind")},
+		{"no name", `[{"apiVersion":"v1","kind":"ConfigMap","uid":"u1"}]`, m.empty("name")},
 		{"all empty", `[{"apiVersion":"","kind":"","name":"","uid":""}]`,
-			`[metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty, ` +
-				`metadata.ownerReferences.kind: Invalid value: "": must not be empty, ` +
-				`metadata.ownerReferences.name: Invalid value: "": must not be empty, ` +
-				`metadata.ownerReferences.uid: Invalid value: "": must not be empty]`},
+			"[" + m.empty("apiVersion") + ", " + m.empty("kind") + ", " + m.empty("name") + ", " + m.empty("uid") + "]"},
 		{"two controllers", `[{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"u1","controller":true},` +
 			`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"u2"},{"apiVersion":"v1","kind":"Secret","name":"c","uid":"u3","controller":true}]`,
 			`metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"u1","controller":true},` +
 				`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"u2"},{"apiVersion":"v1","kind":"Secret","name":"c","uid":"u3","controller":true}]: ` +
 				`Only one reference can have Controller set to true. Found "true" in references for ConfigMap/a and Secret/c`},
 		{"event owner", `[{"blockOwnerDeletion":true,"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false}]`,
-			`metadata.ownerReferences: Invalid value: {"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false,"blockOwnerDeletion":true}: ` +
+			m.ref + `: Invalid value: {"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false,"blockOwnerDeletion":true}: ` +
 				`/v1, Kind=Event is disallowed from being an owner`},
 	} {
 		r := f.send(t, "POST", p, "application/json", `{"metadata":{"name":"v","ownerReferences":`+tc.refs+`}}`)
@@ -270,6 +263,44 @@ func testOwnerReferenceValidation(t *testing.T, f *fixture) {
 			f.send(t, "DELETE", p+"/v", "", "")
 		}
 	}
+}
+
+// ownerRefWording is how a minor words the errors of the first owner
+// reference: 1.37 names it by index (metadata.ownerReferences[0]) and
+// calls an empty field a Required value; 1.33 to 1.36 name the list and
+// call it an Invalid value "", 1.33 repeating the field's name in the
+// detail.
+type ownerRefWording struct {
+	minor int
+	ref   string // the path of the first reference
+}
+
+func ownerRefMessages(minor int) ownerRefWording {
+	if minor >= minorNewest {
+		return ownerRefWording{minor, "metadata.ownerReferences[0]"}
+	}
+	return ownerRefWording{minor, "metadata.ownerReferences"}
+}
+
+// empty is the error of the reference's field left empty.
+func (w ownerRefWording) empty(field string) string {
+	switch {
+	case w.minor >= minorNewest:
+		return w.ref + "." + field + ": Required value: must not be empty"
+	case field == "apiVersion":
+		return w.ref + `.apiVersion: Invalid value: "": version must not be empty`
+	case w.minor <= minorOldest:
+		return w.ref + "." + field + `: Invalid value: "": ` + field + " must not be empty"
+	}
+	return w.ref + "." + field + `: Invalid value: "": must not be empty`
+}
+
+// badVersion is the error of an apiVersion that holds no version.
+func (w ownerRefWording) badVersion(apiVersion string) string {
+	if w.minor >= minorNewest {
+		return w.ref + `.apiVersion: Invalid value: "` + apiVersion + `": must be <group>/<version> or <version>`
+	}
+	return w.ref + `.apiVersion: Invalid value: "` + apiVersion + `": version must not be empty`
 }
 
 // testGCClusterScopedOwner: a namespaced object may be owned by a

@@ -4,6 +4,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,8 +80,9 @@ func testVersion(t *testing.T, f *fixture) {
 	if err := json.Unmarshal(r.body, &v); err != nil || r.code != 200 {
 		t.Fatalf("GET /version = %d %s", r.code, r.body)
 	}
-	want := map[string]string{"major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
-		"minCompatibilityMajor": "1", "minCompatibilityMinor": "35", "gitVersion": "v1.36.3", "compiler": "gc"}
+	minor := f.minor(t)
+	want := map[string]string{"major": "1", "minor": strconv.Itoa(minor), "emulationMajor": "1", "emulationMinor": strconv.Itoa(minor),
+		"minCompatibilityMajor": "1", "minCompatibilityMinor": strconv.Itoa(minor - 1), "gitVersion": "v" + f.version(t), "compiler": "gc"}
 	for k, w := range want {
 		if v[k] != w {
 			t.Errorf("/version %s = %q, want %q", k, v[k], w)

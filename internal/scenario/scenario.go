@@ -58,6 +58,12 @@ type Env struct {
 	// the same checks. f does not call t.Run. Without it (a real server)
 	// they wait in real time.
 	Bubble func(t *testing.T, f func(t *testing.T, env Env))
+	// Version is the Kubernetes version the server is, 1.MINOR.PATCH
+	// (a real server's build, or the one kubetest acts as); empty: what
+	// its /version says. The scenarios whose answers differ between the
+	// minors kubeloop supports (1.33 to 1.37) choose their expectations
+	// by its minor, and Version checks /version against it.
+	Version string
 }
 
 // Run runs every scenario as a subtest of t.

@@ -75,10 +75,22 @@ func testTableCustomResource(t *testing.T, f *fixture) {
 		// A version without printer columns shows the name and the age.
 		{strings.Replace(base, "/v1/", "/v2/", 1) + "?fieldSelector=metadata.name%3Dg1", "Name:string:name:0,Age:date::0", "bc025c20d637",
 			[]string{`["g1","<age>"]`}},
-		// CRDs have the default columns: the name and the creation time.
-		{"/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldSelector=metadata.name%3D" + crdName,
-			"Name:string:name:0,Created At:date::0", "bc025c20d637", []string{`["` + crdName + `","<time>"]`}},
+		f.crdTableCase(t, crdName, kind),
 	})
+}
+
+// crdTableCase is the Table of the CRD crdName itself. Up to 1.36 CRDs
+// have the default columns, the name and the creation time; 1.37 gives
+// them their own: the scope and the served versions, then (-o wide) the
+// group, the kind, the short names and whether it is Established.
+func (f *fixture) crdTableCase(t *testing.T, crdName, kind string) tableCase {
+	path := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldSelector=metadata.name%3D" + crdName
+	if f.minor(t) < minorNewest {
+		return tableCase{path, "Name:string:name:0,Created At:date::0", "bc025c20d637", []string{`["` + crdName + `","<time>"]`}}
+	}
+	return tableCase{path,
+		"Name:string:name:0,Scope:string::0,Versions:string::0,Created At:date::0,Group:string::1,Kind:string::1,ShortNames:string::1,Established:boolean::1",
+		"a0684f249a0f", []string{`["` + crdName + `","Namespaced","v1(storage),v2","<time>","` + widgetGroup + `","` + kind + `","",true]`}}
 }
 
 // tryList lists path, for waiting until a resource is served.

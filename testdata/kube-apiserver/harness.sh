@@ -3,10 +3,10 @@
 #
 # Builds, starts and stops a real kube-apiserver (with an embedded etcd) and
 # a kube-controller-manager beside it on loopback for kubeloop's integration
-# tests.
+# tests, of the Kubernetes version KUBE_VERSION.
 #
-#   harness.sh build              build .bin/kube-apiserver, .bin/kube-controller-manager and
-#                                 .bin/kubectl (Go caches make rebuilds fast)
+#   harness.sh build              build .bin/VERSION/kube-apiserver, kube-controller-manager and
+#                                 kubectl (Go caches make rebuilds fast)
 #   harness.sh start DIR [-- ARG...]  start it with state in DIR, wait for /readyz,
 #                                 write DIR/admin.kubeconfig, DIR/denied.kubeconfig, DIR/env;
 #                                 ARGs go to kube-apiserver after the defaults; then start
@@ -15,8 +15,13 @@
 #   harness.sh stop DIR           stop the processes recorded in DIR/kcm.pid and DIR/pid
 #   harness.sh run -- CMD ARG...  build, start in a temporary DIR, run CMD with DIR/env
 #                                 exported, stop; exits with CMD's status
+#   harness.sh versions           print the versions it builds, one a line, newest first
+#   harness.sh matrix -- CMD ARG... run CMD (as run does) on every version, oldest first, each
+#                                 whatever the others gave; print each status; exit 1 if any failed
 #
-# Environment: KUBELOOP_HARNESS_READY_TIMEOUT (seconds to wait for /readyz
+# Environment: KUBE_VERSION (1.MINOR.PATCH, default go.mod's k8s.io/kubernetes;
+# go.mod builds the newest, versions/v1.MINOR.mod the older minors; harness.sh
+# versions lists them), KUBELOOP_HARNESS_READY_TIMEOUT (seconds to wait for /readyz
 # and for the garbage collector, default 120), KUBELOOP_HARNESS_KEEP=1 (run
 # keeps its DIR; it always keeps it when CMD fails),
 # KUBELOOP_HARNESS_CONTROLLERS (kube-controller-manager's --controllers,
@@ -25,9 +30,6 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BIN=$HERE/.bin/kube-apiserver
-KCM=$HERE/.bin/kube-controller-manager
-KUBECTL=$HERE/.bin/kubectl
 READY_TIMEOUT=${KUBELOOP_HARNESS_READY_TIMEOUT:-120}
 CONTROLLERS=${KUBELOOP_HARNESS_CONTROLLERS-garbage-collector-controller,namespace-controller}
 STOP_TIMEOUT=30
@@ -35,28 +37,71 @@ STOP_TIMEOUT=30
 log() { printf 'harness: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
+# kubernetes_version MODFILE: the k8s.io/kubernetes version MODFILE requires,
+# without its v (read from the file: no go command, no network).
+kubernetes_version() {
+	awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ { sub(/^v/, "", $2); print $2; exit }' "$1"
+}
+
+# modfiles: go.mod (the newest) then versions/v1.MINOR.mod, newest first.
+modfiles() {
+	echo "$HERE/go.mod"
+	ls "$HERE"/versions/v1.*.mod 2>/dev/null | sort -t. -k2,2nr
+}
+
+cmd_versions() {
+	(($# == 0)) || usage
+	local f
+	for f in $(modfiles); do kubernetes_version "$f"; done
+}
+
+# select_version: set VERSION, MINOR, MODFILE (the one that requires
+# k8s.io/kubernetes vVERSION), GATES and the binaries' paths from
+# KUBE_VERSION.
+select_version() {
+	local f
+	VERSION=${KUBE_VERSION:-$(kubernetes_version "$HERE/go.mod")}
+	VERSION=${VERSION#v}
+	MODFILE=
+	for f in $(modfiles); do
+		[[ $(kubernetes_version "$f") == "$VERSION" ]] && MODFILE=$f && break
+	done
+	[[ -n $MODFILE ]] || die "KUBE_VERSION=$VERSION: no go.mod or versions/v1.MINOR.mod requires k8s.io/kubernetes v$VERSION; it builds: $(cmd_versions | tr '\n' ' ')"
+	MINOR=${VERSION#1.}
+	MINOR=${MINOR%%.*}
+	# The feature gates kubeloop's suite needs that are off by default in
+	# this minor. A gate a version does not know makes kube-apiserver refuse
+	# to start, so each minor names its own.
+	case $MINOR in
+	33) GATES=WatchList=true ;; # beta and off in 1.33 only: lists with sendInitialEvents answer 422 without it
+	36 | 37) GATES=ShardedListAndWatch=true ;; # alpha since 1.36 (KEP-5866): shardSelector
+	*) die "KUBE_VERSION=$VERSION: harness.sh names no feature gates for 1.$MINOR (see select_version)" ;;
+	esac
+	BIN=$HERE/.bin/$VERSION/kube-apiserver
+	KCM=$HERE/.bin/$VERSION/kube-controller-manager
+	KUBECTL=$HERE/.bin/$VERSION/kubectl
+}
+
 usage() {
-	sed -n '4,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 cmd_build() {
 	(($# == 0)) || usage
-	local start=$SECONDS version minor pkg ldflags=""
-	# /version reports what the linker stamps: take it from go.mod so the two
-	# never disagree.
-	version=$(cd "$HERE" && GOWORK=off go list -m -f '{{.Version}}' k8s.io/kubernetes)
-	minor=${version#v1.}
-	minor=${minor%%.*}
+	local start=$SECONDS pkg ldflags=""
+	# /version reports what the linker stamps: take it from the modfile so the
+	# two never disagree.
 	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-		ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+		ldflags+=" -X $pkg.gitVersion=v$VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$MINOR -X $pkg.gitTreeState=clean"
 	done
-	log "building $BIN, $KCM and $KUBECTL ($version)"
+	log "building $BIN, $KCM and $KUBECTL (v$VERSION from ${MODFILE#"$HERE"/})"
 	# One go build for the three: they share most packages, and one command
 	# schedules their compilation together. kube-controller-manager and
 	# kubectl are tools of the module (go.mod's tool lines), so they build
 	# from the same versions.
-	(cd "$HERE" && GOWORK=off go build -buildvcs=false -ldflags="$ldflags" -o "$HERE/.bin/" . \
+	# -modfile reads go.sum beside it (versions/v1.MINOR.sum).
+	(cd "$HERE" && GOWORK=off go build -modfile="$MODFILE" -buildvcs=false -ldflags="$ldflags" -o "$HERE/.bin/$VERSION/" . \
 		k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl)
 	log "built in $((SECONDS - start))s"
 }
@@ -118,7 +163,7 @@ launch() {
 
 	rm -rf "$dir/etcd" "$dir/certs" || return 1
 	nohup "$BIN" -dir "$dir" -secure-port "$secure" -etcd-port "$etcd" -etcd-peer-port "$peer" \
-		-admin-token "$admin" -denied-token "$denied" -- "$@" \
+		-admin-token "$admin" -denied-token "$denied" -- --feature-gates="$GATES" "$@" \
 		>"$dir/apiserver.log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$dir/pid"
@@ -153,6 +198,7 @@ export KUBELOOP_DENIED_TOKEN='$denied'
 export KUBELOOP_CA_FILE='$ca'
 export KUBELOOP_KUBECTL='$KUBECTL'
 export KUBELOOP_CONTROLLERS='$CONTROLLERS'
+export KUBELOOP_KUBE_VERSION='$VERSION'
 EOF
 }
 
@@ -261,6 +307,8 @@ cmd_run() {
 	shift
 	(($# >= 1)) || usage
 	cmd_build
+	# CMD's own harness.sh calls (a second server) build and start the same.
+	export KUBE_VERSION=$VERSION
 	RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kubeloop-apiserver.XXXXXX")
 	# EXIT covers normal ends and errors; INT and TERM become exits so that
 	# the EXIT trap runs for them too.
@@ -280,6 +328,22 @@ cmd_run() {
 	exit "$status"
 }
 
+cmd_matrix() {
+	[[ ${1:-} == -- ]] || usage
+	shift
+	(($# >= 1)) || usage
+	local v status failed=0 summary=()
+	for v in $(cmd_versions | sort -t. -k2,2n); do
+		log "matrix: $v"
+		status=0
+		KUBE_VERSION=$v "${BASH_SOURCE[0]}" run -- "$@" || status=$?
+		summary+=("$v exit $status")
+		((status == 0)) || failed=1
+	done
+	printf 'harness: matrix: %s\n' "${summary[@]}" >&2
+	return "$failed"
+}
+
 # cleanup STATUS: stop CMD if a signal cut it short, and the servers; keep
 # the directory for a look at apiserver.log and controller-manager.log when
 # something failed.
@@ -296,7 +360,10 @@ cleanup() {
 	fi
 }
 
+[[ ${1:-} == versions || ${1:-} == matrix ]] || select_version
 case ${1:-} in
+versions) shift; cmd_versions "$@" ;;
+matrix) shift; cmd_matrix "$@" ;;
 build) shift; cmd_build "$@" ;;
 start) shift; cmd_start "$@" ;;
 stop) shift; cmd_stop "$@" ;;

@@ -95,9 +95,8 @@ func main() {
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--disable-admission-plugins=ServiceAccount",
 		"--endpoint-reconciler-type=none",
-		// Sharded list and watch (KEP-5866, alpha in 1.36): kubeloop's
-		// sharded controllers and the scenarios of internal/scenario use it.
-		"--feature-gates=ShardedListAndWatch=true",
+		// harness.sh passes --feature-gates first among the arguments
+		// after "--": which gates exist depends on the version built.
 	}, fs.Args()...))
 
 	// cli.Run returns when kube-apiserver has shut down (on SIGTERM or
