@@ -6,7 +6,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -179,14 +179,14 @@ func New(client *kube.Client, opts Options) (*Cache, error) {
 	declared := map[kube.GroupVersionKind]ByObject{}
 	for n, k := range opts.ByObject {
 		if k.Object == nil {
-			return nil, fmt.Errorf("new cache: ByObject[%d].Object is nil", n)
+			return nil, errs.Errorf("new cache: ByObject[%d].Object is nil", n)
 		}
 		gvk := k.Object.GroupVersionKind()
 		if gvk.Kind == "" || gvk.Version == "" {
-			return nil, fmt.Errorf("new cache: ByObject[%d].Object (%T) has no apiVersion and kind", n, k.Object)
+			return nil, errs.Errorf("new cache: ByObject[%d].Object (%T) has no apiVersion and kind", n, k.Object)
 		}
 		if _, ok := declared[gvk]; ok {
-			return nil, fmt.Errorf("new cache: kind %s declared twice", gvk)
+			return nil, errs.Errorf("new cache: kind %s declared twice", gvk)
 		}
 		declared[gvk] = k
 	}
@@ -250,7 +250,7 @@ func (c *Cache) Start(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return fmt.Errorf("start cache: %w", err)
+	return errs.Errorf("start cache: %w", err)
 }
 
 // kindFor returns the informer for kind gvk stored as type typ, making it
@@ -266,18 +266,18 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 		return k, nil
 	}
 	if gvk.Kind == "" || gvk.Version == "" {
-		return nil, fmt.Errorf("object of type *%s has no apiVersion and kind", typ)
+		return nil, errs.Errorf("object of type *%s has no apiVersion and kind", typ)
 	}
 	ko, ok := c.declared[gvk]
 	if !ok && c.opts.ReaderFailOnMissingInformer {
 		return nil, &NotAllowedError{Kind: gvk, Reason: "the cache serves declared kinds only (Options.ByObject)"}
 	}
 	if ph == stopped {
-		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, ErrStopped)
+		return nil, errs.Errorf("cache for %s: %w", gvk.Kind, ErrStopped)
 	}
 	m, err := c.client.Mapping(ctx, gvk)
 	if err != nil {
-		return nil, fmt.Errorf("cache for %s: %w", gvk.Kind, err)
+		return nil, errs.Errorf("cache for %s: %w", gvk.Kind, err)
 	}
 	opts := InformerOptions{Kind: gvk, LabelSelector: ko.LabelSelector, FieldSelector: ko.FieldSelector,
 		ShardSelector:      ko.ShardSelector,
@@ -294,7 +294,7 @@ func (c *Cache) kindFor(ctx context.Context, gvk kube.GroupVersionKind, typ refl
 	}
 	newObj := func() kube.Object { return reflect.New(typ).Interface().(kube.Object) }
 	if _, ok := reflect.New(typ).Interface().(kube.Object); !ok {
-		return nil, fmt.Errorf("*%s does not implement kube.Object", typ)
+		return nil, errs.Errorf("*%s does not implement kube.Object", typ)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -340,13 +340,13 @@ func (c *Cache) ShardKind(obj kube.Object, pending func() bool) error {
 	}
 	gvk := obj.GroupVersionKind()
 	if ko, ok := c.declared[gvk]; ok && !ko.ShardSelector.Empty() {
-		return fmt.Errorf("shard kind %s: it is declared in ByObject with a ShardSelector", gvk.Kind)
+		return errs.Errorf("shard kind %s: it is declared in ByObject with a ShardSelector", gvk.Kind)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k := range c.kinds {
 		if k.gvk == gvk {
-			return fmt.Errorf("shard kind %s: an informer of the kind was made before", gvk.Kind)
+			return errs.Errorf("shard kind %s: an informer of the kind was made before", gvk.Kind)
 		}
 	}
 	c.sharded[gvk] = pending
@@ -381,7 +381,7 @@ func (c *Cache) IndexField(ctx context.Context, obj kube.Object, field string, f
 		return err
 	}
 	if err := k.inf.store.addIndex(field, fn); err != nil {
-		return fmt.Errorf("index %s: %w", obj.GroupVersionKind().Kind, err)
+		return errs.Errorf("index %s: %w", obj.GroupVersionKind().Kind, err)
 	}
 	return nil
 }
@@ -424,10 +424,10 @@ func (c *Cache) WaitForSync(ctx context.Context) error {
 	select {
 	case <-c.started:
 	case <-ctx.Done():
-		return fmt.Errorf("wait for the cache to start: %w", ctx.Err())
+		return errs.Errorf("wait for the cache to start: %w", ctx.Err())
 	}
 	if c.startErr != nil {
-		return fmt.Errorf("start cache: %w", c.startErr)
+		return errs.Errorf("start cache: %w", c.startErr)
 	}
 	for _, inf := range c.informers() {
 		if err := inf.WaitForSync(ctx); err != nil {

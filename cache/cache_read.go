@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"net/http"
 	"reflect"
 
@@ -32,12 +33,12 @@ func (c *Cache) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
 	gvk := obj.GroupVersionKind()
 	k, err := c.readable(ctx, gvk, reflect.TypeOf(obj).Elem(), &key.Namespace)
 	if err != nil {
-		return fmt.Errorf("get %s %s: %w", gvk.Kind, key, err)
+		return errs.Errorf("get %s %s: %w", gvk.Kind, key, err)
 	}
 	c.awaitObject(ctx, k.inf, gvk, key)
 	stored, ok := k.inf.store.get(key)
 	if !ok {
-		return fmt.Errorf("get %s %s: %w", gvk.Kind, key, notFound(k.mapping, key.Name))
+		return errs.Errorf("get %s %s: %w", gvk.Kind, key, notFound(k.mapping, key.Name))
 	}
 	k.copy(reflect.ValueOf(obj).Elem(), reflect.ValueOf(stored).Elem())
 	return nil
@@ -57,11 +58,11 @@ func (c *Cache) List(ctx context.Context, list kube.ObjectList, opts kube.ListOp
 	gvk := list.ItemGroupVersionKind()
 	items, err := itemsOf(list)
 	if err != nil {
-		return fmt.Errorf("list %s: %w", gvk.Kind, err)
+		return errs.Errorf("list %s: %w", gvk.Kind, err)
 	}
 	k, err := c.readable(ctx, gvk, items.Type().Elem(), &opts.Namespace)
 	if err != nil {
-		return fmt.Errorf("list %s: %w", gvk.Kind, err)
+		return errs.Errorf("list %s: %w", gvk.Kind, err)
 	}
 	c.awaitList(ctx, k.inf, gvk, opts)
 	var found []kube.Object
@@ -86,11 +87,11 @@ func (c *Cache) List(ctx context.Context, list kube.ObjectList, opts kube.ListOp
 func View[T any](ctx context.Context, c *Cache, like *T) (ReadOnly[T], error) {
 	obj, ok := any(like).(kube.Object)
 	if !ok {
-		return ReadOnly[T]{}, fmt.Errorf("view: *%s does not implement kube.Object", reflect.TypeFor[T]())
+		return ReadOnly[T]{}, errs.Errorf("view: *%s does not implement kube.Object", reflect.TypeFor[T]())
 	}
 	k, err := c.readable(ctx, obj.GroupVersionKind(), reflect.TypeFor[T](), nil)
 	if err != nil {
-		return ReadOnly[T]{}, fmt.Errorf("view %s: %w", obj.GroupVersionKind().Kind, err)
+		return ReadOnly[T]{}, errs.Errorf("view %s: %w", obj.GroupVersionKind().Kind, err)
 	}
 	return ReadOnly[T]{inf: k.inf}, nil
 }
@@ -136,7 +137,7 @@ var errNotRunning = errors.New("the cache is not running")
 func itemsOf(list kube.ObjectList) (reflect.Value, error) {
 	v := reflect.ValueOf(list)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return reflect.Value{}, fmt.Errorf("%T is not a pointer to a list struct", list)
+		return reflect.Value{}, errs.Errorf("%T is not a pointer to a list struct", list)
 	}
 	items := v.Elem()
 	index := itemsField(items.Type())
@@ -144,7 +145,7 @@ func itemsOf(list kube.ObjectList) (reflect.Value, error) {
 		items = items.Field(i)
 	}
 	if index == nil || items.Kind() != reflect.Slice || !items.CanSet() {
-		return reflect.Value{}, fmt.Errorf("%T has no Items slice", list)
+		return reflect.Value{}, errs.Errorf("%T has no Items slice", list)
 	}
 	return items, nil
 }

@@ -4,7 +4,7 @@ package cache
 
 import (
 	"context"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -215,7 +215,7 @@ func (s watchStream) stop() { s.w.Stop() }
 func (lw listWatch) decode(ev *kube.WatchEvent) (kube.Object, int32, error) {
 	obj := lw.src.newObj()
 	if err := ev.Decode(obj); err != nil {
-		return nil, 0, fmt.Errorf("decode %s: %w", lw.src.gvk.Kind, err)
+		return nil, 0, errs.Errorf("decode %s: %w", lw.src.gvk.Kind, err)
 	}
 	lw.prepare(obj)
 	return obj, clampSize(len(ev.Object)), nil

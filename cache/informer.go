@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"slices"
 	"sync"
@@ -66,11 +67,11 @@ func newInformer(client *kube.Client, gvk kube.GroupVersionKind, newObj func() k
 		return nil, errors.New("new informer: client is nil")
 	}
 	if gvk.Kind == "" || gvk.Version == "" {
-		return nil, fmt.Errorf("new informer: kind %q is incomplete: set InformerOptions.Kind", gvk)
+		return nil, errs.Errorf("new informer: kind %q is incomplete: set InformerOptions.Kind", gvk)
 	}
 	opts, err := opts.normalize()
 	if err != nil {
-		return nil, fmt.Errorf("new informer: %w", err)
+		return nil, errs.Errorf("new informer: %w", err)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -138,7 +139,7 @@ func (i *informer) Start(ctx context.Context) error {
 	h.Lock()
 	if h.phase != idle {
 		h.Unlock()
-		return fmt.Errorf("start informer for %s: started before", i.gvk.Kind)
+		return errs.Errorf("start informer for %s: started before", i.gvk.Kind)
 	}
 	h.startLocked()
 	if i.opts.Sharded {
@@ -190,7 +191,7 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 	}
 	r, err := i.hub.addHandler(h)
 	if err != nil {
-		return nil, fmt.Errorf("add event handler for %s: %w", i.gvk.Kind, err)
+		return nil, errs.Errorf("add event handler for %s: %w", i.gvk.Kind, err)
 	}
 	return r, nil
 }
@@ -199,7 +200,7 @@ func (i *informer) AddEventHandler(h Handler[kube.Object]) (*Registration, error
 // are dropped; a call of the handler in progress is not waited for.
 func (i *informer) RemoveEventHandler(r *Registration) error {
 	if !i.hub.removeHandler(r) {
-		return fmt.Errorf("remove event handler for %s: not registered", i.gvk.Kind)
+		return errs.Errorf("remove event handler for %s: not registered", i.gvk.Kind)
 	}
 	return nil
 }
@@ -268,7 +269,7 @@ func (i *informer) list(opts kube.ListOptions, fn func(kube.Object)) error {
 	}
 	q, err := i.store.compile(opts)
 	if err != nil {
-		return fmt.Errorf("list %s from the cache: %w", i.gvk.Kind, err)
+		return errs.Errorf("list %s from the cache: %w", i.gvk.Kind, err)
 	}
 	i.store.run(q, fn)
 	return nil
@@ -303,18 +304,18 @@ var ErrNotSharded = errors.New("informer is not sharded")
 // informer's shard set.
 func (i *informer) AddShard(sel kube.ShardSelector) error {
 	if !i.opts.Sharded {
-		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrNotSharded)
+		return errs.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrNotSharded)
 	}
 	if sel.Empty() {
-		return fmt.Errorf("add shard to the %s informer: the selector is empty", i.gvk.Kind)
+		return errs.Errorf("add shard to the %s informer: the selector is empty", i.gvk.Kind)
 	}
 	if err := sel.Validate(); err != nil {
-		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, err)
+		return errs.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, err)
 	}
 	i.hub.Lock()
 	defer i.hub.Unlock()
 	if i.hub.phase == stopped {
-		return fmt.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrStopped)
+		return errs.Errorf("add shard %s to the %s informer: %w", sel, i.gvk.Kind, ErrStopped)
 	}
 	if i.shards == nil {
 		i.shards = newShardSet(i.hub, &i.source, i.scopeReads(), i.opts.ShardsPending)
@@ -331,7 +332,7 @@ func (i *informer) RemoveShard(sel kube.ShardSelector) (int, error) {
 	s := i.shards
 	i.hub.Unlock()
 	if s == nil {
-		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
+		return 0, errs.Errorf("remove shard %s from the %s informer: not added", sel, i.gvk.Kind)
 	}
 	return s.remove(sel)
 }
@@ -343,7 +344,7 @@ func (i *informer) WaitForShard(ctx context.Context, sel kube.ShardSelector) err
 	s := i.shards
 	i.hub.Unlock()
 	if s == nil {
-		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
+		return errs.Errorf("wait for shard %s of the %s informer: not added", sel, i.gvk.Kind)
 	}
 	return s.wait(ctx, sel)
 }
@@ -355,7 +356,7 @@ func (i *informer) ShardKeys(sel kube.ShardSelector) ([]kube.Key, error) {
 	i.hub.Lock()
 	defer i.hub.Unlock()
 	if i.shards == nil {
-		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
+		return nil, errs.Errorf("keys of shard %s of the %s informer: not added", sel, i.gvk.Kind)
 	}
 	return i.shards.keysLocked(sel)
 }

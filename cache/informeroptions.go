@@ -4,7 +4,7 @@ package cache
 
 import (
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"slices"
 	"time"
@@ -123,23 +123,23 @@ func (o InformerOptions) normalize() (InformerOptions, error) {
 			return o, errors.New("Namespaces holds an empty namespace: leave Namespaces empty for all")
 		}
 		if slices.Contains(o.Namespaces[:n], ns) {
-			return o, fmt.Errorf("namespace %q is in Namespaces twice", ns)
+			return o, errs.Errorf("namespace %q is in Namespaces twice", ns)
 		}
 	}
 	for ns := range o.NamespaceSelectors {
 		if !slices.Contains(o.Namespaces, ns) {
-			return o, fmt.Errorf("NamespaceSelectors names namespace %q, which is not in Namespaces", ns)
+			return o, errs.Errorf("NamespaceSelectors names namespace %q, which is not in Namespaces", ns)
 		}
 	}
 	if err := o.ShardSelector.Validate(); err != nil {
-		return o, fmt.Errorf("ShardSelector: %w", err)
+		return o, errs.Errorf("ShardSelector: %w", err)
 	}
 	o.ShardSelector.Ranges = slices.Clone(o.ShardSelector.Ranges)
 	if o.Sharded && !o.ShardSelector.Empty() {
 		return o, errors.New("Sharded takes its shards from AddShard: leave ShardSelector empty")
 	}
 	if o.PageSize < 0 {
-		return o, fmt.Errorf("PageSize %d is negative", o.PageSize)
+		return o, errs.Errorf("PageSize %d is negative", o.PageSize)
 	}
 	if o.SyncPeriod == 0 {
 		o.SyncPeriod = DefaultSyncPeriod

@@ -5,7 +5,7 @@ package cache
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"maps"
 	"slices"
 
@@ -40,7 +40,7 @@ func (i *informer) SetScope(ctx context.Context, namespaces []string, selectors 
 func (i *informer) setScope(ctx context.Context, verb string, namespaces []string, selectors map[string]Selectors, keep bool) error {
 	o, err := InformerOptions{Namespaces: namespaces, NamespaceSelectors: selectors}.normalize()
 	if err != nil {
-		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, err)
+		return errs.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, err)
 	}
 	namespaces = o.Namespaces
 	h := i.hub
@@ -48,10 +48,10 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 	switch {
 	case i.opts.Sharded:
 		h.Unlock()
-		return fmt.Errorf("%s of the %s informer: %w: its namespaces are fixed", verb, i.gvk.Kind, errSharded)
+		return errs.Errorf("%s of the %s informer: %w: its namespaces are fixed", verb, i.gvk.Kind, errSharded)
 	case h.phase == stopped:
 		h.Unlock()
-		return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, ErrStopped)
+		return errs.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, ErrStopped)
 	}
 	if keep {
 		selectors = keptSelectors(i.opts.NamespaceSelectors, namespaces)
@@ -97,7 +97,7 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		select {
 		case <-run.done:
 		case <-ctx.Done():
-			return fmt.Errorf("%s of the %s informer: wait for the reflectors stopped: %w", verb, i.gvk.Kind, ctx.Err())
+			return errs.Errorf("%s of the %s informer: wait for the reflectors stopped: %w", verb, i.gvk.Kind, ctx.Err())
 		}
 	}
 	for _, run := range added {
@@ -105,7 +105,7 @@ func (i *informer) setScope(ctx context.Context, verb string, namespaces []strin
 		case <-run.synced:
 		case <-run.done: // removed by a later call, or the informer stopped
 		case <-ctx.Done():
-			return fmt.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, i.notSynced(ctx.Err()))
+			return errs.Errorf("%s of the %s informer: %w", verb, i.gvk.Kind, i.notSynced(ctx.Err()))
 		}
 	}
 	return nil
@@ -214,14 +214,14 @@ func (c *Cache) SetScope(ctx context.Context, obj kube.Object, namespaces []stri
 func (c *Cache) setScope(ctx context.Context, verb string, obj kube.Object, namespaces []string, selectors map[string]Selectors, keep bool) error {
 	gvk := obj.GroupVersionKind()
 	if _, err := (InformerOptions{Namespaces: namespaces, NamespaceSelectors: selectors}).normalize(); err != nil {
-		return fmt.Errorf("%s of %s: %w", verb, gvk.Kind, err)
+		return errs.Errorf("%s of %s: %w", verb, gvk.Kind, err)
 	}
 	m, err := c.client.Mapping(ctx, gvk)
 	if err != nil {
-		return fmt.Errorf("%s of %s: %w", verb, gvk.Kind, err)
+		return errs.Errorf("%s of %s: %w", verb, gvk.Kind, err)
 	}
 	if !m.Namespaced {
-		return fmt.Errorf("%s of %s: the kind is cluster-scoped", verb, gvk.Kind)
+		return errs.Errorf("%s of %s: the kind is cluster-scoped", verb, gvk.Kind)
 	}
 	namespaces = slices.Clone(namespaces)
 	c.scoping.Lock() // the informers end in the scope recorded last
@@ -229,7 +229,7 @@ func (c *Cache) setScope(ctx context.Context, verb string, obj kube.Object, name
 	c.mu.Lock()
 	if _, ok := c.sharded[gvk]; ok {
 		c.mu.Unlock()
-		return fmt.Errorf("%s of %s: %w: its namespaces are fixed", verb, gvk.Kind, errSharded)
+		return errs.Errorf("%s of %s: %w: its namespaces are fixed", verb, gvk.Kind, errSharded)
 	}
 	if keep {
 		kept := c.declared[gvk].NamespaceSelectors

@@ -4,7 +4,7 @@ package cache
 
 import (
 	"context"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -30,7 +30,7 @@ func (c *Cache) IndexOwner(ctx context.Context, obj, owner kube.Object) error {
 	}
 	gvk := owner.GroupVersionKind()
 	if gvk.Kind == "" {
-		return fmt.Errorf("index %s by owner: owner %T names no kind", obj.GroupVersionKind().Kind, owner)
+		return errs.Errorf("index %s by owner: owner %T names no kind", obj.GroupVersionKind().Kind, owner)
 	}
 	return c.IndexField(ctx, obj, ownerField(gvk), func(o kube.Object) []string {
 		for _, ref := range o.GetObjectMeta().OwnerReferences {

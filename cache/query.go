@@ -4,7 +4,7 @@ package cache
 
 import (
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -50,7 +50,7 @@ func (s *store) compile(opts kube.ListOptions) (query, error) {
 		return q, errors.New("a cache list has no pages: Continue is not supported")
 	}
 	if opts.Limit < 0 {
-		return q, fmt.Errorf("limit %d is negative", opts.Limit)
+		return q, errs.Errorf("limit %d is negative", opts.Limit)
 	}
 	var fields []kube.FieldRequirement
 	for _, r := range opts.FieldSelector.Requirements() {
@@ -68,11 +68,11 @@ func (s *store) compile(opts kube.ListOptions) (query, error) {
 		case r.Field == "metadata.name" || r.Field == "metadata.namespace":
 			fields = append(fields, r)
 		case r.Operator != kube.OpEquals:
-			return q, fmt.Errorf("field selector %q: only metadata.name and metadata.namespace support %q in a cache", r.String(), r.Operator)
+			return q, errs.Errorf("field selector %q: only metadata.name and metadata.namespace support %q in a cache", r.String(), r.Operator)
 		default:
 			fn := s.indexFunc(r.Field)
 			if fn == nil {
-				return q, fmt.Errorf("field selector %q: no index for field %q: register one with IndexField", r.String(), r.Field)
+				return q, errs.Errorf("field selector %q: no index for field %q: register one with IndexField", r.String(), r.Field)
 			}
 			q.indexed = append(q.indexed, indexReq{name: r.Field, value: r.Value, fn: fn})
 		}

@@ -5,7 +5,7 @@ package cache
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"reflect"
 	"slices"
 
@@ -46,11 +46,11 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 	k := c.kinds[key]
 	if k == nil {
 		c.mu.Unlock()
-		return fmt.Errorf("remove informer for %s: the cache holds none for *%s", gvk.Kind, key.typ)
+		return errs.Errorf("remove informer for %s: the cache holds none for *%s", gvk.Kind, key.typ)
 	}
 	if n := k.inf.hub.retire(); n > 0 {
 		c.mu.Unlock()
-		return fmt.Errorf("remove informer for %s: %d handlers: %w", gvk.Kind, n, ErrInUse)
+		return errs.Errorf("remove informer for %s: %d handlers: %w", gvk.Kind, n, ErrInUse)
 	}
 	delete(c.kinds, key)
 	c.pending = slices.DeleteFunc(c.pending, func(p *cachedKind) bool { return p == k })
@@ -61,7 +61,7 @@ func (c *Cache) RemoveInformer(ctx context.Context, obj kube.Object) error {
 		select {
 		case <-ended:
 		case <-ctx.Done():
-			return fmt.Errorf("remove informer for %s: wait for it to stop: %w", gvk.Kind, ctx.Err())
+			return errs.Errorf("remove informer for %s: wait for it to stop: %w", gvk.Kind, ctx.Err())
 		}
 	}
 	k.inf.store.clear()

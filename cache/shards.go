@@ -4,7 +4,7 @@ package cache
 
 import (
 	"context"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -168,7 +168,7 @@ func (s *shardSet) remove(sel kube.ShardSelector) (int, error) {
 	sh, ok := s.byID[sel.String()]
 	if !ok {
 		s.w.Unlock()
-		return 0, fmt.Errorf("remove shard %s from the %s informer: not added", sel, s.src.gvk.Kind)
+		return 0, errs.Errorf("remove shard %s from the %s informer: not added", sel, s.src.gvk.Kind)
 	}
 	delete(s.byID, sel.String())
 	sh.removed = true
@@ -205,13 +205,13 @@ func (s *shardSet) wait(ctx context.Context, sel kube.ShardSelector) error {
 	sh, ok := s.byID[sel.String()]
 	s.w.Unlock()
 	if !ok {
-		return fmt.Errorf("wait for shard %s of the %s informer: not added", sel, s.src.gvk.Kind)
+		return errs.Errorf("wait for shard %s of the %s informer: not added", sel, s.src.gvk.Kind)
 	}
 	select {
 	case <-sh.synced:
 		return nil
 	case <-sh.gone:
-		return fmt.Errorf("wait for shard %s of the %s informer: removed", sel, s.src.gvk.Kind)
+		return errs.Errorf("wait for shard %s of the %s informer: removed", sel, s.src.gvk.Kind)
 	case <-ctx.Done():
 		return s.src.notSynced(ctx.Err())
 	}
@@ -222,7 +222,7 @@ func (s *shardSet) wait(ctx context.Context, sel kube.ShardSelector) error {
 func (s *shardSet) keysLocked(sel kube.ShardSelector) ([]kube.Key, error) {
 	sh, ok := s.byID[sel.String()]
 	if !ok {
-		return nil, fmt.Errorf("keys of shard %s of the %s informer: not added", sel, s.src.gvk.Kind)
+		return nil, errs.Errorf("keys of shard %s of the %s informer: not added", sel, s.src.gvk.Kind)
 	}
 	keys := make([]kube.Key, 0, len(sh.keys))
 	for k := range sh.keys {

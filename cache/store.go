@@ -3,7 +3,7 @@
 package cache
 
 import (
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"maps"
 	"slices"
 	"strings"
@@ -55,12 +55,12 @@ func newStore(c *codec) *store {
 // addIndex registers an index and files the stored objects in it.
 func (s *store) addIndex(name string, fn IndexFunc) error {
 	if fn == nil {
-		return fmt.Errorf("add index %q: index func is nil", name)
+		return errs.Errorf("add index %q: index func is nil", name)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.indexers[name]; ok {
-		return fmt.Errorf("add index %q: an index of that name exists", name)
+		return errs.Errorf("add index %q: an index of that name exists", name)
 	}
 	s.indexers[name] = fn
 	s.cur.indexes[name] = map[string]map[kube.Key]struct{}{}
@@ -215,7 +215,7 @@ func (s *store) byIndex(name, value string, fn func(v any) bool) error {
 	defer s.mu.RUnlock()
 	idx, ok := s.cur.indexes[name]
 	if !ok {
-		return fmt.Errorf("no index named %q", name)
+		return errs.Errorf("no index named %q", name)
 	}
 	for key := range idx[value] {
 		if e, ok := s.cur.get(key); ok && !fn(e.v) {

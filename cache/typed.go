@@ -4,7 +4,7 @@ package cache
 
 import (
 	"context"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"reflect"
 
 	"github.com/kubeloop/kubeloop/internal/deepcopy"
@@ -34,7 +34,7 @@ type Informer[T any] struct {
 func NewInformer[T any](client *kube.Client, opts InformerOptions) (*Informer[T], error) {
 	gvk, err := kindOf(reflect.TypeFor[T](), opts.Kind)
 	if err != nil {
-		return nil, fmt.Errorf("new informer: %w", err)
+		return nil, errs.Errorf("new informer: %w", err)
 	}
 	inf, err := newInformer(client, gvk, func() kube.Object { return any(new(T)).(kube.Object) }, opts)
 	if err != nil {
@@ -48,14 +48,14 @@ func NewInformer[T any](client *kube.Client, opts InformerOptions) (*Informer[T]
 func kindOf(t reflect.Type, given kube.GroupVersionKind) (kube.GroupVersionKind, error) {
 	obj, ok := reflect.New(t).Interface().(kube.Object)
 	if !ok {
-		return kube.GroupVersionKind{}, fmt.Errorf("*%s does not implement kube.Object", t)
+		return kube.GroupVersionKind{}, errs.Errorf("*%s does not implement kube.Object", t)
 	}
 	own := obj.GroupVersionKind()
 	switch {
 	case own.Kind == "":
 		return given, nil
 	case given != (kube.GroupVersionKind{}) && given != own:
-		return kube.GroupVersionKind{}, fmt.Errorf("kind %q given for *%s, whose kind is %q", given, t, own)
+		return kube.GroupVersionKind{}, errs.Errorf("kind %q given for *%s, whose kind is %q", given, t, own)
 	}
 	return own, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/cache"
@@ -129,7 +130,7 @@ func (b *Builder) Watches(obj kube.Object, h EventHandler, preds ...Predicate) *
 		return nil // Build reports it
 	}
 	if h == nil {
-		b.errs = append(b.errs, fmt.Errorf("Watches %T: handler is nil", obj))
+		b.errs = append(b.errs, errs.Errorf("Watches %T: handler is nil", obj))
 		return b
 	}
 	if b.checkKind("Watches", obj) {
@@ -295,7 +296,7 @@ func (b *Builder) kindSources(from Cluster) []Source {
 func (b *Builder) newController(name string, r Reconciler, opts Options) (*Controller, error) {
 	c, err := New(name, r, opts)
 	if err != nil {
-		return nil, fmt.Errorf("build controller: %w", err)
+		return nil, errs.Errorf("build controller: %w", err)
 	}
 	if b.forObj != nil && !opts.ReconcileStale {
 		c.stale = newStaleGate(b.mgr, b.forObj.GroupVersionKind())
@@ -306,11 +307,11 @@ func (b *Builder) newController(name string, r Reconciler, opts Options) (*Contr
 // checkKind records a mistake if obj does not name a kind.
 func (b *Builder) checkKind(method string, obj kube.Object) bool {
 	if obj == nil {
-		b.errs = append(b.errs, fmt.Errorf("%s: object is nil", method))
+		b.errs = append(b.errs, errs.Errorf("%s: object is nil", method))
 		return false
 	}
 	if gvk := obj.GroupVersionKind(); gvk.Kind == "" || gvk.Version == "" {
-		b.errs = append(b.errs, fmt.Errorf("%s: %T names no kind: set its apiVersion and kind", method, obj))
+		b.errs = append(b.errs, errs.Errorf("%s: %T names no kind: set its apiVersion and kind", method, obj))
 		return false
 	}
 	return true
@@ -339,7 +340,7 @@ func (b *Builder) owned(m Cluster, w watchSpec, enqueue func(ctx context.Context
 	k.resolve = func(ctx context.Context) (cache.ObjectInformer, EventHandler, error) {
 		mapping, err := m.Mapping(ctx, owner.GroupVersionKind())
 		if err != nil {
-			return nil, nil, fmt.Errorf("find the scope of owner kind %s: %w", owner.GroupVersionKind().Kind, err)
+			return nil, nil, errs.Errorf("find the scope of owner kind %s: %w", owner.GroupVersionKind().Kind, err)
 		}
 		h, err := enqueue(ctx, owner, OwnerOptions{OnlyController: true, ClusterScoped: !mapping.Namespaced})
 		if err != nil {

@@ -5,7 +5,7 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"maps"
 	"slices"
 	"sync"
@@ -110,11 +110,11 @@ type clusterBuild struct {
 // and registers the fleet controller with the manager.
 func (cb *clusterBuild) build(b *Builder, name string, r Reconciler, opts Options) (*Controller, error) {
 	if len(b.sources) > 0 {
-		return nil, fmt.Errorf("build controller %q: WatchesSource and Clusters together: a source serves one controller, and there is one for each cluster", name)
+		return nil, errs.Errorf("build controller %q: WatchesSource and Clusters together: a source serves one controller, and there is one for each cluster", name)
 	}
 	probe, err := New(name, r, opts)
 	if err != nil {
-		return nil, fmt.Errorf("build controller: %w", err)
+		return nil, errs.Errorf("build controller: %w", err)
 	}
 	chain := *b // the kinds as they are now, for every cluster engaged later
 	hubs := slices.Clone(cb.hubs)
@@ -130,7 +130,7 @@ func (cb *clusterBuild) build(b *Builder, name string, r Reconciler, opts Option
 	fc := &fleetController{name: name, r: r, opts: opts, set: cb.set, kinds: kinds, filter: cb.filter, forObj: b.forObj,
 		needLeader: probe.needLeader, running: map[string]*Controller{}}
 	if err := b.mgr.AddController(name, fc); err != nil {
-		return nil, fmt.Errorf("build controller %q: %w", name, err)
+		return nil, errs.Errorf("build controller %q: %w", name, err)
 	}
 	return nil, nil
 }

@@ -5,7 +5,7 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 
 	"github.com/kubeloop/kubeloop/internal/typednil"
 	"github.com/kubeloop/kubeloop/kube"
@@ -44,11 +44,11 @@ func (b *Builder) WatchesIn(in Cluster, obj kube.Object, fn ClusterMapFunc, pred
 	cb, ok := b.clusters.(*clusterBuild)
 	switch {
 	case !ok:
-		b.errs = append(b.errs, fmt.Errorf("WatchesIn %T: call Clusters first: it adds to a fleet's controller", obj))
+		b.errs = append(b.errs, errs.Errorf("WatchesIn %T: call Clusters first: it adds to a fleet's controller", obj))
 	case in == nil || typednil.Is(in):
-		b.errs = append(b.errs, fmt.Errorf("WatchesIn %T: cluster is nil", obj))
+		b.errs = append(b.errs, errs.Errorf("WatchesIn %T: cluster is nil", obj))
 	case fn == nil:
-		b.errs = append(b.errs, fmt.Errorf("WatchesIn %T: map function is nil", obj))
+		b.errs = append(b.errs, errs.Errorf("WatchesIn %T: map function is nil", obj))
 	case b.checkKind("WatchesIn", obj):
 		cb.hubs = append(cb.hubs, hubWatch{in: in, obj: obj, fn: fn, preds: preds})
 	}

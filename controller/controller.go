@@ -5,7 +5,7 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"sync"
 	"time"
@@ -116,7 +116,7 @@ func New(name string, r Reconciler, opts Options) (*Controller, error) {
 		return nil, errors.New("new controller: name is empty")
 	}
 	if r == nil {
-		return nil, fmt.Errorf("new controller %q: reconciler is nil", name)
+		return nil, errs.Errorf("new controller %q: reconciler is nil", name)
 	}
 	for _, f := range []struct {
 		field string
@@ -129,12 +129,12 @@ func New(name string, r Reconciler, opts Options) (*Controller, error) {
 		{"MaxPriorityWait", opts.MaxPriorityWait < 0, opts.MaxPriorityWait},
 	} {
 		if f.bad {
-			return nil, fmt.Errorf("new controller %q: Options.%s is %v, want >= 0", name, f.field, f.value)
+			return nil, errs.Errorf("new controller %q: Options.%s is %v, want >= 0", name, f.field, f.value)
 		}
 	}
 	q, err := queue.New(queue.Options[Request]{Name: name, RateLimiter: opts.RateLimiter, MaxPriorityWait: opts.MaxPriorityWait})
 	if err != nil {
-		return nil, fmt.Errorf("new controller %q: %w", name, err)
+		return nil, errs.Errorf("new controller %q: %w", name, err)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -195,7 +195,7 @@ func (c *Controller) Watch(src Source) error {
 		return errNoController
 	}
 	if src == nil {
-		return fmt.Errorf("watch in controller %q: source is nil", c.name)
+		return errs.Errorf("watch in controller %q: source is nil", c.name)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -209,7 +209,7 @@ func (c *Controller) Watch(src Source) error {
 		default: // a token is there already
 		}
 	default:
-		return fmt.Errorf("watch %s in controller %q: controller stopped", src, c.name)
+		return errs.Errorf("watch %s in controller %q: controller stopped", src, c.name)
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.phase != idle {
 		c.mu.Unlock()
-		return fmt.Errorf("start controller %q: started before", c.name)
+		return errs.Errorf("start controller %q: started before", c.name)
 	}
 	c.phase = running
 	sources := c.sources
@@ -306,9 +306,9 @@ func (c *Controller) waitForSync(ctx context.Context, sources []Source, failed <
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("start controller %q: sources not synced within CacheSyncTimeout %v: %w", c.name, c.syncTimeout, err)
+		return errs.Errorf("start controller %q: sources not synced within CacheSyncTimeout %v: %w", c.name, c.syncTimeout, err)
 	}
-	return fmt.Errorf("start controller %q: %w", c.name, err)
+	return errs.Errorf("start controller %q: %w", c.name, err)
 }
 
 // loop starts the sources watched while running until ctx is done or a
@@ -319,7 +319,7 @@ func (c *Controller) loop(ctx context.Context, wg *sync.WaitGroup, failed <-chan
 		case <-ctx.Done():
 			return nil
 		case err := <-failed:
-			return fmt.Errorf("run controller %q: %w", c.name, err)
+			return errs.Errorf("run controller %q: %w", c.name, err)
 		case <-c.wake:
 		}
 		c.mu.Lock()

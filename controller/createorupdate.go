@@ -6,7 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -46,14 +46,14 @@ func CreateOrUpdate(ctx context.Context, c Client, obj kube.Object, mutate func(
 	}
 	before, err := json.Marshal(obj)
 	if err != nil {
-		return OperationUnchanged, fmt.Errorf("create or update %s: encode: %w", key, err)
+		return OperationUnchanged, errs.Errorf("create or update %s: encode: %w", key, err)
 	}
 	if err := mutateKeepingKey(key, obj, mutate); err != nil {
 		return OperationUnchanged, err
 	}
 	after, err := json.Marshal(obj)
 	if err != nil {
-		return OperationUnchanged, fmt.Errorf("create or update %s: encode: %w", key, err)
+		return OperationUnchanged, errs.Errorf("create or update %s: encode: %w", key, err)
 	}
 	if bytes.Equal(before, after) {
 		return OperationUnchanged, nil
@@ -87,7 +87,7 @@ func CreateOrPatch(ctx context.Context, c Client, obj kube.Object, mutate func()
 	// server's answer back into obj.
 	patch, statusPatch, err := splitStatus(from, obj)
 	if err != nil {
-		return OperationUnchanged, fmt.Errorf("create or patch %s: %w", key, err)
+		return OperationUnchanged, errs.Errorf("create or patch %s: %w", key, err)
 	}
 	result := OperationUnchanged
 	if patch != nil {
@@ -121,17 +121,17 @@ func splitStatus(from kube.Patch, obj kube.Object) (patch, statusPatch []byte, e
 	d.UseNumber() // numbers keep their digits
 	var diff map[string]any
 	if err := d.Decode(&diff); err != nil {
-		return nil, nil, fmt.Errorf("decode patch: %w", err)
+		return nil, nil, errs.Errorf("decode patch: %w", err)
 	}
 	if status, ok := diff["status"]; ok {
 		delete(diff, "status")
 		if statusPatch, err = json.Marshal(map[string]any{"status": status}); err != nil {
-			return nil, nil, fmt.Errorf("encode patch: %w", err)
+			return nil, nil, errs.Errorf("encode patch: %w", err)
 		}
 	}
 	if len(diff) > 0 {
 		if patch, err = json.Marshal(diff); err != nil {
-			return nil, nil, fmt.Errorf("encode patch: %w", err)
+			return nil, nil, errs.Errorf("encode patch: %w", err)
 		}
 	}
 	return patch, statusPatch, nil
@@ -150,10 +150,10 @@ func create(ctx context.Context, c Client, key kube.Key, obj kube.Object, mutate
 // mutateKeepingKey calls mutate and checks that obj still has key.
 func mutateKeepingKey(key kube.Key, obj kube.Object, mutate func() error) error {
 	if err := mutate(); err != nil {
-		return fmt.Errorf("mutate %s: %w", key, err)
+		return errs.Errorf("mutate %s: %w", key, err)
 	}
 	if got := obj.GetObjectMeta().Key(); got != key {
-		return fmt.Errorf("mutate %s: it changed the namespace or name to %s, which it must not", key, got)
+		return errs.Errorf("mutate %s: it changed the namespace or name to %s, which it must not", key, got)
 	}
 	return nil
 }

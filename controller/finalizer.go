@@ -4,7 +4,7 @@ package controller
 
 import (
 	"context"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -36,7 +36,7 @@ func EnsureFinalizer(ctx context.Context, c Client, obj kube.Object, name string
 		return true
 	})
 	if err != nil {
-		return false, fmt.Errorf("add finalizer %s: %w", name, err)
+		return false, errs.Errorf("add finalizer %s: %w", name, err)
 	}
 	return wrote, nil
 }
@@ -67,7 +67,7 @@ func RemoveFinalizer(ctx context.Context, c Client, obj kube.Object, name string
 	case kube.IsNotFound(err):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("remove finalizer %s: %w", name, err)
+		return false, errs.Errorf("remove finalizer %s: %w", name, err)
 	}
 	return wrote, nil
 }

@@ -5,6 +5,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -40,14 +41,14 @@ func (e *AlreadyOwnedError) Error() string {
 func SetControllerReference(owner, obj kube.Object) error {
 	ref, err := ownerReference(owner, obj)
 	if err != nil {
-		return fmt.Errorf("set controller reference: %w", err)
+		return errs.Errorf("set controller reference: %w", err)
 	}
 	t := true
 	ref.Controller, ref.BlockOwnerDeletion = &t, &t
 	m := obj.GetObjectMeta()
 	for _, r := range m.OwnerReferences {
 		if r.IsController() && !sameOwner(r, ref) {
-			return fmt.Errorf("set controller reference: %w", &AlreadyOwnedError{Object: m.Key(), Owner: r})
+			return errs.Errorf("set controller reference: %w", &AlreadyOwnedError{Object: m.Key(), Owner: r})
 		}
 	}
 	upsertOwnerReference(m, ref)
@@ -62,7 +63,7 @@ func SetControllerReference(owner, obj kube.Object) error {
 func SetOwnerReference(owner, obj kube.Object) error {
 	ref, err := ownerReference(owner, obj)
 	if err != nil {
-		return fmt.Errorf("set owner reference: %w", err)
+		return errs.Errorf("set owner reference: %w", err)
 	}
 	upsertOwnerReference(obj.GetObjectMeta(), ref)
 	return nil
@@ -89,15 +90,15 @@ func ownerReference(owner, obj kube.Object) (kube.OwnerReference, error) {
 	gvk, om, m := owner.GroupVersionKind(), owner.GetObjectMeta(), obj.GetObjectMeta()
 	switch {
 	case gvk.Kind == "" || gvk.Version == "":
-		return kube.OwnerReference{}, fmt.Errorf("owner %T names no kind", owner)
+		return kube.OwnerReference{}, errs.Errorf("owner %T names no kind", owner)
 	case om.Name == "":
-		return kube.OwnerReference{}, fmt.Errorf("owner %s has no name", gvk.Kind)
+		return kube.OwnerReference{}, errs.Errorf("owner %s has no name", gvk.Kind)
 	case om.UID == "":
-		return kube.OwnerReference{}, fmt.Errorf("owner %s %s has no uid: read it from the server first", gvk.Kind, om.Key())
+		return kube.OwnerReference{}, errs.Errorf("owner %s %s has no uid: read it from the server first", gvk.Kind, om.Key())
 	case om.Namespace != "" && m.Namespace == "":
-		return kube.OwnerReference{}, fmt.Errorf("cluster-scoped object %s cannot have namespaced owner %s %s", m.Name, gvk.Kind, om.Key())
+		return kube.OwnerReference{}, errs.Errorf("cluster-scoped object %s cannot have namespaced owner %s %s", m.Name, gvk.Kind, om.Key())
 	case om.Namespace != "" && om.Namespace != m.Namespace:
-		return kube.OwnerReference{}, fmt.Errorf("owner %s %s is in another namespace than object %s", gvk.Kind, om.Key(), m.Key())
+		return kube.OwnerReference{}, errs.Errorf("owner %s %s is in another namespace than object %s", gvk.Kind, om.Key(), m.Key())
 	}
 	return kube.OwnerReference{APIVersion: gvk.APIVersion(), Kind: gvk.Kind, Name: om.Name, UID: om.UID}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/cache"
@@ -70,7 +71,7 @@ func (shardBuild) build(b *Builder, name string, r Reconciler, opts Options) (*C
 	}
 	c.sources = append(c.sources, b.sources...)
 	if err := b.mgr.AddShardedController(name, b.forObj, c, src.Work); err != nil {
-		return nil, fmt.Errorf("build controller %q: %w", name, err)
+		return nil, errs.Errorf("build controller %q: %w", name, err)
 	}
 	return c, nil
 }
@@ -103,11 +104,11 @@ func (s *shardedSource) get(ctx context.Context) (*Shards, error) {
 	}
 	inf, err := s.resolve(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("watch shards of kind %s: %w", s.kind.Kind, err)
+		return nil, errs.Errorf("watch shards of kind %s: %w", s.kind.Kind, err)
 	}
 	si, ok := inf.(ShardedInformer)
 	if !ok {
-		return nil, fmt.Errorf("watch shards of kind %s: the manager's informer (%T) is not sharded", s.kind.Kind, inf)
+		return nil, errs.Errorf("watch shards of kind %s: the manager's informer (%T) is not sharded", s.kind.Kind, inf)
 	}
 	if s.shards, err = NewShards(si); err != nil {
 		return nil, err

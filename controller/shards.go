@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/cache"
@@ -155,7 +156,7 @@ func (s *Shards) Run(ctx context.Context, q Queue) error {
 	}
 	select {
 	case <-s.ready:
-		return fmt.Errorf("run %s: run before", s)
+		return errs.Errorf("run %s: run before", s)
 	default:
 	}
 	s.q = q
@@ -196,7 +197,7 @@ func (s *Shards) Run(ctx context.Context, q Queue) error {
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("run %s: %w", s, err)
+		return errs.Errorf("run %s: %w", s, err)
 	}
 	close(s.ready) // after the registration: Work's ShardKeys then holds every object stored before it
 	<-ctx.Done()
@@ -225,7 +226,7 @@ func (s *Shards) Work(ctx context.Context, sel kube.ShardSelector) error {
 	s.mu.Unlock()
 	defer s.drop(sel)
 	if err := s.inf.WaitForShard(ctx, sel); err != nil {
-		return fmt.Errorf("hold shard %s: %w", id, err)
+		return errs.Errorf("hold shard %s: %w", id, err)
 	}
 	select {
 	case <-s.ready:
@@ -244,7 +245,7 @@ func (s *Shards) Work(ctx context.Context, sel kube.ShardSelector) error {
 	s.mu.Unlock()
 	stored, err := s.inf.ShardKeys(sel)
 	if err != nil {
-		return fmt.Errorf("hold shard %s: %w", id, err)
+		return errs.Errorf("hold shard %s: %w", id, err)
 	}
 	for _, k := range keys { // deleted while the shard was syncing
 		s.q.Add(Request{Key: k})

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"sync"
 
 	"github.com/kubeloop/kubeloop/cache"
@@ -91,7 +92,7 @@ func (k *kindSource) Run(ctx context.Context, q Queue) error {
 	k.mu.Lock()
 	if k.started {
 		k.mu.Unlock()
-		return fmt.Errorf("run %s: run before", k)
+		return errs.Errorf("run %s: run before", k)
 	}
 	k.started = true
 	k.mu.Unlock()
@@ -106,7 +107,7 @@ func (k *kindSource) Run(ctx context.Context, q Queue) error {
 		reg, err = src.AddEventHandler(k.handler(ctx, h, q))
 	}
 	if err != nil {
-		err = fmt.Errorf("watch %s: %w", k, err)
+		err = errs.Errorf("watch %s: %w", k, err)
 	}
 	k.src, k.reg, k.err = src, reg, err
 	close(k.ready)
@@ -146,7 +147,7 @@ func (k *kindSource) WaitForSync(ctx context.Context) error {
 	select {
 	case <-k.ready:
 	case <-ctx.Done():
-		return fmt.Errorf("wait for %s to sync: not started: %w", k, ctx.Err())
+		return errs.Errorf("wait for %s to sync: not started: %w", k, ctx.Err())
 	}
 	if k.err != nil {
 		return k.err
@@ -160,7 +161,7 @@ func (k *kindSource) WaitForSync(ctx context.Context) error {
 			return serr
 		}
 	}
-	return fmt.Errorf("wait for %s to sync: handler not given the initial list: %w", k, err)
+	return errs.Errorf("wait for %s to sync: handler not given the initial list: %w", k, err)
 }
 
 // Channel returns a source of the changes sent on ch, from

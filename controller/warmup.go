@@ -5,7 +5,7 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"slices"
 )
 
@@ -39,9 +39,9 @@ func (c *Controller) Warmup(ctx context.Context) error {
 		}
 		if err := w.warmup(ctx); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
-				return fmt.Errorf("warm up controller %q: %s not synced within CacheSyncTimeout %v: %w", c.name, src, c.syncTimeout, err)
+				return errs.Errorf("warm up controller %q: %s not synced within CacheSyncTimeout %v: %w", c.name, src, c.syncTimeout, err)
 			}
-			return fmt.Errorf("warm up controller %q: %s: %w", c.name, src, err)
+			return errs.Errorf("warm up controller %q: %s: %w", c.name, src, err)
 		}
 	}
 	return nil

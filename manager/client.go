@@ -5,7 +5,7 @@ package manager
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 
 	"github.com/kubeloop/kubeloop/cache"
 	"github.com/kubeloop/kubeloop/kube"
@@ -63,7 +63,7 @@ func newClient(c *cache.Cache, api *kube.Client, disableFor []kube.Object) *Clie
 // [kube.IsNotFound] reports.
 func (c *Client) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
 	if err := c.ready(obj); err != nil {
-		return fmt.Errorf("get %s: %w", key, err)
+		return errs.Errorf("get %s: %w", key, err)
 	}
 	if c.uncached[obj.GroupVersionKind()] {
 		return c.api.Get(ctx, key, obj)
@@ -77,7 +77,7 @@ func (c *Client) Get(ctx context.Context, key kube.Key, obj kube.Object) error {
 // kube.MatchingFields{index: value}, or a plain [kube.ListOptions].
 func (c *Client) List(ctx context.Context, list kube.ObjectList, opts ...kube.ListOption) error {
 	if err := c.ready(list); err != nil {
-		return fmt.Errorf("list: %w", err)
+		return errs.Errorf("list: %w", err)
 	}
 	o := kube.NewListOptions(opts...)
 	if c.uncached[list.ItemGroupVersionKind()] {

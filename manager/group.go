@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"sync"
 )
@@ -122,7 +123,7 @@ func (e *entry) start(ctx context.Context, fail func(error)) {
 	defer close(e.done)
 	err := e.r.Start(ctx)
 	if err != nil && (ctx.Err() == nil || !errors.Is(err, ctx.Err())) {
-		fail(fmt.Errorf("run %s: %w", e.name, err))
+		fail(errs.Errorf("run %s: %w", e.name, err))
 	}
 	e.stop() // release the context
 }

@@ -5,6 +5,7 @@ package manager
 import (
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -49,7 +50,7 @@ const (
 // names them) or one added before.
 func (m *Manager) AddHealthzCheck(name string, check Checker) error {
 	if !m.made() {
-		return fmt.Errorf("add healthz check %q: %w", name, errNoManager)
+		return errs.Errorf("add healthz check %q: %w", name, errNoManager)
 	}
 	return m.healthz.add(name, check)
 }
@@ -59,7 +60,7 @@ func (m *Manager) AddHealthzCheck(name string, check Checker) error {
 // built-ins here are [CheckPing] and [CheckCacheSync].
 func (m *Manager) AddReadyzCheck(name string, check Checker) error {
 	if !m.made() {
-		return fmt.Errorf("add readyz check %q: %w", name, errNoManager)
+		return errs.Errorf("add readyz check %q: %w", name, errNoManager)
 	}
 	return m.readyz.add(name, check)
 }
@@ -109,18 +110,18 @@ func (c *checks) addBuiltin(name string, check Checker) {
 func (c *checks) add(name string, check Checker) error {
 	switch {
 	case name == "" || strings.ContainsAny(name, "/?# "):
-		return fmt.Errorf("add %s check: name %q must be non-empty, without '/', '?', '#' or spaces", c.endpoint, name)
+		return errs.Errorf("add %s check: name %q must be non-empty, without '/', '?', '#' or spaces", c.endpoint, name)
 	case check == nil:
-		return fmt.Errorf("add %s check %q: check is nil", c.endpoint, name)
+		return errs.Errorf("add %s check %q: check is nil", c.endpoint, name)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if slices.Contains(c.builtins, name) {
-		return fmt.Errorf("add %s check %q: the name is a built-in check of the manager's (%s has %s): choose another",
+		return errs.Errorf("add %s check %q: the name is a built-in check of the manager's (%s has %s): choose another",
 			c.endpoint, name, c.endpoint, strings.Join(c.builtins, ", "))
 	}
 	if _, ok := c.byName[name]; ok {
-		return fmt.Errorf("add %s check %q: a check of that name was added before", c.endpoint, name)
+		return errs.Errorf("add %s check %q: a check of that name was added before", c.endpoint, name)
 	}
 	c.byName[name] = check
 	return nil

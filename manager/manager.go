@@ -4,7 +4,7 @@ package manager
 
 import (
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"net"
 	"sync"
@@ -102,7 +102,7 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 	}
 	err := opts.withDefaults(nsFile)
 	if err != nil {
-		return nil, fmt.Errorf("new manager: %w", err)
+		return nil, errs.Errorf("new manager: %w", err)
 	}
 	m := &Manager{
 		opts:        opts,
@@ -128,18 +128,18 @@ func newManager(config *kube.Config, opts Options, nsFile string) (*Manager, err
 		cl, err = cache.NewCluster(counted, m.clientOptions(), opts.Cache)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("new manager: %w", err)
+		return nil, errs.Errorf("new manager: %w", err)
 	}
 	m.cluster = *cl
 	m.client = newClient(m.Cache(), m.APIClient(), opts.DisableFor)
 	if opts.LeaderElection != nil {
 		if m.election, err = opts.LeaderElection.newElection(m, config, nsFile); err != nil {
-			return nil, fmt.Errorf("new manager: LeaderElection: %w", err)
+			return nil, errs.Errorf("new manager: LeaderElection: %w", err)
 		}
 	}
 	if opts.Sharding != nil {
 		if m.ring, err = opts.Sharding.newRing(m, config, nsFile); err != nil {
-			return nil, fmt.Errorf("new manager: Sharding: %w", err)
+			return nil, errs.Errorf("new manager: Sharding: %w", err)
 		}
 	}
 	m.events = newEventSink(m.APIClient(), opts.Logger)
@@ -207,7 +207,7 @@ func (m *Manager) Elected() <-chan struct{} {
 // manager has stopped.
 func (m *Manager) Add(r Runnable) error {
 	if !m.made() {
-		return fmt.Errorf("add runnable: %w", errNoManager)
+		return errs.Errorf("add runnable: %w", errNoManager)
 	}
 	if typednil.Is(r) {
 		return errors.New("add runnable: runnable is nil")
@@ -217,7 +217,7 @@ func (m *Manager) Add(r Runnable) error {
 		return m.addController(c.r.(named).Name(), c)
 	}
 	if err := m.groupFor(c).add(c); err != nil {
-		return fmt.Errorf("add runnable %s: %w", c.name, err)
+		return errs.Errorf("add runnable %s: %w", c.name, err)
 	}
 	return nil
 }
@@ -229,10 +229,10 @@ func (m *Manager) Add(r Runnable) error {
 // the manager has stopped.
 func (m *Manager) AddController(name string, r LeaderElectionRunnable) error {
 	if !m.made() {
-		return fmt.Errorf("add controller %q: %w", name, errNoManager)
+		return errs.Errorf("add controller %q: %w", name, errNoManager)
 	}
 	if typednil.Is(r) {
-		return fmt.Errorf("add controller %q: runnable is nil", name)
+		return errs.Errorf("add controller %q: runnable is nil", name)
 	}
 	return m.addController(name, classify(r))
 }
@@ -244,11 +244,11 @@ func (m *Manager) addController(name string, r runnable) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.controllers[name]; ok {
-		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
+		return errs.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
 	}
 	r.key = name
 	if err := m.groupFor(r).add(r); err != nil {
-		return fmt.Errorf("add controller %q: %w", name, err)
+		return errs.Errorf("add controller %q: %w", name, err)
 	}
 	m.controllers[name] = r.metrics
 	return nil

@@ -3,7 +3,7 @@
 package manager
 
 import (
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"io"
 	"maps"
 	"net/http"
@@ -199,7 +199,7 @@ func (r *restMetrics) CollectMetrics(e MetricsEmitter) {
 func (r *restMetrics) instrument(cfg *kube.Config) (*kube.Config, error) {
 	hc, err := cfg.HTTPClient()
 	if err != nil {
-		return nil, fmt.Errorf("instrument client: %w", err)
+		return nil, errs.Errorf("instrument client: %w", err)
 	}
 	c := *cfg
 	c.Transport = &countingTransport{next: hc.Transport, m: r}

@@ -5,6 +5,7 @@ package manager
 import (
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"log/slog"
 	"net"
 	"os"
@@ -167,9 +168,9 @@ func podNamespace(nsFile, field string) (string, error) {
 	ns := strings.TrimSpace(string(b))
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("%s is empty and the pod's namespace is unknown (%w): set %s when not running in a cluster", field, err, field)
+		return "", errs.Errorf("%s is empty and the pod's namespace is unknown (%w): set %s when not running in a cluster", field, err, field)
 	case ns == "":
-		return "", fmt.Errorf("%s is empty and %s is empty: set %s", field, nsFile, field)
+		return "", errs.Errorf("%s is empty and %s is empty: set %s", field, nsFile, field)
 	}
 	return ns, nil
 }
@@ -185,7 +186,7 @@ func checkAddress(addr string) error {
 		return errors.New(`want "host:port", ":port" or "0" to turn it off`)
 	}
 	if n, err := strconv.Atoi(port); err == nil && (n < 0 || n > 65535) {
-		return fmt.Errorf("port %d out of range", n)
+		return errs.Errorf("port %d out of range", n)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"maps"
 	"slices"
 	"strings"
@@ -57,20 +58,20 @@ func (pc PermissionsCheck) checkPermissions(ctx context.Context, m *Manager) err
 	defer cancel()
 	wanted, err := m.accessNeeded(ctx)
 	if err != nil {
-		return fmt.Errorf("check permissions: %w", err)
+		return errs.Errorf("check permissions: %w", err)
 	}
 	var missing []access
 	for _, a := range wanted {
 		ok, err := allowed(ctx, m.APIClient(), a)
 		if err != nil {
-			return fmt.Errorf("check permissions: %w", err)
+			return errs.Errorf("check permissions: %w", err)
 		}
 		if !ok {
 			missing = append(missing, a)
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("check permissions: the manager may not do what it will do; add to its roles:\n%s", rulesYAML(missing))
+		return errs.Errorf("check permissions: the manager may not do what it will do; add to its roles:\n%s", rulesYAML(missing))
 	}
 	m.log.Info("permissions checked", "reviews", len(wanted))
 	return nil
@@ -148,7 +149,7 @@ func allowed(ctx context.Context, c *kube.Client, a access) (bool, error) {
 	attrs := &r.Spec.ResourceAttributes
 	attrs.Namespace, attrs.Verb, attrs.Group, attrs.Resource = a.namespace, a.verb, a.group, a.resource
 	if err := c.Create(ctx, r); err != nil {
-		return false, fmt.Errorf("ask whether it may %s %s: %w", a.verb, qualifiedResource(a), err)
+		return false, errs.Errorf("ask whether it may %s %s: %w", a.verb, qualifiedResource(a), err)
 	}
 	return r.Status.Allowed, nil
 }

@@ -5,7 +5,7 @@ package manager
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"slices"
 )
 
@@ -32,26 +32,26 @@ import (
 // call RemoveController again to wait for it.
 func (m *Manager) RemoveController(ctx context.Context, name string) error {
 	if !m.made() {
-		return fmt.Errorf("remove controller %q: %w", name, errNoManager)
+		return errs.Errorf("remove controller %q: %w", name, errNoManager)
 	}
 	m.mu.Lock()
 	_, ok := m.controllers[name]
 	m.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("remove controller %q: no controller was added under that name", name)
+		return errs.Errorf("remove controller %q: no controller was added under that name", name)
 	}
 	for _, g := range []*group{m.others, m.leaders} {
 		e, found, err := g.stopEntry(name)
 		switch {
 		case err != nil:
-			return fmt.Errorf("remove controller %q: %w", name, err)
+			return errs.Errorf("remove controller %q: %w", name, err)
 		case !found:
 			continue
 		case e != nil:
 			select {
 			case <-e.done:
 			case <-ctx.Done():
-				return fmt.Errorf("remove controller %q: wait for its reconciles in flight: %w", name, ctx.Err())
+				return errs.Errorf("remove controller %q: wait for its reconciles in flight: %w", name, ctx.Err())
 			}
 			g.forget(e)
 		}
@@ -60,7 +60,7 @@ func (m *Manager) RemoveController(ctx context.Context, name string) error {
 		m.mu.Unlock()
 		return nil
 	}
-	return fmt.Errorf("remove controller %q: the manager runs no controller under that name", name)
+	return errs.Errorf("remove controller %q: the manager runs no controller under that name", name)
 }
 
 // stopEntry finds the controller added under key: one not started is

@@ -5,7 +5,7 @@ package manager
 import (
 	"context"
 	"errors"
-	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"net"
 	"net/http"
 	"strings"
@@ -59,13 +59,13 @@ func (m *Manager) listen() error {
 	var err error
 	if addr := m.opts.MetricsBindAddress; addr != "0" {
 		if m.metricsLn, err = net.Listen("tcp", addr); err != nil {
-			return fmt.Errorf("MetricsBindAddress %q: %w", addr, err)
+			return errs.Errorf("MetricsBindAddress %q: %w", addr, err)
 		}
 	}
 	if addr := m.opts.HealthProbeBindAddress; addr != "0" {
 		if m.healthLn, err = net.Listen("tcp", addr); err != nil {
 			m.closeListeners()
-			return fmt.Errorf("HealthProbeBindAddress %q: %w", addr, err)
+			return errs.Errorf("HealthProbeBindAddress %q: %w", addr, err)
 		}
 	}
 	for _, w := range m.webhooks.pendingRunnables() {
@@ -74,7 +74,7 @@ func (m *Manager) listen() error {
 		}
 		if err := w.listen.Listen(); err != nil {
 			m.closeListeners()
-			return fmt.Errorf("WebhookServer: %w", err)
+			return errs.Errorf("WebhookServer: %w", err)
 		}
 	}
 	return nil
@@ -100,7 +100,7 @@ func (m *Manager) MetricsHandler() (http.Handler, error) {
 		return nil, errNoManager
 	}
 	if addr := m.opts.MetricsBindAddress; addr != "0" {
-		return nil, fmt.Errorf("metrics handler: MetricsBindAddress is %q: set it to \"0\", or the manager serves the metrics over plain HTTP there too", addr)
+		return nil, errs.Errorf("metrics handler: MetricsBindAddress is %q: set it to \"0\", or the manager serves the metrics over plain HTTP there too", addr)
 	}
 	return m.metricsHandler(), nil
 }
@@ -163,7 +163,7 @@ func (m *Manager) serve() []*server {
 		go func() {
 			defer close(srv.done)
 			if err := srv.srv.Serve(srv.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				m.fail.add(fmt.Errorf("serve %s on %s: %w", srv.name, srv.ln.Addr(), err))
+				m.fail.add(errs.Errorf("serve %s on %s: %w", srv.name, srv.ln.Addr(), err))
 			}
 		}()
 		m.log.Info("serving "+s.name, "addr", s.ln.Addr().String())

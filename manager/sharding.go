@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"net/http"
 	"slices"
 	"sync"
@@ -200,24 +201,24 @@ func (r *ring) work(ctx context.Context, sel kube.ShardSelector) error {
 // informer was made before.
 func (m *Manager) AddShardedController(name string, obj kube.Object, r LeaderElectionRunnable, work func(ctx context.Context, sel kube.ShardSelector) error) error {
 	if !m.made() {
-		return fmt.Errorf("add sharded controller %q: %w", name, errNoManager)
+		return errs.Errorf("add sharded controller %q: %w", name, errNoManager)
 	}
 	switch {
 	case m.ring == nil:
-		return fmt.Errorf("add sharded controller %q: Options.Sharding is not set: only a manager in a ring runs sharded controllers", name)
+		return errs.Errorf("add sharded controller %q: Options.Sharding is not set: only a manager in a ring runs sharded controllers", name)
 	case obj == nil || r == nil || work == nil:
-		return fmt.Errorf("add sharded controller %q: object, runnable and work must not be nil", name)
+		return errs.Errorf("add sharded controller %q: object, runnable and work must not be nil", name)
 	case m.started.Load():
-		return fmt.Errorf("add sharded controller %q: the manager has started; add sharded controllers before Start", name)
+		return errs.Errorf("add sharded controller %q: the manager has started; add sharded controllers before Start", name)
 	}
 	m.mu.Lock()
 	_, taken := m.controllers[name]
 	m.mu.Unlock()
 	if taken { // checked before the kind is made sharded for nothing
-		return fmt.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
+		return errs.Errorf("add controller %q: a controller of that name was added before; names must be unique within a manager", name)
 	}
 	if err := m.ring.add(name, obj, work); err != nil {
-		return fmt.Errorf("add sharded controller %q: %w", name, err)
+		return errs.Errorf("add sharded controller %q: %w", name, err)
 	}
 	c := classify(r)
 	c.sharded = true
@@ -239,7 +240,7 @@ func (r *ring) add(name string, obj kube.Object, work func(ctx context.Context, 
 // run implements [shardRing].
 func (r *ring) run(ctx context.Context) error {
 	if err := r.member.Run(ctx); err != nil {
-		return fmt.Errorf("run ring %s: %w", r.name, err)
+		return errs.Errorf("run ring %s: %w", r.name, err)
 	}
 	return nil
 }
@@ -259,7 +260,7 @@ const CheckRing = "ring"
 func (r *ring) readiness(*http.Request) error {
 	s := r.member.Status()
 	if len(s.Members) == 0 {
-		return fmt.Errorf("ring %s: no membership seen yet: this replica has not joined", r.name)
+		return errs.Errorf("ring %s: no membership seen yet: this replica has not joined", r.name)
 	}
 	var missing []leader.Range
 	for _, a := range s.Assigned {
@@ -268,7 +269,7 @@ func (r *ring) readiness(*http.Request) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("ring %s: %d of the %d ranges assigned are not held yet: %s",
+		return errs.Errorf("ring %s: %d of the %d ranges assigned are not held yet: %s",
 			r.name, len(missing), len(s.Assigned), leader.FormatRanges(missing))
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubeloop/kubeloop/internal/errs"
 	"os"
 	"os/signal"
 	"strings"
@@ -60,7 +61,7 @@ import (
 // It may be called once.
 func (m *Manager) Start(ctx context.Context) error {
 	if !m.made() {
-		return fmt.Errorf("start manager: %w", errNoManager)
+		return errs.Errorf("start manager: %w", errNoManager)
 	}
 	if !m.started.CompareAndSwap(false, true) {
 		return errors.New("start manager: Start was called before")
@@ -68,11 +69,11 @@ func (m *Manager) Start(ctx context.Context) error {
 	m.log.Info("starting manager")
 	if m.opts.Permissions != nil {
 		if err := m.opts.Permissions.checkPermissions(ctx, m); err != nil {
-			return fmt.Errorf("start manager: %w", err)
+			return errs.Errorf("start manager: %w", err)
 		}
 	}
 	if err := m.listen(); err != nil {
-		return fmt.Errorf("start manager: %w", err)
+		return errs.Errorf("start manager: %w", err)
 	}
 	// The groups get contexts of their own, so that they stop one after the
 	// other; they keep ctx's values.
@@ -106,7 +107,7 @@ func (m *Manager) Start(ctx context.Context) error {
 			go func() {
 				defer close(s.electorDone)
 				if err := m.election.Run(leaderCtx); err != nil {
-					m.fail.add(fmt.Errorf("run leader election: %w", err))
+					m.fail.add(errs.Errorf("run leader election: %w", err))
 				}
 			}()
 		} else {
@@ -173,7 +174,7 @@ func (m *Manager) waitForCaches(ctx context.Context) bool {
 		}
 		if err := e.cache.WaitForSync(ctx); err != nil {
 			if ctx.Err() == nil {
-				m.fail.add(fmt.Errorf("wait for %s to sync: %w", e.name, err))
+				m.fail.add(errs.Errorf("wait for %s to sync: %w", e.name, err))
 			}
 			return false
 		}
@@ -195,7 +196,7 @@ func (m *Manager) warmup(ctx context.Context) <-chan struct{} {
 		}
 		wg.Go(func() {
 			if err := r.warmup.Warmup(ctx); err != nil && ctx.Err() == nil {
-				m.fail.add(fmt.Errorf("warm up %s: %w", r.name, err))
+				m.fail.add(errs.Errorf("warm up %s: %w", r.name, err))
 			}
 		})
 	}
