@@ -19,8 +19,10 @@ import (
 // version, and the health endpoints. Discovery lists exactly what the
 // server serves, CRDs included as they come and go.
 
-// Version is the gitVersion /version reports: the kube-apiserver release
-// kubetest's captures come from.
+// Version is the gitVersion /version reports by default: the
+// kube-apiserver release kubetest's captures come from (NewestMinor's).
+// A server acting as an older minor (Options.Minor) reports that
+// minor's release.
 const Version = "v1.36.3"
 
 const aggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -102,7 +104,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write([]byte("ok"))
 	case p == "/version":
-		writeJSON(w, http.StatusOK, versionInfo())
+		writeJSON(w, http.StatusOK, versionInfo(s.facts.gitVersion))
 	case p == "/openapi/v2" || p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r, p)
 	default:
@@ -110,10 +112,10 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// versionInfo is the body of /version: Version, with the build fields of
-// a real server's.
-func versionInfo() []byte {
-	major, minor, _ := strings.Cut(strings.TrimPrefix(Version, "v"), ".")
+// versionInfo is the body of /version: gitVersion, with the build fields
+// of a real server's.
+func versionInfo(gitVersion string) []byte {
+	major, minor, _ := strings.Cut(strings.TrimPrefix(gitVersion, "v"), ".")
 	minor, _, _ = strings.Cut(minor, ".")
 	n, _ := strconv.Atoi(minor)
 	body, _ := json.MarshalIndent(struct {
@@ -130,7 +132,7 @@ func versionInfo() []byte {
 		GoVersion             string `json:"goVersion"`
 		Compiler              string `json:"compiler"`
 		Platform              string `json:"platform"`
-	}{major, minor, major, minor, major, strconv.Itoa(n - 1), Version, "0000000000000000000000000000000000000000", "clean",
+	}{major, minor, major, minor, major, strconv.Itoa(n - 1), gitVersion, "0000000000000000000000000000000000000000", "clean",
 		"2026-01-01T00:00:00Z", runtime.Version(), "gc", runtime.GOOS + "/" + runtime.GOARCH}, "", "  ")
 	return body
 }

@@ -86,6 +86,12 @@
 //   - Sharded list and watch (shardSelector and shardInfo) as 1.36 serves
 //     them with the ShardedListAndWatch gate on, or ignored as with the gate
 //     off (Options.DisableShardedListAndWatch).
+//   - Acts as an older minor on request (Options.Minor, 1.33 to the
+//     newest, minor.go): its /version, its WatchList gate (1.33 refuses
+//     sendInitialEvents with the real 422), no shard selector before
+//     1.36 (the parameter ignored), and only the built-in resources it
+//     serves by default in discovery, OpenAPI and the API; so a test
+//     runs a client's fallbacks without a cluster of that release.
 //   - Watches as chunked JSON, flushed per event: resumable from a
 //     resourceVersion within a bounded history (410 Expired beyond it),
 //     bookmarks, timeoutSeconds, WatchList (sendInitialEvents), and

@@ -45,22 +45,48 @@ func newOpenAPIDoc(v any) openAPIDoc {
 }
 
 // builtinOpenAPI holds the v3 documents of the built-in kinds, limited
-// to what builtins() serves; computed once per process.
+// to what the newest minor serves; computed once per process.
 var builtinOpenAPI = sync.OnceValue(func() map[string]openAPIDoc {
-	data := schema.OpenAPI()
-	reg := newRegistry()
-	out := map[string]openAPIDoc{}
-	for p, doc := range data.V3 {
-		out[p] = newOpenAPIDoc(filterOpenAPIPaths(doc, reg))
-	}
-	return out
+	v3, _ := builtinOpenAPIFor(newRegistry())
+	return v3
 })
 
 // builtinOpenAPIV2 is /openapi/v2 of the built-in kinds, limited to what
-// builtins() serves; computed once per process.
+// the newest minor serves; computed once per process.
 var builtinOpenAPIV2 = sync.OnceValue(func() obj {
 	return filterOpenAPIPaths(schema.OpenAPI().V2, newRegistry())
 })
+
+// builtinOpenAPIFor returns the v3 documents (by index path) and the v2
+// document of the built-in kinds, limited to what reg serves.
+func builtinOpenAPIFor(reg *registry) (v3 map[string]openAPIDoc, v2 obj) {
+	data := schema.OpenAPI()
+	v3 = map[string]openAPIDoc{}
+	for p, doc := range data.V3 {
+		v3[p] = newOpenAPIDoc(filterOpenAPIPaths(doc, reg))
+	}
+	return v3, filterOpenAPIPaths(data.V2, reg)
+}
+
+// builtinOpenAPIV3Locked returns the built-in v3 documents of the minor
+// s acts as. The caller holds s.mu.
+func (s *Server) builtinOpenAPIV3Locked() map[string]openAPIDoc {
+	if s.minorOpenAPI != nil {
+		v3, _ := s.minorOpenAPI()
+		return v3
+	}
+	return builtinOpenAPI()
+}
+
+// builtinOpenAPIV2Locked returns the built-in v2 document of the minor s
+// acts as. The caller holds s.mu.
+func (s *Server) builtinOpenAPIV2Locked() obj {
+	if s.minorOpenAPI != nil {
+		_, v2 := s.minorOpenAPI()
+		return v2
+	}
+	return builtinOpenAPIV2()
+}
 
 // filterOpenAPIPaths returns a copy of doc (top level and paths copied,
 // the rest shared) without the paths of resources reg does not serve.
@@ -122,7 +148,7 @@ func openAPIPathResource(p string) (group, version, plural, sub string, ok bool)
 // openAPIV3Docs returns the v3 documents the server publishes now, by
 // index path. The caller holds s.mu.
 func (s *Server) openAPIV3DocsLocked() map[string]openAPIDoc {
-	builtin := builtinOpenAPI()
+	builtin := s.builtinOpenAPIV3Locked()
 	out := make(map[string]openAPIDoc, len(builtin))
 	for p, d := range builtin {
 		group, _, _ := strings.Cut(strings.TrimPrefix(p, "apis/"), "/")
@@ -270,7 +296,7 @@ func (s *Server) crdKindsByGVLocked() map[string][]openapi.CRDKind {
 // the served resources) with every served CRD version's paths and
 // definitions merged in. The caller holds s.mu.
 func (s *Server) openAPIV2Locked() obj {
-	base := builtinOpenAPIV2()
+	base := s.builtinOpenAPIV2Locked()
 	out := make(obj, len(base))
 	for k, v := range base {
 		out[k] = v

@@ -84,8 +84,10 @@ type listOpts struct {
 
 // parseListOptions reads and validates list or watch parameters as
 // ValidateListOptions does, after the WatchList defaulting of a legacy
-// watch (resourceVersion "" or "0") to sendInitialEvents=true.
-func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
+// watch (resourceVersion "" or "0") to sendInitialEvents=true. Without
+// the WatchList gate (watchList false: 1.33) a legacy watch is left as
+// it is and a watch with sendInitialEvents is refused.
+func (c *call) parseListOptions(watch, watchList bool) (*listOpts, *kube.StatusError) {
 	q := c.q
 	o := &listOpts{rv: q.Get("resourceVersion"), match: q.Get("resourceVersionMatch"), cont: q.Get("continue"),
 		bookmarks: queryBool(q, "allowWatchBookmarks")}
@@ -115,12 +117,15 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 		errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: field, Detail: detail})
 	}
 	if watch {
-		if o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
+		if watchList && o.sendInitialEvents == nil && o.match == "" && (o.rv == "" || o.rv == "0") {
 			t := true
 			o.sendInitialEvents, o.match = &t, "NotOlderThan"
 		}
 		if o.sendInitialEvents != nil && o.match != "NotOlderThan" {
 			forbid("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+		}
+		if o.sendInitialEvents != nil && !watchList {
+			forbid("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
 		}
 		if o.match != "" {
 			if o.sendInitialEvents == nil {
@@ -355,7 +360,7 @@ func inScope(rs []*record, ns string) (n int64) {
 }
 
 func (s *Server) serveList(c *call) {
-	o, err := c.parseListOptions(false)
+	o, err := c.parseListOptions(false, true)
 	if err == nil {
 		err = s.parseShardSelector(c, o)
 	}

@@ -378,9 +378,16 @@ type registry struct {
 	answered map[string][]*resource
 }
 
-func newRegistry() *registry {
+func newRegistry() *registry { return newRegistryAt(NewestMinor) }
+
+// newRegistryAt returns the registry of the built-in resources the given
+// minor serves (servedSince).
+func newRegistryAt(minor int) *registry {
 	reg := &registry{byGV: map[string][]*resource{}, answered: map[string][]*resource{}}
 	for _, r := range builtins() {
+		if servedSince(r.Group, r.Plural) > minor {
+			continue
+		}
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
 		reg.add(r)
 	}

@@ -16,6 +16,28 @@ import (
 
 // Options configures a [Server]. The zero value is ready to use.
 type Options struct {
+	// Minor is the Kubernetes minor release (1.Minor) the server acts as,
+	// OldestMinor to NewestMinor; zero means NewestMinor. An older minor
+	// changes what a client's code path depends on, so that a test can
+	// run a program's fallbacks without a cluster of that release, and
+	// nothing else (defaults, messages and schemas stay the newest's):
+	//   - /version reports that release (1.33: v1.33.13);
+	//   - WatchList as that release's default gate has it: on 1.33 (the
+	//     gate off) a watch with sendInitialEvents answers 422 Invalid
+	//     ("sendInitialEvents is forbidden for watch unless the WatchList
+	//     feature gate is enabled") and a watch without a resourceVersion
+	//     starts with the state but no initial-events-end bookmark;
+	//   - before 1.36 ?shardSelector= is ignored (every object listed and
+	//     watched, no metadata.shardInfo), as a release without the
+	//     ShardedListAndWatch gate ignores an unknown parameter;
+	//   - discovery, OpenAPI and the API serve the built-in resources that
+	//     release serves by default: 1.33 has no resource.k8s.io, no
+	//     volumeattributesclasses and no mutating admission policies,
+	//     1.34 and 1.35 no mutating admission policies (a request for one
+	//     answers 404).
+	// New panics with a message naming the minors served for any other
+	// value.
+	Minor int
 	// HistorySize is how many events each resource keeps for watches that
 	// resume from a resourceVersion and for Exact lists at a past version;
 	// older versions answer 410 Expired. Zero means 1000; negative keeps
@@ -66,6 +88,12 @@ type Options struct {
 type Server struct {
 	opts Options
 	log  *slog.Logger
+	// facts are those of the minor the server acts as (minor.go).
+	facts minorFacts
+	// minorOpenAPI is, for a server acting as an older minor, the
+	// built-in OpenAPI documents limited to what it serves (computed at
+	// first use); nil for the newest.
+	minorOpenAPI func() (v3 map[string]openAPIDoc, v2 obj)
 
 	// done is closed by Close; every request and watch ends when it is.
 	done chan struct{}
@@ -107,8 +135,14 @@ type Server struct {
 // bootstrap.go): the namespaces default, kube-system, kube-public and
 // kube-node-lease, service/kubernetes in default, and the API server's
 // ConfigMap and identity Lease in kube-system. It does no I/O and starts no
-// goroutine.
+// goroutine. It panics if opts.Minor is neither zero nor in
+// OldestMinor..NewestMinor.
 func New(opts Options) *Server {
+	minor, err := resolveMinor(opts.Minor)
+	if err != nil {
+		panic(err.Error())
+	}
+	opts.Minor = minor
 	if opts.HistorySize == 0 {
 		opts.HistorySize = 1000
 	} else if opts.HistorySize < 0 {
@@ -129,8 +163,9 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:   opts,
 		log:    log,
+		facts:  factsOf(minor),
 		done:   make(chan struct{}),
-		reg:    newRegistry(),
+		reg:    newRegistryAt(minor),
 		cols:   map[string]*collection{},
 		ctl:    newControllers(),
 		counts: map[string]int{},
@@ -143,6 +178,9 @@ func New(opts Options) *Server {
 				}
 			}
 		}
+	}
+	if minor != NewestMinor {
+		s.minorOpenAPI = sync.OnceValues(func() (map[string]openAPIDoc, obj) { return builtinOpenAPIFor(newRegistryAt(minor)) })
 	}
 	s.bootstrap()
 	return s

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import "fmt"
+
+// This file is the one table of what changes with the Kubernetes minor a
+// Server acts as (Options.Minor): the release /version reports, the
+// feature gates whose defaults a client's path depends on, and the
+// built-in resources served. Everything else (defaults, messages, tables,
+// schemas) is the newest minor's. The facts come from each release's
+// source (the gate's default in pkg/features, the resources each group's
+// RESTStorageProvider registers for its GA versions) and, for the
+// releases the harness runs, from the real server.
+
+// Minors a Server can act as: OldestMinor to NewestMinor of Kubernetes 1.
+const (
+	OldestMinor = 33
+	NewestMinor = 36
+)
+
+// minorFacts is what a Server acting as one minor does differently.
+type minorFacts struct {
+	// gitVersion is the release /version reports: the newest patch
+	// release of the minor when kubetest was last checked against it.
+	gitVersion string
+	// watchList is the WatchList feature gate's default: when off, a
+	// watch with sendInitialEvents is refused (422) and a watch without a
+	// resourceVersion is not turned into one.
+	watchList bool
+	// shardedListAndWatch reports whether the minor has the
+	// ShardedListAndWatch gate (alpha since 1.36; kubetest turns it on, as
+	// the harness does, unless Options.DisableShardedListAndWatch): without
+	// it ?shardSelector= is ignored, not refused, and lists carry no
+	// shardInfo.
+	shardedListAndWatch bool
+}
+
+// factsOf returns the facts of minor, which must be in
+// OldestMinor..NewestMinor.
+func factsOf(minor int) minorFacts {
+	switch minor {
+	case 33:
+		// WatchList went back to off by default in 1.33 (beta), on
+		// again in 1.34.
+		return minorFacts{gitVersion: "v1.33.13"}
+	case 34:
+		return minorFacts{gitVersion: "v1.34.4", watchList: true}
+	case 35:
+		return minorFacts{gitVersion: "v1.35.4", watchList: true}
+	default:
+		return minorFacts{gitVersion: Version, watchList: true, shardedListAndWatch: true}
+	}
+}
+
+// servedSince is the first minor that serves a built-in resource by
+// default, by "group/plural", for the resources younger than
+// OldestMinor; the rest are served by every minor.
+func servedSince(group, plural string) int {
+	switch group + "/" + plural {
+	case groupDRA + "/deviceclasses", groupDRA + "/resourceclaims", groupDRA + "/resourceclaimtemplates",
+		groupDRA + "/resourceslices":
+		return 34 // resource.k8s.io/v1 is GA and served from 1.34
+	case groupStorage + "/volumeattributesclasses":
+		return 34 // the VolumeAttributesClass gate is GA from 1.34
+	case groupAdmission + "/mutatingadmissionpolicies", groupAdmission + "/mutatingadmissionpolicybindings":
+		return 36 // admissionregistration.k8s.io/v1 serves them from 1.36
+	}
+	return OldestMinor
+}
+
+// resolveMinor returns the minor Options.Minor names (zero: NewestMinor),
+// or an error naming the minors served.
+func resolveMinor(minor int) (int, error) {
+	if minor == 0 {
+		return NewestMinor, nil
+	}
+	if minor < OldestMinor || minor > NewestMinor {
+		return 0, fmt.Errorf("kubetest: Options.Minor %d is not a minor kubetest acts as: it acts as Kubernetes 1.%d to 1.%d",
+			minor, OldestMinor, NewestMinor)
+	}
+	return minor, nil
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package kubetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+)
+
+func TestMinorOutsideTheServedOnesPanicsWithTheRange(t *testing.T) {
+	for _, minor := range []int{-1, 1, OldestMinor - 1, NewestMinor + 1} {
+		func() {
+			defer func() {
+				want := fmt.Sprintf("kubetest: Options.Minor %d is not a minor kubetest acts as: it acts as Kubernetes 1.%d to 1.%d",
+					minor, OldestMinor, NewestMinor)
+				if got := fmt.Sprint(recover()); got != want {
+					t.Errorf("New(Minor %d) panicked with %q, want %q", minor, got, want)
+				}
+			}()
+			New(Options{Minor: minor})
+		}()
+	}
+}
+
+func TestMinorVersionReported(t *testing.T) {
+	for minor, want := range map[int]string{0: Version, NewestMinor: Version, 33: "v1.33.13", 35: "v1.35.4"} {
+		_, c := newTestServer(t, Options{Minor: minor})
+		v := c.mustDo(200, "GET", "/version", "")
+		if v["gitVersion"] != want || v["minor"] != strings.Split(want, ".")[1] {
+			t.Errorf("Minor %d: /version = %v %v, want %s", minor, v["gitVersion"], v["minor"], want)
+		}
+	}
+}
+
+func TestMinor33RefusesWatchList(t *testing.T) {
+	_, c := newTestServer(t, Options{Minor: 33})
+	r := c.do("GET", cmPath+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", "")
+	want := `ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: ` +
+		`sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled`
+	if m := r.json(t); r.code != 422 || m["reason"] != "Invalid" || m["message"] != want {
+		t.Fatalf("WatchList on 1.33 = %d %s, want 422 Invalid %q", r.code, r.body, want)
+	}
+	_, c = newTestServer(t, Options{Minor: 34})
+	resp := c.open(t.Context(), "GET", cmPath+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", "")
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("WatchList on 1.34 = %d, want 200", resp.StatusCode)
+	}
+}
+
+// A 1.33 watch from no resourceVersion still starts with the state, but
+// is not a WatchList: no initial-events-end bookmark.
+func TestMinor33LegacyWatchHasNoInitialEventsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, c := newTestServer(t, Options{Minor: 33})
+		createCM(c, "a", "")
+		w := openWatch(t, c, cmPath+"?watch=1&allowWatchBookmarks=true")
+		if got := summary(w.next()); !strings.HasPrefix(got, "ADDED a ") {
+			t.Errorf("first event = %s, want ADDED a", got)
+		}
+		if lines, _ := w.pending(); len(lines) != 0 {
+			t.Errorf("after the state: %q, want nothing (no bookmark)", lines)
+		}
+	})
+}
+
+func TestMinorBefore36IgnoresShardSelector(t *testing.T) {
+	sel := "?shardSelector=" + strings.ReplaceAll("shardRange(object.metadata.uid,'0x0000000000000000','0x0000000000000001')", ",", "%2C")
+	for minor, wantFiltered := range map[int]bool{33: false, 35: false, 36: true} {
+		_, c := newTestServer(t, Options{Minor: minor})
+		for _, n := range []string{"a", "b", "c"} {
+			createCM(c, n, "")
+		}
+		list := c.mustDo(200, "GET", cmPath+sel, "")
+		items, _ := list["items"].([]any)
+		_, hasInfo := list["metadata"].(map[string]any)["shardInfo"]
+		if filtered := len(items) < 3 || hasInfo; filtered != wantFiltered {
+			t.Errorf("Minor %d: list with a shard selector has %d of 3 items, shardInfo %v; want filtered %v",
+				minor, len(items), hasInfo, wantFiltered)
+		}
+	}
+}
+
+func TestMinorServesItsResources(t *testing.T) {
+	type probe struct {
+		path string
+		code int
+	}
+	for minor, probes := range map[int][]probe{
+		33: {{"/apis/resource.k8s.io", 404}, {"/apis/resource.k8s.io/v1/deviceclasses", 404},
+			{"/apis/storage.k8s.io/v1/volumeattributesclasses", 404},
+			{"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", 404},
+			{"/apis/storage.k8s.io/v1/storageclasses", 200}},
+		35: {{"/apis/resource.k8s.io/v1/deviceclasses", 200}, {"/apis/storage.k8s.io/v1/volumeattributesclasses", 200},
+			{"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", 404},
+			{"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", 200}},
+		NewestMinor: {{"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", 200}},
+	} {
+		_, c := newTestServer(t, Options{Minor: minor})
+		for _, p := range probes {
+			if r := c.do("GET", p.path, ""); r.code != p.code {
+				t.Errorf("Minor %d: GET %s = %d, want %d", minor, p.path, r.code, p.code)
+			}
+		}
+	}
+}
+
+// Discovery and OpenAPI of an older minor list what it serves only.
+func TestMinor33DiscoveryAndOpenAPI(t *testing.T) {
+	_, c := newTestServer(t, Options{Minor: 33})
+	storage := fmt.Sprint(c.mustDo(200, "GET", "/apis/storage.k8s.io/v1", "")["resources"])
+	if strings.Contains(storage, "volumeattributesclasses") || !strings.Contains(storage, "storageclasses") {
+		t.Errorf("1.33 storage.k8s.io/v1 resources = %s, want storageclasses and no volumeattributesclasses", storage)
+	}
+	groups := fmt.Sprint(c.mustDo(200, "GET", "/apis", "")["groups"])
+	if strings.Contains(groups, "resource.k8s.io") {
+		t.Errorf("1.33 /apis lists resource.k8s.io: %s", groups)
+	}
+	var index struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(c.do("GET", "/openapi/v3", "").body, &index); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := index.Paths["apis/resource.k8s.io/v1"]; ok {
+		t.Errorf("1.33 /openapi/v3 publishes apis/resource.k8s.io/v1")
+	}
+	doc := string(c.do("GET", "/openapi/v3/"+strings.TrimPrefix(index.Paths["apis/admissionregistration.k8s.io/v1"].ServerRelativeURL, "/openapi/v3/"), "").body)
+	if strings.Contains(doc, "/mutatingadmissionpolicies") || !strings.Contains(doc, "/validatingadmissionpolicies") {
+		t.Errorf("1.33 admissionregistration.k8s.io/v1 OpenAPI: mutating policies present or validating ones absent")
+	}
+	v2 := string(c.do("GET", "/openapi/v2", "").body)
+	if strings.Contains(v2, "/apis/resource.k8s.io/v1/") {
+		t.Errorf("1.33 /openapi/v2 has resource.k8s.io paths")
+	}
+}
