@@ -23,7 +23,7 @@ import (
 // kube-apiserver release kubetest's captures come from (NewestMinor's).
 // A server acting as an older minor (Options.Minor) reports that
 // minor's release.
-const Version = "v1.36.3"
+const Version = "v1.37.2"
 
 const aggregatedType = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 

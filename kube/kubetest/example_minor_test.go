@@ -27,7 +27,7 @@ func ExampleOptions_minor() {
 	}
 	// Output:
 	// 1.33: cached [team-a/one team-a/two]; lists 1, objects dropped outside the shard 3
-	// 1.36: cached [team-a/one team-a/two]; lists 0, objects dropped outside the shard 0
+	// 1.37: cached [team-a/one team-a/two]; lists 0, objects dropped outside the shard 0
 }
 
 // runShardedInformer seeds srv with ConfigMaps in two namespaces, syncs

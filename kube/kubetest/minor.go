@@ -2,7 +2,11 @@
 
 package kubetest
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
+)
 
 // This file is the one table of what changes with the Kubernetes minor a
 // Server acts as (Options.Minor): the release /version reports, the
@@ -16,7 +20,7 @@ import "fmt"
 // Minors a Server can act as: OldestMinor to NewestMinor of Kubernetes 1.
 const (
 	OldestMinor = 33
-	NewestMinor = 36
+	NewestMinor = 37
 )
 
 // minorFacts is what a Server acting as one minor does differently.
@@ -34,6 +38,19 @@ type minorFacts struct {
 	// it ?shardSelector= is ignored, not refused, and lists carry no
 	// shardInfo.
 	shardedListAndWatch bool
+	// shardPagesCount says a sharded list's page carries
+	// remainingItemCount (1.36; 1.37 counts only pages no label, field or
+	// shard selector filters).
+	shardPagesCount bool
+	// crdTable says CustomResourceDefinitions have a Table of their own
+	// (1.37: scope, versions, group, kind, short names, established);
+	// before, the default one (name and creation time).
+	crdTable bool
+	// ownerRefs is how the errors of metadata.ownerReferences are worded:
+	// 1.37 names the entry (metadata.ownerReferences[0].uid) and calls an
+	// empty field a "Required value"; before, they name the list and call
+	// it an Invalid value "" (1.33 repeating the field's name).
+	ownerRefs validation.OwnerRefWording
 }
 
 // factsOf returns the facts of minor, which must be in
@@ -43,13 +60,16 @@ func factsOf(minor int) minorFacts {
 	case 33:
 		// WatchList went back to off by default in 1.33 (beta), on
 		// again in 1.34.
-		return minorFacts{gitVersion: "v1.33.13"}
+		return minorFacts{gitVersion: "v1.33.13", ownerRefs: validation.OwnerRefsByListNamed}
 	case 34:
-		return minorFacts{gitVersion: "v1.34.4", watchList: true}
+		return minorFacts{gitVersion: "v1.34.4", watchList: true, ownerRefs: validation.OwnerRefsByList}
 	case 35:
-		return minorFacts{gitVersion: "v1.35.4", watchList: true}
+		return minorFacts{gitVersion: "v1.35.4", watchList: true, ownerRefs: validation.OwnerRefsByList}
+	case 36:
+		return minorFacts{gitVersion: "v1.36.3", watchList: true, shardedListAndWatch: true, shardPagesCount: true,
+			ownerRefs: validation.OwnerRefsByList}
 	default:
-		return minorFacts{gitVersion: Version, watchList: true, shardedListAndWatch: true}
+		return minorFacts{gitVersion: Version, watchList: true, shardedListAndWatch: true, crdTable: true}
 	}
 }
 

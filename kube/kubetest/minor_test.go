@@ -139,3 +139,62 @@ func TestMinor33DiscoveryAndOpenAPI(t *testing.T) {
 		t.Errorf("1.33 /openapi/v2 has resource.k8s.io paths")
 	}
 }
+
+func TestMinorOwnerReferenceWording(t *testing.T) {
+	for minor, want := range map[int]string{
+		37: `ConfigMap "v" is invalid: [metadata.ownerReferences[0].apiVersion: Invalid value: "apps/": must be <group>/<version> or <version>, ` +
+			`metadata.ownerReferences[0].uid: Required value: must not be empty]`,
+		36: `ConfigMap "v" is invalid: [metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty, ` +
+			`metadata.ownerReferences.uid: Invalid value: "": must not be empty]`,
+		33: `ConfigMap "v" is invalid: [metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty, ` +
+			`metadata.ownerReferences.uid: Invalid value: "": uid must not be empty]`,
+	} {
+		_, c := newTestServer(t, Options{Minor: minor})
+		r := c.do("POST", cmPath, `{"metadata":{"name":"v","ownerReferences":[{"apiVersion":"apps/","kind":"Deployment","name":"a"}]}}`)
+		if m := r.json(t); r.code != 422 || m["message"] != want {
+			t.Errorf("Minor %d: owner reference errors = %d %v, want 422 %s", minor, r.code, m["message"], want)
+		}
+	}
+}
+
+func TestMinorCRDTable(t *testing.T) {
+	const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	for minor, want := range map[int]string{
+		37: `[Name Scope Versions Created At Group Kind ShortNames Established]` +
+			` [widgets.example.com Namespaced v1(storage) T example.com Widget wd true]`,
+		36: `[Name Created At] [widgets.example.com T]`,
+	} {
+		_, c := newTestServer(t, Options{Minor: minor})
+		c.mustDo(201, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"metadata":{"name":"widgets.example.com"},
+			"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wd"]},
+			"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`)
+		tbl := c.mustDo(200, "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "", "Accept", tableAccept)
+		var names []string
+		for _, col := range tbl["columnDefinitions"].([]any) {
+			names = append(names, col.(map[string]any)["name"].(string))
+		}
+		cells := tbl["rows"].([]any)[0].(map[string]any)["cells"].([]any)
+		for i := range cells {
+			if names[i] == "Created At" {
+				cells[i] = "T"
+			}
+		}
+		if got := fmt.Sprint(names, " ", cells); got != want {
+			t.Errorf("Minor %d: CRD table = %s, want %s", minor, got, want)
+		}
+	}
+}
+
+func TestMinorShardedPageRemainingItemCount(t *testing.T) {
+	sel := "&shardSelector=" + strings.ReplaceAll("shardRange(object.metadata.uid,'0x0000000000000000','0x10000000000000000')", ",", "%2C")
+	for minor, wantCount := range map[int]bool{36: true, 37: false} {
+		_, c := newTestServer(t, Options{Minor: minor})
+		for _, n := range []string{"a", "b", "c"} {
+			createCM(c, n, "")
+		}
+		meta := c.mustDo(200, "GET", cmPath+"?limit=1"+sel, "")["metadata"].(map[string]any)
+		if _, has := meta["remainingItemCount"]; has != wantCount || meta["continue"] == nil {
+			t.Errorf("Minor %d: sharded page metadata = %v, want a continue token and remainingItemCount %v", minor, meta, wantCount)
+		}
+	}
+}

@@ -341,7 +341,7 @@ func (c *call) fillPage(o *listOpts, page *listPage, all []*record) {
 			next = r.name
 		}
 		page.cont = encodeContinue(int64(page.rv), next)
-		if o.filter.empty() {
+		if o.filter.empty() && (o.filter.shard.Empty() || o.filter.shardCounted) {
 			n := inScope(all, o.filter.namespace) - o.limit
 			page.remaining = &n
 		}

@@ -389,6 +389,9 @@ func newRegistryAt(minor int) *registry {
 			continue
 		}
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
+		if r.Plural == "customresourcedefinitions" && !factsOf(minor).crdTable {
+			r.Printer = table.DefaultPrinter()
+		}
 		reg.add(r)
 	}
 	for _, r := range answeredResources() {

@@ -20,7 +20,8 @@ type Options struct {
 	// OldestMinor to NewestMinor; zero means NewestMinor. An older minor
 	// changes what a client's code path depends on, so that a test can
 	// run a program's fallbacks without a cluster of that release, and
-	// nothing else (defaults, messages and schemas stay the newest's):
+	// nothing else (defaults, other messages and schemas stay the
+	// newest's):
 	//   - /version reports that release (1.33: v1.33.13);
 	//   - WatchList as that release's default gate has it: on 1.33 (the
 	//     gate off) a watch with sendInitialEvents answers 422 Invalid
@@ -34,7 +35,12 @@ type Options struct {
 	//     release serves by default: 1.33 has no resource.k8s.io, no
 	//     volumeattributesclasses and no mutating admission policies,
 	//     1.34 and 1.35 no mutating admission policies (a request for one
-	//     answers 404).
+	//     answers 404);
+	//   - before 1.37 a page of a sharded list counts the remaining items,
+	//     CustomResourceDefinitions have the default Table (name and
+	//     creation time), and the errors of metadata.ownerReferences name
+	//     the list, not the entry, and call an empty field an Invalid value
+	//     (1.33 with the field's name in the detail).
 	// New panics with a message naming the minors served for any other
 	// value.
 	Minor int

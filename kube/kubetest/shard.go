@@ -33,7 +33,7 @@ func (s *Server) parseShardSelector(c *call, o *listOpts) *kube.StatusError {
 	if err != nil {
 		return statusError(http.StatusInternalServerError, "", "invalid shard selector: "+err.Error(), nil)
 	}
-	o.filter.shard = sel
+	o.filter.shard, o.filter.shardCounted = sel, s.facts.shardPagesCount
 	return nil
 }
 

@@ -66,7 +66,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...)
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.ownerRefs), validateCustomResource(res, wr.sub, next, old)...)
 	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
 		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
