@@ -5,6 +5,7 @@ package kubetest
 import (
 	"fmt"
 
+	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
@@ -51,6 +52,29 @@ type minorFacts struct {
 	// empty field a "Required value"; before, they name the list and call
 	// it an Invalid value "" (1.33 repeating the field's name).
 	ownerRefs validation.OwnerRefWording
+	// uidPreconditionOnAbsent says a PUT whose object carries a uid, of an
+	// object that does not exist (deleted since it was read), fails the
+	// uid precondition on the absent object: 409 "StorageError: invalid
+	// object, Code: 4" (1.33, whose update reads storage ignoring "not
+	// found" for every kind); 1.34 and later answer 404, or create it.
+	uidPreconditionOnAbsent bool
+}
+
+// errUIDPreconditionOnAbsent is 1.33's answer to a PUT carrying uid of an
+// object that does not exist: storage's precondition error on an empty
+// object, as a Conflict. The key is the etcd key of the generic
+// registry (resource, or group and resource for custom ones, then
+// namespace and name).
+func errUIDPreconditionOnAbsent(res *resource, namespace, name, uid string) *kube.StatusError {
+	key := "/registry/" + res.Plural
+	if res.CRD != "" {
+		key = "/registry/" + res.Group + "/" + res.Plural
+	}
+	if namespace != "" {
+		key += "/" + namespace
+	}
+	return errConflict(res, name, fmt.Sprintf("StorageError: invalid object, Code: 4, Key: %s/%s, ResourceVersion: 0, "+
+		"AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: ", key, name, uid))
 }
 
 // factsOf returns the facts of minor, which must be in
@@ -60,7 +84,7 @@ func factsOf(minor int) minorFacts {
 	case 33:
 		// WatchList went back to off by default in 1.33 (beta), on
 		// again in 1.34.
-		return minorFacts{gitVersion: "v1.33.13", ownerRefs: validation.OwnerRefsByListNamed}
+		return minorFacts{gitVersion: "v1.33.13", ownerRefs: validation.OwnerRefsByListNamed, uidPreconditionOnAbsent: true}
 	case 34:
 		return minorFacts{gitVersion: "v1.34.4", watchList: true, ownerRefs: validation.OwnerRefsByList}
 	case 35:
@@ -85,6 +109,9 @@ func servedSince(group, plural string) int {
 		return 34 // the VolumeAttributesClass gate is GA from 1.34
 	case groupAdmission + "/mutatingadmissionpolicies", groupAdmission + "/mutatingadmissionpolicybindings":
 		return 36 // admissionregistration.k8s.io/v1 serves them from 1.36
+	case "certificates.k8s.io/clustertrustbundles", "certificates.k8s.io/podcertificaterequests",
+		groupDRA + "/devicetaintrules", "storagemigration.k8s.io/storageversionmigrations":
+		return 37 // their gates (ClusterTrustBundle, PodCertificateRequest, DRADeviceTaintRules, StorageVersionMigrator) are GA in 1.37
 	}
 	return OldestMinor
 }

@@ -198,3 +198,27 @@ func TestMinorShardedPageRemainingItemCount(t *testing.T) {
 		}
 	}
 }
+
+// 1.33 answers a PUT of an object deleted since it was read (its uid in
+// the body) with storage's precondition error as a 409; 1.34 and later
+// with 404.
+func TestMinor33UpdateOfDeletedObjectConflicts(t *testing.T) {
+	for minor, wantCode := range map[int]int{33: 409, 34: 404, 37: 404} {
+		_, c := newTestServer(t, Options{Minor: minor})
+		cm := createCM(c, "x", "")
+		c.mustDo(200, "DELETE", cmPath+"/x", "")
+		uid := field(cm, "metadata.uid").(string)
+		r := c.do("PUT", cmPath+"/x", `{"metadata":{"name":"x","uid":"`+uid+`","resourceVersion":"`+
+			field(cm, "metadata.resourceVersion").(string)+`"},"data":{"a":"b"}}`)
+		m := r.json(t)
+		if r.code != wantCode {
+			t.Errorf("Minor %d: PUT of a deleted object = %d %s, want %d", minor, r.code, r.body, wantCode)
+		}
+		want := `Operation cannot be fulfilled on configmaps "x": StorageError: invalid object, Code: 4, ` +
+			`Key: /registry/configmaps/default/x, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ` +
+			`UID in precondition: ` + uid + `, UID in object meta: `
+		if wantCode == 409 && (m["message"] != want || m["reason"] != "Conflict") {
+			t.Errorf("Minor 33: message %q reason %v, want Conflict %q", m["message"], m["reason"], want)
+		}
+	}
+}

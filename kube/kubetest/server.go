@@ -40,7 +40,11 @@ type Options struct {
 	//     CustomResourceDefinitions have the default Table (name and
 	//     creation time), and the errors of metadata.ownerReferences name
 	//     the list, not the entry, and call an empty field an Invalid value
-	//     (1.33 with the field's name in the detail).
+	//     (1.33 with the field's name in the detail);
+	//   - on 1.33 a PUT carrying the uid of an object deleted since
+	//     answers 409 Conflict "StorageError: invalid object, Code: 4"
+	//     (its uid precondition checked on the absent object), where 1.34
+	//     and later answer 404.
 	// New panics with a message naming the minors served for any other
 	// value.
 	Minor int

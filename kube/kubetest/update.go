@@ -44,6 +44,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{}, err
 	}
 	prev := col.objects[objectKey(wr.namespace, wr.name)]
+	if uid := unstructured.String(meta, "uid"); prev == nil && uid != "" && s.facts.uidPreconditionOnAbsent {
+		return updateResult{}, errUIDPreconditionOnAbsent(res, wr.namespace, wr.name, uid)
+	}
 	if prev == nil {
 		if !res.CreateOnUpdate || wr.sub != "" {
 			return updateResult{}, errNotFound(res, wr.name)
