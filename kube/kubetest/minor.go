@@ -4,6 +4,8 @@ package kubetest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
@@ -127,4 +129,23 @@ func resolveMinor(minor int) (int, error) {
 			minor, OldestMinor, NewestMinor)
 	}
 	return minor, nil
+}
+
+// withGates returns f with the feature gates of gates set (Options.FeatureGates),
+// or an error naming a gate the minor does not have or kubetest does not
+// model, as kube-apiserver refuses to start with an unknown gate.
+func (f minorFacts) withGates(minor int, gates map[string]bool) (minorFacts, error) {
+	for _, name := range slices.Sorted(maps.Keys(gates)) {
+		switch on := gates[name]; {
+		case name == "WatchList":
+			f.watchList = on
+		case name == "ShardedListAndWatch" && f.shardedListAndWatch:
+			f.shardedListAndWatch = on
+		case name == "ShardedListAndWatch":
+			return f, fmt.Errorf("kubetest: Options.FeatureGates: 1.%d has no feature gate ShardedListAndWatch (1.36 and later have)", minor)
+		default:
+			return f, fmt.Errorf("kubetest: Options.FeatureGates: %q is not a feature gate kubetest models (WatchList, ShardedListAndWatch)", name)
+		}
+	}
+	return f, nil
 }

@@ -222,3 +222,34 @@ func TestMinor33UpdateOfDeletedObjectConflicts(t *testing.T) {
 		}
 	}
 }
+
+func TestMinorFeatureGates(t *testing.T) {
+	_, c := newTestServer(t, Options{Minor: 33, FeatureGates: map[string]bool{"WatchList": true}})
+	resp := c.open(t.Context(), "GET", cmPath+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", "")
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("WatchList on 1.33 with its gate on = %d, want 200", resp.StatusCode)
+	}
+	_, c = newTestServer(t, Options{FeatureGates: map[string]bool{"WatchList": false}})
+	if r := c.do("GET", cmPath+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", ""); r.code != 422 {
+		t.Errorf("WatchList with its gate off = %d, want 422", r.code)
+	}
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Minor: 35, FeatureGates: map[string]bool{"ShardedListAndWatch": true}},
+			"kubetest: Options.FeatureGates: 1.35 has no feature gate ShardedListAndWatch (1.36 and later have)"},
+		{Options{FeatureGates: map[string]bool{"Nope": true}},
+			`kubetest: Options.FeatureGates: "Nope" is not a feature gate kubetest models (WatchList, ShardedListAndWatch)`},
+	} {
+		func() {
+			defer func() {
+				if got := fmt.Sprint(recover()); got != tc.want {
+					t.Errorf("New(%v) panicked with %q, want %q", tc.opts.FeatureGates, got, tc.want)
+				}
+			}()
+			New(tc.opts)
+		}()
+	}
+}

@@ -23,11 +23,12 @@ type Options struct {
 	// nothing else (defaults, other messages and schemas stay the
 	// newest's):
 	//   - /version reports that release (1.33: v1.33.13);
-	//   - WatchList as that release's default gate has it: on 1.33 (the
-	//     gate off) a watch with sendInitialEvents answers 422 Invalid
-	//     ("sendInitialEvents is forbidden for watch unless the WatchList
-	//     feature gate is enabled") and a watch without a resourceVersion
-	//     starts with the state but no initial-events-end bookmark;
+	//   - WatchList as that release's default gate has it (FeatureGates
+	//     changes it): on 1.33 (the gate off) a watch with
+	//     sendInitialEvents answers 422 Invalid ("sendInitialEvents is
+	//     forbidden for watch unless the WatchList feature gate is
+	//     enabled") and a watch without a resourceVersion starts with the
+	//     state but no initial-events-end bookmark;
 	//   - before 1.36 ?shardSelector= is ignored (every object listed and
 	//     watched, no metadata.shardInfo), as a release without the
 	//     ShardedListAndWatch gate ignores an unknown parameter;
@@ -48,6 +49,13 @@ type Options struct {
 	// New panics with a message naming the minors served for any other
 	// value.
 	Minor int
+	// FeatureGates turns on or off, as kube-apiserver's --feature-gates
+	// does, the gates kubetest models, whose default is the minor's:
+	// WatchList (off in 1.33 only) and ShardedListAndWatch (1.36 and
+	// later; on unless set false here or by DisableShardedListAndWatch,
+	// as the harness runs kube-apiserver). New panics naming a gate the
+	// minor does not have or kubetest does not model.
+	FeatureGates map[string]bool
 	// HistorySize is how many events each resource keeps for watches that
 	// resume from a resourceVersion and for Exact lists at a past version;
 	// older versions answer 410 Expired. Zero means 1000; negative keeps
@@ -152,7 +160,12 @@ func New(opts Options) *Server {
 	if err != nil {
 		panic(err.Error())
 	}
+	facts, err := factsOf(minor).withGates(minor, opts.FeatureGates)
+	if err != nil {
+		panic(err.Error())
+	}
 	opts.Minor = minor
+	opts.FeatureGates = maps.Clone(opts.FeatureGates)
 	if opts.HistorySize == 0 {
 		opts.HistorySize = 1000
 	} else if opts.HistorySize < 0 {
@@ -173,7 +186,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:   opts,
 		log:    log,
-		facts:  factsOf(minor),
+		facts:  facts,
 		done:   make(chan struct{}),
 		reg:    newRegistryAt(minor),
 		cols:   map[string]*collection{},
