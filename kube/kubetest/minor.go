@@ -60,6 +60,10 @@ type minorFacts struct {
 	// object, Code: 4" (1.33, whose update reads storage ignoring "not
 	// found" for every kind); 1.34 and later answer 404, or create it.
 	uidPreconditionOnAbsent bool
+	// accessReviewErrorAtSpec says an access review with both or neither
+	// of resourceAttributes and nonResourceAttributes is refused with one
+	// error at spec (1.37); before, at the attribute.
+	accessReviewErrorAtSpec bool
 }
 
 // errUIDPreconditionOnAbsent is 1.33's answer to a PUT carrying uid of an
@@ -95,7 +99,8 @@ func factsOf(minor int) minorFacts {
 		return minorFacts{gitVersion: "v1.36.3", watchList: true, shardedListAndWatch: true, shardPagesCount: true,
 			ownerRefs: validation.OwnerRefsByList}
 	default:
-		return minorFacts{gitVersion: Version, watchList: true, shardedListAndWatch: true, crdTable: true}
+		return minorFacts{gitVersion: Version, watchList: true, shardedListAndWatch: true, crdTable: true,
+			accessReviewErrorAtSpec: true}
 	}
 }
 

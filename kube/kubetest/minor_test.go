@@ -253,3 +253,25 @@ func TestMinorFeatureGates(t *testing.T) {
 		}()
 	}
 }
+
+func TestMinorAccessReviewAttributesWording(t *testing.T) {
+	const exactlyOne = "exactly one of nonResourceAttributes or resourceAttributes must be specified"
+	const both = `"resourceAttributes":{"verb":"get","resource":"pods"},"nonResourceAttributes":{"path":"/metrics","verb":"get"}`
+	for _, tc := range []struct {
+		minor       int
+		spec, error string
+	}{
+		{37, ``, `spec: Invalid value: null: ` + exactlyOne},
+		{37, both, `spec: Invalid value: {"path":"/metrics","verb":"get"}: ` + exactlyOne},
+		{36, ``, `spec.resourceAttributes: Invalid value: null: ` + exactlyOne},
+		{36, both, `spec.nonResourceAttributes: Invalid value: {"path":"/metrics","verb":"get"}: cannot be specified in combination with resourceAttributes`},
+	} {
+		_, c := newTestServer(t, Options{Minor: tc.minor})
+		r := c.do("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+			`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{`+tc.spec+`}}`)
+		want := `.authorization.k8s.io "" is invalid: ` + tc.error // the real server names no kind
+		if m := r.json(t); r.code != 422 || m["message"] != want {
+			t.Errorf("Minor %d, spec {%s}: %d %v, want 422 %s", tc.minor, tc.spec, r.code, m["message"], want)
+		}
+	}
+}

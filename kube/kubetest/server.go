@@ -41,7 +41,9 @@ type Options struct {
 	//     CustomResourceDefinitions have the default Table (name and
 	//     creation time), and the errors of metadata.ownerReferences name
 	//     the list, not the entry, and call an empty field an Invalid value
-	//     (1.33 with the field's name in the detail);
+	//     (1.33 with the field's name in the detail), and an access review
+	//     with both or neither attributes is refused at the attribute,
+	//     not at spec;
 	//   - on 1.33 a PUT carrying the uid of an object deleted since
 	//     answers 409 Conflict "StorageError: invalid object, Code: 4"
 	//     (its uid precondition checked on the absent object), where 1.34
