@@ -13,7 +13,7 @@
 //     limitranges, endpoints, persistentvolumeclaims, persistentvolumes,
 //     replicationcontrollers, leases, deployments, replicasets,
 //     statefulsets, daemonsets, controllerrevisions, jobs, cronjobs,
-//     ingresses, and every other kind kube-apiserver 1.36.3's discovery
+//     ingresses, and every other kind kube-apiserver 1.37.2's discovery
 //     lists (rbac, storage, policy, autoscaling v2 and v1, ...: stored
 //     and validated against their captured schemas, kinds.go), and
 //     CustomResourceDefinitions
@@ -27,7 +27,7 @@
 //     auth whoami) and TokenReviews from the users' names and uids,
 //     Bindings assign pods to nodes, ComponentStatuses are fixed; none of
 //     these is stored.
-//   - Built-in objects defaulted as kube-apiserver 1.36 defaults them (a
+//   - Built-in objects defaulted as kube-apiserver 1.37 defaults them (a
 //     Deployment's strategy, a container's imagePullPolicy, a Pod's
 //     tolerations and QoS class...), checked against objects captured
 //     from the real server.
@@ -54,7 +54,7 @@
 //   - Schemas as the real server has them: /openapi/v3 (index and
 //     group-version documents, hashed and cached for good) and
 //     /openapi/v2 for every served kind, built-in ones captured from
-//     kube-apiserver 1.36 and every CRD's from its openAPIV3Schema. The
+//     kube-apiserver 1.37 and every CRD's from its openAPIV3Schema. The
 //     same schemas decide what a write does: type errors of built-in
 //     kinds (400, the Go decoder's words), unknown and duplicate fields
 //     by ?fieldValidation= (Strict 400, Warn (the default) a Warning
@@ -186,7 +186,7 @@
 // subpackages of kube/kubetest/internal/ too:
 //   - unstructured: decoded JSON as the real server holds it (exact
 //     integers) and accessors;
-//   - schema: the OpenAPI documents captured from kube-apiserver 1.36, the
+//   - schema: the OpenAPI documents captured from kube-apiserver 1.37, the
 //     schemas compiled from them and from CRDs, structural validation,
 //     pruning, defaulting and the type errors of built-in kinds;
 //   - validation: names, labels and annotation keys, a ConfigMap's and a

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
@@ -121,6 +122,18 @@ func servedSince(group, plural string) int {
 		return 37 // their gates (ClusterTrustBundle, PodCertificateRequest, DRADeviceTaintRules, StorageVersionMigrator) are GA in 1.37
 	}
 	return OldestMinor
+}
+
+// adjustToMinor makes r, a built-in resource, what minor serves where it
+// differs from the newest: CustomResourceDefinitions' default Table
+// before 1.37, CSINodes without status (added in 1.37).
+func adjustToMinor(r *resource, minor int) {
+	switch {
+	case r.Plural == "customresourcedefinitions" && !factsOf(minor).crdTable:
+		r.Printer = table.DefaultPrinter()
+	case r.Group == groupStorage && r.Plural == "csinodes" && minor < 37:
+		r.Status, r.InitStatus = false, nil
+	}
 }
 
 // resolveMinor returns the minor Options.Minor names (zero: NewestMinor),

@@ -97,7 +97,11 @@ func TestMinorServesItsResources(t *testing.T) {
 		35: {{"/apis/resource.k8s.io/v1/deviceclasses", 200}, {"/apis/storage.k8s.io/v1/volumeattributesclasses", 200},
 			{"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", 404},
 			{"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", 200}},
-		NewestMinor: {{"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", 200}},
+		36: {{"/apis/certificates.k8s.io/v1/clustertrustbundles", 404}, {"/apis/storagemigration.k8s.io", 404},
+			{"/apis/resource.k8s.io/v1/devicetaintrules", 404}, {"/apis/certificates.k8s.io/v1/podcertificaterequests", 404}},
+		37: {{"/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies", 200},
+			{"/apis/certificates.k8s.io/v1/clustertrustbundles", 200}, {"/apis/storagemigration.k8s.io/v1/storageversionmigrations", 200},
+			{"/apis/resource.k8s.io/v1/devicetaintrules", 200}, {"/apis/certificates.k8s.io/v1/podcertificaterequests", 200}},
 	} {
 		_, c := newTestServer(t, Options{Minor: minor})
 		for _, p := range probes {

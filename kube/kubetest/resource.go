@@ -362,7 +362,8 @@ func builtinGroups() []string {
 	return []string{"apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io",
 		"autoscaling", "batch", "certificates.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io",
 		"storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io",
-		"coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "resource.k8s.io", "flowcontrol.apiserver.k8s.io"}
+		"coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "resource.k8s.io", "flowcontrol.apiserver.k8s.io",
+		"storagemigration.k8s.io"}
 }
 
 // registry holds the served resources. It is guarded by Server.mu.
@@ -389,9 +390,7 @@ func newRegistryAt(minor int) *registry {
 			continue
 		}
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
-		if r.Plural == "customresourcedefinitions" && !factsOf(minor).crdTable {
-			r.Printer = table.DefaultPrinter()
-		}
+		adjustToMinor(r, minor)
 		reg.add(r)
 	}
 	for _, r := range answeredResources() {
