@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -63,7 +64,7 @@ func TestKubectl(t *testing.T) {
 
 	token := randomName()
 	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"kubectl-" + token: "admin"},
-		UIDs: map[string]string{"admin": "1"}}) // as the harness's token file
+		UIDs: map[string]string{"admin": "1"}, Minor: kubetestMinorOf(t, h)}) // as the harness's token file
 	t.Cleanup(srv.Close)
 	l, err := srv.Listen(true)
 	if err != nil {
@@ -247,4 +248,38 @@ func splitArgs(s string) []string {
 		args = append(args, cur.String())
 	}
 	return args
+}
+
+// kubetestMinorOf returns the minor of the real server h, for kubetest to
+// act as (kubetest.Options.Minor); zero (the newest) when the server's is
+// newer than kubetest knows.
+func kubetestMinorOf(t *testing.T, h harness) int {
+	t.Helper()
+	cfg, err := kube.LoadConfig(kube.LoadOptions{Path: h.Kubeconfig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, err := cfg.HTTPClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(strings.TrimSuffix(cfg.Host, "/") + "/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Minor string `json:"minor"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("decode /version: %v", err)
+	}
+	minor, err := strconv.Atoi(strings.TrimSuffix(v.Minor, "+"))
+	if err != nil || minor < kubetest.OldestMinor {
+		t.Fatalf("the server's minor %q is not one kubetest acts as", v.Minor)
+	}
+	if minor > kubetest.NewestMinor {
+		return 0
+	}
+	return minor
 }

@@ -147,7 +147,7 @@ func (s *Server) serveDelete(c *call) {
 }
 
 func (s *Server) serveDeleteCollection(c *call) {
-	opts, err := c.parseListOptions(false)
+	opts, err := c.parseListOptions(false, true)
 	if err != nil {
 		writeError(c.w, err)
 		return

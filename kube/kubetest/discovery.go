@@ -16,9 +16,11 @@ import (
 // server serves, CRDs included as they come and go; internal/discovery
 // writes the documents.
 
-// Version is the gitVersion /version reports: the kube-apiserver release
-// kubetest's captures come from.
-const Version = "v1.36.3"
+// Version is the gitVersion /version reports by default: the
+// kube-apiserver release kubetest's captures come from (NewestMinor's).
+// A server acting as an older minor (Options.Minor) reports that
+// minor's release.
+const Version = "v1.37.2"
 
 // serveNonResource serves GET and HEAD of the paths that are not a
 // resource's: health, version, OpenAPI, and discovery (serveDiscovery).
@@ -35,7 +37,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write([]byte("ok"))
 	case p == "/version":
-		writeJSON(w, http.StatusOK, discovery.VersionInfo(Version))
+		writeJSON(w, http.StatusOK, discovery.VersionInfo(s.facts.gitVersion))
 	case p == "/openapi/v2" || p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r, p)
 	default:

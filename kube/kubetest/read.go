@@ -83,8 +83,10 @@ type listOpts struct {
 
 // parseListOptions reads and validates list or watch parameters as
 // ValidateListOptions does, after the WatchList defaulting of a legacy
-// watch (resourceVersion "" or "0") to sendInitialEvents=true.
-func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
+// watch (resourceVersion "" or "0") to sendInitialEvents=true. Without
+// the WatchList gate (watchList false: 1.33) a legacy watch is left as
+// it is and a watch with sendInitialEvents is refused.
+func (c *call) parseListOptions(watch, watchList bool) (*listOpts, *kube.StatusError) {
 	q, bad := listopts.Parse(c.q)
 	if bad != "" {
 		return nil, errBadRequest(bad)
@@ -95,7 +97,7 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 		return nil, err
 	}
 	check := listopts.Options{RV: o.rv, Match: o.match, Continue: o.cont, SendInitialEvents: o.sendInitialEvents}
-	errs := listopts.Validate(&check, watch)
+	errs := listopts.Validate(&check, watch, watchList)
 	o.match, o.sendInitialEvents = check.Match, check.SendInitialEvents
 	if len(errs) > 0 {
 		return nil, errInvalidListOptions(errs)
@@ -240,7 +242,7 @@ func (c *call) fillPage(o *listOpts, page *listPage, all []*record) {
 			next = r.name
 		}
 		page.cont = encodeContinue(int64(page.rv), next)
-		if o.filter.empty() {
+		if o.filter.empty() && (o.filter.shard.Empty() || o.filter.shardCounted) {
 			n := inScope(all, o.filter.namespace) - o.limit
 			page.remaining = &n
 		}
@@ -259,7 +261,7 @@ func inScope(rs []*record, ns string) (n int64) {
 }
 
 func (s *Server) serveList(c *call) {
-	o, err := c.parseListOptions(false)
+	o, err := c.parseListOptions(false, true)
 	if err == nil {
 		err = s.parseShardSelector(c, o)
 	}

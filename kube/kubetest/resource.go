@@ -124,10 +124,18 @@ type registry struct {
 	*kinds.Registry[*resource]
 }
 
-func newRegistry() *registry {
+func newRegistry() *registry { return newRegistryAt(NewestMinor) }
+
+// newRegistryAt returns the registry of the built-in resources the given
+// minor serves (kinds.ServedSince), as that minor serves them.
+func newRegistryAt(minor int) *registry {
 	reg := &registry{kinds.NewRegistry[*resource]()}
 	for _, r := range builtins() {
+		if kinds.ServedSince(r.Group, r.Plural) > minor {
+			continue
+		}
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
+		kinds.AdjustToMinor(&r.Resource, minor, factsOf(minor).crdTable)
 		reg.Add(r)
 	}
 	for _, r := range answeredResources() {

@@ -29,7 +29,8 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info Reques
 		writeError(w, errMethodNotAllowed())
 		return
 	}
-	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: managerOf(r), Now: nowString()}
+	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: managerOf(r), Now: nowString(),
+		AttributesErrorAtSpec: s.facts.accessReviewErrorAtSpec}
 	var serr *kube.StatusError
 	if k == &review.Self {
 		// Nothing of the body matters (kubectl sends it as protobuf, whose

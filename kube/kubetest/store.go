@@ -212,6 +212,9 @@ type filter struct {
 	labels    kube.Selector
 	fields    kube.FieldSelector
 	shard     kube.ShardSelector // see shard.go
+	// shardCounted says a page shard filters still counts the remaining
+	// items (1.36, minor.go).
+	shardCounted bool
 }
 
 // empty reports whether the filter selects by label or field (a namespace

@@ -44,6 +44,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{}, err
 	}
 	prev := col.objects[objectKey(wr.namespace, wr.name)]
+	if uid := unstructured.String(meta, "uid"); prev == nil && uid != "" && s.facts.uidPreconditionOnAbsent {
+		return updateResult{}, errUIDPreconditionOnAbsent(res, wr.namespace, wr.name, uid)
+	}
 	if prev == nil {
 		if !res.CreateOnUpdate || wr.sub != "" {
 			return updateResult{}, errNotFound(res, wr.name)
@@ -66,7 +69,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...)
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.ownerRefs), validateCustomResource(res, wr.sub, next, old)...)
 	if res.Plural != "pods" { // a Pod's containers cannot change
 		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
 	}

@@ -127,7 +127,10 @@ func (s *Server) serveWatch(c *call) {
 		writeError(c.w, serr)
 		return
 	}
-	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents
+	// Without the WatchList gate a watch from "" or "0" still starts with
+	// the state, as a legacy watch does, but ends it with no bookmark.
+	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents ||
+		!s.facts.watchList && (o.rv == "" || o.rv == "0")
 	var st watchStart
 	s.withLock(func() { st = s.startWatchLocked(c, w, want, initialEvents) })
 	if want > st.cur && initialEvents {
@@ -146,7 +149,7 @@ func (s *Server) serveWatch(c *call) {
 // newWatcher reads a watch request's options and makes its watcher, not
 // registered yet; want is the resourceVersion asked for.
 func (s *Server) newWatcher(c *call) (w *watcher, o *listOpts, want uint64, serr *kube.StatusError) {
-	o, serr = c.parseListOptions(true)
+	o, serr = c.parseListOptions(true, s.facts.watchList)
 	if serr == nil {
 		serr = s.parseShardSelector(c, o)
 	}
@@ -248,7 +251,7 @@ func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool,
 			return false
 		}
 	}
-	if initialEvents && o.bookmarks {
+	if initialEvents && o.sendInitialEvents != nil && o.bookmarks {
 		w.writeBookmark(buf, st.cur, true)
 	}
 	if st.expire {
