@@ -166,7 +166,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		}
 		meta["name"] = name
 	}
-	if errs := append(validation.Metadata(res.Names, meta, name, s.facts.ownerRefs), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
+	if errs := append(validation.Metadata(res.Names, meta, name, s.facts.OwnerRefs), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
 		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	if err := s.checkNamespaceLocked(wr, name, true); err != nil {

@@ -37,7 +37,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write([]byte("ok"))
 	case p == "/version":
-		writeJSON(w, http.StatusOK, discovery.VersionInfo(s.facts.gitVersion))
+		writeJSON(w, http.StatusOK, discovery.VersionInfo(s.facts.GitVersion))
 	case p == "/openapi/v2" || p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r, p)
 	default:

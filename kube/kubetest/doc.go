@@ -121,7 +121,7 @@
 //     them with the ShardedListAndWatch gate on, or ignored as with the gate
 //     off (Options.DisableShardedListAndWatch).
 //   - Acts as an older minor on request (Options.Minor, 1.33 to the
-//     newest, minor.go): its /version, its WatchList gate (1.33 refuses
+//     newest, internal/minor): its /version, its WatchList gate (1.33 refuses
 //     sendInitialEvents with the real 422), no shard selector before
 //     1.36 (the parameter ignored), and only the built-in resources it
 //     serves by default in discovery, OpenAPI and the API; so a test
@@ -185,7 +185,7 @@
 //
 // The server itself is package kubetest: the Options and Server API
 // (server.go, seed.go, faults.go, faults_stream.go, watchlag.go), what
-// changes with the minor it acts as (minor.go), the
+// names the minors it acts as (minor.go), the
 // storage with its one resourceVersion counter and bounded history
 // (store.go, object.go), the routing and the request paths of every verb
 // (handler.go, requestinfo.go, create.go, read.go, update.go, patch.go,
@@ -208,6 +208,7 @@
 //     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
 //     csr (approval and conditions), satoken (TokenRequests and the
 //     service account tokens they issue), authz and review; bootstrap (what a new server holds);
+//     minor (what changes with the minor a server acts as);
 //   - the kinds and their schemas: kinds (the built-in kinds, a resource's
 //     description, the registry), schema, validation, fielderr,
 //     fieldvalidation, fieldmanager, strategicmerge, patch, unstructured,

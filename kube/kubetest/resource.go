@@ -8,6 +8,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
@@ -128,14 +129,14 @@ func newRegistry() *registry { return newRegistryAt(NewestMinor) }
 
 // newRegistryAt returns the registry of the built-in resources the given
 // minor serves (kinds.ServedSince), as that minor serves them.
-func newRegistryAt(minor int) *registry {
+func newRegistryAt(m int) *registry {
 	reg := &registry{kinds.NewRegistry[*resource]()}
 	for _, r := range builtins() {
-		if kinds.ServedSince(r.Group, r.Plural) > minor {
+		if kinds.ServedSince(r.Group, r.Plural) > m {
 			continue
 		}
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
-		kinds.AdjustToMinor(&r.Resource, minor, factsOf(minor).crdTable)
+		kinds.AdjustToMinor(&r.Resource, m, minor.Of(m, Version).CRDTable)
 		reg.Add(r)
 	}
 	for _, r := range answeredResources() {

@@ -30,7 +30,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info Reques
 		return
 	}
 	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: managerOf(r), Now: nowString(),
-		AttributesErrorAtSpec: s.facts.accessReviewErrorAtSpec}
+		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec}
 	var serr *kube.StatusError
 	if k == &review.Self {
 		// Nothing of the body matters (kubectl sends it as protobuf, whose

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
 )
@@ -119,8 +120,8 @@ type Options struct {
 type Server struct {
 	opts Options
 	log  *slog.Logger
-	// facts are those of the minor the server acts as (minor.go).
-	facts minorFacts
+	// facts are those of the minor the server acts as (internal/minor).
+	facts minor.Facts
 	// minorOpenAPI is, for a server acting as an older minor, the
 	// built-in OpenAPI documents limited to what it serves (computed at
 	// first use); nil for the newest.
@@ -174,15 +175,15 @@ type Server struct {
 // goroutine. It panics if opts.Minor is neither zero nor in
 // OldestMinor..NewestMinor.
 func New(opts Options) *Server {
-	minor, err := resolveMinor(opts.Minor)
+	m, err := resolveMinor(opts.Minor)
 	if err != nil {
 		panic(err.Error())
 	}
-	facts, err := factsOf(minor).withGates(minor, opts.FeatureGates)
+	facts, err := minor.Of(m, Version).WithGates(m, opts.FeatureGates)
 	if err != nil {
 		panic(err.Error())
 	}
-	opts.Minor = minor
+	opts.Minor = m
 	opts.FeatureGates = maps.Clone(opts.FeatureGates)
 	if opts.HistorySize == 0 {
 		opts.HistorySize = 1000
@@ -206,7 +207,7 @@ func New(opts Options) *Server {
 		log:    log,
 		facts:  facts,
 		done:   make(chan struct{}),
-		reg:    newRegistryAt(minor),
+		reg:    newRegistryAt(m),
 		cols:   map[string]*collection{},
 		ctl:    newControllers(),
 		counts: map[string]int{},
@@ -222,8 +223,8 @@ func New(opts Options) *Server {
 			}
 		}
 	}
-	if minor != NewestMinor {
-		s.minorOpenAPI = sync.OnceValues(func() (map[string]openapi.Doc, obj) { return builtinOpenAPIFor(newRegistryAt(minor)) })
+	if m != NewestMinor {
+		s.minorOpenAPI = sync.OnceValues(func() (map[string]openapi.Doc, obj) { return builtinOpenAPIFor(newRegistryAt(m)) })
 	}
 	s.bootstrap()
 	return s

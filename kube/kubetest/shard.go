@@ -26,14 +26,14 @@ import (
 // malformed one.
 func (s *Server) parseShardSelector(c *call, o *listOpts) *kube.StatusError {
 	v := c.q.Get("shardSelector")
-	if v == "" || s.opts.DisableShardedListAndWatch || !s.facts.shardedListAndWatch {
+	if v == "" || s.opts.DisableShardedListAndWatch || !s.facts.ShardedListAndWatch {
 		return nil
 	}
 	sel, err := shardexpr.Parse(v)
 	if err != nil {
 		return statusError(http.StatusInternalServerError, "", "invalid shard selector: "+err.Error(), nil)
 	}
-	o.filter.shard, o.filter.shardCounted = sel, s.facts.shardPagesCount
+	o.filter.shard, o.filter.shardCounted = sel, s.facts.ShardPagesCount
 	return nil
 }
 

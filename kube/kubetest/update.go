@@ -44,7 +44,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{}, err
 	}
 	prev := col.objects[objectKey(wr.namespace, wr.name)]
-	if uid := unstructured.String(meta, "uid"); prev == nil && uid != "" && s.facts.uidPreconditionOnAbsent {
+	if uid := unstructured.String(meta, "uid"); prev == nil && uid != "" && s.facts.UIDPreconditionOnAbsent {
 		return updateResult{}, errUIDPreconditionOnAbsent(res, wr.namespace, wr.name, uid)
 	}
 	if prev == nil {
@@ -69,7 +69,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.ownerRefs), validateCustomResource(res, wr.sub, next, old)...)
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.OwnerRefs), validateCustomResource(res, wr.sub, next, old)...)
 	if res.Plural != "pods" { // a Pod's containers cannot change
 		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
 	}

@@ -130,7 +130,7 @@ func (s *Server) serveWatch(c *call) {
 	// Without the WatchList gate a watch from "" or "0" still starts with
 	// the state, as a legacy watch does, but ends it with no bookmark.
 	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents ||
-		!s.facts.watchList && (o.rv == "" || o.rv == "0")
+		!s.facts.WatchList && (o.rv == "" || o.rv == "0")
 	var st watchStart
 	s.withLock(func() { st = s.startWatchLocked(c, w, want, initialEvents) })
 	if want > st.cur && initialEvents {
@@ -149,7 +149,7 @@ func (s *Server) serveWatch(c *call) {
 // newWatcher reads a watch request's options and makes its watcher, not
 // registered yet; want is the resourceVersion asked for.
 func (s *Server) newWatcher(c *call) (w *watcher, o *listOpts, want uint64, serr *kube.StatusError) {
-	o, serr = c.parseListOptions(true, s.facts.watchList)
+	o, serr = c.parseListOptions(true, s.facts.WatchList)
 	if serr == nil {
 		serr = s.parseShardSelector(c, o)
 	}
