@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -54,7 +55,7 @@ func (s *Server) admitEviction(c *call, body []byte, opts *protobuf.DeleteOption
 	}
 	next, invalid := disruption.DecodeEviction(encodeObject(mutated), c.info.Name, c.info.Namespace)
 	if invalid != "" {
-		return nil, errBadRequest(invalid)
+		return nil, apierr.BadRequest(invalid)
 	}
 	return next, nil
 }

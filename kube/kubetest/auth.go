@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -33,13 +34,13 @@ func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.
 }
 
 func errUnauthorized() *kube.StatusError {
-	return statusError(http.StatusUnauthorized, kube.ReasonUnauthorized, "Unauthorized", nil)
+	return apierr.New(http.StatusUnauthorized, kube.ReasonUnauthorized, "Unauthorized", nil)
 }
 
 // Deny makes the server refuse verb on resource to user with 403 Forbidden,
 // as RBAC would. verb is a [RequestInfo] verb (get, list, watch, create,
 // update, patch, delete, deletecollection); resource is the plural,
-// qualified by its group outside the core group and followed by
+// apierr.Qualified by its group outside the core group and followed by
 // "/status" for the subresource ("configmaps", "deployments.apps",
 // "deployments.apps/status"). Either may be "*". A resource beginning
 // with "/" is a non-resource URL ("/metrics"), which SubjectAccessReviews
@@ -59,7 +60,7 @@ func (s *Server) Allow(user, verb, resource string) {
 // authorize refuses a request that a denial matches, with the real
 // server's message.
 func (s *Server) authorize(info RequestInfo) *kube.StatusError {
-	res := qualified(info.Group, info.Resource)
+	res := apierr.Qualified(info.Group, info.Resource)
 	if info.Subresource != "" {
 		res += "/" + info.Subresource
 	}
@@ -75,7 +76,7 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 	if info.Verb == "watch" || info.Verb == "list" {
 		name = ""
 	}
-	return errForbidden(info.Group, info.Resource, name, msg)
+	return apierr.Forbidden(info.Group, info.Resource, name, msg)
 }
 
 // tokenFor returns a token of user, or "" (authz.TokenFor).

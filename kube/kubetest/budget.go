@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -62,7 +63,7 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 		return budgetCharge{}, nil
 	case 1:
 	default:
-		return budgetCharge{}, statusError(http.StatusInternalServerError, "",
+		return budgetCharge{}, apierr.New(http.StatusInternalServerError, "",
 			"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", nil)
 	}
 	prev := covering[0]

@@ -189,7 +189,7 @@
 // storage with its one resourceVersion counter and bounded history
 // (store.go, object.go), the routing and the request paths of every verb
 // (handler.go, requestinfo.go, create.go, read.go, update.go, patch.go,
-// apply.go, delete.go, watch.go, shard.go, table.go, status.go), what a
+// apply.go, delete.go, watch.go, shard.go, table.go), what a
 // write is checked against (fieldvalidation.go, customresource.go), the
 // kinds served and discovery (resource.go, crd.go, discovery.go,
 // openapi.go), the hooks by which kinds, controllers and admission act
@@ -216,7 +216,7 @@
 //   - the wire: encode (objects in the real server's order), media
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
 //     frames of every built-in kind), requestinfo, listopts,
-//     deleteopts, discovery, openapi, table, jsonpath, shardexpr,
+//     deleteopts, apierr (the Status errors), discovery, openapi, table, jsonpath, shardexpr,
 //     inprocess (the in-process round trip), pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must

@@ -3,6 +3,8 @@
 package kubetest
 
 import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"net/http"
 	"slices"
 
@@ -46,7 +48,7 @@ func isEviction(res *resource, info RequestInfo) bool {
 func evictionJSON(body []byte) ([]byte, *kube.StatusError) {
 	js, err := protobuf.ToJSON(body)
 	if err != nil {
-		return nil, errBadRequest("error decoding Eviction: " + err.Error())
+		return nil, apierr.BadRequest("error decoding Eviction: " + err.Error())
 	}
 	return js, nil
 }
@@ -55,22 +57,22 @@ func evictionJSON(body []byte) ([]byte, *kube.StatusError) {
 func (s *Server) serveEviction(c *call) {
 	body, err := readBody(c.r)
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	if mt, _ := bodyMediaType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
 		if body, err = evictionJSON(body); err != nil {
-			writeError(c.w, err)
+			apierr.Write(c.w, err)
 			return
 		}
 	}
 	opts, invalid := disruption.DecodeEviction(body, c.info.Name, c.info.Namespace)
 	if invalid != "" {
-		writeError(c.w, errBadRequest(invalid))
+		apierr.Write(c.w, apierr.BadRequest(invalid))
 		return
 	}
 	if opts, err = s.admitEviction(c, body, opts); err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	wr := c.write()
@@ -78,7 +80,7 @@ func (s *Server) serveEviction(c *call) {
 	s.withLock(func() {
 		prev := c.col.objects[c.key()]
 		if prev == nil {
-			err = errNotFound(c.res, c.info.Name)
+			err = apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name)
 			return
 		}
 		o := mustDecode(prev.raw)
@@ -113,10 +115,10 @@ func (s *Server) serveEviction(c *call) {
 		_, _, err = s.deleteLocked(wr, up.rec)
 	})
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
-	writeJSON(c.w, http.StatusCreated, encodeStatus(&kube.Status{Status: "Success", Code: http.StatusCreated}))
+	apierr.WriteJSON(c.w, http.StatusCreated, encode.Status(&kube.Status{Status: "Success", Code: http.StatusCreated}))
 }
 
 // checkPreconditions refuses a delete whose preconditions prev does not

@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"io"
 	"mime"
 	"net/http"
@@ -73,7 +74,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		http.NotFound(w, r)
 		return
 	case res == nil:
-		writeError(w, errResourceNotFound())
+		apierr.Write(w, apierr.ResourceNotFound())
 		return
 	}
 	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w}
@@ -82,7 +83,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		c.w = pw
 	}
 	if err := s.prepareCall(c); err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	s.dispatch(c)
@@ -144,7 +145,7 @@ func (s *Server) prepareCall(c *call) *kube.StatusError {
 	verb := c.info.Verb
 	partial, table, _, ok := media.Negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
 	if !ok {
-		return errNotAcceptable()
+		return apierr.NotAcceptable()
 	}
 	c.partial = partial
 	if table != "" {
@@ -170,7 +171,7 @@ func (c *call) parseDryRun() *kube.StatusError {
 	}
 	for _, v := range dr {
 		if v != "All" {
-			return errInvalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
+			return apierr.Invalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
 				Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: fielderr.NotSupportedDetail("All")}})
 		}
 	}
@@ -213,7 +214,7 @@ func (s *Server) dispatch(c *call) {
 	case "deletecollection":
 		s.serveDeleteCollection(c)
 	default:
-		writeError(c.w, errMethodNotAllowed())
+		apierr.Write(c.w, apierr.MethodNotAllowed())
 	}
 }
 
@@ -248,37 +249,37 @@ func (c *call) checkRoute() *kube.StatusError {
 			isPodLog(res, info) || isEviction(res, info) || info.Subresource == "finalize" && isNamespaces(res) || isCSRApproval(res, info) ||
 			isTokenRequest(res, info)
 		if !known || info.Name == "" {
-			return errResourceNotFound()
+			return apierr.ResourceNotFound()
 		}
 		switch {
 		case isEviction(res, info) || isTokenRequest(res, info):
 			if info.Verb != "create" {
-				return errMethodNotAllowed()
+				return apierr.MethodNotAllowed()
 			}
 		case info.Subresource == "finalize":
 			if info.Verb != "update" {
-				return errMethodNotAllowed()
+				return apierr.MethodNotAllowed()
 			}
 		case info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)):
-			return errMethodNotAllowed()
+			return apierr.MethodNotAllowed()
 		}
 	}
 	if !res.Namespaced && info.Namespace != "" && info.Resource != "namespaces" {
-		return errResourceNotFound()
+		return apierr.ResourceNotFound()
 	}
 	if res.Namespaced && info.Namespace == "" {
 		if info.Name != "" {
-			return errResourceNotFound()
+			return apierr.ResourceNotFound()
 		}
 		if info.Verb != "list" && info.Verb != "watch" {
-			return errMethodNotAllowed()
+			return apierr.MethodNotAllowed()
 		}
 	}
 	if info.Verb == "deletecollection" && res.NoDeleteCollection {
-		return errMethodNotAllowed()
+		return apierr.MethodNotAllowed()
 	}
 	if (info.Verb == "update" || info.Verb == "patch") && info.Name == "" {
-		return errMethodNotAllowed()
+		return apierr.MethodNotAllowed()
 	}
 	return nil
 }
@@ -287,10 +288,10 @@ func (c *call) checkRoute() *kube.StatusError {
 func readBody(r *http.Request) ([]byte, *kube.StatusError) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
-		return nil, errBadRequest("read the request body: " + err.Error())
+		return nil, apierr.BadRequest("read the request body: " + err.Error())
 	}
 	if len(body) > maxBodyBytes {
-		return nil, statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
+		return nil, apierr.New(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
 			"Request entity too large: limit is 3145728", nil)
 	}
 	return body, nil
@@ -316,13 +317,13 @@ func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body
 	}
 	o, known, err := media.Decode(mt, body)
 	if err == nil && !known {
-		return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
+		return nil, "", nil, apierr.UnsupportedMedia(bodyMediaTypes...)
 	}
 	if ne, ok := err.(unstructured.NumberError); ok && res != nil {
 		return nil, "", nil, cannotHandle(res, ne.Error())
 	}
 	if err != nil {
-		return nil, "", nil, errBadRequest("the object provided could not be decoded: " + err.Error())
+		return nil, "", nil, apierr.BadRequest("the object provided could not be decoded: " + err.Error())
 	}
 	return o, mt, body, nil
 }
@@ -350,20 +351,20 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 func checkKind(res *resource, o obj) *kube.StatusError {
 	av, kind := unstructured.String(o, "apiVersion"), unstructured.String(o, "kind")
 	if kind != "" && kind != res.Kind {
-		return errBadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
+		return apierr.BadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
 	}
 	if av != "" && av != res.apiVersion() {
-		return errBadRequest("the API version in the data (" + av + ") does not match the expected API version (" + res.apiVersion() + ")")
+		return apierr.BadRequest("the API version in the data (" + av + ") does not match the expected API version (" + res.apiVersion() + ")")
 	}
 	if _, isMap := o["metadata"]; isMap {
 		if _, ok := o["metadata"].(obj); !ok && o["metadata"] != nil {
-			return errBadRequest("metadata must be an object")
+			return apierr.BadRequest("metadata must be an object")
 		}
 	}
 	m := unstructured.Metadata(o)
 	for _, k := range []string{"labels", "annotations"} {
 		if _, ok := unstructured.StringMap(m, k); !ok {
-			return errBadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
+			return apierr.BadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
 		}
 	}
 	o["apiVersion"], o["kind"] = res.apiVersion(), res.Kind
@@ -379,7 +380,7 @@ func bodyMediaType(r *http.Request) (string, *kube.StatusError) {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || (mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
-		return "", errUnsupportedMedia(bodyMediaTypes...)
+		return "", apierr.UnsupportedMedia(bodyMediaTypes...)
 	}
 	return mt, nil
 }
@@ -400,7 +401,7 @@ func (c *call) respond(code int, raw []byte) {
 		c.respondTable(code, raw)
 		return
 	}
-	writeJSON(c.w, code, c.render(raw))
+	apierr.WriteJSON(c.w, code, c.render(raw))
 }
 
 // render turns stored bytes into what the client asked for: the request's

@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"fmt"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 
 	"github.com/kubeloop/kubeloop/kube"
 )
@@ -31,7 +32,7 @@ func errUIDPreconditionOnAbsent(res *resource, namespace, name, uid string) *kub
 	if namespace != "" {
 		key += "/" + namespace
 	}
-	return errConflict(res, name, fmt.Sprintf("StorageError: invalid object, Code: 4, Key: %s/%s, ResourceVersion: 0, "+
+	return apierr.Conflict(res.Group, res.Plural, name, fmt.Sprintf("StorageError: invalid object, Code: 4, Key: %s/%s, ResourceVersion: 0, "+
 		"AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: ", key, name, uid))
 }
 

@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"bytes"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,7 +24,7 @@ func TestHandlerPanicAnswers500AndServerKeepsServing(t *testing.T) {
 		inject func(s *Server, match func(RequestInfo) bool)
 	}{
 		{"Delay matcher", func(s *Server, match func(RequestInfo) bool) { s.Delay(match, time.Nanosecond) }},
-		{"FailNext matcher", func(s *Server, match func(RequestInfo) bool) { s.FailNext(1, match, errBadRequest("x")) }},
+		{"FailNext matcher", func(s *Server, match func(RequestInfo) bool) { s.FailNext(1, match, apierr.BadRequest("x")) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer // read after Close, which waits for the handlers

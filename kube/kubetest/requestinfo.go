@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"net/url"
 
@@ -35,13 +36,13 @@ type RequestInfo struct {
 }
 
 // String returns "verb resource" as [Server.Counts] keys it: the resource
-// qualified by its group ("leases.coordination.k8s.io") and subresource
+// apierr.Qualified by its group ("leases.coordination.k8s.io") and subresource
 // ("deployments.apps/status"), or the path for other requests ("get /api").
 func (ri RequestInfo) String() string {
 	if !ri.IsResourceRequest {
 		return ri.Verb + " " + ri.Path
 	}
-	r := qualified(ri.Group, ri.Resource)
+	r := apierr.Qualified(ri.Group, ri.Resource)
 	if ri.Subresource != "" {
 		r += "/" + ri.Subresource
 	}

@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"bytes"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -26,7 +27,7 @@ func reviewOf(info RequestInfo) *review.Kind {
 // verb is a 405); what is refused is a 400 or a 422.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info RequestInfo, k *review.Kind) {
 	if info.Verb != "create" {
-		writeError(w, errMethodNotAllowed())
+		apierr.Write(w, apierr.MethodNotAllowed())
 		return
 	}
 	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: managerOf(r), Now: nowString(),
@@ -40,17 +41,17 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info Reques
 		req.Body, _, _, serr = decodeRequestObject(r, nil)
 	}
 	if serr != nil {
-		writeError(w, serr)
+		apierr.Write(w, serr)
 		return
 	}
 	out, refused := review.Answer(k, req, reviewServer{s})
 	switch {
 	case refused == nil:
-		writeJSON(w, http.StatusCreated, encodeObject(out))
+		apierr.WriteJSON(w, http.StatusCreated, encodeObject(out))
 	case refused.Errors != nil:
-		writeError(w, errInvalid(k.Group, "", "", refused.Errors))
+		apierr.Write(w, apierr.Invalid(k.Group, "", "", refused.Errors))
 	default:
-		writeError(w, errBadRequest(refused.Message))
+		apierr.Write(w, apierr.BadRequest(refused.Message))
 	}
 }
 

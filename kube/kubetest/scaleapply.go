@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"fmt"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 	"net/http"
 	"strings"
@@ -29,27 +30,27 @@ import (
 // serveScaleApply answers an apply of c's Scale.
 func (s *Server) serveScaleApply(c *call) {
 	if c.q.Get("fieldManager") == "" {
-		writeError(c.w, errInvalid("meta.k8s.io", "PatchOptions", "", []fielderr.Error{{
+		apierr.Write(c.w, apierr.Invalid("meta.k8s.io", "PatchOptions", "", []fielderr.Error{{
 			Type: "FieldValueRequired", Field: "fieldManager", Detail: "is required for apply patch"}}))
 		return
 	}
 	body, serr := readBody(c.r)
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	config, err := patch.ParseApply(body)
 	if err != nil {
-		writeError(c.w, errBadRequest("error decoding YAML: "+err.Error()))
+		apierr.Write(c.w, apierr.BadRequest("error decoding YAML: "+err.Error()))
 		return
 	}
 	if av, kind := unstructured.String(config, "apiVersion"), unstructured.String(config, "kind"); av != "autoscaling/v1" || kind != "Scale" {
-		writeError(c.w, errBadRequest("invalid object type: "+gvkString(av, kind)))
+		apierr.Write(c.w, apierr.BadRequest("invalid object type: "+gvkString(av, kind)))
 		return
 	}
 	parent, serr := c.scaleApplyParent(config)
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	wr := c.write()
@@ -68,11 +69,11 @@ func (s *Server) serveScaleApply(c *call) {
 	})
 	switch {
 	case unowned:
-		writeError(c.w, errScaleConvert("failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale)"))
+		apierr.Write(c.w, errScaleConvert("failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale)"))
 	case serr != nil:
-		writeError(c.w, c.scaleConflict(serr))
+		apierr.Write(c.w, c.scaleConflict(serr))
 	case custom:
-		writeError(c.w, errScaleConvert(fmt.Sprintf("failed to convert new object (%s/%s; autoscaling/v1, Kind=Scale)",
+		apierr.Write(c.w, errScaleConvert(fmt.Sprintf("failed to convert new object (%s/%s; autoscaling/v1, Kind=Scale)",
 			unstructured.String(unstructured.Metadata(config), "namespace"), c.info.Name)))
 	default:
 		c.respondScale(out.rec)
@@ -85,7 +86,7 @@ func (s *Server) serveScaleApply(c *call) {
 func (c *call) scaleApplyParent(config obj) (obj, *kube.StatusError) {
 	meta := unstructured.Metadata(config)
 	if name := unstructured.String(meta, "name"); name != "" && name != c.info.Name {
-		return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
+		return nil, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
 	}
 	parentMeta := obj{"name": c.info.Name}
 	if c.res.Namespaced {
@@ -99,10 +100,10 @@ func (c *call) scaleApplyParent(config obj) (obj, *kube.StatusError) {
 	}
 	n, isInt := unstructured.IntegerValue(v)
 	if !isInt {
-		return nil, errBadRequest(fmt.Sprintf("spec.replicas: %v is not an integer", v))
+		return nil, apierr.BadRequest(fmt.Sprintf("spec.replicas: %v is not an integer", v))
 	}
 	if n < 0 {
-		return nil, errInvalid("autoscaling", "Scale", c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
+		return nil, apierr.Invalid("autoscaling", "Scale", c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
 			Field: "spec.replicas", Value: n, Detail: "must be greater than or equal to 0"}})
 	}
 	scale.SetField(parent, c.res.Scale.SpecReplicas, n)
@@ -132,7 +133,7 @@ func (c *call) scaleConflict(serr *kube.StatusError) *kube.StatusError {
 // errScaleConvert is the real server's 500 for an apply of a custom
 // resource's Scale: what failed, then the conversion's error.
 func errScaleConvert(what string) *kube.StatusError {
-	return statusError(http.StatusInternalServerError, "",
+	return apierr.New(http.StatusInternalServerError, "",
 		what+" to proper version: request to convert CR to an invalid group/version: autoscaling/v1", nil)
 }
 

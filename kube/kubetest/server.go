@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"crypto/rand"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -270,7 +271,7 @@ func (s *Server) enter() bool {
 // ServeHTTP serves the Kubernetes API. Server is an [http.Handler].
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
-		writeError(w, statusError(http.StatusServiceUnavailable, kube.ReasonServiceUnavailable,
+		apierr.Write(w, apierr.New(http.StatusServiceUnavailable, kube.ReasonServiceUnavailable,
 			"the kubetest server is closed", nil))
 		return
 	}
@@ -282,12 +283,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.count(info)
 	s.log.Debug("request", "verb", info.Verb, "path", r.URL.Path, "user", user)
 	if authErr != nil {
-		writeError(w, authErr)
+		apierr.Write(w, authErr)
 		return
 	}
 	s.asked.Record(user, rbacRequest(info))
 	if err := s.injectFaults(r, info); err != nil {
-		writeError(w, err)
+		apierr.Write(w, err)
 		return
 	}
 	if s.serveStreamFault(w, r, info) {

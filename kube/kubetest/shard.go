@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -31,7 +32,7 @@ func (s *Server) parseShardSelector(c *call, o *listOpts) *kube.StatusError {
 	}
 	sel, err := shardexpr.Parse(v)
 	if err != nil {
-		return statusError(http.StatusInternalServerError, "", "invalid shard selector: "+err.Error(), nil)
+		return apierr.New(http.StatusInternalServerError, "", "invalid shard selector: "+err.Error(), nil)
 	}
 	o.filter.shard, o.filter.shardCounted = sel, s.facts.ShardPagesCount
 	return nil

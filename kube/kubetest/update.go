@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"fmt"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"slices"
 
@@ -36,9 +37,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	meta := unstructured.Metadata(o)
 	switch name := unstructured.String(meta, "name"); {
 	case name == "":
-		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
+		return updateResult{}, apierr.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
 	case name != wr.name:
-		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
+		return updateResult{}, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
 	}
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
 		return updateResult{}, err
@@ -49,7 +50,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	}
 	if prev == nil {
 		if !res.CreateOnUpdate || wr.sub != "" {
-			return updateResult{}, errNotFound(res, wr.name)
+			return updateResult{}, apierr.NotFound(res.Group, res.Plural, wr.name)
 		}
 		delete(meta, "resourceVersion")
 		rec, err := s.createLocked(wr, o)
@@ -60,10 +61,10 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	}
 	switch rv := unstructured.String(meta, "resourceVersion"); {
 	case rv == "" && res.ConditionalUpdate:
-		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fielderr.Error{{Type: "FieldValueInvalid",
+		return updateResult{}, apierr.Invalid(res.Group, res.Plural, wr.name, []fielderr.Error{{Type: "FieldValueInvalid",
 			Field: "metadata.resourceVersion", Value: uint64(0), Detail: "must be specified for an update"}})
 	case rv != "" && rv != formatRV(prev.rv):
-		return updateResult{}, errConflict(res, wr.name, msgModified)
+		return updateResult{}, apierr.Conflict(res.Group, res.Plural, wr.name, apierr.MsgModified)
 	}
 	old := res.fromStored(mustDecode(prev.raw))
 	requested, hasRequested := meta["managedFields"]
@@ -74,14 +75,14 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
 	}
 	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
-		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
+		return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
 		return updateResult{}, err
 	}
 	if prev.deleting {
 		if extra := newFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
-			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
+			return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
 				Field:  "metadata.finalizers",
 				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
 		}
@@ -147,7 +148,7 @@ func hasFinalizers(o obj) bool { return strategy.HasFinalizers(o) }
 func (s *Server) serveUpdate(c *call) {
 	o, err := c.decodeBody()
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	var out updateResult
@@ -159,7 +160,7 @@ func (s *Server) serveUpdate(c *call) {
 // with 201 when the write created it and 200 otherwise.
 func (c *call) respondUpdate(out updateResult, err *kube.StatusError) {
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	code := http.StatusOK

@@ -5,6 +5,8 @@ package kubetest
 import (
 	"bytes"
 	"fmt"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"net/http"
 	"time"
 
@@ -124,7 +126,7 @@ func (s *Server) stopWatcherLocked(w *watcher) {
 func (s *Server) serveWatch(c *call) {
 	w, o, want, serr := s.newWatcher(c)
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	// Without the WatchList gate a watch from "" or "0" still starts with
@@ -134,7 +136,7 @@ func (s *Server) serveWatch(c *call) {
 	var st watchStart
 	s.withLock(func() { st = s.startWatchLocked(c, w, want, initialEvents) })
 	if want > st.cur && initialEvents {
-		writeError(c.w, errTooLargeRV(want, st.cur))
+		apierr.Write(c.w, apierr.TooLargeRV(want, st.cur))
 		return
 	}
 	defer s.withLock(func() { s.stopWatcherLocked(w) })
@@ -181,7 +183,7 @@ type watchStart struct {
 // startWatchLocked decides what w starts with, from the version want and
 // sendInitialEvents, and registers w on its collection unless it ends at
 // once. A want ahead of the server with initialEvents registers nothing:
-// the caller answers errTooLargeRV. The caller holds s.mu.
+// the caller answers apierr.TooLargeRV. The caller holds s.mu.
 func (s *Server) startWatchLocked(c *call, w *watcher, want uint64, initialEvents bool) watchStart {
 	st := watchStart{cur: s.rv}
 	switch {
@@ -263,8 +265,8 @@ func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool,
 // writeWatchExpired writes a watch event of type ERROR holding a 410
 // Expired Status with msg.
 func writeWatchExpired(buf *bytes.Buffer, msg string) {
-	st := errExpired(msg).Status
-	fmt.Fprintf(buf, `{"type":"ERROR","object":%s}`+"\n", encodeStatus(&st))
+	st := apierr.Expired(msg).Status
+	fmt.Fprintf(buf, `{"type":"ERROR","object":%s}`+"\n", encode.Status(&st))
 }
 
 // runWatch streams w's events until the watch ends.
