@@ -5,11 +5,11 @@ package kubetest
 import (
 	"context"
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/admission"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )

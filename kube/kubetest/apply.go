@@ -4,11 +4,11 @@ package kubetest
 
 import (
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"

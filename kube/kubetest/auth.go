@@ -3,10 +3,10 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
 )

@@ -3,12 +3,12 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/binding"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )

@@ -3,10 +3,10 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"strconv"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/componentstatus"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )

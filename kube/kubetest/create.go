@@ -3,12 +3,12 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"

@@ -4,14 +4,14 @@ package kubetest
 
 import (
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"net/http"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )

@@ -3,10 +3,10 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )

@@ -3,14 +3,14 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"net/http"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 )
 

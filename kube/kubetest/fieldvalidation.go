@@ -4,12 +4,12 @@ package kubetest
 
 import (
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldvalidation"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"

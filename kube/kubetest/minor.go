@@ -4,9 +4,9 @@ package kubetest
 
 import (
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 )
 
 // This file names the Kubernetes minors a Server acts as

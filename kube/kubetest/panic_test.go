@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"bytes"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 )
 
 // A panic while serving a request (here in a test's fault matcher, which

@@ -3,10 +3,10 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"net/url"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 )
 

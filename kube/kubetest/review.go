@@ -4,10 +4,10 @@ package kubetest
 
 import (
 	"bytes"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"

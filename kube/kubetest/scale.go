@@ -4,12 +4,12 @@ package kubetest
 
 import (
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"mime"
 	"net/http"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"

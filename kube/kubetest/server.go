@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"crypto/rand"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"

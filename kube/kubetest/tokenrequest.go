@@ -3,11 +3,11 @@
 package kubetest
 
 import (
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/satoken"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )

@@ -4,11 +4,11 @@ package kubetest
 
 import (
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"net/http"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"

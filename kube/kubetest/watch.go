@@ -5,12 +5,12 @@ package kubetest
 import (
 	"bytes"
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"net/http"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
