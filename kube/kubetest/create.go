@@ -66,7 +66,7 @@ func makeRecord(res *resource, o obj) *record {
 	rv, _ := strconv.ParseUint(unstructured.String(meta, "resourceVersion"), 10, 64)
 	rec := &record{key: objectKey(ns, name), namespace: ns, name: name, uid: unstructured.String(meta, "uid"), rv: rv,
 		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm,
-		owners: parseOwners(meta)}
+		owners: gc.ParseOwners(meta)}
 	if fins, _ := meta["finalizers"].([]any); len(fins) > 0 {
 		rec.orphan = slices.Contains(fins, any(gc.FinalizerOrphan))
 		rec.foreground = slices.Contains(fins, any(gc.FinalizerForeground))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 )
 
 // This file is the storage: immutable records, one collection per resource
@@ -29,7 +30,7 @@ type record struct {
 	// deleting says metadata.deletionTimestamp is set.
 	deleting bool
 	// owners holds metadata.ownerReferences, nil when there are none.
-	owners []ownerRef
+	owners []gc.Owner
 	// orphan and foreground say metadata.finalizers holds the garbage
 	// collector's orphan and foregroundDeletion finalizers; gcFinalizer
 	// says either does.
