@@ -40,7 +40,7 @@ func errUnauthorized() *kube.StatusError {
 // Deny makes the server refuse verb on resource to user with 403 Forbidden,
 // as RBAC would. verb is a [RequestInfo] verb (get, list, watch, create,
 // update, patch, delete, deletecollection); resource is the plural,
-// apierr.Qualified by its group outside the core group and followed by
+// qualified by its group outside the core group and followed by
 // "/status" for the subresource ("configmaps", "deployments.apps",
 // "deployments.apps/status"). Either may be "*". A resource beginning
 // with "/" is a non-resource URL ("/metrics"), which SubjectAccessReviews

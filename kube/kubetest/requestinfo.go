@@ -36,7 +36,7 @@ type RequestInfo struct {
 }
 
 // String returns "verb resource" as [Server.Counts] keys it: the resource
-// apierr.Qualified by its group ("leases.coordination.k8s.io") and subresource
+// qualified by its group ("leases.coordination.k8s.io") and subresource
 // ("deployments.apps/status"), or the path for other requests ("get /api").
 func (ri RequestInfo) String() string {
 	if !ri.IsResourceRequest {
