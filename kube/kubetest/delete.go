@@ -12,6 +12,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -24,14 +25,14 @@ import (
 // parseDeleteOptions reads DeleteOptions from the body and the query
 // (internal/deleteopts).
 func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError) {
-	body, err := readBody(c.r)
+	body, err := media.ReadBody(c.r)
 	if err != nil {
 		return nil, err
 	}
 	o, bad := deleteopts.Parse(c.r.Header.Get("Content-Type"), body, c.q)
 	switch {
 	case bad.Unsupported:
-		return nil, apierr.UnsupportedMedia(bodyMediaTypes...)
+		return nil, apierr.UnsupportedMedia(media.BodyTypes...)
 	case bad.Message != "":
 		return nil, apierr.BadRequest(bad.Message)
 	case len(bad.Invalid) > 0:

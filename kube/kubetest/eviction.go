@@ -11,6 +11,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 )
 
@@ -55,12 +56,12 @@ func evictionJSON(body []byte) ([]byte, *kube.StatusError) {
 
 // serveEviction answers a POST of pods/eviction.
 func (s *Server) serveEviction(c *call) {
-	body, err := readBody(c.r)
+	body, err := media.ReadBody(c.r)
 	if err != nil {
 		apierr.Write(c.w, err)
 		return
 	}
-	if mt, _ := bodyMediaType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
+	if mt, _ := media.BodyType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
 		if body, err = evictionJSON(body); err != nil {
 			apierr.Write(c.w, err)
 			return

@@ -3,11 +3,8 @@
 package kubetest
 
 import (
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
@@ -20,9 +17,6 @@ import (
 // This file routes a resource request to its verb: it resolves the
 // resource, checks scope, subresource and authorization, negotiates the
 // response form, and reads the body.
-
-// maxBodyBytes is the real server's request size limit (3 MiB).
-const maxBodyBytes = 3 << 20
 
 // call is one resource request being served.
 type call struct {
@@ -159,7 +153,7 @@ func (s *Server) prepareCall(c *call) *kube.StatusError {
 			return err
 		}
 	}
-	c.manager = managerOf(c.r)
+	c.manager = media.ManagerOf(c.r)
 	return nil
 }
 
@@ -218,19 +212,6 @@ func (s *Server) dispatch(c *call) {
 	}
 }
 
-// managerOf is the field manager of a write: ?fieldManager=, or the
-// first segment of the User-Agent cut to 128 bytes.
-func managerOf(r *http.Request) string {
-	if m := r.URL.Query().Get("fieldManager"); m != "" {
-		return m
-	}
-	m, _, _ := strings.Cut(r.UserAgent(), "/")
-	if len(m) > 128 {
-		m = m[:128]
-	}
-	return m
-}
-
 // key is the storage key of the object the call names.
 func (c *call) key() string {
 	if c.res.Namespaced {
@@ -284,48 +265,18 @@ func (c *call) checkRoute() *kube.StatusError {
 	return nil
 }
 
-// readBody reads a request body, refusing one over the size limit.
-func readBody(r *http.Request) ([]byte, *kube.StatusError) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	if err != nil {
-		return nil, apierr.BadRequest("read the request body: " + err.Error())
+// decodeRequestObject reads the body of r as an object
+// (media.DecodeRequest); a number beyond float64's range answers, for res
+// (nil for a review), the real server's "cannot be handled as" a kind.
+func decodeRequestObject(r *http.Request, res *resource) (obj, string, []byte, *kube.StatusError) {
+	o, mt, body, numErr, serr := media.DecodeRequest(r)
+	switch {
+	case numErr != nil && res != nil:
+		return nil, "", nil, cannotHandle(res, numErr.Error())
+	case numErr != nil:
+		return nil, "", nil, apierr.BadRequest("the object provided could not be decoded: " + numErr.Error())
 	}
-	if len(body) > maxBodyBytes {
-		return nil, apierr.New(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
-			"Request entity too large: limit is 3145728", nil)
-	}
-	return body, nil
-}
-
-// bodyMediaTypes are the request body types the real server decodes, as
-// its 415 lists them.
-var bodyMediaTypes = []string{"application/json", "application/yaml", protobuf.MediaType}
-
-// decodeRequestObject reads the body of r as an object in the media type
-// its Content-Type names (JSON when none): JSON, YAML, or protobuf of a
-// built-in kind. A protobuf body of a kind without a protobuf layout
-// (custom resources: the real server fails on one with a panic) answers
-// 415, as other types do. Integers are decoded exactly (internal/unstructured); a
-// number beyond float64's range answers, for res (nil for a review), the
-// real server's "cannot be handled as" a kind.
-func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body []byte, serr *kube.StatusError) {
-	if mt, serr = bodyMediaType(r); serr != nil {
-		return nil, "", nil, serr
-	}
-	if body, serr = readBody(r); serr != nil {
-		return nil, "", nil, serr
-	}
-	o, known, err := media.Decode(mt, body)
-	if err == nil && !known {
-		return nil, "", nil, apierr.UnsupportedMedia(bodyMediaTypes...)
-	}
-	if ne, ok := err.(unstructured.NumberError); ok && res != nil {
-		return nil, "", nil, cannotHandle(res, ne.Error())
-	}
-	if err != nil {
-		return nil, "", nil, apierr.BadRequest("the object provided could not be decoded: " + err.Error())
-	}
-	return o, mt, body, nil
+	return o, mt, body, serr
 }
 
 // decodeBody reads a create or update body: an object of the call's kind
@@ -369,30 +320,6 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 	}
 	o["apiVersion"], o["kind"] = res.apiVersion(), res.Kind
 	return nil
-}
-
-// bodyMediaType is the media type of r's body: JSON (also when unsaid),
-// YAML or protobuf, anything else 415.
-func bodyMediaType(r *http.Request) (string, *kube.StatusError) {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return "application/json", nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
-		return "", apierr.UnsupportedMedia(bodyMediaTypes...)
-	}
-	return mt, nil
-}
-
-// checkBodyMediaType checks the media type of r's body and reads it
-// whole, for the requests whose body does not matter.
-func checkBodyMediaType(r *http.Request) *kube.StatusError {
-	if _, err := bodyMediaType(r); err != nil {
-		return err
-	}
-	_, err := readBody(r)
-	return err
 }
 
 // respond writes an object (as the call's version, projected when asked).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 )
 
@@ -42,7 +43,7 @@ func (s *Server) servePatch(c *call) {
 		apierr.Write(c.w, apierr.UnsupportedMedia(supported...))
 		return
 	}
-	body, serr := readBody(c.r)
+	body, serr := media.ReadBody(c.r)
 	if serr != nil {
 		apierr.Write(c.w, serr)
 		return

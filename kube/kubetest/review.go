@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 )
 
@@ -30,13 +31,13 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info Reques
 		apierr.Write(w, apierr.MethodNotAllowed())
 		return
 	}
-	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: managerOf(r), Now: nowString(),
+	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: media.ManagerOf(r), Now: nowString(),
 		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec}
 	var serr *kube.StatusError
 	if k == &review.Self {
 		// Nothing of the body matters (kubectl sends it as protobuf, whose
 		// layout kubetest does not hold), only that it can be read.
-		serr = checkBodyMediaType(r)
+		serr = media.CheckBody(r)
 	} else {
 		req.Body, _, _, serr = decodeRequestObject(r, nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -135,7 +136,7 @@ func (c *call) scaleChange() (func(sc obj) (obj, *kube.StatusError), *kube.Statu
 		return nil, apierr.New(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
 			"415: Unsupported Media Type", &kube.StatusDetails{})
 	}
-	body, serr := readBody(c.r)
+	body, serr := media.ReadBody(c.r)
 	if serr != nil {
 		return nil, serr
 	}

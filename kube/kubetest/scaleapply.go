@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -29,7 +30,7 @@ func (s *Server) serveScaleApply(c *call) {
 	var body []byte
 	var serr *kube.StatusError
 	if c.q.Get("fieldManager") != "" { // its absence is refused first
-		body, serr = readBody(c.r)
+		body, serr = media.ReadBody(c.r)
 	}
 	target := scale.Target{Name: c.info.Name, Namespace: c.info.Namespace, Namespaced: c.res.Namespaced,
 		APIVersion: c.res.apiVersion(), Kind: c.res.Kind, SpecReplicasPath: c.res.Scale.SpecReplicas}
