@@ -64,7 +64,7 @@ func TestKubectl(t *testing.T) {
 
 	token := randomName()
 	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"kubectl-" + token: "admin"},
-		UIDs: map[string]string{"admin": "1"}}) // as the harness's token file
+		UIDs: map[string]string{"admin": "1"}, Minor: kubetestMinorOf(t, h)}) // as the harness's token file
 	t.Cleanup(srv.Close)
 	skipUnlessSameMinor(t, h, srv.ConfigFor("admin"))
 	l, err := srv.Listen(true)
@@ -276,4 +276,19 @@ func skipUnlessSameMinor(t *testing.T, h harness, cfg *kube.Config) {
 	if want := fmt.Sprintf("v1.%d.", minor); !strings.HasPrefix(v.GitVersion, want) {
 		t.Skipf("kubetest answers as %s, the server is %s: kubectl's outputs would differ by version, not by kubetest's faults", v.GitVersion, version)
 	}
+}
+
+// kubetestMinorOf returns the minor of the real server h, for kubetest to
+// act as (kubetest.Options.Minor); zero (the newest) when the server's is
+// newer than kubetest knows.
+func kubetestMinorOf(t *testing.T, h harness) int {
+	t.Helper()
+	_, minor := h.serverVersion(t)
+	if minor < kubetest.OldestMinor {
+		t.Fatalf("the server's minor 1.%d is not one kubetest acts as", minor)
+	}
+	if minor > kubetest.NewestMinor {
+		return 0
+	}
+	return minor
 }

@@ -25,11 +25,17 @@ func TestKubetest(t *testing.T) {
 	scenario.Run(t, env)
 }
 
+// kubetestMinor is the minor kubetest acts as for the scenarios: 1.36,
+// the shared harness server's, whose answers the scenarios expect until
+// they choose their expectations by the server's minor; kubetest's
+// default is the newest (1.37).
+const kubetestMinor = 36
+
 // kubetestEnv returns the Env of a new kubetest server, with the users of
 // the harness's token file; the server closes when t ends.
 func kubetestEnv(t *testing.T) scenario.Env {
 	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "denied-token": "denied"},
-		UIDs: map[string]string{"admin": "1", "denied": "2"}}) // as the harness's token file
+		UIDs: map[string]string{"admin": "1", "denied": "2"}, Minor: kubetestMinor}) // as the harness's token file
 	t.Cleanup(srv.Close)
 	srv.Deny("denied", "*", "*")
 	admin := srv.ConfigFor("admin")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/admission"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -237,7 +238,7 @@ func (s *Server) writeMutated(mutated obj, create bool, config obj, dryRan bool)
 // honour (admission.Check).
 func checkConfiguration(res *resource, o obj) *kube.StatusError {
 	if errs := admission.Check(o); len(errs) > 0 {
-		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(o), "name"), errs)
+		return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(o), "name"), errs)
 	}
 	return nil
 }
@@ -359,7 +360,7 @@ func (s *Server) unsupportedSubresourceLocked(wr *write, o obj, hooks []admissio
 	req.Object = o
 	for i := range hooks {
 		if hooks[i].Matches(req) {
-			return statusError(http.StatusInternalServerError, kube.ReasonInternalError,
+			return apierr.New(http.StatusInternalServerError, kube.ReasonInternalError,
 				fmt.Sprintf("kubetest does not call admission webhooks for %s/%s: webhook %q matches this request (see DIFFERENCES.md)",
 					wr.res.Plural, wr.sub, hooks[i].Name), nil)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/admission"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -54,7 +55,7 @@ func (s *Server) admitEviction(c *call, body []byte, opts *protobuf.DeleteOption
 	}
 	next, invalid := disruption.DecodeEviction(encodeObject(mutated), c.info.Name, c.info.Namespace)
 	if invalid != "" {
-		return nil, errBadRequest(invalid)
+		return nil, apierr.BadRequest(invalid)
 	}
 	return next, nil
 }

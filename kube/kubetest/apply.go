@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
@@ -37,34 +38,34 @@ import (
 
 func (s *Server) serveApply(c *call, body []byte) {
 	if c.q.Get("fieldManager") == "" {
-		writeError(c.w, errInvalid("meta.k8s.io", "PatchOptions", "", []fielderr.Error{{
+		apierr.Write(c.w, apierr.Invalid("meta.k8s.io", "PatchOptions", "", []fielderr.Error{{
 			Type: "FieldValueRequired", Field: "fieldManager", Detail: "is required for apply patch"}}))
 		return
 	}
 	config, err := patch.ParseApply(body)
 	if err != nil {
-		writeError(c.w, errBadRequest("error decoding YAML: "+err.Error()))
+		apierr.Write(c.w, apierr.BadRequest("error decoding YAML: "+err.Error()))
 		return
 	}
 	if av, kind := unstructured.String(config, "apiVersion"), unstructured.String(config, "kind"); av != c.res.apiVersion() || kind != c.res.Kind {
-		writeError(c.w, errBadRequest("invalid object type: "+gvkString(av, kind)))
+		apierr.Write(c.w, apierr.BadRequest("invalid object type: "+gvkString(av, kind)))
 		return
 	}
 	if serr := checkKind(c.res, config); serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	meta := unstructured.Metadata(config)
 	if mf, ok := meta["managedFields"]; ok && mf != nil {
-		writeError(c.w, errBadRequest("metadata.managedFields must be nil"))
+		apierr.Write(c.w, apierr.BadRequest("metadata.managedFields must be nil"))
 		return
 	}
 	if serr := c.checkApplyConfig(config); serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	if msg := fieldmanager.DuplicateEntries(c.res.Schema, config); msg != "" {
-		writeError(c.w, statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
+		apierr.Write(c.w, apierr.New(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
 			unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
 		return
 	}
@@ -107,12 +108,12 @@ func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 // applyLocked applies config to the object wr names.
 func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusError) {
 	if name := unstructured.String(unstructured.Metadata(config), "name"); name != wr.name {
-		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
+		return updateResult{}, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
 	}
 	prev := wr.col.objects[objectKey(wr.namespace, wr.name)]
 	if prev == nil {
 		if wr.sub != "" {
-			return updateResult{}, errNotFound(wr.res, wr.name)
+			return updateResult{}, apierr.NotFound(wr.res.Group, wr.res.Plural, wr.name)
 		}
 		if err := s.authorizeCreate(wr); err != nil {
 			return updateResult{}, err
@@ -157,7 +158,7 @@ func (s *Server) recordCreate(wr *write, meta, o obj, requested any, ok bool, no
 // internal error.
 func applyStatus(e *fieldmanager.ApplyError) *kube.StatusError {
 	if e.Internal != "" {
-		return statusError(http.StatusInternalServerError, "", e.Internal, nil)
+		return apierr.New(http.StatusInternalServerError, "", e.Internal, nil)
 	}
 	return errApplyConflict(e.Conflicts)
 }
@@ -170,5 +171,5 @@ func errApplyConflict(conflicts []fieldmanager.Conflict) *kube.StatusError {
 	for i, c := range cs {
 		causes[i] = kube.StatusCause{Type: "FieldManagerConflict", Message: c.Message, Field: c.Field}
 	}
-	return statusError(http.StatusConflict, kube.ReasonConflict, msg, &kube.StatusDetails{Causes: causes})
+	return apierr.New(http.StatusConflict, kube.ReasonConflict, msg, &kube.StatusDetails{Causes: causes})
 }

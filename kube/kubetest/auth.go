@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
 )
@@ -33,7 +34,7 @@ func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.
 }
 
 func errUnauthorized() *kube.StatusError {
-	return statusError(http.StatusUnauthorized, kube.ReasonUnauthorized, "Unauthorized", nil)
+	return apierr.New(http.StatusUnauthorized, kube.ReasonUnauthorized, "Unauthorized", nil)
 }
 
 // Deny makes the server refuse verb on resource to user with 403 Forbidden,
@@ -59,7 +60,7 @@ func (s *Server) Allow(user, verb, resource string) {
 // authorize refuses a request that a denial matches, with the real
 // server's message.
 func (s *Server) authorize(info RequestInfo) *kube.StatusError {
-	res := qualified(info.Group, info.Resource)
+	res := apierr.Qualified(info.Group, info.Resource)
 	if info.Subresource != "" {
 		res += "/" + info.Subresource
 	}
@@ -75,7 +76,7 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 	if info.Verb == "watch" || info.Verb == "list" {
 		name = ""
 	}
-	return errForbidden(info.Group, info.Resource, name, msg)
+	return apierr.Forbidden(info.Group, info.Resource, name, msg)
 }
 
 // tokenFor returns a token of user, or "" (authz.TokenFor).

@@ -6,7 +6,9 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/binding"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -47,7 +49,7 @@ func isBinding(info RequestInfo) bool {
 // as the real handler returns the validation error unwrapped.
 func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info RequestInfo) {
 	if info.Verb != "create" {
-		writeError(w, errMethodNotAllowed())
+		apierr.Write(w, apierr.MethodNotAllowed())
 		return
 	}
 	s.bind(w, r, info.Namespace, info.Name) // the pod's name for pods/NAME/binding
@@ -58,27 +60,27 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info Reque
 func (s *Server) bind(w http.ResponseWriter, r *http.Request, ns, urlName string) {
 	b, _, _, serr := decodeRequestObject(r, nil)
 	if serr != nil {
-		writeError(w, serr)
+		apierr.Write(w, serr)
 		return
 	}
 	meta := unstructured.Metadata(b)
 	if urlName != "" && unstructured.String(meta, "name") != urlName {
-		writeError(w, errBadRequest("name in URL does not match name in Binding object"))
+		apierr.Write(w, apierr.BadRequest("name in URL does not match name in Binding object"))
 		return
 	}
 	node, invalid := binding.Target(b)
 	if invalid != "" {
-		writeError(w, statusError(http.StatusInternalServerError, "", invalid, nil))
+		apierr.Write(w, apierr.New(http.StatusInternalServerError, "", invalid, nil))
 		return
 	}
 	ann, _ := meta["annotations"].(obj)
 	var err *kube.StatusError
 	s.withLock(func() { err = s.bindLocked(ns, unstructured.String(meta, "name"), node, ann) })
 	if err != nil {
-		writeError(w, err)
+		apierr.Write(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, encodeStatus(&kube.Status{Status: "Success", Code: http.StatusCreated}))
+	apierr.WriteJSON(w, http.StatusCreated, encode.Status(&kube.Status{Status: "Success", Code: http.StatusCreated}))
 }
 
 // bindLocked assigns the pod ns/name to node, giving it the Binding's
@@ -89,13 +91,13 @@ func (s *Server) bindLocked(ns, name, node string, annotations obj) *kube.Status
 	prev := col.objects[objectKey(ns, name)]
 	switch {
 	case prev == nil:
-		return errNotFound(pods, name)
+		return apierr.NotFound(pods.Group, pods.Plural, name)
 	case prev.deleting:
-		return errConflict(&podBindings, name, "pod "+name+" is being deleted, cannot be assigned to a host")
+		return apierr.Conflict(podBindings.Group, podBindings.Plural, name, "pod "+name+" is being deleted, cannot be assigned to a host")
 	}
 	o := mustDecode(prev.raw)
 	if conflict := binding.Assign(o, name, node, annotations, nowString()); conflict != "" {
-		return errConflict(&podBindings, name, conflict)
+		return apierr.Conflict(podBindings.Group, podBindings.Plural, name, conflict)
 	}
 	rec := s.commitLocked(pods, col, "MODIFIED", o, prev)
 	s.afterUpdateLocked(pods, rec)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 )
 
@@ -62,7 +63,7 @@ func (s *Server) chargeBudgetLocked(wr *write, pod *record, o obj) (budgetCharge
 		return budgetCharge{}, nil
 	case 1:
 	default:
-		return budgetCharge{}, statusError(http.StatusInternalServerError, "",
+		return budgetCharge{}, apierr.New(http.StatusInternalServerError, "",
 			"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", nil)
 	}
 	prev := covering[0]

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/componentstatus"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
@@ -33,11 +34,11 @@ func (s *Server) serveComponentStatus(w http.ResponseWriter, info RequestInfo) {
 	case "get":
 		for _, it := range componentstatus.Items() {
 			if it["metadata"].(obj)["name"] == info.Name {
-				writeJSON(w, http.StatusOK, encodeObject(it))
+				apierr.WriteJSON(w, http.StatusOK, encodeObject(it))
 				return
 			}
 		}
-		writeError(w, errNotFound(&componentStatuses, info.Name))
+		apierr.Write(w, apierr.NotFound(componentStatuses.Group, componentStatuses.Plural, info.Name))
 	case "list":
 		var items []any
 		for _, it := range componentstatus.Items() {
@@ -45,9 +46,9 @@ func (s *Server) serveComponentStatus(w http.ResponseWriter, info RequestInfo) {
 			delete(it, "apiVersion")
 			items = append(items, it)
 		}
-		writeJSON(w, http.StatusOK, encodeObject(obj{"kind": "ComponentStatusList", "apiVersion": "v1",
+		apierr.WriteJSON(w, http.StatusOK, encodeObject(obj{"kind": "ComponentStatusList", "apiVersion": "v1",
 			"metadata": obj{}, "items": items}))
 	default:
-		writeError(w, errMethodNotAllowed())
+		apierr.Write(w, apierr.MethodNotAllowed())
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/ctlstate"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/nscontroller"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file runs, inside the server, the two controllers of
@@ -84,10 +83,10 @@ func (s *Server) observeLocked(res *resource, e *event) {
 		col = res.colKey()
 		var prevOwners, owners []string
 		if prev != nil {
-			prevOwners = ownerUIDs(prev.owners)
+			prevOwners = gc.OwnerUIDs(prev.owners)
 		}
 		if !gone {
-			owners = ownerUIDs(obj.owners)
+			owners = gc.OwnerUIDs(obj.owners)
 		}
 		s.ctl.owners.Update(ctlstate.Ref{Col: col, Key: obj.key}, prevOwners, owners)
 	}
@@ -120,7 +119,7 @@ func (s *Server) observeForGCLocked(res *resource, e *event, col string, ownersC
 	// dependents: look at it again when one goes or stops naming it.
 	if prev != nil && len(prev.owners) > 0 && ownersChanged {
 		for _, o := range prev.owners {
-			if !o.block {
+			if !o.Block {
 				continue
 			}
 			if ores, key, ok := s.ownerKeyLocked(prev.namespace, o); ok {
@@ -156,40 +155,6 @@ func (s *Server) resourceOfLocked(col string) *resource {
 				out = r
 			}
 		}
-	}
-	return out
-}
-
-// ownerRef is one entry of metadata.ownerReferences.
-type ownerRef struct {
-	apiVersion, kind, name, uid string
-	block                       bool // blockOwnerDeletion
-}
-
-// parseOwners reads metadata.ownerReferences; nil when there are none.
-func parseOwners(meta obj) []ownerRef {
-	refs, _ := meta["ownerReferences"].([]any)
-	if len(refs) == 0 {
-		return nil
-	}
-	out := make([]ownerRef, 0, len(refs))
-	for _, r := range refs {
-		m, ok := r.(obj)
-		if !ok {
-			continue
-		}
-		block, _ := m["blockOwnerDeletion"].(bool)
-		out = append(out, ownerRef{apiVersion: unstructured.String(m, "apiVersion"), kind: unstructured.String(m, "kind"),
-			name: unstructured.String(m, "name"), uid: unstructured.String(m, "uid"), block: block})
-	}
-	return out
-}
-
-// ownerUIDs are the uids of refs.
-func ownerUIDs(refs []ownerRef) []string {
-	out := make([]string, len(refs))
-	for i, o := range refs {
-		out[i] = o.uid
 	}
 	return out
 }

@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -27,14 +28,14 @@ func isCRDs(res *resource) bool {
 // the real server stores before its controllers run (crd.Admit).
 func (s *Server) prepareCRDCreate(o obj) *kube.StatusError {
 	if errs := crd.Admit(o); len(errs) > 0 {
-		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(unstructured.Metadata(o), "name"), errs)
+		return apierr.Invalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(unstructured.Metadata(o), "name"), errs)
 	}
 	return nil
 }
 
 func validateCRDUpdate(next, old obj) *kube.StatusError {
 	if errs := crd.ValidateUpdate(next, old); len(errs) > 0 {
-		return errInvalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(unstructured.Metadata(next), "name"), errs)
+		return apierr.Invalid("apiextensions.k8s.io", "CustomResourceDefinition", unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
@@ -65,7 +66,7 @@ func makeRecord(res *resource, o obj) *record {
 	rv, _ := strconv.ParseUint(unstructured.String(meta, "resourceVersion"), 10, 64)
 	rec := &record{key: objectKey(ns, name), namespace: ns, name: name, uid: unstructured.String(meta, "uid"), rv: rv,
 		labels: labels, fields: fields, deleting: meta["deletionTimestamp"] != nil, raw: raw, tm: tm,
-		owners: parseOwners(meta)}
+		owners: gc.ParseOwners(meta)}
 	if fins, _ := meta["finalizers"].([]any); len(fins) > 0 {
 		rec.orphan = slices.Contains(fins, any(gc.FinalizerOrphan))
 		rec.foreground = slices.Contains(fins, any(gc.FinalizerForeground))
@@ -113,7 +114,7 @@ func (s *Server) dispatchLocked(col *collection, e *event) {
 // (strategy.EnsureNamespace).
 func ensureNamespace(meta obj, requestNS string) *kube.StatusError {
 	if !strategy.EnsureNamespace(meta, requestNS) {
-		return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return apierr.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	return nil
 }
@@ -127,10 +128,10 @@ func (s *Server) checkNamespaceLocked(wr *write, name string, create bool) *kube
 	}
 	ns := s.cols["/namespaces"].objects[wr.namespace]
 	if ns == nil {
-		return errNamespaceNotFound(wr.namespace)
+		return apierr.NamespaceNotFound(wr.namespace)
 	}
 	if create && ns.deleting {
-		e := errForbidden(wr.res.Group, wr.res.Plural, name,
+		e := apierr.Forbidden(wr.res.Group, wr.res.Plural, name,
 			"unable to create new content in namespace "+wr.namespace+" because it is being terminated")
 		e.Status.Details.Causes = []kube.StatusCause{{Type: "NamespaceTerminating",
 			Message: "namespace " + wr.namespace + " is being terminated", Field: "metadata.namespace"}}
@@ -153,7 +154,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	// and answers the one sent.
 	sentRV, hasSentRV := meta["resourceVersion"]
 	if rv := unstructured.String(meta, "resourceVersion"); rv != "" && rv != "0" && !wr.dryRun {
-		return nil, statusError(http.StatusInternalServerError, kube.ReasonUnknown,
+		return nil, apierr.New(http.StatusInternalServerError, kube.ReasonUnknown,
 			"resourceVersion should not be set on objects to be created", nil)
 	}
 	name := unstructured.String(meta, "name")
@@ -166,18 +167,18 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		}
 		meta["name"] = name
 	}
-	if errs := append(validation.Metadata(res.Names, meta, name), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
-		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
+	if errs := append(validation.Metadata(res.Names, meta, name, s.facts.OwnerRefs), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
+		return nil, apierr.Invalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	if err := s.checkNamespaceLocked(wr, name, true); err != nil {
 		return nil, err
 	}
 	if res.CRD != "" && s.crdTerminatingLocked(res.CRD) {
-		return nil, statusError(http.StatusMethodNotAllowed, kube.ReasonMethodNotAllowed,
+		return nil, apierr.New(http.StatusMethodNotAllowed, kube.ReasonMethodNotAllowed,
 			"create not allowed while custom resource definition is terminating", &kube.StatusDetails{})
 	}
 	if existing := col.objects[objectKey(wr.namespace, name)]; existing != nil {
-		err := errAlreadyExists(res, name)
+		err := apierr.AlreadyExists(res.Group, res.Plural, name)
 		if existing.deleting {
 			err.Status.Message = "object is being deleted: " + err.Status.Message
 		}
@@ -199,7 +200,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	defaultKind(res, o)
 	if errs := slices.Concat(validation.Data(res.Group, res.Plural, o), events.Validate(res.Group, res.Plural, o, nil),
 		defaulting.Validate(res.Group, res.Plural, o), validation.PodSpec(res.Group, res.Plural, o)); len(errs) > 0 {
-		return nil, errInvalid(res.kindGroup(), res.Kind, name, errs)
+		return nil, apierr.Invalid(res.kindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
 	wr.pin(meta)
@@ -234,17 +235,17 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 
 func (s *Server) serveCreate(c *call) {
 	if c.info.Name != "" {
-		writeError(c.w, errMethodNotAllowed())
+		apierr.Write(c.w, apierr.MethodNotAllowed())
 		return
 	}
 	o, err := c.decodeBody()
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	out, err := s.admitted(c.write(), true, o, s.createStore)
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	c.respond(http.StatusCreated, out.rec.raw)

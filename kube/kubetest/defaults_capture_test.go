@@ -19,7 +19,7 @@ import (
 )
 
 // The defaulted objects of testdata/defaults.json were captured from
-// kube-apiserver 1.36.3 (with its default admission plugins but
+// kube-apiserver 1.37.2 (with its default admission plugins but
 // ServiceAccount) by TestCaptureDefaults; TestDefaultsAsCaptured replays
 // the same writes on kubetest and compares what it stores. To regenerate:
 //

@@ -8,8 +8,11 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -22,18 +25,18 @@ import (
 // parseDeleteOptions reads DeleteOptions from the body and the query
 // (internal/deleteopts).
 func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError) {
-	body, err := readBody(c.r)
+	body, err := media.ReadBody(c.r)
 	if err != nil {
 		return nil, err
 	}
 	o, bad := deleteopts.Parse(c.r.Header.Get("Content-Type"), body, c.q)
 	switch {
 	case bad.Unsupported:
-		return nil, errUnsupportedMedia(bodyMediaTypes...)
+		return nil, apierr.UnsupportedMedia(media.BodyTypes...)
 	case bad.Message != "":
-		return nil, errBadRequest(bad.Message)
+		return nil, apierr.BadRequest(bad.Message)
 	case len(bad.Invalid) > 0:
-		return nil, errInvalid("meta.k8s.io", "DeleteOptions", "", bad.Invalid)
+		return nil, apierr.Invalid("meta.k8s.io", "DeleteOptions", "", bad.Invalid)
 	}
 	if slices.Contains(o.DryRun, "All") {
 		c.dryRun = true
@@ -57,7 +60,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	if isNamespaces(res) {
 		switch prev.name {
 		case "default", "kube-system", "kube-public":
-			return nil, false, errForbidden("", "namespaces", prev.name, "this namespace may not be deleted")
+			return nil, false, apierr.Forbidden("", "namespaces", prev.name, "this namespace may not be deleted")
 		}
 		if rec, done := s.deleteNamespaceLocked(wr, prev); done {
 			return rec, false, nil
@@ -108,35 +111,35 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 // errPrecondition is the storage's answer to a failed delete precondition:
 // a Conflict that names the kind, not the resource.
 func errPrecondition(res *resource, name, msg string) *kube.StatusError {
-	return statusError(http.StatusConflict, kube.ReasonConflict,
-		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", qualified(res.Group, res.Kind), name, msg),
+	return apierr.New(http.StatusConflict, kube.ReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", apierr.Qualified(res.Group, res.Kind), name, msg),
 		&kube.StatusDetails{Name: name, Group: res.Group, Kind: res.Kind})
 }
 
 func (s *Server) serveDelete(c *call) {
 	opts, err := c.parseDeleteOptions()
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	wr := c.write()
 	wr.propagation = propagation(c.res, opts)
 	rec, gone, err := s.admittedDelete(wr, opts, func(prev *record) (rec *record, gone bool, err *kube.StatusError) {
 		if prev == nil {
-			err = errNotFound(c.res, c.info.Name)
+			err = apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name)
 		} else if err = checkPreconditions(c.res, c.info.Name, prev, opts); err == nil {
 			rec, gone, err = s.deleteLocked(wr, prev)
 		}
 		return rec, gone, err
 	})
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	if gone && !c.res.ReturnDeleted {
 		st := kube.Status{Status: "Success", Details: &kube.StatusDetails{Name: rec.name, Group: c.res.Group,
 			Kind: c.res.Plural, UID: rec.uid}}
-		writeJSON(c.w, http.StatusOK, encodeStatus(&st))
+		apierr.WriteJSON(c.w, http.StatusOK, encode.Status(&st))
 		return
 	}
 	code := http.StatusOK
@@ -147,14 +150,14 @@ func (s *Server) serveDelete(c *call) {
 }
 
 func (s *Server) serveDeleteCollection(c *call) {
-	opts, err := c.parseListOptions(false)
+	opts, err := c.parseListOptions(false, true)
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	delOpts, err := c.parseDeleteOptions()
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	wr := c.write()
@@ -180,7 +183,7 @@ func (s *Server) serveDeleteCollection(c *call) {
 	})
 	if admitted {
 		if page, err = s.deleteCollectionAdmitted(wr, delOpts, opts.filter.matches); err != nil {
-			writeError(c.w, err)
+			apierr.Write(c.w, err)
 			return
 		}
 	}

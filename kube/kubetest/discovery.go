@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
@@ -16,16 +17,18 @@ import (
 // server serves, CRDs included as they come and go; internal/discovery
 // writes the documents.
 
-// Version is the gitVersion /version reports: the kube-apiserver release
-// kubetest's captures come from.
-const Version = "v1.36.3"
+// Version is the gitVersion /version reports by default: the
+// kube-apiserver release kubetest's captures come from (NewestMinor's).
+// A server acting as an older minor (Options.Minor) reports that
+// minor's release.
+const Version = "v1.37.2"
 
 // serveNonResource serves GET and HEAD of the paths that are not a
 // resource's: health, version, OpenAPI, and discovery (serveDiscovery).
 func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, errMethodNotAllowed())
+		apierr.Write(w, apierr.MethodNotAllowed())
 		return
 	}
 	switch {
@@ -35,7 +38,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_, _ = w.Write([]byte("ok"))
 	case p == "/version":
-		writeJSON(w, http.StatusOK, discovery.VersionInfo(Version))
+		apierr.WriteJSON(w, http.StatusOK, discovery.VersionInfo(s.facts.GitVersion))
 	case p == "/openapi/v2" || p == "/openapi/v3" || strings.HasPrefix(p, "/openapi/v3/"):
 		s.serveOpenAPI(w, r, p)
 	default:
@@ -56,23 +59,23 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, p string
 	case p == "/api" && aggregated:
 		s.writeAggregated(w, r, []string{""})
 	case p == "/api":
-		writeJSON(w, http.StatusOK, discovery.APIVersions(r.Host))
+		apierr.WriteJSON(w, http.StatusOK, discovery.APIVersions(r.Host))
 	case p == "/api/v1":
-		writeJSON(w, http.StatusOK, discovery.ResourceList("", "v1", s.apiResourcesLocked("", "v1")))
+		apierr.WriteJSON(w, http.StatusOK, discovery.ResourceList("", "v1", s.apiResourcesLocked("", "v1")))
 	case p == "/apis" && aggregated:
 		s.writeAggregated(w, r, s.reg.groups())
 	case p == "/apis":
-		writeJSON(w, http.StatusOK, s.groupListLocked())
+		apierr.WriteJSON(w, http.StatusOK, s.groupListLocked())
 	case len(parts) == 2 && parts[0] == "apis" && len(s.reg.versions(parts[1])) > 0:
 		g := s.apiGroupLocked(parts[1])
 		g.Kind, g.APIVersion = "APIGroup", "v1"
-		writeJSON(w, http.StatusOK, discovery.MustJSON(g))
+		apierr.WriteJSON(w, http.StatusOK, discovery.MustJSON(g))
 	case len(parts) == 3 && parts[0] == "apis" && len(s.reg.listed(parts[1], parts[2])) > 0:
-		writeJSON(w, http.StatusOK, discovery.ResourceList("v1", parts[1]+"/"+parts[2], s.apiResourcesLocked(parts[1], parts[2])))
+		apierr.WriteJSON(w, http.StatusOK, discovery.ResourceList("v1", parts[1]+"/"+parts[2], s.apiResourcesLocked(parts[1], parts[2])))
 	case len(parts) >= 2 && parts[0] == "apis" && (len(s.reg.versions(parts[1])) == 0 || s.reg.crdOnly(parts[1])):
 		http.NotFound(w, r) // no handler at all for the group, or its CRDs' passed it on
 	case len(parts) > 0 && (parts[0] == "api" || parts[0] == "apis"):
-		writeError(w, errResourceNotFound())
+		apierr.Write(w, apierr.ResourceNotFound())
 	default:
 		http.NotFound(w, r)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // discoveryFile holds the aggregated discovery (/api and /apis, as
-// apidiscovery.k8s.io/v2) of kube-apiserver 1.36.3 with the harness's
+// apidiscovery.k8s.io/v2) of kube-apiserver 1.37.2 with the harness's
 // flags and controllers: every group version, resource, verb, short
 // name, category and subresource the real server lists.
 const discoveryFile = "testdata/discovery.json"

@@ -13,7 +13,7 @@
 //     limitranges, endpoints, persistentvolumeclaims, persistentvolumes,
 //     replicationcontrollers, leases, deployments, replicasets,
 //     statefulsets, daemonsets, controllerrevisions, jobs, cronjobs,
-//     ingresses, and every other kind kube-apiserver 1.36.3's discovery
+//     ingresses, and every other kind kube-apiserver 1.37.2's discovery
 //     lists (rbac, storage, policy, autoscaling v2 and v1, ...: stored
 //     and validated against their captured schemas, internal/kinds), and
 //     CustomResourceDefinitions
@@ -27,7 +27,7 @@
 //     auth whoami) and TokenReviews from the users' names and uids,
 //     Bindings (also POSTed to pods/NAME/binding) assign pods to nodes, ComponentStatuses are fixed; none of
 //     these is stored.
-//   - Built-in objects defaulted as kube-apiserver 1.36 defaults them (a
+//   - Built-in objects defaulted as kube-apiserver 1.37 defaults them (a
 //     Deployment's strategy, a container's imagePullPolicy, a Pod's
 //     tolerations and QoS class...), checked against objects captured
 //     from the real server.
@@ -88,7 +88,7 @@
 //   - Schemas as the real server has them: /openapi/v3 (index and
 //     group-version documents, hashed and cached for good) and
 //     /openapi/v2 for every served kind, built-in ones captured from
-//     kube-apiserver 1.36 and every CRD's from its openAPIV3Schema. The
+//     kube-apiserver 1.37 and every CRD's from its openAPIV3Schema. The
 //     same schemas decide what a write does: type errors of built-in
 //     kinds (400, the Go decoder's words), unknown and duplicate fields
 //     by ?fieldValidation= (Strict 400, Warn (the default) a Warning
@@ -120,6 +120,12 @@
 //   - Sharded list and watch (shardSelector and shardInfo) as 1.36 serves
 //     them with the ShardedListAndWatch gate on, or ignored as with the gate
 //     off (Options.DisableShardedListAndWatch).
+//   - Acts as an older minor on request (Options.Minor, 1.33 to the
+//     newest, internal/minor): its /version, its WatchList gate (1.33 refuses
+//     sendInitialEvents with the real 422), no shard selector before
+//     1.36 (the parameter ignored), and only the built-in resources it
+//     serves by default in discovery, OpenAPI and the API; so a test
+//     runs a client's fallbacks without a cluster of that release.
 //   - Watches as chunked JSON, flushed per event: resumable from a
 //     resourceVersion within a bounded history (410 Expired beyond it),
 //     bookmarks, timeoutSeconds, WatchList (sendInitialEvents), and
@@ -178,11 +184,12 @@
 // # Where each part lives
 //
 // The server itself is package kubetest: the Options and Server API
-// (server.go, seed.go, faults.go, faults_stream.go, watchlag.go), the
+// (server.go, seed.go, faults.go, faults_stream.go, watchlag.go), what
+// names the minors it acts as (minor.go), the
 // storage with its one resourceVersion counter and bounded history
 // (store.go, object.go), the routing and the request paths of every verb
 // (handler.go, requestinfo.go, create.go, read.go, update.go, patch.go,
-// apply.go, delete.go, watch.go, shard.go, table.go, status.go), what a
+// apply.go, delete.go, watch.go, shard.go, table.go), what a
 // write is checked against (fieldvalidation.go, customresource.go), the
 // kinds served and discovery (resource.go, crd.go, discovery.go,
 // openapi.go), the hooks by which kinds, controllers and admission act
@@ -201,6 +208,7 @@
 //     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
 //     csr (approval and conditions), satoken (TokenRequests and the
 //     service account tokens they issue), authz and review; bootstrap (what a new server holds);
+//     minor (what changes with the minor a server acts as);
 //   - the kinds and their schemas: kinds (the built-in kinds, a resource's
 //     description, the registry), schema, validation, fielderr,
 //     fieldvalidation, fieldmanager, strategicmerge, patch, unstructured,
@@ -208,7 +216,7 @@
 //   - the wire: encode (objects in the real server's order), media
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
 //     frames of every built-in kind), requestinfo, listopts,
-//     deleteopts, discovery, openapi, table, jsonpath, shardexpr,
+//     deleteopts, apierr (the Status errors), discovery, openapi, table, jsonpath, shardexpr,
 //     inprocess (the in-process round trip), pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must

@@ -7,8 +7,11 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 )
 
@@ -46,31 +49,31 @@ func isEviction(res *resource, info RequestInfo) bool {
 func evictionJSON(body []byte) ([]byte, *kube.StatusError) {
 	js, err := protobuf.ToJSON(body)
 	if err != nil {
-		return nil, errBadRequest("error decoding Eviction: " + err.Error())
+		return nil, apierr.BadRequest("error decoding Eviction: " + err.Error())
 	}
 	return js, nil
 }
 
 // serveEviction answers a POST of pods/eviction.
 func (s *Server) serveEviction(c *call) {
-	body, err := readBody(c.r)
+	body, err := media.ReadBody(c.r)
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
-	if mt, _ := bodyMediaType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
+	if mt, _ := media.BodyType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
 		if body, err = evictionJSON(body); err != nil {
-			writeError(c.w, err)
+			apierr.Write(c.w, err)
 			return
 		}
 	}
 	opts, invalid := disruption.DecodeEviction(body, c.info.Name, c.info.Namespace)
 	if invalid != "" {
-		writeError(c.w, errBadRequest(invalid))
+		apierr.Write(c.w, apierr.BadRequest(invalid))
 		return
 	}
 	if opts, err = s.admitEviction(c, body, opts); err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	wr := c.write()
@@ -78,7 +81,7 @@ func (s *Server) serveEviction(c *call) {
 	s.withLock(func() {
 		prev := c.col.objects[c.key()]
 		if prev == nil {
-			err = errNotFound(c.res, c.info.Name)
+			err = apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name)
 			return
 		}
 		o := mustDecode(prev.raw)
@@ -113,10 +116,10 @@ func (s *Server) serveEviction(c *call) {
 		_, _, err = s.deleteLocked(wr, up.rec)
 	})
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
-	writeJSON(c.w, http.StatusCreated, encodeStatus(&kube.Status{Status: "Success", Code: http.StatusCreated}))
+	apierr.WriteJSON(c.w, http.StatusCreated, encode.Status(&kube.Status{Status: "Success", Code: http.StatusCreated}))
 }
 
 // checkPreconditions refuses a delete whose preconditions prev does not

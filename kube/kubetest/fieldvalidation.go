@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldvalidation"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -33,7 +34,7 @@ func (c *call) parseFieldValidation() *kube.StatusError {
 		if options == "" {
 			options = "PatchOptions"
 		}
-		return errInvalid("meta.k8s.io", options, "", []fielderr.Error{{Type: "FieldValueNotSupported",
+		return apierr.Invalid("meta.k8s.io", options, "", []fielderr.Error{{Type: "FieldValueNotSupported",
 			Field: "fieldValidation", Value: v, Detail: fielderr.NotSupportedDetail("", "Ignore", "Strict", "Warn")}})
 	}
 	return nil
@@ -51,7 +52,7 @@ func (c *call) warn(text string) {
 
 // cannotHandle is the real server's answer to a body it cannot decode.
 func cannotHandle(res *resource, err string) *kube.StatusError {
-	return errBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", res.Kind, res.Version, res.Kind, err))
+	return apierr.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", res.Kind, res.Version, res.Kind, err))
 }
 
 // fieldKind is what internal/fieldvalidation checks the call's kind by.
@@ -78,7 +79,7 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 	p := fieldvalidation.Patch{JSONPatch: mt == mediaJSONPatch, Strategic: mt == mediaStrategic, Body: body, SMPQuoted: smpQuoted}
 	warnings, value, detail := fieldvalidation.Patched(c.fieldKind(), c.fieldValidation, p, patched)
 	if detail != "" {
-		return errInvalid("", "", "", []fielderr.Error{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: detail}})
+		return apierr.Invalid("", "", "", []fielderr.Error{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: detail}})
 	}
 	for _, e := range warnings {
 		c.warn(e)
@@ -95,6 +96,6 @@ func (c *call) checkApplyConfig(config obj) *kube.StatusError {
 	}
 	meta := unstructured.Metadata(config)
 	gvk := c.res.Group + "/" + c.res.Version + ", Kind=" + c.res.Kind
-	return statusError(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
+	return apierr.New(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
 		unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvk, msg), nil)
 }

@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
@@ -31,16 +32,16 @@ func gcFinalizers(res *resource, fins []string, propagation string) ([]string, b
 
 // ownerKeyLocked resolves an owner reference of an object in namespace ns
 // to the served resource of its kind and the key the owner would have.
-func (s *Server) ownerKeyLocked(ns string, o ownerRef) (*resource, string, bool) {
-	group, version := kinds.SplitAPIVersion(o.apiVersion)
-	res := s.reg.byKind(group, version, o.kind)
+func (s *Server) ownerKeyLocked(ns string, o gc.Owner) (*resource, string, bool) {
+	group, version := kinds.SplitAPIVersion(o.APIVersion)
+	res := s.reg.byKind(group, version, o.Kind)
 	if res == nil || res.Namespaced && ns == "" {
 		return nil, "", false
 	}
 	if !res.Namespaced {
 		ns = ""
 	}
-	return res, objectKey(ns, o.name), true
+	return res, objectKey(ns, o.Name), true
 }
 
 // gcStore is the server's store as the garbage collector sees it
@@ -67,16 +68,12 @@ func (g gcStore) Object(ref gc.ObjectRef) (gc.Object, bool) {
 	if rec == nil {
 		return gc.Object{}, false
 	}
-	owners := make([]gc.Owner, len(rec.owners))
-	for i, o := range rec.owners {
-		owners[i] = gc.Owner{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name, UID: o.uid, Block: o.block}
-	}
-	return gc.Object{UID: rec.uid, Namespace: rec.namespace, Owners: owners, Deleting: rec.deleting,
+	return gc.Object{UID: rec.uid, Namespace: rec.namespace, Owners: slices.Clone(rec.owners), Deleting: rec.deleting,
 		Foreground: rec.foreground, Orphan: rec.orphan, GCFinalizer: rec.gcFinalizer}, true
 }
 
 func (g gcStore) OwnerState(ns string, o gc.Owner) gc.OwnerState {
-	res, key, ok := g.s.ownerKeyLocked(ns, ownerRef{apiVersion: o.APIVersion, kind: o.Kind, name: o.Name, uid: o.UID})
+	res, key, ok := g.s.ownerKeyLocked(ns, o)
 	if !ok {
 		return gc.OwnerUnresolved
 	}
@@ -127,7 +124,7 @@ func (g gcStore) Enqueue(ref gc.ObjectRef, owner bool) {
 
 func (g gcStore) ReportOwnerElsewhere(ref gc.ObjectRef, o gc.Owner) {
 	if res, _, rec := g.lookup(ref); rec != nil {
-		g.s.reportOwnerInOtherNamespaceLocked(res, rec, ownerRef{apiVersion: o.APIVersion, kind: o.Kind, name: o.Name, uid: o.UID})
+		g.s.reportOwnerInOtherNamespaceLocked(res, rec, o)
 	}
 }
 
@@ -157,15 +154,15 @@ func anyList(ss []string) []any { return unstructured.AnyList(ss) }
 // to namespace default, as the real recorder puts it). It costs a scan of
 // the owner kind's objects, only for references found dangling or
 // unresolved.
-func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o ownerRef) {
-	group, version := kinds.SplitAPIVersion(o.apiVersion)
-	ores := s.reg.byKind(group, version, o.kind)
+func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o gc.Owner) {
+	group, version := kinds.SplitAPIVersion(o.APIVersion)
+	ores := s.reg.byKind(group, version, o.Kind)
 	if ores == nil || !ores.Namespaced || s.cols[ores.colKey()] == nil {
 		return
 	}
 	found := false
 	for _, r := range s.cols[ores.colKey()].objects {
-		if r.uid == o.uid && r.namespace != rec.namespace {
+		if r.uid == o.UID && r.namespace != rec.namespace {
 			found = true
 			break
 		}
@@ -175,7 +172,7 @@ func (s *Server) reportOwnerInOtherNamespaceLocked(res *resource, rec *record, o
 	}
 	events := s.reg.lookup("", "v1", "events")
 	dependent := gc.Ref{APIVersion: res.apiVersion(), Kind: res.Kind, Namespace: rec.namespace, Name: rec.name, UID: rec.uid}
-	owner := gc.Ref{APIVersion: o.apiVersion, Kind: o.kind, Name: o.name, UID: o.uid}
+	owner := gc.Ref{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: o.UID}
 	ev := gc.InvalidNamespaceEvent(dependent, owner, time.Now())
 	evNamespace := unstructured.String(unstructured.Metadata(ev), "namespace")
 	wr := &write{res: events, col: s.cols[events.colKey()], namespace: evNamespace, manager: "kube-controller-manager"}

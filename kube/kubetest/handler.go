@@ -3,13 +3,11 @@
 package kubetest
 
 import (
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
@@ -19,9 +17,6 @@ import (
 // This file routes a resource request to its verb: it resolves the
 // resource, checks scope, subresource and authorization, negotiates the
 // response form, and reads the body.
-
-// maxBodyBytes is the real server's request size limit (3 MiB).
-const maxBodyBytes = 3 << 20
 
 // call is one resource request being served.
 type call struct {
@@ -73,7 +68,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		http.NotFound(w, r)
 		return
 	case res == nil:
-		writeError(w, errResourceNotFound())
+		apierr.Write(w, apierr.ResourceNotFound())
 		return
 	}
 	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w}
@@ -82,7 +77,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		c.w = pw
 	}
 	if err := s.prepareCall(c); err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	s.dispatch(c)
@@ -144,7 +139,7 @@ func (s *Server) prepareCall(c *call) *kube.StatusError {
 	verb := c.info.Verb
 	partial, table, _, ok := media.Negotiate(c.r.Header.Get("Accept"), verb == "list" || verb == "deletecollection", verb == "watch", c.hasProtobuf())
 	if !ok {
-		return errNotAcceptable()
+		return apierr.NotAcceptable()
 	}
 	c.partial = partial
 	if table != "" {
@@ -158,7 +153,7 @@ func (s *Server) prepareCall(c *call) *kube.StatusError {
 			return err
 		}
 	}
-	c.manager = managerOf(c.r)
+	c.manager = media.ManagerOf(c.r)
 	return nil
 }
 
@@ -170,7 +165,7 @@ func (c *call) parseDryRun() *kube.StatusError {
 	}
 	for _, v := range dr {
 		if v != "All" {
-			return errInvalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
+			return apierr.Invalid("meta.k8s.io", "CreateOptions", "", []fielderr.Error{{
 				Type: "FieldValueNotSupported", Field: "dryRun", Value: dr, Detail: fielderr.NotSupportedDetail("All")}})
 		}
 	}
@@ -213,21 +208,8 @@ func (s *Server) dispatch(c *call) {
 	case "deletecollection":
 		s.serveDeleteCollection(c)
 	default:
-		writeError(c.w, errMethodNotAllowed())
+		apierr.Write(c.w, apierr.MethodNotAllowed())
 	}
-}
-
-// managerOf is the field manager of a write: ?fieldManager=, or the
-// first segment of the User-Agent cut to 128 bytes.
-func managerOf(r *http.Request) string {
-	if m := r.URL.Query().Get("fieldManager"); m != "" {
-		return m
-	}
-	m, _, _ := strings.Cut(r.UserAgent(), "/")
-	if len(m) > 128 {
-		m = m[:128]
-	}
-	return m
 }
 
 // key is the storage key of the object the call names.
@@ -248,83 +230,53 @@ func (c *call) checkRoute() *kube.StatusError {
 			isPodLog(res, info) || isEviction(res, info) || info.Subresource == "finalize" && isNamespaces(res) || isCSRApproval(res, info) ||
 			isTokenRequest(res, info)
 		if !known || info.Name == "" {
-			return errResourceNotFound()
+			return apierr.ResourceNotFound()
 		}
 		switch {
 		case isEviction(res, info) || isTokenRequest(res, info):
 			if info.Verb != "create" {
-				return errMethodNotAllowed()
+				return apierr.MethodNotAllowed()
 			}
 		case info.Subresource == "finalize":
 			if info.Verb != "update" {
-				return errMethodNotAllowed()
+				return apierr.MethodNotAllowed()
 			}
 		case info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)):
-			return errMethodNotAllowed()
+			return apierr.MethodNotAllowed()
 		}
 	}
 	if !res.Namespaced && info.Namespace != "" && info.Resource != "namespaces" {
-		return errResourceNotFound()
+		return apierr.ResourceNotFound()
 	}
 	if res.Namespaced && info.Namespace == "" {
 		if info.Name != "" {
-			return errResourceNotFound()
+			return apierr.ResourceNotFound()
 		}
 		if info.Verb != "list" && info.Verb != "watch" {
-			return errMethodNotAllowed()
+			return apierr.MethodNotAllowed()
 		}
 	}
 	if info.Verb == "deletecollection" && res.NoDeleteCollection {
-		return errMethodNotAllowed()
+		return apierr.MethodNotAllowed()
 	}
 	if (info.Verb == "update" || info.Verb == "patch") && info.Name == "" {
-		return errMethodNotAllowed()
+		return apierr.MethodNotAllowed()
 	}
 	return nil
 }
 
-// readBody reads a request body, refusing one over the size limit.
-func readBody(r *http.Request) ([]byte, *kube.StatusError) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	if err != nil {
-		return nil, errBadRequest("read the request body: " + err.Error())
+// decodeRequestObject reads the body of r as an object
+// (media.DecodeRequest); a number beyond float64's range answers, for res
+// (nil for a review), the real server's "cannot be handled as" a kind.
+func decodeRequestObject(r *http.Request, res *resource) (obj, string, []byte, *kube.StatusError) {
+	o, mt, body, numErr, serr := media.DecodeRequest(r)
+	switch {
+	case numErr != nil && res != nil:
+		return nil, "", nil, cannotHandle(res, numErr.Error())
+	case numErr != nil:
+		return nil, "", nil, apierr.BadRequest("the object provided could not be decoded: " + numErr.Error())
 	}
-	if len(body) > maxBodyBytes {
-		return nil, statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge,
-			"Request entity too large: limit is 3145728", nil)
-	}
-	return body, nil
-}
-
-// bodyMediaTypes are the request body types the real server decodes, as
-// its 415 lists them.
-var bodyMediaTypes = []string{"application/json", "application/yaml", protobuf.MediaType}
-
-// decodeRequestObject reads the body of r as an object in the media type
-// its Content-Type names (JSON when none): JSON, YAML, or protobuf of a
-// built-in kind. A protobuf body of a kind without a protobuf layout
-// (custom resources: the real server fails on one with a panic) answers
-// 415, as other types do. Integers are decoded exactly (internal/unstructured); a
-// number beyond float64's range answers, for res (nil for a review), the
-// real server's "cannot be handled as" a kind.
-func decodeRequestObject(r *http.Request, res *resource) (o obj, mt string, body []byte, serr *kube.StatusError) {
-	if mt, serr = bodyMediaType(r); serr != nil {
-		return nil, "", nil, serr
-	}
-	if body, serr = readBody(r); serr != nil {
-		return nil, "", nil, serr
-	}
-	o, known, err := media.Decode(mt, body)
-	if err == nil && !known {
-		return nil, "", nil, errUnsupportedMedia(bodyMediaTypes...)
-	}
-	if ne, ok := err.(unstructured.NumberError); ok && res != nil {
-		return nil, "", nil, cannotHandle(res, ne.Error())
-	}
-	if err != nil {
-		return nil, "", nil, errBadRequest("the object provided could not be decoded: " + err.Error())
-	}
-	return o, mt, body, nil
+	return o, mt, body, serr
 }
 
 // decodeBody reads a create or update body: an object of the call's kind
@@ -350,48 +302,24 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 func checkKind(res *resource, o obj) *kube.StatusError {
 	av, kind := unstructured.String(o, "apiVersion"), unstructured.String(o, "kind")
 	if kind != "" && kind != res.Kind {
-		return errBadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
+		return apierr.BadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
 	}
 	if av != "" && av != res.apiVersion() {
-		return errBadRequest("the API version in the data (" + av + ") does not match the expected API version (" + res.apiVersion() + ")")
+		return apierr.BadRequest("the API version in the data (" + av + ") does not match the expected API version (" + res.apiVersion() + ")")
 	}
 	if _, isMap := o["metadata"]; isMap {
 		if _, ok := o["metadata"].(obj); !ok && o["metadata"] != nil {
-			return errBadRequest("metadata must be an object")
+			return apierr.BadRequest("metadata must be an object")
 		}
 	}
 	m := unstructured.Metadata(o)
 	for _, k := range []string{"labels", "annotations"} {
 		if _, ok := unstructured.StringMap(m, k); !ok {
-			return errBadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
+			return apierr.BadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
 		}
 	}
 	o["apiVersion"], o["kind"] = res.apiVersion(), res.Kind
 	return nil
-}
-
-// bodyMediaType is the media type of r's body: JSON (also when unsaid),
-// YAML or protobuf, anything else 415.
-func bodyMediaType(r *http.Request) (string, *kube.StatusError) {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return "application/json", nil
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || (mt != "application/json" && mt != "application/yaml" && mt != protobuf.MediaType) {
-		return "", errUnsupportedMedia(bodyMediaTypes...)
-	}
-	return mt, nil
-}
-
-// checkBodyMediaType checks the media type of r's body and reads it
-// whole, for the requests whose body does not matter.
-func checkBodyMediaType(r *http.Request) *kube.StatusError {
-	if _, err := bodyMediaType(r); err != nil {
-		return err
-	}
-	_, err := readBody(r)
-	return err
 }
 
 // respond writes an object (as the call's version, projected when asked).
@@ -400,7 +328,7 @@ func (c *call) respond(code int, raw []byte) {
 		c.respondTable(code, raw)
 		return
 	}
-	writeJSON(c.w, code, c.render(raw))
+	apierr.WriteJSON(c.w, code, c.render(raw))
 }
 
 // render turns stored bytes into what the client asked for: the request's

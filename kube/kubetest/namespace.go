@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
@@ -51,14 +52,14 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	}
 	if isCSRs(res) {
 		if errs := csr.ValidateConditions(next, old); len(errs) > 0 {
-			return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+			return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 		}
 	}
 	if errs := events.Validate(res.Group, res.Plural, next, old); len(errs) > 0 {
-		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+		return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	if errs := validation.Immutable(res.Group, res.Plural, next, old); len(errs) > 0 {
-		return errInvalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+		return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	return nil
 }

@@ -18,22 +18,49 @@ import (
 // served versions of the stored CRDs.
 
 // builtinOpenAPI holds the v3 documents of the built-in kinds, limited
-// to what builtins() serves; computed once per process.
+// to what the newest minor serves; computed once per process.
 var builtinOpenAPI = sync.OnceValue(func() map[string]openapi.Doc {
-	data := schema.OpenAPI()
-	served := servedBy(newRegistry())
-	out := map[string]openapi.Doc{}
-	for p, doc := range data.V3 {
-		out[p] = openapi.NewDoc(openapi.FilterPaths(doc, served))
-	}
-	return out
+	v3, _ := builtinOpenAPIFor(newRegistry())
+	return v3
 })
 
 // builtinOpenAPIV2 is /openapi/v2 of the built-in kinds, limited to what
-// builtins() serves; computed once per process.
+// the newest minor serves; computed once per process.
 var builtinOpenAPIV2 = sync.OnceValue(func() obj {
 	return openapi.FilterPaths(schema.OpenAPI().V2, servedBy(newRegistry()))
 })
+
+// builtinOpenAPIFor returns the v3 documents (by index path) and the v2
+// document of the built-in kinds, limited to what reg serves.
+func builtinOpenAPIFor(reg *registry) (v3 map[string]openapi.Doc, v2 obj) {
+	data := schema.OpenAPI()
+	served := servedBy(reg)
+	v3 = map[string]openapi.Doc{}
+	for p, doc := range data.V3 {
+		v3[p] = openapi.NewDoc(openapi.FilterPaths(doc, served))
+	}
+	return v3, openapi.FilterPaths(data.V2, served)
+}
+
+// builtinOpenAPIV3Locked returns the built-in v3 documents of the minor
+// s acts as. The caller holds s.mu.
+func (s *Server) builtinOpenAPIV3Locked() map[string]openapi.Doc {
+	if s.minorOpenAPI != nil {
+		v3, _ := s.minorOpenAPI()
+		return v3
+	}
+	return builtinOpenAPI()
+}
+
+// builtinOpenAPIV2Locked returns the built-in v2 document of the minor s
+// acts as. The caller holds s.mu.
+func (s *Server) builtinOpenAPIV2Locked() obj {
+	if s.minorOpenAPI != nil {
+		_, v2 := s.minorOpenAPI()
+		return v2
+	}
+	return builtinOpenAPIV2()
+}
 
 // servedBy reports the resources reg serves, and of their subresources
 // the status of those that have one.
@@ -47,13 +74,13 @@ func servedBy(reg *registry) openapi.Served {
 // serveOpenAPI answers GET /openapi/v2, /openapi/v3 and /openapi/v3/...
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) {
 	v2 := func() (d openapi.Doc) {
-		s.withLock(func() { d = openapi.NewDoc(openapi.MergeV2(builtinOpenAPIV2(), s.crdKindsByGVLocked())) })
+		s.withLock(func() { d = openapi.NewDoc(openapi.MergeV2(s.builtinOpenAPIV2Locked(), s.crdKindsByGVLocked())) })
 		return d
 	}
 	v3 := func() (docs map[string]openapi.Doc) {
 		s.withLock(func() {
 			servesGroup := func(group string) bool { return len(s.reg.versions(group)) > 0 }
-			docs = openapi.V3Docs(builtinOpenAPI(), servesGroup, s.crdKindsByGVLocked())
+			docs = openapi.V3Docs(s.builtinOpenAPIV3Locked(), servesGroup, s.crdKindsByGVLocked())
 		})
 		return docs
 	}

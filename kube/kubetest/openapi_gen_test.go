@@ -93,7 +93,8 @@ var capturedGroupVersions = []string{"api", "api/v1", "apis", "apis/apps", "apis
 	"apis/node.k8s.io", "apis/node.k8s.io/v1", "apis/policy", "apis/policy/v1",
 	"apis/rbac.authorization.k8s.io", "apis/rbac.authorization.k8s.io/v1",
 	"apis/resource.k8s.io", "apis/resource.k8s.io/v1", "apis/scheduling.k8s.io", "apis/scheduling.k8s.io/v1",
-	"apis/storage.k8s.io", "apis/storage.k8s.io/v1", "version"}
+	"apis/storage.k8s.io", "apis/storage.k8s.io/v1",
+	"apis/storagemigration.k8s.io", "apis/storagemigration.k8s.io/v1", "version"}
 
 // capturedResources are the served resources, by group/version: a
 // superset of what the registry serves (the documents are filtered by the
@@ -111,14 +112,16 @@ var capturedResources = map[string][]string{
 	"apiregistration.k8s.io/v1":       {"apiservices"},
 	"autoscaling/v1":                  {"horizontalpodautoscalers"},
 	"autoscaling/v2":                  {"horizontalpodautoscalers"},
-	"certificates.k8s.io/v1":          {"certificatesigningrequests"},
+	"certificates.k8s.io/v1":          {"certificatesigningrequests", "clustertrustbundles", "podcertificaterequests"},
 	"discovery.k8s.io/v1":             {"endpointslices"},
 	"flowcontrol.apiserver.k8s.io/v1": {"flowschemas", "prioritylevelconfigurations"},
 	"node.k8s.io/v1":                  {"runtimeclasses"},
 	"policy/v1":                       {"poddisruptionbudgets"},
 	"rbac.authorization.k8s.io/v1":    {"clusterrolebindings", "clusterroles", "rolebindings", "roles"},
-	"resource.k8s.io/v1":              {"deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"},
-	"scheduling.k8s.io/v1":            {"priorityclasses"},
+	"resource.k8s.io/v1": {"deviceclasses", "devicetaintrules", "resourceclaims", "resourceclaimtemplates",
+		"resourceslices"},
+	"storagemigration.k8s.io/v1": {"storageversionmigrations"},
+	"scheduling.k8s.io/v1":       {"priorityclasses"},
 	"storage.k8s.io/v1": {"csidrivers", "csinodes", "csistoragecapacities", "storageclasses",
 		"volumeattachments", "volumeattributesclasses"},
 	"events.k8s.io/v1":        {"events"},

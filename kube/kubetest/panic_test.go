@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 )
 
 // A panic while serving a request (here in a test's fault matcher, which
@@ -23,7 +25,7 @@ func TestHandlerPanicAnswers500AndServerKeepsServing(t *testing.T) {
 		inject func(s *Server, match func(RequestInfo) bool)
 	}{
 		{"Delay matcher", func(s *Server, match func(RequestInfo) bool) { s.Delay(match, time.Nanosecond) }},
-		{"FailNext matcher", func(s *Server, match func(RequestInfo) bool) { s.FailNext(1, match, errBadRequest("x")) }},
+		{"FailNext matcher", func(s *Server, match func(RequestInfo) bool) { s.FailNext(1, match, apierr.BadRequest("x")) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer // read after Close, which waits for the handlers

@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
 )
 
@@ -34,16 +36,16 @@ func (s *Server) servePatch(c *call) {
 	case !ok && c.res.CRD == "":
 		// The route of a built-in kind refuses the type before the handler
 		// sees it.
-		writeError(c.w, statusError(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
+		apierr.Write(c.w, apierr.New(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
 			"415: Unsupported Media Type", &kube.StatusDetails{}))
 		return
 	case !ok:
-		writeError(c.w, errUnsupportedMedia(supported...))
+		apierr.Write(c.w, apierr.UnsupportedMedia(supported...))
 		return
 	}
-	body, serr := readBody(c.r)
+	body, serr := media.ReadBody(c.r)
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	if mt == mediaApply {
@@ -52,12 +54,12 @@ func (s *Server) servePatch(c *call) {
 	}
 	p, perr := patch.Parse(mt, body)
 	if perr != nil {
-		writeError(c.w, patchStatus(perr))
+		apierr.Write(c.w, patchStatus(perr))
 		return
 	}
 	out, serr := s.patch(c.write(), c.patchFunc(mt, body, p))
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	c.respond(http.StatusOK, out.raw)
@@ -78,7 +80,7 @@ func (c *call) patchFunc(mt string, body []byte, p *patch.Patch) func(cur obj) (
 // errPatchRejected is the real server's answer to a patch it cannot
 // apply, short of a better one: 422 Invalid without details.
 func errPatchRejected() *kube.StatusError {
-	return statusError(http.StatusUnprocessableEntity, kube.ReasonInvalid,
+	return apierr.New(http.StatusUnprocessableEntity, kube.ReasonInvalid,
 		"the server rejected our request due to an error in our request", &kube.StatusDetails{})
 }
 
@@ -95,7 +97,7 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 		var prev *record
 		s.withLock(func() { prev = wr.col.objects[key] })
 		if prev == nil {
-			return nil, errNotFound(wr.res, wr.name)
+			return nil, apierr.NotFound(wr.res.Group, wr.res.Plural, wr.name)
 		}
 		cur := wr.res.fromStored(mustDecode(prev.raw)) // records are never modified
 		cur["apiVersion"] = wr.res.apiVersion()
@@ -122,11 +124,11 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 func patchStatus(e *patch.Error) *kube.StatusError {
 	switch e.Code {
 	case http.StatusBadRequest:
-		return errBadRequest(e.Msg)
+		return apierr.BadRequest(e.Msg)
 	case http.StatusRequestEntityTooLarge:
-		return statusError(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge, e.Msg, nil)
+		return apierr.New(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge, e.Msg, nil)
 	case http.StatusUnprocessableEntity:
 		return errPatchRejected()
 	}
-	return statusError(http.StatusInternalServerError, "", e.Msg, nil)
+	return apierr.New(http.StatusInternalServerError, "", e.Msg, nil)
 }

@@ -5,6 +5,7 @@ package kubetest
 import (
 	"net/http"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/podlog"
 )
 
@@ -23,21 +24,21 @@ func isPodLog(res *resource, info RequestInfo) bool {
 // servePodLog answers a GET of pods/log.
 func (s *Server) servePodLog(c *call) {
 	if c.info.Verb != "get" {
-		writeError(c.w, errMethodNotAllowed())
+		apierr.Write(c.w, apierr.MethodNotAllowed())
 		return
 	}
 	if errs := podlog.OptionErrors(c.q.Get); len(errs) > 0 {
-		writeError(c.w, errInvalid("", "PodLogOptions", c.info.Name, errs))
+		apierr.Write(c.w, apierr.Invalid("", "PodLogOptions", c.info.Name, errs))
 		return
 	}
 	var rec *record
 	s.withLock(func() { rec = c.col.objects[c.key()] })
 	if rec == nil {
-		writeError(c.w, errNotFound(c.res, c.info.Name))
+		apierr.Write(c.w, apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name))
 		return
 	}
 	if msg := podlog.CheckContainer(mustDecode(rec.raw), c.info.Name, c.q.Get("container")); msg != "" {
-		writeError(c.w, errBadRequest(msg))
+		apierr.Write(c.w, apierr.BadRequest(msg))
 		return
 	}
 	c.w.Header().Set("Cache-Control", "no-cache, private")

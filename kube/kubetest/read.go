@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 )
 
@@ -36,7 +37,7 @@ func parseRV(s string) (uint64, *kube.StatusError) {
 	}
 	rv, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, statusError(http.StatusInternalServerError, "",
+		return 0, apierr.New(http.StatusInternalServerError, "",
 			fmt.Sprintf("resourceVersion: Invalid value: %q: %v", s, err), nil)
 	}
 	return rv, nil
@@ -47,7 +48,7 @@ func parseRV(s string) (uint64, *kube.StatusError) {
 func parseListRV(s string) (uint64, *kube.StatusError) {
 	rv, err := parseRV(s)
 	if err != nil {
-		return 0, errBadRequest("invalid resource version: " + err.Status.Message)
+		return 0, apierr.BadRequest("invalid resource version: " + err.Status.Message)
 	}
 	return rv, nil
 }
@@ -55,7 +56,7 @@ func parseListRV(s string) (uint64, *kube.StatusError) {
 func (s *Server) serveGet(c *call) {
 	want, err := parseRV(c.q.Get("resourceVersion"))
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	var cur uint64
@@ -63,9 +64,9 @@ func (s *Server) serveGet(c *call) {
 	s.withLock(func() { cur, rec = s.rv, c.col.objects[c.key()] })
 	switch {
 	case want > cur:
-		writeError(c.w, errTooLargeRV(want, cur))
+		apierr.Write(c.w, apierr.TooLargeRV(want, cur))
 	case rec == nil:
-		writeError(c.w, errNotFound(c.res, c.info.Name))
+		apierr.Write(c.w, apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name))
 	default:
 		c.respond(http.StatusOK, rec.raw)
 	}
@@ -83,11 +84,13 @@ type listOpts struct {
 
 // parseListOptions reads and validates list or watch parameters as
 // ValidateListOptions does, after the WatchList defaulting of a legacy
-// watch (resourceVersion "" or "0") to sendInitialEvents=true.
-func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
+// watch (resourceVersion "" or "0") to sendInitialEvents=true. Without
+// the WatchList gate (watchList false: 1.33) a legacy watch is left as
+// it is and a watch with sendInitialEvents is refused.
+func (c *call) parseListOptions(watch, watchList bool) (*listOpts, *kube.StatusError) {
 	q, bad := listopts.Parse(c.q)
 	if bad != "" {
-		return nil, errBadRequest(bad)
+		return nil, apierr.BadRequest(bad)
 	}
 	o := &listOpts{rv: q.RV, match: q.Match, cont: q.Continue, limit: q.Limit, timeoutSeconds: q.TimeoutSeconds,
 		bookmarks: q.Bookmarks, sendInitialEvents: q.SendInitialEvents}
@@ -95,10 +98,10 @@ func (c *call) parseListOptions(watch bool) (*listOpts, *kube.StatusError) {
 		return nil, err
 	}
 	check := listopts.Options{RV: o.rv, Match: o.match, Continue: o.cont, SendInitialEvents: o.sendInitialEvents}
-	errs := listopts.Validate(&check, watch)
+	errs := listopts.Validate(&check, watch, watchList)
 	o.match, o.sendInitialEvents = check.Match, check.SendInitialEvents
 	if len(errs) > 0 {
-		return nil, errInvalidListOptions(errs)
+		return nil, apierr.InvalidListOptions(errs)
 	}
 	return o, nil
 }
@@ -113,7 +116,7 @@ func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
 	}
 	labels, fields, bad := listopts.Selectors(c.q, c.info.Name, c.res.supportsField, c.res.errFieldNotSupported)
 	if bad != "" {
-		return errBadRequest(bad)
+		return apierr.BadRequest(bad)
 	}
 	o.filter.labels, o.filter.fields = labels, fields
 	return nil
@@ -124,7 +127,7 @@ func encodeContinue(rv int64, start string) string { return listopts.EncodeConti
 func decodeContinue(s string) (listopts.Token, *kube.StatusError) {
 	t, invalid := listopts.DecodeContinue(s)
 	if invalid != "" {
-		return t, errBadRequest(invalid)
+		return t, apierr.BadRequest(invalid)
 	}
 	return t, nil
 }
@@ -148,7 +151,7 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 	defer s.mu.Unlock()
 	cur := s.rv
 	if want > cur {
-		return nil, errTooLargeRV(want, cur)
+		return nil, apierr.TooLargeRV(want, cur)
 	}
 	page := &listPage{rv: cur, shard: shardInfo(o.filter.shard)}
 	all, err := c.listFrom(o, want, cur, page)
@@ -166,7 +169,7 @@ func listVersion(o *listOpts) (uint64, *kube.StatusError) {
 		return 0, nil
 	}
 	if o.cont != "" {
-		return 0, errBadRequest("specifying resource version is not allowed when using continue")
+		return 0, apierr.BadRequest("specifying resource version is not allowed when using continue")
 	}
 	return parseListRV(o.rv)
 }
@@ -191,7 +194,7 @@ func (c *call) listFrom(o *listOpts, want, cur uint64, page *listPage) ([]*recor
 		if tok.RV > 0 {
 			var ok bool
 			if all, ok = c.col.at(uint64(tok.RV), cur); !ok {
-				e := errExpired(msgContinueExpired)
+				e := apierr.Expired(msgContinueExpired)
 				e.Status.Continue = encodeContinue(-1, tok.Start)
 				return nil, e
 			}
@@ -200,7 +203,7 @@ func (c *call) listFrom(o *listOpts, want, cur uint64, page *listPage) ([]*recor
 	case o.match == "Exact":
 		var ok bool
 		if all, ok = c.col.at(want, cur); !ok {
-			return nil, errExpired(msgListTooOld)
+			return nil, apierr.Expired(msgListTooOld)
 		}
 		page.rv = want
 	}
@@ -240,7 +243,7 @@ func (c *call) fillPage(o *listOpts, page *listPage, all []*record) {
 			next = r.name
 		}
 		page.cont = encodeContinue(int64(page.rv), next)
-		if o.filter.empty() {
+		if o.filter.empty() && (o.filter.shard.Empty() || o.filter.shardCounted) {
 			n := inScope(all, o.filter.namespace) - o.limit
 			page.remaining = &n
 		}
@@ -259,17 +262,17 @@ func inScope(rs []*record, ns string) (n int64) {
 }
 
 func (s *Server) serveList(c *call) {
-	o, err := c.parseListOptions(false)
+	o, err := c.parseListOptions(false, true)
 	if err == nil {
 		err = s.parseShardSelector(c, o)
 	}
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	page, err := s.readList(c, o)
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	c.writeList(page)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 )
 
@@ -41,7 +42,7 @@ func (ri RequestInfo) String() string {
 	if !ri.IsResourceRequest {
 		return ri.Verb + " " + ri.Path
 	}
-	r := qualified(ri.Group, ri.Resource)
+	r := apierr.Qualified(ri.Group, ri.Resource)
 	if ri.Subresource != "" {
 		r += "/" + ri.Subresource
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
 
@@ -124,10 +125,18 @@ type registry struct {
 	*kinds.Registry[*resource]
 }
 
-func newRegistry() *registry {
+func newRegistry() *registry { return newRegistryAt(NewestMinor) }
+
+// newRegistryAt returns the registry of the built-in resources the given
+// minor serves (kinds.ServedSince), as that minor serves them.
+func newRegistryAt(m int) *registry {
 	reg := &registry{kinds.NewRegistry[*resource]()}
 	for _, r := range builtins() {
+		if kinds.ServedSince(r.Group, r.Plural) > m {
+			continue
+		}
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
+		kinds.AdjustToMinor(&r.Resource, m, minor.Of(m, Version).CRDTable)
 		reg.Add(r)
 	}
 	for _, r := range answeredResources() {

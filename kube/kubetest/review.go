@@ -7,8 +7,10 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 )
 
@@ -26,30 +28,31 @@ func reviewOf(info RequestInfo) *review.Kind {
 // verb is a 405); what is refused is a 400 or a 422.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info RequestInfo, k *review.Kind) {
 	if info.Verb != "create" {
-		writeError(w, errMethodNotAllowed())
+		apierr.Write(w, apierr.MethodNotAllowed())
 		return
 	}
-	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: managerOf(r), Now: nowString()}
+	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: media.ManagerOf(r), Now: nowString(),
+		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec}
 	var serr *kube.StatusError
 	if k == &review.Self {
 		// Nothing of the body matters (kubectl sends it as protobuf, whose
 		// layout kubetest does not hold), only that it can be read.
-		serr = checkBodyMediaType(r)
+		serr = media.CheckBody(r)
 	} else {
 		req.Body, _, _, serr = decodeRequestObject(r, nil)
 	}
 	if serr != nil {
-		writeError(w, serr)
+		apierr.Write(w, serr)
 		return
 	}
 	out, refused := review.Answer(k, req, reviewServer{s})
 	switch {
 	case refused == nil:
-		writeJSON(w, http.StatusCreated, encodeObject(out))
+		apierr.WriteJSON(w, http.StatusCreated, encodeObject(out))
 	case refused.Errors != nil:
-		writeError(w, errInvalid(k.Group, "", "", refused.Errors))
+		apierr.Write(w, apierr.Invalid(k.Group, "", "", refused.Errors))
 	default:
-		writeError(w, errBadRequest(refused.Message))
+		apierr.Write(w, apierr.BadRequest(refused.Message))
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -32,7 +34,7 @@ func scaleOf(res *resource, o obj) (obj, *kube.StatusError) {
 	sc, ok := res.Scale.Of(o, def)
 	if !ok {
 		msg := fmt.Sprintf("the spec replicas field %q does not exist", res.Scale.SpecReplicas)
-		return nil, statusError(http.StatusInternalServerError, kube.ReasonInternalError, "Internal error occurred: "+msg,
+		return nil, apierr.New(http.StatusInternalServerError, kube.ReasonInternalError, "Internal error occurred: "+msg,
 			&kube.StatusDetails{Causes: []kube.StatusCause{{Message: msg}}})
 	}
 	return sc, nil
@@ -57,7 +59,7 @@ func (s *Server) serveScale(c *call) {
 		var rec *record
 		s.withLock(func() { rec = c.col.objects[c.key()] })
 		if rec == nil {
-			writeError(c.w, errNotFound(c.res, c.info.Name))
+			apierr.Write(c.w, apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name))
 			return
 		}
 		c.respondScale(rec)
@@ -69,7 +71,7 @@ func (s *Server) serveScale(c *call) {
 	}
 	change, serr := c.scaleChange()
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	wr := c.write()
@@ -81,26 +83,26 @@ func (s *Server) serveScale(c *call) {
 		}
 		meta := unstructured.Metadata(next)
 		if name := unstructured.String(meta, "name"); name != c.info.Name {
-			return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
+			return nil, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
 		}
 		if rv := unstructured.String(meta, "resourceVersion"); rv != "" && rv != unstructured.String(unstructured.Metadata(cur), "resourceVersion") {
-			return nil, errConflict(c.res, c.info.Name, msgModified)
+			return nil, apierr.Conflict(c.res.Group, c.res.Plural, c.info.Name, apierr.MsgModified)
 		}
 		spec, _ := next["spec"].(obj)
 		n, _ := unstructured.IntegerValue(spec["replicas"])
 		if n < 0 {
 			if c.res.CRD != "" {
-				return nil, errInvalid(c.res.Group, c.res.Kind, c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
+				return nil, apierr.Invalid(c.res.Group, c.res.Kind, c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
 					Field: c.res.Scale.SpecReplicas, Value: n, Detail: "should be a non-negative integer"}})
 			}
-			return nil, errInvalid("autoscaling", "Scale", c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
+			return nil, apierr.Invalid("autoscaling", "Scale", c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
 				Field: "spec.replicas", Value: n, Detail: "must be greater than or equal to 0"}})
 		}
 		scale.SetField(cur, c.res.Scale.SpecReplicas, n)
 		return cur, nil
 	})
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	c.respondScale(rec)
@@ -110,10 +112,10 @@ func (s *Server) serveScale(c *call) {
 func (c *call) respondScale(rec *record) {
 	sc, err := scaleOf(c.res, c.res.fromStored(mustDecode(rec.raw)))
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
-	writeJSON(c.w, http.StatusOK, encodeObject(sc))
+	apierr.WriteJSON(c.w, http.StatusOK, encodeObject(sc))
 }
 
 // scaleChange reads the body of a Scale update or patch and returns what
@@ -125,16 +127,16 @@ func (c *call) scaleChange() (func(sc obj) (obj, *kube.StatusError), *kube.Statu
 			return nil, err
 		}
 		if kind := unstructured.String(body, "kind"); kind != "" && kind != "Scale" {
-			return nil, errBadRequest(fmt.Sprintf("the kind %q in the body does not match the kind %q of the request", kind, "Scale"))
+			return nil, apierr.BadRequest(fmt.Sprintf("the kind %q in the body does not match the kind %q of the request", kind, "Scale"))
 		}
 		return func(obj) (obj, *kube.StatusError) { return unstructured.DeepCopy(body).(obj), nil }, nil
 	}
 	mt, _, err := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
 	if err != nil || !slices.Contains(scale.PatchTypes, mt) {
-		return nil, statusError(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
+		return nil, apierr.New(http.StatusUnsupportedMediaType, kube.ReasonUnsupportedMedia,
 			"415: Unsupported Media Type", &kube.StatusDetails{})
 	}
-	body, serr := readBody(c.r)
+	body, serr := media.ReadBody(c.r)
 	if serr != nil {
 		return nil, serr
 	}

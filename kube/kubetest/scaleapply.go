@@ -4,12 +4,10 @@ package kubetest
 
 import (
 	"fmt"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
-	"net/http"
-	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -26,30 +24,25 @@ import (
 //     to the resource's version: after the same conflict check it
 //     answers 500 and changes nothing.
 
-// serveScaleApply answers an apply of c's Scale.
+// serveScaleApply answers an apply of c's Scale (internal/scale reads
+// the configuration and words the errors).
 func (s *Server) serveScaleApply(c *call) {
-	if c.q.Get("fieldManager") == "" {
-		writeError(c.w, errInvalid("meta.k8s.io", "PatchOptions", "", []fielderr.Error{{
-			Type: "FieldValueRequired", Field: "fieldManager", Detail: "is required for apply patch"}}))
-		return
+	var body []byte
+	var serr *kube.StatusError
+	if c.q.Get("fieldManager") != "" { // its absence is refused first
+		body, serr = media.ReadBody(c.r)
 	}
-	body, serr := readBody(c.r)
+	target := scale.Target{Name: c.info.Name, Namespace: c.info.Namespace, Namespaced: c.res.Namespaced,
+		APIVersion: c.res.apiVersion(), Kind: c.res.Kind, SpecReplicasPath: c.res.Scale.SpecReplicas}
+	var config, parent obj
+	if serr == nil {
+		config, serr = scale.ParseApply(c.q.Get("fieldManager"), body)
+	}
+	if serr == nil {
+		parent, serr = scale.ApplyParent(config, target)
+	}
 	if serr != nil {
-		writeError(c.w, serr)
-		return
-	}
-	config, err := patch.ParseApply(body)
-	if err != nil {
-		writeError(c.w, errBadRequest("error decoding YAML: "+err.Error()))
-		return
-	}
-	if av, kind := unstructured.String(config, "apiVersion"), unstructured.String(config, "kind"); av != "autoscaling/v1" || kind != "Scale" {
-		writeError(c.w, errBadRequest("invalid object type: "+gvkString(av, kind)))
-		return
-	}
-	parent, serr := c.scaleApplyParent(config)
-	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	wr := c.write()
@@ -60,7 +53,7 @@ func (s *Server) serveScaleApply(c *call) {
 	var unowned bool
 	s.withLock(func() {
 		prev := c.col.objects[c.key()]
-		if custom && prev != nil && !ownsPath(mustDecode(prev.raw), c.res.Scale.SpecReplicas) {
+		if custom && prev != nil && !scale.OwnsPath(mustDecode(prev.raw), c.res.Scale.SpecReplicas) {
 			unowned = true // the Scale has no managedFields to convert
 			return
 		}
@@ -68,88 +61,13 @@ func (s *Server) serveScaleApply(c *call) {
 	})
 	switch {
 	case unowned:
-		writeError(c.w, errScaleConvert("failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale)"))
+		apierr.Write(c.w, scale.ErrConvert("failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale)"))
 	case serr != nil:
-		writeError(c.w, c.scaleConflict(serr))
+		apierr.Write(c.w, scale.Conflict(serr, target))
 	case custom:
-		writeError(c.w, errScaleConvert(fmt.Sprintf("failed to convert new object (%s/%s; autoscaling/v1, Kind=Scale)",
+		apierr.Write(c.w, scale.ErrConvert(fmt.Sprintf("failed to convert new object (%s/%s; autoscaling/v1, Kind=Scale)",
 			unstructured.String(unstructured.Metadata(config), "namespace"), c.info.Name)))
 	default:
 		c.respondScale(out.rec)
 	}
-}
-
-// scaleApplyParent turns a Scale apply configuration into one of the
-// scaled object: its name and namespace, and its spec replicas where
-// the kind keeps them when the Scale sets spec.replicas.
-func (c *call) scaleApplyParent(config obj) (obj, *kube.StatusError) {
-	meta := unstructured.Metadata(config)
-	if name := unstructured.String(meta, "name"); name != "" && name != c.info.Name {
-		return nil, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, c.info.Name))
-	}
-	parentMeta := obj{"name": c.info.Name}
-	if c.res.Namespaced {
-		parentMeta["namespace"] = c.info.Namespace
-	}
-	parent := obj{"apiVersion": c.res.apiVersion(), "kind": c.res.Kind, "metadata": parentMeta}
-	spec, _ := config["spec"].(obj)
-	v, ok := spec["replicas"]
-	if !ok {
-		return parent, nil
-	}
-	n, isInt := unstructured.IntegerValue(v)
-	if !isInt {
-		return nil, errBadRequest(fmt.Sprintf("spec.replicas: %v is not an integer", v))
-	}
-	if n < 0 {
-		return nil, errInvalid("autoscaling", "Scale", c.info.Name, []fielderr.Error{{Type: "FieldValueInvalid",
-			Field: "spec.replicas", Value: n, Detail: "must be greater than or equal to 0"}})
-	}
-	scale.SetField(parent, c.res.Scale.SpecReplicas, n)
-	return parent, nil
-}
-
-// scaleConflict rewrites an apply conflict on the scaled object as the
-// real server reports it on the Scale: every manager "using
-// autoscaling/v1", the field .spec.replicas.
-func (c *call) scaleConflict(serr *kube.StatusError) *kube.StatusError {
-	if serr.Status.Reason != kube.ReasonConflict || serr.Status.Details == nil {
-		return serr
-	}
-	field := "." + strings.TrimPrefix(c.res.Scale.SpecReplicas, ".")
-	fix := func(s string) string {
-		s = strings.ReplaceAll(s, "using "+c.res.apiVersion(), "using autoscaling/v1")
-		return strings.ReplaceAll(s, field, ".spec.replicas")
-	}
-	serr.Status.Message = fix(serr.Status.Message)
-	for i := range serr.Status.Details.Causes {
-		cause := &serr.Status.Details.Causes[i]
-		cause.Message, cause.Field = fix(cause.Message), fix(cause.Field)
-	}
-	return serr
-}
-
-// errScaleConvert is the real server's 500 for an apply of a custom
-// resource's Scale: what failed, then the conversion's error.
-func errScaleConvert(what string) *kube.StatusError {
-	return statusError(http.StatusInternalServerError, "",
-		what+" to proper version: request to convert CR to an invalid group/version: autoscaling/v1", nil)
-}
-
-// ownsPath reports whether a managedFields entry of o owns the field at
-// the dotted path p (".spec.replicas").
-func ownsPath(o obj, p string) bool {
-	entries, _ := unstructured.Metadata(o)["managedFields"].([]any)
-	for _, e := range entries {
-		entry, _ := e.(obj)
-		var node any = unstructured.Child(entry, "fieldsV1", false)
-		for _, seg := range strings.Split(strings.TrimPrefix(p, "."), ".") {
-			m, _ := node.(obj)
-			node = m["f:"+seg]
-		}
-		if _, ok := node.(obj); ok {
-			return true
-		}
-	}
-	return false
 }

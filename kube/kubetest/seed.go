@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -22,7 +23,7 @@ const seedManager = "kubetest"
 func (s *Server) resolveLocked(gvr kube.GroupVersionResource) (*resource, *collection, *kube.StatusError) {
 	res := s.reg.lookup(gvr.Group, gvr.Version, gvr.Resource)
 	if res == nil {
-		return nil, nil, errResourceNotFound()
+		return nil, nil, apierr.ResourceNotFound()
 	}
 	return res, s.cols[res.colKey()], nil
 }
@@ -32,7 +33,7 @@ func (s *Server) resolveLocked(gvr kube.GroupVersionResource) (*resource, *colle
 func toObject(object any) (obj, *kube.StatusError) {
 	o, err := unstructured.FromValue(object)
 	if err != nil {
-		return nil, errBadRequest(err.Error())
+		return nil, apierr.BadRequest(err.Error())
 	}
 	return o, nil
 }
@@ -78,7 +79,7 @@ func (s *Server) Update(gvr kube.GroupVersionResource, object any) (map[string]a
 func (s *Server) UpdateStatus(gvr kube.GroupVersionResource, object any) (map[string]any, error) {
 	return s.seed(gvr, object, func(wr *write, o obj) (*record, *kube.StatusError) {
 		if !wr.res.Status {
-			return nil, errResourceNotFound()
+			return nil, apierr.ResourceNotFound()
 		}
 		wr.sub = "status"
 		out, err := s.updateLocked(wr, o, nil)
@@ -121,7 +122,7 @@ func (s *Server) Get(gvr kube.GroupVersionResource, namespace, name string) (map
 	}
 	rec := col.objects[objectKey(namespace, name)]
 	if rec == nil {
-		return nil, errNotFound(res, name)
+		return nil, apierr.NotFound(res.Group, res.Plural, name)
 	}
 	return mustDecode(renderAs(rec.raw, res, false)), nil
 }
@@ -159,7 +160,7 @@ func (s *Server) Delete(gvr kube.GroupVersionResource, namespace, name string) e
 	}
 	prev := col.objects[objectKey(namespace, name)]
 	if prev == nil {
-		return errNotFound(res, name)
+		return apierr.NotFound(res.Group, res.Plural, name)
 	}
 	_, _, err = s.deleteLocked(&write{res: res, col: col, namespace: namespace, name: name, manager: seedManager}, prev)
 	if err != nil {

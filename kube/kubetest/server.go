@@ -12,12 +12,57 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
 )
 
 // Options configures a [Server]. The zero value is ready to use.
 type Options struct {
+	// Minor is the Kubernetes minor release (1.Minor) the server acts as,
+	// OldestMinor to NewestMinor; zero means NewestMinor. An older minor
+	// changes what a client's code path depends on, so that a test can
+	// run a program's fallbacks without a cluster of that release, and
+	// nothing else (defaults, other messages and schemas stay the
+	// newest's):
+	//   - /version reports that release (1.33: v1.33.13);
+	//   - WatchList as that release's default gate has it (FeatureGates
+	//     changes it): on 1.33 (the gate off) a watch with
+	//     sendInitialEvents answers 422 Invalid ("sendInitialEvents is
+	//     forbidden for watch unless the WatchList feature gate is
+	//     enabled") and a watch without a resourceVersion starts with the
+	//     state but no initial-events-end bookmark;
+	//   - before 1.36 ?shardSelector= is ignored (every object listed and
+	//     watched, no metadata.shardInfo), as a release without the
+	//     ShardedListAndWatch gate ignores an unknown parameter;
+	//   - discovery, OpenAPI and the API serve the built-in resources that
+	//     release serves by default: 1.33 has no resource.k8s.io, no
+	//     volumeattributesclasses and no mutating admission policies,
+	//     1.34 and 1.35 no mutating admission policies (a request for one
+	//     answers 404);
+	//   - before 1.37 a page of a sharded list counts the remaining items,
+	//     CustomResourceDefinitions have the default Table (name and
+	//     creation time), and the errors of metadata.ownerReferences name
+	//     the list, not the entry, and call an empty field an Invalid value
+	//     (1.33 with the field's name in the detail), and an access review
+	//     with both or neither attributes is refused at the attribute,
+	//     not at spec;
+	//   - on 1.33 a PUT carrying the uid of an object deleted since
+	//     answers 409 Conflict "StorageError: invalid object, Code: 4"
+	//     (its uid precondition checked on the absent object), where 1.34
+	//     and later answer 404.
+	// New panics with a message naming the minors served for any other
+	// value.
+	Minor int
+	// FeatureGates turns on or off, as kube-apiserver's --feature-gates
+	// does, the gates kubetest models, whose default is the minor's:
+	// WatchList (off in 1.33 only) and ShardedListAndWatch (1.36 and
+	// later; on unless set false here or by DisableShardedListAndWatch,
+	// as the harness runs kube-apiserver). New panics naming a gate the
+	// minor does not have or kubetest does not model.
+	FeatureGates map[string]bool
 	// HistorySize is how many events each resource keeps for watches that
 	// resume from a resourceVersion and for Exact lists at a past version;
 	// older versions answer 410 Expired. Zero means 1000; negative keeps
@@ -76,6 +121,12 @@ type Options struct {
 type Server struct {
 	opts Options
 	log  *slog.Logger
+	// facts are those of the minor the server acts as (internal/minor).
+	facts minor.Facts
+	// minorOpenAPI is, for a server acting as an older minor, the
+	// built-in OpenAPI documents limited to what it serves (computed at
+	// first use); nil for the newest.
+	minorOpenAPI func() (v3 map[string]openapi.Doc, v2 obj)
 
 	// done is closed by Close; every request and watch ends when it is.
 	done chan struct{}
@@ -122,8 +173,19 @@ type Server struct {
 // bootstrap.go): the namespaces default, kube-system, kube-public and
 // kube-node-lease, service/kubernetes in default, and the API server's
 // ConfigMap and identity Lease in kube-system. It does no I/O and starts no
-// goroutine.
+// goroutine. It panics if opts.Minor is neither zero nor in
+// OldestMinor..NewestMinor.
 func New(opts Options) *Server {
+	m, err := resolveMinor(opts.Minor)
+	if err != nil {
+		panic(err.Error())
+	}
+	facts, err := minor.Of(m, Version).WithGates(m, opts.FeatureGates)
+	if err != nil {
+		panic(err.Error())
+	}
+	opts.Minor = m
+	opts.FeatureGates = maps.Clone(opts.FeatureGates)
 	if opts.HistorySize == 0 {
 		opts.HistorySize = 1000
 	} else if opts.HistorySize < 0 {
@@ -144,8 +206,9 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:   opts,
 		log:    log,
+		facts:  facts,
 		done:   make(chan struct{}),
-		reg:    newRegistry(),
+		reg:    newRegistryAt(m),
 		cols:   map[string]*collection{},
 		ctl:    newControllers(),
 		counts: map[string]int{},
@@ -160,6 +223,9 @@ func New(opts Options) *Server {
 				}
 			}
 		}
+	}
+	if m != NewestMinor {
+		s.minorOpenAPI = sync.OnceValues(func() (map[string]openapi.Doc, obj) { return builtinOpenAPIFor(newRegistryAt(m)) })
 	}
 	s.bootstrap()
 	return s
@@ -205,7 +271,7 @@ func (s *Server) enter() bool {
 // ServeHTTP serves the Kubernetes API. Server is an [http.Handler].
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.enter() {
-		writeError(w, statusError(http.StatusServiceUnavailable, kube.ReasonServiceUnavailable,
+		apierr.Write(w, apierr.New(http.StatusServiceUnavailable, kube.ReasonServiceUnavailable,
 			"the kubetest server is closed", nil))
 		return
 	}
@@ -217,12 +283,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.count(info)
 	s.log.Debug("request", "verb", info.Verb, "path", r.URL.Path, "user", user)
 	if authErr != nil {
-		writeError(w, authErr)
+		apierr.Write(w, authErr)
 		return
 	}
 	s.asked.Record(user, rbacRequest(info))
 	if err := s.injectFaults(r, info); err != nil {
-		writeError(w, err)
+		apierr.Write(w, err)
 		return
 	}
 	if s.serveStreamFault(w, r, info) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/clusterip"
 )
 
@@ -22,7 +23,7 @@ func isServices(res *resource) bool { return res.Group == "" && res.Plural == "s
 // holds s.mu.
 func (s *Server) allocateServiceLocked(res *resource, o obj) *kube.StatusError {
 	if !clusterip.Allocate(o, serviceStore{s.cols[res.colKey()]}) {
-		return statusError(http.StatusInternalServerError, kube.ReasonInternalError,
+		return apierr.New(http.StatusInternalServerError, kube.ReasonInternalError,
 			"Internal error occurred: failed to allocate a serviceIP: range is full", nil)
 	}
 	return nil

@@ -6,13 +6,14 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/shardexpr"
 )
 
 // This file serves ?shardSelector= as kube-apiserver 1.36 does with the
 // ShardedListAndWatch feature gate on (Options.DisableShardedListAndWatch
 // turns it off, and the parameter is then ignored as a server without the
-// gate ignores it). The selector is a CEL expression: shardRange(field,
+// gate ignores it, as is a server acting as a minor before 1.36). The selector is a CEL expression: shardRange(field,
 // 'start', 'end') calls joined by ||, parsed but never evaluated. The real
 // server runs the CEL parser and then walks its syntax tree;
 // internal/shardexpr parses the same grammar into the same tree shape and
@@ -26,14 +27,14 @@ import (
 // malformed one.
 func (s *Server) parseShardSelector(c *call, o *listOpts) *kube.StatusError {
 	v := c.q.Get("shardSelector")
-	if v == "" || s.opts.DisableShardedListAndWatch {
+	if v == "" || s.opts.DisableShardedListAndWatch || !s.facts.ShardedListAndWatch {
 		return nil
 	}
 	sel, err := shardexpr.Parse(v)
 	if err != nil {
-		return statusError(http.StatusInternalServerError, "", "invalid shard selector: "+err.Error(), nil)
+		return apierr.New(http.StatusInternalServerError, "", "invalid shard selector: "+err.Error(), nil)
 	}
-	o.filter.shard = sel
+	o.filter.shard, o.filter.shardCounted = sel, s.facts.ShardPagesCount
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 )
 
 // This file is the storage: immutable records, one collection per resource
@@ -29,7 +30,7 @@ type record struct {
 	// deleting says metadata.deletionTimestamp is set.
 	deleting bool
 	// owners holds metadata.ownerReferences, nil when there are none.
-	owners []ownerRef
+	owners []gc.Owner
 	// orphan and foreground say metadata.finalizers holds the garbage
 	// collector's orphan and foregroundDeletion finalizers; gcFinalizer
 	// says either does.
@@ -212,6 +213,9 @@ type filter struct {
 	labels    kube.Selector
 	fields    kube.FieldSelector
 	shard     kube.ShardSelector // see shard.go
+	// shardCounted says a page shard filters still counts the remaining
+	// items (1.36, minor.go).
+	shardCounted bool
 }
 
 // empty reports whether the filter selects by label or field (a namespace

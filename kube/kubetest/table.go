@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
 )
 
@@ -34,7 +35,7 @@ func newTableForm(q url.Values, version string) *tableForm {
 	include, invalid := table.ParseInclude(q.Get("includeObject"))
 	t := &tableForm{version: version, include: include}
 	if invalid != "" {
-		t.err = errBadRequest(invalid)
+		t.err = apierr.BadRequest(invalid)
 	}
 	return t
 }
@@ -55,21 +56,21 @@ func (tw *tableWriter) one(raw []byte, headers bool) []byte { return tw.One(raw,
 // invalid table options.
 func (c *call) respondTable(code int, raw []byte) {
 	if c.table.err != nil {
-		writeError(c.w, c.table.err)
+		apierr.Write(c.w, c.table.err)
 		return
 	}
-	writeJSON(c.w, code, newTableWriter(c.table, c.res).one(raw, true))
+	apierr.WriteJSON(c.w, code, newTableWriter(c.table, c.res).one(raw, true))
 }
 
 // writeList answers a list or deletecollection with its page, as a list
 // of the kind or as a Table.
 func (c *call) writeList(page *listPage) {
 	if c.table == nil {
-		writeJSON(c.w, http.StatusOK, c.encodeList(page))
+		apierr.WriteJSON(c.w, http.StatusOK, c.encodeList(page))
 		return
 	}
 	if c.table.err != nil {
-		writeError(c.w, c.table.err)
+		apierr.Write(c.w, c.table.err)
 		return
 	}
 	raws := make([][]byte, len(page.items))
@@ -82,7 +83,7 @@ func (c *call) writeList(page *listPage) {
 	b.Grow(size)
 	newTableWriter(c.table, c.res).Write(&b, kube.ListMeta{ResourceVersion: formatRV(page.rv),
 		Continue: page.cont, RemainingItemCount: page.remaining}, raws, true)
-	writeJSON(c.w, http.StatusOK, b.Bytes())
+	apierr.WriteJSON(c.w, http.StatusOK, b.Bytes())
 }
 
 // writeTableBookmark appends a BOOKMARK of a Table watch. The real server

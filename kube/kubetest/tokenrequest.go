@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/satoken"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -34,7 +35,7 @@ func (s *Server) serveTokenRequest(c *call) {
 		serr = ensureNamespace(unstructured.Metadata(body), c.info.Namespace)
 	}
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
 	var sa satoken.Account
@@ -45,16 +46,16 @@ func (s *Server) serveTokenRequest(c *call) {
 		}
 	})
 	if !found {
-		writeError(c.w, errNotFound(c.res, c.info.Name))
+		apierr.Write(c.w, apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name))
 		return
 	}
 	answer, claims, refused := satoken.Request(body, sa, time.Now(), c.manager, newUID())
 	if refused != nil {
-		writeError(c.w, errInvalid("authentication.k8s.io", "TokenRequest", refused.Name, refused.Errors))
+		apierr.Write(c.w, apierr.Invalid("authentication.k8s.io", "TokenRequest", refused.Name, refused.Errors))
 		return
 	}
 	unstructured.Child(answer, "status", false)["token"] = satoken.Sign(s.tokenKey, claims)
-	writeJSON(c.w, http.StatusCreated, encodeObject(answer))
+	apierr.WriteJSON(c.w, http.StatusCreated, encodeObject(answer))
 }
 
 // serviceAccountUser returns the user a service account token

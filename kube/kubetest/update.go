@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
@@ -36,17 +37,20 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	meta := unstructured.Metadata(o)
 	switch name := unstructured.String(meta, "name"); {
 	case name == "":
-		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
+		return updateResult{}, apierr.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", wr.name))
 	case name != wr.name:
-		return updateResult{}, errBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
+		return updateResult{}, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, wr.name))
 	}
 	if err := ensureNamespace(meta, wr.namespace); err != nil {
 		return updateResult{}, err
 	}
 	prev := col.objects[objectKey(wr.namespace, wr.name)]
+	if uid := unstructured.String(meta, "uid"); prev == nil && uid != "" && s.facts.UIDPreconditionOnAbsent {
+		return updateResult{}, errUIDPreconditionOnAbsent(res, wr.namespace, wr.name, uid)
+	}
 	if prev == nil {
 		if !res.CreateOnUpdate || wr.sub != "" {
-			return updateResult{}, errNotFound(res, wr.name)
+			return updateResult{}, apierr.NotFound(res.Group, res.Plural, wr.name)
 		}
 		delete(meta, "resourceVersion")
 		rec, err := s.createLocked(wr, o)
@@ -57,28 +61,28 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	}
 	switch rv := unstructured.String(meta, "resourceVersion"); {
 	case rv == "" && res.ConditionalUpdate:
-		return updateResult{}, errInvalid(res.Group, res.Plural, wr.name, []fielderr.Error{{Type: "FieldValueInvalid",
+		return updateResult{}, apierr.Invalid(res.Group, res.Plural, wr.name, []fielderr.Error{{Type: "FieldValueInvalid",
 			Field: "metadata.resourceVersion", Value: uint64(0), Detail: "must be specified for an update"}})
 	case rv != "" && rv != formatRV(prev.rv):
-		return updateResult{}, errConflict(res, wr.name, msgModified)
+		return updateResult{}, apierr.Conflict(res.Group, res.Plural, wr.name, apierr.MsgModified)
 	}
 	old := res.fromStored(mustDecode(prev.raw))
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	errs := append(validation.Metadata(res.Names, nextMeta, wr.name), validateCustomResource(res, wr.sub, next, old)...)
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.OwnerRefs), validateCustomResource(res, wr.sub, next, old)...)
 	if res.Plural != "pods" { // a Pod's containers cannot change
 		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
 	}
 	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
-		return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, errs)
+		return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, errs)
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
 		return updateResult{}, err
 	}
 	if prev.deleting {
 		if extra := newFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
-			return updateResult{}, errInvalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
+			return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
 				Field:  "metadata.finalizers",
 				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
 		}
@@ -144,7 +148,7 @@ func hasFinalizers(o obj) bool { return strategy.HasFinalizers(o) }
 func (s *Server) serveUpdate(c *call) {
 	o, err := c.decodeBody()
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	var out updateResult
@@ -156,7 +160,7 @@ func (s *Server) serveUpdate(c *call) {
 // with 201 when the write created it and 200 otherwise.
 func (c *call) respondUpdate(out updateResult, err *kube.StatusError) {
 	if err != nil {
-		writeError(c.w, err)
+		apierr.Write(c.w, err)
 		return
 	}
 	code := http.StatusOK

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -124,14 +126,17 @@ func (s *Server) stopWatcherLocked(w *watcher) {
 func (s *Server) serveWatch(c *call) {
 	w, o, want, serr := s.newWatcher(c)
 	if serr != nil {
-		writeError(c.w, serr)
+		apierr.Write(c.w, serr)
 		return
 	}
-	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents
+	// Without the WatchList gate a watch from "" or "0" still starts with
+	// the state, as a legacy watch does, but ends it with no bookmark.
+	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents ||
+		!s.facts.WatchList && (o.rv == "" || o.rv == "0")
 	var st watchStart
 	s.withLock(func() { st = s.startWatchLocked(c, w, want, initialEvents) })
 	if want > st.cur && initialEvents {
-		writeError(c.w, errTooLargeRV(want, st.cur))
+		apierr.Write(c.w, apierr.TooLargeRV(want, st.cur))
 		return
 	}
 	defer s.withLock(func() { s.stopWatcherLocked(w) })
@@ -146,7 +151,7 @@ func (s *Server) serveWatch(c *call) {
 // newWatcher reads a watch request's options and makes its watcher, not
 // registered yet; want is the resourceVersion asked for.
 func (s *Server) newWatcher(c *call) (w *watcher, o *listOpts, want uint64, serr *kube.StatusError) {
-	o, serr = c.parseListOptions(true)
+	o, serr = c.parseListOptions(true, s.facts.WatchList)
 	if serr == nil {
 		serr = s.parseShardSelector(c, o)
 	}
@@ -178,7 +183,7 @@ type watchStart struct {
 // startWatchLocked decides what w starts with, from the version want and
 // sendInitialEvents, and registers w on its collection unless it ends at
 // once. A want ahead of the server with initialEvents registers nothing:
-// the caller answers errTooLargeRV. The caller holds s.mu.
+// the caller answers apierr.TooLargeRV. The caller holds s.mu.
 func (s *Server) startWatchLocked(c *call, w *watcher, want uint64, initialEvents bool) watchStart {
 	st := watchStart{cur: s.rv}
 	switch {
@@ -248,7 +253,7 @@ func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool,
 			return false
 		}
 	}
-	if initialEvents && o.bookmarks {
+	if initialEvents && o.sendInitialEvents != nil && o.bookmarks {
 		w.writeBookmark(buf, st.cur, true)
 	}
 	if st.expire {
@@ -260,8 +265,8 @@ func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool,
 // writeWatchExpired writes a watch event of type ERROR holding a 410
 // Expired Status with msg.
 func writeWatchExpired(buf *bytes.Buffer, msg string) {
-	st := errExpired(msg).Status
-	fmt.Fprintf(buf, `{"type":"ERROR","object":%s}`+"\n", encodeStatus(&st))
+	st := apierr.Expired(msg).Status
+	fmt.Fprintf(buf, `{"type":"ERROR","object":%s}`+"\n", encode.Status(&st))
 }
 
 // runWatch streams w's events until the watch ends.

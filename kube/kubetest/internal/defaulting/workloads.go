@@ -95,6 +95,8 @@ func defaultStatefulSet(spec obj) {
 		}
 		if ru := unstructured.Child(us, "rollingUpdate", false); ru != nil && us["type"] == "RollingUpdate" {
 			setMissing(ru, "partition", int64(0))
+			// 1.37 turns MaxUnavailableStatefulSet on by default.
+			setMissing(ru, "maxUnavailable", int64(1))
 		}
 	}
 	if p := unstructured.Child(spec, "persistentVolumeClaimRetentionPolicy", true); p != nil {

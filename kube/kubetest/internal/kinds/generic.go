@@ -11,7 +11,7 @@ import (
 // This file lists the built-in kinds kubetest stores and validates only:
 // no controller, admission or registry behaviour of their own beyond the
 // real strategy's generation and the status a create stores. Their names,
-// scope, short names and categories are those of kube-apiserver 1.36.3's
+// scope, short names and categories are those of kube-apiserver 1.37.2's
 // discovery (testdata/discovery.json), their schemas those captured from
 // it (internal/schema/openapi). PodDisruptionBudgets are also read and
 // charged by pods/eviction (the server's budget.go).
@@ -73,6 +73,9 @@ func clusterKinds() []*Resource {
 			})),
 		generic("certificates.k8s.io", false, "certificatesigningrequests", "certificatesigningrequest",
 			"CertificateSigningRequest", withShort("csr"), withStatus(emptyStatus)),
+		generic("certificates.k8s.io", false, "clustertrustbundles", "clustertrustbundle", "ClusterTrustBundle"),
+		generic("certificates.k8s.io", true, "podcertificaterequests", "podcertificaterequest", "PodCertificateRequest",
+			withStatus(emptyStatus)),
 		generic("discovery.k8s.io", true, "endpointslices", "endpointslice", "EndpointSlice", withGeneration),
 		generic(groupFlow, false, "flowschemas", "flowschema", "FlowSchema", withGeneration, withStatus(emptyStatus)),
 		generic(groupFlow, false, "prioritylevelconfigurations", "prioritylevelconfiguration", "PriorityLevelConfiguration",
@@ -99,17 +102,21 @@ func accessAndStorageKinds() []*Resource {
 		generic(groupRBAC, true, "rolebindings", "rolebinding", "RoleBinding", withPathSegmentNames),
 		generic(groupRBAC, true, "roles", "role", "Role", withPathSegmentNames),
 		generic(groupDRA, false, "deviceclasses", "deviceclass", "DeviceClass", withGeneration),
+		generic(groupDRA, false, "devicetaintrules", "devicetaintrule", "DeviceTaintRule", withGeneration,
+			withStatus(emptyStatus)),
 		generic(groupDRA, true, "resourceclaims", "resourceclaim", "ResourceClaim", withStatus(emptyStatus)),
 		generic(groupDRA, true, "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate"),
 		generic(groupDRA, false, "resourceslices", "resourceslice", "ResourceSlice", withGeneration),
 		generic("scheduling.k8s.io", false, "priorityclasses", "priorityclass", "PriorityClass", withShort("pc"), withGeneration),
 		generic(groupStorage, false, "csidrivers", "csidriver", "CSIDriver"),
-		generic(groupStorage, false, "csinodes", "csinode", "CSINode"),
+		generic(groupStorage, false, "csinodes", "csinode", "CSINode", withStatus(emptyStatus)), // status since 1.37
 		generic(groupStorage, true, "csistoragecapacities", "csistoragecapacity", "CSIStorageCapacity"),
 		generic(groupStorage, false, "storageclasses", "storageclass", "StorageClass", withShort("sc")),
 		generic(groupStorage, false, "volumeattachments", "volumeattachment", "VolumeAttachment",
 			withStatus(func() map[string]any { return map[string]any{"attached": false} })),
 		generic(groupStorage, false, "volumeattributesclasses", "volumeattributesclass", "VolumeAttributesClass", withShort("vac")),
+		generic("storagemigration.k8s.io", false, "storageversionmigrations", "storageversionmigration",
+			"StorageVersionMigration", withStatus(emptyStatus)),
 	}
 }
 

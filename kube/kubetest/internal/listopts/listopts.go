@@ -35,19 +35,24 @@ type Options struct {
 // Validate checks o for a list or (watch) a watch, after the WatchList
 // defaulting of a legacy watch (resourceVersion "" or "0") to
 // sendInitialEvents=true with resourceVersionMatch NotOlderThan, which it
-// applies to o.
-func Validate(o *Options, watch bool) []fielderr.Error {
+// applies to o. Without the WatchList gate (watchList false: 1.33) a
+// legacy watch is left as it is and a watch with sendInitialEvents is
+// refused; watchList does not matter to a list.
+func Validate(o *Options, watch, watchList bool) []fielderr.Error {
 	var errs []fielderr.Error
 	forbid := func(field, detail string) {
 		errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: field, Detail: detail})
 	}
 	if watch {
-		if o.SendInitialEvents == nil && o.Match == "" && (o.RV == "" || o.RV == "0") {
+		if watchList && o.SendInitialEvents == nil && o.Match == "" && (o.RV == "" || o.RV == "0") {
 			t := true
 			o.SendInitialEvents, o.Match = &t, "NotOlderThan"
 		}
 		if o.SendInitialEvents != nil && o.Match != "NotOlderThan" {
 			forbid("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+		}
+		if o.SendInitialEvents != nil && !watchList {
+			forbid("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
 		}
 		if o.Match != "" {
 			if o.SendInitialEvents == nil {

@@ -4,7 +4,9 @@
 // kube-apiserver 1.36 does: the form of an answer an Accept header asks
 // for ([Negotiate]: JSON, the PartialObjectMetadata projection, or a
 // Table), and the decoding of a request body by its Content-Type
-// ([Decode]: JSON, YAML, or protobuf of a built-in kind).
+// ([Decode]: JSON, YAML, or protobuf of a built-in kind), and the
+// reading of a request's body ([ReadBody] within [MaxBodyBytes],
+// [DecodeRequest], [BodyType]) and field manager ([ManagerOf]).
 //
 // Guarantees:
 //   - Pure: nothing is kept; Decode returns a fresh object the caller

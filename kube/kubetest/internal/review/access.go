@@ -54,12 +54,18 @@ func access(k *Kind, req Request, s Server) (obj, *Refusal) {
 // would show.
 func invalidAccess(k *Kind, req Request, spec obj, user string, groups, managed []any, s Server) []fielderr.Error {
 	attrs, _ := spec["resourceAttributes"].(map[string]any)
-	_, nonResource := spec["nonResourceAttributes"].(map[string]any)
+	nonResource, _ := spec["nonResourceAttributes"].(map[string]any)
 	var errs []fielderr.Error
-	if (attrs == nil) == !nonResource {
-		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid",
-			Field: "spec.resourceAttributes", Value: spec["resourceAttributes"],
-			Detail: "exactly one of nonResourceAttributes or resourceAttributes must be specified"})
+	const exactlyOne = "exactly one of nonResourceAttributes or resourceAttributes must be specified"
+	switch {
+	case (attrs == nil) != (nonResource == nil):
+	case req.AttributesErrorAtSpec:
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec", Value: nonResource, Detail: exactlyOne})
+	case attrs != nil:
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.nonResourceAttributes", Value: nonResource,
+			Detail: "cannot be specified in combination with resourceAttributes"})
+	default:
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.resourceAttributes", Value: nil, Detail: exactlyOne})
 	}
 	if k != &Access && user == "" && len(groups) == 0 {
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.user", Value: "",

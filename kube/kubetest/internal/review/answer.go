@@ -25,6 +25,13 @@ type Request struct {
 	// Body is the decoded review; a SelfSubjectReview's is not read (kubectl
 	// sends it as protobuf) and may be nil.
 	Body map[string]any
+	// AttributesErrorAtSpec words an access review with both or neither
+	// of resourceAttributes and nonResourceAttributes as 1.37 does: one
+	// error at spec, "exactly one of ... must be specified"; false, as
+	// 1.33 to 1.36 do: at spec.nonResourceAttributes "cannot be specified
+	// in combination with resourceAttributes" or at
+	// spec.resourceAttributes "exactly one of ...".
+	AttributesErrorAtSpec bool
 }
 
 // Attributes are the resource attributes an access review asks about.

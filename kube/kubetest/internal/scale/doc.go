@@ -4,7 +4,10 @@
 // [Paths] says where a kind keeps its spec replicas, status replicas and
 // selector (a Deployment's fixed paths, [Workload], or those of a CRD's
 // subresources.scale, [FromCRD]), [Paths.Of] makes the Scale an object
-// shows, and [SetField] writes the replicas a Scale write changes. The
+// shows, and [SetField] writes the replicas a Scale write changes; for a
+// server-side apply of a Scale, [ParseApply] reads the configuration,
+// [ApplyParent] turns it into one of the scaled object, and [Conflict]
+// and [ErrConvert] word the errors as on the Scale. The
 // server serves the subresource (reads the request, stores the object,
 // answers errors); this package keeps no state and reads no other
 // object.

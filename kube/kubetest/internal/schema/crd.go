@@ -197,7 +197,7 @@ func validateEmbeddedMeta(meta obj, path string) []fielderr.Error {
 		}
 	}
 	// Labels and annotations as for any object (validation.Metadata).
-	for _, e := range validation.Metadata(validation.NameSubdomain, obj{"labels": meta["labels"], "annotations": meta["annotations"]}, "fakename") {
+	for _, e := range validation.Metadata(validation.NameSubdomain, obj{"labels": meta["labels"], "annotations": meta["annotations"]}, "fakename", validation.OwnerRefsByEntry) {
 		if e.Field != "metadata.name" {
 			e.Field = path + strings.TrimPrefix(e.Field, "metadata")
 			errs = append(errs, e)

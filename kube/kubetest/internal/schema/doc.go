@@ -31,7 +31,7 @@
 // request: nothing may modify a *Schema after compile returns it.
 //
 // What else lives here, by file: captured.go (the OpenAPI documents
-// captured from kube-apiserver 1.36 and the schemas compiled from them,
+// captured from kube-apiserver 1.37 and the schemas compiled from them,
 // [OpenAPI], [Builtin]), compile.go, crd.go (a CRD version's schema
 // compiled, [CompileCRD], and custom resources fitted to it and validated,
 // [CoerceCustomResource], [ValidateCustomResource]), structural.go (the

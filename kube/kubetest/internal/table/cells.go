@@ -159,7 +159,7 @@ func cellsLease(o obj, now time.Time) ([]any, []RowCondition) {
 }
 
 // cellsDefault are the cells of the real server's default convertor
-// (CustomResourceDefinitions, LimitRanges): the name and the creation
+// (LimitRanges, CustomResourceDefinitions before 1.37): the name and the creation
 // time in RFC 3339.
 func cellsDefault(o obj, _ time.Time) ([]any, []RowCondition) {
 	created := time.Time{}

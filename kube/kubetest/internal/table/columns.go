@@ -10,7 +10,7 @@ import "time"
 // with -o wide only), and picks the printer of a resource: a built-in
 // printer, a CustomResourceDefinition's printer columns, or the default
 // convertor (name and creation time) of the kinds the real server has no
-// printer for (CustomResourceDefinitions, LimitRanges). The descriptions
+// printer for (LimitRanges, and CustomResourceDefinitions before 1.37). The descriptions
 // are the API's field documentation, which the real server copies into
 // the columns.
 
@@ -106,6 +106,7 @@ var builtinPrinters = map[string]*Printer{
 		Cells: cellsDeployment},
 	"coordination.k8s.io/leases": {Columns: []Column{nameCol, col("Holder", "string", descHolder), ageCol},
 		Cells: cellsLease},
+	"apiextensions.k8s.io/customresourcedefinitions": crdPrinter,
 	"/resourcequotas": {Columns: []Column{nameCol,
 		col("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
 		col("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),

@@ -201,8 +201,8 @@ func labelValueErrors(v string) []string {
 }
 
 // Metadata checks the name, generateName, labels, annotation keys and
-// owner references of an object about to be written.
-func Metadata(rule NameRule, meta map[string]any, name string) []fielderr.Error {
+// owner references (worded as w says) of an object about to be written.
+func Metadata(rule NameRule, meta map[string]any, name string, w OwnerRefWording) []fielderr.Error {
 	var errs []fielderr.Error
 	if gn := unstructured.String(meta, "generateName"); gn != "" {
 		for _, m := range nameErrors(rule, gn, true) {
@@ -231,5 +231,5 @@ func Metadata(rule NameRule, meta map[string]any, name string) []fielderr.Error 
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata.annotations", Value: k, Detail: m})
 		}
 	}
-	return append(errs, OwnerReferences(meta)...)
+	return append(errs, OwnerReferences(meta, w)...)
 }

@@ -25,12 +25,31 @@ type ownerReference struct {
 // and kind, with the name the real server gives them.
 var bannedOwners = map[[2]string]string{{"v1", "Event"}: "/v1, Kind=Event"}
 
+// OwnerRefWording is how a release words the errors of
+// metadata.ownerReferences; the zero value is the newest's.
+type OwnerRefWording uint8
+
+const (
+	// OwnerRefsByEntry (1.37) names the entry and calls an empty field a
+	// Required value: metadata.ownerReferences[0].uid: Required value:
+	// must not be empty; an apiVersion without a version "must be
+	// <group>/<version> or <version>".
+	OwnerRefsByEntry OwnerRefWording = iota
+	// OwnerRefsByList (1.34 to 1.36) names the list:
+	// metadata.ownerReferences.uid: Invalid value: "": must not be empty;
+	// an apiVersion without a version "version must not be empty".
+	OwnerRefsByList
+	// OwnerRefsByListNamed (1.33) is OwnerRefsByList with the field's name
+	// in the detail: "uid must not be empty".
+	OwnerRefsByListNamed
+)
+
 // OwnerReferences checks metadata.ownerReferences as the real server does:
 // apiVersion (with a version), kind, name and uid of each are required,
-// Events may not own, and at most one reference is the controller. Every
-// error is reported at metadata.ownerReferences, without an index, as the
-// real server reports them.
-func OwnerReferences(meta map[string]any) []fielderr.Error {
+// Events may not own, and at most one reference is the controller; each
+// error worded as w says. Several controllers are reported at
+// metadata.ownerReferences whatever the wording.
+func OwnerReferences(meta map[string]any, w OwnerRefWording) []fielderr.Error {
 	list, _ := meta["ownerReferences"].([]any)
 	const path = "metadata.ownerReferences"
 	var errs []fielderr.Error
@@ -48,18 +67,14 @@ func OwnerReferences(meta map[string]any) []fielderr.Error {
 		refs = append(refs, ref)
 	}
 	firstController := ""
-	for _, ref := range refs {
-		if version(ref.APIVersion) == "" {
-			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".apiVersion", Value: ref.APIVersion,
-				Detail: "version must not be empty"})
+	for i, ref := range refs {
+		entry := path
+		if w == OwnerRefsByEntry {
+			entry = fmt.Sprintf("%s[%d]", path, i)
 		}
-		for _, f := range []struct{ name, value string }{{"kind", ref.Kind}, {"name", ref.Name}, {"uid", ref.UID}} {
-			if f.value == "" {
-				errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + "." + f.name, Value: "", Detail: "must not be empty"})
-			}
-		}
+		errs = append(errs, ownerRefFieldErrors(ref, entry, w)...)
 		if banned, ok := bannedOwners[[2]string{ref.APIVersion, ref.Kind}]; ok {
-			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path, Value: ref,
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: entry, Value: ref,
 				Detail: banned + " is disallowed from being an owner"})
 		}
 		if ref.Controller != nil && *ref.Controller {
@@ -70,6 +85,35 @@ func OwnerReferences(meta map[string]any) []fielderr.Error {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path, Value: refs,
 				Detail: fmt.Sprintf(`Only one reference can have Controller set to true. Found "true" in references for %s and %s`,
 					firstController, ref.Kind+"/"+ref.Name)})
+		}
+	}
+	return errs
+}
+
+// ownerRefFieldErrors are the errors of ref's apiVersion, kind, name and
+// uid, at entry, worded as w says.
+func ownerRefFieldErrors(ref ownerReference, entry string, w OwnerRefWording) []fielderr.Error {
+	var errs []fielderr.Error
+	switch {
+	case ref.APIVersion == "" && w == OwnerRefsByEntry:
+		errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: entry + ".apiVersion", Detail: "must not be empty"})
+	case version(ref.APIVersion) == "" && w == OwnerRefsByEntry:
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: entry + ".apiVersion", Value: ref.APIVersion,
+			Detail: "must be <group>/<version> or <version>"})
+	case version(ref.APIVersion) == "":
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: entry + ".apiVersion", Value: ref.APIVersion,
+			Detail: "version must not be empty"})
+	}
+	for _, f := range []struct{ name, value string }{{"kind", ref.Kind}, {"name", ref.Name}, {"uid", ref.UID}} {
+		switch {
+		case f.value != "":
+		case w == OwnerRefsByEntry:
+			errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: entry + "." + f.name, Detail: "must not be empty"})
+		case w == OwnerRefsByListNamed:
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: entry + "." + f.name, Value: "",
+				Detail: f.name + " must not be empty"})
+		default:
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: entry + "." + f.name, Value: "", Detail: "must not be empty"})
 		}
 	}
 	return errs
