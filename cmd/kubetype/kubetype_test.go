@@ -19,9 +19,7 @@ import (
 // generate runs the command with args against kubetest's schema.
 func generate(t *testing.T, args ...string) ([]byte, error) {
 	t.Helper()
-	var out bytes.Buffer
-	err := run(context.Background(), append([]string{"-kubetest"}, args...), &out, io.Discard)
-	return out.Bytes(), err
+	return runArgs(t, append([]string{"-kubetest"}, args...))
 }
 
 // TestWholeKindsCompile writes whole types of kinds whose schemas reach
@@ -162,7 +160,7 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	}
 	lines := strings.Split(string(have), "\n")
 	args := strings.Fields(strings.TrimPrefix(lines[2], "// To write it again: kubetype "))
-	want, err := run2(t, args)
+	want, err := runArgs(t, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +171,8 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	}
 }
 
-func run2(t *testing.T, args []string) ([]byte, error) {
+// runArgs runs the command with args and returns what it wrote.
+func runArgs(t *testing.T, args []string) ([]byte, error) {
 	t.Helper()
 	var out bytes.Buffer
 	err := run(context.Background(), args, &out, io.Discard)

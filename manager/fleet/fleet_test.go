@@ -85,6 +85,17 @@ func label(t *testing.T, srv *kubetest.Server, name string) string {
 	return s
 }
 
+// labelSeen labels the ConfigMap key of cl with seen=<cl's name>: the
+// reconcile of the fleet tests' controllers.
+func labelSeen(ctx context.Context, cl *fleet.Cluster, key kube.Key) (controller.Result, error) {
+	var cm kube.ConfigMap
+	if err := cl.Client().Get(ctx, key, &cm); err != nil {
+		return controller.Result{}, kube.IgnoreNotFound(err)
+	}
+	patch := kube.Patch{Type: kube.MergePatch, Data: fmt.Appendf(nil, `{"metadata":{"labels":{"seen":%q}}}`, cl.Name())}
+	return controller.Result{}, cl.Client().Patch(ctx, &cm, patch)
+}
+
 // heap returns the bytes of live heap objects, after a collection.
 func heap() uint64 {
 	var ms runtime.MemStats
@@ -125,12 +136,7 @@ func TestEngageDisengage(t *testing.T) {
 						return controller.Result{}, ctx.Err()
 					}
 				}
-				var cm kube.ConfigMap
-				if err := cl.Client().Get(ctx, req.Key, &cm); err != nil {
-					return controller.Result{}, kube.IgnoreNotFound(err)
-				}
-				patch := kube.Patch{Type: kube.MergePatch, Data: fmt.Appendf(nil, `{"metadata":{"labels":{"seen":%q}}}`, cl.Name())}
-				return controller.Result{}, cl.Client().Patch(ctx, &cm, patch)
+				return labelSeen(ctx, cl, req.Key)
 			}))
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,6 @@ package fleet_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -35,12 +34,7 @@ func TestEngageLocal(t *testing.T) {
 			func(ctx context.Context, req controller.Request) (controller.Result, error) {
 				cl := fleet.ClusterFrom(ctx)
 				did.add(cl.Name())
-				var cm kube.ConfigMap
-				if err := cl.Client().Get(ctx, req.Key, &cm); err != nil {
-					return controller.Result{}, kube.IgnoreNotFound(err)
-				}
-				patch := kube.Patch{Type: kube.MergePatch, Data: fmt.Appendf(nil, `{"metadata":{"labels":{"seen":%q}}}`, cl.Name())}
-				return controller.Result{}, cl.Client().Patch(ctx, &cm, patch)
+				return labelSeen(ctx, cl, req.Key)
 			}))
 		if err != nil {
 			t.Fatal(err)
