@@ -260,7 +260,7 @@ func ringControllers(t *testing.T, opts kubetest.Options) {
 	ct.mu.Unlock()
 }
 
-// write changes a random ConfigMap every 50ms until stop is closed: the
+// write changes a random ConfigMap every 100ms until stop is closed: the
 // members are always busy, with reconciles in flight when ranges move.
 func (ct *ctrlTest) write(stop <-chan struct{}, objects int) {
 	rng := rand.New(rand.NewPCG(19, 2))
@@ -268,7 +268,7 @@ func (ct *ctrlTest) write(stop <-chan struct{}, objects int) {
 		select {
 		case <-stop:
 			return
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(100 * time.Millisecond):
 		}
 		var cm kube.ConfigMap
 		key := kube.Key{Namespace: "default", Name: fmt.Sprint("cm", rng.IntN(objects))}
