@@ -178,9 +178,10 @@ func (ct *ctrlTest) misowned() []string {
 	return out
 }
 
-// waitOwned advances fake time until every ConfigMap names the holder of
-// its range, and returns how long that took; it fails the test after
-// limit.
+// waitOwned advances fake time in steps of a second until every ConfigMap
+// names the holder of its range, and returns how long that took (to the
+// second); it fails the test after limit. Each step lists every ConfigMap:
+// a finer step would spend the test's time listing.
 func (ct *ctrlTest) waitOwned(limit time.Duration) time.Duration {
 	ct.t.Helper()
 	start := time.Now()
@@ -188,7 +189,7 @@ func (ct *ctrlTest) waitOwned(limit time.Duration) time.Duration {
 		if len(ct.misowned()) == 0 {
 			return time.Since(start)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(time.Second)
 	}
 	ct.t.Fatalf("at +%v: not every ConfigMap reconciled by its holder within %v: %v", ct.since(), limit, ct.misowned())
 	return 0
@@ -259,7 +260,7 @@ func ringControllers(t *testing.T, opts kubetest.Options) {
 	ct.mu.Unlock()
 }
 
-// write changes a random ConfigMap every 50ms until stop is closed: the
+// write changes a random ConfigMap every 100ms until stop is closed: the
 // members are always busy, with reconciles in flight when ranges move.
 func (ct *ctrlTest) write(stop <-chan struct{}, objects int) {
 	rng := rand.New(rand.NewPCG(19, 2))
@@ -267,7 +268,7 @@ func (ct *ctrlTest) write(stop <-chan struct{}, objects int) {
 		select {
 		case <-stop:
 			return
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(100 * time.Millisecond):
 		}
 		var cm kube.ConfigMap
 		key := kube.Key{Namespace: "default", Name: fmt.Sprint("cm", rng.IntN(objects))}

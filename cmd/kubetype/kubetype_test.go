@@ -22,17 +22,31 @@ func generate(t *testing.T, args ...string) ([]byte, error) {
 	return runArgs(t, append([]string{"-kubetest"}, args...))
 }
 
-// TestWholeKindsCompile writes whole types of kinds whose schemas reach
-// most of what the generator handles (int-or-string, quantities, []byte,
-// maps of structs, recursive schemas, $ref and x-kubernetes-* field names,
-// two kinds sharing types, one name in two groups) and builds them in a
-// module of their own.
-func TestWholeKindsCompile(t *testing.T) {
+// TestGeneratedSourcesCompile writes the types of two sets of kinds and
+// builds both in one module of their own (one `go vet`, which costs more
+// than the generating): whole types of kinds whose schemas reach most of
+// what the generator handles, and a custom resource whose schema has its
+// objects inline.
+func TestGeneratedSourcesCompile(t *testing.T) {
+	sources := map[string][]byte{}
+	t.Run("whole kinds", func(t *testing.T) { sources["whole"] = wholeKinds(t) })
+	t.Run("custom resource inline schemas", func(t *testing.T) { sources["inline"] = customResourceInline(t) })
+	if t.Failed() {
+		return
+	}
+	buildModule(t, sources)
+}
+
+// wholeKinds writes whole types of kinds whose schemas reach most of what
+// the generator handles (int-or-string, quantities, []byte, maps of
+// structs, recursive schemas, $ref and x-kubernetes-* field names, two
+// kinds sharing types, one name in two groups) and checks what it wrote.
+func wholeKinds(t *testing.T) []byte {
 	kinds := []string{"apps/v1/Deployment", "v1/Pod", "v1/Service", "v1/Secret", "batch/v1/CronJob",
 		"admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration",
 		"apiextensions.k8s.io/v1/CustomResourceDefinition", "events.k8s.io/v1/Event",
 		"autoscaling/v2/HorizontalPodAutoscaler", "v1/Event"}
-	code, err := generate(t, append([]string{"-package", "gen"}, kinds...)...)
+	code, err := generate(t, append([]string{"-package", "whole"}, kinds...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,12 +60,12 @@ func TestWholeKindsCompile(t *testing.T) {
 			t.Errorf("the generated source has no %q", want)
 		}
 	}
-	buildModule(t, code)
+	return code
 }
 
-// buildModule vets code as the one file of a module that requires this
-// one.
-func buildModule(t *testing.T, code []byte) {
+// buildModule vets sources (package name to the source of its one file)
+// as the packages of one module that requires this one.
+func buildModule(t *testing.T, sources map[string][]byte) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a module")
@@ -62,23 +76,29 @@ func buildModule(t *testing.T, code []byte) {
 	}
 	dir := t.TempDir()
 	mod := "module example.com/gen\n\ngo 1.25\n\nrequire github.com/kubeloop/kubeloop v0.0.0\n\nreplace github.com/kubeloop/kubeloop => " + root + "\n"
-	for name, data := range map[string][]byte{"go.mod": []byte(mod), "gen.go": code} {
+	files := map[string][]byte{"go.mod": []byte(mod)}
+	for pkg, code := range sources {
+		files[filepath.Join(pkg, pkg+".go")] = code
+	}
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("go", "vet", ".")
+	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go vet of the generated source: %v\n%s", err, out)
+		t.Fatalf("go vet of the generated sources: %v\n%s", err, out)
 	}
 }
 
-// TestCustomResourceInlineSchemas writes the type of a custom resource,
-// whose schema has its objects inline: each becomes a struct named after
-// its place.
-func TestCustomResourceInlineSchemas(t *testing.T) {
+// customResourceInline writes the type of a custom resource, whose schema
+// has its objects inline: each becomes a struct named after its place.
+func customResourceInline(t *testing.T) []byte {
 	srv := kubetest.New(kubetest.Options{})
 	defer srv.Close()
 	crd := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -105,7 +125,7 @@ func TestCustomResourceInlineSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := newGenerator(options{pkg: "gen", kinds: []string{"example.com/v1/Gadget"}}, src.describe(ctx))
+	g := newGenerator(options{pkg: "inline", kinds: []string{"example.com/v1/Gadget"}}, src.describe(ctx))
 	if err := g.add(k, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +141,7 @@ func TestCustomResourceInlineSchemas(t *testing.T) {
 			t.Errorf("the generated source has no %q:\n%s", want, code)
 		}
 	}
-	buildModule(t, code)
+	return code
 }
 
 // TestWrongInput: each mistake is named, and nothing is written.
