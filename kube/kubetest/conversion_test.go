@@ -238,3 +238,50 @@ func TestConversionService(t *testing.T) {
 		t.Errorf("the service was called at %v, want conv.system.svc:8443/convert?timeout=30s", got)
 	}
 }
+
+// TestConversionAdmission: admission webhooks are sent the objects of a
+// write in another version in that version (object and oldObject), and
+// what a mutating webhook patches in it is converted and stored.
+func TestConversionAdmission(t *testing.T) {
+	conv := newConverter(t, nil)
+	h := newHookServer(t, map[string]answerFunc{"/m": patchOf(`[{"op":"add","path":"/metadata/labels","value":{"mutated":"yes"}},{"op":"add","path":"/spec/extra","value":1}]`),
+		"/v": allow()})
+	_, c, ctx := admissionClient(t, kubetest.Options{})
+	mustCreate(t, c, ctx, convertedCRD(map[string]any{"url": conv.srv.URL, "caBundle": conv.caBundle}))
+	onGadgets := map[string]any{"rules": []any{map[string]any{"apiGroups": []any{"example.com"}, "apiVersions": []any{"v2"},
+		"operations": []any{"CREATE", "UPDATE"}, "resources": []any{"gadgets"}}}}
+	mustCreate(t, c, ctx, configuration("MutatingWebhookConfiguration", "m", h.hook("m.kubeloop.test", "/m", onGadgets)))
+	mustCreate(t, c, ctx, configuration("ValidatingWebhookConfiguration", "v", h.hook("v.kubeloop.test", "/v", onGadgets)))
+
+	g := gadget("v2", "g", map[string]any{"replicas": 2})
+	mustCreate(t, c, ctx, g)
+	sent := func(path string) (object, oldObject map[string]any) {
+		reqs := h.sent(path)
+		last := reqs[len(reqs)-1]
+		object, _ = last["object"].(map[string]any)
+		oldObject, _ = last["oldObject"].(map[string]any)
+		return object, oldObject
+	}
+	for _, path := range []string{"/m", "/v"} {
+		o, _ := sent(path)
+		if spec, _ := o["spec"].(map[string]any); o["apiVersion"] != "example.com/v2" || fmt.Sprint(spec["replicas"]) != "2" {
+			t.Errorf("%s was sent the create in v2 as %v spec %v, want example.com/v2 with replicas 2", path, o["apiVersion"], o["spec"])
+		}
+	}
+	stored := gadget("v1", "", nil)
+	if err := c.Get(ctx, kube.Key{Namespace: "default", Name: "g"}, stored); err != nil {
+		t.Fatal(err)
+	}
+	size, _ := stored.Field("spec", "size")
+	extra, _ := stored.Field("spec", "extra")
+	if fmt.Sprint(size, extra) != "2 1" || stored.Labels["mutated"] != "yes" {
+		t.Errorf("stored = spec %v labels %v, want size 2, the webhook's extra 1 and label", stored.Content["spec"], stored.Labels)
+	}
+	g.SetField(map[string]any{"replicas": 5}, "spec")
+	if err := c.Update(ctx, g); err != nil {
+		t.Fatalf("update in v2: %v", err)
+	}
+	if _, old := sent("/v"); old["apiVersion"] != "example.com/v2" || fmt.Sprint(old["spec"].(map[string]any)["replicas"]) != "2" {
+		t.Errorf("the update's oldObject = %v spec %v, want example.com/v2 with replicas 2", old["apiVersion"], old["spec"])
+	}
+}

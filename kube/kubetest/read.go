@@ -272,9 +272,9 @@ func (s *Server) serveList(c *call) {
 	}
 	page, err := s.readList(c, o)
 	for i := 0; err == nil && c.res.Conversion != nil && i < len(page.items); i++ {
-		r := *page.items[i] // one review per item, as the real server converts
+		r := *page.items[i] // a converted copy (records are immutable), one review each
 		if r.raw, err = c.res.Conversion.ReadRaw(r.raw, c.res.apiVersion(), true); err == nil {
-			r.tm, page.items[i] = bytes.Index(r.raw, []byte(`"metadata"`)), &r
+			r.tm, page.items[i] = bytes.Index(r.raw, []byte(`"metadata"`)), &r // after kind and apiVersion
 		}
 	}
 	if err != nil {
