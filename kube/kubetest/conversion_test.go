@@ -285,3 +285,35 @@ func TestConversionAdmission(t *testing.T) {
 		t.Errorf("the update's oldObject = %v spec %v, want example.com/v2 with replicas 2", old["apiVersion"], old["spec"])
 	}
 }
+
+// TestConversionSeeding: the Server's own Create, Get and List in a
+// version converted by a webhook convert as requests do.
+func TestConversionSeeding(t *testing.T) {
+	conv := newConverter(t, nil)
+	s, c, ctx := admissionClient(t, kubetest.Options{})
+	mustCreate(t, c, ctx, convertedCRD(map[string]any{"url": conv.srv.URL, "caBundle": conv.caBundle}))
+	v1 := kube.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}
+	v2 := kube.GroupVersionResource{Group: "example.com", Version: "v2", Resource: "gadgets"}
+	created, err := s.Create(v2, map[string]any{"metadata": map[string]any{"name": "g"}, "spec": map[string]any{"replicas": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec := created["spec"].(map[string]any); fmt.Sprint(spec["replicas"]) != "3" {
+		t.Errorf("Create in v2 = spec %v, want replicas 3", spec)
+	}
+	stored, err := s.Get(v1, "default", "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec := stored["spec"].(map[string]any); fmt.Sprint(spec["size"]) != "3" {
+		t.Errorf("Get in v1 = spec %v, want size 3", spec)
+	}
+	listed, err := s.List(v2, "default")
+	if err != nil || len(listed) != 1 || fmt.Sprint(listed[0]["spec"].(map[string]any)["replicas"]) != "3" {
+		t.Errorf("List in v2 = %v, %v; want one object with replicas 3", listed, err)
+	}
+	conv.failing.Store(true)
+	if _, err := s.Get(v2, "default", "g"); err == nil || !strings.Contains(err.Error(), "conversion webhook for example.com/v1, Kind=Gadget failed: not today") {
+		t.Errorf("Get in v2 through a failing webhook = %v, want the conversion's error", err)
+	}
+}
