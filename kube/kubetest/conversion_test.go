@@ -316,4 +316,23 @@ func TestConversionSeeding(t *testing.T) {
 	if _, err := s.Get(v2, "default", "g"); err == nil || !strings.Contains(err.Error(), "conversion webhook for example.com/v1, Kind=Gadget failed: not today") {
 		t.Errorf("Get in v2 through a failing webhook = %v, want the conversion's error", err)
 	}
+
+	// A deletecollection in v2 answers the deleted objects in v2.
+	conv.failing.Store(false)
+	req, _ := http.NewRequest(http.MethodDelete, "https://kubetest.invalid/apis/example.com/v2/namespaces/default/gadgets", nil)
+	resp, err := (&http.Client{Transport: s.Transport()}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var deleted struct {
+		Items []struct {
+			APIVersion string         `json:"apiVersion"`
+			Spec       map[string]any `json:"spec"`
+		} `json:"items"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&deleted); err != nil || len(deleted.Items) != 1 ||
+		deleted.Items[0].APIVersion != "example.com/v2" || fmt.Sprint(deleted.Items[0].Spec["replicas"]) != "3" {
+		t.Errorf("deletecollection in v2 answered %d %+v, %v; want the object in v2 with replicas 3", resp.StatusCode, deleted, err)
+	}
 }

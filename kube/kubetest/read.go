@@ -271,12 +271,6 @@ func (s *Server) serveList(c *call) {
 		return
 	}
 	page, err := s.readList(c, o)
-	for i := 0; err == nil && c.res.Conversion != nil && i < len(page.items); i++ {
-		r := *page.items[i] // a converted copy (records are immutable), one review each
-		if r.raw, err = c.res.Conversion.ReadRaw(r.raw, c.res.apiVersion(), true); err == nil {
-			r.tm, page.items[i] = bytes.Index(r.raw, []byte(`"metadata"`)), &r // after kind and apiVersion
-		}
-	}
 	if err != nil {
 		apierr.Write(c.w, err)
 		return
