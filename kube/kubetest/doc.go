@@ -21,7 +21,8 @@
 //     and vanish with them; their objects are stored at the storage
 //     version and, with conversion strategy Webhook, converted by the
 //     CRD's webhook for a request in another version, as the real server
-//     converts them (internal/conversion). Discovery lists what the real server lists.
+//     converts them (internal/conversion; a write's conversion is made with
+//     the server's lock held). Discovery lists what the real server lists.
 //     A new server holds what a new kube-apiserver
 //     holds: the system namespaces, service/kubernetes, and the API
 //     server's ConfigMap and Lease in kube-system. Self, subject and local
