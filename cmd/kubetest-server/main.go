@@ -24,9 +24,9 @@
 //	                     beside kube-apiserver does; false leaves dependents
 //	                     of deleted owners in place
 //	-webhook-service NAMESPACE/NAME:PORT=HOST:PORT
-//	                     where the admission webhooks whose clientConfig
-//	                     names that service are called (kubetest runs no
-//	                     pods); repeat for several services
+//	                     where the admission and conversion webhooks whose
+//	                     clientConfig names that service are called
+//	                     (kubetest runs no pods); repeat for several services
 //	-v                   log every request
 package main
 
@@ -113,7 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.token, "token", "", "bearer token of user admin (default: random)")
 	fs.BoolVar(&o.shardedListAndWatch, "sharded-list-and-watch", true, "honour ?shardSelector= as Kubernetes 1.36 with the ShardedListAndWatch feature gate on; false ignores it, as a server with the gate off")
 	fs.BoolVar(&o.garbageCollection, "garbage-collection", true, "run the garbage collector, as kube-controller-manager does; false leaves dependents of deleted owners in place")
-	fs.Var(o.webhookServices, "webhook-service", "`NAMESPACE/NAME:PORT=HOST:PORT`: where admission webhooks of that service are called (repeatable)")
+	fs.Var(o.webhookServices, "webhook-service", "`NAMESPACE/NAME:PORT=HOST:PORT`: where admission and conversion webhooks of that service are called (repeatable)")
 	fs.BoolVar(&o.verbose, "v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		return o, err

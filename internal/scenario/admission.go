@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -329,8 +330,20 @@ func testAdmissionWebhookOrder(t *testing.T, f *fixture) {
 // webhookServer is a manager/webhook server on loopback for a scenario.
 type webhookServer struct{ url, caBundle string }
 
-// startWebhookServer serves handlers (by path) until the test ends.
+// startWebhookServer serves admission handlers (by path) until the test
+// ends.
 func startWebhookServer(t *testing.T, handlers map[string]webhook.AdmitFunc) webhookServer {
+	t.Helper()
+	hs := make(map[string]http.Handler, len(handlers))
+	for path, fn := range handlers {
+		hs[path] = webhook.Admission(fn)
+	}
+	return startHTTPSServer(t, hs)
+}
+
+// startHTTPSServer serves handlers (by path) over TLS on loopback until
+// the test ends; caBundle is its CA's certificate.
+func startHTTPSServer(t *testing.T, handlers map[string]http.Handler) webhookServer {
 	t.Helper()
 	dir := t.TempDir()
 	ca, err := kubetest.NewCA("kubeloop scenario CA")
@@ -344,8 +357,8 @@ func startWebhookServer(t *testing.T, handlers map[string]webhook.AdmitFunc) web
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, fn := range handlers {
-		srv.Register(path, webhook.Admission(fn))
+	for path, h := range handlers {
+		srv.Register(path, h)
 	}
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)

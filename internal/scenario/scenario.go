@@ -181,6 +181,7 @@ func Run(t *testing.T, env Env) {
 		{"TokenRequest", testTokenRequest},
 		{"AdmissionWebhooks", testAdmissionWebhooks},
 		{"AdmissionWebhookOrder", testAdmissionWebhookOrder},
+		{"ConversionWebhook", testConversionWebhook},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			if env.Bubble != nil && waitsOnRealTime(s.name) {

@@ -248,6 +248,9 @@ func checkConfiguration(res *resource, o obj) *kube.StatusError {
 // creationTimestamp when forMutation.
 func (s *Server) reviewed(res *resource, rec *record, forMutation bool) obj {
 	o := res.fromStored(mustDecode(rec.raw))
+	if converted, err := res.Conversion.Read(o, res.apiVersion(), false); err == nil {
+		o = converted // else the stored form; the write's answer fails as this did
+	}
 	o["apiVersion"] = res.apiVersion()
 	if forMutation {
 		meta := unstructured.Metadata(o)

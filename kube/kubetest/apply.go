@@ -126,7 +126,10 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 		rec, err := s.createLocked(wr, o)
 		return updateResult{rec: rec, created: true}, err
 	}
-	live := wr.res.fromStored(mustDecode(prev.raw))
+	live, serr := wr.res.Conversion.Read(wr.res.fromStored(mustDecode(prev.raw)), wr.res.apiVersion(), false)
+	if serr != nil {
+		return updateResult{}, serr
+	}
 	live["apiVersion"] = wr.res.apiVersion()
 	fm := s.fieldManagerOf(wr, nowString())
 	next, entries, err := fm.ApplyKubectl(live, config, wr.manager, wr.force)

@@ -5,6 +5,7 @@ package kubetest
 import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/conversion"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -14,9 +15,10 @@ import (
 // is accepted and established at once (the real apiextensions controllers
 // take a moment): its status gets NamesAccepted and Established, and every
 // served version of its resource appears in discovery and can be used.
-// Custom resources are schemaless: no validation against the OpenAPI schema,
-// no pruning, no defaulting, and versions differ only in apiVersion
-// (conversion strategy None). Deleting a CRD deletes its objects (honouring
+// A version that is not the storage version of a CRD with conversion
+// strategy Webhook gets the CRD's webhook (internal/conversion), which the
+// request paths call; with strategy None versions differ only in
+// apiVersion. Deleting a CRD deletes its objects (honouring
 // their finalizers) and then the CRD, as the customresourcecleanup
 // finalizer does.
 
@@ -67,8 +69,13 @@ func (s *Server) registerCRDLocked(o obj) {
 		return // a built-in resource keeps its name
 	}
 	s.reg.removeCRD(name)
+	hook := conversion.Parse(o, s.opts.WebhookServices, s.opts.Minor)
 	for _, k := range cs.Resources(name, o) {
-		s.reg.add(&resource{Resource: *k})
+		r := &resource{Resource: *k}
+		if hook != nil && k.Version != storage {
+			r.Conversion = hook
+		}
+		s.reg.add(r)
 	}
 	key := cs.Group + "/" + cs.Plural
 	if s.cols[key] == nil {

@@ -221,6 +221,10 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		return nil, err
 	}
 	o = res.toStored(o)
+	o, err := res.Conversion.ToStorage(o, res.storageAPIVersion())
+	if err != nil {
+		return nil, err
+	}
 	o["apiVersion"] = res.storageAPIVersion()
 	if wr.dryRun {
 		if hasSentRV && sentRV != "" {

@@ -18,7 +18,11 @@
 //     and validated against their captured schemas, internal/kinds), and
 //     CustomResourceDefinitions
 //     created through the API, whose resources appear in discovery at once
-//     and vanish with them. Discovery lists what the real server lists.
+//     and vanish with them; their objects are stored at the storage
+//     version and, with conversion strategy Webhook, converted by the
+//     CRD's webhook for a request in another version, as the real server
+//     converts them (internal/conversion; a write's conversion is made with
+//     the server's lock held). Discovery lists what the real server lists.
 //     A new server holds what a new kube-apiserver
 //     holds: the system namespaces, service/kubernetes, and the API
 //     server's ConfigMap and Lease in kube-system. Self, subject and local
@@ -205,7 +209,8 @@
 //   - what a cluster's controllers and admission do: gc, nscontroller and
 //     ctlstate (their queue and owner index); strategy (the generic REST
 //     strategies and what kinds add), defaulting, autoscaling, events,
-//     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
+//     clusterip, crd, conversion (a CRD's conversion webhook), scale,
+//     disruption, binding, podlog, componentstatus,
 //     csr (approval and conditions), satoken (TokenRequests and the
 //     service account tokens they issue), authz and review; bootstrap (what a new server holds);
 //     minor (what changes with the minor a server acts as);

@@ -324,6 +324,11 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 
 // respond writes an object (as the call's version, projected when asked).
 func (c *call) respond(code int, raw []byte) {
+	raw, err := c.res.Conversion.ReadRaw(raw, c.res.apiVersion(), false)
+	if err != nil {
+		apierr.Write(c.w, err)
+		return
+	}
 	if c.table != nil {
 		c.respondTable(code, raw)
 		return

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/autoscaling"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/conversion"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
@@ -30,6 +31,9 @@ type resource struct {
 	// FieldAliases maps the field selectors of the resources stored in
 	// this one's form to the fields they select.
 	FieldAliases map[string]string
+	// Conversion is the conversion webhook of a CRD's version that is not
+	// its storage version (nil: versions differ only in apiVersion).
+	Conversion *conversion.Webhook
 }
 
 // storageAPIVersion is the apiVersion objects are stored with.

@@ -110,7 +110,11 @@ func (s *Server) serveScale(c *call) {
 
 // respondScale answers the Scale of the stored rec.
 func (c *call) respondScale(rec *record) {
-	sc, err := scaleOf(c.res, c.res.fromStored(mustDecode(rec.raw)))
+	o, err := c.res.Conversion.Read(c.res.fromStored(mustDecode(rec.raw)), c.res.apiVersion(), false)
+	var sc obj
+	if err == nil {
+		sc, err = scaleOf(c.res, o)
+	}
 	if err != nil {
 		apierr.Write(c.w, err)
 		return

@@ -105,7 +105,17 @@ func (s *Server) seed(gvr kube.GroupVersionResource, object any, do func(*write,
 	if err != nil {
 		return nil, err
 	}
-	return mustDecode(renderAs(rec.raw, wr.res, false)), nil
+	return rendered(wr.res, rec.raw)
+}
+
+// rendered is the stored raw as res serves it, converted by the CRD's
+// conversion webhook if res has one.
+func rendered(res *resource, raw []byte) (map[string]any, error) {
+	raw, err := res.Conversion.ReadRaw(raw, res.apiVersion(), false)
+	if err != nil {
+		return nil, err
+	}
+	return mustDecode(renderAs(raw, res, false)), nil
 }
 
 // Get returns the object namespace/name of gvr (namespace is ignored for
@@ -124,7 +134,7 @@ func (s *Server) Get(gvr kube.GroupVersionResource, namespace, name string) (map
 	if rec == nil {
 		return nil, apierr.NotFound(res.Group, res.Plural, name)
 	}
-	return mustDecode(renderAs(rec.raw, res, false)), nil
+	return rendered(res, rec.raw)
 }
 
 // List returns the objects of gvr in namespace (all namespaces when
@@ -139,7 +149,11 @@ func (s *Server) List(gvr kube.GroupVersionResource, namespace string) ([]map[st
 	out := []map[string]any{}
 	for _, k := range col.keys() {
 		if r := col.objects[k]; namespace == "" || r.namespace == namespace {
-			out = append(out, mustDecode(renderAs(r.raw, res, false)))
+			o, err := rendered(res, r.raw)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, o)
 		}
 	}
 	return out, nil

@@ -96,8 +96,8 @@ type Options struct {
 	// server gives it (foregroundDeletion, orphan) until a test removes
 	// it. The namespace controller still runs.
 	DisableGarbageCollection bool
-	// WebhookServices resolves the clientConfig.service of an admission
-	// webhook to the address (host:port) where the test serves it, as the
+	// WebhookServices resolves the clientConfig.service of an admission or
+	// conversion webhook to the address (host:port) where the test serves it, as the
 	// real server finds a Service's endpoints: kubetest runs no pods. The
 	// webhook is called at https://NAME.NAMESPACE.svc:PORT/PATH dialled at
 	// that address, its certificate checked for NAME.NAMESPACE.svc. Nil:

@@ -65,6 +65,17 @@ func (c *call) respondTable(code int, raw []byte) {
 // writeList answers a list or deletecollection with its page, as a list
 // of the kind or as a Table.
 func (c *call) writeList(page *listPage) {
+	var err *kube.StatusError
+	for i := 0; err == nil && c.res.Conversion != nil && i < len(page.items); i++ {
+		r := *page.items[i] // a converted copy (records are immutable), one review each
+		if r.raw, err = c.res.Conversion.ReadRaw(r.raw, c.res.apiVersion(), true); err == nil {
+			r.tm, page.items[i] = bytes.Index(r.raw, []byte(`"metadata"`)), &r // after kind and apiVersion
+		}
+	}
+	if err != nil {
+		apierr.Write(c.w, err)
+		return
+	}
 	if c.table == nil {
 		apierr.WriteJSON(c.w, http.StatusOK, c.encodeList(page))
 		return

@@ -66,7 +66,10 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	case rv != "" && rv != formatRV(prev.rv):
 		return updateResult{}, apierr.Conflict(res.Group, res.Plural, wr.name, apierr.MsgModified)
 	}
-	old := res.fromStored(mustDecode(prev.raw))
+	old, err := res.Conversion.Read(res.fromStored(mustDecode(prev.raw)), res.apiVersion(), false)
+	if err != nil {
+		return updateResult{}, err
+	}
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
@@ -100,7 +103,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		g, _ := unstructured.IntegerValue(unstructured.Metadata(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
-	next = res.toStored(next)
+	if next, err = res.Conversion.ToStorage(res.toStored(next), res.storageAPIVersion()); err != nil {
+		return updateResult{}, err
+	}
 	next["apiVersion"] = res.storageAPIVersion()
 	if prev.deleting && !hasFinalizers(next) {
 		// The object goes (its DELETED event carries the last stored

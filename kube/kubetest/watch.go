@@ -360,13 +360,20 @@ func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
 		unstructured.Metadata(o)["resourceVersion"] = formatRV(it.rv)
 		raw = encodeObject(o)
 	}
+	typ, raw, err := it.typ, raw, (*kube.StatusError)(nil)
+	if raw, err = w.res.Conversion.ReadRaw(raw, w.res.apiVersion(), false); err != nil {
+		typ, raw = "ERROR", encode.Status(&err.Status) // a conversion that failed
+	}
 	buf.WriteString(`{"type":"`)
-	buf.WriteString(it.typ)
+	buf.WriteString(typ)
 	buf.WriteString(`","object":`)
-	if w.table != nil {
+	switch {
+	case err != nil:
+		buf.Write(raw)
+	case w.table != nil:
 		buf.Write(w.table.one(raw, w.tableHeaders))
 		w.tableHeaders = false
-	} else {
+	default:
 		buf.Write(renderAs(raw, w.res, w.partial))
 	}
 	buf.WriteString("}\n")

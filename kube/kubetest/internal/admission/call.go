@@ -24,9 +24,12 @@ type Resolver func(namespace, name string, port int32) (string, error)
 // maxResponseBytes bounds the answer read from a webhook.
 const maxResponseBytes = 16 << 20
 
-// post sends body to w and answers the response body, or an error worded
-// as client-go words it (the reason of a "failed calling webhook").
-func post(ctx context.Context, w *Webhook, resolve Resolver, body []byte) ([]byte, error) {
+// Post sends body to w's clientConfig (its url, or its service through
+// resolve, trusting its caBundle) and answers the response body, or an
+// error worded as client-go words it, prefixed "failed to call webhook: "
+// (the reason of a "failed calling webhook"). It takes at most w.Timeout,
+// retries included. Package conversion calls conversion webhooks with it.
+func Post(ctx context.Context, w *Webhook, resolve Resolver, body []byte) ([]byte, error) {
 	target, serverName, dial, err := endpoint(w, resolve)
 	if err != nil {
 		return nil, err

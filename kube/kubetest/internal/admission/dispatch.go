@@ -138,7 +138,7 @@ func exchange(ctx context.Context, w *Webhook, resolve Resolver, req *Request) (
 		return nil, &callError{hook: w.Name, reason: err}
 	}
 	uid := newUID()
-	body, err := post(ctx, w, resolve, review(apiVersion, req, uid))
+	body, err := Post(ctx, w, resolve, review(apiVersion, req, uid))
 	if err != nil {
 		return nil, &callError{hook: w.Name, reason: err}
 	}

@@ -90,6 +90,21 @@ func parseWebhook(config string, mutating bool, m obj) Webhook {
 		w.Timeout = time.Duration(t) * time.Second
 	}
 	cc, _ := m["clientConfig"].(obj)
+	w.ReadClientConfig(cc)
+	rules, _ := m["rules"].([]any)
+	for _, r := range rules {
+		rm, _ := r.(obj)
+		w.Rules = append(w.Rules, Rule{Operations: stringList(rm["operations"]), APIGroups: stringList(rm["apiGroups"]),
+			APIVersions: stringList(rm["apiVersions"]), Resources: stringList(rm["resources"]),
+			Scope: cmp.Or(unstructured.String(rm, "scope"), "*")})
+	}
+	return w
+}
+
+// ReadClientConfig sets w's URL, Service and CABundle from cc, a
+// WebhookClientConfig (service port 443 when unset). A field of the wrong
+// type reads as unset.
+func (w *Webhook) ReadClientConfig(cc obj) {
 	w.URL = unstructured.String(cc, "url")
 	if ca := unstructured.String(cc, "caBundle"); ca != "" {
 		w.CABundle, _ = base64.StdEncoding.DecodeString(ca)
@@ -102,14 +117,6 @@ func parseWebhook(config string, mutating bool, m obj) Webhook {
 		w.Service = &Service{Namespace: unstructured.String(svc, "namespace"), Name: unstructured.String(svc, "name"),
 			Path: unstructured.String(svc, "path"), Port: port}
 	}
-	rules, _ := m["rules"].([]any)
-	for _, r := range rules {
-		rm, _ := r.(obj)
-		w.Rules = append(w.Rules, Rule{Operations: stringList(rm["operations"]), APIGroups: stringList(rm["apiGroups"]),
-			APIVersions: stringList(rm["apiVersions"]), Resources: stringList(rm["resources"]),
-			Scope: cmp.Or(unstructured.String(rm, "scope"), "*")})
-	}
-	return w
 }
 
 // Sort puts hooks in the order the real server calls them: by the name of

@@ -13,6 +13,7 @@
 //   - Nothing here keeps state or reads any object but the CRD it is
 //     given; Parse never modifies it.
 //   - A CRD that fails validation is refused with every failure found.
-//   - Custom resources are not converted: a CRD's versions differ only in
-//     apiVersion (conversion strategy None).
+//   - spec.conversion is validated as the real server validates it
+//     (package conversion's Validate); converting objects between versions
+//     is the server's, through package conversion.
 package crd

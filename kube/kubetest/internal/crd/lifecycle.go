@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/conversion"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
@@ -74,6 +75,7 @@ func validateCreate(o obj, cs Spec) []fielderr.Error {
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "spec.versions", Value: storage,
 			Detail: "must have exactly one version marked as storage version"})
 	}
+	errs = append(errs, conversion.Validate(o)...)
 	errs = append(errs, table.ValidatePrinterColumns(o)...)
 	return append(errs, schema.ValidateCRDSchemas(o)...)
 }
@@ -95,7 +97,8 @@ func KeepNames(next map[string]any) {
 }
 
 // ValidateUpdate returns what is wrong with the CRD next replacing old:
-// its scope, group and plural are immutable.
+// its scope, group and plural are immutable, and its conversion is
+// validated as on create (conversion.Validate).
 func ValidateUpdate(next, old map[string]any) []fielderr.Error {
 	ns, os := Parse(next), Parse(old)
 	var errs []fielderr.Error
@@ -108,6 +111,7 @@ func ValidateUpdate(next, old map[string]any) []fielderr.Error {
 	if ns.Plural != os.Plural {
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "status.acceptedNames.plural", Value: ns.Plural, Detail: "field is immutable"})
 	}
+	errs = append(errs, conversion.Validate(next)...)
 	errs = append(errs, table.ValidatePrinterColumns(next)...)
 	return append(errs, schema.ValidateCRDSchemas(next)...)
 }

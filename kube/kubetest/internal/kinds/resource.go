@@ -87,7 +87,8 @@ type Resource struct {
 	// empty for built-ins.
 	CRD string
 	// StorageVersion is the version objects are stored at; reads at another
-	// version only rewrite apiVersion (conversion strategy None).
+	// version rewrite apiVersion, after the CRD's conversion webhook when it
+	// has one (the server's, internal/conversion).
 	StorageVersion string
 	// MultiVersion says objects may be stored at another version than the
 	// one requested (a CRD with several versions): reads rewrite apiVersion.
