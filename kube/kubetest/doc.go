@@ -51,6 +51,10 @@
 //     server answers them; their tokens authenticate as the service
 //     account until they expire or it is deleted. No list of issued
 //     tokens is kept: a token carries its claims, signed.
+//   - Discovery lists every subresource the real server lists, exec and
+//     proxy included, which answer as the real server does without a
+//     node; pods/ephemeralcontainers, pods/resize and
+//     replicationcontrollers/scale are written as the real server writes them.
 //   - What kube-controller-manager's garbage collector and namespace
 //     controller do, done by the write that sets it off, so that a test
 //     sees it when the write returns, without polling or sleeping:
@@ -195,7 +199,7 @@
 // openapi.go), the hooks by which kinds, controllers and admission act
 // on the store (namespace.go, service.go, scale.go, budget.go,
 // eviction.go, binding.go, podlog.go, componentstatus.go, csr.go,
-// tokenrequest.go, scaleapply.go, auth.go,
+// tokenrequest.go, scaleapply.go, podsub.go, auth.go,
 // review.go, controllers.go, gc.go, nscontroller.go, bootstrap.go), and
 // the transports (transport.go, listener.go, pki.go).
 //
@@ -205,7 +209,7 @@
 //   - what a cluster's controllers and admission do: gc, nscontroller and
 //     ctlstate (their queue and owner index); strategy (the generic REST
 //     strategies and what kinds add), defaulting, autoscaling, events,
-//     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
+//     clusterip, crd, scale, disruption, binding, podlog, podsub, componentstatus,
 //     csr (approval and conditions), satoken (TokenRequests and the
 //     service account tokens they issue), authz and review; bootstrap (what a new server holds);
 //     minor (what changes with the minor a server acts as);

@@ -12,9 +12,9 @@
 // Guarantees:
 //   - Pure: nothing given is modified or kept; the same resources always
 //     give the same bytes (and so the same aggregated ETag).
-//   - Subresources are listed as the real server lists them: a
-//     built-in's scale before its status, a CRD's after,
-//     namespaces/finalize between.
+//   - Subresources are listed as the real server lists them: all a
+//     built-in serves (kinds.Resource.Subresources, those kubetest cannot
+//     carry out included), by name; a CRD's status before its scale.
 package discovery
 
 import (
@@ -199,12 +199,8 @@ func MustJSON(v any) []byte {
 	return b
 }
 
-// isNamespaces reports whether r is core v1 Namespaces, the one
-// resource with a finalize subresource.
-func isNamespaces(r *kinds.Resource) bool { return r.Group == "" && r.Plural == "namespaces" }
-
-// Resources lists a group version's resources and their subresources
-// (status, scale, and namespaces/finalize), by name.
+// Resources lists a group version's resources, each followed by its
+// subresources ([kinds.Resource.Subresources]), by name.
 func Resources(listed []*kinds.Resource) []APIResource {
 	out := []APIResource{}
 	for _, r := range listed {
@@ -215,23 +211,9 @@ func Resources(listed []*kinds.Resource) []APIResource {
 		out = append(out, APIResource{Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced,
 			Kind: r.Kind, Verbs: r.DiscoveryVerbs(), ShortNames: r.ShortNames, Categories: r.Categories,
 			StorageVersionHash: hash})
-		status := APIResource{Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: []string{"get", "patch", "update"}}
-		scale := APIResource{Name: r.Plural + "/scale", Namespaced: r.Namespaced, Group: "autoscaling",
-			Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}}
-		// A CRD's status comes before its scale, a built-in's after, as
-		// the real server lists them.
-		if r.Scale != nil && r.CRD == "" {
-			out = append(out, scale)
-		}
-		if isNamespaces(r) {
-			out = append(out, APIResource{Name: "namespaces/finalize", Kind: r.Kind, Verbs: []string{"update"}})
-		}
-		if r.Status {
-			out = append(out, status)
-		}
-		if r.Scale != nil && r.CRD != "" {
-			out = append(out, scale)
+		for _, sub := range r.Subresources() {
+			out = append(out, APIResource{Name: r.Plural + "/" + sub.Name, Namespaced: r.Namespaced,
+				Group: sub.Group, Version: sub.Version, Kind: sub.Kind, Verbs: sub.Verbs})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b APIResource) int {
@@ -289,24 +271,9 @@ func aggregatedResource(res *kinds.Resource) discoveryResource {
 	dr := discoveryResource{Resource: res.Plural, ResponseKind: kindRef{Kind: res.Kind}, Scope: scope,
 		SingularResource: res.Singular, Verbs: res.DiscoveryVerbs(), ShortNames: res.ShortNames,
 		Categories: res.Categories}
-	if isNamespaces(res) {
-		dr.Subresources = []discoverySubresource{{Subresource: "finalize",
-			ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"update"}}}
-	}
-	if res.Status {
-		dr.Subresources = append(dr.Subresources, discoverySubresource{Subresource: "status",
-			ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"get", "patch", "update"}})
-	}
-	if res.Scale != nil {
-		// After status for CRDs, before it for built-ins, as
-		// the real server lists them.
-		sc := discoverySubresource{Subresource: "scale", ResponseKind: kindRef{Group: "autoscaling", Version: "v1",
-			Kind: "Scale"}, Verbs: []string{"get", "patch", "update"}}
-		if res.CRD != "" {
-			dr.Subresources = append(dr.Subresources, sc)
-		} else {
-			dr.Subresources = append([]discoverySubresource{sc}, dr.Subresources...)
-		}
+	for _, sub := range res.Subresources() {
+		dr.Subresources = append(dr.Subresources, discoverySubresource{Subresource: sub.Name,
+			ResponseKind: kindRef{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}, Verbs: sub.Verbs})
 	}
 	return dr
 }

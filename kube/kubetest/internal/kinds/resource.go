@@ -15,6 +15,8 @@
 //     them (the server sets each one's Schema).
 //   - The order of [Builtins] within a group version and of [Groups] is
 //     the real server's discovery order.
+//   - [Resource.Subresources] of a built-in are all those kube-apiserver
+//     1.37.2 lists for it, in its order, served by kubetest or not.
 package kinds
 
 import (
