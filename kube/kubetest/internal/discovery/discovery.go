@@ -12,6 +12,10 @@
 // Guarantees:
 //   - Pure: nothing given is modified or kept; the same resources always
 //     give the same bytes (and so the same aggregated ETag).
+//   - Byte for byte the real server's documents (kubectl get --raw of
+//     /api, /apis, each group and group version, and aggregated
+//     discovery agree with kube-apiserver 1.37.2's), each ending in a
+//     newline, storageVersionHash included.
 //   - Subresources are listed as the real server lists them: all a
 //     built-in serves (kinds.Resource.Subresources, those kubetest cannot
 //     carry out included), by name; a CRD's status before its scale.
@@ -132,7 +136,7 @@ func APIVersions(host string) []byte {
 		ClientCIDR    string `json:"clientCIDR"`
 		ServerAddress string `json:"serverAddress"`
 	}
-	return MustJSON(struct {
+	return Document(struct {
 		Kind     string   `json:"kind"`
 		Versions []string `json:"versions"`
 		Address  []cidr   `json:"serverAddressByClientCIDRs"`
@@ -143,7 +147,7 @@ func APIVersions(host string) []byte {
 // /apis/GROUP/VERSION (apiVersion "v1"): the APIResourceList of
 // groupVersion.
 func ResourceList(apiVersion, groupVersion string, resources []APIResource) []byte {
-	return MustJSON(struct {
+	return Document(struct {
 		Kind         string        `json:"kind"`
 		APIVersion   string        `json:"apiVersion,omitempty"`
 		GroupVersion string        `json:"groupVersion"`
@@ -153,7 +157,7 @@ func ResourceList(apiVersion, groupVersion string, resources []APIResource) []by
 
 // GroupList is the body of /apis, unaggregated.
 func GroupList(groups []APIGroup) []byte {
-	return MustJSON(struct {
+	return Document(struct {
 		Kind       string     `json:"kind"`
 		APIVersion string     `json:"apiVersion"`
 		Groups     []APIGroup `json:"groups"`
@@ -198,6 +202,10 @@ func MustJSON(v any) []byte {
 	}
 	return b
 }
+
+// Document is the body of a discovery document v: its JSON ending in a
+// newline, as the real server's encoder ends it.
+func Document(v any) []byte { return append(MustJSON(v), '\n') }
 
 // Resources lists a group version's resources, each followed by its
 // subresources ([kinds.Resource.Subresources]), by name.
@@ -253,7 +261,7 @@ func Aggregated(groups []Group) []byte {
 		}
 		items = append(items, dg)
 	}
-	return MustJSON(struct {
+	return Document(struct {
 		Kind       string           `json:"kind"`
 		APIVersion string           `json:"apiVersion"`
 		Metadata   struct{}         `json:"metadata"`
