@@ -437,6 +437,7 @@ func kubectlScript() []kubectlStep {
 		{args: "delete pod logme --wait=false"},
 		{args: "run debugme --image=nginx:1.27 --restart=Never"},
 		{args: "debug debugme --image=busybox:1.36 -c debugger --attach=false"},
+		{args: "debug debugme --image=busybox:1.36 -c debugger --attach=false"},
 		{args: "debug debugme --image=busybox:1.36 -c targeted --target=debugme --attach=false --profile=general"},
 		{args: "debug debugme --image=busybox:1.36 -c bad --target=nosuch --attach=false"},
 		{args: "get pod debugme -o jsonpath={.spec.ephemeralContainers}"},

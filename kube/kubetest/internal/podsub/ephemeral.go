@@ -131,8 +131,8 @@ func forbiddenErrors(path string, ec obj) []fielderr.Error {
 }
 
 // changeErrors refuses the removal or change of an ephemeral container
-// of old's spec in spec. The real message of a change ends with a diff
-// of the container's internal Go form, which kubetest does not write.
+// of old's spec in spec; the message of a change ends with the real
+// server's diff of the container's internal Go form (goform.go).
 func changeErrors(spec, oldSpec obj) []fielderr.Error {
 	byName := map[string]obj{}
 	for _, ec := range objects(spec["ephemeralContainers"]) {
@@ -148,7 +148,8 @@ func changeErrors(spec, oldSpec obj) []fielderr.Error {
 				Detail: fmt.Sprintf("existing ephemeral containers %q may not be removed\n", name)})
 		case !jsonpatch.Equal(prev, cur):
 			errs = append(errs, fielderr.Error{Type: "FieldValueForbidden", Field: "spec.ephemeralContainers",
-				Detail: fmt.Sprintf("existing ephemeral containers %q may not be changed\n", name)})
+				Detail: fmt.Sprintf("existing ephemeral containers %q may not be changed\n%s", name,
+					unifiedDiff(goForm(prev), goForm(cur)))})
 		}
 	}
 	return errs
