@@ -209,9 +209,10 @@
 //   - what a cluster's controllers and admission do: gc, nscontroller and
 //     ctlstate (their queue and owner index); strategy (the generic REST
 //     strategies and what kinds add), defaulting, autoscaling, events,
-//     clusterip, crd, scale, disruption, binding, podlog, podsub, componentstatus,
+//     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
 //     csr (approval and conditions), satoken (TokenRequests and the
-//     service account tokens they issue), authz and review; bootstrap (what a new server holds);
+//     service account tokens they issue), podsub (pods' connect
+//     subresources, ephemeral containers and resize), authz and review; bootstrap (what a new server holds);
 //     minor (what changes with the minor a server acts as);
 //   - the kinds and their schemas: kinds (the built-in kinds, a resource's
 //     description, the registry), schema, validation, fielderr,
