@@ -263,6 +263,10 @@ func kubectlScript() []kubectlStep {
 		{args: "api-resources --api-group=coordination.k8s.io"},
 		{args: "api-resources --api-group={group} -o wide"},
 		{args: "api-resources --namespaced=false -o name"},
+		{args: "api-resources --api-group= -o wide"},
+		{args: "get --raw /api/v1"},
+		{args: "get --raw /apis/apps/v1"},
+		{args: "get --raw /apis/certificates.k8s.io/v1"},
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
@@ -420,6 +424,10 @@ func kubectlScript() []kubectlStep {
 		{args: "set image deployment/web app=nginx:1.28"},
 		{args: "get deployment web -o jsonpath={.spec.template.spec.containers[0].image}"},
 		{args: "expose deployment web --port=80 --dry-run=server -o jsonpath={.spec.clusterIP}"},
+		{args: "scale rc rc --replicas=2"},
+		{args: "get rc rc -o jsonpath={.spec.replicas}"},
+		{args: "scale rc rc --replicas=3 --current-replicas=7"},
+		{args: "scale replicationcontroller/rc --replicas=0 --current-replicas=2 -o name"},
 
 		// Pods without nodes.
 		{args: "run logme --image=nginx:1.27 --restart=Never"},
@@ -427,6 +435,17 @@ func kubectlScript() []kubectlStep {
 		{args: "logs logme -c nosuch"},
 		{args: "logs pod/logme --tail=5 --timestamps"},
 		{args: "delete pod logme --wait=false"},
+		{args: "run debugme --image=nginx:1.27 --restart=Never"},
+		{args: "debug debugme --image=busybox:1.36 -c debugger --attach=false"},
+		{args: "debug debugme --image=busybox:1.36 -c debugger --attach=false"},
+		{args: "debug debugme --image=busybox:1.36 -c targeted --target=debugme --attach=false --profile=general"},
+		{args: "debug debugme --image=busybox:1.36 -c bad --target=nosuch --attach=false"},
+		{args: "get pod debugme -o jsonpath={.spec.ephemeralContainers}"},
+		{args: "exec debugme -- ls"},
+		{args: "exec debugme -c debugger -- ls"},
+		{args: "attach debugme -c nosuch"},
+		{args: "port-forward pod/debugme 8080:80"},
+		{args: "delete pod debugme --wait=false"},
 
 		// Garbage collection and namespace deletion: kubectl waits for
 		// what the controllers do (kube-controller-manager's on the real

@@ -150,6 +150,7 @@ func Run(t *testing.T, env Env) {
 		{"SelfReviews", testSelfReviews},
 		{"ServiceDefaults", testServiceDefaults},
 		{"PodLog", testPodLog},
+		{"PodSubresources", testPodSubresources},
 		{"Scale", testScale},
 		{"ScaleCustomResource", testScaleCustomResource},
 		{"SubResources", testSubResources},

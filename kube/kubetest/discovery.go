@@ -69,7 +69,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, p string
 	case len(parts) == 2 && parts[0] == "apis" && len(s.reg.versions(parts[1])) > 0:
 		g := s.apiGroupLocked(parts[1])
 		g.Kind, g.APIVersion = "APIGroup", "v1"
-		apierr.WriteJSON(w, http.StatusOK, discovery.MustJSON(g))
+		apierr.WriteJSON(w, http.StatusOK, discovery.Document(g))
 	case len(parts) == 3 && parts[0] == "apis" && len(s.reg.listed(parts[1], parts[2])) > 0:
 		apierr.WriteJSON(w, http.StatusOK, discovery.ResourceList("v1", parts[1]+"/"+parts[2], s.apiResourcesLocked(parts[1], parts[2])))
 	case len(parts) >= 2 && parts[0] == "apis" && (len(s.reg.versions(parts[1])) == 0 || s.reg.crdOnly(parts[1])):

@@ -55,6 +55,10 @@
 //     server answers them; their tokens authenticate as the service
 //     account until they expire or it is deleted. No list of issued
 //     tokens is kept: a token carries its claims, signed.
+//   - Discovery lists every subresource the real server lists, exec and
+//     proxy included, which answer as the real server does without a
+//     node; pods/ephemeralcontainers, pods/resize and
+//     replicationcontrollers/scale are written as the real server writes them.
 //   - What kube-controller-manager's garbage collector and namespace
 //     controller do, done by the write that sets it off, so that a test
 //     sees it when the write returns, without polling or sleeping:
@@ -199,7 +203,7 @@
 // openapi.go), the hooks by which kinds, controllers and admission act
 // on the store (namespace.go, service.go, scale.go, budget.go,
 // eviction.go, binding.go, podlog.go, componentstatus.go, csr.go,
-// tokenrequest.go, scaleapply.go, auth.go,
+// tokenrequest.go, scaleapply.go, podsub.go, auth.go,
 // review.go, controllers.go, gc.go, nscontroller.go, bootstrap.go), and
 // the transports (transport.go, listener.go, pki.go).
 //
@@ -212,7 +216,8 @@
 //     clusterip, crd, conversion (a CRD's conversion webhook), scale,
 //     disruption, binding, podlog, componentstatus,
 //     csr (approval and conditions), satoken (TokenRequests and the
-//     service account tokens they issue), authz and review; bootstrap (what a new server holds);
+//     service account tokens they issue), podsub (pods' connect
+//     subresources, ephemeral containers and resize), authz and review; bootstrap (what a new server holds);
 //     minor (what changes with the minor a server acts as);
 //   - the kinds and their schemas: kinds (the built-in kinds, a resource's
 //     description, the registry), schema, validation, fielderr,

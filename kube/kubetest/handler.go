@@ -5,6 +5,7 @@ package kubetest
 import (
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
@@ -174,7 +175,7 @@ func (c *call) parseDryRun() *kube.StatusError {
 }
 
 // dispatch serves a prepared call by its subresource (scale, log,
-// eviction) or else by its verb.
+// eviction, token, the connect ones) or else by its verb.
 func (s *Server) dispatch(c *call) {
 	switch {
 	case c.info.Subresource == "scale":
@@ -188,6 +189,9 @@ func (s *Server) dispatch(c *call) {
 		return
 	case isTokenRequest(c.res, c.info):
 		s.serveTokenRequest(c)
+		return
+	case isConnect(c.res, c.info):
+		s.serveConnect(c)
 		return
 	}
 	switch c.info.Verb {
@@ -221,27 +225,16 @@ func (c *call) key() string {
 }
 
 // checkRoute refuses what the real server has no route for: a subresource
-// other than status, a namespace for a cluster-scoped kind, a named request
+// the resource has not (kinds.Resource.Subresources) or a verb it lacks, a namespace for a cluster-scoped kind, a named request
 // without a namespace for a namespaced kind, and verbs the route lacks.
 func (c *call) checkRoute() *kube.StatusError {
 	info, res := c.info, c.res
 	if info.Subresource != "" {
-		known := (info.Subresource == "status" && res.Status) || (info.Subresource == "scale" && res.Scale != nil) ||
-			isPodLog(res, info) || isEviction(res, info) || info.Subresource == "finalize" && isNamespaces(res) || isCSRApproval(res, info) ||
-			isTokenRequest(res, info)
+		sub, known := res.Subresource(info.Subresource)
 		if !known || info.Name == "" {
 			return apierr.ResourceNotFound()
 		}
-		switch {
-		case isEviction(res, info) || isTokenRequest(res, info):
-			if info.Verb != "create" {
-				return apierr.MethodNotAllowed()
-			}
-		case info.Subresource == "finalize":
-			if info.Verb != "update" {
-				return apierr.MethodNotAllowed()
-			}
-		case info.Verb != "get" && (info.Verb != "update" && info.Verb != "patch" || isPodLog(res, info)):
+		if !slices.Contains(sub.Verbs, info.Verb) {
 			return apierr.MethodNotAllowed()
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/podsub"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
@@ -74,6 +75,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
 	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.OwnerRefs), validateCustomResource(res, wr.sub, next, old)...)
+	errs = append(errs, podSubErrors(res, wr.sub, next, old)...)
 	if res.Plural != "pods" { // a Pod's containers cannot change
 		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
 	}
@@ -135,6 +137,10 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 			csr.StampConditions(next, old, nowString())
 		}
 		return next
+	case "ephemeralcontainers":
+		return podsub.PrepareEphemeral(o, old)
+	case "resize":
+		return podsub.PrepareResize(o, old)
 	case "approval":
 		next := csr.PrepareApproval(o, old, nowString())
 		strategy.KeepSystemMeta(unstructured.Metadata(next), unstructured.Metadata(old))

@@ -299,3 +299,7 @@ func qosClass(spec obj) string {
 	}
 	return "Guaranteed"
 }
+
+// QOSClass is the quality of service class of a pod spec (qosClass), as
+// a Pod's status.qosClass shows it.
+func QOSClass(spec map[string]any) string { return qosClass(spec) }

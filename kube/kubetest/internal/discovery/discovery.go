@@ -12,9 +12,13 @@
 // Guarantees:
 //   - Pure: nothing given is modified or kept; the same resources always
 //     give the same bytes (and so the same aggregated ETag).
-//   - Subresources are listed as the real server lists them: a
-//     built-in's scale before its status, a CRD's after,
-//     namespaces/finalize between.
+//   - Byte for byte the real server's documents (kubectl get --raw of
+//     /api, /apis, each group and group version, and aggregated
+//     discovery agree with kube-apiserver 1.37.2's), each ending in a
+//     newline, storageVersionHash included.
+//   - Subresources are listed as the real server lists them: all a
+//     built-in serves (kinds.Resource.Subresources, those kubetest cannot
+//     carry out included), by name; a CRD's status before its scale.
 package discovery
 
 import (
@@ -132,7 +136,7 @@ func APIVersions(host string) []byte {
 		ClientCIDR    string `json:"clientCIDR"`
 		ServerAddress string `json:"serverAddress"`
 	}
-	return MustJSON(struct {
+	return Document(struct {
 		Kind     string   `json:"kind"`
 		Versions []string `json:"versions"`
 		Address  []cidr   `json:"serverAddressByClientCIDRs"`
@@ -143,7 +147,7 @@ func APIVersions(host string) []byte {
 // /apis/GROUP/VERSION (apiVersion "v1"): the APIResourceList of
 // groupVersion.
 func ResourceList(apiVersion, groupVersion string, resources []APIResource) []byte {
-	return MustJSON(struct {
+	return Document(struct {
 		Kind         string        `json:"kind"`
 		APIVersion   string        `json:"apiVersion,omitempty"`
 		GroupVersion string        `json:"groupVersion"`
@@ -153,7 +157,7 @@ func ResourceList(apiVersion, groupVersion string, resources []APIResource) []by
 
 // GroupList is the body of /apis, unaggregated.
 func GroupList(groups []APIGroup) []byte {
-	return MustJSON(struct {
+	return Document(struct {
 		Kind       string     `json:"kind"`
 		APIVersion string     `json:"apiVersion"`
 		Groups     []APIGroup `json:"groups"`
@@ -199,12 +203,12 @@ func MustJSON(v any) []byte {
 	return b
 }
 
-// isNamespaces reports whether r is core v1 Namespaces, the one
-// resource with a finalize subresource.
-func isNamespaces(r *kinds.Resource) bool { return r.Group == "" && r.Plural == "namespaces" }
+// Document is the body of a discovery document v: its JSON ending in a
+// newline, as the real server's encoder ends it.
+func Document(v any) []byte { return append(MustJSON(v), '\n') }
 
-// Resources lists a group version's resources and their subresources
-// (status, scale, and namespaces/finalize), by name.
+// Resources lists a group version's resources, each followed by its
+// subresources ([kinds.Resource.Subresources]), by name.
 func Resources(listed []*kinds.Resource) []APIResource {
 	out := []APIResource{}
 	for _, r := range listed {
@@ -215,23 +219,9 @@ func Resources(listed []*kinds.Resource) []APIResource {
 		out = append(out, APIResource{Name: r.Plural, SingularName: r.Singular, Namespaced: r.Namespaced,
 			Kind: r.Kind, Verbs: r.DiscoveryVerbs(), ShortNames: r.ShortNames, Categories: r.Categories,
 			StorageVersionHash: hash})
-		status := APIResource{Name: r.Plural + "/status", Namespaced: r.Namespaced, Kind: r.Kind,
-			Verbs: []string{"get", "patch", "update"}}
-		scale := APIResource{Name: r.Plural + "/scale", Namespaced: r.Namespaced, Group: "autoscaling",
-			Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}}
-		// A CRD's status comes before its scale, a built-in's after, as
-		// the real server lists them.
-		if r.Scale != nil && r.CRD == "" {
-			out = append(out, scale)
-		}
-		if isNamespaces(r) {
-			out = append(out, APIResource{Name: "namespaces/finalize", Kind: r.Kind, Verbs: []string{"update"}})
-		}
-		if r.Status {
-			out = append(out, status)
-		}
-		if r.Scale != nil && r.CRD != "" {
-			out = append(out, scale)
+		for _, sub := range r.Subresources() {
+			out = append(out, APIResource{Name: r.Plural + "/" + sub.Name, Namespaced: r.Namespaced,
+				Group: sub.Group, Version: sub.Version, Kind: sub.Kind, Verbs: sub.Verbs})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b APIResource) int {
@@ -271,7 +261,7 @@ func Aggregated(groups []Group) []byte {
 		}
 		items = append(items, dg)
 	}
-	return MustJSON(struct {
+	return Document(struct {
 		Kind       string           `json:"kind"`
 		APIVersion string           `json:"apiVersion"`
 		Metadata   struct{}         `json:"metadata"`
@@ -289,24 +279,9 @@ func aggregatedResource(res *kinds.Resource) discoveryResource {
 	dr := discoveryResource{Resource: res.Plural, ResponseKind: kindRef{Kind: res.Kind}, Scope: scope,
 		SingularResource: res.Singular, Verbs: res.DiscoveryVerbs(), ShortNames: res.ShortNames,
 		Categories: res.Categories}
-	if isNamespaces(res) {
-		dr.Subresources = []discoverySubresource{{Subresource: "finalize",
-			ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"update"}}}
-	}
-	if res.Status {
-		dr.Subresources = append(dr.Subresources, discoverySubresource{Subresource: "status",
-			ResponseKind: kindRef{Kind: res.Kind}, Verbs: []string{"get", "patch", "update"}})
-	}
-	if res.Scale != nil {
-		// After status for CRDs, before it for built-ins, as
-		// the real server lists them.
-		sc := discoverySubresource{Subresource: "scale", ResponseKind: kindRef{Group: "autoscaling", Version: "v1",
-			Kind: "Scale"}, Verbs: []string{"get", "patch", "update"}}
-		if res.CRD != "" {
-			dr.Subresources = append(dr.Subresources, sc)
-		} else {
-			dr.Subresources = append([]discoverySubresource{sc}, dr.Subresources...)
-		}
+	for _, sub := range res.Subresources() {
+		dr.Subresources = append(dr.Subresources, discoverySubresource{Subresource: sub.Name,
+			ResponseKind: kindRef{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}, Verbs: sub.Verbs})
 	}
 	return dr
 }

@@ -35,6 +35,8 @@ func (e Error) Body() string {
 		s = "Too many: " + formatBadValue(e.Value)
 	case "FieldValueDuplicate":
 		s = "Duplicate value: " + formatBadValue(e.Value)
+	case "FieldValueNotFound":
+		s = "Not found: " + formatBadValue(e.Value)
 	default: // FieldValueInvalid, FieldValueTypeInvalid
 		s = "Invalid value: " + formatBadValue(e.Value)
 	}

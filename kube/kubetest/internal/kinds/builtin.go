@@ -51,7 +51,7 @@ func coreBuiltins() []*Resource {
 			InitStatus: func() map[string]any { return map[string]any{"phase": "Pending"} }}),
 		coreKind(Resource{Plural: "replicationcontrollers", Singular: "replicationcontroller", Kind: "ReplicationController",
 			Namespaced: true, ShortNames: []string{"rc"}, Categories: []string{"all"}, Status: true, Generation: true,
-			OrphanByDefault: true, InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
+			Scale: scale.ReplicationController(), OrphanByDefault: true, InitStatus: func() map[string]any { return map[string]any{"replicas": int64(0)} }}),
 		coreKind(Resource{Plural: "resourcequotas", Singular: "resourcequota", Kind: "ResourceQuota", Namespaced: true,
 			ShortNames: []string{"quota"}, Status: true,
 			InitStatus: func() map[string]any { return map[string]any{} }}),

@@ -15,6 +15,8 @@
 //     them (the server sets each one's Schema).
 //   - The order of [Builtins] within a group version and of [Groups] is
 //     the real server's discovery order.
+//   - [Resource.Subresources] of a built-in are all those kube-apiserver
+//     1.37.2 lists for it, in its order, served by kubetest or not.
 package kinds
 
 import (
@@ -122,10 +124,34 @@ func (r *Resource) DiscoveryVerbs() []string {
 }
 
 // StorageVersionHash is what discovery reports: the first 8 bytes of the
-// SHA-256 of "group/version/kind" at the storage version, in base64.
+// SHA-256 of "group/version/kind" at the storage version, in base64; of
+// a built-in, the group and version kube-apiserver 1.37.2 stores it at
+// (storedAs).
 func (r *Resource) StorageVersionHash() string {
-	sum := sha256.Sum256([]byte(r.Group + "/" + r.StorageVersion + "/" + r.Kind))
+	group, version := r.Group, r.StorageVersion
+	if r.CRD == "" {
+		group, version = storedAs(r.Group, r.Plural, version)
+	}
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + r.Kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])
+}
+
+// storedAs is the group and version the real server stores a built-in
+// resource at, where they are not those it is served at (version):
+// events.k8s.io's Events are core v1 Events, CRDs are stored as v1beta1,
+// and the resources GA in 1.37 at their last beta. kubetest stores them
+// as served; only their storageVersionHash says otherwise.
+func storedAs(group, plural, version string) (string, string) {
+	switch group + "/" + plural {
+	case "events.k8s.io/events":
+		return "", "v1"
+	case "apiextensions.k8s.io/customresourcedefinitions", "certificates.k8s.io/clustertrustbundles",
+		"certificates.k8s.io/podcertificaterequests", "storagemigration.k8s.io/storageversionmigrations":
+		return group, "v1beta1"
+	case "resource.k8s.io/devicetaintrules":
+		return group, "v1beta2"
+	}
+	return group, version
 }
 
 // APIVersion is the resource's group/version as objects carry it.

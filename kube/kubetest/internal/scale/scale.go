@@ -4,6 +4,7 @@ package scale
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -21,6 +22,9 @@ type Paths struct {
 	// Deployment's spec.selector), shown as its string form; otherwise
 	// it is already a string (a custom resource's labelSelectorPath).
 	SelectorObject bool
+	// SelectorMap says the selector is a map of labels (a
+	// ReplicationController's spec.selector), shown as its string form.
+	SelectorMap bool
 }
 
 // Workload is where a Deployment (a ReplicaSet, a StatefulSet) keeps
@@ -28,6 +32,13 @@ type Paths struct {
 func Workload() *Paths {
 	return &Paths{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas",
 		LabelSelector: ".spec.selector", SelectorObject: true}
+}
+
+// ReplicationController is where a ReplicationController keeps its
+// scale: its selector is a map of labels.
+func ReplicationController() *Paths {
+	return &Paths{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas",
+		LabelSelector: ".spec.selector", SelectorMap: true}
 }
 
 // FromCRD reads a CRD version's subresources.scale, nil when absent.
@@ -115,6 +126,9 @@ func (p *Paths) selector(o obj) string {
 	if !ok || p.LabelSelector == "" {
 		return ""
 	}
+	if p.SelectorMap {
+		return mapSelector(v)
+	}
 	if !p.SelectorObject {
 		s, _ := v.(string)
 		return s
@@ -140,4 +154,25 @@ func LabelSelector(v any) (sel kube.Selector, ok bool) {
 	}
 	sel, err = ls.AsSelector()
 	return sel, err == nil
+}
+
+// mapSelector is the string form of v, a map of labels, as
+// labels.SelectorFromSet writes it: "key=value" pairs sorted by key,
+// joined by commas; empty when v is not such a map.
+func mapSelector(v any) string {
+	m, _ := v.(obj)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		val, _ := m[k].(string)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k + "=" + val)
+	}
+	return b.String()
 }
