@@ -59,6 +59,35 @@ func testOpenAPI(t *testing.T, f *fixture) {
 		!strings.Contains(string(v2.body), `"io.k8s.api.core.v1.ConfigMap":`) {
 		t.Errorf("GET /openapi/v2 = %d %s, want JSON with the ConfigMap definition", v2.code, v2.header.Get("Content-Type"))
 	}
+	// In protobuf (kubectl explain --output=plaintext-openapiv2, client-go's
+	// OpenAPISchema): gnostic's Document under the JSON's ETag (the two
+	// requests may straddle another test's CRD: then the ETags differ).
+	const v2Protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	f.eventually(t, "/openapi/v2 in protobuf", func() error {
+		v2 := f.send(t, "GET", "/openapi/v2", "", "")
+		pb := f.send(t, "GET", "/openapi/v2", "", "", "Accept", v2Protobuf)
+		switch {
+		case pb.code != 200 || pb.header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf":
+			return fmt.Errorf("GET /openapi/v2 in protobuf = %d %q", pb.code, pb.header.Get("Content-Type"))
+		case pb.header.Get("Etag") != v2.header.Get("Etag"):
+			return fmt.Errorf("ETag %s, the JSON's %s", pb.header.Get("Etag"), v2.header.Get("Etag"))
+		case !strings.HasPrefix(string(pb.body), "\n\x032.0") || !strings.Contains(string(pb.body), "\n\x1cio.k8s.api.core.v1.ConfigMap"):
+			return fmt.Errorf("protobuf body (%d bytes) is not a Document with the ConfigMap definition", len(pb.body))
+		}
+		if r := f.send(t, "GET", "/openapi/v2", "", "", "Accept", v2Protobuf, "If-None-Match", pb.header.Get("Etag")); r.code != 304 {
+			return fmt.Errorf("GET in protobuf with a matching If-None-Match = %d, want 304", r.code)
+		}
+		return nil
+	})
+	for accept, want := range map[string]string{
+		v2Protobuf + ";q=0.5, application/json;q=0.9": "application/json",
+		"application/json;q=0.5, " + v2Protobuf:       "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+		"*/*":                                         "application/json",
+	} {
+		if r := f.send(t, "GET", "/openapi/v2", "", "", "Accept", accept); r.header.Get("Content-Type") != want {
+			t.Errorf("GET /openapi/v2 Accept %q = %d %q, want %q", accept, r.code, r.header.Get("Content-Type"), want)
+		}
+	}
 
 	gvk := f.installWidgets(t)
 	model := "dev.kubeloop.scenario.v1." + gvk.Kind

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package openapipb
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// This file writes a JSON value as the YAML text gnostic stores in an
+// Any (defaults, examples, enum values, x- extensions): what gnostic-models
+// writes with go-yaml v3 after clearing every node's style. Block style
+// throughout, mappings and sequences under a key indented to the next
+// multiple of 4 columns, collections in a sequence item after its "- ";
+// numbers, bools and null as their JSON literals; a string plain when go-yaml
+// would read it back as that string, else single-quoted, else
+// double-quoted. One simplification: a string holding a line break is
+// written double-quoted (go-yaml writes a literal block); the value read
+// back is the same.
+
+const yamlIndent = 4
+
+// yamlText returns the YAML document of n, ending in a newline.
+func yamlText(n *node) string {
+	var sb strings.Builder
+	writeYAMLValue(&sb, n, -1, false)
+	return sb.String()
+}
+
+// writeYAMLValue writes n where the cursor stands after "key:" (inSeq false)
+// or "- " (inSeq true), or at the start (parent -1). parent is the column
+// of the enclosing collection.
+func writeYAMLValue(sb *strings.Builder, n *node, parent int, inSeq bool) {
+	isCollection := (n.kind == objectNode || n.kind == arrayNode) && len(n.elems) > 0
+	if !isCollection {
+		if parent >= 0 && !inSeq {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(yamlScalar(n))
+		sb.WriteByte('\n')
+		return
+	}
+	indent := 0
+	switch {
+	case inSeq:
+		indent = parent + 2
+	case parent >= 0:
+		indent = yamlIndent * ((parent + yamlIndent) / yamlIndent)
+		sb.WriteByte('\n')
+	}
+	for i, elem := range n.elems {
+		if i > 0 || (parent >= 0 && !inSeq) {
+			sb.WriteString(strings.Repeat(" ", indent))
+		}
+		if n.kind == arrayNode {
+			sb.WriteString("- ")
+			writeYAMLValue(sb, elem, indent, true)
+			continue
+		}
+		sb.WriteString(yamlString(n.keys[i]))
+		sb.WriteByte(':')
+		writeYAMLValue(sb, elem, indent, false)
+	}
+}
+
+// yamlScalar returns a scalar, or an empty collection in flow style.
+func yamlScalar(n *node) string {
+	switch n.kind {
+	case stringNode:
+		return yamlString(n.text)
+	case objectNode:
+		return "{}"
+	case arrayNode:
+		return "[]"
+	}
+	return n.text
+}
+
+// yamlString returns s as go-yaml v3 writes a string in block context.
+func yamlString(s string) string {
+	switch {
+	case !yamlPrintable(s) || strings.Contains(s, "\n") || yamlResolvesOther(s):
+		return yamlDoubleQuoted(s)
+	case !yamlPlainAllowed(s):
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return s
+}
+
+// yamlResolvesOther reports whether s, written plain, would read back as
+// something other than a string (null, bool, number, timestamp).
+func yamlResolvesOther(s string) bool {
+	switch s {
+	case "", "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE",
+		".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		return true
+	}
+	if !strings.ContainsAny(s[:1], "+-.0123456789") {
+		return false
+	}
+	for _, layout := range []string{"2006-1-2T15:4:5.999999999Z07:00", "2006-1-2t15:4:5.999999999Z07:00", "2006-1-2 15:4:5.999999999", "2006-1-2"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	plain := strings.ReplaceAll(s, "_", "")
+	if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
+		return true
+	}
+	if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
+		return true
+	}
+	if yamlFloat.MatchString(plain) {
+		if _, err := strconv.ParseFloat(plain, 64); err == nil {
+			return true
+		}
+	}
+	for _, p := range []string{"0b", "-0b", "0o", "-0o"} {
+		if rest, ok := strings.CutPrefix(plain, p); ok && rest != "" {
+			if _, err := strconv.ParseUint(rest, map[byte]int{'b': 2, 'o': 8}[p[len(p)-1]], 64); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+)
+
+// yamlPrintable reports whether every rune of s is one go-yaml writes as
+// is (not NEL, line and paragraph separators, or runes past U+FFFF).
+func yamlPrintable(s string) bool {
+	for _, r := range s {
+		if !yamlPrintableRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func yamlPrintableRune(r rune) bool {
+	return r == '\n' || r >= 0x20 && r <= 0x7E || r >= 0xA0 && r <= 0xD7FF && r != 0x2028 && r != 0x2029 ||
+		r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF
+}
+
+// yamlPlainAllowed reports whether s may be written plain in block
+// context (s is printable, one line, and not one of yamlResolvesOther).
+func yamlPlainAllowed(s string) bool {
+	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") {
+		return false
+	}
+	followedBySpace := func(i int) bool { return i+1 == len(s) || s[i+1] == ' ' }
+	if strings.IndexByte("#,[]{}&*!|>'\"%@`", s[0]) >= 0 {
+		return false
+	}
+	if (s[0] == '-' || s[0] == '?' || s[0] == ':') && followedBySpace(0) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		switch {
+		case s[i] == ':' && followedBySpace(i):
+			return false
+		case s[i] == '#' && s[i-1] == ' ':
+			return false
+		}
+	}
+	return true
+}
+
+// yamlDoubleQuoted returns s double-quoted, escaping what go-yaml
+// escapes: the quote, the backslash, line breaks and runes that are not
+// printable.
+func yamlDoubleQuoted(s string) string {
+	short := map[rune]string{0: `\0`, '\a': `\a`, '\b': `\b`, '\t': `\t`, '\n': `\n`, '\v': `\v`, '\f': `\f`, '\r': `\r`,
+		0x1B: `\e`, '"': `\"`, '\\': `\\`, 0x85: `\N`, 0x2028: `\L`, 0x2029: `\P`}
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for _, r := range s {
+		esc, ok := short[r]
+		switch {
+		case ok:
+			sb.WriteString(esc)
+		case yamlPrintableRune(r) && r != utf8.RuneError:
+			sb.WriteRune(r)
+		case r <= 0xFF:
+			fmt.Fprintf(&sb, `\x%02X`, r)
+		case r <= 0xFFFF:
+			fmt.Fprintf(&sb, `\u%04X`, r)
+		default:
+			fmt.Fprintf(&sb, `\U%08X`, r)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
