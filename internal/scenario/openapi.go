@@ -51,6 +51,12 @@ func testOpenAPI(t *testing.T, f *fixture) {
 	if r := f.send(t, "GET", "/openapi/v3/api/v1", "", "", "Accept", "application/yaml"); r.code != 406 {
 		t.Errorf("GET as YAML = %d, want 406", r.code)
 	}
+	if pb := f.send(t, "GET", u, "", "", "Accept", "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"); pb.code != 200 ||
+		pb.header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v3.v1.0+protobuf" || pb.header.Get("Etag") != etag ||
+		!strings.HasPrefix(string(pb.body), "\n\x053.0.0") || !strings.Contains(string(pb.body), "\n\x1cio.k8s.api.core.v1.ConfigMap") {
+		t.Errorf("GET %s in protobuf = %d %v (%d bytes), want gnostic's openapi_v3.Document with ConfigMap under the JSON's ETag",
+			u, pb.code, pb.header, len(pb.body))
+	}
 	if r := f.send(t, "GET", "/openapi/v3/apis/nope.kubeloop.dev/v1", "", ""); r.code != 404 {
 		t.Errorf("GET of a group version nobody serves = %d, want 404", r.code)
 	}

@@ -89,8 +89,9 @@
 //     group-version documents, hashed and cached for good) and
 //     /openapi/v2 for every served kind, built-in ones captured from
 //     kube-apiserver 1.37 and every CRD's from its openAPIV3Schema;
-//     /openapi/v2 also in protobuf (gnostic's openapi_v2.Document, the
-//     real server's bytes for the same JSON), which kubectl explain
+//     all in JSON and in protobuf (gnostic's openapi_v2.Document and
+//     openapi_v3.Document, the real server's bytes for the same JSON);
+//     /openapi/v2 in protobuf is what kubectl explain
 //     --output=plaintext-openapiv2, client-go's OpenAPISchema and
 //     kubectl's validation of a List ask for. The
 //     same schemas decide what a write does: type errors of built-in
@@ -221,7 +222,7 @@
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
 //     frames of every built-in kind), requestinfo, listopts,
 //     deleteopts, apierr (the Status errors), discovery, openapi (and openapipb,
-//     /openapi/v2 in protobuf), table, jsonpath, shardexpr,
+//     the documents in protobuf), table, jsonpath, shardexpr,
 //     inprocess (the in-process round trip), pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must

@@ -10,8 +10,8 @@
 // [Serve] serves them with the real server's headers: the /openapi/v3
 // index, each document with its hash as ETag (a stale hash redirected to
 // the current one, a current one cached for good), /openapi/v2 as one
-// document, in JSON or in protobuf (package openapipb), chosen from the
-// Accept header as kube-openapi chooses; [FilterPaths] limits the
+// document, each in JSON or in protobuf (package openapipb), chosen from
+// the Accept header as kube-openapi chooses; [FilterPaths] limits the
 // captured built-in documents to the resources a server serves.
 //
 // Guarantees:

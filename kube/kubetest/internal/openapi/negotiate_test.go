@@ -35,6 +35,9 @@ func TestNegotiateAsKubeAPIServer(t *testing.T) {
 		{"/openapi/v2", pb2At + ";q=0.9, " + json + ";q=0.9", v2Protobuf},
 		{"/openapi/v2", "text/plain", ""},
 		{"/openapi/v2", pb3At, ""},
+		{"/openapi/v3/api/v1", pb3At, v3Protobuf},
+		{"/openapi/v3/api/v1", "application/com.github.proto-openapi.spec.v3.v1.0+protobuf", v3Protobuf},
+		{"/openapi/v3/api/v1", json + ";q=0.5, " + pb3At, v3Protobuf},
 		{"/openapi/v3/api/v1", json, json},
 		{"/openapi/v3/api/v1", "*/*", json},
 		{"/openapi/v3/api/v1", pb2At, ""},
@@ -45,8 +48,8 @@ func TestNegotiateAsKubeAPIServer(t *testing.T) {
 			req.Header.Set("Accept", tc.accept)
 		}
 		rec := httptest.NewRecorder()
-		doc := NewDoc(obj{"swagger": "2.0"})
-		Serve(rec, req, req.URL.Path, func() Doc { return doc }, func() map[string]Doc { return map[string]Doc{"api/v1": doc} })
+		v2, v3 := NewDoc(obj{"swagger": "2.0"}), NewDoc(obj{"openapi": "3.0.0"})
+		Serve(rec, req, req.URL.Path, func() Doc { return v2 }, func() map[string]Doc { return map[string]Doc{"api/v1": v3} })
 		got := rec.Header().Get("Content-Type")
 		if rec.Code == 406 {
 			got = ""

@@ -19,8 +19,8 @@ import (
 // This file serves the OpenAPI documents: /openapi/v3 (the index of
 // group-version documents, each with a hash that changes with it),
 // /openapi/v3/<path> (a document; with a stale hash, a redirect to the
-// current one; JSON only), and /openapi/v2 (one document for everything,
-// in JSON or, encoded by package openapipb, in protobuf).
+// current one), and /openapi/v2 (one document for everything); the
+// documents in JSON or, encoded by package openapipb, in protobuf.
 // Built-in kinds publish what kube-apiserver 1.36 publishes (captured),
 // limited to the resources the server serves ([FilterPaths]); every
 // served CRD version adds the document the real server builds from its
@@ -161,8 +161,8 @@ var modified = sync.OnceValue(func() time.Time { return time.Now().UTC().Truncat
 // Serve answers GET /openapi/v2, /openapi/v3 and /openapi/v3/... (p)
 // with the real server's headers: the index as text/plain without an
 // ETag, documents with an ETag (the JSON's hash) in the form the Accept
-// header chooses as kube-openapi chooses it (/openapi/v2 in JSON or
-// protobuf, the v3 documents in JSON; 406 for anything else), Vary:
+// header chooses as kube-openapi chooses it (JSON or protobuf; 406 for
+// anything else), Vary:
 // Accept, and with a hash that matches, immutable caching for a year.
 // v2 and v3 compute the
 // documents published now; Serve calls only the one it needs.
@@ -191,7 +191,8 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 			return
 		}
 		h.Add("Vary", "Accept")
-		if negotiate(r.Header.Get("Accept"), v3Forms) != "application/json" {
+		contentType := negotiate(r.Header.Get("Accept"), v3Forms)
+		if contentType == "" {
 			w.WriteHeader(http.StatusNotAcceptable)
 			return
 		}
@@ -205,7 +206,7 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 			h.Set("Cache-Control", "public, immutable")
 			h.Set("Expires", time.Now().UTC().AddDate(1, 0, 0).Format(time.RFC1123))
 		}
-		serveDoc(w, r, d, "application/json")
+		serveDoc(w, r, d, contentType)
 	}
 }
 
@@ -241,20 +242,21 @@ func serveDoc(w http.ResponseWriter, r *http.Request, d Doc, contentType string)
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Etag", `"`+d.Hash+`"`)
 	body := d.Body
-	if contentType == v2Protobuf && r.Header.Get("If-None-Match") != `"`+d.Hash+`"` {
-		body = encodeV2(d.Body)
+	if encode := protobufEncoders[contentType]; encode != nil && r.Header.Get("If-None-Match") != `"`+d.Hash+`"` {
+		var err error
+		// What the encoder cannot encode (a key gnostic does not know;
+		// kube-apiserver would fail to encode such a document at all) is
+		// left out; the tests check that kubetest's documents have none.
+		if body, _, err = encode(d.Body); err != nil {
+			panic("kubetest: encode OpenAPI document: " + err.Error()) // d.Body is what json.Marshal wrote
+		}
 	}
 	http.ServeContent(w, r, "", modified(), bytes.NewReader(body))
 }
 
-// encodeV2 returns /openapi/v2 in protobuf. What the encoder cannot
-// encode (a key gnostic does not know; kube-apiserver would fail to
-// encode such a document at all) is left out; the tests check that the
-// documents kubetest serves have none.
-func encodeV2(doc []byte) []byte {
-	body, _, err := openapipb.V2(doc)
-	if err != nil {
-		panic("kubetest: encode OpenAPI v2 document: " + err.Error()) // doc is what json.Marshal wrote
-	}
-	return body
+// protobufEncoders encode a JSON document in a protobuf form, by
+// Content-Type.
+var protobufEncoders = map[string]func([]byte) ([]byte, []string, error){
+	v2Protobuf: openapipb.V2,
+	v3Protobuf: openapipb.V3,
 }

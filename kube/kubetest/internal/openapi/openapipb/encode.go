@@ -48,17 +48,31 @@ func (e *encoder) encodeMessage(m *message, path string, v *node) []byte {
 		return nil
 	}
 	var b []byte
+	extDone := m.ext == 0
 	for _, f := range m.fields {
+		if !extDone && f.num > m.ext {
+			b, extDone = appendExtensions(b, m.ext, v), true
+		}
 		if fv := v.get(f.key); fv != nil {
 			b = f.put(e, b, f.num, child(path, f.key), fv)
 		}
 	}
-	for i, k := range v.keys {
-		switch {
-		case m.ext != 0 && strings.HasPrefix(k, "x-"):
-			b = appendLen(b, m.ext, namedAny(k, v.elems[i]))
-		case !m.has(k):
+	if !extDone {
+		b = appendExtensions(b, m.ext, v)
+	}
+	for _, k := range v.keys {
+		if !m.has(k) && (m.ext == 0 || !strings.HasPrefix(k, "x-")) {
 			e.problem(child(path, k), "key not encoded")
+		}
+	}
+	return b
+}
+
+// appendExtensions appends the x- keys of the object v as field num.
+func appendExtensions(b []byte, num int, v *node) []byte {
+	for i, k := range v.keys {
+		if strings.HasPrefix(k, "x-") {
+			b = appendLen(b, num, namedAny(k, v.elems[i]))
 		}
 	}
 	return b
@@ -210,5 +224,8 @@ func patterned(ext, num int, entry *regexp.Regexp, put putFunc) putFunc {
 
 // child is the JSON Pointer of key in the object at path.
 func child(path, key string) string {
-	return path + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
+	if strings.ContainsAny(key, "~/") {
+		key = strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+	}
+	return path + "/" + key
 }
