@@ -17,9 +17,10 @@
 // Guarantees:
 //   - For a document gnostic accepts, V2 and V3 write the bytes
 //     kube-apiserver writes for the same JSON text (named entries and
-//     YAML mappings in the text's order), except that a string holding a
-//     line break inside an Any is double-quoted where go-yaml writes a
-//     literal block (the same value).
+//     YAML mappings in the text's order), except for a YAML mapping key
+//     (inside a default, example or extension) longer than 128 bytes or
+//     holding a line break, which go-yaml writes as an explicit "? " key
+//     and V2 and V3 as a plain or quoted one (the same value).
 //   - Nothing is dropped silently: V2 and V3 return every key they do not
 //     encode and every value of the wrong type, by JSON Pointer.
 //   - V2 and V3 are pure and cost O(size of the document); they keep no

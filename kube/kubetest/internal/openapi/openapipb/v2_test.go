@@ -13,7 +13,7 @@ import (
 // uses every message and field kind of openapi_v2.Document (every
 // parameter location and security scheme, file and $ref responses,
 // defaults, examples, enums and extensions of every JSON type, strings
-// YAML must quote), and compares with testdata/v2.pb: gnostic-models
+// YAML must quote or write as literal blocks), and compares with testdata/v2.pb: gnostic-models
 // v0.7.0's ParseDocument and proto.Marshal of the same file, which is
 // how kube-apiserver encodes /openapi/v2 (they give the real 1.37.2
 // server's bytes for its own document).
@@ -73,14 +73,19 @@ func TestV2ReportsWhatItCannotEncode(t *testing.T) {
 }
 
 // TestYAMLText checks the YAML of values whose layout the golden file
-// has only once: nesting of mappings and sequences, empty collections.
+// has only once: nesting of mappings and sequences, empty collections,
+// literal blocks (each expectation is go-yaml v3's output).
 func TestYAMLText(t *testing.T) {
 	for doc, want := range map[string]string{
 		`{"a":{"b":{"c":[1,{"d":[{"e":1,"f":[[1,2],[]]}]}]}}}`: "a:\n    b:\n        c:\n            - 1\n            - d:\n                - e: 1\n                  f:\n                    - - 1\n                      - 2\n                    - []\n",
 		`[[1,2],[[3]],{"a":{}},{}]`:                            "- - 1\n  - 2\n- - - 3\n- a: {}\n- {}\n",
-		`{"":1,"true":2,"a b":3,"x":"a\nb"}`:                   "\"\": 1\n\"true\": 2\na b: 3\nx: \"a\\nb\"\n",
-		`"plain"`:                                              "plain\n",
-		`null`:                                                 "null\n",
+		`{"":1,"true":2,"a b":3}`:                              "\"\": 1\n\"true\": 2\na b: 3\n",
+		// Strings with line breaks: literal blocks, as go-yaml writes them.
+		`"a\nb"`: "|-\n    a\n    b\n", `"a\n"`: "|\n    a\n", `"a\n\n"`: "|+\n    a\n\n", `"\n"`: "|4+\n\n",
+		`" a\nb"`: "|4-\n     a\n    b\n", `"a\n\nb"`: "|-\n    a\n\n    b\n", `"a \nb"`: "\"a \\nb\"\n", `"a\nb "`: "\"a\\nb \"\n",
+		`{"k":{"j":"a\nb\n"}}`: "k:\n    j: |\n        a\n        b\n", `[{"k":"a\nb"},["x\ny"]]`: "- k: |-\n    a\n    b\n- - |-\n    x\n    y\n",
+		`"plain"`: "plain\n",
+		`null`:    "null\n",
 	} {
 		n, err := parse([]byte(doc))
 		if err != nil {

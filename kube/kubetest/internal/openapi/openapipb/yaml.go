@@ -18,9 +18,8 @@ import (
 // multiple of 4 columns, collections in a sequence item after its "- ";
 // numbers, bools and null as their JSON literals; a string plain when go-yaml
 // would read it back as that string, else single-quoted, else
-// double-quoted. One simplification: a string holding a line break is
-// written double-quoted (go-yaml writes a literal block); the value read
-// back is the same.
+// double-quoted; a string holding a line break as a literal block when
+// go-yaml can write one.
 
 const yamlIndent = 4
 
@@ -36,20 +35,28 @@ func yamlText(n *node) string {
 // of the enclosing collection.
 func writeYAMLValue(sb *strings.Builder, n *node, parent int, inSeq bool) {
 	isCollection := (n.kind == objectNode || n.kind == arrayNode) && len(n.elems) > 0
-	if !isCollection {
-		if parent >= 0 && !inSeq {
-			sb.WriteByte(' ')
-		}
-		sb.WriteString(yamlScalar(n))
-		sb.WriteByte('\n')
-		return
-	}
 	indent := 0
 	switch {
 	case inSeq:
 		indent = parent + 2
 	case parent >= 0:
 		indent = yamlIndent * ((parent + yamlIndent) / yamlIndent)
+	case !isCollection:
+		indent = yamlIndent // a block scalar at the top
+	}
+	if !isCollection {
+		if parent >= 0 && !inSeq {
+			sb.WriteByte(' ')
+		}
+		if n.kind == stringNode && yamlLiteralAllowed(n.text) {
+			writeYAMLLiteral(sb, n.text, indent)
+			return
+		}
+		sb.WriteString(yamlScalar(n))
+		sb.WriteByte('\n')
+		return
+	}
+	if parent >= 0 && !inSeq {
 		sb.WriteByte('\n')
 	}
 	for i, elem := range n.elems {
@@ -78,6 +85,46 @@ func yamlScalar(n *node) string {
 		return "[]"
 	}
 	return n.text
+}
+
+// yamlLiteralAllowed reports whether go-yaml writes the string s as a
+// literal block: it holds a line break, every rune is printable, and no
+// space ends a line or the string.
+func yamlLiteralAllowed(s string) bool {
+	return strings.Contains(s, "\n") && yamlPrintable(s) && !strings.Contains(s, " \n") && !strings.HasSuffix(s, " ")
+}
+
+// writeYAMLLiteral writes s as a literal block ("|") whose lines stand at
+// indent: an indentation hint when s starts with a space or a break, and
+// the chomping that keeps s's trailing breaks ("-" none, "" one, "+" more).
+func writeYAMLLiteral(sb *strings.Builder, s string, indent int) {
+	sb.WriteByte('|')
+	if s[0] == ' ' || s[0] == '\n' {
+		sb.WriteString(strconv.Itoa(yamlIndent))
+	}
+	switch {
+	case !strings.HasSuffix(s, "\n"):
+		sb.WriteByte('-')
+	case s == "\n" || strings.HasSuffix(s, "\n\n"):
+		sb.WriteByte('+')
+	}
+	sb.WriteByte('\n')
+	atLineStart := true
+	for _, r := range s {
+		if r == '\n' {
+			sb.WriteByte('\n')
+			atLineStart = true
+			continue
+		}
+		if atLineStart {
+			sb.WriteString(strings.Repeat(" ", indent))
+			atLineStart = false
+		}
+		sb.WriteRune(r)
+	}
+	if !atLineStart {
+		sb.WriteByte('\n')
+	}
 }
 
 // yamlString returns s as go-yaml v3 writes a string in block context.
