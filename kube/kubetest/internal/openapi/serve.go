@@ -162,10 +162,9 @@ var modified = sync.OnceValue(func() time.Time { return time.Now().UTC().Truncat
 // with the real server's headers: the index as text/plain without an
 // ETag, documents with an ETag (the JSON's hash) in the form the Accept
 // header chooses as kube-openapi chooses it (JSON or protobuf; 406 for
-// anything else), Vary:
-// Accept, and with a hash that matches, immutable caching for a year.
-// v2 and v3 compute the
-// documents published now; Serve calls only the one it needs.
+// anything else), Vary: Accept, and with a hash that matches, immutable
+// caching for a year. v2 and v3 compute the documents published now;
+// Serve calls only the one it needs.
 func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 func() map[string]Doc) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, private")
@@ -173,14 +172,12 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 	case p == "/openapi/v2":
 		h.Add("Vary", "Accept-Encoding")
 		h.Add("Vary", "Accept")
-		switch negotiate(r.Header.Get("Accept"), v2Forms) {
-		case "application/json":
-			serveDoc(w, r, v2(), "application/json")
-		case v2Protobuf:
-			serveDoc(w, r, v2(), v2Protobuf)
-		default:
+		contentType := negotiate(r.Header.Get("Accept"), v2Forms)
+		if contentType == "" {
 			w.WriteHeader(http.StatusNotAcceptable)
+			return
 		}
+		serveDoc(w, r, v2(), contentType)
 	case p == "/openapi/v3":
 		serveIndex(w, r, v3())
 	default:
@@ -242,7 +239,11 @@ func serveDoc(w http.ResponseWriter, r *http.Request, d Doc, contentType string)
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Etag", `"`+d.Hash+`"`)
 	body := d.Body
-	if encode := protobufEncoders[contentType]; encode != nil && r.Header.Get("If-None-Match") != `"`+d.Hash+`"` {
+	if contentType != "application/json" && r.Header.Get("If-None-Match") != `"`+d.Hash+`"` {
+		encode := openapipb.V2
+		if contentType == v3Protobuf {
+			encode = openapipb.V3
+		}
 		var err error
 		// What the encoder cannot encode (a key gnostic does not know;
 		// kube-apiserver would fail to encode such a document at all) is
@@ -252,11 +253,4 @@ func serveDoc(w http.ResponseWriter, r *http.Request, d Doc, contentType string)
 		}
 	}
 	http.ServeContent(w, r, "", modified(), bytes.NewReader(body))
-}
-
-// protobufEncoders encode a JSON document in a protobuf form, by
-// Content-Type.
-var protobufEncoders = map[string]func([]byte) ([]byte, []string, error){
-	v2Protobuf: openapipb.V2,
-	v3Protobuf: openapipb.V3,
 }
