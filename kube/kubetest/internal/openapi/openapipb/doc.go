@@ -17,10 +17,9 @@
 // Guarantees:
 //   - For a document gnostic accepts, V2 and V3 write the bytes
 //     kube-apiserver writes for the same JSON text (named entries and
-//     YAML mappings in the text's order), except for a YAML mapping key
-//     (inside a default, example or extension) longer than 128 bytes or
-//     holding a line break, which go-yaml writes as an explicit "? " key
-//     and V2 and V3 as a plain or quoted one (the same value).
+//     YAML mappings in the text's order), except for a string in an Any
+//     holding U+2028 or U+2029, which go-yaml reads from the JSON as line
+//     breaks and V2 and V3 keep.
 //   - Nothing is dropped silently: V2 and V3 return every key they do not
 //     encode and every value of the wrong type, by JSON Pointer.
 //   - V2 and V3 are pure and cost O(size of the document); they keep no

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -85,8 +86,13 @@ func TestYAMLText(t *testing.T) {
 		`" a\nb"`: "|4-\n     a\n    b\n", `"a\n\nb"`: "|-\n    a\n\n    b\n", `"a \nb"`: "\"a \\nb\"\n", `"a\nb "`: "\"a\\nb \"\n",
 		`{"k":{"j":"a\nb\n"}}`: "k:\n    j: |\n        a\n        b\n", `[{"k":"a\nb"},["x\ny"]]`: "- k: |-\n    a\n    b\n- - |-\n    x\n    y\n",
 		`"plain"`: "plain\n",
-		`null`:    "null\n",
+		// Keys that are not simple (LONGKEY is 129 bytes): explicit "? key",
+		// then ": value".
+		`{"LONGKEY":{"a":1},"x":{"LONGKEY":[1,2]},"y":[{"LONGKEY":{}}],"a\nb":{"c":1}}`: "? LONGKEY\n:   a: 1\nx:\n    ? LONGKEY\n    :   - 1\n        - 2\ny:\n    - ? LONGKEY\n      : {}\n? |-\n    a\n    b\n:   c: 1\n",
+		`null`: "null\n",
 	} {
+		long := strings.Repeat("k", 129)
+		doc, want = strings.ReplaceAll(doc, "LONGKEY", long), strings.ReplaceAll(want, "LONGKEY", long)
 		n, err := parse([]byte(doc))
 		if err != nil {
 			t.Fatal(err)

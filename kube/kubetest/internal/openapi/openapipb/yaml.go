@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // This file writes a JSON value as the YAML text gnostic stores in an
@@ -26,26 +25,35 @@ const yamlIndent = 4
 // yamlText returns the YAML document of n, ending in a newline.
 func yamlText(n *node) string {
 	var sb strings.Builder
-	writeYAMLValue(&sb, n, -1, false)
+	writeYAMLValue(&sb, n, -1, atStart)
 	return sb.String()
 }
 
-// writeYAMLValue writes n where the cursor stands after "key:" (inSeq false)
-// or "- " (inSeq true), or at the start (parent -1). parent is the column
-// of the enclosing collection.
-func writeYAMLValue(sb *strings.Builder, n *node, parent int, inSeq bool) {
+// yamlPlace is where the cursor stands when a value is written.
+type yamlPlace uint8
+
+const (
+	atStart       yamlPlace = iota // the document's start
+	afterKey                       // after "key:"
+	afterDash                      // after "- "
+	afterExplicit                  // after the ":" of an explicit "? key"
+)
+
+// writeYAMLValue writes n at place; parent is the column of the
+// enclosing collection (-1 at the start).
+func writeYAMLValue(sb *strings.Builder, n *node, parent int, place yamlPlace) {
 	isCollection := (n.kind == objectNode || n.kind == arrayNode) && len(n.elems) > 0
 	indent := 0
 	switch {
-	case inSeq:
+	case place == afterDash:
 		indent = parent + 2
-	case parent >= 0:
+	case place != atStart:
 		indent = yamlIndent * ((parent + yamlIndent) / yamlIndent)
 	case !isCollection:
-		indent = yamlIndent // a block scalar at the top
+		indent = yamlIndent // a block scalar at the start
 	}
 	if !isCollection {
-		if parent >= 0 && !inSeq {
+		if place == afterKey || place == afterExplicit {
 			sb.WriteByte(' ')
 		}
 		if n.kind == stringNode && yamlLiteralAllowed(n.text) {
@@ -56,22 +64,47 @@ func writeYAMLValue(sb *strings.Builder, n *node, parent int, inSeq bool) {
 		sb.WriteByte('\n')
 		return
 	}
-	if parent >= 0 && !inSeq {
+	switch place {
+	case afterKey:
 		sb.WriteByte('\n')
+		sb.WriteString(strings.Repeat(" ", indent))
+	case afterExplicit: // the first entry on the ":" line, at indent
+		sb.WriteString(strings.Repeat(" ", indent-parent-1))
 	}
 	for i, elem := range n.elems {
-		if i > 0 || (parent >= 0 && !inSeq) {
+		if i > 0 {
 			sb.WriteString(strings.Repeat(" ", indent))
 		}
 		if n.kind == arrayNode {
 			sb.WriteString("- ")
-			writeYAMLValue(sb, elem, indent, true)
+			writeYAMLValue(sb, elem, indent, afterDash)
 			continue
 		}
-		sb.WriteString(yamlString(n.keys[i]))
-		sb.WriteByte(':')
-		writeYAMLValue(sb, elem, indent, false)
+		writeYAMLEntry(sb, n.keys[i], elem, indent)
 	}
+}
+
+// writeYAMLEntry writes one entry of a mapping at column indent. A key
+// longer than 128 bytes or holding a line break is not a simple key:
+// go-yaml writes it explicitly, "? key", then ": value" on a line of its
+// own.
+func writeYAMLEntry(sb *strings.Builder, key string, value *node, indent int) {
+	if len(key) <= 128 && !strings.Contains(key, "\n") {
+		sb.WriteString(yamlString(key))
+		sb.WriteByte(':')
+		writeYAMLValue(sb, value, indent, afterKey)
+		return
+	}
+	sb.WriteString("? ")
+	if yamlLiteralAllowed(key) {
+		writeYAMLLiteral(sb, key, yamlIndent*((indent+yamlIndent)/yamlIndent))
+	} else {
+		sb.WriteString(yamlString(key))
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(strings.Repeat(" ", indent))
+	sb.WriteByte(':')
+	writeYAMLValue(sb, value, indent, afterExplicit)
 }
 
 // yamlScalar returns a scalar, or an empty collection in flow style.
@@ -233,7 +266,7 @@ func yamlDoubleQuoted(s string) string {
 		switch {
 		case ok:
 			sb.WriteString(esc)
-		case yamlPrintableRune(r) && r != utf8.RuneError:
+		case yamlPrintableRune(r):
 			sb.WriteRune(r)
 		case r <= 0xFF:
 			fmt.Fprintf(&sb, `\x%02X`, r)
