@@ -155,6 +155,12 @@ metadata:
 data:
   color: red
 `,
+		// A List, as kubectl get -o json writes one: kubectl validates it
+		// with /openapi/v2 in protobuf.
+		"list.json": `{"apiVersion":"v1","kind":"List","items":[
+  {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"listed-1"},"data":{"a":"1"}},
+  {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"listed-2"},"data":{"b":"2"}}]}
+`,
 		"created.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -269,6 +275,8 @@ func kubectlScript() []kubectlStep {
 		{args: "get --raw /apis/certificates.k8s.io/v1"},
 		{args: "explain configmap.data"},
 		{args: "explain gizmos --api-version={group}/v1"},
+		{args: "explain --output=plaintext-openapiv2 deployments.spec.template"},
+		{args: "explain --output=plaintext-openapiv2 gizmos.spec --api-version={group}/v1"},
 		{args: "auth can-i create configmaps"},
 		{args: "auth whoami"},
 		{args: "auth whoami -o jsonpath={.status.userInfo.username}{.status.userInfo.groups}"},
@@ -294,6 +302,9 @@ func kubectlScript() []kubectlStep {
 		{args: "create -f {dir}/created.yaml"},
 		{args: "get configmap created -o jsonpath={.data}"},
 		{args: "delete -f {dir}/created.yaml"},
+		{args: "create -f {dir}/list.json"},
+		{args: "get configmaps listed-1 listed-2 -o name"},
+		{args: "delete -f {dir}/list.json"},
 
 		// Reading.
 		{args: "get configmaps"},

@@ -51,6 +51,12 @@ func testOpenAPI(t *testing.T, f *fixture) {
 	if r := f.send(t, "GET", "/openapi/v3/api/v1", "", "", "Accept", "application/yaml"); r.code != 406 {
 		t.Errorf("GET as YAML = %d, want 406", r.code)
 	}
+	if pb := f.send(t, "GET", u, "", "", "Accept", "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"); pb.code != 200 ||
+		pb.header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v3.v1.0+protobuf" || pb.header.Get("Etag") != etag ||
+		!strings.HasPrefix(string(pb.body), "\n\x053.0.0") || !strings.Contains(string(pb.body), "\n\x1cio.k8s.api.core.v1.ConfigMap") {
+		t.Errorf("GET %s in protobuf = %d %v (%d bytes), want gnostic's openapi_v3.Document with ConfigMap under the JSON's ETag",
+			u, pb.code, pb.header, len(pb.body))
+	}
 	if r := f.send(t, "GET", "/openapi/v3/apis/nope.kubeloop.dev/v1", "", ""); r.code != 404 {
 		t.Errorf("GET of a group version nobody serves = %d, want 404", r.code)
 	}
@@ -58,6 +64,35 @@ func testOpenAPI(t *testing.T, f *fixture) {
 	if v2.code != 200 || v2.header.Get("Content-Type") != "application/json" ||
 		!strings.Contains(string(v2.body), `"io.k8s.api.core.v1.ConfigMap":`) {
 		t.Errorf("GET /openapi/v2 = %d %s, want JSON with the ConfigMap definition", v2.code, v2.header.Get("Content-Type"))
+	}
+	// In protobuf (kubectl explain --output=plaintext-openapiv2, client-go's
+	// OpenAPISchema): gnostic's Document under the JSON's ETag (the two
+	// requests may straddle another test's CRD: then the ETags differ).
+	const v2Protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	f.eventually(t, "/openapi/v2 in protobuf", func() error {
+		v2 := f.send(t, "GET", "/openapi/v2", "", "")
+		pb := f.send(t, "GET", "/openapi/v2", "", "", "Accept", v2Protobuf)
+		switch {
+		case pb.code != 200 || pb.header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf":
+			return fmt.Errorf("GET /openapi/v2 in protobuf = %d %q", pb.code, pb.header.Get("Content-Type"))
+		case pb.header.Get("Etag") != v2.header.Get("Etag"):
+			return fmt.Errorf("ETag %s, the JSON's %s", pb.header.Get("Etag"), v2.header.Get("Etag"))
+		case !strings.HasPrefix(string(pb.body), "\n\x032.0") || !strings.Contains(string(pb.body), "\n\x1cio.k8s.api.core.v1.ConfigMap"):
+			return fmt.Errorf("protobuf body (%d bytes) is not a Document with the ConfigMap definition", len(pb.body))
+		}
+		if r := f.send(t, "GET", "/openapi/v2", "", "", "Accept", v2Protobuf, "If-None-Match", pb.header.Get("Etag")); r.code != 304 {
+			return fmt.Errorf("GET in protobuf with a matching If-None-Match = %d, want 304", r.code)
+		}
+		return nil
+	})
+	for accept, want := range map[string]string{
+		v2Protobuf + ";q=0.5, application/json;q=0.9": "application/json",
+		"application/json;q=0.5, " + v2Protobuf:       "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+		"*/*":                                         "application/json",
+	} {
+		if r := f.send(t, "GET", "/openapi/v2", "", "", "Accept", accept); r.header.Get("Content-Type") != want {
+			t.Errorf("GET /openapi/v2 Accept %q = %d %q, want %q", accept, r.code, r.header.Get("Content-Type"), want)
+		}
 	}
 
 	gvk := f.installWidgets(t)

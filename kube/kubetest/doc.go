@@ -96,7 +96,12 @@
 //   - Schemas as the real server has them: /openapi/v3 (index and
 //     group-version documents, hashed and cached for good) and
 //     /openapi/v2 for every served kind, built-in ones captured from
-//     kube-apiserver 1.37 and every CRD's from its openAPIV3Schema. The
+//     kube-apiserver 1.37 and every CRD's from its openAPIV3Schema;
+//     all in JSON and in protobuf (gnostic's openapi_v2.Document and
+//     openapi_v3.Document, the real server's bytes for the same JSON);
+//     /openapi/v2 in protobuf is what kubectl explain
+//     --output=plaintext-openapiv2, client-go's OpenAPISchema and
+//     kubectl's validation of a List ask for. The
 //     same schemas decide what a write does: type errors of built-in
 //     kinds (400, the Go decoder's words), unknown and duplicate fields
 //     by ?fieldValidation= (Strict 400, Warn (the default) a Warning
@@ -226,7 +231,8 @@
 //   - the wire: encode (objects in the real server's order), media
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
 //     frames of every built-in kind), requestinfo, listopts,
-//     deleteopts, apierr (the Status errors), discovery, openapi, table, jsonpath, shardexpr,
+//     deleteopts, apierr (the Status errors), discovery, openapi (and openapipb,
+//     the documents in protobuf), table, jsonpath, shardexpr,
 //     inprocess (the in-process round trip), pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must

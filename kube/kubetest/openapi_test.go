@@ -3,6 +3,7 @@
 package kubetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi/openapipb"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -123,7 +125,7 @@ func TestOpenAPIServing(t *testing.T) {
 	if !strings.Contains(string(v2.body), `"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"`) {
 		t.Errorf("/openapi/v2 lacks the deployment path")
 	}
-	must(t, c, 406, "GET", "/openapi/v2", "", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	must(t, c, 406, "GET", "/openapi/v2", "", "Accept", "application/x-other")
 
 	// A CRD adds its group version, changes it with its schema, and takes
 	// it away when it goes.
@@ -201,17 +203,72 @@ func TestOpenAPIIndexNeverStale(t *testing.T) {
 	}
 }
 
-// TestOpenAPIV2ProtobufRefusedClearly: /openapi/v2 asked in protobuf only
-// (kubectl explain --output=plaintext-openapiv2) is a 406 whose text says
-// kubetest serves it as JSON only, which kubectl prints; another
-// Accept without JSON stays the real server's empty 406.
-func TestOpenAPIV2ProtobufRefusedClearly(t *testing.T) {
+// TestOpenAPIProtobuf: /openapi/v2 asked in protobuf (kubectl explain
+// --output=plaintext-openapiv2, client-go's OpenAPISchema, kubectl's
+// validation of a List) is the JSON document encoded as gnostic's
+// openapi_v2.Document, and each /openapi/v3 document the JSON encoded
+// as openapi_v3.Document, under the JSON's ETag; every key of the
+// documents, built-in kinds and a CRD with most schema
+// keywords, is encoded. Before, both were a 406.
+func TestOpenAPIProtobuf(t *testing.T) {
 	_, c := newTestServer(t, Options{})
-	r := c.do("GET", "/openapi/v2", "", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
-	if r.code != 406 || !strings.Contains(string(r.body), "kubetest serves /openapi/v2 as application/json only") {
-		t.Errorf("GET /openapi/v2 in protobuf = %d %s, want a 406 saying JSON only", r.code, r.body)
+	must(t, c, 201, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"apples.stable.example.com"},"spec":{"group":"stable.example.com","scope":"Namespaced","names":{"plural":"apples","kind":"Apple"},
+"versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{},"scale":{"specReplicasPath":".spec.size","statusReplicasPath":".status.size"}},
+"selectableFields":[{"jsonPath":".spec.color"}],"schema":{"openAPIV3Schema":{"type":"object","description":"An apple.","properties":{
+"spec":{"type":"object","required":["color"],"x-kubernetes-validations":[{"rule":"self.size >= 0","message":"m"}],"properties":{
+"color":{"type":"string","enum":["red","green","true",""],"default":"red","pattern":"^[a-z]*$","maxLength":10,"minLength":0},
+"size":{"type":"integer","format":"int32","minimum":0,"maximum":100,"exclusiveMaximum":true,"multipleOf":2,"nullable":true},
+"tags":{"type":"array","items":{"type":"string"},"maxItems":3,"x-kubernetes-list-type":"set"},
+"labels":{"type":"object","additionalProperties":{"type":"string"},"maxProperties":5,"x-kubernetes-map-type":"granular"},
+"port":{"x-kubernetes-int-or-string":true},"raw":{"type":"object","x-kubernetes-preserve-unknown-fields":true},
+"inner":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true},
+"either":{"type":"object","oneOf":[{"required":["a"]},{"required":["b"]}],"properties":{"a":{"type":"string"},"b":{"type":"string"}}},
+"items":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],"items":{"type":"object","required":["name"],
+  "properties":{"name":{"type":"string"}}}}}},
+"status":{"type":"object","properties":{"size":{"type":"integer"}}}}}}}]}}`)
+	jsonDoc := must(t, c, 200, "GET", "/openapi/v2", "", "Accept", "application/json")
+	pb := must(t, c, 200, "GET", "/openapi/v2", "", "Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+	if ct := pb.header.Get("Content-Type"); ct != "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" {
+		t.Errorf("Content-Type = %q", ct)
 	}
-	if r := c.do("GET", "/openapi/v2", "", "Accept", "application/x-other"); r.code != 406 || len(r.body) != 0 {
-		t.Errorf("GET /openapi/v2 as application/x-other = %d %q, want an empty 406", r.code, r.body)
+	if pb.header.Get("Etag") == "" || pb.header.Get("Etag") != jsonDoc.header.Get("Etag") {
+		t.Errorf("ETag = %q, want the JSON's %q", pb.header.Get("Etag"), jsonDoc.header.Get("Etag"))
+	}
+	want, problems, err := openapipb.V2(jsonDoc.body)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("encode the served JSON: %v; not encoded: %q", err, problems)
+	}
+	if !bytes.Equal(pb.body, want) || !bytes.Contains(pb.body, []byte("com.example.stable.v1.Apple")) {
+		t.Errorf("protobuf body (%d bytes) is not the served JSON encoded (%d bytes) with the CRD's definition", len(pb.body), len(want))
+	}
+	if r := c.do("GET", "/openapi/v2", "", "Accept", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", "If-None-Match", pb.header.Get("Etag")); r.code != 304 {
+		t.Errorf("GET with a matching If-None-Match = %d, want 304", r.code)
+	}
+	// Every /openapi/v3 document (older minors serve subsets of these:
+	// all are filtered from the same 1.37 capture).
+	const v3Protobuf = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
+	var idx struct {
+		Paths map[string]struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(must(t, c, 200, "GET", "/openapi/v3", "").body, &idx); err != nil || idx.Paths["apis/stable.example.com/v1"].ServerRelativeURL == "" {
+		t.Fatalf("index without the CRD's document: %v", err)
+	}
+	for p, e := range idx.Paths {
+		jsonDoc := must(t, c, 200, "GET", e.ServerRelativeURL, "")
+		want, problems, err := openapipb.V3(jsonDoc.body)
+		if err != nil || len(problems) > 0 {
+			t.Errorf("%s: %v; not encoded: %q", p, err, problems)
+		}
+		if p != "apis/stable.example.com/v1" && p != "apis/apps/v1" {
+			continue // the encoding is the same code for all
+		}
+		pb := must(t, c, 200, "GET", e.ServerRelativeURL, "", "Accept", v3Protobuf)
+		if !bytes.Equal(pb.body, want) || pb.header.Get("Etag") != jsonDoc.header.Get("Etag") ||
+			pb.header.Get("Content-Type") != "application/com.github.proto-openapi.spec.v3.v1.0+protobuf" {
+			t.Errorf("%s in protobuf: %d bytes, %v, want the JSON encoded (%d bytes) under its ETag", p, len(pb.body), pb.header, len(want))
+		}
 	}
 }

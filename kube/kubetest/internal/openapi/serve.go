@@ -7,20 +7,20 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi/openapipb"
 )
 
 // This file serves the OpenAPI documents: /openapi/v3 (the index of
 // group-version documents, each with a hash that changes with it),
 // /openapi/v3/<path> (a document; with a stale hash, a redirect to the
-// current one), and /openapi/v2 (one document for everything, JSON only).
+// current one), and /openapi/v2 (one document for everything); the
+// documents in JSON or, encoded by package openapipb, in protobuf.
 // Built-in kinds publish what kube-apiserver 1.36 publishes (captured),
 // limited to the resources the server serves ([FilterPaths]); every
 // served CRD version adds the document the real server builds from its
@@ -160,9 +160,11 @@ var modified = sync.OnceValue(func() time.Time { return time.Now().UTC().Truncat
 
 // Serve answers GET /openapi/v2, /openapi/v3 and /openapi/v3/... (p)
 // with the real server's headers: the index as text/plain without an
-// ETag, documents as JSON with an ETag, Vary: Accept, and with a hash
-// that matches, immutable caching for a year. v2 and v3 compute the
-// documents published now; Serve calls only the one it needs.
+// ETag, documents with an ETag (the JSON's hash) in the form the Accept
+// header chooses as kube-openapi chooses it (JSON or protobuf; 406 for
+// anything else), Vary: Accept, and with a hash that matches, immutable
+// caching for a year. v2 and v3 compute the documents published now;
+// Serve calls only the one it needs.
 func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 func() map[string]Doc) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, private")
@@ -170,11 +172,12 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 	case p == "/openapi/v2":
 		h.Add("Vary", "Accept-Encoding")
 		h.Add("Vary", "Accept")
-		if !acceptsJSON(r.Header.Get("Accept")) {
-			refuseV2(w, r.Header.Get("Accept"))
+		contentType := negotiate(r.Header.Get("Accept"), v2Forms)
+		if contentType == "" {
+			w.WriteHeader(http.StatusNotAcceptable)
 			return
 		}
-		serveDoc(w, r, v2())
+		serveDoc(w, r, v2(), contentType)
 	case p == "/openapi/v3":
 		serveIndex(w, r, v3())
 	default:
@@ -185,7 +188,8 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 			return
 		}
 		h.Add("Vary", "Accept")
-		if !acceptsJSON(r.Header.Get("Accept")) {
+		contentType := negotiate(r.Header.Get("Accept"), v3Forms)
+		if contentType == "" {
 			w.WriteHeader(http.StatusNotAcceptable)
 			return
 		}
@@ -199,7 +203,7 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 			h.Set("Cache-Control", "public, immutable")
 			h.Set("Expires", time.Now().UTC().AddDate(1, 0, 0).Format(time.RFC1123))
 		}
-		serveDoc(w, r, d)
+		serveDoc(w, r, d, contentType)
 	}
 }
 
@@ -227,49 +231,26 @@ func docURL(path, hash string) string {
 	return "/openapi/v3/" + path + "?" + url.Values{"hash": {hash}}.Encode()
 }
 
-// serveDoc writes a JSON document with its ETag, answering 304 to a
-// matching If-None-Match.
-func serveDoc(w http.ResponseWriter, r *http.Request, d Doc) {
-	w.Header().Set("Content-Type", "application/json")
+// serveDoc writes document d as contentType (JSON, or protobuf
+// encoded from the JSON) with its ETag, the JSON's hash in both forms as
+// the real server has it, answering 304 to a matching If-None-Match
+// without encoding.
+func serveDoc(w http.ResponseWriter, r *http.Request, d Doc, contentType string) {
+	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Etag", `"`+d.Hash+`"`)
-	http.ServeContent(w, r, "", modified(), bytes.NewReader(d.Body))
-}
-
-// v2Protobuf is the media type of /openapi/v2 in protobuf (gnostic's
-// openapi_v2.Document), which client-go's OpenAPISchema and kubectl
-// explain --output=plaintext-openapiv2 ask for.
-const v2Protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
-
-// refuseV2 answers 406 to an Accept without JSON, as the real server
-// answers one it cannot serve (no body); to one asking the protobuf
-// form, which the real server serves and kubetest does not, it says so
-// in a text/plain body, which client-go makes the message of its
-// NotAcceptable error (kubectl prints it).
-func refuseV2(w http.ResponseWriter, accept string) {
-	if !strings.Contains(accept, v2Protobuf) {
-		w.WriteHeader(http.StatusNotAcceptable)
-		return
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(http.StatusNotAcceptable)
-	_, _ = io.WriteString(w, "kubetest serves /openapi/v2 as application/json only, not as "+v2Protobuf+
-		" (see kube/kubetest/DIFFERENCES.md); kubectl explain works with its default output, from OpenAPI v3")
-}
-
-// acceptsJSON reports whether the Accept header admits JSON (the
-// only form served; kube-apiserver also serves protobuf).
-func acceptsJSON(accept string) bool {
-	if strings.TrimSpace(accept) == "" {
-		return true
-	}
-	for part := range strings.SplitSeq(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil || params["q"] == "0" {
-			continue
+	body := d.Body
+	if contentType != "application/json" && r.Header.Get("If-None-Match") != `"`+d.Hash+`"` {
+		encode := openapipb.V2
+		if contentType == v3Protobuf {
+			encode = openapipb.V3
 		}
-		if slices.Contains([]string{"application/json", "application/*", "*/*"}, mt) {
-			return true
+		var err error
+		// What the encoder cannot encode (a key gnostic does not know;
+		// kube-apiserver would fail to encode such a document at all) is
+		// left out; the tests check that kubetest's documents have none.
+		if body, _, err = encode(d.Body); err != nil {
+			panic("kubetest: encode OpenAPI document: " + err.Error()) // d.Body is what json.Marshal wrote
 		}
 	}
-	return false
+	http.ServeContent(w, r, "", modified(), bytes.NewReader(body))
 }
