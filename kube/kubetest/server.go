@@ -17,6 +17,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/streamfault"
 )
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -152,8 +153,8 @@ type Server struct {
 	// expiring counts the ExpireWatches faults in force.
 	expiring int
 	// streams are the EndlessLists and SilenceWatches faults in force
-	// (faults_stream.go).
-	streams []*streamRule
+	// (faults_stream.go, internal/streamfault).
+	streams streamfault.Rules[RequestInfo]
 	denials authz.Denials
 	counts  map[string]int
 	// asked records each user's requests, for Roles (auth.go).
