@@ -76,7 +76,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 		if len(fins) == 0 {
 			delete(meta, "finalizers")
 		} else {
-			meta["finalizers"] = anyList(fins)
+			meta["finalizers"] = unstructured.AnyList(fins)
 		}
 	}
 	if prev.deleting && !changed {

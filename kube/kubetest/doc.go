@@ -196,14 +196,14 @@
 // on the store (namespace.go, service.go, scale.go, budget.go,
 // eviction.go, binding.go, podlog.go, componentstatus.go, csr.go,
 // tokenrequest.go, scaleapply.go, auth.go,
-// review.go, controllers.go, gc.go, nscontroller.go, bootstrap.go), and
+// review.go, controllers.go, bootstrap.go), and
 // the transports (transport.go, listener.go, pki.go).
 //
 // Everything else is in subpackages of kube/kubetest/internal/, each one
 // concern with its package doc, knowing the server by a small interface
 // it declares or not at all:
-//   - what a cluster's controllers and admission do: gc, nscontroller and
-//     ctlstate (their queue and owner index); strategy (the generic REST
+//   - what a cluster's controllers and admission do: controllers (which
+//     runs gc and nscontroller), ctlstate (their queue and owner index); strategy (the generic REST
 //     strategies and what kinds add), defaulting, autoscaling, events,
 //     clusterip, crd, scale, disruption, binding, podlog, componentstatus,
 //     csr (approval and conditions), satoken (TokenRequests and the
@@ -217,6 +217,7 @@
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
 //     frames of every built-in kind), requestinfo, listopts,
 //     deleteopts, apierr (the Status errors), discovery, openapi, table, jsonpath, shardexpr,
+//     streamfault (the faults that misbehave in an answer's body),
 //     inprocess (the in-process round trip), pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must

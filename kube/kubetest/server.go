@@ -14,6 +14,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/controllers"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
@@ -143,8 +144,8 @@ type Server struct {
 	reg  *registry
 	cols map[string]*collection // by resource.colKey()
 	// ctl is the state of the in-process garbage collector and namespace
-	// controller (controllers.go).
-	ctl controllers
+	// controller (controllers.go, internal/controllers).
+	ctl controllers.Controllers
 	// faults, denials and counts are the test hooks of faults.go.
 	failures []*failRule
 	delays   []*delayRule
@@ -211,7 +212,7 @@ func New(opts Options) *Server {
 		done:   make(chan struct{}),
 		reg:    newRegistryAt(m),
 		cols:   map[string]*collection{},
-		ctl:    newControllers(),
+		ctl:    controllers.Controllers{NoGC: opts.DisableGarbageCollection},
 		counts: map[string]int{},
 	}
 	s.tokenKey = make([]byte, 32)
