@@ -193,8 +193,7 @@
 // write is checked against (fieldvalidation.go, customresource.go), the
 // kinds served and discovery (resource.go, crd.go, discovery.go,
 // openapi.go), the hooks by which kinds, controllers and admission act
-// on the store (namespace.go, service.go, scale.go, budget.go,
-// eviction.go, binding.go, podlog.go, componentstatus.go, csr.go,
+// on the store (namespace.go, service.go, scale.go, eviction.go, binding.go, podlog.go, componentstatus.go, csr.go,
 // tokenrequest.go, scaleapply.go, auth.go,
 // review.go, controllers.go, bootstrap.go), and
 // the transports (transport.go, listener.go, pki.go).
