@@ -217,7 +217,8 @@
 //     frames of every built-in kind), requestinfo, listopts,
 //     deleteopts, apierr (the Status errors), discovery, openapi, table, jsonpath, shardexpr,
 //     streamfault (the faults that misbehave in an answer's body),
-//     inprocess (the in-process round trip), pki; testjson for tests.
+//     inprocess (the in-process round trip), listen (the loopback socket),
+//     pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must
 // verify), [NewCA] makes a certificate authority that issues serving and
