@@ -216,7 +216,7 @@
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
 //     frames of every built-in kind), requestinfo, listopts,
 //     deleteopts, apierr (the Status errors), discovery, openapi, table, jsonpath, shardexpr,
-//     streamfault (the faults that misbehave in an answer's body),
+//     faults (the rules of the faults a test injects),
 //     inprocess (the in-process round trip), listen (the loopback socket),
 //     pki; testjson for tests.
 //

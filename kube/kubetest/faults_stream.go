@@ -5,11 +5,11 @@ package kubetest
 import (
 	"net/http"
 
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/streamfault"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/faults"
 )
 
 // This file puts in force the faults of a server that answers and then
-// misbehaves in the body of its answer (internal/streamfault).
+// misbehaves in the body of its answer (internal/faults).
 
 // EndlessLists answers every list that match accepts (every list when
 // match is nil), and every watch it accepts that asks for the initial
@@ -20,7 +20,7 @@ import (
 // function is called for requests that come after. The answer is written
 // as fast as the client reads it, never ahead.
 func (s *Server) EndlessLists(match func(RequestInfo) bool) (undo func()) {
-	return s.addStreamRule(match, streamfault.Endless)
+	return s.addStreamRule(match, faults.Endless)
 }
 
 // SilenceWatches answers every watch that match accepts (every watch
@@ -30,11 +30,11 @@ func (s *Server) EndlessLists(match func(RequestInfo) bool) (undo func()) {
 // hangs would. The returned function stops it for watches that come
 // after; those already answered stay silent.
 func (s *Server) SilenceWatches(match func(RequestInfo) bool) (undo func()) {
-	return s.addStreamRule(match, streamfault.Silent)
+	return s.addStreamRule(match, faults.Silent)
 }
 
-func (s *Server) addStreamRule(match func(RequestInfo) bool, fault streamfault.Fault) (undo func()) {
-	var rule *streamfault.Rule[RequestInfo]
+func (s *Server) addStreamRule(match func(RequestInfo) bool, fault faults.Fault) (undo func()) {
+	var rule *faults.Rule[RequestInfo]
 	s.withLock(func() { rule = s.streams.Add(match, fault) })
 	return func() { s.withLock(func() { s.streams.Remove(rule) }) }
 }
@@ -42,9 +42,9 @@ func (s *Server) addStreamRule(match func(RequestInfo) bool, fault streamfault.F
 // serveStreamFault answers r as the first stream rule that applies says,
 // and reports whether one did. Matchers run without the server's lock.
 func (s *Server) serveStreamFault(w http.ResponseWriter, r *http.Request, info RequestInfo) bool {
-	var rules streamfault.Rules[RequestInfo]
+	var rules faults.Rules[RequestInfo]
 	s.withLock(func() { rules = s.streams.Clone() })
-	return rules.Serve(w, r, info, streamfault.Request{Verb: info.Verb, Namespace: info.Namespace,
+	return rules.Serve(w, r, info, faults.Request{Verb: info.Verb, Namespace: info.Namespace,
 		InitialEvents: queryBool(r.URL.Query(), "sendInitialEvents"), Done: s.done,
 		RV: func() (rv uint64) {
 			s.withLock(func() { rv = s.rv })

@@ -15,10 +15,10 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/controllers"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/faults"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/streamfault"
 )
 
 // Options configures a [Server]. The zero value is ready to use.
@@ -147,15 +147,15 @@ type Server struct {
 	// controller (controllers.go, internal/controllers).
 	ctl controllers.Controllers
 	// faults, denials and counts are the test hooks of faults.go.
-	failures []*failRule
-	delays   []*delayRule
+	failures faults.Failures[RequestInfo]
+	delays   faults.Delays[RequestInfo]
 	// lag, when set, holds back watch events (LagWatches).
 	lag *lagRule
 	// expiring counts the ExpireWatches faults in force.
 	expiring int
 	// streams are the EndlessLists and SilenceWatches faults in force
-	// (faults_stream.go, internal/streamfault).
-	streams streamfault.Rules[RequestInfo]
+	// (faults_stream.go, internal/faults).
+	streams faults.Rules[RequestInfo]
 	denials authz.Denials
 	counts  map[string]int
 	// asked records each user's requests, for Roles (auth.go).

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package streamfault holds the faults of a server that answers and then
+// This file holds the faults of a server that answers and then
 // misbehaves in the body of its answer: a list that never ends
 // ([Endless], Server.EndlessLists) and a watch that never says anything
-// ([Silent], Server.SilenceWatches). [Rules] are the faults in force;
-// the server owns them and guards them with its lock.
-//
-// Guarantees:
-//   - An endless answer is written as fast as the client reads it, never
-//     ahead: at most 32 KiB are buffered between writes.
-//   - Every answer ends when the client goes away or the server's done
-//     channel is closed; nothing is left running.
-//   - Matchers run without the caller's lock ([Rules.Clone] first).
-package streamfault
+// ([Silent], Server.SilenceWatches). An endless answer is written as fast
+// as the client reads it, never ahead: at most 32 KiB are buffered
+// between writes.
+
+package faults
 
 import (
 	"bytes"
