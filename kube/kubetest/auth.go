@@ -58,25 +58,10 @@ func (s *Server) Allow(user, verb, resource string) {
 }
 
 // authorize refuses a request that a denial matches, with the real
-// server's message.
+// server's message (authz.Denials.Check).
 func (s *Server) authorize(info RequestInfo) *kube.StatusError {
-	res := apierr.Qualified(info.Group, info.Resource)
-	if info.Subresource != "" {
-		res += "/" + info.Subresource
-	}
-	if !s.denials.Denies(info.User, info.Verb, res) {
-		return nil
-	}
-	resource := info.Resource
-	if info.Subresource != "" {
-		resource += "/" + info.Subresource
-	}
-	msg := authz.ForbiddenMessage(info.User, info.Verb, resource, info.Group, info.Namespace)
-	name := info.Name
-	if info.Verb == "watch" || info.Verb == "list" {
-		name = ""
-	}
-	return apierr.Forbidden(info.Group, info.Resource, name, msg)
+	return s.denials.Check(authz.Attributes{User: info.User, Verb: info.Verb, Group: info.Group, Resource: info.Resource,
+		Subresource: info.Subresource, Namespace: info.Namespace, Name: info.Name})
 }
 
 // tokenFor returns a token of user, or "" (authz.TokenFor).
