@@ -12,7 +12,6 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -23,25 +22,13 @@ import (
 // for one that waits on finalizers).
 
 // parseDeleteOptions reads DeleteOptions from the body and the query
-// (internal/deleteopts).
+// (deleteopts.Read); dryRun=All in them makes the call a dry run.
 func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError) {
-	body, err := media.ReadBody(c.r)
-	if err != nil {
-		return nil, err
-	}
-	o, bad := deleteopts.Parse(c.r.Header.Get("Content-Type"), body, c.q)
-	switch {
-	case bad.Unsupported:
-		return nil, apierr.UnsupportedMedia(media.BodyTypes...)
-	case bad.Message != "":
-		return nil, apierr.BadRequest(bad.Message)
-	case len(bad.Invalid) > 0:
-		return nil, apierr.Invalid("meta.k8s.io", "DeleteOptions", "", bad.Invalid)
-	}
-	if slices.Contains(o.DryRun, "All") {
+	o, err := deleteopts.Read(c.r, c.q)
+	if err == nil && slices.Contains(o.DryRun, "All") {
 		c.dryRun = true
 	}
-	return o, nil
+	return o, err
 }
 
 // propagation is the deletion policy o asks of res (deleteopts.Propagation).
