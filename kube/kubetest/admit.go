@@ -3,8 +3,6 @@
 package kubetest
 
 import (
-	"strings"
-
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/admission"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
@@ -136,17 +134,8 @@ func (s *Server) admitEviction(c *call, body []byte, opts *protobuf.DeleteOption
 	if len(hooks) == 0 {
 		return opts, nil
 	}
-	eviction, err := unstructured.DecodeObjectOrNull(body)
-	if err != nil || eviction == nil {
-		return opts, nil // DecodeEviction read it: it is JSON
-	}
-	req.KindGroup, req.KindVersion, req.Kind = "policy", "v1", "Eviction"
-	if v, ok := strings.CutPrefix(unstructured.String(eviction, "apiVersion"), "policy/"); ok {
-		req.KindVersion = v
-	}
-	req.Object = eviction
-	mutated, changed, serr := s.caller(c).Review(hooks, req)
-	if serr != nil || !changed {
+	mutated, serr := s.caller(c).ReviewEviction(hooks, req, body) // DecodeEviction read body: it is JSON
+	if serr != nil || mutated == nil {
 		return opts, serr
 	}
 	next, invalid := disruption.DecodeEviction(encodeObject(mutated), c.info.Name, c.info.Namespace)

@@ -150,7 +150,7 @@ type Server struct {
 	failures faults.Failures[RequestInfo]
 	delays   faults.Delays[RequestInfo]
 	// lag, when set, holds back watch events (LagWatches).
-	lag *lagRule
+	lag *faults.Lag
 	// expiring counts the ExpireWatches faults in force.
 	expiring int
 	// streams are the EndlessLists and SilenceWatches faults in force

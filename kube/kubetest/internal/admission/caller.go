@@ -5,8 +5,10 @@ package admission
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // Caller is how the webhooks of one client request are called.
@@ -102,4 +104,26 @@ func DeleteOptions(opts any) obj {
 	}
 	o["kind"], o["apiVersion"] = "DeleteOptions", "meta.k8s.io/v1"
 	return o
+}
+
+// ReviewEviction calls the webhooks for an eviction: a CREATE of
+// pods/eviction whose object is the policy Eviction body (JSON), as the
+// real server calls them; req is the request but its kind and object.
+// It answers the Eviction as the mutating webhooks left it, nil when
+// they did not change it (or body is no JSON object).
+func (c Caller) ReviewEviction(hooks []Webhook, req *Request, body []byte) (map[string]any, *kube.StatusError) {
+	eviction, err := unstructured.DecodeObjectOrNull(body)
+	if err != nil || eviction == nil {
+		return nil, nil
+	}
+	req.KindGroup, req.KindVersion, req.Kind = "policy", "v1", "Eviction"
+	if v, ok := strings.CutPrefix(unstructured.String(eviction, "apiVersion"), "policy/"); ok {
+		req.KindVersion = v
+	}
+	req.Object = eviction
+	mutated, changed, serr := c.Review(hooks, req)
+	if serr != nil || !changed {
+		return nil, serr
+	}
+	return mutated, nil
 }

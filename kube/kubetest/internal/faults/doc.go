@@ -3,7 +3,7 @@
 // Package faults keeps the rules of the faults a test injects into
 // kubetest's server and applies them: requests failed ([Failures],
 // Server.FailNext) or held ([Delays], Server.Delay) before they are
-// served, and answers that misbehave in their body ([Rules]: a list that
+// served, watch events held back ([Lag], Server.LagWatches), and answers that misbehave in their body ([Rules]: a list that
 // never ends, a watch that never says anything). The server owns the
 // rules and guards them with its lock; I is its request description,
 // which the rules' matchers take.

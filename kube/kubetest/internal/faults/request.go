@@ -4,6 +4,7 @@ package faults
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -113,4 +114,25 @@ func (ds Delays[I]) Wait(ctx context.Context, done <-chan struct{}, info I) {
 	case <-ctx.Done():
 	case <-done:
 	}
+}
+
+// Lag holds back the events of the watches of one resource (a plural;
+// "" for every resource) by a random time in [Min, Max].
+type Lag struct {
+	Resource string
+	Min, Max time.Duration
+}
+
+// Delay returns how long an event of a watch of resource is held back
+// (a random time in [Min, Max]), and false when l, which may be nil,
+// does not apply to it.
+func (l *Lag) Delay(resource string) (time.Duration, bool) {
+	if l == nil || l.Resource != "" && l.Resource != resource {
+		return 0, false
+	}
+	d := l.Min
+	if l.Max > l.Min {
+		d += rand.N(l.Max - l.Min)
+	}
+	return d, true
 }
