@@ -13,6 +13,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -60,11 +61,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	meta := unstructured.Metadata(o)
 	fins, changed := gcFinalizers(res, stringList(meta, "finalizers"), wr.propagation)
 	if changed {
-		if len(fins) == 0 {
-			delete(meta, "finalizers")
-		} else {
-			meta["finalizers"] = unstructured.AnyList(fins)
-		}
+		strategy.SetFinalizers(meta, fins)
 	}
 	if prev.deleting && !changed {
 		return prev, false, nil
@@ -76,14 +73,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 		return s.removeLocked(res, wr.col, prev), true, nil
 	}
 	if !prev.deleting {
-		// The real server bumps the generation of kinds that keep one when
-		// it marks an object deleting, so that GenerationChanged
-		// predicates see it.
-		if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {
-			meta["generation"] = g + 1
-		}
-		meta["deletionTimestamp"] = nowString()
-		meta["deletionGracePeriodSeconds"] = int64(0)
+		strategy.MarkDeleting(meta, nowString())
 	}
 	if wr.dryRun {
 		return makeRecord(res, o), false, nil

@@ -11,7 +11,6 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 )
 
@@ -30,22 +29,9 @@ func isEviction(res *resource, info RequestInfo) bool {
 
 // serveEviction answers a POST of pods/eviction.
 func (s *Server) serveEviction(c *call) {
-	body, err := media.ReadBody(c.r)
-	if err == nil {
-		if mt, _ := media.BodyType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
-			js, jsErr := protobuf.ToJSON(body)
-			if body = js; jsErr != nil {
-				err = apierr.BadRequest("error decoding Eviction: " + jsErr.Error())
-			}
-		}
-	}
+	body, opts, err := disruption.ReadEviction(c.r, c.info.Name, c.info.Namespace)
 	if err != nil {
 		apierr.Write(c.w, err)
-		return
-	}
-	opts, invalid := disruption.DecodeEviction(body, c.info.Name, c.info.Namespace)
-	if invalid != "" {
-		apierr.Write(c.w, apierr.BadRequest(invalid))
 		return
 	}
 	if opts, err = s.admitEviction(c, body, opts); err != nil {

@@ -6,7 +6,7 @@
 // ([PodReady]), which pods no budget guards ([Unguarded]) and which an
 // unhealthy-pod policy lets go ([LetsUnhealthyGo]), and the charge of an eviction on the one budget covering
 // the pod ([Charge]), or its [Refusal]; it also reads the Eviction
-// posted ([DecodeEviction]) and marks the evicted pod
+// posted ([ReadEviction], [DecodeEviction]) and marks the evicted pod
 // ([SetDisruptionTarget]). [Evict] puts these together into the
 // eviction of one pod, over a [Store] through which the server gives
 // the budgets of the pod's namespace, writes the charged one as its
