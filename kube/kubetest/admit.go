@@ -47,28 +47,21 @@ func (s *Server) updateStore(wr *write, o obj) (updateResult, *kube.StatusError)
 	return s.updateLocked(wr, o, nil)
 }
 
-// webhooksLocked returns the webhooks of the stored configurations, each
-// kind in the order the real server calls them.
+// webhooksLocked returns the webhooks of the stored configurations
+// (admission.Configured).
 func (s *Server) webhooksLocked() []admission.Webhook {
-	var hooks []admission.Webhook
-	for _, kind := range []struct {
-		plural   string
-		mutating bool
-	}{{"mutatingwebhookconfigurations", true}, {"validatingwebhookconfigurations", false}} {
-		col := s.cols["admissionregistration.k8s.io/"+kind.plural]
-		if col == nil {
-			continue
-		}
-		var some []admission.Webhook
-		for _, k := range col.keys() {
-			if r := col.objects[k]; r != nil {
-				some = append(some, admission.Parse(mustDecode(r.raw), kind.mutating)...)
+	configs := func(plural string) []map[string]any {
+		var out []map[string]any
+		if col := s.cols["admissionregistration.k8s.io/"+plural]; col != nil {
+			for _, k := range col.keys() {
+				if r := col.objects[k]; r != nil {
+					out = append(out, mustDecode(r.raw))
+				}
 			}
 		}
-		admission.Sort(some)
-		hooks = append(hooks, some...)
+		return out
 	}
-	return hooks
+	return admission.Configured(configs("mutatingwebhookconfigurations"), configs("validatingwebhookconfigurations"))
 }
 
 // isWebhookConfiguration says whether res holds webhook configurations,

@@ -10,7 +10,7 @@ import (
 )
 
 // This file gives internal/admission's flow a client's write (admitting)
-// and holds what that write stores whatever object it is given (pinned).
+// and what that write stores whatever object it is given (pinned).
 
 // admitting is a client's write by store as the admission flow sees it
 // (admission.Write, admission.Deletion).
@@ -62,12 +62,12 @@ func (a admitting) StoreLocked(o obj, m *admission.Mutation, dry bool) (updateRe
 
 func (a admitting) PinUID(create bool) {
 	if create || a.wr.apply || a.wr.res.CreateOnUpdate {
-		a.wr.pinned.uid = newUID() // the object's uid in every step, if it is created
+		a.wr.pinned.UID = newUID() // the object's uid in every step, if it is created
 	}
 }
 
 func (a admitting) PinManaged(out updateResult) {
-	a.wr.pinned.managed, a.wr.pinned.managedFields = true, unstructured.Metadata(mustDecode(out.rec.raw))["managedFields"]
+	a.wr.pinned.Managed, a.wr.pinned.ManagedFields = true, unstructured.Metadata(mustDecode(out.rec.raw))["managedFields"]
 }
 
 func (a admitting) DeleteHooksLocked(prev *record) []admission.Webhook {
@@ -130,29 +130,8 @@ func (s *Server) writeMutated(mutated obj, create bool, config obj, dryRan bool)
 	}
 }
 
-// pinned is what a create stores whatever object it is given: the steps
-// of a write with webhooks create the same object (same uid), and the
-// managedFields of a create that mutating webhooks changed are those of
-// what the client sent, as on the real server (the webhooks' fields are
-// nobody's).
-type pinned struct {
-	uid string // empty: a new uid
-	// managed says managedFields are pinned: to managedFields, or none
-	// when it is nil.
-	managed       bool
-	managedFields any
-}
+// pinned is what a create stores whatever the object (admission.Pin).
+type pinned = admission.Pin
 
 // pin gives the metadata of an object being created what wr pins.
-func (wr *write) pin(meta obj) {
-	if wr.pinned.uid != "" {
-		meta["uid"] = wr.pinned.uid
-	}
-	switch {
-	case !wr.pinned.managed:
-	case wr.pinned.managedFields == nil:
-		delete(meta, "managedFields")
-	default:
-		meta["managedFields"] = wr.pinned.managedFields
-	}
-}
+func (wr *write) pin(meta obj) { wr.pinned.Apply(meta) }
