@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
@@ -62,13 +61,4 @@ func (a serviceAccounts) Account(ns, name string) (sa satoken.Account, found boo
 		}
 	})
 	return sa, found
-}
-
-// bearerToken is the token of r's Authorization header, "" for none.
-func bearerToken(r *http.Request) string {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(token)
 }

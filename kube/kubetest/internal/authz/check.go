@@ -3,6 +3,9 @@
 package authz
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 )
@@ -29,4 +32,29 @@ func (d *Denials) Check(a Attributes) *kube.StatusError {
 		name = ""
 	}
 	return apierr.Forbidden(a.Group, a.Resource, name, msg)
+}
+
+// Authenticator returns the user of a bearer token none of the
+// configured tokens is (a service account token a TokenRequest issued);
+// false when it authenticates nobody.
+type Authenticator func(token string) (user string, ok bool)
+
+// AuthenticateRequest returns the user a request is made by, from its
+// Authorization header: the user serviceAccount finds for a bearer
+// token that is not a configured one, else as [Authenticate] says
+// (public: the request reads a public path). A refusal is the real
+// server's 401.
+func AuthenticateRequest(tokens map[string]string, authorization string, public bool, serviceAccount Authenticator) (string, *kube.StatusError) {
+	if token, ok := strings.CutPrefix(authorization, "Bearer "); ok {
+		if token = strings.TrimSpace(token); token != "" && tokens[token] == "" {
+			if user, ok := serviceAccount(token); ok {
+				return user, nil
+			}
+		}
+	}
+	user, ok := Authenticate(tokens, authorization, public)
+	if !ok {
+		return "", apierr.New(http.StatusUnauthorized, kube.ReasonUnauthorized, "Unauthorized", nil)
+	}
+	return user, nil
 }
