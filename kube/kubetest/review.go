@@ -3,12 +3,10 @@
 package kubetest
 
 import (
-	"bytes"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 )
@@ -40,8 +38,7 @@ type reviewServer struct{ s *Server }
 func (v reviewServer) Denials() *authz.Denials { return &v.s.denials }
 
 func (v reviewServer) Authorized(a review.Attributes) bool {
-	return v.s.authorize(RequestInfo{User: a.User, Verb: a.Verb, Group: a.Group, Resource: a.Resource,
-		Subresource: a.Subresource, Namespace: a.Namespace, Name: a.Name}) == nil
+	return v.s.denials.Check(authz.Attributes(a)) == nil
 }
 
 func (v reviewServer) UserOf(token string) (string, bool) {
@@ -52,12 +49,6 @@ func (v reviewServer) UserOf(token string) (string, bool) {
 }
 
 func (v reviewServer) UID(user string) string { return v.s.userUID(user) }
-
-func (v reviewServer) EncodeMeta(meta map[string]any) []byte {
-	var b bytes.Buffer
-	encode.Meta(&b, meta)
-	return b.Bytes()
-}
 
 // answeredResources are the reviews and Bindings (create only) and
 // ComponentStatuses (get and list) as discovery lists them; none is
