@@ -16,7 +16,7 @@ import (
 
 // This file serves pods/eviction (kubectl drain) as kube-apiserver 1.36.3
 // serves it: a POST of a policy/v1 Eviction whose name is the pod's is
-// admitted by the webhooks (admit_eviction.go), and then charged to the
+// admitted by the webhooks (admit.go), and then charged to the
 // PodDisruptionBudget covering the pod and turned into the pod's
 // deletion by disruption.Evict, given the store by evictionStore; the
 // answer is 201 with a Success Status. Other verbs answer 405. No
