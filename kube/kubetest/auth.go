@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
 )
@@ -18,23 +17,10 @@ import (
 // authenticate returns the user r is made by: the service account of a
 // token a TokenRequest issued, else as authz.Authenticate says (with
 // tokens configured, a request without one may only read health and
-// /version, and a wrong token is always refused).
+// /version, and a wrong token is always refused): authz.AuthenticateRequest.
 func (s *Server) authenticate(r *http.Request, info RequestInfo) (string, *kube.StatusError) {
-	if token := bearerToken(r); token != "" && s.opts.Tokens[token] == "" {
-		if user, ok := s.serviceAccountUser(token); ok {
-			return user, nil
-		}
-	}
 	public := !info.IsResourceRequest && authz.PublicPath(info.Path)
-	user, ok := authz.Authenticate(s.opts.Tokens, r.Header.Get("Authorization"), public)
-	if !ok {
-		return "", errUnauthorized()
-	}
-	return user, nil
-}
-
-func errUnauthorized() *kube.StatusError {
-	return apierr.New(http.StatusUnauthorized, kube.ReasonUnauthorized, "Unauthorized", nil)
+	return authz.AuthenticateRequest(s.opts.Tokens, r.Header.Get("Authorization"), public, s.serviceAccountUser)
 }
 
 // Deny makes the server refuse verb on resource to user with 403 Forbidden,
@@ -58,25 +44,10 @@ func (s *Server) Allow(user, verb, resource string) {
 }
 
 // authorize refuses a request that a denial matches, with the real
-// server's message.
+// server's message (authz.Denials.Check).
 func (s *Server) authorize(info RequestInfo) *kube.StatusError {
-	res := apierr.Qualified(info.Group, info.Resource)
-	if info.Subresource != "" {
-		res += "/" + info.Subresource
-	}
-	if !s.denials.Denies(info.User, info.Verb, res) {
-		return nil
-	}
-	resource := info.Resource
-	if info.Subresource != "" {
-		resource += "/" + info.Subresource
-	}
-	msg := authz.ForbiddenMessage(info.User, info.Verb, resource, info.Group, info.Namespace)
-	name := info.Name
-	if info.Verb == "watch" || info.Verb == "list" {
-		name = ""
-	}
-	return apierr.Forbidden(info.Group, info.Resource, name, msg)
+	return s.denials.Check(authz.Attributes{User: info.User, Verb: info.Verb, Group: info.Group, Resource: info.Resource,
+		Subresource: info.Subresource, Namespace: info.Namespace, Name: info.Name})
 }
 
 // tokenFor returns a token of user, or "" (authz.TokenFor).

@@ -4,9 +4,7 @@ package kubetest
 
 import (
 	"net/http"
-	"strconv"
 
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/componentstatus"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
@@ -26,29 +24,8 @@ func isComponentStatus(info RequestInfo) bool {
 		info.Subresource == "" && info.Namespace == ""
 }
 
-// serveComponentStatus answers a get or a list of ComponentStatuses with
-// the deprecation warning; other verbs are not allowed.
+// serveComponentStatus answers a get or a list of ComponentStatuses
+// (componentstatus.Serve).
 func (s *Server) serveComponentStatus(w http.ResponseWriter, info RequestInfo) {
-	w.Header().Add("Warning", "299 - "+strconv.Quote(componentStatuses.Deprecated))
-	switch info.Verb {
-	case "get":
-		for _, it := range componentstatus.Items() {
-			if it["metadata"].(obj)["name"] == info.Name {
-				apierr.WriteJSON(w, http.StatusOK, encodeObject(it))
-				return
-			}
-		}
-		apierr.Write(w, apierr.NotFound(componentStatuses.Group, componentStatuses.Plural, info.Name))
-	case "list":
-		var items []any
-		for _, it := range componentstatus.Items() {
-			delete(it, "kind")
-			delete(it, "apiVersion")
-			items = append(items, it)
-		}
-		apierr.WriteJSON(w, http.StatusOK, encodeObject(obj{"kind": "ComponentStatusList", "apiVersion": "v1",
-			"metadata": obj{}, "items": items}))
-	default:
-		apierr.Write(w, apierr.MethodNotAllowed())
-	}
+	componentstatus.Serve(w, info.Verb, info.Name)
 }

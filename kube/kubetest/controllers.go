@@ -3,71 +3,25 @@
 package kubetest
 
 import (
+	"maps"
 	"slices"
-	"time"
 
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/ctlstate"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/controllers"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/nscontroller"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
-// This file runs, inside the server, the two controllers of
-// kube-controller-manager that clients see as part of the API: the garbage
-// collector (package gc, given the store by gc.go) and the namespace
-// controller (nscontroller.go).
-//
-// They are driven by the writes themselves. Every commit and removal is
-// observed (observeLocked): it keeps the garbage collector's index of
-// owners to dependents and queues the work the change calls for (both
-// kept by internal/ctlstate). The queue is run to its end before the lock that made the change is released
-// (runControllersLocked), so the request that deletes an owner or a
-// namespace returns after everything it set off has happened or is waiting
-// on a finalizer someone else must remove. Nothing polls and nothing runs
-// between requests: a test sees the outcome without sleeping, and the same
-// requests always give the same sequence of events.
-
-// ctlItem is one piece of queued work (internal/ctlstate).
-type ctlItem = ctlstate.Item
-
-// The kinds of queued work.
-const (
-	opCollect   = ctlstate.Collect
-	opOwner     = ctlstate.Owner
-	opNamespace = ctlstate.Namespace
-)
-
-// maxControllerSteps bounds the work one write can set off, so that a
-// cycle of owners (which the real collector also handles only roughly)
-// cannot hold the lock for ever.
-const maxControllerSteps = 1 << 20
-
-// controllers is the state of the in-process controllers.
-type controllers struct {
-	// owners is the garbage collector's graph, kept by every commit and
-	// removal whether or not the collector runs.
-	owners ctlstate.Index
-	// queue holds the work not done yet.
-	queue ctlstate.Queue
-}
-
-func newControllers() controllers { return controllers{} }
-
-func (s *Server) enqueueLocked(it ctlItem) { s.ctl.queue.Add(it) }
+// This file runs, inside the server, the garbage collector and the
+// namespace controller (internal/controllers says how and when), and
+// gives them the server's store (ctlStore). The namespace's own DELETE
+// is here too.
 
 // runControllersLocked does the queued work, and the work it queues, until
 // none is left. It costs nothing when nothing was queued.
 func (s *Server) runControllersLocked() {
-	dropped := s.ctl.queue.Run(maxControllerSteps, func(it ctlItem) {
-		switch it.Op {
-		case opCollect:
-			gc.Collect(gcStore{s}, gc.ObjectRef{Col: it.Col, Key: it.Key})
-		case opOwner:
-			gc.Process(gcStore{s}, gc.ObjectRef{Col: it.Col, Key: it.Key})
-		case opNamespace:
-			nscontroller.Sync(nsStore{s}, it.Key, time.Now())
-		}
-	})
-	if dropped > 0 {
+	if dropped := s.ctl.Run(ctlStore{s}); dropped > 0 {
 		s.log.Warn("controllers stopped after too many steps; work dropped", "left", dropped)
 	}
 }
@@ -75,74 +29,58 @@ func (s *Server) runControllersLocked() {
 // observeLocked is called for every committed event of res: it keeps the
 // owner index and queues the controllers' work.
 func (s *Server) observeLocked(res *resource, e *event) {
-	obj, prev := e.obj, e.prev
-	gone := e.typ == "DELETED"
-	ownersChanged := prev == nil || gone || !slices.Equal(prev.owners, obj.owners)
-	var col string
-	if ownersChanged && (len(obj.owners) > 0 || prev != nil && len(prev.owners) > 0) {
-		col = res.colKey()
-		var prevOwners, owners []string
-		if prev != nil {
-			prevOwners = gc.OwnerUIDs(prev.owners)
-		}
-		if !gone {
-			owners = gc.OwnerUIDs(obj.owners)
-		}
-		s.ctl.owners.Update(ctlstate.Ref{Col: col, Key: obj.key}, prevOwners, owners)
+	ch := controllers.Change{Ref: gc.ObjectRef{Col: res.colKey(), Key: e.obj.key}, Gone: e.typ == "DELETED",
+		Obj: gcObject(e.obj), Name: e.obj.name, Namespace: isNamespaces(res), Namespaced: res.Namespaced,
+		Collected: !gcIgnored(res)}
+	if e.prev != nil {
+		prev := gcObject(e.prev)
+		ch.Prev = &prev
 	}
-	if !s.opts.DisableGarbageCollection && !gcIgnored(res) {
-		s.observeForGCLocked(res, e, col, ownersChanged)
-	}
-	s.observeForNamespaceLocked(res, e)
+	s.ctl.Observe(ctlStore{s}, ch)
 }
 
-// observeForGCLocked queues the garbage collector's work for e: the
-// dependents of a removed object, an object whose owners changed, an
-// owner that waits for the collector, and the owners a dependent stopped
-// blocking.
-func (s *Server) observeForGCLocked(res *resource, e *event, col string, ownersChanged bool) {
-	obj, prev := e.obj, e.prev
-	if e.typ == "DELETED" {
-		for _, dep := range s.ctl.owners.Dependents(obj.uid) {
-			s.enqueueLocked(ctlItem{Op: opCollect, Col: dep.Col, Key: dep.Key})
-		}
-	} else if len(obj.owners) > 0 && ownersChanged {
-		s.enqueueLocked(ctlItem{Op: opCollect, Col: col, Key: obj.key})
-	}
-	if e.typ != "DELETED" && obj.deleting && obj.gcFinalizer {
-		if col == "" {
-			col = res.colKey()
-		}
-		s.enqueueLocked(ctlItem{Op: opOwner, Col: col, Key: obj.key})
-	}
-	// An owner deleting in the foreground waits for its blocking
-	// dependents: look at it again when one goes or stops naming it.
-	if prev != nil && len(prev.owners) > 0 && ownersChanged {
-		for _, o := range prev.owners {
-			if !o.Block {
-				continue
-			}
-			if ores, key, ok := s.ownerKeyLocked(prev.namespace, o); ok {
-				s.enqueueLocked(ctlItem{Op: opOwner, Col: ores.colKey(), Key: key})
-			}
-		}
-	}
+// gcObject is what the garbage collector reads of rec; its owners are
+// rec's, not a copy.
+func gcObject(rec *record) gc.Object {
+	return gc.Object{UID: rec.uid, Namespace: rec.namespace, Owners: rec.owners, Deleting: rec.deleting,
+		Foreground: rec.foreground, Orphan: rec.orphan, GCFinalizer: rec.gcFinalizer}
 }
 
-// observeForNamespaceLocked queues the namespace controller for a
-// namespace marked deleting and for a terminating namespace whose content
-// changed.
-func (s *Server) observeForNamespaceLocked(res *resource, e *event) {
-	switch {
-	case isNamespaces(res):
-		if e.typ != "DELETED" && e.obj.deleting {
-			s.enqueueLocked(ctlItem{Op: opNamespace, Key: e.obj.name})
-		}
-	case res.Namespaced:
-		if ns := s.cols["/namespaces"].objects[e.obj.namespace]; ns != nil && ns.deleting {
-			s.enqueueLocked(ctlItem{Op: opNamespace, Key: ns.name})
-		}
+// gcIgnored reports the resources the real collector ignores (Events),
+// whose API also adds no garbage collection finalizers.
+func gcIgnored(res *resource) bool {
+	return res.stored().Plural == "events" && res.stored().Group == ""
+}
+
+// gcFinalizers returns the finalizers an object of res keeps when it is
+// deleted with propagation, and whether they differ from fins
+// (gc.Finalizers); Events keep theirs.
+func gcFinalizers(res *resource, fins []string, propagation string) ([]string, bool) {
+	if gcIgnored(res) {
+		return fins, false
 	}
+	return gc.Finalizers(fins, propagation, res.stored().OrphanByDefault)
+}
+
+// deleteNamespaceLocked is the namespaces' own DELETE: the first marks
+// the namespace Terminating, with the orphan or foregroundDeletion
+// finalizer the options ask for; a later one changes nothing while
+// spec.finalizers is not empty. done is false when the generic deletion
+// applies (a terminating namespace already finalized).
+func (s *Server) deleteNamespaceLocked(wr *write, prev *record) (rec *record, done bool) {
+	o := mustDecode(prev.raw)
+	if prev.deleting {
+		spec, _ := o["spec"].(obj)
+		if len(stringList(spec, "finalizers")) > 0 {
+			return prev, true
+		}
+		return nil, false
+	}
+	nscontroller.MarkTerminating(o, wr.propagation, nowString())
+	if wr.dryRun {
+		return makeRecord(wr.res, o), true
+	}
+	return s.commitLocked(wr.res, wr.col, "MODIFIED", o, prev), true
 }
 
 // resourceOfLocked returns the served resource of the collection col,
@@ -157,4 +95,113 @@ func (s *Server) resourceOfLocked(col string) *resource {
 		}
 	}
 	return out
+}
+
+// ctlStore is the server's store as the controllers see it
+// (controllers.Store). Its methods are called with s.mu held; the
+// controllers' writes are kube-controller-manager's.
+type ctlStore struct{ s *Server }
+
+func (c ctlStore) record(ref gc.ObjectRef) *record {
+	if col := c.s.cols[ref.Col]; col != nil {
+		return col.objects[ref.Key]
+	}
+	return nil
+}
+
+func (c ctlStore) Object(ref gc.ObjectRef) (controllers.Object, bool) {
+	if rec := c.record(ref); rec != nil {
+		return controllers.Object{Object: gcObject(rec), Name: rec.name}, true
+	}
+	return controllers.Object{}, false
+}
+
+func (c ctlStore) Served(col string) (apiVersion, kind string, ok bool) {
+	if res := c.s.resourceOfLocked(col); res != nil {
+		return res.apiVersion(), res.Kind, true
+	}
+	return "", "", false
+}
+
+func (c ctlStore) Decode(ref gc.ObjectRef) map[string]any { return mustDecode(c.record(ref).raw) }
+
+func (c ctlStore) Keys(col string) []string {
+	if cl := c.s.cols[col]; cl != nil {
+		return cl.keys()
+	}
+	return nil
+}
+
+func (c ctlStore) Owner(ns string, o gc.Owner) (gc.ObjectRef, bool, bool) {
+	group, version := kinds.SplitAPIVersion(o.APIVersion)
+	res := c.s.reg.byKind(group, version, o.Kind)
+	if res == nil || res.Namespaced && ns == "" {
+		return gc.ObjectRef{}, false, false
+	}
+	if !res.Namespaced {
+		ns = ""
+	}
+	return gc.ObjectRef{Col: res.colKey(), Key: objectKey(ns, o.Name)}, res.Namespaced, true
+}
+
+func (c ctlStore) HasUID(col, uid, ns string) bool {
+	for _, r := range c.s.cols[col].objects {
+		if r.uid == uid && r.namespace != ns {
+			return true
+		}
+	}
+	return false
+}
+
+func (c ctlStore) NamespaceDeleting(name string) bool {
+	ns := c.s.cols["/namespaces"].objects[name]
+	return ns != nil && ns.deleting
+}
+
+func (c ctlStore) Namespaced() (keys, names []string) {
+	stored := c.s.storedResourcesLocked()
+	for _, key := range slices.Sorted(maps.Keys(stored)) {
+		if res := stored[key]; res.Namespaced && c.s.cols[key] != nil {
+			keys, names = append(keys, key), append(names, res.Plural+"."+res.Group)
+		}
+	}
+	return keys, names
+}
+
+// write is a write of kube-controller-manager's to the object at ref;
+// nil when it is gone or its collection is not served.
+func (c ctlStore) write(ref gc.ObjectRef) (*write, *record) {
+	rec, res := c.record(ref), c.s.resourceOfLocked(ref.Col)
+	if rec == nil || res == nil {
+		return nil, nil
+	}
+	return &write{res: res, col: c.s.cols[ref.Col], namespace: rec.namespace, name: rec.name,
+		manager: "kube-controller-manager"}, rec
+}
+
+func (c ctlStore) Delete(ref gc.ObjectRef, propagation string) {
+	if wr, rec := c.write(ref); wr != nil {
+		wr.propagation = propagation
+		_, _, _ = c.s.deleteLocked(wr, rec)
+	}
+}
+
+func (c ctlStore) Update(ref gc.ObjectRef, sub string, o map[string]any) {
+	wr, rec := c.write(ref)
+	if wr == nil {
+		return
+	}
+	wr.sub = sub
+	if _, err := c.s.updateLocked(wr, wr.res.fromStored(o), nil); err != nil {
+		c.s.log.Warn("controller update failed", "kind", wr.res.Kind, "key", rec.key, "err", err)
+	}
+}
+
+func (c ctlStore) Record(about gc.ObjectRef, ev map[string]any) {
+	events := c.s.reg.lookup("", "v1", "events")
+	wr := &write{res: events, col: c.s.cols[events.colKey()], manager: "kube-controller-manager",
+		namespace: unstructured.String(unstructured.Metadata(ev), "namespace")}
+	if _, err := c.s.createLocked(wr, ev); err != nil {
+		c.s.log.Warn("garbage collector event refused", "key", about.Key, "err", err)
+	}
 }

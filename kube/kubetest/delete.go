@@ -12,8 +12,8 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/crd"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -23,25 +23,13 @@ import (
 // for one that waits on finalizers).
 
 // parseDeleteOptions reads DeleteOptions from the body and the query
-// (internal/deleteopts).
+// (deleteopts.Read); dryRun=All in them makes the call a dry run.
 func (c *call) parseDeleteOptions() (*protobuf.DeleteOptions, *kube.StatusError) {
-	body, err := media.ReadBody(c.r)
-	if err != nil {
-		return nil, err
-	}
-	o, bad := deleteopts.Parse(c.r.Header.Get("Content-Type"), body, c.q)
-	switch {
-	case bad.Unsupported:
-		return nil, apierr.UnsupportedMedia(media.BodyTypes...)
-	case bad.Message != "":
-		return nil, apierr.BadRequest(bad.Message)
-	case len(bad.Invalid) > 0:
-		return nil, apierr.Invalid("meta.k8s.io", "DeleteOptions", "", bad.Invalid)
-	}
-	if slices.Contains(o.DryRun, "All") {
+	o, err := deleteopts.Read(c.r, c.q)
+	if err == nil && slices.Contains(o.DryRun, "All") {
 		c.dryRun = true
 	}
-	return o, nil
+	return o, err
 }
 
 // propagation is the deletion policy o asks of res (deleteopts.Propagation).
@@ -73,11 +61,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	meta := unstructured.Metadata(o)
 	fins, changed := gcFinalizers(res, stringList(meta, "finalizers"), wr.propagation)
 	if changed {
-		if len(fins) == 0 {
-			delete(meta, "finalizers")
-		} else {
-			meta["finalizers"] = anyList(fins)
-		}
+		strategy.SetFinalizers(meta, fins)
 	}
 	if prev.deleting && !changed {
 		return prev, false, nil
@@ -89,14 +73,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 		return s.removeLocked(res, wr.col, prev), true, nil
 	}
 	if !prev.deleting {
-		// The real server bumps the generation of kinds that keep one when
-		// it marks an object deleting, so that GenerationChanged
-		// predicates see it.
-		if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {
-			meta["generation"] = g + 1
-		}
-		meta["deletionTimestamp"] = nowString()
-		meta["deletionGracePeriodSeconds"] = int64(0)
+		strategy.MarkDeleting(meta, nowString())
 	}
 	if wr.dryRun {
 		return makeRecord(res, o), false, nil

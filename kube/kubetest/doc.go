@@ -198,42 +198,44 @@
 //
 // The server itself is package kubetest: the Options and Server API
 // (server.go, seed.go, faults.go, faults_stream.go, watchlag.go), what
-// names the minors it acts as (minor.go), the
-// storage with its one resourceVersion counter and bounded history
-// (store.go, object.go), the routing and the request paths of every verb
-// (handler.go, requestinfo.go, create.go, read.go, update.go, patch.go,
-// apply.go, delete.go, watch.go, shard.go, table.go), what a
-// write is checked against (fieldvalidation.go, customresource.go), the
-// kinds served and discovery (resource.go, crd.go, discovery.go,
-// openapi.go), the hooks by which kinds, controllers and admission act
-// on the store (namespace.go, service.go, scale.go, budget.go,
-// eviction.go, binding.go, podlog.go, componentstatus.go, csr.go,
-// tokenrequest.go, scaleapply.go, podsub.go, auth.go,
-// review.go, controllers.go, gc.go, nscontroller.go, bootstrap.go), and
-// the transports (transport.go, listener.go, pki.go).
+// names the minors it acts as (minor.go), the storage with its one
+// resourceVersion counter and bounded history (store.go, object.go), the
+// routing and the request paths of every verb (handler.go,
+// requestinfo.go, create.go, read.go, update.go, patch.go, apply.go,
+// delete.go, watch.go, shard.go, table.go), what a write is checked
+// against (fieldvalidation.go, customresource.go), the kinds served and
+// discovery (resource.go, crd.go, discovery.go, openapi.go), the hooks
+// by which kinds, controllers and admission act on the store
+// (namespace.go, service.go, scale.go, scaleapply.go, eviction.go,
+// binding.go, podlog.go, componentstatus.go, csr.go, tokenrequest.go,
+// podsub.go, auth.go, review.go, admit.go, admit_write.go,
+// admit_delete.go, controllers.go, bootstrap.go), and the transports
+// (transport.go, listener.go, pki.go).
 //
 // Everything else is in subpackages of kube/kubetest/internal/, each one
 // concern with its package doc, knowing the server by a small interface
 // it declares or not at all:
-//   - what a cluster's controllers and admission do: gc, nscontroller and
-//     ctlstate (their queue and owner index); strategy (the generic REST
-//     strategies and what kinds add), defaulting, autoscaling, events,
-//     clusterip, crd, conversion (a CRD's conversion webhook), scale,
-//     disruption, binding, podlog, componentstatus,
-//     csr (approval and conditions), satoken (TokenRequests and the
-//     service account tokens they issue), podsub (pods' connect
-//     subresources, ephemeral containers and resize), authz and review; bootstrap (what a new server holds);
-//     minor (what changes with the minor a server acts as);
+//   - what a cluster's controllers and admission do: controllers (which
+//     runs gc and nscontroller), ctlstate (their queue and owner index);
+//     admission (the webhooks around a client's writes); conversion (a
+//     CRD's conversion webhook); strategy (the generic REST strategies and
+//     what kinds add), defaulting, autoscaling, events, clusterip, crd,
+//     scale, disruption, binding, podlog, componentstatus, csr (approval
+//     and conditions), satoken (TokenRequests and the service account
+//     tokens they issue), podsub (pods' connect subresources, ephemeral
+//     containers and resize), authz and review; bootstrap (what a new
+//     server holds); minor (what changes with the minor a server acts as);
 //   - the kinds and their schemas: kinds (the built-in kinds, a resource's
 //     description, the registry), schema, validation, fielderr,
 //     fieldvalidation, fieldmanager, strategicmerge, patch, unstructured,
 //     quantity;
 //   - the wire: encode (objects in the real server's order), media
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
-//     frames of every built-in kind), requestinfo, listopts,
-//     deleteopts, apierr (the Status errors), discovery, openapi (and openapipb,
-//     the documents in protobuf), table, jsonpath, shardexpr,
-//     inprocess (the in-process round trip), pki; testjson for tests.
+//     frames of every built-in kind), requestinfo, listopts, deleteopts,
+//     apierr (the Status errors), discovery, openapi (and openapipb, the
+//     documents in protobuf), table, jsonpath, shardexpr, faults (the
+//     rules of the faults a test injects), inprocess (the in-process round
+//     trip), listen (the loopback socket), pki; testjson for tests.
 //
 // For tests of other TLS servers (a webhook server, a server a client must
 // verify), [NewCA] makes a certificate authority that issues serving and

@@ -11,65 +11,27 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/deleteopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 )
 
 // This file serves pods/eviction (kubectl drain) as kube-apiserver 1.36.3
-// serves it: a POST of a policy/v1 Eviction whose name is the pod's
-//
-//   - evicts a pod that is Pending, Succeeded, Failed or being deleted
-//     whatever budgets cover it;
-//   - else finds the PodDisruptionBudgets covering the pod (budget.go):
-//     none lets it go, more than one is a 500, and the one there is
-//     charges the eviction (status.disruptionsAllowed decremented, the
-//     pod recorded in status.disruptedPods) or refuses it with 429 (a
-//     budget whose status.observedGeneration is behind its generation,
-//     with Retry-After: 10; one that allows no disruption, without) or
-//     403; an unready pod is let go uncharged when the budget's
-//     unhealthyPodEvictionPolicy is AlwaysAllow or its currentHealthy
-//     reaches a desiredHealthy above zero;
-//   - then adds the pod's DisruptionTarget condition (reason
-//     EvictionByEvictionAPI; no managedFields entry records it), deletes
-//     the pod with the Eviction's deleteOptions and answers 201 with a
-//     Success Status.
-//
-// The delete's preconditions are checked after the budget's charge, as
-// the real server checks them, so a stale one leaves the budget charged.
-// A dry run (?dryRun=All, or in the deleteOptions) checks the budget and
-// changes nothing. Other verbs answer 405. No disruption controller
-// runs: a budget's status is what clients write (see budget.go).
+// serves it: a POST of a policy/v1 Eviction whose name is the pod's is
+// admitted by the webhooks (admit.go), and then charged to the
+// PodDisruptionBudget covering the pod and turned into the pod's
+// deletion by disruption.Evict, given the store by evictionStore; the
+// answer is 201 with a Success Status. Other verbs answer 405. No
+// disruption controller runs: a budget's status is what clients write.
 
 // isEviction reports whether the call is to pods/eviction.
 func isEviction(res *resource, info RequestInfo) bool {
 	return res.Group == "" && res.Plural == "pods" && info.Subresource == "eviction"
 }
 
-// evictionJSON turns a protobuf Eviction body into JSON.
-func evictionJSON(body []byte) ([]byte, *kube.StatusError) {
-	js, err := protobuf.ToJSON(body)
-	if err != nil {
-		return nil, apierr.BadRequest("error decoding Eviction: " + err.Error())
-	}
-	return js, nil
-}
-
 // serveEviction answers a POST of pods/eviction.
 func (s *Server) serveEviction(c *call) {
-	body, err := media.ReadBody(c.r)
+	body, opts, err := disruption.ReadEviction(c.r, c.info.Name, c.info.Namespace)
 	if err != nil {
 		apierr.Write(c.w, err)
-		return
-	}
-	if mt, _ := media.BodyType(c.r); mt == protobuf.MediaType { // client-go's typed client sends protobuf
-		if body, err = evictionJSON(body); err != nil {
-			apierr.Write(c.w, err)
-			return
-		}
-	}
-	opts, invalid := disruption.DecodeEviction(body, c.info.Name, c.info.Namespace)
-	if invalid != "" {
-		apierr.Write(c.w, apierr.BadRequest(invalid))
 		return
 	}
 	if opts, err = s.admitEviction(c, body, opts); err != nil {
@@ -84,36 +46,9 @@ func (s *Server) serveEviction(c *call) {
 			err = apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name)
 			return
 		}
-		o := mustDecode(prev.raw)
-		var charge budgetCharge
-		if !budgetIgnores(prev, o) {
-			if charge, err = s.chargeBudgetLocked(wr, prev, o); err != nil {
-				return
-			}
-		}
-		if err = checkPreconditions(c.res, c.info.Name, prev, opts); err != nil {
-			// The real server deletes an unready pod a budget lets go
-			// on the condition that it is unchanged, and answers the
-			// conflict as the budget's 429 unless the client set a
-			// resourceVersion precondition itself.
-			if charge.unhealthy && (opts.Preconditions == nil || opts.Preconditions.ResourceVersion == nil) {
-				err = disruption.BusyStatus(charge.budget)
-			}
-			return
-		}
-		if wr.dryRun {
-			return
-		}
-		disruption.SetDisruptionTarget(o, nowString())
-		st := *wr
-		st.sub = "status"
-		var up updateResult
-		// The real server writes the condition past its field
-		// manager: managedFields do not change.
-		if up, err = s.updateLocked(&st, o, func(_, _, _ obj, _ string) {}); err != nil {
-			return
-		}
-		_, _, err = s.deleteLocked(wr, up.rec)
+		pod := disruption.Pod{Object: mustDecode(prev.raw), Namespace: prev.namespace, Name: prev.name,
+			Labels: prev.labels, Deleting: prev.deleting, Precondition: checkPreconditions(c.res, c.info.Name, prev, opts)}
+		err = disruption.Evict(evictionStore{s, wr}, pod, opts, wr.dryRun, nowString())
 	})
 	if err != nil {
 		apierr.Write(c.w, err)
@@ -129,4 +64,49 @@ func checkPreconditions(res *resource, name string, prev *record, opts *protobuf
 		return errPrecondition(res, name, msg)
 	}
 	return nil
+}
+
+// evictionStore is the server's store as an eviction of the pod wr
+// deletes sees it (disruption.Store). Its methods are called with s.mu
+// held.
+type evictionStore struct {
+	s  *Server
+	wr *write
+}
+
+// budgets returns the served PodDisruptionBudgets and their collection.
+func (e evictionStore) budgets() (*resource, *collection) {
+	res := e.s.reg.lookup("policy", "v1", "poddisruptionbudgets")
+	return res, e.s.cols[res.colKey()]
+}
+
+func (e evictionStore) Budgets(ns string) []disruption.Budget {
+	_, col := e.budgets()
+	var out []disruption.Budget
+	for _, r := range col.objects {
+		if r.namespace == ns {
+			out = append(out, disruption.Budget{Name: r.name, Object: mustDecode(r.raw)})
+		}
+	}
+	return out
+}
+
+func (e evictionStore) WriteBudgetStatus(name string, b map[string]any) *kube.StatusError {
+	res, col := e.budgets()
+	bw := &write{res: res, col: col, namespace: e.wr.namespace, name: name, sub: "status", manager: "kube-apiserver"}
+	_, err := e.s.updateLocked(bw, b, nil)
+	return err
+}
+
+func (e evictionStore) Evict(pod map[string]any) *kube.StatusError {
+	st := *e.wr
+	st.sub = "status"
+	// The real server writes the condition past its field manager:
+	// managedFields do not change.
+	up, err := e.s.updateLocked(&st, pod, func(_, _, _ obj, _ string) {})
+	if err != nil {
+		return err
+	}
+	_, _, err = e.s.deleteLocked(e.wr, up.rec)
+	return err
 }

@@ -5,29 +5,16 @@ package kubetest
 import (
 	"maps"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/faults"
 )
 
 // This file is fault injection and observation for tests: failing and
 // delaying requests, cutting watches, writing garbage into them, compacting
 // the history, and counting requests.
-
-// failRule fails the next n requests its match accepts.
-type failRule struct {
-	n     int
-	match func(RequestInfo) bool
-	err   *kube.StatusError
-}
-
-// delayRule holds requests its match accepts for d.
-type delayRule struct {
-	match func(RequestInfo) bool
-	d     time.Duration
-}
 
 // FailNext makes the next n requests that match accepts (every request
 // when match is nil) fail with err, written as a Status with err's code; a
@@ -42,7 +29,7 @@ func (s *Server) FailNext(n int, match func(RequestInfo) bool, err *kube.StatusE
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.failures = append(s.failures, &failRule{n: n, match: match, err: err})
+	s.failures.Add(n, match, err)
 }
 
 // Delay holds every request that match accepts (every request when match
@@ -51,19 +38,13 @@ func (s *Server) FailNext(n int, match func(RequestInfo) bool, err *kube.StatusE
 // time; a request whose client goes away stops waiting. match runs without
 // the server's lock held, so it may call the Server's methods.
 func (s *Server) Delay(match func(RequestInfo) bool, d time.Duration) (undo func()) {
-	rule := &delayRule{match: match, d: d}
 	s.mu.Lock()
-	s.delays = append(s.delays, rule)
+	rule := s.delays.Add(match, d)
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for i, r := range s.delays {
-			if r == rule {
-				s.delays = append(s.delays[:i:i], s.delays[i+1:]...)
-				return
-			}
-		}
+		s.delays.Remove(rule)
 	}
 }
 
@@ -72,58 +53,21 @@ func (s *Server) Delay(match func(RequestInfo) bool, d time.Duration) (undo func
 // Server (Count, FailNext, ...); a rule is consumed under the lock, and one
 // that another request used up meanwhile is passed over.
 func (s *Server) injectFaults(r *http.Request, info RequestInfo) *kube.StatusError {
-	var delays []*delayRule
-	s.withLock(func() { delays = slices.Clone(s.delays) })
-	var wait time.Duration
-	for _, d := range delays {
-		if d.match == nil || d.match(info) {
-			wait += d.d
-		}
-	}
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-		case <-s.done:
-			t.Stop()
-		}
-	}
+	var delays faults.Delays[RequestInfo]
+	s.withLock(func() { delays = s.delays.Clone() })
+	delays.Wait(r.Context(), s.done, info)
 	// The failures in force once the delay is over: a rule added while
 	// the request waited applies to it.
-	var failures []*failRule
-	s.withLock(func() { failures = slices.Clone(s.failures) })
-	for _, f := range failures {
-		if f.match != nil && !f.match(info) {
-			continue
-		}
-		if err := s.consumeFailure(f); err != nil {
-			return err
-		}
-	}
-	return nil
+	var failures faults.Failures[RequestInfo]
+	s.withLock(func() { failures = s.failures.Clone() })
+	return failures.First(info, s.takeFailure)
 }
 
-// consumeFailure takes one use of f and returns a copy of its error, or
-// nil when f is used up or removed.
-func (s *Server) consumeFailure(f *failRule) *kube.StatusError {
+// takeFailure takes one use of f (faults.Failures.Take).
+func (s *Server) takeFailure(f *faults.Failure[RequestInfo]) *kube.StatusError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := slices.Index(s.failures, f)
-	if i < 0 {
-		return nil
-	}
-	f.n--
-	if f.n == 0 {
-		s.failures = slices.Delete(slices.Clip(s.failures), i, i+1)
-	}
-	e := *f.err
-	if e.Status.Details != nil {
-		d := *e.Status.Details
-		e.Status.Details = &d
-	}
-	return &e
+	return s.failures.Take(f)
 }
 
 // CutWatches ends every open watch now, as a server restart or a load

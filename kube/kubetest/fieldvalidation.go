@@ -4,15 +4,12 @@ package kubetest
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldvalidation"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file answers what internal/fieldvalidation finds in a write's
@@ -21,23 +18,13 @@ import (
 // apply configuration that does not convert (500).
 
 // parseFieldValidation reads ?fieldValidation= of a write into
-// c.fieldValidation; absent, it is Warn, the real server's default.
+// c.fieldValidation (fieldvalidation.Mode).
 func (c *call) parseFieldValidation() *kube.StatusError {
-	v := c.q.Get("fieldValidation")
-	switch v {
-	case "":
-		c.fieldValidation = fieldvalidation.Warn
-	case fieldvalidation.Ignore, fieldvalidation.Warn, fieldvalidation.Strict:
-		c.fieldValidation = v
-	default:
-		options := map[string]string{"create": "CreateOptions", "update": "UpdateOptions"}[c.info.Verb]
-		if options == "" {
-			options = "PatchOptions"
-		}
-		return apierr.Invalid("meta.k8s.io", options, "", []fielderr.Error{{Type: "FieldValueNotSupported",
-			Field: "fieldValidation", Value: v, Detail: fielderr.NotSupportedDetail("", "Ignore", "Strict", "Warn")}})
+	mode, err := fieldvalidation.Mode(c.q.Get("fieldValidation"), c.info.Verb)
+	if err == nil {
+		c.fieldValidation = mode
 	}
-	return nil
+	return err
 }
 
 // warn adds a Warning header as the real server writes them, once: its
@@ -79,7 +66,7 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 	p := fieldvalidation.Patch{JSONPatch: mt == mediaJSONPatch, Strategic: mt == mediaStrategic, Body: body, SMPQuoted: smpQuoted}
 	warnings, value, detail := fieldvalidation.Patched(c.fieldKind(), c.fieldValidation, p, patched)
 	if detail != "" {
-		return apierr.Invalid("", "", "", []fielderr.Error{{Type: "FieldValueInvalid", Field: "patch", Value: value, Detail: detail}})
+		return fieldvalidation.PatchError(value, detail)
 	}
 	for _, e := range warnings {
 		c.warn(e)
@@ -90,12 +77,8 @@ func (c *call) checkPatched(mt string, body []byte, smpQuoted string, patched ob
 // checkApplyConfig checks an apply configuration: an unknown field or a
 // type mismatch is a 500, whatever ?fieldValidation= says.
 func (c *call) checkApplyConfig(config obj) *kube.StatusError {
-	msg := fieldvalidation.ApplyConfig(c.fieldKind(), config)
-	if msg == "" {
-		return nil
+	if msg := fieldvalidation.ApplyConfig(c.fieldKind(), config); msg != "" {
+		return fieldvalidation.ApplyConfigError(config, c.res.Group, c.res.Version, c.res.Kind, msg)
 	}
-	meta := unstructured.Metadata(config)
-	gvk := c.res.Group + "/" + c.res.Version + ", Kind=" + c.res.Kind
-	return apierr.New(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
-		unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvk, msg), nil)
+	return nil
 }

@@ -3,16 +3,8 @@
 package kubetest
 
 import (
-	"crypto/tls"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"sync"
-	"time"
-
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/pki"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listen"
 )
 
 // Listener is the server on a loopback socket, made by [Server.Listen], as
@@ -26,38 +18,13 @@ type Listener struct {
 	// for plain HTTP.
 	CAData []byte
 
-	s       *Server
-	srv     *http.Server
-	served  chan struct{}
-	closing sync.Once
-
-	// mu guards accepted, open and peak: the connections accepted so far,
-	// open now, and open at most at once.
-	mu                   sync.Mutex
-	accepted, open, peak int
+	s    *Server
+	sock *listen.Socket // serves and counts (internal/listen)
 }
 
 // Connections returns how many connections the listener accepted since
 // it started, and how many were open at most at once.
-func (l *Listener) Connections() (accepted, peak int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.accepted, l.peak
-}
-
-// connState counts the listener's connections.
-func (l *Listener) connState(_ net.Conn, state http.ConnState) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch state {
-	case http.StateNew:
-		l.accepted++
-		l.open++
-		l.peak = max(l.peak, l.open)
-	case http.StateClosed, http.StateHijacked:
-		l.open--
-	}
-}
+func (l *Listener) Connections() (accepted, peak int) { return l.sock.Connections() }
 
 // Listen serves the server on a new loopback port, over TLS with a freshly
 // generated CA when useTLS is set. The listener runs until [Listener.Close]
@@ -68,45 +35,20 @@ func (s *Server) Listen(useTLS bool) (*Listener, error) {
 
 // ListenAddr is [Server.Listen] on addr ("127.0.0.1:0" picks a free port).
 func (s *Server) ListenAddr(addr string, useTLS bool) (*Listener, error) {
-	l := &Listener{s: s, served: make(chan struct{})}
-	l.srv = &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil, ConnState: l.connState}
-	if useTLS {
-		ca, cert, err := pki.LoopbackCert()
-		if err != nil {
-			return nil, fmt.Errorf("listen: make certificates: %w", err)
-		}
-		l.CAData = ca
-		l.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	}
-	ln, err := net.Listen("tcp", addr)
+	sock, err := listen.Open(addr, useTLS, s)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+		return nil, err
 	}
-	scheme := "http"
-	if useTLS {
-		scheme = "https"
-	}
-	l.URL = scheme + "://" + ln.Addr().String()
+	l := &Listener{URL: sock.URL, CAData: sock.CAData, s: s, sock: sock}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		_ = ln.Close()
+		sock.Abort()
 		return nil, ErrClosed
 	}
 	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
-	go func() {
-		defer close(l.served)
-		var err error
-		if useTLS {
-			err = l.srv.ServeTLS(ln, "", "")
-		} else {
-			err = l.srv.Serve(ln)
-		}
-		if err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Warn("listener stopped", "addr", l.URL, "err", err)
-		}
-	}()
+	sock.Serve(s.log)
 	return l, nil
 }
 
@@ -119,9 +61,4 @@ func (l *Listener) Config() *kube.Config {
 
 // Close stops the listener, ends its connections (and so its watches) and
 // waits for it to stop serving.
-func (l *Listener) Close() {
-	l.closing.Do(func() {
-		_ = l.srv.Close()
-		<-l.served
-	})
-}
+func (l *Listener) Close() { l.sock.Close() }

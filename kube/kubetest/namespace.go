@@ -16,7 +16,7 @@ import (
 // This file holds what is special about some kinds (namespaces here, CRDs
 // in crd.go) behind hooks the generic write paths call. Namespaces get the
 // label kubernetes.io/metadata.name and the spec finalizer "kubernetes" on
-// create; their deletion is in nscontroller.go.
+// create; their deletion is in controllers.go.
 
 func isNamespaces(res *resource) bool { return res.Group == "" && res.Plural == "namespaces" }
 

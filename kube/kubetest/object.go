@@ -3,7 +3,6 @@
 package kubetest
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"time"
@@ -48,10 +47,6 @@ func encodeObject(o obj) []byte { return encode.Object(o) }
 // encodeObjectTM is encodeObject that also returns where the type fields
 // end: "{" + raw[tm:] is the object without kind and apiVersion.
 func encodeObjectTM(o obj) (raw []byte, tm int) { return encode.ObjectTM(o) }
-
-func writeMeta(b *bytes.Buffer, m obj)          { encode.Meta(b, m) }
-func writeJSONString(b *bytes.Buffer, s string) { encode.String(b, s) }
-func writeJSONValue(b *bytes.Buffer, v any)     { encode.Value(b, v) }
 
 // stringList returns m[k] as a list of strings (finalizers).
 func stringList(m obj, k string) []string {

@@ -3,20 +3,17 @@
 package kubetest
 
 import (
-	"bytes"
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 )
 
-// This file serves the reviews package review answers (access reviews,
-// SelfSubjectReviews, SelfSubjectRulesReviews, TokenReviews): it reads
-// the request and writes the answer. No review is stored; discovery lists
+// This file gives package review, which serves the reviews (access
+// reviews, SelfSubjectReviews, SelfSubjectRulesReviews, TokenReviews),
+// the server (reviewServer). No review is stored; discovery lists
 // them all (registry.answered), OpenAPI none.
 
 // reviewOf returns which review collection info names, nil for none.
@@ -24,36 +21,14 @@ func reviewOf(info RequestInfo) *review.Kind {
 	return review.Of(info.Group, info.Version, info.Resource, info.Subresource, info.Name, info.Namespace)
 }
 
-// serveReview answers a POST of a review of kind k with 201 (any other
-// verb is a 405); what is refused is a 400 or a 422.
+// serveReview answers a POST of a review of kind k (review.Serve).
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info RequestInfo, k *review.Kind) {
-	if info.Verb != "create" {
-		apierr.Write(w, apierr.MethodNotAllowed())
-		return
-	}
-	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: media.ManagerOf(r), Now: nowString(),
+	req := review.Request{User: info.User, Namespace: info.Namespace, Now: nowString(),
 		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec}
-	var serr *kube.StatusError
-	if k == &review.Self {
-		// Nothing of the body matters (kubectl sends it as protobuf, whose
-		// layout kubetest does not hold), only that it can be read.
-		serr = media.CheckBody(r)
-	} else {
-		req.Body, _, _, serr = decodeRequestObject(r, nil)
-	}
-	if serr != nil {
-		apierr.Write(w, serr)
-		return
-	}
-	out, refused := review.Answer(k, req, reviewServer{s})
-	switch {
-	case refused == nil:
-		apierr.WriteJSON(w, http.StatusCreated, encodeObject(out))
-	case refused.Errors != nil:
-		apierr.Write(w, apierr.Invalid(k.Group, "", "", refused.Errors))
-	default:
-		apierr.Write(w, apierr.BadRequest(refused.Message))
-	}
+	review.Serve(w, r, info.Verb, k, req, reviewServer{s}, func(r *http.Request) (map[string]any, *kube.StatusError) {
+		o, _, _, err := decodeRequestObject(r, nil)
+		return o, err
+	})
 }
 
 // reviewServer is the server as the review answers see it
@@ -63,8 +38,7 @@ type reviewServer struct{ s *Server }
 func (v reviewServer) Denials() *authz.Denials { return &v.s.denials }
 
 func (v reviewServer) Authorized(a review.Attributes) bool {
-	return v.s.authorize(RequestInfo{User: a.User, Verb: a.Verb, Group: a.Group, Resource: a.Resource,
-		Subresource: a.Subresource, Namespace: a.Namespace, Name: a.Name}) == nil
+	return v.s.denials.Check(authz.Attributes(a)) == nil
 }
 
 func (v reviewServer) UserOf(token string) (string, bool) {
@@ -75,12 +49,6 @@ func (v reviewServer) UserOf(token string) (string, bool) {
 }
 
 func (v reviewServer) UID(user string) string { return v.s.userUID(user) }
-
-func (v reviewServer) EncodeMeta(meta map[string]any) []byte {
-	var b bytes.Buffer
-	writeMeta(&b, meta)
-	return b.Bytes()
-}
 
 // answeredResources are the reviews and Bindings (create only) and
 // ComponentStatuses (get and list) as discovery lists them; none is

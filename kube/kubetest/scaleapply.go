@@ -3,13 +3,8 @@
 package kubetest
 
 import (
-	"fmt"
-
-	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves server-side apply of a Scale (PATCH .../scale with
@@ -25,22 +20,11 @@ import (
 //     answers 500 and changes nothing.
 
 // serveScaleApply answers an apply of c's Scale (internal/scale reads
-// the configuration and words the errors).
+// the configuration and words the errors: ReadApply, ApplyError).
 func (s *Server) serveScaleApply(c *call) {
-	var body []byte
-	var serr *kube.StatusError
-	if c.q.Get("fieldManager") != "" { // its absence is refused first
-		body, serr = media.ReadBody(c.r)
-	}
 	target := scale.Target{Name: c.info.Name, Namespace: c.info.Namespace, Namespaced: c.res.Namespaced,
 		APIVersion: c.res.apiVersion(), Kind: c.res.Kind, SpecReplicasPath: c.res.Scale.SpecReplicas}
-	var config, parent obj
-	if serr == nil {
-		config, serr = scale.ParseApply(c.q.Get("fieldManager"), body)
-	}
-	if serr == nil {
-		parent, serr = scale.ApplyParent(config, target)
-	}
+	config, parent, serr := scale.ReadApply(c.r, c.q.Get("fieldManager"), target)
 	if serr != nil {
 		apierr.Write(c.w, serr)
 		return
@@ -59,15 +43,9 @@ func (s *Server) serveScaleApply(c *call) {
 		}
 		out, serr = s.applyLocked(wr, parent)
 	})
-	switch {
-	case unowned:
-		apierr.Write(c.w, scale.ErrConvert("failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale)"))
-	case serr != nil:
-		apierr.Write(c.w, scale.Conflict(serr, target))
-	case custom:
-		apierr.Write(c.w, scale.ErrConvert(fmt.Sprintf("failed to convert new object (%s/%s; autoscaling/v1, Kind=Scale)",
-			unstructured.String(unstructured.Metadata(config), "namespace"), c.info.Name)))
-	default:
-		c.respondScale(out.rec)
+	if serr = scale.ApplyError(serr, custom, unowned, config, target); serr != nil {
+		apierr.Write(c.w, serr)
+		return
 	}
+	c.respondScale(out.rec)
 }

@@ -28,16 +28,6 @@ func (s *Server) resolveLocked(gvr kube.GroupVersionResource) (*resource, *colle
 	return res, s.cols[res.colKey()], nil
 }
 
-// toObject turns raw JSON or a value that encodes to a JSON object into
-// a fresh map (unstructured.FromValue).
-func toObject(object any) (obj, *kube.StatusError) {
-	o, err := unstructured.FromValue(object)
-	if err != nil {
-		return nil, apierr.BadRequest(err.Error())
-	}
-	return o, nil
-}
-
 // seedWrite describes a write of o to gvr by the seeding manager.
 func (s *Server) seedWriteLocked(gvr kube.GroupVersionResource, o obj) (*write, *kube.StatusError) {
 	res, col, err := s.resolveLocked(gvr)
@@ -90,9 +80,9 @@ func (s *Server) UpdateStatus(gvr kube.GroupVersionResource, object any) (map[st
 // seed is the body of the seeding writes: it runs do on object, under
 // the lock, and returns what was stored.
 func (s *Server) seed(gvr kube.GroupVersionResource, object any, do func(*write, obj) (*record, *kube.StatusError)) (map[string]any, error) {
-	o, err := toObject(object)
-	if err != nil {
-		return nil, err
+	o, decodeErr := unstructured.FromValue(object) // a fresh map, from raw JSON or a value that encodes to an object
+	if decodeErr != nil {
+		return nil, apierr.BadRequest(decodeErr.Error())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -14,6 +14,8 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/controllers"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/faults"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/rbac"
@@ -142,18 +144,18 @@ type Server struct {
 	reg  *registry
 	cols map[string]*collection // by resource.colKey()
 	// ctl is the state of the in-process garbage collector and namespace
-	// controller (controllers.go).
-	ctl controllers
+	// controller (controllers.go, internal/controllers).
+	ctl controllers.Controllers
 	// faults, denials and counts are the test hooks of faults.go.
-	failures []*failRule
-	delays   []*delayRule
+	failures faults.Failures[RequestInfo]
+	delays   faults.Delays[RequestInfo]
 	// lag, when set, holds back watch events (LagWatches).
-	lag *lagRule
+	lag *faults.Lag
 	// expiring counts the ExpireWatches faults in force.
 	expiring int
 	// streams are the EndlessLists and SilenceWatches faults in force
-	// (faults_stream.go).
-	streams []*streamRule
+	// (faults_stream.go, internal/faults).
+	streams faults.Rules[RequestInfo]
 	denials authz.Denials
 	counts  map[string]int
 	// asked records each user's requests, for Roles (auth.go).
@@ -210,7 +212,7 @@ func New(opts Options) *Server {
 		done:   make(chan struct{}),
 		reg:    newRegistryAt(m),
 		cols:   map[string]*collection{},
-		ctl:    newControllers(),
+		ctl:    controllers.Controllers{NoGC: opts.DisableGarbageCollection},
 		counts: map[string]int{},
 	}
 	s.tokenKey = make([]byte, 32)

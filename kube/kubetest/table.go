@@ -85,35 +85,18 @@ func (c *call) writeList(page *listPage) {
 		return
 	}
 	raws := make([][]byte, len(page.items))
-	size := 1024
 	for i, r := range page.items {
 		raws[i] = r.raw
-		size += len(r.raw)
 	}
-	var b bytes.Buffer
-	b.Grow(size)
-	newTableWriter(c.table, c.res).Write(&b, kube.ListMeta{ResourceVersion: formatRV(page.rv),
-		Continue: page.cont, RemainingItemCount: page.remaining}, raws, true)
-	apierr.WriteJSON(c.w, http.StatusOK, b.Bytes())
+	apierr.WriteJSON(c.w, http.StatusOK, newTableWriter(c.table, c.res).List(kube.ListMeta{ResourceVersion: formatRV(page.rv),
+		Continue: page.cont, RemainingItemCount: page.remaining}, raws))
 }
 
-// writeTableBookmark appends a BOOKMARK of a Table watch. The real server
-// converts the bookmark object (kind, apiVersion and resourceVersion) like
-// any other: a Table with one row printed from that empty object, which
-// keeps its metadata even with includeObject=None when it ends the initial
-// events.
+// writeTableBookmark appends a BOOKMARK of a Table watch
+// (table.Writer.Bookmark).
 func (w *watcher) writeTableBookmark(buf *bytes.Buffer, rv uint64, initialEnd bool) {
-	meta := obj{"resourceVersion": formatRV(rv)}
-	tw := *w.table
-	if initialEnd {
-		meta["annotations"] = obj{"k8s.io/initial-events-end": "true"}
-		if tw.Include == "None" {
-			tw.Include = "Metadata"
-		}
-	}
-	raw := encodeObject(obj{"kind": w.res.Kind, "apiVersion": w.res.storageAPIVersion(), "metadata": meta})
 	buf.WriteString(`{"type":"BOOKMARK","object":`)
-	buf.Write(tw.one(raw, w.tableHeaders))
+	buf.Write(w.table.Bookmark(w.res.Kind, w.res.storageAPIVersion(), formatRV(rv), initialEnd, w.tableHeaders))
 	w.tableHeaders = false
 	buf.WriteString("}\n")
 }

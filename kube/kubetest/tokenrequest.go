@@ -4,12 +4,10 @@ package kubetest
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/satoken"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves serviceaccounts/NAME/token (TokenRequest, kubectl
@@ -28,76 +26,39 @@ func isTokenRequest(res *resource, info RequestInfo) bool {
 	return res.Group == "" && res.Plural == "serviceaccounts" && info.Subresource == "token"
 }
 
-// serveTokenRequest answers a POST of a TokenRequest.
+// serveTokenRequest answers a POST of a TokenRequest (satoken.Issue).
 func (s *Server) serveTokenRequest(c *call) {
 	body, _, _, serr := decodeRequestObject(c.r, nil)
+	var answer obj
 	if serr == nil {
-		serr = ensureNamespace(unstructured.Metadata(body), c.info.Namespace)
+		answer, serr = satoken.Issue(serviceAccounts{s}, body, c.info.Namespace, c.info.Name, s.tokenKey, c.manager, newUID(), time.Now())
 	}
 	if serr != nil {
 		apierr.Write(c.w, serr)
 		return
 	}
-	var sa satoken.Account
-	var found bool
-	s.withLock(func() {
-		if rec := c.col.objects[c.key()]; rec != nil {
-			sa, found = satoken.Account{Namespace: rec.namespace, Name: rec.name, UID: rec.uid}, true
-		}
-	})
-	if !found {
-		apierr.Write(c.w, apierr.NotFound(c.res.Group, c.res.Plural, c.info.Name))
-		return
-	}
-	answer, claims, refused := satoken.Request(body, sa, time.Now(), c.manager, newUID())
-	if refused != nil {
-		apierr.Write(c.w, apierr.Invalid("authentication.k8s.io", "TokenRequest", refused.Name, refused.Errors))
-		return
-	}
-	unstructured.Child(answer, "status", false)["token"] = satoken.Sign(s.tokenKey, claims)
 	apierr.WriteJSON(c.w, http.StatusCreated, encodeObject(answer))
 }
 
 // serviceAccountUser returns the user a service account token
-// authenticates: one this server signed, unexpired, of a service account
-// that still exists with the uid it had.
+// authenticates (satoken.UserOf).
 func (s *Server) serviceAccountUser(token string) (string, bool) {
-	c, ok := satoken.Verify(s.tokenKey, token, time.Now())
-	if !ok {
-		return "", false
-	}
-	var uid string
-	s.withLock(func() {
-		if rec := s.cols["/serviceaccounts"].objects[objectKey(c.Namespace, c.Name)]; rec != nil {
-			uid = rec.uid
-		}
-	})
-	if uid == "" || uid != c.UID {
-		return "", false
-	}
-	return satoken.User(c.Namespace, c.Name), true
+	return satoken.UserOf(serviceAccounts{s}, s.tokenKey, token, time.Now())
 }
 
 // userUID is the uid of user: Options.UIDs', or a service account's.
 func (s *Server) userUID(user string) string {
-	if uid, ok := s.opts.UIDs[user]; ok || !satoken.IsUser(user) {
-		return uid
-	}
-	ns, name, _ := strings.Cut(strings.TrimPrefix(user, "system:serviceaccount:"), ":")
-	var uid string
-	s.withLock(func() {
-		if rec := s.cols["/serviceaccounts"].objects[objectKey(ns, name)]; rec != nil {
-			uid = rec.uid
-		}
-	})
-	return uid
+	return satoken.UID(serviceAccounts{s}, s.opts.UIDs, user)
 }
 
-// bearerToken is the token of r's Authorization header, "" for none.
-func bearerToken(r *http.Request) string {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return ""
-	}
-	return strings.TrimSpace(token)
+// serviceAccounts are the stored service accounts (satoken.Accounts).
+type serviceAccounts struct{ s *Server }
+
+func (a serviceAccounts) Account(ns, name string) (sa satoken.Account, found bool) {
+	a.s.withLock(func() {
+		if rec := a.s.cols["/serviceaccounts"].objects[objectKey(ns, name)]; rec != nil {
+			sa, found = satoken.Account{Namespace: rec.namespace, Name: rec.name, UID: rec.uid}, true
+		}
+	})
+	return sa, found
 }

@@ -3,19 +3,14 @@
 package kubetest
 
 import (
-	"math/rand/v2"
 	"time"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/faults"
 )
 
 // This file is the watch-lag fault: a watch that delivers each event some
 // time after it happened, as a busy watch cache or a slow network does,
 // so that a client's cache lags behind the writes the server answered.
-
-// lagRule holds back the events of the watches of one resource.
-type lagRule struct {
-	resource string // plural; "" for every resource
-	min, max time.Duration
-}
 
 // LagWatches makes every watch of resource (a plural such as
 // "configmaps"; "" for all) deliver each event a random time in [least,
@@ -25,7 +20,7 @@ type lagRule struct {
 // and writes are not delayed. The lag uses timers, so inside a synctest
 // bubble it takes no real time.
 func (s *Server) LagWatches(resource string, least, most time.Duration) (undo func()) {
-	rule := &lagRule{resource: resource, min: least, max: max(least, most)}
+	rule := &faults.Lag{Resource: resource, Min: least, Max: max(least, most)}
 	s.mu.Lock()
 	s.lag = rule
 	s.mu.Unlock()
@@ -41,13 +36,9 @@ func (s *Server) LagWatches(resource string, least, most time.Duration) (undo fu
 // dueLocked returns when w may deliver an event that happens now: never
 // before the event queued ahead of it.
 func (s *Server) dueLocked(w *watcher) time.Time {
-	l := s.lag
-	if l == nil || l.resource != "" && l.resource != w.res.Plural {
+	d, ok := s.lag.Delay(w.res.Plural)
+	if !ok {
 		return time.Time{}
-	}
-	d := l.min
-	if l.max > l.min {
-		d += rand.N(l.max - l.min)
 	}
 	due := time.Now().Add(d)
 	if n := len(w.queue); n > 0 && w.queue[n-1].due.After(due) {

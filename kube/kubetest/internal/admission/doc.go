@@ -3,7 +3,11 @@
 // Package admission calls the admission webhooks of kubetest's
 // Validating- and MutatingWebhookConfigurations as kube-apiserver 1.36
 // calls them: which webhooks a request goes to, the AdmissionReview they
-// are sent, and what their answers do to the request.
+// are sent, and what their answers do to the request. [Admit] (and
+// [Attempt]) put them around a client's write of one object, [AdmitDelete]
+// around its DELETE, [Caller.Review] around any other request; the
+// server gives the write as a [Write] or a [Deletion], small interfaces
+// over its storage, and says how to call with a [Caller].
 //
 // Guarantees:
 //   - Selection as the real server's: rules (operations, apiGroups,
@@ -28,8 +32,13 @@
 //     (a patch that does not apply is a 500); warnings are returned in the
 //     order the webhooks gave them; a dry run to a webhook whose
 //     sideEffects are not None or NoneOnDryRun is refused (400).
-//   - Nothing is called with the caller's lock held: the package does no
-//     locking and holds no state between calls.
+//   - Nothing is called with the caller's lock held: the package takes
+//     the server's lock only through [Write.Lock] and [Deletion.Lock],
+//     never across a call, and holds no state between calls.
+//   - A write with webhooks is made only if the stored object is still
+//     the one the webhooks were sent; otherwise it starts over, as the
+//     real server's update retries on a conflict. Every step of a write
+//     that creates gives the object the same uid.
 //   - [Check] refuses, at the write of a configuration, what kubetest would
 //     otherwise call wrongly: matchConditions (CEL).
 //

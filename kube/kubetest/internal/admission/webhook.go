@@ -163,3 +163,23 @@ func stringList(v any) []string {
 	}
 	return out
 }
+
+// Configured returns the webhooks of the stored Mutating- and
+// ValidatingWebhookConfigurations (decoded, in the order stored): the
+// mutating ones, then the validating ones, each kind in the order the
+// real server calls them ([Sort]).
+func Configured(mutating, validating []map[string]any) []Webhook {
+	var hooks []Webhook
+	for _, kind := range []struct {
+		configs  []map[string]any
+		mutating bool
+	}{{mutating, true}, {validating, false}} {
+		var some []Webhook
+		for _, c := range kind.configs {
+			some = append(some, Parse(c, kind.mutating)...)
+		}
+		Sort(some)
+		hooks = append(hooks, some...)
+	}
+	return hooks
+}

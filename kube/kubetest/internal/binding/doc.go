@@ -3,9 +3,10 @@
 // Package binding is what a Binding (core v1) does to the pod it names,
 // as a scheduler's binding does through kube-apiserver: [Target] checks
 // the Binding's target, [Assign] gives the pod its node, the Binding's
-// annotations and a PodScheduled condition. The server reads the request,
-// finds the pod, stores it and answers; this package keeps no state and
-// reads no other object.
+// annotations and a PodScheduled condition, and [Bind] does all of it
+// to a pod of the server's, which it finds and stores through [Pods].
+// The server reads the request and answers; this package keeps no state
+// and reads no other object.
 //
 // Guarantees:
 //   - A pod already assigned to a node is never changed: Assign returns

@@ -3,7 +3,7 @@
 // Package componentstatus holds the ComponentStatuses (core v1,
 // deprecated) kube-apiserver 1.36 reports in the harness, where neither
 // kube-scheduler nor kube-controller-manager serves its health port on
-// the default address and etcd answers. The server answers a get or a
+// the default address and etcd answers. [Serve] answers a get or a
 // list of them; nothing is stored.
 //
 // Guarantees:

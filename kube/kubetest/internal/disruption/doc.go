@@ -6,11 +6,12 @@
 // ([PodReady]), which pods no budget guards ([Unguarded]) and which an
 // unhealthy-pod policy lets go ([LetsUnhealthyGo]), and the charge of an eviction on the one budget covering
 // the pod ([Charge]), or its [Refusal]; it also reads the Eviction
-// posted ([DecodeEviction]) and marks the evicted pod
-// ([SetDisruptionTarget]). The server finds the budgets,
-// writes the charged one as its status update and turns a Refusal into
-// the real server's 429 or 403; this package keeps no state and reads no
-// other object.
+// posted ([ReadEviction], [DecodeEviction]) and marks the evicted pod
+// ([SetDisruptionTarget]). [Evict] puts these together into the
+// eviction of one pod, over a [Store] through which the server gives
+// the budgets of the pod's namespace, writes the charged one as its
+// status update and deletes the pod; a Refusal becomes the real server's
+// 429 or 403. This package keeps no state and reads no other object.
 //
 // Guarantees:
 //   - A budget whose status.observedGeneration is behind its generation

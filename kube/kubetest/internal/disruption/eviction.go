@@ -4,6 +4,11 @@ package disruption
 
 import (
 	"encoding/json"
+	"net/http"
+
+	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -61,4 +66,27 @@ func SetDisruptionTarget(pod map[string]any, now string) {
 		}
 	}
 	st["conditions"] = append(conds, cond)
+}
+
+// ReadEviction reads the Eviction r posts for the pod name in namespace,
+// in JSON or, as client-go's typed client sends it, protobuf: its body
+// as JSON and its delete options ([DecodeEviction]). What cannot be read
+// is a 400.
+func ReadEviction(r *http.Request, name, namespace string) ([]byte, *protobuf.DeleteOptions, *kube.StatusError) {
+	body, err := media.ReadBody(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if mt, _ := media.BodyType(r); mt == protobuf.MediaType {
+		js, jsErr := protobuf.ToJSON(body)
+		if jsErr != nil {
+			return nil, nil, apierr.BadRequest("error decoding Eviction: " + jsErr.Error())
+		}
+		body = js
+	}
+	opts, invalid := DecodeEviction(body, name, namespace)
+	if invalid != "" {
+		return nil, nil, apierr.BadRequest(invalid)
+	}
+	return body, opts, nil
 }

@@ -6,8 +6,9 @@
 // duplicate fields reported by ?fieldValidation= ([Strict]: refused;
 // [Warn], the default: a warning each; [Ignore]: nothing), and the
 // pruning of unknown fields. The schema validation of custom resources
-// (422) is in internal/schema; the server turns what this package finds
-// into Status errors and Warning headers.
+// (422) is in internal/schema. [Mode], [PatchError] and
+// [ApplyConfigError] are the real server's errors; the server writes the
+// warnings as Warning headers.
 //
 // Guarantees:
 //   - A check changes the object it is given as the real decoding does

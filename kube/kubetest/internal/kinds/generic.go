@@ -14,7 +14,7 @@ import (
 // scope, short names and categories are those of kube-apiserver 1.37.2's
 // discovery (testdata/discovery.json), their schemas those captured from
 // it (internal/schema/openapi). PodDisruptionBudgets are also read and
-// charged by pods/eviction (the server's budget.go).
+// charged by pods/eviction (internal/disruption's Evict).
 
 // emptyStatus is the status a create stores for kinds whose status has
 // only optional fields: the real strategy resets it and it encodes as {}.

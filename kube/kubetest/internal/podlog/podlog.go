@@ -3,8 +3,8 @@
 // Package podlog checks a pods/log request as kube-apiserver 1.36 does
 // before it would ask a kubelet: its options ([OptionErrors], as
 // PodLogOptions validation) and the container it names
-// ([CheckContainer]). The server finds the pod and answers; kubetest runs
-// no kubelet, so a log that passes is empty.
+// ([CheckContainer]); [Serve] answers the request, given the pod.
+// kubetest runs no kubelet, so a log that passes is empty.
 //
 // Guarantees:
 //   - Both checks keep no state and never modify what they are given.

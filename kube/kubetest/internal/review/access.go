@@ -3,9 +3,11 @@
 package review
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -78,7 +80,7 @@ func invalidAccess(k *Kind, req Request, spec obj, user string, groups, managed 
 	if meta := sentMetadata(req.Body); len(meta) > 0 {
 		meta["managedFields"] = managed
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata",
-			Value: json.RawMessage(s.EncodeMeta(meta)), Detail: "must be empty"})
+			Value: json.RawMessage(encodeMeta(meta)), Detail: "must be empty"})
 	}
 	return errs
 }
@@ -100,4 +102,11 @@ func sentMetadata(review map[string]any) obj {
 		out[k] = v
 	}
 	return out
+}
+
+// encodeMeta encodes metadata as the server orders it (encode.Meta).
+func encodeMeta(meta map[string]any) []byte {
+	var b bytes.Buffer
+	encode.Meta(&b, meta)
+	return b.Bytes()
 }

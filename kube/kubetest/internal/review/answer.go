@@ -50,8 +50,6 @@ type Server interface {
 	UserOf(token string) (user string, ok bool)
 	// UID returns the uid of a user, "" for none.
 	UID(user string) string
-	// EncodeMeta encodes metadata as the server orders it.
-	EncodeMeta(meta map[string]any) []byte
 }
 
 // Refusal is why a review is not answered: a 422 Invalid with Errors when

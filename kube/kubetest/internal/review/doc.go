@@ -5,7 +5,7 @@
 // SubjectAccessReview; LocalSubjectAccessReview), the reviews a user makes
 // of itself (SelfSubjectReview, `kubectl auth whoami`;
 // SelfSubjectRulesReview, `kubectl auth can-i --list`) and TokenReviews.
-// The server reads the request (its verb, its body) and writes the answer
+// [Serve] reads the request (its verb, its body) and writes the answer
 // or the refusal; [Answer] decides what both hold, asking the server
 // through the small [Server] interface.
 //

@@ -5,9 +5,12 @@
 // account tokens it issues: [Request] reads and checks a TokenRequest
 // and builds its answer, [Sign] makes the token of [Claims], [Verify]
 // reads one back, and [User] and [Groups] are the identity a token
-// authenticates. The server finds the service account, stores nothing
-// and answers; this package keeps no state: a token holds its claims,
-// signed with the server's key, so that no list of issued tokens grows.
+// authenticates. [Issue] answers a TokenRequest, [UserOf] reads a token
+// back to its user and [UID] gives a user's uid, finding service
+// accounts through [Accounts], which the server implements over its
+// store. Nothing is stored, and this package keeps no state: a token
+// holds its claims, signed with the server's key, so that no list of
+// issued tokens grows.
 //
 // Guarantees:
 //   - A token verifies only with the key that signed it, before its

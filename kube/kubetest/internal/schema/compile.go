@@ -95,7 +95,16 @@ func (c *compiler) refName(raw obj) string {
 	return strings.TrimPrefix(ref, c.prefix)
 }
 
+// fill gives n what raw, a schema of the OpenAPI document, declares.
 func (c *compiler) fill(n *Schema, raw obj) {
+	c.fillStructure(n, raw)
+	c.fillConstraints(n, raw)
+	fillExtensions(n, raw)
+}
+
+// fillStructure gives n the type, format and the shape of its content
+// (properties, additionalProperties, items, required) that raw declares.
+func (c *compiler) fillStructure(n *Schema, raw obj) {
 	switch t := raw["type"].(type) {
 	case string:
 		n.Type = t
@@ -144,6 +153,11 @@ func (c *compiler) fill(n *Schema, raw obj) {
 			}
 		}
 	}
+}
+
+// fillConstraints gives n the value constraints raw declares (nullable,
+// default, enum, bounds, pattern, allOf/anyOf/oneOf/not).
+func (c *compiler) fillConstraints(n *Schema, raw obj) {
 	n.Nullable, _ = raw["nullable"].(bool)
 	if d, ok := raw["default"]; ok {
 		n.HasDefault, n.Default = true, d
@@ -173,6 +187,11 @@ func (c *compiler) fill(n *Schema, raw obj) {
 	if not, ok := raw["not"].(obj); ok {
 		n.Not = c.Compile(not)
 	}
+}
+
+// fillExtensions gives n the x-kubernetes- extensions raw declares; an
+// untyped int-or-string format is IntOrString.
+func fillExtensions(n *Schema, raw obj) {
 	n.IntOrString, _ = raw["x-kubernetes-int-or-string"].(bool)
 	n.PreserveUnknown, _ = raw["x-kubernetes-preserve-unknown-fields"].(bool)
 	n.EmbeddedResource, _ = raw["x-kubernetes-embedded-resource"].(bool)

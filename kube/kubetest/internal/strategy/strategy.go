@@ -229,3 +229,26 @@ func NewFinalizers(old, next []string) []string {
 	}
 	return extra
 }
+
+// SetFinalizers makes fins the finalizers of meta (an object's
+// metadata), dropping the field when fins is empty.
+func SetFinalizers(meta obj, fins []string) {
+	if len(fins) == 0 {
+		delete(meta, "finalizers")
+	} else {
+		meta["finalizers"] = unstructured.AnyList(fins)
+	}
+}
+
+// MarkDeleting marks meta (an object's metadata) deleting at now (the
+// API's time format), as the real server does when a finalizer holds
+// the object: deletionTimestamp, deletionGracePeriodSeconds 0, and the
+// generation of kinds that keep one bumped, so that GenerationChanged
+// predicates see it.
+func MarkDeleting(meta obj, now string) {
+	if g, _ := unstructured.IntegerValue(meta["generation"]); g > 0 {
+		meta["generation"] = g + 1
+	}
+	meta["deletionTimestamp"] = now
+	meta["deletionGracePeriodSeconds"] = int64(0)
+}

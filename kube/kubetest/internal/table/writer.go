@@ -123,3 +123,33 @@ func mustDecode(raw []byte) obj {
 	}
 	return o
 }
+
+// List renders a list's page as a Table: a row for each stored object in
+// raws, meta as its metadata, with the column definitions.
+func (tw *Writer) List(meta kube.ListMeta, raws [][]byte) []byte {
+	size := 1024
+	for _, raw := range raws {
+		size += len(raw)
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	tw.Write(&b, meta, raws, true)
+	return b.Bytes()
+}
+
+// Bookmark renders the object of a watch's BOOKMARK at rv as a Table.
+// The real server converts the bookmark object (kind, apiVersion and
+// resourceVersion) like any other: a Table with one row printed from
+// that empty object, which keeps its metadata even with
+// includeObject=None when it ends the initial events (initialEnd).
+// headers says whether the column definitions are written.
+func (tw Writer) Bookmark(kind, apiVersion, rv string, initialEnd, headers bool) []byte {
+	meta := obj{"resourceVersion": rv}
+	if initialEnd {
+		meta["annotations"] = obj{"k8s.io/initial-events-end": "true"}
+		if tw.Include == "None" {
+			tw.Include = "Metadata"
+		}
+	}
+	return tw.One(encode.Object(obj{"kind": kind, "apiVersion": apiVersion, "metadata": meta}), headers)
+}
