@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,10 +69,46 @@ type Env struct {
 
 // Run runs every scenario as a subtest of t.
 func Run(t *testing.T, env Env) {
-	for _, s := range []struct {
-		name string
-		run  func(*testing.T, *fixture)
-	}{
+	for _, s := range scenarios() {
+		s.runIn(t, env)
+	}
+}
+
+// RunNamed runs the scenarios named as subtests of t, in Run's order; a
+// name no scenario has fails t.
+func RunNamed(t *testing.T, env Env, names ...string) {
+	all := scenarios()
+	for _, name := range names {
+		if !slices.ContainsFunc(all, func(s namedScenario) bool { return s.name == name }) {
+			t.Errorf("no scenario is named %q", name)
+		}
+	}
+	for _, s := range all {
+		if slices.Contains(names, s.name) {
+			s.runIn(t, env)
+		}
+	}
+}
+
+// ByMinor names the scenarios whose expectations differ between the
+// minors kubeloop supports (they read f.minor): what a fake acting as an
+// older minor must run to be checked against that minor's answers.
+func ByMinor() []string {
+	return []string{"AccessReview", "BuiltinTypeErrors", "CRDFromGoTypes", "CSRApproval", "CustomResourceValidation",
+		"FreshFinalizer", "OwnerReferenceValidation", "SelfReviews", "ShardedInformer", "ShardedList", "ShardedMalformed",
+		"ShardedRanges", "ShardedWatch", "StatusMetadata", "TableBuiltins", "TableCustomResource", "TokenRequest",
+		"Version", "WatchList"}
+}
+
+// namedScenario is one scenario of Run.
+type namedScenario struct {
+	name string
+	run  func(*testing.T, *fixture)
+}
+
+// scenarios returns every scenario, in the order Run runs them.
+func scenarios() []namedScenario {
+	return []namedScenario{
 		{"CRUD", testCRUD},
 		{"GenerateName", testGenerateName},
 		{"Invalid", testInvalid},
@@ -181,15 +218,19 @@ func Run(t *testing.T, env Env) {
 		{"TokenRequest", testTokenRequest},
 		{"AdmissionWebhooks", testAdmissionWebhooks},
 		{"AdmissionWebhookOrder", testAdmissionWebhookOrder},
-	} {
-		t.Run(s.name, func(t *testing.T) {
-			if env.Bubble != nil && waitsOnRealTime(s.name) {
-				env.Bubble(t, func(t *testing.T, env Env) { s.run(t, newFixture(t, env)) })
-				return
-			}
-			s.run(t, newFixture(t, env))
-		})
 	}
+}
+
+// runIn runs the scenario as a subtest of t, in env's bubble when it
+// waits on real time.
+func (s namedScenario) runIn(t *testing.T, env Env) {
+	t.Run(s.name, func(t *testing.T) {
+		if env.Bubble != nil && waitsOnRealTime(s.name) {
+			env.Bubble(t, func(t *testing.T, env Env) { s.run(t, newFixture(t, env)) })
+			return
+		}
+		s.run(t, newFixture(t, env))
+	})
 }
 
 // waitsOnRealTime reports whether the scenario named name runs in
