@@ -14,7 +14,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"slices"
 	"testing"
 	"time"
 
@@ -72,32 +71,6 @@ func Run(t *testing.T, env Env) {
 	for _, s := range scenarios() {
 		s.runIn(t, env)
 	}
-}
-
-// RunNamed runs the scenarios named as subtests of t, in Run's order; a
-// name no scenario has fails t.
-func RunNamed(t *testing.T, env Env, names ...string) {
-	all := scenarios()
-	for _, name := range names {
-		if !slices.ContainsFunc(all, func(s namedScenario) bool { return s.name == name }) {
-			t.Errorf("no scenario is named %q", name)
-		}
-	}
-	for _, s := range all {
-		if slices.Contains(names, s.name) {
-			s.runIn(t, env)
-		}
-	}
-}
-
-// ByMinor names the scenarios whose expectations differ between the
-// minors kubeloop supports (they read f.minor): what a fake acting as an
-// older minor must run to be checked against that minor's answers.
-func ByMinor() []string {
-	return []string{"AccessReview", "BuiltinTypeErrors", "CRDFromGoTypes", "CSRApproval", "CustomResourceValidation",
-		"FreshFinalizer", "OwnerReferenceValidation", "SelfReviews", "ShardedInformer", "ShardedList", "ShardedMalformed",
-		"ShardedRanges", "ShardedWatch", "StatusMetadata", "TableBuiltins", "TableCustomResource", "TokenRequest",
-		"Version", "WatchList"}
 }
 
 // namedScenario is one scenario of Run.

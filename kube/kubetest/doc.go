@@ -125,7 +125,13 @@
 //     sendInitialEvents with the real 422), no shard selector before
 //     1.36 (the parameter ignored), and only the built-in resources it
 //     serves by default in discovery, OpenAPI and the API; so a test
-//     runs a client's fallbacks without a cluster of that release.
+//     runs a client's fallbacks without a cluster of that release. As
+//     1.33 it also gives the answers of the real 1.33.13 that the wire
+//     scenarios check (TestKubetestOldest runs them all): field errors'
+//     values in Go syntax, its custom resource validation wording,
+//     decode errors without embedded structs, its ServiceAccount and
+//     Deployment tables, its CSR, TokenRequest, SelfSubjectRulesReview
+//     and custom resource status answers.
 //   - Watches as chunked JSON, flushed per event: resumable from a
 //     resourceVersion within a bounded history (410 Expired beyond it),
 //     bookmarks, timeoutSeconds, WatchList (sendInitialEvents), and

@@ -9,6 +9,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
@@ -32,7 +33,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info Reques
 		return
 	}
 	req := review.Request{User: info.User, Namespace: info.Namespace, Manager: media.ManagerOf(r), Now: nowString(),
-		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec}
+		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec, NullCreationTimestamp: s.facts.NullCreationTimestamp}
 	var serr *kube.StatusError
 	if k == &review.Self {
 		// Nothing of the body matters (kubectl sends it as protobuf, whose
@@ -50,7 +51,7 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info Reques
 	case refused == nil:
 		apierr.WriteJSON(w, http.StatusCreated, encodeObject(out))
 	case refused.Errors != nil:
-		apierr.Write(w, apierr.Invalid(k.Group, "", "", refused.Errors))
+		apierr.Write(w, apierr.Invalid(k.Group, "", "", fielderr.InGoSyntax(refused.Errors, s.facts.GoSyntaxValues)))
 	default:
 		apierr.Write(w, apierr.BadRequest(refused.Message))
 	}

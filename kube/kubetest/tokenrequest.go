@@ -55,6 +55,9 @@ func (s *Server) serveTokenRequest(c *call) {
 		return
 	}
 	unstructured.Child(answer, "status", false)["token"] = satoken.Sign(s.tokenKey, claims)
+	if s.facts.TokenRequestWithoutUID {
+		delete(unstructured.Metadata(answer), "uid")
+	}
 	apierr.WriteJSON(c.w, http.StatusCreated, encodeObject(answer))
 }
 

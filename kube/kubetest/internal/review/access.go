@@ -3,7 +3,6 @@
 package review
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
@@ -78,7 +77,7 @@ func invalidAccess(k *Kind, req Request, spec obj, user string, groups, managed 
 	if meta := sentMetadata(req.Body); len(meta) > 0 {
 		meta["managedFields"] = managed
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata",
-			Value: json.RawMessage(s.EncodeMeta(meta)), Detail: "must be empty"})
+			Value: sentMeta{raw: s.EncodeMeta(meta), meta: meta}, Detail: "must be empty"})
 	}
 	return errs
 }
