@@ -62,7 +62,7 @@
 //     (403), its content deleted, its status conditions written, and then
 //     finalized (also by PUT namespaces/NAME/finalize) and gone.
 //     Options.DisableGarbageCollection turns the collector off.
-//   - Admission webhooks called as kube-apiserver 1.36 calls them
+//   - Admission webhooks called as kube-apiserver 1.36 and 1.37 call them
 //     (internal/admission): the Validating- and
 //     MutatingWebhookConfigurations' webhooks that match a client's create,
 //     update, patch, apply, delete (of one object or a collection) or
@@ -117,8 +117,9 @@
 //     every built-in kind and for CustomResourceDefinitions, the
 //     additionalPrinterColumns of custom resources (kubectl's JSONPath),
 //     includeObject, paged lists and Table watches.
-//   - Sharded list and watch (shardSelector and shardInfo) as 1.36 serves
-//     them with the ShardedListAndWatch gate on, or ignored as with the gate
+//   - Sharded list and watch (shardSelector and shardInfo) as 1.37 serves
+//     them (1.36 as Options.Minor 36, its pages counting the remaining
+//     items) with the ShardedListAndWatch gate on, or ignored as with the gate
 //     off (Options.DisableShardedListAndWatch).
 //   - Acts as an older minor on request (Options.Minor, 1.33 to the
 //     newest, internal/minor): its /version, its WatchList gate (1.33 refuses
