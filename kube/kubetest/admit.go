@@ -143,6 +143,9 @@ func (s *Server) callWebhooks(wr *write, create bool, base *record, o obj, store
 		return out, false, dryErr
 	default: // a mutating webhook may mend what is invalid
 		req.Object = unstructured.DeepCopy(o).(obj)
+		if create {
+			s.nullCreationTimestamp(req.Object)
+		}
 	}
 	ctx, cancel := s.webhookContext(wr.call)
 	defer cancel()
@@ -245,7 +248,7 @@ func checkConfiguration(res *resource, o obj) *kube.StatusError {
 
 // reviewed is rec's object as a webhook is sent it: in the resource's
 // version, and for a create before the server gave it uid and
-// creationTimestamp when forMutation.
+// creationTimestamp when forMutation (1.33 sends the latter null).
 func (s *Server) reviewed(res *resource, rec *record, forMutation bool) obj {
 	o := res.fromStored(mustDecode(rec.raw))
 	o["apiVersion"] = res.apiVersion()
@@ -254,8 +257,18 @@ func (s *Server) reviewed(res *resource, rec *record, forMutation bool) obj {
 		for _, k := range []string{"uid", "creationTimestamp", "generation", "resourceVersion"} {
 			delete(meta, k)
 		}
+		s.nullCreationTimestamp(o)
 	}
 	return o
+}
+
+// nullCreationTimestamp gives o, an object not yet created, the
+// creationTimestamp: null 1.33 writes for a zero time
+// (minor.Facts.NullCreationTimestamp).
+func (s *Server) nullCreationTimestamp(o obj) {
+	if meta := unstructured.Metadata(o); s.facts.NullCreationTimestamp && meta["creationTimestamp"] == nil {
+		meta["creationTimestamp"] = nil
+	}
 }
 
 // admissionRequestLocked is the review's request for wr, but its object.

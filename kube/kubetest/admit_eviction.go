@@ -40,6 +40,7 @@ func (s *Server) admitEviction(c *call, body []byte, opts *protobuf.DeleteOption
 		req.KindVersion = v
 	}
 	req.Object = eviction
+	s.nullCreationTimestamp(eviction)
 	ctx, cancel := s.webhookContext(c)
 	defer cancel()
 	mutated, changed, warnings, serr := admission.Mutate(ctx, hooks, s.opts.WebhookServices, req)

@@ -93,8 +93,10 @@ type Facts struct {
 	// count of .secrets) and a Deployment's Selector column is described
 	// without "It must match the pod template's labels."
 	OldTables bool
-	// NullCreationTimestamp says the reviews answered without storing
-	// (SelfSubjectRulesReview) carry metadata.creationTimestamp: null.
+	// NullCreationTimestamp says objects without a creation time are
+	// written with metadata.creationTimestamp: null: the reviews answered
+	// without storing (SelfSubjectRulesReview) and what a mutating
+	// webhook is sent on a create (the object, an Eviction).
 	NullCreationTimestamp bool
 	// TokenRequestWithoutUID says a TokenRequest's answer has no
 	// metadata.uid (newer minors give the service account's).
