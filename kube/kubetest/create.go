@@ -205,6 +205,9 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
 	wr.pin(meta)
+	if s.facts.NullCreationTimestamp {
+		defaulting.NullTemplateTimestamps(res.Group, res.Plural, o)
+	}
 	if st, given := o["status"].(map[string]any); res.Status && res.KeepStatus && given {
 		for k, v := range res.InitStatus() {
 			if _, ok := st[k]; !ok {

@@ -99,6 +99,9 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	default:
 		managed(nextMeta, old, next, now)
 	}
+	if s.facts.NullCreationTimestamp {
+		defaulting.NullTemplateTimestamps(res.Group, res.Plural, next)
+	}
 	if sameObject(old, next) {
 		return updateResult{rec: prev}, nil
 	}

@@ -95,8 +95,9 @@ type Facts struct {
 	OldTables bool
 	// NullCreationTimestamp says objects without a creation time are
 	// written with metadata.creationTimestamp: null: the reviews answered
-	// without storing (SelfSubjectRulesReview) and what a mutating
-	// webhook is sent on a create (the object, an Eviction).
+	// without storing (SelfSubjectRulesReview), what a mutating webhook
+	// is sent on a create (the object, an Eviction) and the stored pod and
+	// job templates (defaulting.NullTemplateTimestamps).
 	NullCreationTimestamp bool
 	// TokenRequestWithoutUID says a TokenRequest's answer has no
 	// metadata.uid (newer minors give the service account's).
