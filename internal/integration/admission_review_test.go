@@ -20,7 +20,7 @@ import (
 )
 
 // TestAdmissionReviewsAgree makes the same writes on the real
-// kube-apiserver and on kubetest, with the same mutating and validating
+// kube-apiserver and on kubetest (acting as the server's minor), with the same mutating and validating
 // webhook registered on each, and compares the AdmissionReview requests
 // the two send, once uids, times, resourceVersions and the namespace's
 // name are masked: kubetest must send what the real server sends. The
@@ -29,7 +29,8 @@ import (
 // leave it unmanaged).
 func TestAdmissionReviewsAgree(t *testing.T) {
 	real, ctx := adminClient(t)
-	fake := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin"}, UIDs: map[string]string{"admin": "1"}})
+	fake := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin"}, UIDs: map[string]string{"admin": "1"},
+		Minor: kubetestMinorOf(t, harnessFromEnv(t))}) // the server's minor, as TestKubectl
 	t.Cleanup(fake.Close)
 	fakeClient, err := kube.NewClient(fake.ConfigFor("admin"), kube.ClientOptions{})
 	if err != nil {

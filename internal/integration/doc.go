@@ -22,7 +22,10 @@
 // 1.37.2: KUBE_VERSION chooses). Where the minors answer differently (the
 // APIs served, Tables, validation messages, shardSelector, which 1.33
 // ignores) the tests choose what to expect by the server's minor; a test
-// that cannot apply to a minor skips, saying why.
+// that cannot apply to a minor skips, saying why. TestKubectl makes
+// kube/kubetest act as the server's minor (Options.Minor) and compares
+// kubectl's outputs on both. CI (.ci/run) runs the suite on the default,
+// the newest (1.37.2).
 //
 // Usage, from the repository root:
 //

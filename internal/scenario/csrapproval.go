@@ -66,9 +66,18 @@ func testCSRApproval(t *testing.T, f *fixture) {
 	}
 
 	prefix := `CertificateSigningRequest.certificates.k8s.io "` + name + `" is invalid: `
-	const exclusive = `Invalid value: "Denied": Approved and Denied conditions are mutually exclusive`
+	// 1.33 names the second condition's type, 1.37 (declarative
+	// validation) the union of the two.
+	exclusive, exclusiveAt := `Invalid value: "Denied": Approved and Denied conditions are mutually exclusive`, "status.conditions"
+	switch m := f.minor(t); {
+	case m <= minorOldest:
+		exclusiveAt = "status.conditions[1].type"
+	case m >= minorNewest:
+		exclusive = `Invalid value: "{conditions[{\"type\": \"Approved\"}], conditions[{\"type\": \"Denied\"}]}": ` +
+			"must specify at most one of: `conditions[{\"type\": \"Approved\"}]`, `conditions[{\"type\": \"Denied\"}]`"
+	}
 	expectInvalid(t, "approve and deny", put(map[string]any{"conditions": []any{cond("Approved", "True"), cond("Denied", "True")}}, "example.com/signer"),
-		prefix+"status.conditions: "+exclusive, statusCause{Reason: "FieldValueInvalid", Message: exclusive, Field: "status.conditions"})
+		prefix+exclusiveAt+": "+exclusive, statusCause{Reason: "FieldValueInvalid", Message: exclusive, Field: exclusiveAt})
 	const removed = `Forbidden: updates may not remove a condition of type "Approved"`
 	expectInvalid(t, "deny an approved CSR", put(map[string]any{"conditions": []any{cond("Denied", "True")}}, "example.com/signer"),
 		prefix+"status.conditions: "+removed, statusCause{Reason: "FieldValueForbidden", Message: removed, Field: "status.conditions"})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kubeloop/kubeloop/kube"
@@ -250,12 +251,14 @@ func testOwnerReferenceValidation(t *testing.T, f *fixture) {
 			"[" + m.empty("apiVersion") + ", " + m.empty("kind") + ", " + m.empty("name") + ", " + m.empty("uid") + "]"},
 		{"two controllers", `[{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"u1","controller":true},` +
 			`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"u2"},{"apiVersion":"v1","kind":"Secret","name":"c","uid":"u3","controller":true}]`,
-			`metadata.ownerReferences: Invalid value: [{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"u1","controller":true},` +
-				`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"u2"},{"apiVersion":"v1","kind":"Secret","name":"c","uid":"u3","controller":true}]: ` +
-				`Only one reference can have Controller set to true. Found "true" in references for ConfigMap/a and Secret/c`},
+			`metadata.ownerReferences: Invalid value: ` + m.refs(
+				[]string{`{"apiVersion":"v1","kind":"ConfigMap","name":"a","uid":"u1","controller":true}`,
+					`{"apiVersion":"v1","kind":"ConfigMap","name":"b","uid":"u2"}`, `{"apiVersion":"v1","kind":"Secret","name":"c","uid":"u3","controller":true}`},
+				[]string{goOwnerRef("ConfigMap", "a", "u1", true, false), goOwnerRef("ConfigMap", "b", "u2", false, false), goOwnerRef("Secret", "c", "u3", true, false)}) +
+				`: Only one reference can have Controller set to true. Found "true" in references for ConfigMap/a and Secret/c`},
 		{"event owner", `[{"blockOwnerDeletion":true,"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false}]`,
-			m.ref + `: Invalid value: {"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false,"blockOwnerDeletion":true}: ` +
-				`/v1, Kind=Event is disallowed from being an owner`},
+			m.ref + `: Invalid value: ` + m.value(`{"apiVersion":"v1","kind":"Event","name":"a","uid":"u1","controller":false,"blockOwnerDeletion":true}`,
+				goOwnerRef("Event", "a", "u1", true, true)) + `: /v1, Kind=Event is disallowed from being an owner`},
 	} {
 		r := f.send(t, "POST", p, "application/json", `{"metadata":{"name":"v","ownerReferences":`+tc.refs+`}}`)
 		expectStatus(t, tc.name, r, 422, "Invalid", prefix+tc.message)
@@ -293,6 +296,36 @@ func (w ownerRefWording) empty(field string) string {
 		return w.ref + "." + field + `: Invalid value: "": ` + field + " must not be empty"
 	}
 	return w.ref + "." + field + `: Invalid value: "": must not be empty`
+}
+
+// value is a reference printed as an error's value: in JSON, or on 1.33
+// in Go syntax.
+func (w ownerRefWording) value(json, goSyntax string) string {
+	if goSyntaxValues(w.minor) {
+		return goSyntax
+	}
+	return json
+}
+
+// refs is the list of references printed as an error's value.
+func (w ownerRefWording) refs(json, goSyntax []string) string {
+	if goSyntaxValues(w.minor) {
+		return "[]v1.OwnerReference{" + strings.Join(goSyntax, ", ") + "}"
+	}
+	return "[" + strings.Join(json, ",") + "]"
+}
+
+// goOwnerRef is a v1.OwnerReference of a core kind in Go syntax, its
+// controller and blockOwnerDeletion set (to any value) or nil.
+func goOwnerRef(kind, name, uid string, controllerSet, blockSet bool) string {
+	ptr := func(set bool) string {
+		if set {
+			return "(*bool)" + pointerMask
+		}
+		return "(*bool)(nil)"
+	}
+	return fmt.Sprintf(`v1.OwnerReference{APIVersion:"v1", Kind:%q, Name:%q, UID:%q, Controller:%s, BlockOwnerDeletion:%s}`,
+		kind, name, uid, ptr(controllerSet), ptr(blockSet))
 }
 
 // badVersion is the error of an apiVersion that holds no version.

@@ -13,29 +13,44 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
 
-// TestKubetest runs the wire scenarios against the in-process fake; the
-// integration suite runs the same against a real kube-apiserver. The
-// scenarios that wait on real time run in a synctest bubble on a server
-// of their own (Env.Bubble).
+// TestKubetest runs the wire scenarios against the in-process fake, as
+// the newest minor (its default); the integration suite runs the same
+// against a real kube-apiserver. The scenarios that wait on real time run
+// in a synctest bubble on a server of their own (Env.Bubble).
 func TestKubetest(t *testing.T) {
-	env := kubetestEnv(t)
-	env.Bubble = func(t *testing.T, f func(t *testing.T, env scenario.Env)) {
-		synctest.Test(t, func(t *testing.T) { f(t, kubetestEnv(t)) })
-	}
-	scenario.Run(t, env)
+	t.Parallel()
+	scenario.Run(t, bubbled(kubetestEnv(t, 0), 0))
 }
 
-// kubetestMinor is the minor kubetest acts as for the scenarios: 1.36,
-// the shared harness server's, whose answers the scenarios expect until
-// they choose their expectations by the server's minor; kubetest's
-// default is the newest (1.37).
-const kubetestMinor = 36
+// TestKubetestOldest runs the scenarios against the fake acting as the
+// oldest minor kubeloop supports (Options.Minor 33), so that what the
+// scenarios expect of 1.33 (the answers the real 1.33.13 gives) is
+// checked against it too. Every scenario runs (about 2 s of CPU, in
+// parallel with TestKubetest: mostly waits).
+func TestKubetestOldest(t *testing.T) {
+	t.Parallel()
+	scenario.Run(t, bubbled(kubetestEnv(t, kubetest.OldestMinor), kubetest.OldestMinor))
+}
 
-// kubetestEnv returns the Env of a new kubetest server, with the users of
-// the harness's token file; the server closes when t ends.
-func kubetestEnv(t *testing.T) scenario.Env {
+// bubbled returns env with a Bubble that makes a server acting as minor.
+func bubbled(env scenario.Env, minor int) scenario.Env {
+	env.Bubble = func(t *testing.T, f func(t *testing.T, env scenario.Env)) {
+		synctest.Test(t, func(t *testing.T) { f(t, kubetestEnv(t, minor)) })
+	}
+	return env
+}
+
+// kubetestEnv returns the Env of a new kubetest server acting as minor
+// (zero: the newest), with the users of the harness's token file and the
+// feature gates the harness turns on for that minor (WatchList on 1.33);
+// the server closes when t ends.
+func kubetestEnv(t *testing.T, minor int) scenario.Env {
+	var gates map[string]bool
+	if minor == kubetest.OldestMinor {
+		gates = map[string]bool{"WatchList": true}
+	}
 	srv := kubetest.New(kubetest.Options{Tokens: map[string]string{"admin-token": "admin", "denied-token": "denied"},
-		UIDs: map[string]string{"admin": "1", "denied": "2"}, Minor: kubetestMinor}) // as the harness's token file
+		UIDs: map[string]string{"admin": "1", "denied": "2"}, Minor: minor, FeatureGates: gates}) // as the harness's token file
 	t.Cleanup(srv.Close)
 	srv.Deny("denied", "*", "*")
 	admin := srv.ConfigFor("admin")

@@ -72,8 +72,8 @@ func testEvent(t *testing.T, f *fixture) {
 	}
 }
 
-// testVersion checks /version: the release kubetest's captures come from,
-// with the fields kube-apiserver 1.36 reports.
+// testVersion checks /version: the server's release (f.version), with
+// the fields kube-apiserver 1.33 to 1.37 report.
 func testVersion(t *testing.T, f *fixture) {
 	r := f.send(t, "GET", "/version", "", "")
 	var v map[string]string

@@ -118,7 +118,7 @@ func expectStatus(t *testing.T, what string, r rawResponse, code int, reason, me
 		return
 	}
 	msg, rsn := r.status(t)
-	if rsn != reason || msg != message {
+	if msg = maskedIfWanted(msg, message); rsn != reason || msg != message {
 		t.Errorf("%s: reason %q message\n  %q\nwant reason %q message\n  %q", what, rsn, msg, reason, message)
 	}
 }

@@ -68,10 +68,20 @@ type Env struct {
 
 // Run runs every scenario as a subtest of t.
 func Run(t *testing.T, env Env) {
-	for _, s := range []struct {
-		name string
-		run  func(*testing.T, *fixture)
-	}{
+	for _, s := range scenarios() {
+		s.runIn(t, env)
+	}
+}
+
+// namedScenario is one scenario of Run.
+type namedScenario struct {
+	name string
+	run  func(*testing.T, *fixture)
+}
+
+// scenarios returns every scenario, in the order Run runs them.
+func scenarios() []namedScenario {
+	return []namedScenario{
 		{"CRUD", testCRUD},
 		{"GenerateName", testGenerateName},
 		{"Invalid", testInvalid},
@@ -183,15 +193,19 @@ func Run(t *testing.T, env Env) {
 		{"AdmissionWebhooks", testAdmissionWebhooks},
 		{"AdmissionWebhookOrder", testAdmissionWebhookOrder},
 		{"ConversionWebhook", testConversionWebhook},
-	} {
-		t.Run(s.name, func(t *testing.T) {
-			if env.Bubble != nil && waitsOnRealTime(s.name) {
-				env.Bubble(t, func(t *testing.T, env Env) { s.run(t, newFixture(t, env)) })
-				return
-			}
-			s.run(t, newFixture(t, env))
-		})
 	}
+}
+
+// runIn runs the scenario as a subtest of t, in env's bubble when it
+// waits on real time.
+func (s namedScenario) runIn(t *testing.T, env Env) {
+	t.Run(s.name, func(t *testing.T) {
+		if env.Bubble != nil && waitsOnRealTime(s.name) {
+			env.Bubble(t, func(t *testing.T, env Env) { s.run(t, newFixture(t, env)) })
+			return
+		}
+		s.run(t, newFixture(t, env))
+	})
 }
 
 // waitsOnRealTime reports whether the scenario named name runs in

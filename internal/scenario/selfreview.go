@@ -90,7 +90,13 @@ func testSelfReviews(t *testing.T, f *fixture) {
 			want = append(want, "* * *", "* *")
 		}
 		slices.Sort(want)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") || len(review.Metadata) != 0 || len(review.Spec) != 0 ||
+		// 1.33 writes the zero creationTimestamp as null.
+		metaOK := len(review.Metadata) == 0
+		if f.minor(t) <= minorOldest {
+			v, ok := review.Metadata["creationTimestamp"]
+			metaOK = len(review.Metadata) == 1 && ok && v == nil
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") || !metaOK || len(review.Spec) != 0 ||
 			review.Status.Incomplete == nil || *review.Status.Incomplete {
 			t.Errorf("SelfSubjectRulesReview as %s = %s\nrules:\n\t%s\nwant:\n\t%s", tc.user, r.body,
 				strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))

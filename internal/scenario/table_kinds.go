@@ -73,6 +73,13 @@ func testTableBuiltins(t *testing.T, f *fixture) {
 		name = "Name:string:name:0"
 		age  = "Age:string::0"
 	)
+	// 1.33 counts a service account's secrets, and describes a
+	// Deployment's selector without "It must match the pod template's
+	// labels."
+	saColumns, saDescs, saRow, deployDescs := name+","+age, "bc025c20d637", `["sa","<age>"]`, "5cde873c3abf"
+	if f.minor(t) <= minorOldest {
+		saColumns, saDescs, saRow, deployDescs = name+",Secrets:string::0,"+age, "39c5a19c97e5", `["sa",0,"<age>"]`, "7c2149381741"
+	}
 	eventColumns := "Last Seen:string::0,Type:string::0,Reason:string::0,Object:string::0,Subobject:string::1,Source:string::1,Message:string::0,First Seen:string::1,Count:string::1,Name:string:name:1"
 	f.checkTables(t, []tableCase{
 		{"/api/v1/namespaces?fieldSelector=metadata.name%3D" + f.ns, name + ",Status:string::0," + age, "ff1233903e4d",
@@ -80,12 +87,12 @@ func testTableBuiltins(t *testing.T, f *fixture) {
 		{"configmaps", name + ",Data:string::0," + age, "3b599fa6c46f", []string{`["cm",3,"<age>"]`}},
 		{"secrets", name + ",Type:string::0,Data:string::0," + age, "315373524ba7",
 			[]string{`["s1","Opaque",2,"<age>"]`, `["s2","kubernetes.io/tls",2,"<age>"]`}},
-		{"serviceaccounts?fieldSelector=metadata.name%3Dsa", name + "," + age, "bc025c20d637", []string{`["sa","<age>"]`}},
+		{"serviceaccounts?fieldSelector=metadata.name%3Dsa", saColumns, saDescs, []string{saRow}},
 		{"services", name + ",Type:string::0,Cluster-IP:string::0,External-IP:string::0,Port(s):string::0," + age + ",Selector:string::1", "2bcbd0bd950f",
 			[]string{`["ext","ExternalName","<none>","example.com","<none>","<age>","<none>"]`,
 				`["headless","ClusterIP","None","<none>","80/TCP,53/UDP","<age>","app=x,b=y"]`}},
 		{"/apis/apps/v1/namespaces/" + f.ns + "/deployments", name + ",Ready:string::0,Up-to-date:string::0,Available:string::0," + age +
-			",Containers:string::1,Images:string::1,Selector:string::1", "5cde873c3abf",
+			",Containers:string::1,Images:string::1,Selector:string::1", deployDescs,
 			[]string{`["d1","0/1",0,0,"<age>","a,b","nginx:1,redis","app=d1,!canary,env in (dev,prod),tier=web"]`,
 				`["d2","2/3",3,1,"<age>","a","nginx:1","app=d2"]`}},
 		{leases, name + ",Holder:string::0," + age, "d2ec76931700", []string{`["free","","<age>"]`, `["held","me","<age>"]`}},

@@ -93,7 +93,7 @@ func (s *Server) admissionRequestLocked(wr *write, create bool, prev *record) *a
 
 // reviewed is rec's object as a webhook is sent it: in the resource's
 // version, and for a create before the server gave it uid and
-// creationTimestamp when forMutation.
+// creationTimestamp when forMutation (1.33 sends the latter null).
 func (s *Server) reviewed(res *resource, rec *record, forMutation bool) obj {
 	o := res.fromStored(mustDecode(rec.raw))
 	if converted, err := res.Conversion.Read(o, res.apiVersion(), false); err == nil {
@@ -105,13 +105,17 @@ func (s *Server) reviewed(res *resource, rec *record, forMutation bool) obj {
 		for _, k := range []string{"uid", "creationTimestamp", "generation", "resourceVersion"} {
 			delete(meta, k)
 		}
+		if s.facts.NullCreationTimestamp {
+			meta["creationTimestamp"] = nil
+		}
 	}
 	return o
 }
 
 // caller is how the webhooks of the client's request c are called.
 func (s *Server) caller(c *call) admission.Caller {
-	return admission.Caller{Ctx: c.r.Context(), Done: s.done, Services: s.opts.WebhookServices, Warn: c.warn}
+	return admission.Caller{Ctx: c.r.Context(), Done: s.done, Services: s.opts.WebhookServices, Warn: c.warn,
+		NullCreationTimestamp: s.facts.NullCreationTimestamp}
 }
 
 // admitEviction calls the webhooks for the eviction body (opts decoded

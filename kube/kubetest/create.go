@@ -11,6 +11,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -167,8 +168,8 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		}
 		meta["name"] = name
 	}
-	if errs := append(validation.Metadata(res.Names, meta, name, s.facts.OwnerRefs), validateCustomResource(res, "", o, nil)...); len(errs) > 0 {
-		return nil, apierr.Invalid(res.kindGroup(), res.Kind, name, errs)
+	if errs := append(validation.Metadata(res.Names, meta, name, s.facts.OwnerRefs), validateCustomResource(res, "", o, nil, s.facts.OldCRDWording)...); len(errs) > 0 {
+		return nil, apierr.Invalid(res.kindGroup(), res.Kind, name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
 	}
 	if err := s.checkNamespaceLocked(wr, name, true); err != nil {
 		return nil, err
@@ -204,6 +205,9 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
 	wr.pin(meta)
+	if s.facts.NullCreationTimestamp {
+		defaulting.NullTemplateTimestamps(res.Group, res.Plural, o)
+	}
 	if st, given := o["status"].(map[string]any); res.Status && res.KeepStatus && given {
 		for k, v := range res.InitStatus() {
 			if _, ok := st[k]; !ok {

@@ -29,12 +29,17 @@ func coerceObject(res *resource, o obj) {
 // validateCustomResource validates a custom resource about to be stored
 // (sub "status": its status only) against its kind's schema, with
 // ratcheting against old on updates (old nil on create). Objects of
-// built-in kinds and schemaless ones pass.
-func validateCustomResource(res *resource, sub string, o, old obj) []fielderr.Error {
+// built-in kinds and schemaless ones pass. oldWording words the errors
+// as 1.33 (schema.AsOldest).
+func validateCustomResource(res *resource, sub string, o, old obj, oldWording bool) []fielderr.Error {
 	if res.CRD == "" || res.Schema == nil {
 		return nil
 	}
-	return schema.ValidateCustomResource(res.Schema, sub, res.Status, o, old)
+	errs := schema.ValidateCustomResource(res.Schema, sub, res.Status, o, old)
+	if oldWording {
+		return schema.AsOldest(errs)
+	}
+	return errs
 }
 
 // recoerceStoredLocked fits the stored objects of a custom resource to

@@ -70,7 +70,7 @@
 //     (403), its content deleted, its status conditions written, and then
 //     finalized (also by PUT namespaces/NAME/finalize) and gone.
 //     Options.DisableGarbageCollection turns the collector off.
-//   - Admission webhooks called as kube-apiserver 1.36 calls them
+//   - Admission webhooks called as kube-apiserver 1.36 and 1.37 call them
 //     (internal/admission): the Validating- and
 //     MutatingWebhookConfigurations' webhooks that match a client's create,
 //     update, patch, apply, delete (of one object or a collection) or
@@ -130,15 +130,22 @@
 //     every built-in kind and for CustomResourceDefinitions, the
 //     additionalPrinterColumns of custom resources (kubectl's JSONPath),
 //     includeObject, paged lists and Table watches.
-//   - Sharded list and watch (shardSelector and shardInfo) as 1.36 serves
-//     them with the ShardedListAndWatch gate on, or ignored as with the gate
+//   - Sharded list and watch (shardSelector and shardInfo) as 1.37 serves
+//     them (1.36 as Options.Minor 36, its pages counting the remaining
+//     items) with the ShardedListAndWatch gate on, or ignored as with the gate
 //     off (Options.DisableShardedListAndWatch).
 //   - Acts as an older minor on request (Options.Minor, 1.33 to the
 //     newest, internal/minor): its /version, its WatchList gate (1.33 refuses
 //     sendInitialEvents with the real 422), no shard selector before
 //     1.36 (the parameter ignored), and only the built-in resources it
 //     serves by default in discovery, OpenAPI and the API; so a test
-//     runs a client's fallbacks without a cluster of that release.
+//     runs a client's fallbacks without a cluster of that release. As
+//     1.33 it also gives the answers of the real 1.33.13 that the wire
+//     scenarios check (TestKubetestOldest runs them all): field errors'
+//     values in Go syntax, its custom resource validation wording,
+//     decode errors without embedded structs, its ServiceAccount and
+//     Deployment tables, its CSR, TokenRequest, SelfSubjectRulesReview
+//     and custom resource status answers.
 //   - Watches as chunked JSON, flushed per event: resumable from a
 //     resourceVersion within a bounded history (410 Expired beyond it),
 //     bookmarks, timeoutSeconds, WatchList (sendInitialEvents), and

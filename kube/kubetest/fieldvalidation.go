@@ -44,7 +44,7 @@ func cannotHandle(res *resource, err string) *kube.StatusError {
 
 // fieldKind is what internal/fieldvalidation checks the call's kind by.
 func (c *call) fieldKind() fieldvalidation.Kind {
-	return fieldvalidation.Kind{Schema: c.res.Schema, Custom: c.res.CRD != ""}
+	return fieldvalidation.Kind{Schema: c.res.Schema, Custom: c.res.CRD != "", SkipEmbedded: c.skipEmbedded}
 }
 
 // checkBody checks a create or update body o (parsed from body) against

@@ -39,6 +39,9 @@ type call struct {
 	// fieldValidation is ?fieldValidation= of a write: Strict, Warn (the
 	// default) or Ignore (fieldvalidation.go).
 	fieldValidation string
+	// skipEmbedded names no embedded struct in a decode error's path
+	// (minor.Facts.DecodePathsSkipEmbedded).
+	skipEmbedded bool
 }
 
 // serveResource serves a request for a resource: a virtual one
@@ -72,7 +75,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 		apierr.Write(w, apierr.ResourceNotFound())
 		return
 	}
-	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w}
+	c := &call{info: info, res: res, col: col, q: r.URL.Query(), r: r, w: w, skipEmbedded: s.facts.DecodePathsSkipEmbedded}
 	if pw := c.protobufWriter(); pw != nil {
 		defer pw.Finish()
 		c.w = pw

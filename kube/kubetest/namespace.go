@@ -51,7 +51,7 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 		return validateCRDUpdate(next, old)
 	}
 	if isCSRs(res) {
-		if errs := csr.ValidateConditions(next, old); len(errs) > 0 {
+		if errs := csr.ValidateConditions(next, old, s.facts.CSRExclusive); len(errs) > 0 {
 			return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 		}
 	}

@@ -140,7 +140,8 @@ func newRegistryAt(m int) *registry {
 			continue
 		}
 		r.Schema = schema.Builtin(r.Group, r.Version, r.Kind)
-		kinds.AdjustToMinor(&r.Resource, m, minor.Of(m, Version).CRDTable)
+		facts := minor.Of(m, Version)
+		kinds.AdjustToMinor(&r.Resource, m, facts.CRDTable, facts.OldTables)
 		reg.Add(r)
 	}
 	for _, r := range answeredResources() {

@@ -24,7 +24,8 @@ func reviewOf(info RequestInfo) *review.Kind {
 // serveReview answers a POST of a review of kind k (review.Serve).
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, info RequestInfo, k *review.Kind) {
 	req := review.Request{User: info.User, Namespace: info.Namespace, Now: nowString(),
-		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec}
+		AttributesErrorAtSpec: s.facts.AccessReviewErrorAtSpec, NullCreationTimestamp: s.facts.NullCreationTimestamp,
+		GoSyntaxValues: s.facts.GoSyntaxValues}
 	review.Serve(w, r, info.Verb, k, req, reviewServer{s}, func(r *http.Request) (map[string]any, *kube.StatusError) {
 		o, _, _, err := decodeRequestObject(r, nil)
 		return o, err

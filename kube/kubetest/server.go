@@ -88,8 +88,8 @@ type Options struct {
 	// DisableShardedListAndWatch makes the server behave as kube-apiserver
 	// with the ShardedListAndWatch feature gate off (its default before
 	// 1.36, and in 1.36 unless turned on): ?shardSelector= is ignored and
-	// lists carry no shardInfo. By default the server honours it as a 1.36
-	// server with the gate on does.
+	// lists carry no shardInfo. By default the server honours it as a 1.37
+	// server (or 1.36, with Options.Minor) with the gate on does.
 	DisableShardedListAndWatch bool
 	// DisableGarbageCollection runs the server without its garbage
 	// collector, as kube-apiserver runs without kube-controller-manager's:

@@ -8,10 +8,11 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/satoken"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // This file serves serviceaccounts/NAME/token (TokenRequest, kubectl
-// create token) as kube-apiserver 1.36.3 does, with package satoken: a
+// create token) as kube-apiserver does, with package satoken: a
 // POST answers 201 with a token of the service account, whatever dryRun
 // says (the real server issues one too); other verbs are 405. The token
 // authenticates as the service account (user
@@ -36,6 +37,9 @@ func (s *Server) serveTokenRequest(c *call) {
 	if serr != nil {
 		apierr.Write(c.w, serr)
 		return
+	}
+	if s.facts.TokenRequestWithoutUID {
+		delete(unstructured.Metadata(answer), "uid")
 	}
 	apierr.WriteJSON(c.w, http.StatusCreated, encodeObject(answer))
 }

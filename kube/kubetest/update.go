@@ -74,13 +74,13 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.OwnerRefs), validateCustomResource(res, wr.sub, next, old)...)
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.OwnerRefs), validateCustomResource(res, wr.sub, next, old, s.facts.OldCRDWording)...)
 	errs = append(errs, podSubErrors(res, wr.sub, next, old)...)
 	if res.Plural != "pods" { // a Pod's containers cannot change
 		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
 	}
 	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
-		return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, errs)
+		return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
 		return updateResult{}, err
@@ -93,10 +93,19 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		}
 	}
 	now := nowString()
-	if managed == nil {
+	switch {
+	case managed == nil && wr.sub == "status" && res.CRD != "" && s.facts.CRStatusRecordsMetadata:
+		// 1.33 records the metadata sent, which the strategy did not keep.
+		sent := strategy.PrepareStatusUpdate(false, nil, o, old)
+		s.fieldManagerOf(wr, now).RecordUpdate(unstructured.Metadata(sent), old, sent, requested, hasRequested, wr.manager)
+		nextMeta["managedFields"] = unstructured.Metadata(sent)["managedFields"]
+	case managed == nil:
 		s.fieldManagerOf(wr, now).RecordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
-	} else {
+	default:
 		managed(nextMeta, old, next, now)
+	}
+	if s.facts.NullCreationTimestamp {
+		defaulting.NullTemplateTimestamps(res.Group, res.Plural, next)
 	}
 	if sameObject(old, next) {
 		return updateResult{rec: prev}, nil

@@ -21,6 +21,18 @@ type Caller struct {
 	Services Resolver
 	// Warn adds a warning to the request's answer.
 	Warn func(warning string)
+	// NullCreationTimestamp sends an object not yet created with
+	// metadata.creationTimestamp: null, as 1.33 does
+	// (minor.Facts.NullCreationTimestamp).
+	NullCreationTimestamp bool
+}
+
+// nullCreationTimestamp gives o, an object not yet created, the
+// creationTimestamp: null of c.NullCreationTimestamp.
+func (c Caller) nullCreationTimestamp(o map[string]any) {
+	if meta := unstructured.Metadata(o); c.NullCreationTimestamp && meta["creationTimestamp"] == nil {
+		meta["creationTimestamp"] = nil
+	}
 }
 
 // context is the context of the calls: it ends with the request, or
@@ -121,6 +133,7 @@ func (c Caller) ReviewEviction(hooks []Webhook, req *Request, body []byte) (map[
 		req.KindVersion = v
 	}
 	req.Object = eviction
+	c.nullCreationTimestamp(eviction)
 	mutated, changed, serr := c.Review(hooks, req)
 	if serr != nil || !changed {
 		return nil, serr

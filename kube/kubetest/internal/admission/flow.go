@@ -151,6 +151,9 @@ func callWebhooks[R comparable, Out any](w Write[R, Out], create bool, base R, o
 		return out, false, dryErr
 	default: // a mutating webhook may mend what is invalid
 		req.Object = unstructured.DeepCopy(o).(obj)
+		if create {
+			w.Caller().nullCreationTimestamp(req.Object)
+		}
 	}
 	c := w.Caller()
 	ctx, cancel := c.context()

@@ -57,9 +57,26 @@ func StampConditions(next, old map[string]any, now string) {
 	}
 }
 
+// ExclusiveWording is how a release words the error of conditions that
+// hold both Approved and Denied; the zero value is the newest's.
+type ExclusiveWording uint8
+
+const (
+	// ExclusiveUnion (1.37, declarative validation) refuses the union at
+	// status.conditions: must specify at most one of the two.
+	ExclusiveUnion ExclusiveWording = iota
+	// ExclusiveAtList (1.34 to 1.36): status.conditions: Invalid value:
+	// "Denied": Approved and Denied conditions are mutually exclusive.
+	ExclusiveAtList
+	// ExclusiveAtEntry (1.33) names the type of the second of the two:
+	// status.conditions[1].type, its type as the value.
+	ExclusiveAtEntry
+)
+
 // ValidateConditions returns the errors of next's status.conditions, and
-// for an update (old not nil) the final conditions it removes.
-func ValidateConditions(next, old map[string]any) []fielderr.Error {
+// for an update (old not nil) the final conditions it removes; both
+// Approved and Denied are refused worded as w says.
+func ValidateConditions(next, old map[string]any, w ExclusiveWording) []fielderr.Error {
 	var errs []fielderr.Error
 	seen := map[string]bool{}
 	var approved, denied bool
@@ -68,6 +85,10 @@ func ValidateConditions(next, old map[string]any) []fielderr.Error {
 		field := fmt.Sprintf("status.conditions[%d]", i)
 		if typ == "" {
 			errs = append(errs, fielderr.Error{Type: "FieldValueRequired", Field: field + ".type"})
+		}
+		if w == ExclusiveAtEntry && (typ == "Approved" && denied || typ == "Denied" && approved) {
+			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: field + ".type", Value: typ,
+				Detail: "Approved and Denied conditions are mutually exclusive"})
 		}
 		approved, denied = approved || typ == "Approved", denied || typ == "Denied"
 		switch {
@@ -83,9 +104,15 @@ func ValidateConditions(next, old map[string]any) []fielderr.Error {
 		}
 		seen[typ] = true
 	}
-	if approved && denied {
+	switch {
+	case !approved || !denied || w == ExclusiveAtEntry:
+	case w == ExclusiveAtList:
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "status.conditions", Value: "Denied",
 			Detail: "Approved and Denied conditions are mutually exclusive"})
+	default:
+		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "status.conditions",
+			Value:  `{conditions[{"type": "Approved"}], conditions[{"type": "Denied"}]}`,
+			Detail: "must specify at most one of: `conditions[{\"type\": \"Approved\"}]`, `conditions[{\"type\": \"Denied\"}]`"})
 	}
 	if old == nil {
 		return errs

@@ -122,11 +122,13 @@ func ObjectTM(o obj) (raw []byte, tm int) {
 	return raw, tm
 }
 
-// Meta writes metadata m in ObjectMeta's order.
+// Meta writes metadata m in ObjectMeta's order, leaving out empty
+// fields but a creationTimestamp set to nil, written null (as 1.33 writes
+// the zero time: internal/review's answers acting as it).
 func Meta(b *bytes.Buffer, m obj) {
 	keys := make([]string, 0, len(m))
 	for k, v := range m {
-		if metaRank(k) > 0 && !unstructured.IsEmpty(v) {
+		if metaRank(k) > 0 && (!unstructured.IsEmpty(v) || k == "creationTimestamp" && v == nil) {
 			keys = append(keys, k)
 		}
 	}

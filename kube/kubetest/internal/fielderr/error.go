@@ -17,6 +17,23 @@ type Error struct {
 	Field  string
 	Value  any // for Invalid and NotSupported
 	Detail string
+	// GoSyntax prints Value as 1.33 prints it: what is not a string,
+	// number or bool in Go syntax (%#v, a fmt.GoStringer's GoString), a
+	// nil as "null"; see InGoSyntax.
+	GoSyntax bool
+}
+
+// InGoSyntax returns errs with GoSyntax set when on (a server acting as
+// 1.33), else errs.
+func InGoSyntax(errs []Error, on bool) []Error {
+	if !on {
+		return errs
+	}
+	out := slices.Clone(errs)
+	for i := range out {
+		out[i].GoSyntax = true
+	}
+	return out
 }
 
 // Body renders the error without its field, as field.Error.ErrorBody.
@@ -28,22 +45,51 @@ func (e Error) Body() string {
 	case "FieldValueForbidden":
 		s = "Forbidden"
 	case "FieldValueNotSupported":
-		s = "Unsupported value: " + formatBadValue(e.Value)
+		s = "Unsupported value: " + e.badValue()
 	case "FieldValueTooLong":
 		s = "Too long"
 	case "FieldValueTooMany":
-		s = "Too many: " + formatBadValue(e.Value)
+		s = "Too many: " + e.badValue()
 	case "FieldValueDuplicate":
-		s = "Duplicate value: " + formatBadValue(e.Value)
+		s = "Duplicate value: " + e.badValue()
 	case "FieldValueNotFound":
-		s = "Not found: " + formatBadValue(e.Value)
+		s = "Not found: " + e.badValue()
 	default: // FieldValueInvalid, FieldValueTypeInvalid
-		s = "Invalid value: " + formatBadValue(e.Value)
+		s = "Invalid value: " + e.badValue()
 	}
 	if e.Detail != "" {
 		s += ": " + e.Detail
 	}
 	return s
+}
+
+// badValue formats the error's value as its GoSyntax says.
+func (e Error) badValue() string {
+	if e.GoSyntax {
+		return goSyntaxBadValue(e.Value)
+	}
+	return formatBadValue(e.Value)
+}
+
+// goSyntaxBadValue formats a bad value as 1.33's field.Error does:
+// nil (or a nil pointer) as "null", a pointer as what it points to,
+// strings quoted, simple numbers and bools plain, a fmt.Stringer by its
+// String, anything else in Go syntax.
+func goSyntaxBadValue(v any) string {
+	if rv := reflect.ValueOf(v); v == nil || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return `"null"`
+	} else if rv.Kind() == reflect.Pointer {
+		v = rv.Elem().Interface()
+	}
+	switch t := v.(type) {
+	case string:
+		return strconv.Quote(t)
+	case int64, int32, float64, float32, bool:
+		return fmt.Sprint(t)
+	case fmt.Stringer:
+		return t.String()
+	}
+	return fmt.Sprintf("%#v", v)
 }
 
 // formatBadValue formats a bad value as field.Error does: strings quoted,

@@ -21,7 +21,9 @@ package fieldvalidation
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
@@ -44,6 +46,10 @@ type Kind struct {
 	Schema *schema.Schema
 	// Custom says the kind is a custom resource.
 	Custom bool
+	// SkipEmbedded names no embedded struct in a type error's field path
+	// (livenessProbe.httpGet.port, not livenessProbe.ProbeHandler.httpGet.port),
+	// as 1.33's build does.
+	SkipEmbedded bool
 }
 
 // Body checks a create or update body o (parsed from body) against the
@@ -58,6 +64,9 @@ func Body(k Kind, mode string, body []byte, o obj) (warnings []string, typeErr s
 	var strict []string
 	if !k.Custom {
 		rep := schema.ScanBody(k.Schema, body, false)
+		if rep.TypeErr != "" && k.SkipEmbedded {
+			return nil, withoutEmbedded(rep.TypeErr)
+		}
 		if rep.TypeErr != "" {
 			return nil, rep.TypeErr
 		}
@@ -182,4 +191,24 @@ func ApplyConfig(k Kind, config obj) string {
 		return errs[0]
 	}
 	return "errors:\n  " + strings.Join(errs, "\n  ")
+}
+
+// goStructField is the field a decode error names: "Go struct field
+// HTTPGetAction.spec.containers.livenessProbe.ProbeHandler.httpGet.port".
+var goStructField = regexp.MustCompile(`Go struct field (\w+)\.([\w.]+) of type`)
+
+// withoutEmbedded drops from the field a decode error names the embedded
+// structs (the elements Go names, which start upper case, where JSON's
+// start lower case), as 1.33's build names them.
+func withoutEmbedded(typeErr string) string {
+	return goStructField.ReplaceAllStringFunc(typeErr, func(m string) string {
+		sub := goStructField.FindStringSubmatch(m)
+		var kept []string
+		for _, e := range strings.Split(sub[2], ".") {
+			if e == "" || !unicode.IsUpper(rune(e[0])) {
+				kept = append(kept, e)
+			}
+		}
+		return "Go struct field " + sub[1] + "." + strings.Join(kept, ".") + " of type"
+	})
 }

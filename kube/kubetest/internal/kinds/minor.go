@@ -32,8 +32,12 @@ func ServedSince(group, plural string) int {
 // AdjustToMinor makes r, a built-in resource, what minor serves where it
 // differs from the newest: CustomResourceDefinitions' default Table
 // unless crdTable (1.37 has one of their own), CSINodes without status
-// (added in 1.37).
-func AdjustToMinor(r *Resource, minor int, crdTable bool) {
+// (added in 1.37), and with oldTables 1.33's printers where they differ
+// (table.OldestPrinter).
+func AdjustToMinor(r *Resource, minor int, crdTable, oldTables bool) {
+	if p := table.OldestPrinter(r.Group + "/" + r.Plural); oldTables && p != nil {
+		r.Printer = p
+	}
 	switch {
 	case r.Plural == "customresourcedefinitions" && !crdTable:
 		r.Printer = table.DefaultPrinter()

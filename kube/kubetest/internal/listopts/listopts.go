@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package listopts reads the options of a list or watch ([Parse],
-// [Selectors]), checks them as kube-apiserver 1.36's ValidateListOptions
+// [Selectors]), checks them as kube-apiserver 1.37's ValidateListOptions
 // does ([Validate]), and makes
 // and reads the continue tokens of paged lists ([EncodeContinue],
 // [DecodeContinue]) in the real server's form, so that a client may hand

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package media is what kubetest's server does with media types as
-// kube-apiserver 1.36 does: the form of an answer an Accept header asks
+// kube-apiserver 1.37 does: the form of an answer an Accept header asks
 // for ([Negotiate]: JSON, the PartialObjectMetadata projection, or a
 // Table), and the decoding of a request body by its Content-Type
 // ([Decode]: JSON, YAML, or protobuf of a built-in kind), and the

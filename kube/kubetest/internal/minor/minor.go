@@ -6,12 +6,16 @@
 // depends on, and the wording and answers that differ. The built-in
 // resources each minor serves are internal/kinds' (ServedSince,
 // AdjustToMinor). Everything else (defaults, messages, tables, schemas)
-// is the newest minor's. The facts come from each release's source (the
+// is the newest minor's, but what a Facts field names. The facts come from each release's source (the
 // gate's default in pkg/features) and, for the releases the harness
 // runs, from the real server.
 //
 // Guarantees:
 //   - Pure: Of and WithGates keep nothing and return values.
+//   - 1.33's facts are those the real 1.33.13 answers and the wire
+//     scenarios check, all of them run against a server acting as 1.33
+//     (internal/scenario's TestKubetestOldest); 1.34 and 1.35 act as 1.36
+//     where no fact says otherwise.
 //   - WithGates refuses a gate the minor does not have or kubetest does
 //     not model, naming it, as kube-apiserver refuses to start.
 package minor
@@ -21,6 +25,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/csr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/validation"
 )
 
@@ -62,6 +67,45 @@ type Facts struct {
 	// of resourceAttributes and nonResourceAttributes is refused with one
 	// error at spec (1.37); before, at the attribute.
 	AccessReviewErrorAtSpec bool
+	// CSRExclusive is how conditions holding both Approved and Denied are
+	// refused: 1.33 at the second's type, 1.34 to 1.36 at the list, 1.37
+	// as a union of the two.
+	CSRExclusive csr.ExclusiveWording
+
+	// The facts below are 1.33's, checked against the real 1.33.13; 1.34
+	// and 1.35 act as 1.36 there.
+
+	// GoSyntaxValues says field errors print a value that is not a
+	// string, number or bool in Go syntax (v1.OwnerReference{...},
+	// map[string]interface {}{...}) and a nil one as "null"; newer
+	// minors print JSON and null.
+	GoSyntaxValues bool
+	// OldCRDWording says custom resource validation refuses a fraction
+	// in an int32 with one type error ("number" is not an integer, no
+	// format error) and an embedded resource without apiVersion or kind
+	// with "Required value: must not be empty".
+	OldCRDWording bool
+	// DecodePathsSkipEmbedded says a built-in type's decode error names
+	// no embedded struct in the field's path (livenessProbe.httpGet.port,
+	// not livenessProbe.ProbeHandler.httpGet.port): the Go of the build.
+	DecodePathsSkipEmbedded bool
+	// OldTables says a ServiceAccount's Table has a Secrets column (the
+	// count of .secrets) and a Deployment's Selector column is described
+	// without "It must match the pod template's labels."
+	OldTables bool
+	// NullCreationTimestamp says objects without a creation time are
+	// written with metadata.creationTimestamp: null: the reviews answered
+	// without storing (SelfSubjectRulesReview), what a mutating webhook
+	// is sent on a create (the object, an Eviction) and the stored pod and
+	// job templates (defaulting.NullTemplateTimestamps).
+	NullCreationTimestamp bool
+	// TokenRequestWithoutUID says a TokenRequest's answer has no
+	// metadata.uid (newer minors give the service account's).
+	TokenRequestWithoutUID bool
+	// CRStatusRecordsMetadata says a custom resource's status write
+	// records in its managedFields entry the metadata it sent, though the
+	// strategy keeps none of it.
+	CRStatusRecordsMetadata bool
 }
 
 // Of returns the facts of minor, which must be in 33..37 (kubetest's
@@ -71,14 +115,16 @@ func Of(minor int, newestVersion string) Facts {
 	case 33:
 		// WatchList went back to off by default in 1.33 (beta), on
 		// again in 1.34.
-		return Facts{GitVersion: "v1.33.13", OwnerRefs: validation.OwnerRefsByListNamed, UIDPreconditionOnAbsent: true}
+		return Facts{GitVersion: "v1.33.13", OwnerRefs: validation.OwnerRefsByListNamed, UIDPreconditionOnAbsent: true,
+			CSRExclusive: csr.ExclusiveAtEntry, GoSyntaxValues: true, OldCRDWording: true, DecodePathsSkipEmbedded: true,
+			OldTables: true, NullCreationTimestamp: true, TokenRequestWithoutUID: true, CRStatusRecordsMetadata: true}
 	case 34:
-		return Facts{GitVersion: "v1.34.4", WatchList: true, OwnerRefs: validation.OwnerRefsByList}
+		return Facts{GitVersion: "v1.34.4", WatchList: true, OwnerRefs: validation.OwnerRefsByList, CSRExclusive: csr.ExclusiveAtList}
 	case 35:
-		return Facts{GitVersion: "v1.35.4", WatchList: true, OwnerRefs: validation.OwnerRefsByList}
+		return Facts{GitVersion: "v1.35.4", WatchList: true, OwnerRefs: validation.OwnerRefsByList, CSRExclusive: csr.ExclusiveAtList}
 	case 36:
 		return Facts{GitVersion: "v1.36.3", WatchList: true, ShardedListAndWatch: true, ShardPagesCount: true,
-			OwnerRefs: validation.OwnerRefsByList}
+			OwnerRefs: validation.OwnerRefsByList, CSRExclusive: csr.ExclusiveAtList}
 	default:
 		return Facts{GitVersion: newestVersion, WatchList: true, ShardedListAndWatch: true, CRDTable: true,
 			AccessReviewErrorAtSpec: true}

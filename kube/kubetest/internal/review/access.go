@@ -4,7 +4,6 @@ package review
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
@@ -80,7 +79,7 @@ func invalidAccess(k *Kind, req Request, spec obj, user string, groups, managed 
 	if meta := sentMetadata(req.Body); len(meta) > 0 {
 		meta["managedFields"] = managed
 		errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: "metadata",
-			Value: json.RawMessage(encodeMeta(meta)), Detail: "must be empty"})
+			Value: sentMeta{raw: encodeMeta(meta), meta: meta}, Detail: "must be empty"})
 	}
 	return errs
 }

@@ -32,6 +32,13 @@ type Request struct {
 	// in combination with resourceAttributes" or at
 	// spec.resourceAttributes "exactly one of ...".
 	AttributesErrorAtSpec bool
+	// NullCreationTimestamp gives a SelfSubjectRulesReview's answer
+	// metadata.creationTimestamp: null, as 1.33 does; newer minors give
+	// it empty metadata.
+	NullCreationTimestamp bool
+	// GoSyntaxValues writes the values of a refusal's field errors in Go
+	// syntax, as 1.33 does (fielderr.InGoSyntax); newer minors write JSON.
+	GoSyntaxValues bool
 }
 
 // Attributes are the resource attributes an access review asks about.
@@ -108,7 +115,11 @@ func rules(req Request, s Server) (obj, *Refusal) {
 	if ns, _ := spec["namespace"].(string); ns == "" {
 		return nil, &Refusal{Message: "no namespace on request"}
 	}
-	return obj{"kind": Rules.Kind, "apiVersion": Rules.APIVersion(), "metadata": obj{}, "spec": obj{},
+	meta := obj{}
+	if req.NullCreationTimestamp {
+		meta["creationTimestamp"] = nil
+	}
+	return obj{"kind": Rules.Kind, "apiVersion": Rules.APIVersion(), "metadata": meta, "spec": obj{},
 		"status": s.Denials().Rules(req.User)}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 )
 
@@ -38,7 +39,7 @@ func Serve(w http.ResponseWriter, r *http.Request, verb string, k *Kind, req Req
 	case refused == nil:
 		apierr.WriteJSON(w, http.StatusCreated, encode.Object(out))
 	case refused.Errors != nil:
-		apierr.Write(w, apierr.Invalid(k.Group, "", "", refused.Errors))
+		apierr.Write(w, apierr.Invalid(k.Group, "", "", fielderr.InGoSyntax(refused.Errors, req.GoSyntaxValues)))
 	default:
 		apierr.Write(w, apierr.BadRequest(refused.Message))
 	}

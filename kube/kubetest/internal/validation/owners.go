@@ -21,6 +21,31 @@ type ownerReference struct {
 	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
 }
 
+// GoString prints the reference as 1.33's field errors print a
+// v1.OwnerReference (fielderr.Error.GoSyntax).
+func (r ownerReference) GoString() string {
+	ptr := func(b *bool) string {
+		if b == nil {
+			return "(*bool)(nil)"
+		}
+		return fmt.Sprintf("(*bool)(%p)", b)
+	}
+	return fmt.Sprintf(`v1.OwnerReference{APIVersion:%q, Kind:%q, Name:%q, UID:%q, Controller:%s, BlockOwnerDeletion:%s}`,
+		r.APIVersion, r.Kind, r.Name, r.UID, ptr(r.Controller), ptr(r.BlockOwnerDeletion))
+}
+
+// ownerReferences is metadata.ownerReferences as a field error's value.
+type ownerReferences []ownerReference
+
+// GoString prints the list as 1.33 prints a []v1.OwnerReference.
+func (rs ownerReferences) GoString() string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.GoString()
+	}
+	return "[]v1.OwnerReference{" + strings.Join(parts, ", ") + "}"
+}
+
 // bannedOwners are the kinds that may not own anything, by group/version
 // and kind, with the name the real server gives them.
 var bannedOwners = map[[2]string]string{{"v1", "Event"}: "/v1, Kind=Event"}
@@ -53,7 +78,7 @@ func OwnerReferences(meta map[string]any, w OwnerRefWording) []fielderr.Error {
 	list, _ := meta["ownerReferences"].([]any)
 	const path = "metadata.ownerReferences"
 	var errs []fielderr.Error
-	refs := make([]ownerReference, 0, len(list))
+	refs := make(ownerReferences, 0, len(list))
 	for _, r := range list {
 		m, _ := r.(map[string]any)
 		ref := ownerReference{APIVersion: unstructured.String(m, "apiVersion"), Kind: unstructured.String(m, "kind"),
