@@ -99,11 +99,11 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 		if prev == nil {
 			return nil, apierr.NotFound(wr.res.Group, wr.res.Plural, wr.name)
 		}
-		cur, err := wr.res.Conversion.Read(wr.res.fromStored(mustDecode(prev.raw)), wr.res.apiVersion(), false) // records are never modified
+		cur, err := wr.res.Conversion.Read(wr.res.fromStored(mustDecode(prev.raw)), wr.res.APIVersion(), false) // records are never modified
 		if err != nil {
 			return nil, err
 		}
-		cur["apiVersion"] = wr.res.apiVersion()
+		cur["apiVersion"] = wr.res.APIVersion()
 		patched, err := fn(cur)
 		if err == nil {
 			err = checkKind(wr.res, patched)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 )
 
@@ -114,15 +115,13 @@ func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
 	if c.info.Resource == "namespaces" {
 		o.filter.namespace = ""
 	}
-	labels, fields, bad := listopts.Selectors(c.q, c.info.Name, c.res.supportsField, c.res.errFieldNotSupported)
+	labels, fields, bad := listopts.Selectors(c.q, c.info.Name, c.res.SupportsField, c.res.FieldNotSupported)
 	if bad != "" {
 		return apierr.BadRequest(bad)
 	}
 	o.filter.labels, o.filter.fields = labels, fields
 	return nil
 }
-
-func encodeContinue(rv int64, start string) string { return listopts.EncodeContinue(rv, start) }
 
 func decodeContinue(s string) (listopts.Token, *kube.StatusError) {
 	t, invalid := listopts.DecodeContinue(s)
@@ -195,7 +194,7 @@ func (c *call) listFrom(o *listOpts, want, cur uint64, page *listPage) ([]*recor
 			var ok bool
 			if all, ok = c.col.at(uint64(tok.RV), cur); !ok {
 				e := apierr.Expired(msgContinueExpired)
-				e.Status.Continue = encodeContinue(-1, tok.Start)
+				e.Status.Continue = listopts.EncodeContinue(-1, tok.Start)
 				return nil, e
 			}
 			page.rv = uint64(tok.RV)
@@ -242,7 +241,7 @@ func (c *call) fillPage(o *listOpts, page *listPage, all []*record) {
 		if c.info.Namespace != "" && c.res.Namespaced {
 			next = r.name
 		}
-		page.cont = encodeContinue(int64(page.rv), next)
+		page.cont = listopts.EncodeContinue(int64(page.rv), next)
 		if o.filter.empty() && (o.filter.shard.Empty() || o.filter.shardCounted) {
 			n := inScope(all, o.filter.namespace) - o.limit
 			page.remaining = &n
@@ -288,7 +287,7 @@ func (c *call) encodeList(page *listPage) []byte {
 		size += len(r.raw) + 1
 	}
 	b.Grow(size)
-	kind, av := c.res.ListKind, c.res.apiVersion()
+	kind, av := c.res.ListKind, c.res.APIVersion()
 	if kind == "" {
 		kind = c.res.Kind + "List"
 	}
@@ -307,7 +306,7 @@ func (c *call) encodeList(page *listPage) []byte {
 			b.Write(c.render(r.raw))
 		case c.res.FromStored != nil:
 			b.WriteByte('{')
-			raw, tm := encodeObjectTM(c.res.fromStored(mustDecode(r.raw)))
+			raw, tm := encode.ObjectTM(c.res.fromStored(mustDecode(r.raw)))
 			b.Write(raw[tm:])
 		default:
 			b.WriteByte('{')

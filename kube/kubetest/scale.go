@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
@@ -110,7 +111,7 @@ func (s *Server) serveScale(c *call) {
 
 // respondScale answers the Scale of the stored rec.
 func (c *call) respondScale(rec *record) {
-	o, err := c.res.Conversion.Read(c.res.fromStored(mustDecode(rec.raw)), c.res.apiVersion(), false)
+	o, err := c.res.Conversion.Read(c.res.fromStored(mustDecode(rec.raw)), c.res.APIVersion(), false)
 	var sc obj
 	if err == nil {
 		sc, err = scaleOf(c.res, o)
@@ -119,7 +120,7 @@ func (c *call) respondScale(rec *record) {
 		apierr.Write(c.w, err)
 		return
 	}
-	apierr.WriteJSON(c.w, http.StatusOK, encodeObject(sc))
+	apierr.WriteJSON(c.w, http.StatusOK, encode.Object(sc))
 }
 
 // scaleChange reads the body of a Scale update or patch and returns what

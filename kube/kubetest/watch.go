@@ -358,10 +358,10 @@ func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
 	if it.rv != 0 && it.rv != it.rec.rv {
 		o := mustDecode(raw)
 		unstructured.Metadata(o)["resourceVersion"] = formatRV(it.rv)
-		raw = encodeObject(o)
+		raw = encode.Object(o)
 	}
 	typ, raw, err := it.typ, raw, (*kube.StatusError)(nil)
-	if raw, err = w.res.Conversion.ReadRaw(raw, w.res.apiVersion(), false); err != nil {
+	if raw, err = w.res.Conversion.ReadRaw(raw, w.res.APIVersion(), false); err != nil {
 		typ, raw = "ERROR", encode.Status(&err.Status) // a conversion that failed
 	}
 	buf.WriteString(`{"type":"`)
@@ -371,7 +371,7 @@ func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
 	case err != nil:
 		buf.Write(raw)
 	case w.table != nil:
-		buf.Write(w.table.one(raw, w.tableHeaders))
+		buf.Write(w.table.One(raw, w.tableHeaders))
 		w.tableHeaders = false
 	default:
 		buf.Write(renderAs(raw, w.res, w.partial))
@@ -387,7 +387,7 @@ func (w *watcher) writeBookmark(buf *bytes.Buffer, rv uint64, initialEnd bool) {
 		w.writeTableBookmark(buf, rv, initialEnd)
 		return
 	}
-	kind, av := w.res.Kind, w.res.apiVersion()
+	kind, av := w.res.Kind, w.res.APIVersion()
 	if w.partial {
 		kind, av = "PartialObjectMetadata", "meta.k8s.io/v1"
 	}
