@@ -11,6 +11,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -131,8 +132,8 @@ func (s *Server) serveWatch(c *call) {
 	}
 	// Without the WatchList gate a watch from "" or "0" still starts with
 	// the state, as a legacy watch does, but ends it with no bookmark.
-	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents ||
-		!s.facts.WatchList && (o.rv == "" || o.rv == "0")
+	initialEvents := o.SendInitialEvents != nil && *o.SendInitialEvents ||
+		!s.facts.WatchList && (o.RV == "" || o.RV == "0")
 	var st watchStart
 	s.withLock(func() { st = s.startWatchLocked(c, w, want, initialEvents) })
 	if want > st.cur && initialEvents {
@@ -156,7 +157,7 @@ func (s *Server) newWatcher(c *call) (w *watcher, o *listOpts, want uint64, serr
 		serr = s.parseShardSelector(c, o)
 	}
 	if serr == nil {
-		want, serr = parseRV(o.rv)
+		want, serr = listopts.ParseRV(o.RV)
 	}
 	if serr == nil && c.table != nil {
 		serr = c.table.err
@@ -253,7 +254,7 @@ func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool,
 			return false
 		}
 	}
-	if initialEvents && o.sendInitialEvents != nil && o.bookmarks {
+	if initialEvents && o.SendInitialEvents != nil && o.Bookmarks {
 		w.writeBookmark(buf, st.cur, true)
 	}
 	if st.expire {
@@ -274,13 +275,13 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 	interval := s.opts.BookmarkInterval
 	var bookmarks, timeout <-chan time.Time
 	var bookmarkTimer *time.Timer
-	if o.bookmarks {
+	if o.Bookmarks {
 		bookmarkTimer = time.NewTimer(interval)
 		defer bookmarkTimer.Stop()
 		bookmarks = bookmarkTimer.C
 	}
-	if o.timeoutSeconds > 0 {
-		t := time.NewTimer(time.Duration(o.timeoutSeconds) * time.Second)
+	if o.TimeoutSeconds > 0 {
+		t := time.NewTimer(time.Duration(o.TimeoutSeconds) * time.Second)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -330,7 +331,7 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 		case <-timeout:
 			// The real watch cache sends no bookmark before the timeout
 			// after an initial-events-end one.
-			drain(o.bookmarks && (o.sendInitialEvents == nil || !*o.sendInitialEvents))
+			drain(o.Bookmarks && (o.SendInitialEvents == nil || !*o.SendInitialEvents))
 			return
 		case <-w.stop:
 			var overflowed bool
