@@ -23,8 +23,7 @@ import (
 // serveScaleApply answers an apply of c's Scale (internal/scale reads
 // the configuration and words the errors: ReadApply, ApplyError).
 func (s *Server) serveScaleApply(c *call) {
-	target := scale.Target{Name: c.info.Name, Namespace: c.info.Namespace, Namespaced: c.res.Namespaced,
-		APIVersion: c.res.APIVersion(), Kind: c.res.Kind, SpecReplicasPath: c.res.Scale.SpecReplicas}
+	target := c.scaleTarget()
 	config, parent, serr := scale.ReadApply(c.r, c.q.Get("fieldManager"), target)
 	if serr != nil {
 		apierr.Write(c.w, serr)
