@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/watchenc"
 )
 
 // This file answers in the Table form (internal/table writes it), which
@@ -91,10 +92,8 @@ func (c *call) writeList(page *listPage) {
 // writeTableBookmark appends a BOOKMARK of a Table watch
 // (table.Writer.Bookmark).
 func (w *watcher) writeTableBookmark(buf *bytes.Buffer, rv uint64, initialEnd bool) {
-	buf.WriteString(`{"type":"BOOKMARK","object":`)
-	buf.Write(w.table.Bookmark(w.res.Kind, w.res.storageAPIVersion(), formatRV(rv), initialEnd, w.tableHeaders))
+	watchenc.Event(buf, "BOOKMARK", w.table.Bookmark(w.res.Kind, w.res.storageAPIVersion(), formatRV(rv), initialEnd, w.tableHeaders))
 	w.tableHeaders = false
-	buf.WriteString("}\n")
 }
 
 // printerFor returns the printer of res: its own (custom resources), the
