@@ -7,6 +7,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/admission"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/disruption"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/review"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
@@ -96,10 +97,10 @@ func (s *Server) admissionRequestLocked(wr *write, create bool, prev *record) *a
 // creationTimestamp when forMutation (1.33 sends the latter null).
 func (s *Server) reviewed(res *resource, rec *record, forMutation bool) obj {
 	o := res.fromStored(mustDecode(rec.raw))
-	if converted, err := res.Conversion.Read(o, res.apiVersion(), false); err == nil {
+	if converted, err := res.Conversion.Read(o, res.APIVersion(), false); err == nil {
 		o = converted // else the stored form; the write's answer fails as this did
 	}
-	o["apiVersion"] = res.apiVersion()
+	o["apiVersion"] = res.APIVersion()
 	if forMutation {
 		meta := unstructured.Metadata(o)
 		for _, k := range []string{"uid", "creationTimestamp", "generation", "resourceVersion"} {
@@ -138,7 +139,7 @@ func (s *Server) admitEviction(c *call, body []byte, opts *protobuf.DeleteOption
 	if serr != nil || mutated == nil {
 		return opts, serr
 	}
-	next, invalid := disruption.DecodeEviction(encodeObject(mutated), c.info.Name, c.info.Namespace)
+	next, invalid := disruption.DecodeEviction(encode.Object(mutated), c.info.Name, c.info.Namespace)
 	if invalid != "" {
 		return nil, apierr.BadRequest(invalid)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/admission"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -62,7 +63,7 @@ func (a admitting) StoreLocked(o obj, m *admission.Mutation, dry bool) (updateRe
 
 func (a admitting) PinUID(create bool) {
 	if create || a.wr.apply || a.wr.res.CreateOnUpdate {
-		a.wr.pinned.UID = newUID() // the object's uid in every step, if it is created
+		a.wr.pinned.UID = strategy.NewUID() // the object's uid in every step, if it is created
 	}
 }
 
@@ -84,7 +85,7 @@ func (s *Server) storeConfigurationLocked(wr *write, o obj, store writeFunc) (up
 	if err == nil {
 		o := s.reviewed(wr.res, candidate.rec, false)
 		if errs := admission.Check(o); len(errs) > 0 {
-			err = apierr.Invalid(wr.res.kindGroup(), wr.res.Kind, unstructured.String(unstructured.Metadata(o), "name"), errs)
+			err = apierr.Invalid(wr.res.KindGroup(), wr.res.Kind, unstructured.String(unstructured.Metadata(o), "name"), errs)
 		}
 	}
 	if err != nil {

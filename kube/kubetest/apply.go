@@ -13,6 +13,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fieldmanager"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/patch"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
@@ -47,7 +48,7 @@ func (s *Server) serveApply(c *call, body []byte) {
 		apierr.Write(c.w, apierr.BadRequest("error decoding YAML: "+err.Error()))
 		return
 	}
-	if av, kind := unstructured.String(config, "apiVersion"), unstructured.String(config, "kind"); av != c.res.apiVersion() || kind != c.res.Kind {
+	if av, kind := unstructured.String(config, "apiVersion"), unstructured.String(config, "kind"); av != c.res.APIVersion() || kind != c.res.Kind {
 		apierr.Write(c.w, apierr.BadRequest("invalid object type: "+gvkString(av, kind)))
 		return
 	}
@@ -66,14 +67,14 @@ func (s *Server) serveApply(c *call, body []byte) {
 	}
 	if msg := fieldmanager.DuplicateEntries(c.res.Schema, config); msg != "" {
 		apierr.Write(c.w, apierr.New(http.StatusInternalServerError, "", fmt.Sprintf("failed to create typed patch object (%s/%s; %s): %s",
-			unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvkString(c.res.apiVersion(), c.res.Kind), msg), nil))
+			unstructured.String(meta, "namespace"), unstructured.String(meta, "name"), gvkString(c.res.APIVersion(), c.res.Kind), msg), nil))
 		return
 	}
 	if unstructured.String(meta, "name") == "" {
 		meta["name"] = c.info.Name
 	}
 	wr := c.write()
-	wr.apply, wr.force = true, queryBool(c.q, "force")
+	wr.apply, wr.force = true, requestinfo.QueryBool(c.q, "force")
 	var out updateResult
 	var serr *kube.StatusError
 	out, serr = s.admitted(wr, false, config, s.applyLocked)
@@ -95,13 +96,13 @@ func (s *Server) fieldManagerOf(wr *write, now string) *fieldmanager.Manager {
 	if wr.sub == "scale" {
 		now = "" // kube-apiserver 1.36 records scale's entries without a time
 	}
-	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.apiVersion(),
+	return &fieldmanager.Manager{Schema: res.Schema, Builtin: res.CRD == "", StatusSub: res.Status, APIVersion: res.APIVersion(),
 		Sub: wr.sub, StatusResetMeta: strategy.StatusResetMeta(res.Group, res.Plural), Now: now, Served: func(apiVersion string) bool {
-			if apiVersion == res.apiVersion() {
+			if apiVersion == res.APIVersion() {
 				return true
 			}
 			group, version := kinds.SplitAPIVersion(apiVersion)
-			return group == res.Group && s.reg.lookup(group, version, res.Plural) != nil
+			return group == res.Group && s.reg.Lookup(group, version, res.Plural) != nil
 		}}
 }
 
@@ -126,11 +127,11 @@ func (s *Server) applyLocked(wr *write, config obj) (updateResult, *kube.StatusE
 		rec, err := s.createLocked(wr, o)
 		return updateResult{rec: rec, created: true}, err
 	}
-	live, serr := wr.res.Conversion.Read(wr.res.fromStored(mustDecode(prev.raw)), wr.res.apiVersion(), false)
+	live, serr := wr.res.Conversion.Read(wr.res.fromStored(mustDecode(prev.raw)), wr.res.APIVersion(), false)
 	if serr != nil {
 		return updateResult{}, serr
 	}
-	live["apiVersion"] = wr.res.apiVersion()
+	live["apiVersion"] = wr.res.APIVersion()
 	fm := s.fieldManagerOf(wr, nowString())
 	next, entries, err := fm.ApplyKubectl(live, config, wr.manager, wr.force)
 	if err != nil {

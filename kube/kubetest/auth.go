@@ -50,12 +50,6 @@ func (s *Server) authorize(info RequestInfo) *kube.StatusError {
 		Subresource: info.Subresource, Namespace: info.Namespace, Name: info.Name})
 }
 
-// tokenFor returns a token of user, or "" (authz.TokenFor).
-func (s *Server) tokenFor(user string) string { return authz.TokenFor(s.opts.Tokens, user) }
-
-// defaultToken is the token [Server.Config] uses (authz.DefaultToken).
-func (s *Server) defaultToken() string { return authz.DefaultToken(s.opts.Tokens) }
-
 // Roles returns the smallest RBAC roles, as YAML documents, that allow
 // every request user made of the server since it started or since
 // [Server.ResetCounts], refused ones included (a request a test made

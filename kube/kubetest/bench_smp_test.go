@@ -57,7 +57,7 @@ func BenchmarkStrategicMerge(b *testing.B) {
 	b.Run("Merge", func(b *testing.B) {
 		s := New(Options{})
 		defer s.Close()
-		sch := s.reg.lookup("apps", "v1", "deployments").Schema
+		sch := s.reg.Lookup("apps", "v1", "deployments").Schema
 		patch := []byte(fmt.Sprintf(smp, 1, 1))
 		b.ReportAllocs()
 		for range b.N {

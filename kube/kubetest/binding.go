@@ -69,7 +69,7 @@ func (p bindingPods) PodLocked(name string) (map[string]any, bool) {
 }
 
 func (p bindingPods) WriteLocked(pod map[string]any) {
-	res := p.s.reg.lookup("", "v1", "pods")
+	res := p.s.reg.Lookup("", "v1", "pods")
 	col := p.s.cols[res.colKey()]
 	prev := col.objects[objectKey(p.ns, unstructured.String(unstructured.Metadata(pod), "name"))]
 	rec := p.s.commitLocked(res, col, "MODIFIED", pod, prev)

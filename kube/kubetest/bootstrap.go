@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/bootstrap"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -14,8 +15,8 @@ import (
 func (s *Server) bootstrap() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, b := range bootstrap.Objects(time.Now(), newUID()) {
-		res := s.reg.lookup(b.Group, "v1", b.Plural)
+	for _, b := range bootstrap.Objects(time.Now(), strategy.NewUID()) {
+		res := s.reg.Lookup(b.Group, "v1", b.Plural)
 		ns := unstructured.String(unstructured.Metadata(b.Object), "namespace")
 		wr := &write{res: res, col: s.cols[res.colKey()], namespace: ns, manager: "kube-apiserver"}
 		if _, err := s.createLocked(wr, b.Object); err != nil {

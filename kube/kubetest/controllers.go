@@ -118,7 +118,7 @@ func (c ctlStore) Object(ref gc.ObjectRef) (controllers.Object, bool) {
 
 func (c ctlStore) Served(col string) (apiVersion, kind string, ok bool) {
 	if res := c.s.resourceOfLocked(col); res != nil {
-		return res.apiVersion(), res.Kind, true
+		return res.APIVersion(), res.Kind, true
 	}
 	return "", "", false
 }
@@ -134,7 +134,7 @@ func (c ctlStore) Keys(col string) []string {
 
 func (c ctlStore) Owner(ns string, o gc.Owner) (gc.ObjectRef, bool, bool) {
 	group, version := kinds.SplitAPIVersion(o.APIVersion)
-	res := c.s.reg.byKind(group, version, o.Kind)
+	res := c.s.reg.ByKind(group, version, o.Kind)
 	if res == nil || res.Namespaced && ns == "" {
 		return gc.ObjectRef{}, false, false
 	}
@@ -198,7 +198,7 @@ func (c ctlStore) Update(ref gc.ObjectRef, sub string, o map[string]any) {
 }
 
 func (c ctlStore) Record(about gc.ObjectRef, ev map[string]any) {
-	events := c.s.reg.lookup("", "v1", "events")
+	events := c.s.reg.Lookup("", "v1", "events")
 	wr := &write{res: events, col: c.s.cols[events.colKey()], manager: "kube-controller-manager",
 		namespace: unstructured.String(unstructured.Metadata(ev), "namespace")}
 	if _, err := c.s.createLocked(wr, ev); err != nil {

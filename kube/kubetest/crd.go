@@ -46,7 +46,7 @@ func validateCRDUpdate(next, old obj) *kube.StatusError {
 // after a CRD is created: accept its names, mark it Established, and serve
 // its resource.
 func (s *Server) establishCRDLocked(rec *record) {
-	res := s.reg.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+	res := s.reg.Lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 	o := mustDecode(rec.raw)
 	now := nowString()
 	crd.Establish(o, now)
@@ -65,23 +65,23 @@ func (s *Server) registerCRDLocked(o obj) {
 	}
 	cs := crd.Parse(o)
 	storage := cs.StorageVersion()
-	if existing := s.reg.lookup(cs.Group, storage, cs.Plural); existing != nil && existing.CRD == "" {
+	if existing := s.reg.Lookup(cs.Group, storage, cs.Plural); existing != nil && existing.CRD == "" {
 		return // a built-in resource keeps its name
 	}
-	s.reg.removeCRD(name)
+	s.reg.RemoveCRD(name)
 	hook := conversion.Parse(o, s.opts.WebhookServices, s.opts.Minor)
 	for _, k := range cs.Resources(name, o) {
 		r := &resource{Resource: *k}
 		if hook != nil && k.Version != storage {
 			r.Conversion = hook
 		}
-		s.reg.add(r)
+		s.reg.Add(r)
 	}
 	key := cs.Group + "/" + cs.Plural
 	if s.cols[key] == nil {
 		s.cols[key] = newCollection(s.opts.HistorySize, s.rv)
 	}
-	s.recoerceStoredLocked(s.reg.lookup(cs.Group, storage, cs.Plural))
+	s.recoerceStoredLocked(s.reg.Lookup(cs.Group, storage, cs.Plural))
 }
 
 // crdTerminatingLocked reports whether the CRD named name is being deleted.
@@ -120,7 +120,7 @@ func (s *Server) finishCRDLocked(name string) {
 	if col := s.cols[cs.Group+"/"+cs.Plural]; col != nil && len(col.objects) > 0 {
 		return
 	}
-	res := s.reg.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+	res := s.reg.Lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 	if fins := stringList(unstructured.Metadata(o), "finalizers"); len(fins) == 1 && fins[0] == crd.CleanupFinalizer {
 		s.removeLocked(res, crdCol, rec)
 		return
@@ -142,7 +142,7 @@ func (s *Server) unregisterCRDLocked(name string) {
 			}
 		}
 	}
-	s.reg.removeCRD(name)
+	s.reg.RemoveCRD(name)
 	if col := s.cols[key]; col != nil {
 		for w := range col.watchers {
 			s.stopWatcherLocked(w)

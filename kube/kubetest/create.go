@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/defaulting"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/events"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/gc"
@@ -49,14 +50,14 @@ type write struct {
 // makeRecord encodes o, whose resourceVersion is set, into a record.
 func makeRecord(res *resource, o obj) *record {
 	meta := unstructured.Metadata(o)
-	raw, tm := encodeObjectTM(o)
+	raw, tm := encode.ObjectTM(o)
 	labels, _ := unstructured.StringMap(meta, "labels")
 	ns, name := unstructured.String(meta, "namespace"), unstructured.String(meta, "name")
 	fields := map[string]string{"metadata.name": name, "metadata.namespace": ns}
 	res = res.stored()
 	for _, f := range res.Fields {
-		if v, ok := res.fieldValue(o, f); ok {
-			fields[f] = fieldString(v)
+		if v, ok := res.FieldValue(o, f); ok {
+			fields[f] = unstructured.FieldString(v)
 		}
 	}
 	for alias, f := range res.FieldAliases {
@@ -161,7 +162,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	name := unstructured.String(meta, "name")
 	if name == "" && unstructured.String(meta, "generateName") != "" {
 		for range 8 { // the real server retries generated names that are taken
-			name = generateName(unstructured.String(meta, "generateName"))
+			name = strategy.GenerateName(unstructured.String(meta, "generateName"))
 			if col.objects[objectKey(wr.namespace, name)] == nil {
 				break
 			}
@@ -169,7 +170,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		meta["name"] = name
 	}
 	if errs := append(validation.Metadata(res.Names, meta, name, s.facts.OwnerRefs), validateCustomResource(res, "", o, nil, s.facts.OldCRDWording)...); len(errs) > 0 {
-		return nil, apierr.Invalid(res.kindGroup(), res.Kind, name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
+		return nil, apierr.Invalid(res.KindGroup(), res.Kind, name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
 	}
 	if err := s.checkNamespaceLocked(wr, name, true); err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 		delete(meta, k)
 	}
 	now := nowString()
-	meta["uid"] = newUID()
+	meta["uid"] = strategy.NewUID()
 	meta["creationTimestamp"] = now
 	if res.Generation {
 		meta["generation"] = int64(1)
@@ -201,7 +202,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	defaultKind(res, o)
 	if errs := slices.Concat(validation.Data(res.Group, res.Plural, o), events.Validate(res.Group, res.Plural, o, nil),
 		defaulting.Validate(res.Group, res.Plural, o), validation.PodSpec(res.Group, res.Plural, o)); len(errs) > 0 {
-		return nil, apierr.Invalid(res.kindGroup(), res.Kind, name, errs)
+		return nil, apierr.Invalid(res.KindGroup(), res.Kind, name, errs)
 	}
 	s.recordCreate(wr, meta, o, requested, hasRequested, now)
 	wr.pin(meta)

@@ -5,6 +5,7 @@ package kubetest
 import (
 	"bytes"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/schema"
 )
@@ -59,7 +60,7 @@ func (s *Server) recoerceStoredLocked(res *resource) {
 	for k, rec := range col.objects {
 		o := mustDecode(rec.raw)
 		schema.CoerceCustomResource(res.Schema, o, false)
-		if raw := encodeObject(o); !bytes.Equal(raw, rec.raw) {
+		if raw := encode.Object(o); !bytes.Equal(raw, rec.raw) {
 			col.objects[k] = makeRecord(res, o)
 		}
 	}

@@ -66,7 +66,7 @@ func (s *Server) deleteLocked(wr *write, prev *record) (*record, bool, *kube.Sta
 	if prev.deleting && !changed {
 		return prev, false, nil
 	}
-	if !hasFinalizers(o) {
+	if !strategy.HasFinalizers(o) {
 		if wr.dryRun {
 			return prev, true, nil
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 )
 
 // This file serves discovery (/api, /api/v1, /apis, /apis/GROUP,
@@ -51,7 +52,7 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) {
 // other paths under /api and /apis are a 404 Status, the rest the mux's
 // plain 404.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, p string) {
-	parts := splitPath(p)
+	parts := requestinfo.SplitPath(p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	aggregated := discovery.WantsAggregated(r.Header.Get("Accept"))
@@ -63,16 +64,16 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, p string
 	case p == "/api/v1":
 		apierr.WriteJSON(w, http.StatusOK, discovery.ResourceList("", "v1", s.apiResourcesLocked("", "v1")))
 	case p == "/apis" && aggregated:
-		s.writeAggregated(w, r, s.reg.groups())
+		s.writeAggregated(w, r, s.reg.Groups())
 	case p == "/apis":
 		apierr.WriteJSON(w, http.StatusOK, s.groupListLocked())
-	case len(parts) == 2 && parts[0] == "apis" && len(s.reg.versions(parts[1])) > 0:
+	case len(parts) == 2 && parts[0] == "apis" && len(s.reg.Versions(parts[1])) > 0:
 		g := s.apiGroupLocked(parts[1])
 		g.Kind, g.APIVersion = "APIGroup", "v1"
 		apierr.WriteJSON(w, http.StatusOK, discovery.Document(g))
-	case len(parts) == 3 && parts[0] == "apis" && len(s.reg.listed(parts[1], parts[2])) > 0:
+	case len(parts) == 3 && parts[0] == "apis" && len(s.reg.Listed(parts[1], parts[2])) > 0:
 		apierr.WriteJSON(w, http.StatusOK, discovery.ResourceList("v1", parts[1]+"/"+parts[2], s.apiResourcesLocked(parts[1], parts[2])))
-	case len(parts) >= 2 && parts[0] == "apis" && (len(s.reg.versions(parts[1])) == 0 || s.reg.crdOnly(parts[1])):
+	case len(parts) >= 2 && parts[0] == "apis" && (len(s.reg.Versions(parts[1])) == 0 || s.reg.CRDOnly(parts[1])):
 		http.NotFound(w, r) // no handler at all for the group, or its CRDs' passed it on
 	case len(parts) > 0 && (parts[0] == "api" || parts[0] == "apis"):
 		apierr.Write(w, apierr.ResourceNotFound())
@@ -85,7 +86,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, p string
 // s.mu.
 func (s *Server) groupListLocked() []byte {
 	groups := []discovery.APIGroup{}
-	for _, g := range s.reg.groups() {
+	for _, g := range s.reg.Groups() {
 		groups = append(groups, s.apiGroupLocked(g))
 	}
 	return discovery.GroupList(groups)
@@ -94,13 +95,13 @@ func (s *Server) groupListLocked() []byte {
 // apiGroupLocked is the APIGroup of a served group. The caller holds
 // s.mu.
 func (s *Server) apiGroupLocked(group string) discovery.APIGroup {
-	return discovery.NewGroup(group, s.reg.versions(group))
+	return discovery.NewGroup(group, s.reg.Versions(group))
 }
 
 // apiResourcesLocked lists a group version's resources and their
 // subresources. The caller holds s.mu.
 func (s *Server) apiResourcesLocked(group, version string) []discovery.APIResource {
-	return discovery.Resources(descriptions(s.reg.listed(group, version)))
+	return discovery.Resources(descriptions(s.reg.Listed(group, version)))
 }
 
 // writeAggregated writes the APIGroupDiscoveryList of groups. The caller
@@ -109,8 +110,8 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, groups 
 	var list []discovery.Group
 	for _, g := range groups {
 		dg := discovery.Group{Name: g}
-		for _, v := range s.reg.versions(g) {
-			dg.Versions = append(dg.Versions, discovery.Version{Name: v, Resources: descriptions(s.reg.listed(g, v))})
+		for _, v := range s.reg.Versions(g) {
+			dg.Versions = append(dg.Versions, discovery.Version{Name: v, Resources: descriptions(s.reg.Listed(g, v))})
 		}
 		list = append(list, dg)
 	}

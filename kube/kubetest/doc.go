@@ -238,7 +238,7 @@
 //     quantity;
 //   - the wire: encode (objects in the real server's order), media
 //     (content negotiation and bodies), protobuf (bodies, answers and watch
-//     frames of every built-in kind), requestinfo, listopts, deleteopts,
+//     frames of every built-in kind), requestinfo, listopts, deleteopts, watchenc,
 //     apierr (the Status errors), discovery, openapi (and openapipb, the
 //     documents in protobuf), table, jsonpath, shardexpr, faults (the
 //     rules of the faults a test injects), inprocess (the in-process round

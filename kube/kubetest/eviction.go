@@ -76,7 +76,7 @@ type evictionStore struct {
 
 // budgets returns the served PodDisruptionBudgets and their collection.
 func (e evictionStore) budgets() (*resource, *collection) {
-	res := e.s.reg.lookup("policy", "v1", "poddisruptionbudgets")
+	res := e.s.reg.Lookup("policy", "v1", "poddisruptionbudgets")
 	return res, e.s.cols[res.colKey()]
 }
 

@@ -112,9 +112,6 @@ func (s *Server) Compact() {
 	}
 }
 
-// msgWatchTooOld is what etcd's watch says when compaction passes it.
-const msgWatchTooOld = "The resourceVersion for the provided watch is too old."
-
 // ExpireWatches makes every watch end in 410 Expired as soon as it can,
 // until undo is called: a server whose history is always too short, an
 // etcd that compacts under every watch. A watch from a resourceVersion (or

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/faults"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 )
 
 // This file puts in force the faults of a server that answers and then
@@ -45,7 +46,7 @@ func (s *Server) serveStreamFault(w http.ResponseWriter, r *http.Request, info R
 	var rules faults.Rules[RequestInfo]
 	s.withLock(func() { rules = s.streams.Clone() })
 	return rules.Serve(w, r, info, faults.Request{Verb: info.Verb, Namespace: info.Namespace,
-		InitialEvents: queryBool(r.URL.Query(), "sendInitialEvents"), Done: s.done,
+		InitialEvents: requestinfo.QueryBool(r.URL.Query(), "sendInitialEvents"), Done: s.done,
 		RV: func() (rv uint64) {
 			s.withLock(func() { rv = s.rv })
 			return rv

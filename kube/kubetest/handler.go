@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/fielderr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/media"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/protobuf"
@@ -61,11 +62,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, info Requ
 	var col *collection
 	var unknownGroup bool
 	s.withLock(func() {
-		if res = s.reg.lookup(info.Group, info.Version, info.Resource); res != nil {
+		if res = s.reg.Lookup(info.Group, info.Version, info.Resource); res != nil {
 			col = s.cols[res.colKey()]
 		}
-		unknownGroup = info.Group != "" && len(s.reg.versions(info.Group)) == 0 ||
-			res == nil && s.reg.crdOnly(info.Group)
+		unknownGroup = info.Group != "" && len(s.reg.Versions(info.Group)) == 0 ||
+			res == nil && s.reg.CRDOnly(info.Group)
 	})
 	switch {
 	case unknownGroup: // no handler for the group (or its CRDs' handler passed it on): the mux's own 404
@@ -110,7 +111,7 @@ func protobufWriter(w http.ResponseWriter, accept string, objects, watch bool) *
 // hasProtobuf reports whether c's kind has a protobuf form: the built-in
 // kinds do, custom resources do not.
 func (c *call) hasProtobuf() bool {
-	return c.res.CRD == "" && protobuf.Known(c.res.apiVersion(), c.res.Kind)
+	return c.res.CRD == "" && protobuf.Known(c.res.APIVersion(), c.res.Kind)
 }
 
 // virtualResource returns the handler of the resources that are not
@@ -283,7 +284,7 @@ func (c *call) decodeBody() (obj, *kube.StatusError) {
 		return nil, serr
 	}
 	if mt != "application/json" {
-		body = encodeObject(o) // the schema checks read JSON
+		body = encode.Object(o) // the schema checks read JSON
 	}
 	if err := c.checkBody(body, o); err != nil {
 		return nil, err
@@ -300,8 +301,8 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 	if kind != "" && kind != res.Kind {
 		return apierr.BadRequest("the kind \"" + kind + "\" in the body does not match the kind \"" + res.Kind + "\" of the request")
 	}
-	if av != "" && av != res.apiVersion() {
-		return apierr.BadRequest("the API version in the data (" + av + ") does not match the expected API version (" + res.apiVersion() + ")")
+	if av != "" && av != res.APIVersion() {
+		return apierr.BadRequest("the API version in the data (" + av + ") does not match the expected API version (" + res.APIVersion() + ")")
 	}
 	if _, isMap := o["metadata"]; isMap {
 		if _, ok := o["metadata"].(obj); !ok && o["metadata"] != nil {
@@ -314,13 +315,13 @@ func checkKind(res *resource, o obj) *kube.StatusError {
 			return apierr.BadRequest("json: cannot unmarshal metadata." + k + ": values must be strings")
 		}
 	}
-	o["apiVersion"], o["kind"] = res.apiVersion(), res.Kind
+	o["apiVersion"], o["kind"] = res.APIVersion(), res.Kind
 	return nil
 }
 
 // respond writes an object (as the call's version, projected when asked).
 func (c *call) respond(code int, raw []byte) {
-	raw, err := c.res.Conversion.ReadRaw(raw, c.res.apiVersion(), false)
+	raw, err := c.res.Conversion.ReadRaw(raw, c.res.APIVersion(), false)
 	if err != nil {
 		apierr.Write(c.w, err)
 		return
@@ -346,10 +347,10 @@ func renderAs(raw []byte, res *resource, partial bool) []byte {
 	}
 	o := mustDecode(raw)
 	if partial {
-		return encodeObject(obj{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]})
+		return encode.Object(obj{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]})
 	}
 	o = res.fromStored(o)
 	coerceObject(res, o) // defaults of the version read
-	o["apiVersion"] = res.apiVersion()
-	return encodeObject(o)
+	o["apiVersion"] = res.APIVersion()
+	return encode.Object(o)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
 // client talks to a server in-process, as a test's user agent.
@@ -204,7 +205,7 @@ func sameShape(t testing.TB, what string, got, want []byte) {
 
 // field reads a dotted path of a decoded object.
 func field(m map[string]any, dotted string) any {
-	v, _ := path(m, dotted)
+	v, _ := unstructured.Path(m, dotted)
 	return v
 }
 

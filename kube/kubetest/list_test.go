@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 )
 
 const cmPath = "/api/v1/namespaces/default/configmaps"
@@ -142,8 +144,8 @@ func TestListContinueExpired(t *testing.T) {
 	s.Compact()
 	r := c.do("GET", cmPath+"?limit=1&continue="+url.QueryEscape(token), "")
 	st := r.json(t)
-	if r.code != 410 || st["reason"] != "Expired" || st["message"] != msgContinueExpired {
-		t.Fatalf("continue after compaction = %d %v %q, want 410 Expired %q", r.code, st["reason"], st["message"], msgContinueExpired)
+	if r.code != 410 || st["reason"] != "Expired" || st["message"] != listopts.MsgContinueExpired {
+		t.Fatalf("continue after compaction = %d %v %q, want 410 Expired %q", r.code, st["reason"], st["message"], listopts.MsgContinueExpired)
 	}
 	fresh, _ := field(st, "metadata.continue").(string)
 	checkContinueToken(t, fresh, "-1", "/a\x00")

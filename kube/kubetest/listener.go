@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listen"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) ListenAddr(addr string, useTLS bool) (*Listener, error) {
 // Config returns a client configuration for the listener: its URL, its CA
 // and, when tokens are configured, the token [Server.Config] uses.
 func (l *Listener) Config() *kube.Config {
-	return &kube.Config{Host: l.URL, Namespace: "default", BearerToken: l.s.defaultToken(),
+	return &kube.Config{Host: l.URL, Namespace: "default", BearerToken: authz.DefaultToken(l.s.opts.Tokens),
 		TLS: kube.TLSConfig{CAData: l.CAData}}
 }
 

@@ -52,14 +52,14 @@ func (s *Server) validateUpdateLocked(res *resource, next, old obj) *kube.Status
 	}
 	if isCSRs(res) {
 		if errs := csr.ValidateConditions(next, old, s.facts.CSRExclusive); len(errs) > 0 {
-			return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+			return apierr.Invalid(res.KindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 		}
 	}
 	if errs := events.Validate(res.Group, res.Plural, next, old); len(errs) > 0 {
-		return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+		return apierr.Invalid(res.KindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	if errs := validation.Immutable(res.Group, res.Plural, next, old); len(errs) > 0 {
-		return apierr.Invalid(res.kindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
+		return apierr.Invalid(res.KindGroup(), res.Kind, unstructured.String(unstructured.Metadata(next), "name"), errs)
 	}
 	return nil
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
-	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -39,15 +37,6 @@ func mustDecode(raw []byte) obj {
 	return o
 }
 
-// encodeObject encodes o as the real server orders it: kind, apiVersion,
-// metadata (in ObjectMeta order), then the other fields by name
-// (internal/encode).
-func encodeObject(o obj) []byte { return encode.Object(o) }
-
-// encodeObjectTM is encodeObject that also returns where the type fields
-// end: "{" + raw[tm:] is the object without kind and apiVersion.
-func encodeObjectTM(o obj) (raw []byte, tm int) { return encode.ObjectTM(o) }
-
 // stringList returns m[k] as a list of strings (finalizers).
 func stringList(m obj, k string) []string {
 	in, _ := m[k].([]any)
@@ -60,21 +49,9 @@ func stringList(m obj, k string) []string {
 	return out
 }
 
-// path returns the value at a dotted path of map keys (unstructured.Path).
-func path(o obj, dotted string) (any, bool) { return unstructured.Path(o, dotted) }
-
-// fieldString formats a selectable field as field selectors compare it
-// (unstructured.FieldString).
-func fieldString(v any) string { return unstructured.FieldString(v) }
-
 // formatRV is the wire form of a resourceVersion.
 func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }
 
 // nowString is the current time with the API's second precision, read from
 // time.Now so that a synctest bubble's clock applies.
 func nowString() string { return time.Now().UTC().Truncate(time.Second).Format(time.RFC3339) }
-
-// newUID and generateName are the metadata a create generates
-// (strategy.NewUID, strategy.GenerateName).
-func newUID() string                    { return strategy.NewUID() }
-func generateName(prefix string) string { return strategy.GenerateName(prefix) }

@@ -66,7 +66,7 @@ func (s *Server) builtinOpenAPIV2Locked() obj {
 // the status of those that have one.
 func servedBy(reg *registry) openapi.Served {
 	return func(group, version, plural, sub string) bool {
-		res := reg.lookup(group, version, plural)
+		res := reg.Lookup(group, version, plural)
 		return res != nil && (sub == "" || (sub == "status" && res.Status))
 	}
 }
@@ -79,7 +79,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 	}
 	v3 := func() (docs map[string]openapi.Doc) {
 		s.withLock(func() {
-			servesGroup := func(group string) bool { return len(s.reg.versions(group)) > 0 }
+			servesGroup := func(group string) bool { return len(s.reg.Versions(group)) > 0 }
 			docs = openapi.V3Docs(s.builtinOpenAPIV3Locked(), servesGroup, s.crdKindsByGVLocked())
 		})
 		return docs

@@ -54,7 +54,7 @@ func (s *Server) servePatch(c *call) {
 	}
 	p, perr := patch.Parse(mt, body)
 	if perr != nil {
-		apierr.Write(c.w, patchStatus(perr))
+		apierr.Write(c.w, perr.Status())
 		return
 	}
 	out, serr := s.patch(c.write(), c.patchFunc(mt, body, p))
@@ -71,17 +71,10 @@ func (c *call) patchFunc(mt string, body []byte, p *patch.Patch) func(cur obj) (
 	return func(cur obj) (obj, *kube.StatusError) {
 		o, quoted, err := p.Apply(c.res.Schema, cur)
 		if err != nil {
-			return nil, patchStatus(err)
+			return nil, err.Status()
 		}
 		return o, c.checkPatched(mt, body, quoted, o)
 	}
-}
-
-// errPatchRejected is the real server's answer to a patch it cannot
-// apply, short of a better one: 422 Invalid without details.
-func errPatchRejected() *kube.StatusError {
-	return apierr.New(http.StatusUnprocessableEntity, kube.ReasonInvalid,
-		"the server rejected our request due to an error in our request", &kube.StatusDetails{})
 }
 
 // patch reads the object wr names, patches it with fn and stores the
@@ -99,11 +92,11 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 		if prev == nil {
 			return nil, apierr.NotFound(wr.res.Group, wr.res.Plural, wr.name)
 		}
-		cur, err := wr.res.Conversion.Read(wr.res.fromStored(mustDecode(prev.raw)), wr.res.apiVersion(), false) // records are never modified
+		cur, err := wr.res.Conversion.Read(wr.res.fromStored(mustDecode(prev.raw)), wr.res.APIVersion(), false) // records are never modified
 		if err != nil {
 			return nil, err
 		}
-		cur["apiVersion"] = wr.res.apiVersion()
+		cur["apiVersion"] = wr.res.APIVersion()
 		patched, err := fn(cur)
 		if err == nil {
 			err = checkKind(wr.res, patched)
@@ -119,19 +112,4 @@ func (s *Server) patch(wr *write, fn func(cur obj) (obj, *kube.StatusError)) (*r
 			return out.rec, err
 		}
 	}
-}
-
-// patchStatus is the answer to a patch that failed: BadRequest, a 413,
-// the generic Invalid of a 422 without details, or an internal error
-// without reason.
-func patchStatus(e *patch.Error) *kube.StatusError {
-	switch e.Code {
-	case http.StatusBadRequest:
-		return apierr.BadRequest(e.Msg)
-	case http.StatusRequestEntityTooLarge:
-		return apierr.New(http.StatusRequestEntityTooLarge, kube.ReasonRequestEntityLarge, e.Msg, nil)
-	case http.StatusUnprocessableEntity:
-		return errPatchRejected()
-	}
-	return apierr.New(http.StatusInternalServerError, "", e.Msg, nil)
 }

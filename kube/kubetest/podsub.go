@@ -30,7 +30,7 @@ func (s *Server) serveConnect(c *call) {
 			req.Object = mustDecode(rec.raw)
 		}
 		var nodes *collection
-		if res := s.reg.lookup("", "v1", "nodes"); res != nil {
+		if res := s.reg.Lookup("", "v1", "nodes"); res != nil {
 			nodes = s.cols[res.colKey()]
 		}
 		req.NodeExists = func(name string) bool { return nodes != nil && nodes.objects[name] != nil }

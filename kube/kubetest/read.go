@@ -8,53 +8,19 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 )
 
 // This file serves get and list: resourceVersion semantics, selectors,
 // paging with continue tokens, and the list body.
 
-const (
-	msgListTooOld      = "The resourceVersion for the provided list is too old."
-	msgContinueExpired = "The provided continue parameter is too old to display a consistent list result. " +
-		"You can start a new list without the continue parameter, or use the continue token in this response to " +
-		"retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - " +
-		"objects that were created, modified, or deleted between the time the first chunk was returned and now may " +
-		"show up in the list."
-)
-
-// parseRV parses the resourceVersion parameter of a get or a watch; "" and
-// "0" are 0. The real server's storage fails on a malformed one with an
-// internal error (500, no reason).
-func parseRV(s string) (uint64, *kube.StatusError) {
-	if s == "" {
-		return 0, nil
-	}
-	rv, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, apierr.New(http.StatusInternalServerError, "",
-			fmt.Sprintf("resourceVersion: Invalid value: %q: %v", s, err), nil)
-	}
-	return rv, nil
-}
-
-// parseListRV parses the resourceVersion parameter of a list, which the
-// real server checks before its storage sees it (400).
-func parseListRV(s string) (uint64, *kube.StatusError) {
-	rv, err := parseRV(s)
-	if err != nil {
-		return 0, apierr.BadRequest("invalid resource version: " + err.Status.Message)
-	}
-	return rv, nil
-}
-
 func (s *Server) serveGet(c *call) {
-	want, err := parseRV(c.q.Get("resourceVersion"))
+	want, err := listopts.ParseRV(c.q.Get("resourceVersion"))
 	if err != nil {
 		apierr.Write(c.w, err)
 		return
@@ -74,62 +40,25 @@ func (s *Server) serveGet(c *call) {
 
 // listOpts are the parsed query parameters of a list or watch.
 type listOpts struct {
-	rv, match, cont   string
-	limit             int64
-	filter            filter
-	sendInitialEvents *bool
-	bookmarks         bool
-	timeoutSeconds    int64
+	listopts.Query
+	filter filter
 }
 
-// parseListOptions reads and validates list or watch parameters as
-// ValidateListOptions does, after the WatchList defaulting of a legacy
-// watch (resourceVersion "" or "0") to sendInitialEvents=true. Without
-// the WatchList gate (watchList false: 1.33) a legacy watch is left as
-// it is and a watch with sendInitialEvents is refused.
+// parseListOptions reads and validates list or watch parameters
+// (listopts.Read): a legacy watch defaults to sendInitialEvents=true
+// unless watchList is false (1.33), when a watch with sendInitialEvents
+// is refused. A field the kind does not support is refused as the real
+// server refuses it.
 func (c *call) parseListOptions(watch, watchList bool) (*listOpts, *kube.StatusError) {
-	q, bad := listopts.Parse(c.q)
-	if bad != "" {
-		return nil, apierr.BadRequest(bad)
-	}
-	o := &listOpts{rv: q.RV, match: q.Match, cont: q.Continue, limit: q.Limit, timeoutSeconds: q.TimeoutSeconds,
-		bookmarks: q.Bookmarks, sendInitialEvents: q.SendInitialEvents}
-	if err := c.parseSelectors(o); err != nil {
+	q, labels, fields, err := listopts.Read(c.q, c.info.Name, c.res.SupportsField, c.res.FieldNotSupported, watch, watchList)
+	if err != nil {
 		return nil, err
 	}
-	check := listopts.Options{RV: o.rv, Match: o.match, Continue: o.cont, SendInitialEvents: o.sendInitialEvents}
-	errs := listopts.Validate(&check, watch, watchList)
-	o.match, o.sendInitialEvents = check.Match, check.SendInitialEvents
-	if len(errs) > 0 {
-		return nil, apierr.InvalidListOptions(errs)
-	}
-	return o, nil
-}
-
-// parseSelectors reads labelSelector and fieldSelector (listopts.Selectors);
-// a field the kind does not support is refused as the real server refuses
-// it.
-func (c *call) parseSelectors(o *listOpts) *kube.StatusError {
-	o.filter.namespace = c.info.Namespace
+	o := &listOpts{Query: q, filter: filter{namespace: c.info.Namespace, labels: labels, fields: fields}}
 	if c.info.Resource == "namespaces" {
 		o.filter.namespace = ""
 	}
-	labels, fields, bad := listopts.Selectors(c.q, c.info.Name, c.res.supportsField, c.res.errFieldNotSupported)
-	if bad != "" {
-		return apierr.BadRequest(bad)
-	}
-	o.filter.labels, o.filter.fields = labels, fields
-	return nil
-}
-
-func encodeContinue(rv int64, start string) string { return listopts.EncodeContinue(rv, start) }
-
-func decodeContinue(s string) (listopts.Token, *kube.StatusError) {
-	t, invalid := listopts.DecodeContinue(s)
-	if invalid != "" {
-		return t, apierr.BadRequest(invalid)
-	}
-	return t, nil
+	return o, nil
 }
 
 // listPage is one page of a list, read under s.mu.
@@ -143,7 +72,7 @@ type listPage struct {
 
 // readList selects a page of objects as the options ask. It holds s.mu.
 func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
-	want, err := listVersion(o)
+	want, err := o.Version()
 	if err != nil {
 		return nil, err
 	}
@@ -162,18 +91,6 @@ func (s *Server) readList(c *call, o *listOpts) (*listPage, *kube.StatusError) {
 	return page, nil
 }
 
-// listVersion is the resourceVersion a list asks for, 0 for none; a
-// continue token carries its own.
-func listVersion(o *listOpts) (uint64, *kube.StatusError) {
-	if o.rv == "" {
-		return 0, nil
-	}
-	if o.cont != "" {
-		return 0, apierr.BadRequest("specifying resource version is not allowed when using continue")
-	}
-	return parseListRV(o.rv)
-}
-
 // listFrom answers the collection's objects in key order, as they were at
 // the version the list reads (a continue token's, or want for an Exact
 // match, else now: cur), from the key a continue token starts after. It
@@ -182,8 +99,8 @@ func (c *call) listFrom(o *listOpts, want, cur uint64, page *listPage) ([]*recor
 	var all []*record
 	start := ""
 	switch {
-	case o.cont != "":
-		tok, err := decodeContinue(o.cont)
+	case o.Continue != "":
+		tok, err := listopts.ReadContinue(o.Continue)
 		if err != nil {
 			return nil, err
 		}
@@ -194,16 +111,14 @@ func (c *call) listFrom(o *listOpts, want, cur uint64, page *listPage) ([]*recor
 		if tok.RV > 0 {
 			var ok bool
 			if all, ok = c.col.at(uint64(tok.RV), cur); !ok {
-				e := apierr.Expired(msgContinueExpired)
-				e.Status.Continue = encodeContinue(-1, tok.Start)
-				return nil, e
+				return nil, listopts.ContinueExpired(tok.Start)
 			}
 			page.rv = uint64(tok.RV)
 		}
-	case o.match == "Exact":
+	case o.Match == "Exact":
 		var ok bool
 		if all, ok = c.col.at(want, cur); !ok {
-			return nil, apierr.Expired(msgListTooOld)
+			return nil, apierr.Expired(listopts.MsgListTooOld)
 		}
 		page.rv = want
 	}
@@ -235,16 +150,16 @@ func (c *call) fillPage(o *listOpts, page *listPage, all []*record) {
 			continue
 		}
 		page.items = append(page.items, r)
-		if o.limit <= 0 || int64(len(page.items)) < o.limit || inScope(all[i+1:], o.filter.namespace) == 0 {
+		if o.Limit <= 0 || int64(len(page.items)) < o.Limit || inScope(all[i+1:], o.filter.namespace) == 0 {
 			continue
 		}
 		next := r.key
 		if c.info.Namespace != "" && c.res.Namespaced {
 			next = r.name
 		}
-		page.cont = encodeContinue(int64(page.rv), next)
+		page.cont = listopts.EncodeContinue(int64(page.rv), next)
 		if o.filter.empty() && (o.filter.shard.Empty() || o.filter.shardCounted) {
-			n := inScope(all, o.filter.namespace) - o.limit
+			n := inScope(all, o.filter.namespace) - o.Limit
 			page.remaining = &n
 		}
 		return
@@ -288,7 +203,7 @@ func (c *call) encodeList(page *listPage) []byte {
 		size += len(r.raw) + 1
 	}
 	b.Grow(size)
-	kind, av := c.res.ListKind, c.res.apiVersion()
+	kind, av := c.res.ListKind, c.res.APIVersion()
 	if kind == "" {
 		kind = c.res.Kind + "List"
 	}
@@ -307,7 +222,7 @@ func (c *call) encodeList(page *listPage) []byte {
 			b.Write(c.render(r.raw))
 		case c.res.FromStored != nil:
 			b.WriteByte('{')
-			raw, tm := encodeObjectTM(c.res.fromStored(mustDecode(r.raw)))
+			raw, tm := encode.ObjectTM(c.res.fromStored(mustDecode(r.raw)))
 			b.Write(raw[tm:])
 		default:
 			b.WriteByte('{')

@@ -4,7 +4,6 @@ package kubetest
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
@@ -49,12 +48,5 @@ func (ri RequestInfo) String() string {
 	return ri.Verb + " " + r
 }
 
-// queryBool reads a boolean query parameter as the server converts it
-// (requestinfo.QueryBool).
-func queryBool(q url.Values, key string) bool { return requestinfo.QueryBool(q, key) }
-
 // parseRequestInfo reads what r is about (requestinfo.Parse).
 func parseRequestInfo(r *http.Request) RequestInfo { return RequestInfo(requestinfo.Parse(r)) }
-
-// splitPath splits a URL path into its segments (requestinfo.SplitPath).
-func splitPath(p string) []string { return requestinfo.SplitPath(p) }

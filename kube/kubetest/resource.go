@@ -79,16 +79,9 @@ func (r *resource) fromStored(o obj) obj {
 		return o
 	}
 	o = r.FromStored(o)
-	o["apiVersion"] = r.apiVersion()
+	o["apiVersion"] = r.APIVersion()
 	return o
 }
-
-// The resource's own answers (kinds.Resource), by the server's names.
-func (r *resource) apiVersion() string                     { return r.APIVersion() }
-func (r *resource) kindGroup() string                      { return r.KindGroup() }
-func (r *resource) supportsField(f string) bool            { return r.SupportsField(f) }
-func (r *resource) fieldValue(o obj, f string) (any, bool) { return r.FieldValue(o, f) }
-func (r *resource) errFieldNotSupported(f string) string   { return r.FieldNotSupported(f) }
 
 // builtins returns the built-in kinds (internal/kinds), in discovery
 // order within each group version, events.k8s.io/v1 Events linked to the
@@ -123,18 +116,15 @@ func linkHPA(v2, v1 *resource) {
 	v1.ToStored, v1.FromStored = autoscaling.ToV2, autoscaling.ToV1
 }
 
-// registry holds the served resources (kinds.Registry). It is guarded by
-// Server.mu.
-type registry struct {
-	*kinds.Registry[*resource]
-}
+// registry holds the served resources. It is guarded by Server.mu.
+type registry = kinds.Registry[*resource]
 
 func newRegistry() *registry { return newRegistryAt(NewestMinor) }
 
 // newRegistryAt returns the registry of the built-in resources the given
 // minor serves (kinds.ServedSince), as that minor serves them.
 func newRegistryAt(m int) *registry {
-	reg := &registry{kinds.NewRegistry[*resource]()}
+	reg := kinds.NewRegistry[*resource]()
 	for _, r := range builtins() {
 		if kinds.ServedSince(r.Group, r.Plural) > m {
 			continue
@@ -151,17 +141,3 @@ func newRegistryAt(m int) *registry {
 }
 
 func gvKey(group, version string) string { return group + "/" + version }
-
-// The server's names for the registry's methods.
-func (g *registry) add(r *resource)           { g.Add(r) }
-func (g *registry) removeCRD(crd string)      { g.RemoveCRD(crd) }
-func (g *registry) crdOnly(group string) bool { return g.CRDOnly(group) }
-func (g *registry) lookup(group, version, plural string) *resource {
-	return g.Lookup(group, version, plural)
-}
-func (g *registry) byKind(group, version, kind string) *resource {
-	return g.ByKind(group, version, kind)
-}
-func (g *registry) groups() []string                         { return g.Groups() }
-func (g *registry) listed(group, version string) []*resource { return g.Listed(group, version) }
-func (g *registry) versions(group string) []string           { return g.Versions(group) }

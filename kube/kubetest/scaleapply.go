@@ -4,6 +4,7 @@ package kubetest
 
 import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/requestinfo"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/scale"
 )
 
@@ -22,15 +23,14 @@ import (
 // serveScaleApply answers an apply of c's Scale (internal/scale reads
 // the configuration and words the errors: ReadApply, ApplyError).
 func (s *Server) serveScaleApply(c *call) {
-	target := scale.Target{Name: c.info.Name, Namespace: c.info.Namespace, Namespaced: c.res.Namespaced,
-		APIVersion: c.res.apiVersion(), Kind: c.res.Kind, SpecReplicasPath: c.res.Scale.SpecReplicas}
+	target := c.scaleTarget()
 	config, parent, serr := scale.ReadApply(c.r, c.q.Get("fieldManager"), target)
 	if serr != nil {
 		apierr.Write(c.w, serr)
 		return
 	}
 	wr := c.write()
-	wr.apply, wr.force = true, queryBool(c.q, "force")
+	wr.apply, wr.force = true, requestinfo.QueryBool(c.q, "force")
 	custom := c.res.CRD != ""
 	wr.dryRun = wr.dryRun || custom
 	var out updateResult

@@ -15,9 +15,9 @@ import (
 // captured schemas and from a CRD's.
 func TestSchemaShapes(t *testing.T) {
 	reg := newRegistry()
-	deploy := reg.lookup("apps", "v1", "deployments").Schema
-	cm := reg.lookup("", "v1", "configmaps").Schema
-	pod := reg.lookup("", "v1", "pods").Schema
+	deploy := reg.Lookup("apps", "v1", "deployments").Schema
+	cm := reg.Lookup("", "v1", "configmaps").Schema
+	pod := reg.Lookup("", "v1", "pods").Schema
 	crd := schema.CompileCRD(jsonRoundTrip(t, captureSchema))
 	for _, tc := range []struct {
 		what string

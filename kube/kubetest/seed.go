@@ -21,7 +21,7 @@ const seedManager = "kubetest"
 
 // resolve finds the storage of gvr.
 func (s *Server) resolveLocked(gvr kube.GroupVersionResource) (*resource, *collection, *kube.StatusError) {
-	res := s.reg.lookup(gvr.Group, gvr.Version, gvr.Resource)
+	res := s.reg.Lookup(gvr.Group, gvr.Version, gvr.Resource)
 	if res == nil {
 		return nil, nil, apierr.ResourceNotFound()
 	}
@@ -101,7 +101,7 @@ func (s *Server) seed(gvr kube.GroupVersionResource, object any, do func(*write,
 // rendered is the stored raw as res serves it, converted by the CRD's
 // conversion webhook if res has one.
 func rendered(res *resource, raw []byte) (map[string]any, error) {
-	raw, err := res.Conversion.ReadRaw(raw, res.apiVersion(), false)
+	raw, err := res.Conversion.ReadRaw(raw, res.APIVersion(), false)
 	if err != nil {
 		return nil, err
 	}

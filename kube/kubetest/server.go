@@ -217,8 +217,8 @@ func New(opts Options) *Server {
 	}
 	s.tokenKey = make([]byte, 32)
 	_, _ = rand.Read(s.tokenKey)
-	for _, group := range append([]string{""}, s.reg.groups()...) {
-		for _, v := range s.reg.versions(group) {
+	for _, group := range append([]string{""}, s.reg.Groups()...) {
+		for _, v := range s.reg.Versions(group) {
 			for _, r := range s.reg.ByGV[gvKey(group, v)] {
 				if s.cols[r.colKey()] == nil {
 					s.cols[r.colKey()] = newCollection(opts.HistorySize, 0)

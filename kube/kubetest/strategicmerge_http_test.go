@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/testjson"
 )
 
@@ -34,7 +35,7 @@ func TestStrategicMergeKubectlApply(t *testing.T) {
 	got := must(t, c, 200, "PATCH", deployPath+"/d", `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}\n"}},
 "spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"c1"},{"name":"c2"}],"containers":[{"image":"nginx:2","name":"c1"}]}}}}`,
 		"Content-Type", ctSMP).json(t)
-	if strings.Contains(string(encodeObject(got)), "$setElementOrder") {
+	if strings.Contains(string(encode.Object(got)), "$setElementOrder") {
 		t.Errorf("the directive was stored: %v", got)
 	}
 	c1 := testjson.At(got, "spec.template.spec.containers.0")

@@ -10,6 +10,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/table"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/watchenc"
 )
 
 // This file answers in the Table form (internal/table writes it), which
@@ -48,10 +49,6 @@ func newTableWriter(form *tableForm, res *resource) *tableWriter {
 		Render: func(raw []byte) []byte { return renderAs(raw, res, false) }}}
 }
 
-// one renders a single object as a Table whose resourceVersion is the
-// object's.
-func (tw *tableWriter) one(raw []byte, headers bool) []byte { return tw.One(raw, headers) }
-
 // respondTable answers with a Table of one object, or with the error of
 // invalid table options.
 func (c *call) respondTable(code int, raw []byte) {
@@ -59,7 +56,7 @@ func (c *call) respondTable(code int, raw []byte) {
 		apierr.Write(c.w, c.table.err)
 		return
 	}
-	apierr.WriteJSON(c.w, code, newTableWriter(c.table, c.res).one(raw, true))
+	apierr.WriteJSON(c.w, code, newTableWriter(c.table, c.res).One(raw, true))
 }
 
 // writeList answers a list or deletecollection with its page, as a list
@@ -68,7 +65,7 @@ func (c *call) writeList(page *listPage) {
 	var err *kube.StatusError
 	for i := 0; err == nil && c.res.Conversion != nil && i < len(page.items); i++ {
 		r := *page.items[i] // a converted copy (records are immutable), one review each
-		if r.raw, err = c.res.Conversion.ReadRaw(r.raw, c.res.apiVersion(), true); err == nil {
+		if r.raw, err = c.res.Conversion.ReadRaw(r.raw, c.res.APIVersion(), true); err == nil {
 			r.tm, page.items[i] = bytes.Index(r.raw, []byte(`"metadata"`)), &r // after kind and apiVersion
 		}
 	}
@@ -95,10 +92,8 @@ func (c *call) writeList(page *listPage) {
 // writeTableBookmark appends a BOOKMARK of a Table watch
 // (table.Writer.Bookmark).
 func (w *watcher) writeTableBookmark(buf *bytes.Buffer, rv uint64, initialEnd bool) {
-	buf.WriteString(`{"type":"BOOKMARK","object":`)
-	buf.Write(w.table.Bookmark(w.res.Kind, w.res.storageAPIVersion(), formatRV(rv), initialEnd, w.tableHeaders))
+	watchenc.Event(buf, "BOOKMARK", w.table.Bookmark(w.res.Kind, w.res.storageAPIVersion(), formatRV(rv), initialEnd, w.tableHeaders))
 	w.tableHeaders = false
-	buf.WriteString("}\n")
 }
 
 // printerFor returns the printer of res: its own (custom resources), the

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/satoken"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/strategy"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
 )
 
@@ -32,7 +34,7 @@ func (s *Server) serveTokenRequest(c *call) {
 	body, _, _, serr := decodeRequestObject(c.r, nil)
 	var answer obj
 	if serr == nil {
-		answer, serr = satoken.Issue(serviceAccounts{s}, body, c.info.Namespace, c.info.Name, s.tokenKey, c.manager, newUID(), time.Now())
+		answer, serr = satoken.Issue(serviceAccounts{s}, body, c.info.Namespace, c.info.Name, s.tokenKey, c.manager, strategy.NewUID(), time.Now())
 	}
 	if serr != nil {
 		apierr.Write(c.w, serr)
@@ -41,7 +43,7 @@ func (s *Server) serveTokenRequest(c *call) {
 	if s.facts.TokenRequestWithoutUID {
 		delete(unstructured.Metadata(answer), "uid")
 	}
-	apierr.WriteJSON(c.w, http.StatusCreated, encodeObject(answer))
+	apierr.WriteJSON(c.w, http.StatusCreated, encode.Object(answer))
 }
 
 // serviceAccountUser returns the user a service account token

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/kubeloop/kubeloop/kube"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/inprocess"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) Transport() http.RoundTripper { return &transport{s: s} }
 // configured token) when tokens are configured. The host is a placeholder
 // that is never resolved.
 func (s *Server) Config() *kube.Config {
-	return &kube.Config{Host: "https://kubetest.invalid", Namespace: "default", BearerToken: s.defaultToken(),
+	return &kube.Config{Host: "https://kubetest.invalid", Namespace: "default", BearerToken: authz.DefaultToken(s.opts.Tokens),
 		Transport: s.Transport()}
 }
 
@@ -50,7 +51,7 @@ func (s *Server) Client(opts kube.ClientOptions) (*kube.Client, error) {
 // token).
 func (s *Server) ConfigFor(user string) *kube.Config {
 	c := s.Config()
-	c.BearerToken = s.tokenFor(user)
+	c.BearerToken = authz.TokenFor(s.opts.Tokens, user)
 	return c
 }
 

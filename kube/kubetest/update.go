@@ -67,7 +67,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	case rv != "" && rv != formatRV(prev.rv):
 		return updateResult{}, apierr.Conflict(res.Group, res.Plural, wr.name, apierr.MsgModified)
 	}
-	old, err := res.Conversion.Read(res.fromStored(mustDecode(prev.raw)), res.apiVersion(), false)
+	old, err := res.Conversion.Read(res.fromStored(mustDecode(prev.raw)), res.APIVersion(), false)
 	if err != nil {
 		return updateResult{}, err
 	}
@@ -80,14 +80,14 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
 	}
 	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
-		return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
+		return updateResult{}, apierr.Invalid(res.KindGroup(), res.Kind, wr.name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
 	}
 	if err := s.validateUpdateLocked(res, next, old); err != nil {
 		return updateResult{}, err
 	}
 	if prev.deleting {
-		if extra := newFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
-			return updateResult{}, apierr.Invalid(res.kindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
+		if extra := strategy.NewFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
+			return updateResult{}, apierr.Invalid(res.KindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
 				Field:  "metadata.finalizers",
 				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
 		}
@@ -107,10 +107,10 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	if s.facts.NullCreationTimestamp {
 		defaulting.NullTemplateTimestamps(res.Group, res.Plural, next)
 	}
-	if sameObject(old, next) {
+	if strategy.SameObject(old, next) {
 		return updateResult{rec: prev}, nil
 	}
-	if res.Generation && specChanged(res, old, next) {
+	if res.Generation && strategy.SpecChanged(res.Status, old, next) {
 		g, _ := unstructured.IntegerValue(unstructured.Metadata(old)["generation"])
 		nextMeta["generation"] = g + 1
 	}
@@ -118,7 +118,7 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 		return updateResult{}, err
 	}
 	next["apiVersion"] = res.storageAPIVersion()
-	if prev.deleting && !hasFinalizers(next) {
+	if prev.deleting && !strategy.HasFinalizers(next) {
 		// The object goes (its DELETED event carries the last stored
 		// state); the answer is the object as this write left it, as the
 		// real server answers a PUT that empties the finalizers.
@@ -158,13 +158,6 @@ func (s *Server) prepareUpdate(res *resource, sub string, o, old obj) obj {
 	return strategy.PrepareUpdate(res.Status, sub, o, old, func(next obj) { s.prepareUpdateKind(res, next, old) })
 }
 
-// sameObject, specChanged and hasFinalizers are internal/strategy's.
-func sameObject(old, next obj) bool { return strategy.SameObject(old, next) }
-func specChanged(res *resource, old, next obj) bool {
-	return strategy.SpecChanged(res.Status, old, next)
-}
-func hasFinalizers(o obj) bool { return strategy.HasFinalizers(o) }
-
 func (s *Server) serveUpdate(c *call) {
 	o, err := c.decodeBody()
 	if err != nil {
@@ -189,8 +182,6 @@ func (c *call) respondUpdate(out updateResult, err *kube.StatusError) {
 	}
 	c.respond(code, out.rec.raw)
 }
-
-func newFinalizers(old, next []string) []string { return strategy.NewFinalizers(old, next) }
 
 // goStringList formats names as Go's %#v formats a []string, the way the
 // real message quotes them.

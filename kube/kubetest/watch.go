@@ -5,13 +5,14 @@ package kubetest
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/encode"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/listopts"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/unstructured"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/watchenc"
 )
 
 // This file serves watches: a chunked JSON stream of one event per line,
@@ -131,8 +132,8 @@ func (s *Server) serveWatch(c *call) {
 	}
 	// Without the WatchList gate a watch from "" or "0" still starts with
 	// the state, as a legacy watch does, but ends it with no bookmark.
-	initialEvents := o.sendInitialEvents != nil && *o.sendInitialEvents ||
-		!s.facts.WatchList && (o.rv == "" || o.rv == "0")
+	initialEvents := o.SendInitialEvents != nil && *o.SendInitialEvents ||
+		!s.facts.WatchList && (o.RV == "" || o.RV == "0")
 	var st watchStart
 	s.withLock(func() { st = s.startWatchLocked(c, w, want, initialEvents) })
 	if want > st.cur && initialEvents {
@@ -141,7 +142,7 @@ func (s *Server) serveWatch(c *call) {
 	}
 	defer s.withLock(func() { s.stopWatcherLocked(w) })
 	var buf bytes.Buffer
-	send := startWatchResponse(c.w, &buf)
+	send := watchenc.Start(c.w, &buf)
 	if !writeWatchStart(w, o, st, initialEvents, send, &buf) {
 		return
 	}
@@ -156,7 +157,7 @@ func (s *Server) newWatcher(c *call) (w *watcher, o *listOpts, want uint64, serr
 		serr = s.parseShardSelector(c, o)
 	}
 	if serr == nil {
-		want, serr = parseRV(o.rv)
+		want, serr = listopts.ParseRV(o.RV)
 	}
 	if serr == nil && c.table != nil {
 		serr = c.table.err
@@ -211,7 +212,7 @@ func (s *Server) startWatchLocked(c *call, w *watcher, want uint64, initialEvent
 	}
 	st.expire = s.expiring > 0 // ExpireWatches
 	if st.expire && !initialEvents && st.tooOld == "" {
-		st.tooOld = msgWatchTooOld
+		st.tooOld = watchenc.MsgTooOld
 	}
 	if st.tooOld == "" && !st.expire && !s.closed {
 		c.col.watchers[w] = struct{}{}
@@ -219,31 +220,12 @@ func (s *Server) startWatchLocked(c *call, w *watcher, want uint64, initialEvent
 	return st
 }
 
-// startWatchResponse writes a watch's 200 headers and returns send, which
-// writes out what buf holds, empties it and flushes; send reports false
-// once the client is gone.
-func startWatchResponse(rw http.ResponseWriter, buf *bytes.Buffer) (send func() bool) {
-	h := rw.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-cache, private")
-	rw.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(rw)
-	return func() bool {
-		if buf.Len() == 0 {
-			return rc.Flush() == nil
-		}
-		_, err := rw.Write(buf.Bytes())
-		buf.Reset()
-		return err == nil && rc.Flush() == nil
-	}
-}
-
 // writeWatchStart sends st: its 410 and nothing else, or its items, the
 // initial-events-end bookmark asked for, and ExpireWatches' 410. It
 // reports whether the watch goes on.
 func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool, send func() bool, buf *bytes.Buffer) bool {
 	if st.tooOld != "" {
-		writeWatchExpired(buf, st.tooOld)
+		watchenc.Expired(buf, st.tooOld)
 		send()
 		return false
 	}
@@ -253,20 +235,13 @@ func writeWatchStart(w *watcher, o *listOpts, st watchStart, initialEvents bool,
 			return false
 		}
 	}
-	if initialEvents && o.sendInitialEvents != nil && o.bookmarks {
+	if initialEvents && o.SendInitialEvents != nil && o.Bookmarks {
 		w.writeBookmark(buf, st.cur, true)
 	}
 	if st.expire {
-		writeWatchExpired(buf, msgWatchTooOld)
+		watchenc.Expired(buf, watchenc.MsgTooOld)
 	}
 	return send() && !st.expire
-}
-
-// writeWatchExpired writes a watch event of type ERROR holding a 410
-// Expired Status with msg.
-func writeWatchExpired(buf *bytes.Buffer, msg string) {
-	st := apierr.Expired(msg).Status
-	fmt.Fprintf(buf, `{"type":"ERROR","object":%s}`+"\n", encode.Status(&st))
 }
 
 // runWatch streams w's events until the watch ends.
@@ -274,13 +249,13 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 	interval := s.opts.BookmarkInterval
 	var bookmarks, timeout <-chan time.Time
 	var bookmarkTimer *time.Timer
-	if o.bookmarks {
+	if o.Bookmarks {
 		bookmarkTimer = time.NewTimer(interval)
 		defer bookmarkTimer.Stop()
 		bookmarks = bookmarkTimer.C
 	}
-	if o.timeoutSeconds > 0 {
-		t := time.NewTimer(time.Duration(o.timeoutSeconds) * time.Second)
+	if o.TimeoutSeconds > 0 {
+		t := time.NewTimer(time.Duration(o.TimeoutSeconds) * time.Second)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -330,7 +305,7 @@ func (s *Server) runWatch(c *call, w *watcher, o *listOpts, send func() bool, bu
 		case <-timeout:
 			// The real watch cache sends no bookmark before the timeout
 			// after an initial-events-end one.
-			drain(o.bookmarks && (o.sendInitialEvents == nil || !*o.sendInitialEvents))
+			drain(o.Bookmarks && (o.SendInitialEvents == nil || !*o.SendInitialEvents))
 			return
 		case <-w.stop:
 			var overflowed bool
@@ -358,42 +333,29 @@ func (w *watcher) writeItem(buf *bytes.Buffer, it watchItem) {
 	if it.rv != 0 && it.rv != it.rec.rv {
 		o := mustDecode(raw)
 		unstructured.Metadata(o)["resourceVersion"] = formatRV(it.rv)
-		raw = encodeObject(o)
+		raw = encode.Object(o)
 	}
-	typ, raw, err := it.typ, raw, (*kube.StatusError)(nil)
-	if raw, err = w.res.Conversion.ReadRaw(raw, w.res.apiVersion(), false); err != nil {
-		typ, raw = "ERROR", encode.Status(&err.Status) // a conversion that failed
-	}
-	buf.WriteString(`{"type":"`)
-	buf.WriteString(typ)
-	buf.WriteString(`","object":`)
+	raw, err := w.res.Conversion.ReadRaw(raw, w.res.APIVersion(), false)
 	switch {
 	case err != nil:
-		buf.Write(raw)
+		watchenc.Event(buf, "ERROR", encode.Status(&err.Status)) // a conversion that failed
 	case w.table != nil:
-		buf.Write(w.table.one(raw, w.tableHeaders))
+		watchenc.Event(buf, it.typ, w.table.One(raw, w.tableHeaders))
 		w.tableHeaders = false
 	default:
-		buf.Write(renderAs(raw, w.res, w.partial))
+		watchenc.Event(buf, it.typ, renderAs(raw, w.res, w.partial))
 	}
-	buf.WriteString("}\n")
 }
 
-// writeBookmark appends a BOOKMARK carrying only kind, apiVersion and the
-// resourceVersion (and, ending the initial events of a WatchList, the
-// k8s.io/initial-events-end annotation).
+// writeBookmark appends a BOOKMARK (watchenc.Bookmark, a Table's for a
+// Table watch).
 func (w *watcher) writeBookmark(buf *bytes.Buffer, rv uint64, initialEnd bool) {
-	if w.table != nil {
+	switch {
+	case w.table != nil:
 		w.writeTableBookmark(buf, rv, initialEnd)
-		return
+	case w.partial:
+		watchenc.Bookmark(buf, "PartialObjectMetadata", "meta.k8s.io/v1", rv, initialEnd)
+	default:
+		watchenc.Bookmark(buf, w.res.Kind, w.res.APIVersion(), rv, initialEnd)
 	}
-	kind, av := w.res.Kind, w.res.apiVersion()
-	if w.partial {
-		kind, av = "PartialObjectMetadata", "meta.k8s.io/v1"
-	}
-	fmt.Fprintf(buf, `{"type":"BOOKMARK","object":{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"%d"`, kind, av, rv)
-	if initialEnd {
-		buf.WriteString(`,"annotations":{"k8s.io/initial-events-end":"true"}`)
-	}
-	buf.WriteString("}}}\n")
 }

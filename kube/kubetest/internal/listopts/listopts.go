@@ -2,14 +2,20 @@
 
 // Package listopts reads the options of a list or watch ([Parse],
 // [Selectors]), checks them as kube-apiserver 1.37's ValidateListOptions
-// does ([Validate]), and makes
+// does ([Validate]; all three in order: [Read]), reads the resourceVersion
+// a get, watch or list asks for ([ParseRV], [Options.Version]), and makes
 // and reads the continue tokens of paged lists ([EncodeContinue],
-// [DecodeContinue]) in the real server's form, so that a client may hand
-// a token of one to the other.
+// [DecodeContinue], [ReadContinue]) in the real server's form, so that a
+// client may hand a token of one to the other.
 //
 // Guarantees:
 //   - Pure: nothing is kept; every error is reported, not only the first.
 //   - A token made by EncodeContinue decodes to the same version and key.
+//   - The errors are the real server's answers (status, reason, message):
+//     400 for a bad number, selector, token or list resourceVersion, 422
+//     for a bad combination, 500 for a get's or watch's malformed
+//     resourceVersion, 410 for a continue token whose version is gone
+//     ([ContinueExpired], carrying a token that goes on at the latest).
 package listopts
 
 import (

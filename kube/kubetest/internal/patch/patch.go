@@ -5,8 +5,8 @@
 // patches (RFC 6902) within the real server's bounds, strategic merge
 // patches of built-in kinds (package strategicmerge), and the reading of
 // a server-side apply configuration, JSON or YAML ([ParseApply]). The
-// server decides which types a resource accepts, stores the result and
-// turns an [Error] into its Status.
+// server decides which types a resource accepts and stores the result;
+// [Error.Status] is the real server's answer to a patch that failed.
 //
 // Guarantees:
 //   - A [Patch] may be applied any number of times (the server applies it

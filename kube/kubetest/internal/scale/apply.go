@@ -20,14 +20,17 @@ import (
 // turned into one of the scaled object, and the conflicts and errors
 // worded as on the Scale.
 
-// Target is the object whose Scale is applied: its name and namespace
-// (from the URL), its apiVersion and kind, and where it keeps its spec
-// replicas (Paths.SpecReplicas).
+// Target is the object whose Scale is written: its name and namespace
+// (from the URL), its apiVersion and kind, where it keeps its spec
+// replicas (Paths.SpecReplicas), its resource's group and plural, and
+// whether it is a custom resource.
 type Target struct {
 	Name, Namespace  string
 	Namespaced       bool
 	APIVersion, Kind string
 	SpecReplicasPath string
+	Group, Plural    string
+	Custom           bool
 }
 
 // ParseApply reads the body of a Scale apply by fieldManager: a 422 when
