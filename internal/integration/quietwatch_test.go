@@ -91,7 +91,9 @@ func TestQuietWatchOnRealServer(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("quiet watch of timeoutSeconds=%d: %d bookmarks, longest silence %v, ended after %v", timeout, bookmarks, longest.Round(time.Millisecond), took.Round(time.Millisecond))
-	if took < timeout*time.Second || took > (timeout+5)*time.Second {
+	// The server's clock starts when it reads the request, before this
+	// one's (after the answer's headers): 1.33.13 once ended 25 ms short.
+	if took < (timeout-1)*time.Second || took > (timeout+5)*time.Second {
 		t.Errorf("the server ended a watch of timeoutSeconds=%d after %v, want at its timeout", timeout, took)
 	}
 	if longest > 70*time.Second || bookmarks < 2 {
