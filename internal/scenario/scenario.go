@@ -73,6 +73,18 @@ func Run(t *testing.T, env Env) {
 	}
 }
 
+// RunByMinor runs the scenarios whose expectations differ by the
+// server's minor (choosesByMinor; Run fails a scenario that asks the
+// server's version without being named there), each as a subtest of t:
+// what a server acting as another minor must be checked with.
+func RunByMinor(t *testing.T, env Env) {
+	for _, s := range scenarios() {
+		if choosesByMinor(s.name) {
+			s.runIn(t, env)
+		}
+	}
+}
+
 // namedScenario is one scenario of Run.
 type namedScenario struct {
 	name string
@@ -201,11 +213,35 @@ func scenarios() []namedScenario {
 func (s namedScenario) runIn(t *testing.T, env Env) {
 	t.Run(s.name, func(t *testing.T) {
 		if env.Bubble != nil && waitsOnRealTime(s.name) {
-			env.Bubble(t, func(t *testing.T, env Env) { s.run(t, newFixture(t, env)) })
+			env.Bubble(t, s.runFixture)
 			return
 		}
-		s.run(t, newFixture(t, env))
+		s.runFixture(t, env)
 	})
+}
+
+// runFixture runs the scenario on a fixture of env, and fails it if it
+// asked the server's version without being named by choosesByMinor
+// (RunByMinor would leave it out).
+func (s namedScenario) runFixture(t *testing.T, env Env) {
+	f := newFixture(t, env)
+	s.run(t, f)
+	if f.versionAsked && !choosesByMinor(s.name) {
+		t.Errorf("scenario %s chooses by the server's version: name it in choosesByMinor", s.name)
+	}
+}
+
+// choosesByMinor reports whether the scenario named name chooses what it
+// expects by the server's minor (it asks the fixture's version).
+func choosesByMinor(name string) bool {
+	switch name {
+	case "TableBuiltins", "TableCustomResource", "BuiltinTypeErrors", "CustomResourceValidation",
+		"CRDFromGoTypes", "ShardedList", "ShardedWatch", "ShardedMalformed", "ShardedInformer",
+		"ShardedRanges", "AccessReview", "SelfReviews", "Version", "OwnerReferenceValidation",
+		"StatusMetadata", "CSRApproval", "TokenRequest", "ConversionWebhook":
+		return true
+	}
+	return false
 }
 
 // waitsOnRealTime reports whether the scenario named name runs in
@@ -226,6 +262,8 @@ type fixture struct {
 	ctx context.Context
 	c   *kube.Client
 	ns  string
+	// versionAsked says the scenario asked the server's version.
+	versionAsked bool
 }
 
 func newFixture(t *testing.T, env Env) *fixture {

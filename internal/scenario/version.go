@@ -22,6 +22,7 @@ const (
 // fixture).
 func (f *fixture) version(t *testing.T) string {
 	t.Helper()
+	f.versionAsked = true
 	if f.env.Version == "" {
 		r := f.send(t, "GET", "/version", "", "")
 		var v struct {

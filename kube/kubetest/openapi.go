@@ -3,6 +3,8 @@
 package kubetest
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -74,17 +76,39 @@ func servedBy(reg *registry) openapi.Served {
 // serveOpenAPI answers GET /openapi/v2, /openapi/v3 and /openapi/v3/...
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) {
 	v2 := func() (d openapi.Doc) {
-		s.withLock(func() { d = openapi.NewDoc(openapi.MergeV2(s.builtinOpenAPIV2Locked(), s.crdKindsByGVLocked())) })
+		s.withLock(func() {
+			d = s.openAPI.V2(s.crdStateLocked(), func() openapi.Doc {
+				return openapi.NewDoc(openapi.MergeV2(s.builtinOpenAPIV2Locked(), s.crdKindsByGVLocked()))
+			})
+		})
 		return d
 	}
 	v3 := func() (docs map[string]openapi.Doc) {
 		s.withLock(func() {
-			servesGroup := func(group string) bool { return len(s.reg.Versions(group)) > 0 }
-			docs = openapi.V3Docs(s.builtinOpenAPIV3Locked(), servesGroup, s.crdKindsByGVLocked())
+			docs = s.openAPI.V3(s.crdStateLocked(), func() map[string]openapi.Doc {
+				servesGroup := func(group string) bool { return len(s.reg.Versions(group)) > 0 }
+				return openapi.V3Docs(s.builtinOpenAPIV3Locked(), servesGroup, s.crdKindsByGVLocked())
+			})
 		})
 		return docs
 	}
 	openapi.Serve(w, r, p, v2, v3)
+}
+
+// crdStateLocked names the state of the served CRDs the documents are
+// built from: each served CRD version's CRD and its resourceVersion. The
+// caller holds s.mu.
+func (s *Server) crdStateLocked() string {
+	crds := s.cols["apiextensions.k8s.io/customresourcedefinitions"]
+	var b strings.Builder
+	for _, gv := range slices.Sorted(maps.Keys(s.reg.ByGV)) {
+		for _, r := range s.reg.ByGV[gv] {
+			if rec := crds.objects[r.CRD]; r.CRD != "" && rec != nil {
+				fmt.Fprintf(&b, "%s %s %d\n", gv, r.CRD, rec.rv)
+			}
+		}
+	}
+	return b.String()
 }
 
 // crdKindsByGVLocked returns the served CRD versions by "group/version".

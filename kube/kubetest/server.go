@@ -129,6 +129,8 @@ type Server struct {
 	// built-in OpenAPI documents limited to what it serves (computed at
 	// first use); nil for the newest.
 	minorOpenAPI func() (v3 map[string]openapi.Doc, v2 obj)
+	// openAPI keeps the documents of the served CRDs' last state.
+	openAPI openapi.Cache
 
 	// done is closed by Close; every request and watch ends when it is.
 	done chan struct{}

@@ -21,7 +21,8 @@ import (
 // /openapi/v3/<path> (a document; with a stale hash, a redirect to the
 // current one), and /openapi/v2 (one document for everything); the
 // documents in JSON or, encoded by package openapipb, in protobuf.
-// Built-in kinds publish what kube-apiserver 1.36 publishes (captured),
+// Built-in kinds publish what kube-apiserver publishes (captured from the
+// newest release; a server acting as an older minor, its own subset),
 // limited to the resources the server serves ([FilterPaths]); every
 // served CRD version adds the document the real server builds from its
 // openAPIV3Schema ([V3Docs], [MergeV2]), and takes it away when the CRD
@@ -32,6 +33,15 @@ import (
 type Doc struct {
 	Body []byte
 	Hash string
+	// pb holds the document's protobuf encodings, made on first use and
+	// shared by the copies of the Doc (a Doc kept in a [Cache] is
+	// encoded once); nil: encoded at each use.
+	pb *encodings
+}
+
+// encodings are a Doc's protobuf forms, each made once.
+type encodings struct {
+	v2, v3 func() []byte
 }
 
 // NewDoc encodes v.
@@ -41,7 +51,56 @@ func NewDoc(v any) Doc {
 		panic("kubetest: encode OpenAPI document: " + err.Error())
 	}
 	sum := sha512.Sum512(body)
-	return Doc{Body: body, Hash: strings.ToUpper(hex.EncodeToString(sum[:]))}
+	return Doc{Body: body, Hash: strings.ToUpper(hex.EncodeToString(sum[:])), pb: &encodings{
+		v2: sync.OnceValue(func() []byte { return protobuf(openapipb.V2, body) }),
+		v3: sync.OnceValue(func() []byte { return protobuf(openapipb.V3, body) }),
+	}}
+}
+
+// protobuf encodes body, a document json.Marshal wrote, with encode. What
+// the encoder cannot encode (a key gnostic does not know; kube-apiserver
+// would fail to encode such a document at all) is left out; the tests
+// check that kubetest's documents have none.
+func protobuf(encode func([]byte) ([]byte, []string, error), body []byte) []byte {
+	out, _, err := encode(body)
+	if err != nil {
+		panic("kubetest: encode OpenAPI document: " + err.Error())
+	}
+	return out
+}
+
+// Cache keeps the documents of one state of a server's kinds, so that
+// requests in a row build and encode them once. The zero Cache is empty;
+// a Cache is safe for concurrent use. It holds one v2 document and one
+// set of v3 documents (a few MB), replaced when the key changes.
+type Cache struct {
+	mu    sync.Mutex
+	v2Key string
+	v2    Doc
+	v3Key string
+	v3    map[string]Doc
+}
+
+// V2 returns the v2 document of the state named key, built by build
+// unless the last one asked was of the same key.
+func (c *Cache) V2(key string, build func() Doc) Doc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.v2.Body == nil || c.v2Key != key {
+		c.v2, c.v2Key = build(), key
+	}
+	return c.v2
+}
+
+// V3 returns the v3 documents of the state named key, built by build
+// unless the last ones asked were of the same key.
+func (c *Cache) V3(key string, build func() map[string]Doc) map[string]Doc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.v3 == nil || c.v3Key != key {
+		c.v3, c.v3Key = build(), key
+	}
+	return c.v3
 }
 
 // Served reports whether the server serves a resource (sub is a
@@ -207,6 +266,20 @@ func Serve(w http.ResponseWriter, r *http.Request, p string, v2 func() Doc, v3 f
 	}
 }
 
+// protobuf returns d in protobuf: gnostic's v3 Document when v3, else
+// its v2 Document.
+func (d Doc) protobuf(v3 bool) []byte {
+	switch {
+	case d.pb == nil && v3:
+		return protobuf(openapipb.V3, d.Body)
+	case d.pb == nil:
+		return protobuf(openapipb.V2, d.Body)
+	case v3:
+		return d.pb.v3()
+	}
+	return d.pb.v2()
+}
+
 // serveIndex answers /openapi/v3: the paths of docs and their URLs.
 func serveIndex(w http.ResponseWriter, r *http.Request, docs map[string]Doc) {
 	type entry struct {
@@ -240,17 +313,7 @@ func serveDoc(w http.ResponseWriter, r *http.Request, d Doc, contentType string)
 	w.Header().Set("Etag", `"`+d.Hash+`"`)
 	body := d.Body
 	if contentType != "application/json" && r.Header.Get("If-None-Match") != `"`+d.Hash+`"` {
-		encode := openapipb.V2
-		if contentType == v3Protobuf {
-			encode = openapipb.V3
-		}
-		var err error
-		// What the encoder cannot encode (a key gnostic does not know;
-		// kube-apiserver would fail to encode such a document at all) is
-		// left out; the tests check that kubetest's documents have none.
-		if body, _, err = encode(d.Body); err != nil {
-			panic("kubetest: encode OpenAPI document: " + err.Error()) // d.Body is what json.Marshal wrote
-		}
+		body = d.protobuf(contentType == v3Protobuf)
 	}
 	http.ServeContent(w, r, "", modified(), bytes.NewReader(body))
 }
