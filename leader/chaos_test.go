@@ -25,6 +25,7 @@ import (
 // sampler also checks IsLeader of every candidate every 100ms. At the end,
 // with the faults gone, there must be a leader again.
 func TestChaos(t *testing.T) {
+	t.Parallel() // bubbles and servers of its own: beside the other ring tests
 	seeds, span := uint64(2), 15*time.Minute
 	if testing.Short() {
 		seeds = 1

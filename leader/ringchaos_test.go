@@ -26,6 +26,7 @@ import (
 // by its owner among the members still running within LeaseDuration plus
 // a few RetryPeriods.
 func TestRingChaos(t *testing.T) {
+	t.Parallel() // bubbles and servers of its own: beside the other ring tests
 	seeds, span := uint64(2), 8*time.Minute
 	if testing.Short() {
 		seeds = 1

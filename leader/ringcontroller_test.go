@@ -203,6 +203,7 @@ func (ct *ctrlTest) waitOwned(limit time.Duration) time.Duration {
 // after each change every ConfigMap has been reconciled by the member that
 // holds its range now.
 func TestRingControllers(t *testing.T) {
+	t.Parallel() // bubbles and servers of its own: beside the other ring tests
 	for _, server := range []struct {
 		name string
 		opts kubetest.Options

@@ -133,6 +133,7 @@ func (tr *takeoverRing) rangeOf(k kube.Key) int {
 // were held and their objects reconciled. KUBELOOP_MEASURE=1 runs it on
 // 2,000 ConfigMaps instead of 600.
 func TestRingTakeover(t *testing.T) {
+	t.Parallel() // bubbles and servers of its own: beside the other ring tests
 	objects := 600
 	if os.Getenv("KUBELOOP_MEASURE") != "" {
 		objects = 2000
@@ -271,6 +272,7 @@ func ringTakeover(t *testing.T, opts kubetest.Options, objects int) {
 // their holders release them. KUBELOOP_MEASURE=1 runs it on 2,000
 // ConfigMaps instead of 600.
 func TestRingJoinReads(t *testing.T) {
+	t.Parallel() // bubbles and servers of its own: beside the other ring tests
 	objects := 600
 	if os.Getenv("KUBELOOP_MEASURE") != "" {
 		objects = 2000
