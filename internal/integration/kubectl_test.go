@@ -53,6 +53,8 @@ func TestKubectl(t *testing.T) {
 	if os.Getenv("KUBELOOP_CONTROLLERS") == "" {
 		script = slices.DeleteFunc(script, func(s kubectlStep) bool { return s.controllers })
 	}
+	_, minor := h.serverVersion(t)
+	script = slices.DeleteFunc(script, func(s kubectlStep) bool { return minor < s.sinceMinor })
 	for _, s := range script {
 		if s.differs != "" && !bytes.Contains(differences, []byte("**"+s.differs+"**")) {
 			t.Errorf("kubectl %s: reason %q is not an entry of kube/kubetest/DIFFERENCES.md", s.args, s.differs)
