@@ -161,12 +161,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	}
 	name := unstructured.String(meta, "name")
 	if name == "" && unstructured.String(meta, "generateName") != "" {
-		for range 8 { // the real server retries generated names that are taken
-			name = strategy.GenerateName(unstructured.String(meta, "generateName"))
-			if col.objects[objectKey(wr.namespace, name)] == nil {
-				break
-			}
-		}
+		name = generateNameIn(col, wr.namespace, unstructured.String(meta, "generateName"))
 		meta["name"] = name
 	}
 	if errs := append(validation.Metadata(res.Names, meta, name, s.facts.OwnerRefs), validateCustomResource(res, "", o, nil, s.facts.OldCRDWording)...); len(errs) > 0 {
@@ -209,19 +204,7 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	if s.facts.NullCreationTimestamp {
 		defaulting.NullTemplateTimestamps(res.Group, res.Plural, o)
 	}
-	if st, given := o["status"].(map[string]any); res.Status && res.KeepStatus && given {
-		for k, v := range res.InitStatus() {
-			if _, ok := st[k]; !ok {
-				st[k] = v
-			}
-		}
-	} else if res.Status {
-		if res.InitStatus != nil {
-			o["status"] = res.InitStatus()
-		} else {
-			delete(o, "status")
-		}
-	}
+	initStatus(res, o)
 	if err := s.prepareCreateLocked(res, o); err != nil {
 		return nil, err
 	}
@@ -240,6 +223,39 @@ func (s *Server) createLocked(wr *write, o obj) (*record, *kube.StatusError) {
 	rec := s.commitLocked(res, col, "ADDED", o, nil)
 	s.afterCreateLocked(res, rec)
 	return rec, nil
+}
+
+// generateNameIn returns a name made from prefix, as generateName asks,
+// that no object of col in namespace ns has, if one of 8 tries finds one
+// (the real server retries generated names that are taken), else the
+// last tried.
+func generateNameIn(col *collection, ns, prefix string) (name string) {
+	for range 8 {
+		name = strategy.GenerateName(prefix)
+		if col.objects[objectKey(ns, name)] == nil {
+			break
+		}
+	}
+	return name
+}
+
+// initStatus gives o, being created, the status the resource starts
+// with: for kinds with a status subresource, the one sent is dropped (or,
+// for those that keep it, completed) and the initial one set.
+func initStatus(res *resource, o obj) {
+	if st, given := o["status"].(map[string]any); res.Status && res.KeepStatus && given {
+		for k, v := range res.InitStatus() {
+			if _, ok := st[k]; !ok {
+				st[k] = v
+			}
+		}
+	} else if res.Status {
+		if res.InitStatus != nil {
+			o["status"] = res.InitStatus()
+		} else {
+			delete(o, "status")
+		}
+	}
 }
 
 func (s *Server) serveCreate(c *call) {

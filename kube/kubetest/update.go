@@ -74,36 +74,10 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	requested, hasRequested := meta["managedFields"]
 	next := s.prepareUpdate(res, wr.sub, o, old)
 	nextMeta := unstructured.Metadata(next)
-	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.OwnerRefs), validateCustomResource(res, wr.sub, next, old, s.facts.OldCRDWording)...)
-	errs = append(errs, podSubErrors(res, wr.sub, next, old)...)
-	if res.Plural != "pods" { // a Pod's containers cannot change
-		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
-	}
-	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
-		return updateResult{}, apierr.Invalid(res.KindGroup(), res.Kind, wr.name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
-	}
-	if err := s.validateUpdateLocked(res, next, old); err != nil {
+	if err := s.checkUpdateLocked(wr, prev.deleting, next, old); err != nil {
 		return updateResult{}, err
 	}
-	if prev.deleting {
-		if extra := strategy.NewFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
-			return updateResult{}, apierr.Invalid(res.KindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
-				Field:  "metadata.finalizers",
-				Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
-		}
-	}
-	now := nowString()
-	switch {
-	case managed == nil && wr.sub == "status" && res.CRD != "" && s.facts.CRStatusRecordsMetadata:
-		// 1.33 records the metadata sent, which the strategy did not keep.
-		sent := strategy.PrepareStatusUpdate(false, nil, o, old)
-		s.fieldManagerOf(wr, now).RecordUpdate(unstructured.Metadata(sent), old, sent, requested, hasRequested, wr.manager)
-		nextMeta["managedFields"] = unstructured.Metadata(sent)["managedFields"]
-	case managed == nil:
-		s.fieldManagerOf(wr, now).RecordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
-	default:
-		managed(nextMeta, old, next, now)
-	}
+	s.recordUpdateFields(wr, o, next, old, requested, hasRequested, managed)
 	if s.facts.NullCreationTimestamp {
 		defaulting.NullTemplateTimestamps(res.Group, res.Plural, next)
 	}
@@ -133,6 +107,52 @@ func (s *Server) updateLocked(wr *write, o obj, managed func(meta, prev, next ob
 	rec := s.commitLocked(res, col, "MODIFIED", next, prev)
 	s.afterUpdateLocked(res, rec)
 	return updateResult{rec: rec}, nil
+}
+
+// checkUpdateLocked refuses next, the update of old, as the real server's
+// validation does (deleting: old is being deleted, and may gain no
+// finalizer). The caller holds s.mu.
+func (s *Server) checkUpdateLocked(wr *write, deleting bool, next, old obj) *kube.StatusError {
+	res, nextMeta := wr.res, unstructured.Metadata(next)
+	errs := append(validation.Metadata(res.Names, nextMeta, wr.name, s.facts.OwnerRefs), validateCustomResource(res, wr.sub, next, old, s.facts.OldCRDWording)...)
+	errs = append(errs, podSubErrors(res, wr.sub, next, old)...)
+	if res.Plural != "pods" { // a Pod's containers cannot change
+		errs = append(errs, validation.PodSpec(res.Group, res.Plural, next)...)
+	}
+	if errs = slices.Concat(errs, validation.Data(res.Group, res.Plural, next), defaulting.Validate(res.Group, res.Plural, next)); len(errs) > 0 {
+		return apierr.Invalid(res.KindGroup(), res.Kind, wr.name, fielderr.InGoSyntax(errs, s.facts.GoSyntaxValues))
+	}
+	if err := s.validateUpdateLocked(res, next, old); err != nil {
+		return err
+	}
+	if !deleting {
+		return nil
+	}
+	if extra := strategy.NewFinalizers(stringList(unstructured.Metadata(old), "finalizers"), stringList(nextMeta, "finalizers")); len(extra) > 0 {
+		return apierr.Invalid(res.KindGroup(), res.Kind, wr.name, []fielderr.Error{{Type: "FieldValueForbidden",
+			Field:  "metadata.finalizers",
+			Detail: "no new finalizers can be added if the object is being deleted, found new finalizers " + goStringList(extra)}})
+	}
+	return nil
+}
+
+// recordUpdateFields records in next's managedFields what the update
+// (body o, of old) changed, by managed when not nil (an apply's), else
+// by the write's field manager; requested is the body's managedFields,
+// when it had them (hasRequested).
+func (s *Server) recordUpdateFields(wr *write, o, next, old obj, requested any, hasRequested bool, managed func(meta, prev, next obj, now string)) {
+	now, nextMeta := nowString(), unstructured.Metadata(next)
+	switch {
+	case managed == nil && wr.sub == "status" && wr.res.CRD != "" && s.facts.CRStatusRecordsMetadata:
+		// 1.33 records the metadata sent, which the strategy did not keep.
+		sent := strategy.PrepareStatusUpdate(false, nil, o, old)
+		s.fieldManagerOf(wr, now).RecordUpdate(unstructured.Metadata(sent), old, sent, requested, hasRequested, wr.manager)
+		nextMeta["managedFields"] = unstructured.Metadata(sent)["managedFields"]
+	case managed == nil:
+		s.fieldManagerOf(wr, now).RecordUpdate(nextMeta, old, next, requested, hasRequested, wr.manager)
+	default:
+		managed(nextMeta, old, next, now)
+	}
 }
 
 // prepareUpdate builds the object to store from the body o and the stored
