@@ -238,7 +238,7 @@ func choosesByMinor(name string) bool {
 	case "TableBuiltins", "TableCustomResource", "BuiltinTypeErrors", "CustomResourceValidation",
 		"CRDFromGoTypes", "ShardedList", "ShardedWatch", "ShardedMalformed", "ShardedInformer",
 		"ShardedRanges", "AccessReview", "SelfReviews", "Version", "OwnerReferenceValidation",
-		"StatusMetadata", "CSRApproval", "TokenRequest", "ConversionWebhook":
+		"StatusMetadata", "CSRApproval", "TokenRequest", "ConversionWebhook", "PodSubresources":
 		return true
 	}
 	return false

@@ -34,6 +34,10 @@ func (s *Server) serveConnect(c *call) {
 			nodes = s.cols[res.colKey()]
 		}
 		req.NodeExists = func(name string) bool { return nodes != nil && nodes.objects[name] != nil }
+		if res := s.reg.Lookup("", "v1", "endpoints"); res != nil && s.facts.ServiceProxyViaEndpoints {
+			endpoints := s.cols[res.colKey()]
+			req.EndpointsExist = func(name string) bool { return endpoints.objects[objectKey(c.info.Namespace, name)] != nil }
+		}
 	})
 	apierr.Write(c.w, podsub.Connect(req))
 }

@@ -106,6 +106,11 @@ type Facts struct {
 	// records in its managedFields entry the metadata it sent, though the
 	// strategy keeps none of it.
 	CRStatusRecordsMetadata bool
+	// ServiceProxyViaEndpoints says a service's proxy finds its endpoints
+	// in the Endpoints object named like the service, and answers 404
+	// for the service when there is none, as 1.33.13 does (newer minors
+	// read EndpointSlices and answer 503 "no endpoints available").
+	ServiceProxyViaEndpoints bool
 }
 
 // Of returns the facts of minor, which must be in 33..37 (kubetest's
@@ -117,7 +122,8 @@ func Of(minor int, newestVersion string) Facts {
 		// again in 1.34.
 		return Facts{GitVersion: "v1.33.13", OwnerRefs: validation.OwnerRefsByListNamed, UIDPreconditionOnAbsent: true,
 			CSRExclusive: csr.ExclusiveAtEntry, GoSyntaxValues: true, OldCRDWording: true, DecodePathsSkipEmbedded: true,
-			OldTables: true, NullCreationTimestamp: true, TokenRequestWithoutUID: true, CRStatusRecordsMetadata: true}
+			OldTables: true, NullCreationTimestamp: true, TokenRequestWithoutUID: true, CRStatusRecordsMetadata: true,
+			ServiceProxyViaEndpoints: true}
 	case 34:
 		return Facts{GitVersion: "v1.34.4", WatchList: true, OwnerRefs: validation.OwnerRefsByList, CSRExclusive: csr.ExclusiveAtList}
 	case 35:

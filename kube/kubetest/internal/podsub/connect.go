@@ -55,6 +55,10 @@ type Request struct {
 	Object                       map[string]any
 	// NodeExists reports whether a node of that name exists.
 	NodeExists func(name string) bool
+	// EndpointsExist, when not nil, reports whether the Endpoints object
+	// named like a service exists: the proxy of a service without one is
+	// a 404 for the service (minor.Facts.ServiceProxyViaEndpoints).
+	EndpointsExist func(name string) bool
 }
 
 // Connect is the answer to a connect request: an error Status always
@@ -63,6 +67,9 @@ type Request struct {
 func Connect(r Request) *kube.StatusError {
 	switch r.Plural {
 	case "services":
+		if r.EndpointsExist != nil && !r.EndpointsExist(serviceName(r.Name)) {
+			return apierr.NotFound("", "services", serviceName(r.Name))
+		}
 		// The real server answers this for a missing service too.
 		return apierr.New(http.StatusServiceUnavailable, kube.ReasonServiceUnavailable,
 			fmt.Sprintf("no endpoints available for service %q", serviceName(r.Name)), nil)
