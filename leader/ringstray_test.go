@@ -28,6 +28,7 @@ import (
 // each member logs and counts it once per reason, not once per loop.
 func TestRingStrayLeases(t *testing.T) {
 	t.Parallel() // bubbles and servers of its own: beside the other ring tests
+
 	const forever = math.MaxInt32 // 68 years of leaseDurationSeconds
 	ghost := MemberLeaseName(testRing, "ghost")
 	for _, tc := range []struct {
