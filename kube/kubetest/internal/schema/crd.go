@@ -182,12 +182,12 @@ func validateEmbedded(s *Schema, x any, path string, root bool) []fielderr.Error
 func validateEmbeddedMeta(meta obj, path string) []fielderr.Error {
 	var errs []fielderr.Error
 	if gn := unstructured.String(meta, "generateName"); gn != "" {
-		for _, m := range pathSegmentErrors(gn, true) {
+		for _, m := range validation.PathSegmentErrors(gn, true) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".generateName", Value: gn, Detail: m})
 		}
 	}
 	if name := unstructured.String(meta, "name"); name != "" {
-		for _, m := range pathSegmentErrors(name, false) {
+		for _, m := range validation.PathSegmentErrors(name, false) {
 			errs = append(errs, fielderr.Error{Type: "FieldValueInvalid", Field: path + ".name", Value: name, Detail: m})
 		}
 	}
@@ -201,21 +201,6 @@ func validateEmbeddedMeta(meta obj, path string) []fielderr.Error {
 		if e.Field != "metadata.name" {
 			e.Field = path + strings.TrimPrefix(e.Field, "metadata")
 			errs = append(errs, e)
-		}
-	}
-	return errs
-}
-
-// pathSegmentErrors is the real server's check of names that are one
-// path segment (content.IsPathSegmentName, IsPathSegmentPrefix).
-func pathSegmentErrors(name string, prefix bool) []string {
-	if !prefix && (name == "." || name == "..") {
-		return []string{"may not be '" + name + "'"}
-	}
-	var errs []string
-	for _, bad := range []string{"/", "%"} {
-		if strings.Contains(name, bad) {
-			errs = append(errs, "may not contain '"+bad+"'")
 		}
 	}
 	return errs

@@ -111,7 +111,7 @@ func IsDNS1035Label(s string) []string {
 // trailing '-' is allowed) by rule.
 func nameErrors(rule NameRule, name string, prefix bool) []string {
 	if rule == NamePathSegment {
-		return pathSegmentErrors(name, prefix)
+		return PathSegmentErrors(name, prefix)
 	}
 	if prefix && strings.HasSuffix(name, "-") {
 		name = name[:len(name)-1] + "a"
@@ -125,10 +125,10 @@ func nameErrors(rule NameRule, name string, prefix bool) []string {
 	return IsDNS1123Subdomain(name)
 }
 
-// pathSegmentErrors is path.ValidatePathSegmentName: a name (not a
+// PathSegmentErrors is path.ValidatePathSegmentName: a name (not a
 // generateName) may not be "." or "..", and neither may contain "/" or
 // "%", so that "system:controller" or "Admin_Role" are names.
-func pathSegmentErrors(name string, prefix bool) []string {
+func PathSegmentErrors(name string, prefix bool) []string {
 	if !prefix && (name == "." || name == "..") {
 		return []string{"may not be '" + name + "'"}
 	}
