@@ -6,7 +6,6 @@ package integration
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubeloop/kubeloop/internal/scenario"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/manager/webhook"
 )
@@ -69,31 +69,11 @@ func eventually(t *testing.T, what string, fn func() error) {
 }
 
 // startWebhooks serves handlers on a webhook server on loopback until the
-// test ends, and returns its base URL and the CA bundle that verifies it.
+// test ends, and returns its base URL and the CA bundle that verifies it
+// (scenario.ServeTLS).
 func startWebhooks(t *testing.T, handlers map[string]http.Handler) (url, caBundle string) {
 	t.Helper()
-	dir := t.TempDir()
-	caPEM := writeServingCert(t, dir)
-	srv, err := webhook.New(webhook.Options{Host: "127.0.0.1", Port: -1, CertDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, h := range handlers {
-		srv.Register(path, h)
-	}
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Start(ctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("webhook server: %v", err)
-		}
-	})
-	return "https://" + srv.Addr().String(), base64.StdEncoding.EncodeToString(caPEM)
+	return scenario.ServeTLS(t, handlers)
 }
 
 // gizmo declares only what its defaulter needs: the items' names and

@@ -15,23 +15,8 @@ import (
 	"time"
 
 	"github.com/kubeloop/kubeloop/kube"
-	"github.com/kubeloop/kubeloop/kube/kubetest"
 	"github.com/kubeloop/kubeloop/manager/webhook"
 )
-
-// writeServingCert makes a CA and a serving certificate for 127.0.0.1 in
-// dir (tls.crt, tls.key) and returns the CA's PEM for the caBundle.
-func writeServingCert(t *testing.T, dir string) []byte {
-	t.Helper()
-	ca, err := kubetest.NewCA("kubeloop test CA")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ca.WriteServing(dir, "127.0.0.1"); err != nil {
-		t.Fatal(err)
-	}
-	return ca.CertPEM
-}
 
 // TestValidatingWebhook registers kubeloop's webhook server with the real
 // kube-apiserver and sees a create denied by it.

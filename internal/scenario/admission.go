@@ -338,12 +338,15 @@ func startWebhookServer(t *testing.T, handlers map[string]webhook.AdmitFunc) web
 	for path, fn := range handlers {
 		hs[path] = webhook.Admission(fn)
 	}
-	return startHTTPSServer(t, hs)
+	url, caBundle := ServeTLS(t, hs)
+	return webhookServer{url: url, caBundle: caBundle}
 }
 
-// startHTTPSServer serves handlers (by path) over TLS on loopback until
-// the test ends; caBundle is its CA's certificate.
-func startHTTPSServer(t *testing.T, handlers map[string]http.Handler) webhookServer {
+// ServeTLS serves handlers (by path) on a webhook server over TLS on
+// loopback until the test ends, and returns its base URL and the CA
+// bundle (base64 PEM, as a webhook's caBundle) that verifies it. The
+// integration tests' webhooks use it too.
+func ServeTLS(t *testing.T, handlers map[string]http.Handler) (url, caBundle string) {
 	t.Helper()
 	dir := t.TempDir()
 	ca, err := kubetest.NewCA("kubeloop scenario CA")
@@ -372,5 +375,5 @@ func startHTTPSServer(t *testing.T, handlers map[string]http.Handler) webhookSer
 			t.Errorf("webhook server: %v", err)
 		}
 	})
-	return webhookServer{url: "https://" + srv.Addr().String(), caBundle: base64.StdEncoding.EncodeToString(ca.CertPEM)}
+	return "https://" + srv.Addr().String(), base64.StdEncoding.EncodeToString(ca.CertPEM)
 }

@@ -26,7 +26,8 @@ import (
 // minor (1.37 calls a stored object that does not convert corrupt).
 func testConversionWebhook(t *testing.T, f *fixture) {
 	hook := &conversionHook{}
-	srv := startHTTPSServer(t, map[string]http.Handler{"/convert": hook})
+	url, caBundle := ServeTLS(t, map[string]http.Handler{"/convert": hook})
+	srv := webhookServer{url: url, caBundle: caBundle}
 	kind := "Shape" + randomSuffix()
 	plural := strings.ToLower(kind) + "s"
 	f.installConverted(t, plural, kind, map[string]any{"url": srv.url + "/convert", "caBundle": srv.caBundle})
