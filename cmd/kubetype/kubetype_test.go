@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubeloop/kubeloop/internal/race"
 	"github.com/kubeloop/kubeloop/kube"
 	"github.com/kubeloop/kubeloop/kube/kubetest"
 )
@@ -88,7 +89,13 @@ func buildModule(t *testing.T, sources map[string][]byte) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command("go", "vet", "./...")
+	// Under -race the vet compiles the module's dependencies as the test
+	// run has just compiled them, so it finds them in the build cache.
+	args := []string{"vet"}
+	if race.Enabled() {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./...")...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	if out, err := cmd.CombinedOutput(); err != nil {
