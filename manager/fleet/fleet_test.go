@@ -37,7 +37,7 @@ func newServer(t testing.TB, n int) *kubetest.Server {
 	for i := range n {
 		cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"namespace": "default", "name": fmt.Sprintf("app-%d", i)},
-			"data":     map[string]any{"payload": strings.Repeat("x", 512)}}
+			"data":     map[string]any{"payload": strings.Repeat("x", 4096)}}
 		if _, err := srv.Create(configMaps, cm); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func heap() uint64 {
 func TestEngageDisengage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		host := newServer(t, 0)
-		servers := map[string]*kubetest.Server{"a": newServer(t, 3), "b": newServer(t, 3), "c": newServer(t, 2000)}
+		servers := map[string]*kubetest.Server{"a": newServer(t, 3), "b": newServer(t, 3), "c": newServer(t, 500)}
 		mgr, err := manager.New(config(host), manager.Options{MetricsBindAddress: "0"})
 		if err != nil {
 			t.Fatal(err)
@@ -217,7 +217,7 @@ func TestEngageDisengage(t *testing.T) {
 			_ = pprof.WriteHeapProfile(fh)
 			fh.Close()
 		}
-		t.Logf("heap: two clusters %d B, with c (2,000 ConfigMaps) %d B, after disengaging c %d B", base, withC, after)
+		t.Logf("heap: two clusters %d B, with c (500 ConfigMaps of 4 KiB) %d B, after disengaging c %d B", base, withC, after)
 		if withC-base < 1<<20 {
 			t.Errorf("heap with c engaged grew by %d B only: the checks below cannot fail", withC-base)
 		}
@@ -229,8 +229,8 @@ func TestEngageDisengage(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		if got := label(t, servers["c"], "app-1999"); got != "c" {
-			t.Errorf("c engaged again: label seen of app-1999 = %q, want c", got)
+		if got := label(t, servers["c"], "app-499"); got != "c" {
+			t.Errorf("c engaged again: label seen of app-499 = %q, want c", got)
 		}
 		// The labels written made c's server hold more: the base line
 		// of the second disengagement is the heap with c engaged and
