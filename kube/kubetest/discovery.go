@@ -58,13 +58,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, p string
 	aggregated := discovery.WantsAggregated(r.Header.Get("Accept"))
 	switch {
 	case p == "/api" && aggregated:
-		s.writeAggregated(w, r, []string{""})
+		s.writeAggregated(w, r, p, func() []string { return []string{""} })
 	case p == "/api":
 		apierr.WriteJSON(w, http.StatusOK, discovery.APIVersions(r.Host))
 	case p == "/api/v1":
 		apierr.WriteJSON(w, http.StatusOK, discovery.ResourceList("", "v1", s.apiResourcesLocked("", "v1")))
 	case p == "/apis" && aggregated:
-		s.writeAggregated(w, r, s.reg.Groups())
+		s.writeAggregated(w, r, p, s.reg.Groups)
 	case p == "/apis":
 		apierr.WriteJSON(w, http.StatusOK, s.groupListLocked())
 	case len(parts) == 2 && parts[0] == "apis" && len(s.reg.Versions(parts[1])) > 0:
@@ -104,18 +104,29 @@ func (s *Server) apiResourcesLocked(group, version string) []discovery.APIResour
 	return discovery.Resources(descriptions(s.reg.Listed(group, version)))
 }
 
-// writeAggregated writes the APIGroupDiscoveryList of groups. The caller
+// writeAggregated writes the APIGroupDiscoveryList of groups, kept for
+// the registry's generation under key ("/api" or "/apis"): clients ask
+// it at every start, the registry changes when a CRD does. The caller
 // holds s.mu.
-func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, groups []string) {
-	var list []discovery.Group
-	for _, g := range groups {
-		dg := discovery.Group{Name: g}
-		for _, v := range s.reg.Versions(g) {
-			dg.Versions = append(dg.Versions, discovery.Version{Name: v, Resources: descriptions(s.reg.Listed(g, v))})
-		}
-		list = append(list, dg)
+func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, key string, groups func() []string) {
+	gen := s.reg.Generation()
+	if s.aggregated == nil || s.aggregatedGen != gen {
+		s.aggregated, s.aggregatedGen = map[string][]byte{}, gen
 	}
-	discovery.ServeAggregated(w, r, discovery.Aggregated(list))
+	body, ok := s.aggregated[key]
+	if !ok {
+		var list []discovery.Group
+		for _, g := range groups() {
+			dg := discovery.Group{Name: g}
+			for _, v := range s.reg.Versions(g) {
+				dg.Versions = append(dg.Versions, discovery.Version{Name: v, Resources: descriptions(s.reg.Listed(g, v))})
+			}
+			list = append(list, dg)
+		}
+		body = discovery.Aggregated(list)
+		s.aggregated[key] = body
+	}
+	discovery.ServeAggregated(w, r, body)
 }
 
 // descriptions are the descriptions of rs.

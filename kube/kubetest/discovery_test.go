@@ -3,12 +3,14 @@
 package kubetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/kinds"
 )
 
@@ -178,3 +180,73 @@ func TestCompareKubeVersions(t *testing.T) {
 }
 
 func sortVersions(v []string) { slices.SortFunc(v, kinds.CompareVersions) }
+
+// TestAggregatedDiscoveryFollowsCRDs: the aggregated /apis (kept between
+// requests) changes with each CRD created, changed or deleted, its ETag
+// with it, and /api stays as it was.
+func TestAggregatedDiscoveryFollowsCRDs(t *testing.T) {
+	_, c := newTestServer(t, Options{})
+	get := func(path string, headers ...string) response {
+		t.Helper()
+		return c.do("GET", path, "", append([]string{"Accept", discovery.AggregatedType}, headers...)...)
+	}
+	// shortNames returns the short names of widgets in example.com/v1,
+	// nil when /apis does not list the group.
+	shortNames := func(r response) []any {
+		t.Helper()
+		for _, g := range r.json(t)["items"].([]any) {
+			if field(g.(map[string]any), "metadata.name") != "example.com" {
+				continue
+			}
+			for _, v := range g.(map[string]any)["versions"].([]any) {
+				if v.(map[string]any)["version"] != "v1" {
+					continue
+				}
+				for _, res := range v.(map[string]any)["resources"].([]any) {
+					if res.(map[string]any)["resource"] == "widgets" {
+						names, _ := res.(map[string]any)["shortNames"].([]any)
+						return append([]any{}, names...)
+					}
+				}
+			}
+			t.Fatalf("/apis lists example.com without widgets in v1: %v", g)
+		}
+		return nil
+	}
+	api, before := get("/api"), get("/apis")
+	if r := get("/apis", "If-None-Match", before.header.Get("Etag")); r.code != 304 {
+		t.Errorf("/apis again with its ETag = %d, want 304", r.code)
+	}
+	if shortNames(before) != nil {
+		t.Fatalf("/apis lists example.com before its CRD")
+	}
+
+	c.mustDo(201, "POST", crdPath, widgetCRD)
+	created := get("/apis")
+	if got := shortNames(created); !reflect.DeepEqual(got, []any{"wd"}) {
+		t.Errorf("widgets' short names after the CRD's create = %v, want [wd]", got)
+	}
+	if created.header.Get("Etag") == before.header.Get("Etag") {
+		t.Errorf("/apis kept its ETag %s after a CRD was created", before.header.Get("Etag"))
+	}
+	if r := get("/apis", "If-None-Match", before.header.Get("Etag")); r.code != 200 {
+		t.Errorf("/apis with the ETag it had before the CRD = %d, want 200", r.code)
+	}
+
+	c.mustDo(200, "PATCH", crdPath+"/widgets.example.com", `{"spec":{"names":{"shortNames":["wdg"]}}}`, "Content-Type", ctMerge)
+	if got := shortNames(get("/apis")); !reflect.DeepEqual(got, []any{"wdg"}) {
+		t.Errorf("widgets' short names after the CRD's patch = %v, want [wdg]", got)
+	}
+
+	c.mustDo(200, "DELETE", crdPath+"/widgets.example.com", "")
+	after := get("/apis")
+	if shortNames(after) != nil {
+		t.Errorf("/apis still lists example.com after its CRD was deleted")
+	}
+	if !bytes.Equal(after.body, before.body) {
+		t.Errorf("/apis after the CRD went differs from before it came")
+	}
+	if got := get("/api"); !bytes.Equal(got.body, api.body) || got.code != 200 {
+		t.Errorf("/api changed with a CRD: %d %s, want %s", got.code, got.body, api.body)
+	}
+}

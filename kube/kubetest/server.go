@@ -145,6 +145,10 @@ type Server struct {
 	rv   uint64
 	reg  *registry
 	cols map[string]*collection // by resource.colKey()
+	// aggregated holds the aggregated discovery bodies of /api and /apis
+	// at the registry's generation aggregatedGen (discovery.go).
+	aggregated    map[string][]byte
+	aggregatedGen uint64
 	// ctl is the state of the in-process garbage collector and namespace
 	// controller (controllers.go, internal/controllers).
 	ctl controllers.Controllers

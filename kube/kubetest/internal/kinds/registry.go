@@ -26,6 +26,8 @@ type Registry[R Described] struct {
 	// handler of their own and never stored (the reviews): discovery
 	// lists them with byGV's, nothing else sees them.
 	answered map[string][]R
+	// gen counts the changes (see Generation).
+	gen uint64
 }
 
 // NewRegistry returns an empty registry.
@@ -36,6 +38,7 @@ func NewRegistry[R Described]() *Registry[R] {
 // AddAnswered registers r as answered by a handler of its own and never
 // stored.
 func (g *Registry[R]) AddAnswered(r R) {
+	g.gen++
 	k := gvKey(r.Desc().Group, r.Desc().Version)
 	g.answered[k] = append(g.answered[k], r)
 }
@@ -46,6 +49,7 @@ func gvKey(group, version string) string { return group + "/" + version }
 // Add registers r, replacing a resource of the same group, version and
 // plural.
 func (g *Registry[R]) Add(r R) {
+	g.gen++
 	d := r.Desc()
 	k := gvKey(d.Group, d.Version)
 	list := g.ByGV[k]
@@ -64,6 +68,7 @@ func (g *Registry[R]) Add(r R) {
 
 // RemoveCRD unregisters every resource served by the CRD named crd.
 func (g *Registry[R]) RemoveCRD(crd string) {
+	g.gen++
 	for k, list := range g.ByGV {
 		list = slices.DeleteFunc(list, func(r R) bool { return r.Desc().CRD == crd })
 		if len(list) == 0 {
@@ -74,6 +79,12 @@ func (g *Registry[R]) RemoveCRD(crd string) {
 	}
 	g.crdGroups = slices.DeleteFunc(g.crdGroups, func(group string) bool { return len(g.Versions(group)) == 0 })
 }
+
+// Generation counts the registry's changes: each Add, AddAnswered and
+// RemoveCRD adds one, so what is built from the registry at a generation
+// (a discovery document) holds until it moves. A resource changed in
+// place, not through Add, does not move it.
+func (g *Registry[R]) Generation() uint64 { return g.gen }
 
 // CRDOnly reports whether group is served by CRDs alone: kube-apiserver's
 // apiextensions handler passes what they do not serve to the mux, which
