@@ -38,6 +38,15 @@ func TestWidgetEndToEnd(t *testing.T) {
 	if err := c.Create(ctx, &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
+	// The first replica installs the Widget CRD; it goes with the test,
+	// so that a server the suite runs on again serves what it served
+	// before (TestKubectl compares its api-versions with kubetest's).
+	t.Cleanup(func() {
+		crd := &kube.Unstructured{ObjectMeta: kube.ObjectMeta{Name: "widgets." + widgetGroup}}
+		crd.SetGroupVersionKind(kube.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
+		_ = c.Delete(context.Background(), crd)
+		_ = c.Delete(context.Background(), &kube.Namespace{ObjectMeta: kube.ObjectMeta{Name: ns}})
+	})
 	kubeconfig := boundKubeconfig(t, ctx, c, h, "widget", ns) // cmd/widget/rbac.yaml and nothing else
 	start := func(name string) *process {
 		return startProgram(t, ctx, "widget "+name, bin, "--kubeconfig", kubeconfig,
@@ -136,11 +145,14 @@ func checkWidgetLogs(t *testing.T, p *process) {
 	}
 }
 
+// widgetGroup is cmd/widget's API group.
+const widgetGroup = "example.kubeloop.dev"
+
 // widgetObject is an empty Widget at key (the type is cmd/widget's, a
 // main package: read here as unstructured).
 func widgetObject(key kube.Key) *kube.Unstructured {
 	u := &kube.Unstructured{}
-	u.SetGroupVersionKind(kube.GroupVersionKind{Group: "example.kubeloop.dev", Version: "v1", Kind: "Widget"})
+	u.SetGroupVersionKind(kube.GroupVersionKind{Group: widgetGroup, Version: "v1", Kind: "Widget"})
 	u.Namespace, u.Name = key.Namespace, key.Name
 	return u
 }
@@ -167,7 +179,7 @@ func waitWidgetReady(t *testing.T, ctx context.Context, c *kube.Client, key kube
 		if ready == nil || ready["status"] != "True" || ready["reason"] != "Reconciled" || ready["observedGeneration"] != float64(gen) || observed != gen {
 			return fmt.Errorf("status %v", w.Content["status"])
 		}
-		if !w.HasFinalizer("example.kubeloop.dev/cleanup") {
+		if !w.HasFinalizer(widgetGroup + "/cleanup") {
 			return fmt.Errorf("finalizers %v", w.Finalizers)
 		}
 		var cm kube.ConfigMap
