@@ -111,9 +111,9 @@ func (s *Server) apiResourcesLocked(group, version string) []discovery.APIResour
 func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, key string, groups func() []string) {
 	gen := s.reg.Generation()
 	if s.aggregated == nil || s.aggregatedGen != gen {
-		s.aggregated, s.aggregatedGen = map[string][]byte{}, gen
+		s.aggregated, s.aggregatedGen = map[string]discovery.AggregatedDoc{}, gen
 	}
-	body, ok := s.aggregated[key]
+	doc, ok := s.aggregated[key]
 	if !ok {
 		var list []discovery.Group
 		for _, g := range groups() {
@@ -123,10 +123,10 @@ func (s *Server) writeAggregated(w http.ResponseWriter, r *http.Request, key str
 			}
 			list = append(list, dg)
 		}
-		body = discovery.Aggregated(list)
-		s.aggregated[key] = body
+		doc = discovery.NewAggregatedDoc(discovery.Aggregated(list))
+		s.aggregated[key] = doc
 	}
-	discovery.ServeAggregated(w, r, body)
+	discovery.ServeAggregated(w, r, doc)
 }
 
 // descriptions are the descriptions of rs.

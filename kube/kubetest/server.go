@@ -15,6 +15,7 @@ import (
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/apierr"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/authz"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/controllers"
+	"github.com/kubeloop/kubeloop/kube/kubetest/internal/discovery"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/faults"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/minor"
 	"github.com/kubeloop/kubeloop/kube/kubetest/internal/openapi"
@@ -145,9 +146,9 @@ type Server struct {
 	rv   uint64
 	reg  *registry
 	cols map[string]*collection // by resource.colKey()
-	// aggregated holds the aggregated discovery bodies of /api and /apis
-	// at the registry's generation aggregatedGen (discovery.go).
-	aggregated    map[string][]byte
+	// aggregated holds the aggregated discovery documents of /api and
+	// /apis at the registry's generation aggregatedGen (discovery.go).
+	aggregated    map[string]discovery.AggregatedDoc
 	aggregatedGen uint64
 	// ctl is the state of the in-process garbage collector and namespace
 	// controller (controllers.go, internal/controllers).

@@ -286,11 +286,24 @@ func aggregatedResource(res *kinds.Resource) discoveryResource {
 	return dr
 }
 
-// ServeAggregated writes body, an APIGroupDiscoveryList, with an ETag
-// the client may send back in If-None-Match.
-func ServeAggregated(w http.ResponseWriter, r *http.Request, body []byte) {
+// AggregatedDoc is an APIGroupDiscoveryList's body and its ETag, computed
+// once: a server keeps one per state of its kinds.
+type AggregatedDoc struct {
+	Body []byte
+	ETag string
+}
+
+// NewAggregatedDoc hashes body, an APIGroupDiscoveryList ([Aggregated]),
+// into its ETag as kube-apiserver does (SHA-256, upper-case hex, quoted).
+func NewAggregatedDoc(body []byte) AggregatedDoc {
 	sum := sha256.Sum256(body)
-	etag := `"` + strings.ToUpper(hex.EncodeToString(sum[:])) + `"`
+	return AggregatedDoc{Body: body, ETag: `"` + strings.ToUpper(hex.EncodeToString(sum[:])) + `"`}
+}
+
+// ServeAggregated writes d with its ETag, or a 304 when the client sent
+// that ETag back in If-None-Match.
+func ServeAggregated(w http.ResponseWriter, r *http.Request, d AggregatedDoc) {
+	body, etag := d.Body, d.ETag
 	h := w.Header()
 	h.Set("Etag", etag)
 	h.Set("Vary", "Accept")
